@@ -1,0 +1,44 @@
+import { Command, CommanderError } from 'commander';
+import { ExitCode, MigrateError } from '../errors.js';
+
+/**
+ * The one entry and exit of the CLI: builds the program, runs the command, and turns its
+ * result or error into an exit code. Commands return an exit code or throw a MigrateError.
+ */
+export async function main(argv: string[]): Promise<number> {
+  const program = new Command('migrate')
+    .description('Migrate customer accounts from legacy exports into the billing platform through its import service.')
+    .exitOverride()
+    .showHelpAfterError('(run with --help for usage)')
+    .configureOutput({ writeErr: (text) => process.stderr.write(text) });
+
+  let exitCode: number = ExitCode.ok;
+  const setExitCode = (code: number): void => {
+    exitCode = code;
+  };
+  // Each command file exports register<Verb>Command(program, setExitCode).
+  void setExitCode;
+
+  try {
+    await program.parseAsync(argv);
+    return exitCode;
+  } catch (error) {
+    return reportError(error);
+  }
+}
+
+function reportError(error: unknown): number {
+  if (error instanceof CommanderError) {
+    // Commander has printed its message already; --help and --version end with exit code 0.
+    return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+  }
+  if (error instanceof MigrateError) {
+    process.stderr.write(`migrate: ${error.message}\n`);
+    return error.exitCode;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`migrate: internal error: ${message}\n`);
+  if (process.env['MIGRATE_DEBUG'] && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+  else process.stderr.write('Set MIGRATE_DEBUG=1 to print the stack trace, and report it.\n');
+  return ExitCode.fatal;
+}

@@ -1,0 +1,61 @@
+/**
+ * Exit codes shared by every command (README "Exit codes"). Only src/cli/main.ts sets the
+ * process exit code; everything else returns a value or throws a MigrateError.
+ */
+export const ExitCode = {
+  ok: 0,
+  /** Finished, but some accounts are invalid or failed. */
+  someFailed: 1,
+  /** Bad flag, unreadable directory, bad mapping file, unparseable input file. */
+  usage: 2,
+  /** Authentication failed, supplier not accepting migrations, service unreachable after retries. */
+  fatal: 3,
+  /** Another run holds the state directory's lock. */
+  locked: 4,
+  /** Stopped by SIGINT/SIGTERM; the ledger is consistent. */
+  interrupted: 130,
+} as const;
+
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
+
+/**
+ * An error the user can act on: printed as its message alone (no stack trace), then the
+ * process exits with `exitCode`. `code` is stable and machine-readable.
+ */
+export class MigrateError extends Error {
+  readonly code: string;
+  readonly exitCode: ExitCodeValue;
+
+  constructor(message: string, options: { code: string; exitCode: ExitCodeValue; cause?: unknown }) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = options.code;
+    this.exitCode = options.exitCode;
+  }
+}
+
+/** Raised for a bad flag, option, configuration or mapping file: exit 2. */
+export class UsageError extends MigrateError {
+  constructor(message: string, code = 'usage', cause?: unknown) {
+    super(message, { code, exitCode: ExitCode.usage, cause });
+  }
+}
+
+/** Raised for an input file that cannot be read or parsed at all; names the file and line: exit 2. */
+export class InputError extends MigrateError {
+  readonly file: string;
+  readonly line: number | undefined;
+
+  constructor(file: string, line: number | undefined, message: string, code = 'input_unreadable', cause?: unknown) {
+    super(`${line === undefined ? file : `${file}:${line}`}: ${message}`, { code, exitCode: ExitCode.usage, cause });
+    this.file = file;
+    this.line = line;
+  }
+}
+
+/** Raised when the run cannot go on (authentication, supplier not ongoing, service unreachable): exit 3. */
+export class FatalError extends MigrateError {
+  constructor(message: string, code = 'fatal', cause?: unknown) {
+    super(message, { code, exitCode: ExitCode.fatal, cause });
+  }
+}

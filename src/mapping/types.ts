@@ -1,0 +1,68 @@
+import type { AccountPayload, HistoricalStatement, Note, PaymentInstructionRequest, Transaction } from '../schema/index.js';
+
+// The contract between reading an export (sources + mapping) and its users: `migrate validate`
+// and the engine's staging into the ledger. Everything is keyed by external account number and
+// carries where it came from, so that every error can be traced to a file and line.
+
+/** Where a value came from: the export file (relative to the export directory), 1-based line (header = 1), source column. */
+export interface Origin {
+  file: string;
+  line: number;
+  column?: string;
+}
+
+/** A problem found locally (reading, mapping or schema), or mapped back from the service's `attr`. */
+export interface SourceIssue {
+  file: string;
+  line: number;
+  /** The source column, when the problem is in one cell. */
+  column?: string;
+  /** The payload path, e.g. `customers.1.mobile` (for post-import items: relative to the item). */
+  attr?: string;
+  externalAccountNumber: string;
+  code: string;
+  message: string;
+}
+
+export type PostImportKind = 'note' | 'transaction' | 'statement' | 'payment_instruction';
+
+/** One post-import record with its origin and the problems it has. */
+export interface MappedItem<T> {
+  value: T;
+  origin: Origin;
+  issues: SourceIssue[];
+}
+
+/**
+ * One account of the export, joined from accounts, customers and supply addresses, with its
+ * post-import records. `payload` is built whatever its problems; `issues` says why it must not
+ * be sent (empty = valid). `origins` maps payload attr prefixes (`''`, `customers.0`,
+ * `supply_addresses.2`, `ledgers`) to the record they came from; `columnOf` maps a field path to its source column.
+ */
+export interface ExportAccount {
+  externalAccountNumber: string;
+  importSupplier: string;
+  payload: AccountPayload;
+  origin: Origin;
+  origins: Record<string, Origin>;
+  issues: SourceIssue[];
+  notes: Array<MappedItem<Note>>;
+  transactions: Array<MappedItem<Transaction>>;
+  statements: Array<MappedItem<HistoricalStatement>>;
+  paymentInstructions: Array<MappedItem<PaymentInstructionRequest>>;
+}
+
+/**
+ * Post-import records whose account is not in this export's accounts file. Allowed: a later
+ * export may add data to accounts imported earlier; `push` resolves them through the ledger or the service.
+ */
+export interface OrphanItems {
+  externalAccountNumber: string;
+  importSupplier: string;
+  notes: Array<MappedItem<Note>>;
+  transactions: Array<MappedItem<Transaction>>;
+  statements: Array<MappedItem<HistoricalStatement>>;
+  paymentInstructions: Array<MappedItem<PaymentInstructionRequest>>;
+}
+
+export type ExportEntry = { kind: 'account'; account: ExportAccount } | { kind: 'orphan'; items: OrphanItems };

@@ -1,0 +1,81 @@
+import { isValidPhoneNumber } from 'libphonenumber-js';
+import { z } from 'zod';
+import { Code } from './codes.js';
+
+/** Raises a custom issue carrying one of the platform's codes (see issues.ts). */
+export function fail(ctx: z.core.ParsePayload<unknown>, code: string, message: string, path: PropertyKey[] = []): void {
+  ctx.issues.push({ code: 'custom', input: ctx.value, message, params: { code }, path });
+}
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** True when `value` is `YYYY-MM-DD` and names a day that exists (no 2023-02-30). */
+export function isCalendarDate(value: string): boolean {
+  const match = DATE.exec(value);
+  if (!match) return false;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+const DATETIME = /^(\d{4}-\d{2}-\d{2})T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,9})?)?(Z|[+-]([01]\d|2[0-3]):?[0-5]\d)$/;
+
+/** True for an ISO 8601 datetime with `Z` or a UTC offset whose date exists. */
+export function isIsoDatetime(value: string): boolean {
+  const match = DATETIME.exec(value);
+  return match !== null && isCalendarDate(match[1] ?? '');
+}
+
+/** `YYYY-MM-DD` that exists (spec "General rules"). */
+export const date = z.string().check((ctx) => {
+  if (!isCalendarDate(ctx.value)) fail(ctx, Code.invalidDate, `${JSON.stringify(ctx.value)} is not a date in the format YYYY-MM-DD.`);
+});
+
+/** ISO 8601 datetime with `Z` or an offset (spec "General rules"). */
+export const datetime = z.string().check((ctx) => {
+  if (!isIsoDatetime(ctx.value)) {
+    fail(ctx, Code.invalidDatetime, `${JSON.stringify(ctx.value)} is not an ISO 8601 datetime with a UTC offset, e.g. 2024-01-31T09:30:00Z.`);
+  }
+});
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const TEST_EMAIL = /^(test|xxx)@|@test\.com$|@test\.co\.uk$|\.xxx?$/i;
+
+/** An e-mail address; the platform refuses obvious test addresses (real-platform-notes §4.2). */
+export const email = z.string().max(254).check((ctx) => {
+  if (!EMAIL.test(ctx.value)) fail(ctx, Code.invalidEmail, `${JSON.stringify(ctx.value)} is not a valid e-mail address.`);
+  else if (TEST_EMAIL.test(ctx.value)) fail(ctx, Code.possibleTestEmailAddress, `${ctx.value} looks like a test e-mail address.`);
+});
+
+/** A phone number in international format, `+` and country code first (spec: customer mobile/landline). */
+export const phone = z.string().max(32).check((ctx) => {
+  if (!ctx.value.startsWith('+') || !isValidPhoneNumber(ctx.value)) {
+    fail(ctx, Code.invalidPhoneNumber, `${ctx.value} is not a valid phone number in international format (e.g. +447911123456).`);
+  }
+});
+
+/** A path relative to the supplier's document root; it may not climb out of it. */
+export const documentPath = z.string().min(1).max(1024).check((ctx) => {
+  if (ctx.value.split(/[\\/]/).includes('..')) {
+    fail(ctx, Code.invalidDocumentPath, `${ctx.value} leaves the supplier's document root ('..' is not allowed).`);
+  }
+});
+
+/** Money and other amounts: JSON numbers in requests (spec: "number in requests"). */
+export const amount = z.number().finite();
+
+/** Whole cents, so sums of amounts compare exactly. */
+export function cents(value: number): number {
+  return Math.round(value * 100);
+}
+
+/** metadata items: key and a JSON object value; duplicate keys are refused. */
+export const metadata = z
+  .array(z.strictObject({ key: z.string().min(1).max(1024), value: z.record(z.string(), z.unknown()) }))
+  .check((ctx) => {
+    const seen = new Set<string>();
+    ctx.value.forEach((item, index) => {
+      if (seen.has(item.key)) fail(ctx, Code.metadataHasDuplicateKeys, `metadata key ${item.key} appears more than once.`, [index, 'key']);
+      seen.add(item.key);
+    });
+  });

@@ -1,0 +1,98 @@
+import { z } from 'zod';
+
+// Response bodies as the spec gives them ("Endpoints", "Errors"). Objects are loose: the spec
+// says existing endpoints may gain fields, so unknown response fields are accepted.
+
+export const V2_STATUSES = ['PENDING', 'IN_PROGRESS', 'PROCESSED', 'CANCELLED', 'ERRORED', 'DRY_RUN_SUCCEEDED', 'DRY_RUN_ERRORED'] as const;
+export const V1_STATUSES = ['UNKNOWN', 'COMPLETED', 'IN_PROGRESS'] as const;
+export const NOTE_STATUSES = ['NOTE_CREATION_SUCCESS', 'NOTE_ALREADY_EXISTS'] as const;
+export const TRANSACTION_STATUSES = ['TRANSACTION_ADDED_TO_ACCOUNT', 'TRANSACTION_ALREADY_EXISTS', 'TRANSACTION_IMPORT_SUCCESS', 'TRANSACTION_IMPORT_ERROR'] as const;
+
+export type V2Status = (typeof V2_STATUSES)[number];
+export type V1Status = (typeof V1_STATUSES)[number];
+
+export const latestErrorSchema = z.looseObject({
+  code: z.string().nullable(),
+  detail: z.string().nullable(),
+  domain: z.string().nullable(),
+});
+
+/** 200 of GET /v2/data-import/accounts/<supplier>/<external-identifier>/ */
+export const v2StatusSchema = z.looseObject({
+  status: z.enum(V2_STATUSES),
+  platform_identifier: z.string().nullable(),
+  created_at: z.string(),
+  modified_at: z.string(),
+  latest_error: latestErrorSchema.nullable(),
+});
+
+/** 200 of GET /v1/data-import/account-transfer-status/<supplier>/<external-account-number>/ */
+export const v1StatusSchema = z.looseObject({
+  status: z.enum(V1_STATUSES),
+  platform_account_number: z.string(),
+});
+
+/** An item of the three list endpoints. */
+export const listItemSchema = z.looseObject({
+  external_account_number: z.string(),
+  platform_account_number: z.string().nullable(),
+  account_created_at: z.string().nullable(),
+});
+export const listSchema = z.array(listItemSchema);
+
+/** 201 of notes create: one element per submitted note. */
+export const notesCreatedSchema = z.array(
+  z.looseObject({ created_at: z.string(), body: z.string().nullable().optional(), status: z.enum(NOTE_STATUSES) }),
+);
+
+/** 201 of transactions create. */
+export const transactionsCreatedSchema = z.looseObject({
+  results: z.array(z.looseObject({ status: z.enum(TRANSACTION_STATUSES), transaction_data: z.record(z.string(), z.unknown()) })),
+});
+
+/** 400 of transactions create when a transaction fails to import. */
+export const transactionImportErrorSchema = z.looseObject({
+  status: z.literal('TRANSACTION_IMPORT_ERROR'),
+  error_detail: z.string(),
+  transaction_data: z.record(z.string(), z.unknown()),
+});
+
+/** 201 (or 200) of historical statements create: the validated data echoed. */
+export const historicalStatementsCreatedSchema = z.looseObject({
+  statements: z.array(z.record(z.string(), z.unknown())),
+});
+
+/** 201 of payment instruction create. */
+export const paymentInstructionCreatedSchema = z.looseObject({
+  platform_account_number: z.string(),
+  reference: z.string(),
+});
+
+/** The validation error body of the account endpoints (and, in this simulator, every 400 with field errors). */
+export const validationErrorSchema = z.looseObject({
+  detail: z.string(),
+  code: z.string(),
+  errors: z.array(z.looseObject({ detail: z.string(), code: z.string(), attr: z.string().nullable() })),
+});
+
+/** 400 of create account when the account was imported before. */
+export const alreadyImportedSchema = z.looseObject({
+  non_field_errors: z.looseObject({ detail: z.string(), code: z.literal('account_import_process_already_imported') }),
+  account_id: z.string(),
+});
+
+/** A plain error body: `detail`, and usually `code` (404s, 401s, supplier not ongoing). */
+export const simpleErrorSchema = z.looseObject({ detail: z.string(), code: z.string().optional() });
+
+/** data.<field> of the GraphQL ObtainToken mutation. */
+export const obtainTokenResultSchema = z.looseObject({
+  token: z.string(),
+  refreshToken: z.string().nullable().optional(),
+  refreshExpiresIn: z.number().nullable().optional(),
+  payload: z.looseObject({ exp: z.number() }),
+});
+
+export type V2StatusRecord = z.infer<typeof v2StatusSchema>;
+export type V1StatusRecord = z.infer<typeof v1StatusSchema>;
+export type ListItem = z.infer<typeof listItemSchema>;
+export type ValidationErrorBody = z.infer<typeof validationErrorSchema>;
