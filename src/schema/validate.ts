@@ -26,7 +26,8 @@ function todayOf(options: ValidationOptions): string {
 }
 
 function run(schema: z.ZodType, input: unknown, rules: ValidationIssue[]): ValidationIssue[] {
-  const parsed = schema.safeParse(input);
+  // reportInput: the issue carries the value, so a missing field ("required") differs from a wrong one.
+  const parsed = schema.safeParse(input, { reportInput: true });
   const issues = parsed.success ? [] : toValidationIssues(parsed.error);
   const seen = new Set(issues.map((item) => `${item.attr}|${item.code}`));
   for (const rule of rules) {
