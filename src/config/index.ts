@@ -1,0 +1,150 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { z } from 'zod';
+import { UsageError } from '../errors.js';
+import { FILE_KINDS, type FileKind } from '../sources/kinds.js';
+import { parseDateFormat, type DateFormat } from './date-format.js';
+import { fieldProblems, mappingFileSchema, type CountryCode, type FileMappingInput, type MappingFileInput } from './mapping-file.js';
+
+export type { DateFormat } from './date-format.js';
+export { applyDateFormat } from './date-format.js';
+
+export const CONFIG_FILE_NAME = 'migrate.config.json';
+
+export type CellValue = string | number | boolean | null | unknown[] | Record<string, unknown>;
+
+/** One file kind's mapping rules, complete (defaults filled in). */
+export interface FileMapping {
+  /** source column -> field path */
+  rename: Record<string, string>;
+  ignore: string[];
+  constants: Record<string, CellValue>;
+  defaults: Record<string, CellValue>;
+  /** field path -> source value -> value */
+  values: Record<string, Record<string, CellValue>>;
+  dateFormats: DateFormat[];
+  datetimeFormats: DateFormat[];
+  utcOffset: string | undefined;
+  scale: Record<string, number>;
+  delimiter: string;
+  encoding: string;
+}
+
+/** Flags + environment + mapping file, validated once: everything `validate` and `push` need to read an export. */
+export interface MigrateConfig {
+  /** --supplier, else MIGRATE_SUPPLIER, else the file's import_supplier; used where a record has none. */
+  importSupplier: string | undefined;
+  /** Absolute path of the mapping file read, or undefined when none was found. */
+  configFile: string | undefined;
+  phoneDefaultCountry: CountryCode | undefined;
+  mapping: Record<FileKind, FileMapping>;
+}
+
+export interface LoadMigrateConfigInput {
+  /** --config; relative to cwd. When given, the file must exist. */
+  configPath?: string;
+  cwd: string;
+  /** The export directory: its migrate.config.json is used first when --config is not given. */
+  exportDir?: string;
+  /** --supplier */
+  supplier?: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * Finds and validates the mapping file: --config if given, else `migrate.config.json` in the
+ * export directory, else in the working directory, else none (the default layout).
+ */
+export async function loadMigrateConfig(input: LoadMigrateConfigInput): Promise<MigrateConfig> {
+  const located = await locateConfigFile(input);
+  const file = located ? parseConfigFile(located.path, located.text) : {};
+  const supplier = nonEmpty(input.supplier) ?? nonEmpty(input.env['MIGRATE_SUPPLIER']) ?? file.import_supplier;
+  return {
+    importSupplier: supplier,
+    configFile: located?.path,
+    phoneDefaultCountry: file.phone_default_country as CountryCode | undefined,
+    mapping: Object.fromEntries(FILE_KINDS.map((kind) => [kind, completeMapping(file, file.mapping?.[kind] ?? {})])) as Record<FileKind, FileMapping>,
+  };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+async function locateConfigFile(input: LoadMigrateConfigInput): Promise<{ path: string; text: string } | undefined> {
+  if (input.configPath !== undefined) {
+    const file = path.resolve(input.cwd, input.configPath);
+    const text = await readText(file);
+    if (text === undefined) throw new UsageError(`--config ${input.configPath}: no such file (looked for ${file}).`, 'config_not_found');
+    return { path: file, text };
+  }
+  const candidates = [input.exportDir, input.cwd].filter((dir): dir is string => dir !== undefined);
+  for (const dir of candidates) {
+    const file = path.resolve(input.cwd, dir, CONFIG_FILE_NAME);
+    const text = await readText(file);
+    if (text !== undefined) return { path: file, text };
+  }
+  return undefined;
+}
+
+async function readText(file: string): Promise<string | undefined> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    throw new UsageError(`${file}: cannot be read (${code ?? String(error)}).`, 'config_unreadable', error);
+  }
+}
+
+/** Parses and validates the file; every error names the key at fault. */
+export function parseConfigFile(file: string, text: string): MappingFileInput {
+  let json: unknown;
+  try {
+    json = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (error) {
+    throw new UsageError(`${file}: not valid JSON (${(error as Error).message}).`, 'config_invalid', error);
+  }
+  const parsed = mappingFileSchema.safeParse(json);
+  if (!parsed.success) throw new UsageError(`${file}: ${describeIssues(parsed.error)}`, 'config_invalid');
+  const problems = Object.entries(parsed.data.mapping ?? {}).flatMap(([kind, mapping]) => fieldProblems(kind as FileKind, mapping));
+  if (problems.length > 0) {
+    throw new UsageError(`${file}: ${problems.map((problem) => `${problem.key}: ${problem.message}`).join('; ')}.`, 'config_invalid');
+  }
+  return parsed.data;
+}
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .flatMap((issue) => {
+      const key = issue.path.map(String).join('.');
+      if (issue.code === 'unrecognized_keys') return issue.keys.map((name) => `${key ? `${key}.` : ''}${name}: unknown key`);
+      return [`${key || '(top level)'}: ${issue.message}`];
+    })
+    .join('; ');
+}
+
+function formats(value: string | string[] | undefined, withTime: boolean): DateFormat[] {
+  const list = value === undefined ? [] : Array.isArray(value) ? value : [value];
+  return list.map((source) => {
+    const { format } = parseDateFormat(source, withTime);
+    if (!format) throw new Error(`unreachable: ${source} passed the schema`);
+    return format;
+  });
+}
+
+function completeMapping(file: MappingFileInput, mapping: FileMappingInput): FileMapping {
+  return {
+    rename: mapping.rename ?? {},
+    ignore: mapping.ignore ?? [],
+    constants: (mapping.constants ?? {}) as Record<string, CellValue>,
+    defaults: (mapping.defaults ?? {}) as Record<string, CellValue>,
+    values: (mapping.values ?? {}) as Record<string, Record<string, CellValue>>,
+    dateFormats: formats(mapping.date_format, false),
+    datetimeFormats: formats(mapping.datetime_format, true),
+    utcOffset: mapping.utc_offset,
+    scale: mapping.scale ?? {},
+    delimiter: mapping.delimiter ?? file.delimiter ?? ',',
+    encoding: mapping.encoding ?? file.encoding ?? 'utf8',
+  };
+}

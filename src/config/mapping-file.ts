@@ -1,0 +1,79 @@
+import { getCountries, type CountryCode } from 'libphonenumber-js';
+import { z } from 'zod';
+import { fieldType, isScalable } from '../mapping/fields.js';
+import { FILE_KINDS, type FileKind } from '../sources/kinds.js';
+import { parseDateFormat } from './date-format.js';
+
+// The schema of `migrate.config.json` (shared/design/input-format.md "The mapping file"). Every
+// key is checked here, once, so that a typo in the mapping file is a configuration error naming
+// the key, never a silently ignored rule.
+
+export const ENCODINGS = ['utf8', 'utf-8', 'latin1', 'iso-8859-1', 'windows-1252', 'cp1252', 'utf-16le'] as const;
+
+const cellValue = z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.unknown()), z.record(z.string(), z.unknown())]);
+const dateFormat = z.string().check((ctx) => {
+  const problem = parseDateFormat(ctx.value, false).problem;
+  if (problem) ctx.issues.push({ code: 'custom', input: ctx.value, message: problem });
+});
+const datetimeFormat = z.string().check((ctx) => {
+  const problem = parseDateFormat(ctx.value, true).problem;
+  if (problem) ctx.issues.push({ code: 'custom', input: ctx.value, message: problem });
+});
+const delimiter = z.string().min(1).max(4);
+const encoding = z.enum(ENCODINGS);
+
+const fileMappingShape = {
+  rename: z.record(z.string(), z.string().min(1)).optional(),
+  ignore: z.array(z.string()).optional(),
+  constants: z.record(z.string(), cellValue).optional(),
+  defaults: z.record(z.string(), cellValue).optional(),
+  values: z.record(z.string(), z.record(z.string(), cellValue)).optional(),
+  date_format: z.union([dateFormat, z.array(dateFormat).min(1)]).optional(),
+  datetime_format: z.union([datetimeFormat, z.array(datetimeFormat).min(1)]).optional(),
+  utc_offset: z.string().regex(/^(Z|[+-]\d{2}:\d{2})$/, 'utc_offset must be Z or +HH:MM / -HH:MM').optional(),
+  scale: z.record(z.string(), z.number().positive().finite()).optional(),
+  delimiter: delimiter.optional(),
+  encoding: encoding.optional(),
+};
+
+export const fileMappingSchema = z.strictObject(fileMappingShape);
+
+export const mappingFileSchema = z.strictObject({
+  $schema: z.string().optional(),
+  import_supplier: z.string().min(1).max(255).optional(),
+  phone_default_country: z
+    .string()
+    .refine((value) => (getCountries() as string[]).includes(value), 'phone_default_country must be an ISO 3166-1 alpha-2 code such as GB')
+    .optional(),
+  delimiter: delimiter.optional(),
+  encoding: encoding.optional(),
+  mapping: z.partialRecord(z.enum(FILE_KINDS), fileMappingSchema).optional(),
+});
+
+export type FileMappingInput = z.infer<typeof fileMappingSchema>;
+export type MappingFileInput = z.infer<typeof mappingFileSchema>;
+
+/** Field names used by a file's rules must be documented fields of that file (the cross-key check zod cannot express). */
+export function fieldProblems(kind: FileKind, mapping: FileMappingInput): Array<{ key: string; message: string }> {
+  const problems: Array<{ key: string; message: string }> = [];
+  const at = `mapping.${kind}`;
+  const check = (key: string, field: string): void => {
+    if (!fieldType(kind, field)) problems.push({ key, message: `"${field}" is not a documented field of ${kind} files` });
+  };
+  for (const [source, target] of Object.entries(mapping.rename ?? {})) check(`${at}.rename.${source}`, target);
+  for (const field of Object.keys(mapping.constants ?? {})) check(`${at}.constants.${field}`, field);
+  for (const field of Object.keys(mapping.defaults ?? {})) check(`${at}.defaults.${field}`, field);
+  for (const field of Object.keys(mapping.values ?? {})) check(`${at}.values.${field}`, field);
+  for (const field of Object.keys(mapping.scale ?? {})) {
+    if (!isScalable(kind, field)) problems.push({ key: `${at}.scale.${field}`, message: `"${field}" is not an amount field of ${kind} files` });
+  }
+  if (mapping.datetime_format !== undefined && mapping.utc_offset === undefined) {
+    problems.push({ key: `${at}.utc_offset`, message: 'is required with datetime_format (a datetime is sent with its UTC offset; it is never guessed)' });
+  }
+  const targets = Object.values(mapping.rename ?? {});
+  const twice = targets.find((target, index) => targets.indexOf(target) !== index);
+  if (twice) problems.push({ key: `${at}.rename`, message: `two columns are renamed to "${twice}"` });
+  return problems;
+}
+
+export type { CountryCode };

@@ -1,0 +1,130 @@
+import { InputError } from '../errors.js';
+import { decodeFile, type DecodeOptions } from './decode.js';
+
+// JSON arrays and NDJSON as streams (input-format "Files"): only the current record is held in
+// memory, so a large `.json` export reads in bounded memory like a CSV one.
+
+export interface JsonRecord {
+  /** 1-based line where the record starts. */
+  line: number;
+  object: Record<string, unknown>;
+}
+
+function asRecord(file: string, line: number, value: unknown, what: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new InputError(file, line, `${what} is not a JSON object; every record must be an object such as {"external_account_number": "..."}.`, 'input_unparseable');
+  }
+  return value as Record<string, unknown>;
+}
+
+function parseElement(file: string, line: number, text: string, what: string): Record<string, unknown> {
+  try {
+    return asRecord(file, line, JSON.parse(text), what);
+  } catch (error) {
+    if (error instanceof InputError) throw error;
+    throw new InputError(file, line, `${what} is not valid JSON (${(error as Error).message}).`, 'input_unparseable', error);
+  }
+}
+
+/** Scanner state of a JSON array read chunk by chunk. */
+interface ArrayScan {
+  state: 'start' | 'between' | 'element' | 'end';
+  depth: number;
+  inString: boolean;
+  escaped: boolean;
+  line: number;
+  startLine: number;
+  buffer: string;
+  count: number;
+}
+
+/** Yields each element of a top-level JSON array of objects. */
+export async function* readJsonArray(absolutePath: string, options: DecodeOptions): AsyncGenerator<JsonRecord> {
+  const scan: ArrayScan = { state: 'start', depth: 0, inString: false, escaped: false, line: 1, startLine: 1, buffer: '', count: 0 };
+  let first = true;
+  for await (let text of decodeFile(absolutePath, options)) {
+    if (first && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    first = false;
+    yield* scanChunk(options.file, scan, text);
+  }
+  if (scan.state !== 'end') {
+    const what = scan.state === 'start' ? 'is empty: expected a JSON array of records' : 'ends before its JSON array is closed (truncated file?)';
+    throw new InputError(options.file, scan.line, what, 'input_unparseable');
+  }
+}
+
+function* scanChunk(file: string, scan: ArrayScan, text: string): Generator<JsonRecord> {
+  let elementStart = scan.state === 'element' ? 0 : -1;
+  for (let index = 0; index < text.length; index += 1) {
+    const char = text.charCodeAt(index);
+    if (char === 10) scan.line += 1;
+    if (scan.state === 'element') {
+      if (scan.inString) {
+        if (scan.escaped) scan.escaped = false;
+        else if (char === 92) scan.escaped = true;
+        else if (char === 34) scan.inString = false;
+        continue;
+      }
+      if (char === 34) scan.inString = true;
+      else if (char === 123 || char === 91) scan.depth += 1;
+      else if (char === 125 || char === 93) {
+        scan.depth -= 1;
+        if (scan.depth === 0) {
+          const body = scan.buffer + text.slice(elementStart, index + 1);
+          scan.buffer = '';
+          scan.state = 'between';
+          scan.count += 1;
+          yield { line: scan.startLine, object: parseElement(file, scan.startLine, body, `record ${scan.count}`) };
+        }
+      }
+      continue;
+    }
+    if (char === 32 || char === 9 || char === 10 || char === 13) continue;
+    if (scan.state === 'start') {
+      if (char !== 91) throw new InputError(file, scan.line, 'is not a JSON array: a .json export file must hold [ {record}, {record}, ... ] (use .ndjson for one object per line).', 'input_unparseable');
+      scan.state = 'between';
+    } else if (scan.state === 'between') {
+      if (char === 44) continue;
+      if (char === 93) {
+        scan.state = 'end';
+        continue;
+      }
+      if (char !== 123) throw new InputError(file, scan.line, `record ${scan.count + 1} is not a JSON object.`, 'input_unparseable');
+      scan.state = 'element';
+      scan.depth = 1;
+      scan.startLine = scan.line;
+      elementStart = index;
+    } else {
+      throw new InputError(file, scan.line, 'has text after the end of its JSON array.', 'input_unparseable');
+    }
+  }
+  if (scan.state === 'element') scan.buffer += text.slice(elementStart);
+}
+
+/** Yields each non-blank line of an NDJSON (JSON Lines) file as a record. */
+export async function* readNdjson(absolutePath: string, options: DecodeOptions): AsyncGenerator<JsonRecord> {
+  let pending = '';
+  let line = 1;
+  let first = true;
+  for await (let text of decodeFile(absolutePath, options)) {
+    if (first && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    first = false;
+    pending += text;
+    let start = 0;
+    for (let newline = pending.indexOf('\n'); newline !== -1; newline = pending.indexOf('\n', start)) {
+      const record = lineRecord(options.file, line, pending.slice(start, newline));
+      if (record) yield record;
+      line += 1;
+      start = newline + 1;
+    }
+    pending = pending.slice(start);
+  }
+  const last = lineRecord(options.file, line, pending);
+  if (last) yield last;
+}
+
+function lineRecord(file: string, line: number, text: string): JsonRecord | undefined {
+  const trimmed = text.trim();
+  if (trimmed === '') return undefined;
+  return { line, object: parseElement(file, line, trimmed, `line ${line}`) };
+}
