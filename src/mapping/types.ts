@@ -37,7 +37,9 @@ export interface MappedItem<T> {
  * One account of the export, joined from accounts, customers and supply addresses, with its
  * post-import records. `payload` is built whatever its problems; `issues` says why it must not
  * be sent (empty = valid). `origins` maps payload attr prefixes (`''`, `customers.0`,
- * `supply_addresses.2`, `ledgers`) to the record they came from; `columnOf` maps a field path to its source column.
+ * `supply_addresses.2`) to the record they came from; `columnOf` maps a field path to its source column.
+ * `issues` holds every problem of the account: its payload's and, repeated there, those of its post-import items
+ * (an account with any error is not pushed, input-format "Errors"); each item's `issues` holds its own subset.
  */
 export interface ExportAccount {
   externalAccountNumber: string;
@@ -46,6 +48,8 @@ export interface ExportAccount {
   origin: Origin;
   origins: Record<string, Origin>;
   issues: SourceIssue[];
+  /** file -> field path -> source column, where the mapping file renamed a column (with `origins`, what locateIssue needs). */
+  columnOf?: Record<string, Record<string, string>>;
   notes: Array<MappedItem<Note>>;
   transactions: Array<MappedItem<Transaction>>;
   statements: Array<MappedItem<HistoricalStatement>>;

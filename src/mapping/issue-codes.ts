@@ -1,0 +1,23 @@
+/**
+ * Stable codes of the problems found while reading and mapping an export, before any payload
+ * rule runs (issue 4: "export-level rules ... each with a stable code"). Payload rules use the
+ * codes of src/schema/codes.ts (the platform's where it has one).
+ */
+export const ExportCode = {
+  unknownColumn: 'unknown_column',
+  wrongColumnCount: 'wrong_column_count',
+  missingExternalAccountNumber: 'missing_external_account_number',
+  missingImportSupplier: 'missing_import_supplier',
+  duplicateExternalAccountNumber: 'duplicate_external_account_number',
+  accountNotInAccountsFile: 'account_not_in_accounts_file',
+  invalidBoolean: 'invalid_boolean',
+  invalidNumber: 'invalid_number',
+  invalidInteger: 'invalid_integer',
+  invalidDate: 'invalid_date',
+  ambiguousDate: 'ambiguous_date',
+  invalidDatetime: 'invalid_datetime',
+  invalidJson: 'invalid_json',
+  invalidType: 'invalid_type',
+} as const;
+
+export type ExportCodeValue = (typeof ExportCode)[keyof typeof ExportCode];

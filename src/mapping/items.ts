@@ -1,0 +1,77 @@
+import type { HistoricalStatement, Note, PaymentInstructionRequest, Transaction, ValidationIssue } from '../schema/index.js';
+import { validateHistoricalStatementsRequest, validateNotesRequest, validatePaymentInstructionRequest, validateTransactionsRequest } from '../schema/index.js';
+import type { FileKind } from '../sources/kinds.js';
+import { ExportCode } from './issue-codes.js';
+import type { JoinContext, StagedRecord } from './join.js';
+import { recordIssue } from './join.js';
+import { columnOfPath } from './locate.js';
+import type { MappedItem, SourceIssue } from './types.js';
+
+// Post-import records of one account -> items, each validated as part of the request that will
+// carry it (so a transaction_id repeated on two rows is caught as in one request: spec
+// "Create transactions", real-platform-notes §2.2 duplicate_transaction_ids).
+
+export interface ItemSet {
+  notes: Array<MappedItem<Note>>;
+  transactions: Array<MappedItem<Transaction>>;
+  statements: Array<MappedItem<HistoricalStatement>>;
+  paymentInstructions: Array<MappedItem<PaymentInstructionRequest>>;
+}
+
+function toItems<T>(kind: FileKind, number: string, records: StagedRecord[]): Array<MappedItem<T>> {
+  return records
+    .filter((staged) => staged.record.kind === kind)
+    .map((staged) => ({
+      value: staged.record.fields as T,
+      origin: { file: staged.file, line: staged.record.line },
+      issues: staged.record.issues.map((issue) => recordIssue(staged.file, staged.record.line, number, issue)),
+    }));
+}
+
+/** Puts the request's issues on the items they concern; attrs become relative to the item. */
+function attach<T>(items: Array<MappedItem<T>>, listField: string | undefined, issues: ValidationIssue[], number: string, context: JoinContext, offset = 0): void {
+  for (const issue of issues) {
+    const parts = issue.attr === '' ? [] : issue.attr.split('.');
+    let index = offset;
+    let rest = parts;
+    if (listField !== undefined && parts[0] === listField && parts.length > 1) {
+      index = Number(parts[1]);
+      rest = parts.slice(2);
+    }
+    const item = items[index];
+    if (!item) continue;
+    const attr = rest.join('.');
+    if (item.issues.some((known) => known.attr !== undefined && attr !== '' && (attr === known.attr || attr.startsWith(`${known.attr}.`)))) continue;
+    const column = rest.length > 0 ? columnOfPath(item.origin.file, rest, context.columnOf) : undefined;
+    const located: SourceIssue = { ...item.origin, ...(column === undefined ? {} : { column }), ...(attr === '' ? {} : { attr }), externalAccountNumber: number, code: issue.code, message: issue.detail };
+    item.issues.push(located);
+  }
+}
+
+export function itemsOf(number: string, supplier: string | undefined, records: StagedRecord[], context: JoinContext): ItemSet {
+  const set: ItemSet = {
+    notes: toItems<Note>('notes', number, records),
+    transactions: toItems<Transaction>('transactions', number, records),
+    statements: toItems<HistoricalStatement>('statements', number, records),
+    paymentInstructions: toItems<PaymentInstructionRequest>('payment_instructions', number, records),
+  };
+  if (supplier === undefined) {
+    for (const list of [set.notes, set.transactions, set.statements, set.paymentInstructions] as Array<Array<MappedItem<unknown>>>) {
+      const first = list[0];
+      first?.issues.push({ ...first.origin, attr: 'import_supplier', externalAccountNumber: number, code: ExportCode.missingImportSupplier, message: 'No import supplier: give --supplier, set MIGRATE_SUPPLIER or import_supplier in migrate.config.json, or fill the import_supplier column.' });
+    }
+  }
+  const head = { import_supplier: supplier, external_account_number: number };
+  const requests: Array<[Array<MappedItem<unknown>>, string, (body: unknown) => ValidationIssue[]]> = [
+    [set.notes, 'notes', (body) => validateNotesRequest(body)],
+    [set.transactions, 'transactions', (body) => validateTransactionsRequest(body, { today: context.today })],
+    [set.statements, 'statements', (body) => validateHistoricalStatementsRequest(body)],
+  ];
+  for (const [items, field, validate] of requests) {
+    if (items.length > 0) attach(items, field, validate({ ...head, [field]: items.map((item) => item.value) }), number, context);
+  }
+  set.paymentInstructions.forEach((item, index) => {
+    attach(set.paymentInstructions, undefined, validatePaymentInstructionRequest(item.value), number, context, index);
+  });
+  return set;
+}

@@ -1,0 +1,96 @@
+import type { AccountPayload, HistoricalStatement, Note, PaymentInstructionRequest, Transaction } from '../schema/index.js';
+import { validateAccountPayload } from '../schema/index.js';
+import { ExportCode } from './issue-codes.js';
+import { locateIssue } from './locate.js';
+import { itemsOf, type ItemSet } from './items.js';
+import type { MappedRecord, RecordIssue } from './record.js';
+import type { ExportAccount, Origin, OrphanItems, SourceIssue } from './types.js';
+
+// The records of one external account number -> one ExportAccount (or OrphanItems). Pure: the
+// staging store hands over the records in file order; every problem is located here.
+
+export interface StagedRecord {
+  file: string;
+  record: MappedRecord;
+}
+
+export interface JoinContext {
+  today: string;
+  /** file -> field path -> source column (renames). */
+  columnOf: Record<string, Record<string, string>>;
+  importSupplier: string | undefined;
+}
+
+export function recordIssue(file: string, line: number, number: string, issue: RecordIssue, prefix = ''): SourceIssue {
+  const attr = [prefix, issue.attr].filter((part) => part !== '').join('.');
+  return { file, line, ...(issue.column === undefined ? {} : { column: issue.column }), ...(attr === '' ? {} : { attr }), externalAccountNumber: number, code: issue.code, message: issue.message };
+}
+
+/** An issue at `attr` hides the schema's verdict on the same value (it was not coerced, so the schema would only repeat it). */
+function suppressedBy(mappingIssues: SourceIssue[]): (issue: SourceIssue) => boolean {
+  const attrs = mappingIssues.map((issue) => issue.attr ?? '').filter((attr) => attr !== '');
+  return (issue) => attrs.some((attr) => issue.attr === attr || (issue.attr ?? '').startsWith(`${attr}.`));
+}
+
+function collect(payload: Record<string, unknown>, list: 'customers' | 'supply_addresses', accountOrigin: Origin, records: StagedRecord[], origins: Record<string, Origin>, issues: SourceIssue[], number: string): void {
+  const inline = Array.isArray(payload[list]) ? (payload[list] as unknown[]) : [];
+  inline.forEach((_, index) => {
+    origins[`${list}.${index}`] = { ...accountOrigin, column: list };
+  });
+  const kind = list === 'customers' ? 'customers' : 'supply_addresses';
+  const rows = records.filter((staged) => staged.record.kind === kind);
+  rows.forEach((staged, offset) => {
+    const index = inline.length + offset;
+    origins[`${list}.${index}`] = { file: staged.file, line: staged.record.line };
+    for (const issue of staged.record.issues) issues.push(recordIssue(staged.file, staged.record.line, number, issue, `${list}.${index}`));
+  });
+  if (inline.length + rows.length > 0) payload[list] = [...inline, ...rows.map((staged) => staged.record.fields)];
+}
+
+export function joinAccount(number: string, records: StagedRecord[], context: JoinContext): ExportAccount {
+  const [main, ...duplicates] = records.filter((staged) => staged.record.kind === 'accounts');
+  if (!main) throw new Error(`joinAccount(${number}) without an accounts record`);
+  const origin: Origin = { file: main.file, line: main.record.line };
+  const origins: Record<string, Origin> = { '': origin };
+  const payload = main.record.fields;
+  const mappingIssues = main.record.issues.map((issue) => recordIssue(main.file, main.record.line, number, issue));
+  for (const duplicate of duplicates) {
+    mappingIssues.push({
+      file: duplicate.file, line: duplicate.record.line, column: context.columnOf[duplicate.file]?.['external_account_number'] ?? 'external_account_number', externalAccountNumber: number,
+      code: ExportCode.duplicateExternalAccountNumber, message: `external_account_number ${number} is already on line ${main.record.line}; an account must appear once in ${main.file}.`,
+    });
+  }
+  collect(payload, 'customers', origin, records, origins, mappingIssues, number);
+  collect(payload, 'supply_addresses', origin, records, origins, mappingIssues, number);
+  if (payload['import_supplier'] === undefined) {
+    mappingIssues.push({ ...origin, attr: 'import_supplier', externalAccountNumber: number, code: ExportCode.missingImportSupplier, message: 'No import supplier: give --supplier, set MIGRATE_SUPPLIER or import_supplier in migrate.config.json, or fill the import_supplier column.' });
+  }
+  const located = { externalAccountNumber: number, origins, columnOf: context.columnOf };
+  const hidden = suppressedBy(mappingIssues);
+  const schemaIssues = validateAccountPayload(payload, { today: context.today }).map((issue) => locateIssue(located, issue)).filter((issue) => !hidden(issue));
+  const items = itemsOf(number, main.record.importSupplier ?? context.importSupplier, records, context);
+  const itemIssues = [items.notes, items.transactions, items.statements, items.paymentInstructions].flatMap((list) => list.flatMap((item) => item.issues));
+  return {
+    externalAccountNumber: number,
+    importSupplier: main.record.importSupplier ?? '',
+    payload: payload as AccountPayload,
+    origin,
+    origins,
+    issues: [...mappingIssues, ...schemaIssues, ...itemIssues],
+    columnOf: columnOfFiles(context.columnOf, records),
+    ...items,
+  };
+}
+
+function columnOfFiles(columnOf: Record<string, Record<string, string>>, records: StagedRecord[]): Record<string, Record<string, string>> {
+  const files = new Set(records.map((staged) => staged.file));
+  return Object.fromEntries(Object.entries(columnOf).filter(([file, renames]) => files.has(file) && Object.keys(renames).length > 0));
+}
+
+export function joinOrphan(number: string, records: StagedRecord[], context: JoinContext): OrphanItems {
+  const supplier = records.find((staged) => staged.record.importSupplier !== undefined)?.record.importSupplier ?? context.importSupplier;
+  const items: ItemSet = itemsOf(number, supplier, records, context);
+  return { externalAccountNumber: number, importSupplier: supplier ?? '', ...items };
+}
+
+export type { HistoricalStatement, Note, PaymentInstructionRequest, Transaction };

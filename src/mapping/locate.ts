@@ -1,0 +1,53 @@
+import type { ValidationIssue } from '../schema/index.js';
+import { kindOfFile } from '../sources/kinds.js';
+import { fieldType } from './fields.js';
+import type { Origin, SourceIssue } from './types.js';
+
+// Service `attr` -> file, line and source column (spec "Validation error body": a dot-delimited
+// path with zero-based indexes). Works from plain JSON data, so the engine can store `origins`
+// and `columnOf` in its ledger and locate a create 400 on a later run.
+
+/** What locating needs: an account (ExportAccount fits) or a batch of post-import items (see originsOfItems). */
+export interface Locatable {
+  externalAccountNumber: string;
+  /** attr prefix -> the record it came from: `''` the account record, `customers.0`, `supply_addresses.1`, `notes.3`, ... */
+  origins: Record<string, Origin>;
+  /** file -> field path -> source column, where a mapping file renamed the column. */
+  columnOf?: Record<string, Record<string, string>>;
+}
+
+function longestOrigin(origins: Record<string, Origin>, parts: string[]): { prefix: string[]; origin: Origin } | undefined {
+  for (let length = parts.length; length >= 0; length -= 1) {
+    const prefix = parts.slice(0, length);
+    const origin = origins[prefix.join('.')];
+    if (origin) return { prefix, origin };
+  }
+  return undefined;
+}
+
+/** The source column holding `rest` (a path inside the record): the longest prefix that is a column of the file's kind. */
+export function columnOfPath(file: string, rest: string[], columnOf: Record<string, Record<string, string>> | undefined): string | undefined {
+  const kind = kindOfFile(file);
+  for (let length = rest.length; length >= 1; length -= 1) {
+    const field = rest.slice(0, length).join('.');
+    const renamed = columnOf?.[file]?.[field];
+    if (renamed !== undefined) return renamed;
+    if (kind && fieldType(kind, field)) return field;
+  }
+  return undefined;
+}
+
+export function locateIssue(source: Locatable, issue: ValidationIssue): SourceIssue {
+  const parts = issue.attr === '' ? [] : issue.attr.split('.');
+  const found = longestOrigin(source.origins, parts);
+  const base = { externalAccountNumber: source.externalAccountNumber, code: issue.code, message: issue.detail, ...(issue.attr === '' ? {} : { attr: issue.attr }) };
+  if (!found) return { file: '', line: 0, ...base };
+  const rest = parts.slice(found.prefix.length);
+  const column = rest.length > 0 ? columnOfPath(found.origin.file, rest, source.columnOf) : found.origin.column;
+  return { file: found.origin.file, line: found.origin.line, ...(column === undefined ? {} : { column }), ...base };
+}
+
+/** Origins of a batch of post-import items as sent in one request (`notes.0`, `notes.1`, ...), for locating that request's 400. */
+export function originsOfItems(listField: string, items: Array<{ origin: Origin }>): Record<string, Origin> {
+  return Object.fromEntries(items.map((item, index) => [`${listField}.${index}`, item.origin]));
+}

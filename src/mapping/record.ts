@@ -1,0 +1,169 @@
+import type { CountryCode } from 'libphonenumber-js';
+import type { FileMapping, MigrateConfig } from '../config/index.js';
+import { InputError } from '../errors.js';
+import type { FileKind } from '../sources/kinds.js';
+import { coerceValue, isEmptyCell } from './coerce.js';
+import { fieldType, NESTED_OBJECTS, type FieldType } from './fields.js';
+import { ExportCode } from './issue-codes.js';
+
+// One source record -> one mapped record (pure): mapping-file rules, then coercion. The
+// external account number and supplier are lifted out for the join; `fields` holds the payload
+// fragment this record contributes, in the payload's own nested shape.
+
+export interface RecordIssue {
+  /** Payload path relative to the record (e.g. `mobile`), '' for the whole record. */
+  attr: string;
+  column?: string;
+  code: string;
+  message: string;
+}
+
+export interface MappedRecord {
+  kind: FileKind;
+  line: number;
+  externalAccountNumber: string | undefined;
+  importSupplier: string | undefined;
+  fields: Record<string, unknown>;
+  issues: RecordIssue[];
+}
+
+interface ColumnPlan {
+  index: number;
+  column: string;
+  field: string;
+  path: string[];
+  type: FieldType;
+}
+
+/** How the columns of one file map to fields; compiled once per file from its header. */
+export interface FilePlan {
+  kind: FileKind;
+  mapping: FileMapping;
+  columns: ColumnPlan[];
+  width: number;
+  /** Source columns that are neither documented fields nor ignored. */
+  unknownColumns: string[];
+  /** field path -> source column where the two differ (renames), for locating errors. */
+  columnOf: Record<string, string>;
+  phoneCountry: CountryCode | undefined;
+  importSupplier: string | undefined;
+}
+
+/** Keeps the external account number and supplier in the fragment only where the payload has them. */
+const KEYS_IN_PAYLOAD: ReadonlySet<FileKind> = new Set(['accounts', 'payment_instructions']);
+
+/** Compiles a CSV header (or, with an empty header, the rules of a JSON file, whose keys vary by record). */
+export function planFile(kind: FileKind, file: string, header: string[], config: MigrateConfig): FilePlan {
+  const mapping = config.mapping[kind];
+  const ignore = new Set(mapping.ignore);
+  const plan: FilePlan = { kind, mapping, columns: [], width: header.length, unknownColumns: [], columnOf: {}, phoneCountry: config.phoneDefaultCountry, importSupplier: config.importSupplier };
+  const byField = new Map<string, string>();
+  header.forEach((raw, index) => {
+    const column = raw.trim();
+    if (ignore.has(column)) return;
+    const field = mapping.rename[column] ?? column;
+    const type = fieldType(kind, field);
+    if (!type) {
+      plan.unknownColumns.push(column);
+      return;
+    }
+    const earlier = byField.get(field);
+    if (earlier !== undefined) throw new InputError(file, 1, `columns "${earlier}" and "${column}" both fill ${field}; rename or ignore one of them in the mapping file.`, 'input_duplicate_column');
+    byField.set(field, column);
+    if (field !== column) plan.columnOf[field] = column;
+    plan.columns.push({ index, column, field, path: field.split('.'), type });
+  });
+  if (header.length > 0 && !byField.has('external_account_number') && mapping.constants['external_account_number'] === undefined) {
+    throw new InputError(file, 1, 'has no external_account_number column (every record needs it to join its account); add the column, or rename the source column to it in the mapping file.', 'input_missing_key_column');
+  }
+  return plan;
+}
+
+function setPath(target: Record<string, unknown>, path: string[], value: unknown): void {
+  let node = target;
+  for (let index = 0; index < path.length - 1; index += 1) {
+    const key = path[index] as string;
+    const next = node[key];
+    if (typeof next === 'object' && next !== null && !Array.isArray(next)) node = next as Record<string, unknown>;
+    else node = node[key] = {};
+  }
+  node[path[path.length - 1] as string] = value;
+}
+
+function getPath(target: Record<string, unknown>, path: string[]): unknown {
+  let node: unknown = target;
+  for (const key of path) node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[key] : undefined;
+  return node;
+}
+
+function assign(plan: FilePlan, record: MappedRecord, field: string, path: string[], type: FieldType, raw: unknown, column: string | undefined): void {
+  const valueMap = plan.mapping.values[field];
+  const key = typeof raw === 'string' ? raw.trim() : raw;
+  const mapped = valueMap && typeof key === 'string' && Object.hasOwn(valueMap, key) ? valueMap[key] : raw;
+  if (isEmptyCell(mapped)) return;
+  const result = coerceValue(type, mapped, { mapping: plan.mapping, field, phoneCountry: plan.phoneCountry });
+  setPath(record.fields, path, result.value);
+  if (result.issue) record.issues.push({ attr: field, ...(column === undefined ? {} : { column }), ...result.issue });
+}
+
+/** Constants always apply; defaults fill fields the record left empty (input-format "The mapping file"). */
+function applyConstantsAndDefaults(plan: FilePlan, record: MappedRecord): void {
+  for (const [field, value] of Object.entries(plan.mapping.defaults)) {
+    const path = field.split('.');
+    if (getPath(record.fields, path) === undefined) assign(plan, record, field, path, fieldType(plan.kind, field) ?? 'string', value, undefined);
+  }
+  for (const [field, value] of Object.entries(plan.mapping.constants)) assign(plan, record, field, field.split('.'), fieldType(plan.kind, field) ?? 'string', value, undefined);
+}
+
+function finish(plan: FilePlan, record: MappedRecord): MappedRecord {
+  applyConstantsAndDefaults(plan, record);
+  const number = record.fields['external_account_number'];
+  const supplier = record.fields['import_supplier'];
+  record.externalAccountNumber = typeof number === 'string' && number !== '' ? number : undefined;
+  record.importSupplier = typeof supplier === 'string' && supplier !== '' ? supplier : plan.importSupplier;
+  if (KEYS_IN_PAYLOAD.has(plan.kind)) {
+    if (record.importSupplier !== undefined) record.fields['import_supplier'] = record.importSupplier;
+  } else {
+    delete record.fields['external_account_number'];
+    delete record.fields['import_supplier'];
+  }
+  return record;
+}
+
+export function mapCsvRow(plan: FilePlan, line: number, cells: string[]): MappedRecord {
+  const record: MappedRecord = { kind: plan.kind, line, externalAccountNumber: undefined, importSupplier: undefined, fields: {}, issues: [] };
+  if (cells.length !== plan.width) {
+    record.issues.push({ attr: '', code: ExportCode.wrongColumnCount, message: `the row has ${cells.length} cells but the header has ${plan.width} columns (an unquoted delimiter in a value?).` });
+  }
+  for (const column of plan.columns) assign(plan, record, column.field, column.path, column.type, cells[column.index], column.column);
+  return finish(plan, record);
+}
+
+/** Flattens the nested objects a JSON record may use (`billing_address: {...}`) into dotted columns. */
+function jsonColumns(object: Record<string, unknown>): Array<[string, unknown]> {
+  const columns: Array<[string, unknown]> = [];
+  for (const [key, value] of Object.entries(object)) {
+    if (NESTED_OBJECTS.has(key) && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      for (const [inner, innerValue] of Object.entries(value)) columns.push([`${key}.${inner}`, innerValue]);
+    } else columns.push([key, value]);
+  }
+  return columns;
+}
+
+/** Maps a JSON/NDJSON record; `unknown` collects undocumented keys (reported once per file by the caller). */
+export function mapJsonRecord(plan: FilePlan, line: number, object: Record<string, unknown>, unknown: (column: string) => void): MappedRecord {
+  const record: MappedRecord = { kind: plan.kind, line, externalAccountNumber: undefined, importSupplier: undefined, fields: {}, issues: [] };
+  const ignore = new Set(plan.mapping.ignore);
+  for (const [column, value] of jsonColumns(object)) {
+    if (ignore.has(column)) continue;
+    const field = plan.mapping.rename[column] ?? column;
+    const type = fieldType(plan.kind, field);
+    if (!type) {
+      unknown(column);
+      continue;
+    }
+    if (field !== column) plan.columnOf[field] = column;
+    assign(plan, record, field, field.split('.'), type, value, column);
+  }
+  return finish(plan, record);
+}
