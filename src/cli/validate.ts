@@ -1,0 +1,103 @@
+import cliProgress from 'cli-progress';
+import type { Command } from 'commander';
+import { stringify } from 'csv-stringify/sync';
+import { chmod, open } from 'node:fs/promises';
+import { loadMigrateConfig } from '../config/index.js';
+import { ExitCode, UsageError } from '../errors.js';
+import { openExport, type ExportReader } from '../mapping/index.js';
+import { errorRow, jsonReport, textReport, validateExport, type ExportValidation } from '../mapping/validation.js';
+
+export interface ValidateCommandOptions {
+  dir: string;
+  json?: boolean;
+  errorsCsv?: string;
+  supplier?: string;
+  config?: string;
+}
+
+const CSV_COLUMNS = ['file', 'line', 'column', 'attr', 'external_account_number', 'code', 'message'] as const;
+
+export function registerValidateCommand(program: Command, setExitCode: (code: number) => void): void {
+  program
+    .command('validate')
+    .description('Read, map and validate an export directory; report every problem with file, line, column and account. Exit 0 all valid, 1 some invalid, 2 unreadable input or bad configuration.')
+    .argument('<dir>', 'the export directory (accounts.csv, customers.csv, ...)')
+    .option('--json', 'print one JSON document { ok, accounts, errors } instead of the readable report')
+    .option('--errors-csv <file>', 'also write every error as a CSV row (file mode 0600)')
+    .option('--supplier <code>', 'import supplier code where a record has none (else MIGRATE_SUPPLIER, else the mapping file)')
+    .option('--config <file>', 'mapping file (default: migrate.config.json in the export directory, else in the working directory)')
+    .action(async (dir: string, options: Omit<ValidateCommandOptions, 'dir'>) => {
+      setExitCode(await validateCommand({ ...options, dir }));
+    });
+}
+
+/** `migrate validate <dir>`: returns the exit code; throws UsageError/InputError (exit 2) for input that cannot be read at all. */
+export async function validateCommand(options: ValidateCommandOptions): Promise<number> {
+  const config = await loadMigrateConfig({
+    cwd: process.cwd(), exportDir: options.dir, env: process.env,
+    ...(options.config === undefined ? {} : { configPath: options.config }),
+    ...(options.supplier === undefined ? {} : { supplier: options.supplier }),
+  });
+  const progress = process.stderr.isTTY ? new ProgressDisplay() : undefined;
+  let reader: ExportReader | undefined;
+  let validation: ExportValidation;
+  try {
+    reader = await openExport(options.dir, config, { onProgress: (event) => progress?.reading(event.bytes, event.totalBytes) });
+    progress?.joining(reader.summary.accounts + reader.summary.orphanAccounts);
+    validation = await validateExport(reader, { onEntry: () => progress?.tick() });
+  } finally {
+    progress?.stop();
+    await reader?.close();
+  }
+  if (options.errorsCsv !== undefined) await writeErrorsCsv(options.errorsCsv, validation);
+  if (options.json) process.stdout.write(`${JSON.stringify(jsonReport(validation), null, 2)}\n`);
+  else process.stdout.write(`${textReport(validation).join('\n')}\n`);
+  return validation.ok ? ExitCode.ok : ExitCode.someFailed;
+}
+
+/** Errors as CSV for a spreadsheet; it names customers' accounts, so only the owner may read it. */
+async function writeErrorsCsv(file: string, validation: ExportValidation): Promise<void> {
+  let handle;
+  try {
+    handle = await open(file, 'w', 0o600);
+    await chmod(file, 0o600);
+  } catch (error) {
+    throw new UsageError(`--errors-csv ${file}: cannot be written (${(error as NodeJS.ErrnoException).code ?? String(error)}).`, 'errors_csv_unwritable', error);
+  }
+  try {
+    await handle.write(stringify([], { header: true, columns: [...CSV_COLUMNS] }));
+    const rows = validation.errors.map(errorRow);
+    for (let start = 0; start < rows.length; start += 1000) {
+      await handle.write(stringify(rows.slice(start, start + 1000), { columns: [...CSV_COLUMNS] }));
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A progress bar on a terminal only: bytes while reading, accounts while validating. */
+class ProgressDisplay {
+  #bar: cliProgress.SingleBar | undefined;
+
+  reading(bytes: number, total: number): void {
+    if (!this.#bar) {
+      this.#bar = new cliProgress.SingleBar({ stream: process.stderr, format: 'reading    [{bar}] {percentage}%', hideCursor: true, clearOnComplete: true }, cliProgress.Presets.shades_classic);
+      this.#bar.start(Math.max(total, 1), 0);
+    }
+    this.#bar.update(bytes);
+  }
+
+  joining(total: number): void {
+    this.#bar?.stop();
+    this.#bar = new cliProgress.SingleBar({ stream: process.stderr, format: 'validating [{bar}] {value}/{total} accounts', hideCursor: true, clearOnComplete: true }, cliProgress.Presets.shades_classic);
+    this.#bar.start(Math.max(total, 1), 0);
+  }
+
+  tick(): void {
+    this.#bar?.increment();
+  }
+
+  stop(): void {
+    this.#bar?.stop();
+  }
+}
