@@ -1,0 +1,107 @@
+import { locateIssue } from '../mapping/locate.js';
+import type { Origin } from '../mapping/types.js';
+import type { AccountPayload, ValidationIssue } from '../schema/index.js';
+import type { AccountRow, ErrorInfo, StoredIssue } from '../ledger/index.js';
+import type { StepContext } from './context.js';
+import { classifyFailure, errorInfoOf, StopRun, type Failure } from './failure.js';
+import { afterCreate, afterStatus, afterTransferStatus, type CreateResult, type Transition } from './transitions.js';
+
+// The account-level steps: create (write-ahead), status check (reconcile or poll), resolve an
+// account known only by post-import records. Each performs one request and applies the pure
+// transition of transitions.ts to the ledger; each returns the account as it now stands.
+
+/** Applies a transition to the ledger (durably) and tells the sink; returns the updated row. */
+export async function applyTransition(ctx: StepContext, account: AccountRow, transition: Transition): Promise<AccountRow> {
+  const { patch } = transition;
+  await ctx.ledger.updateAccount(account.id, patch, { step: transition.step, from: account.state, detail: transition.detail ?? null });
+  const next: AccountRow = {
+    ...account,
+    ...Object.fromEntries(Object.entries(patch).filter(([key, value]) => value !== undefined && key !== 'addAttempt' && key !== 'addPoll')),
+    attempts: account.attempts + (patch.addAttempt ? 1 : 0),
+    polls: account.polls + (patch.addPoll ? 1 : 0),
+    error: patch.error === undefined ? account.error : patch.error,
+  } as AccountRow;
+  if (next.state !== account.state) {
+    ctx.sink.emit({
+      type: 'account', accountId: account.id, externalAccountNumber: account.externalAccountNumber, from: account.state, to: next.state,
+      ...(next.error ? { code: next.error.code } : {}),
+    });
+  }
+  return next;
+}
+
+/** Calls the service; a fatal failure stops the run, anything else comes back as a Failure value. */
+export async function call<T>(ctx: StepContext, request: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; failure: Failure }> {
+  try {
+    await ctx.beforeRequest();
+    const value = await request();
+    ctx.succeeded();
+    return { ok: true, value };
+  } catch (error) {
+    if (error instanceof StopRun) throw error;
+    const failure = classifyFailure(error);
+    ctx.failed(failure);
+    return { ok: false, failure };
+  }
+}
+
+/**
+ * Create, write-ahead: the intent (`creating`, attempt + 1) is durable before the request. An
+ * ambiguous failure is reconciled at once through the v2 status; a status that cannot be read
+ * leaves the intent for the next attempt, which reconciles before anything is resent.
+ */
+export async function createAccount(ctx: StepContext, account: AccountRow): Promise<AccountRow> {
+  const intent = await applyTransition(ctx, account, { step: 'create', detail: 'intent', patch: { state: 'creating', addAttempt: true } });
+  const payload = JSON.parse(account.payload ?? '{}') as AccountPayload;
+  const answer = await call(ctx, () => ctx.client.createAccount(payload));
+  let result: CreateResult;
+  if (!answer.ok) result = { kind: 'unsettled', error: errorInfoOf(answer.failure) };
+  else if (answer.value.kind === 'invalid') result = { kind: 'invalid', error: recordServiceIssues(ctx, account, answer.value.errors) };
+  else result = answer.value;
+  const next = await applyTransition(ctx, intent, afterCreate(intent, result, clock(ctx), ctx.settings.pollSchedule));
+  if (!answer.ok && answer.failure.class === 'ambiguous') return checkStatus(ctx, next);
+  return next;
+}
+
+/** v2 status: reconciles a `creating` account, or polls a `scheduled` one. */
+export async function checkStatus(ctx: StepContext, account: AccountRow): Promise<AccountRow> {
+  const answer = await call(ctx, () => ctx.client.getImportStatus(account.importSupplier, account.externalAccountNumber));
+  if (!answer.ok) {
+    if (account.state !== 'scheduled') return account;
+    // Could not ask: try again later, on the same schedule.
+    const retryAt = ctx.now() + ctx.settings.pollSchedule.maxDelayMs / 4;
+    return applyTransition(ctx, account, { step: 'poll', detail: answer.failure.code, patch: { nextCheckAt: retryAt, addPoll: true } });
+  }
+  return applyTransition(ctx, account, afterStatus(account, answer.value, clock(ctx), ctx.settings.pollSchedule));
+}
+
+/** v1 transfer status of an account known only by post-import records. */
+export async function resolveAccount(ctx: StepContext, account: AccountRow): Promise<AccountRow> {
+  const answer = await call(ctx, () => ctx.client.getTransferStatus(account.importSupplier, account.externalAccountNumber));
+  if (!answer.ok) {
+    return applyTransition(ctx, account, { step: 'resolve', detail: answer.failure.code, patch: { error: errorInfoOf(answer.failure) } });
+  }
+  return applyTransition(ctx, account, afterTransferStatus(answer.value));
+}
+
+function clock(ctx: StepContext): { now: number; random: number } {
+  return { now: ctx.now(), random: ctx.random() };
+}
+
+/** Stores the service's validation errors mapped back to file/line/column; returns the first as the account's error. */
+function recordServiceIssues(ctx: StepContext, account: AccountRow, errors: ValidationIssue[]): ErrorInfo {
+  const stored = JSON.parse(account.origins ?? '{}') as { origins?: Record<string, Origin>; columnOf?: Record<string, Record<string, string>> };
+  const source = { externalAccountNumber: account.externalAccountNumber, origins: stored.origins ?? {}, ...(stored.columnOf ? { columnOf: stored.columnOf } : {}) };
+  const issues: StoredIssue[] = errors.map((error) => {
+    const located = locateIssue(source, error);
+    return {
+      code: located.code, message: located.message, attr: located.attr, source: 'service',
+      ...(located.file === '' ? {} : { file: located.file, line: located.line }), column: located.column,
+    };
+  });
+  // Committed with the transition queued right after it (group commit keeps the order); a failed commit fails that one too.
+  ctx.ledger.commit(() => ctx.ledger.replaceIssues(account.id, issues)).catch(() => undefined);
+  const first = issues[0];
+  if (first === undefined) return { code: 'account_failed_validation', detail: 'the service refused the account without details' };
+  return { code: first.code, detail: first.message, attr: first.attr, file: first.file, line: first.line, column: first.column };
+}

@@ -1,0 +1,46 @@
+import type { ImportServiceClient } from '../api/types.js';
+import type { Ledger } from '../ledger/index.js';
+import type { TransactionQueryFlags } from '../schema/index.js';
+import type { EventSink } from './events.js';
+import type { Failure } from './failure.js';
+import type { PollSchedule } from './poll-schedule.js';
+
+/** Engine settings: complete inside (defaults merged by the caller). */
+export interface EngineSettings {
+  /** Requests in flight at most (--concurrency). */
+  concurrency: number;
+  /** Requests per second at most (--rate); undefined = no cap. */
+  rate: number | undefined;
+  /** Retry ERRORED accounts whose data did not change (--retry-errored). */
+  retryErrored: boolean;
+  /** Wait for processing and push post-import records (false: --no-wait, schedule only). */
+  wait: boolean;
+  /** How long to keep polling once nothing else is left to do (--wait-timeout), ms. */
+  waitTimeoutMs: number;
+  transactionFlags: TransactionQueryFlags;
+  pollSchedule: PollSchedule;
+  /** Accounts read from the ledger per page. */
+  pageSize: number;
+  /** After a stop request, how long in-flight requests may take before the run returns, ms. */
+  drainMs: number;
+  /** Consecutive transient failures (retries exhausted) after which the service counts as unreachable. */
+  maxConsecutiveFailures: number;
+  /** Plan filter hook (issue 6: --accounts, --only, --limit): accounts it rejects are left alone. */
+  accountFilter?: (account: { externalAccountNumber: string; importSupplier: string; state: string }) => boolean;
+}
+
+/** What a step needs: the ledger, the client, the settings, the clock, and the executor's bookkeeping. */
+export interface StepContext {
+  ledger: Ledger;
+  client: ImportServiceClient;
+  settings: EngineSettings;
+  sink: EventSink;
+  now(): number;
+  random(): number;
+  /** Records a failure the service gave (counts consecutive ones; raises StopRun when fatal). */
+  failed(failure: Failure): void;
+  succeeded(): void;
+  stopping(): boolean;
+  /** Awaited before every request (the --rate cap). */
+  beforeRequest(): Promise<void>;
+}

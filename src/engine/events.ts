@@ -1,0 +1,28 @@
+import type { AccountState, ItemKind } from '../ledger/index.js';
+
+/**
+ * What the engine tells the outside world. Progress bars, the final summary and (issue 6) an
+ * NDJSON log all consume the same stream through an EventSink; the engine never prints.
+ */
+export type EngineEvent =
+  | { type: 'staging'; accounts: number; orphans: number }
+  | { type: 'staged'; accounts: number; invalid: number; orphans: number; changedAfterImport: number }
+  /** The work the run starts with (accounts per state, pending items per kind). */
+  | { type: 'plan'; toCreate: number; toProcess: number; items: Record<ItemKind, number> }
+  | { type: 'account'; accountId: number; externalAccountNumber: string; from: AccountState; to: AccountState; code?: string }
+  | { type: 'items'; accountId: number; kind: ItemKind; done: number; failed: number; unknown: number }
+  | { type: 'retrying'; code: string }
+  | { type: 'stopping'; reason: StopReason; detail?: string };
+
+export type StopReason = 'finished' | 'interrupted' | 'fatal' | 'wait_timeout';
+
+export interface EventSink {
+  emit(event: EngineEvent): void;
+}
+
+/** Fans one event out to several sinks. */
+export function teeSink(...sinks: EventSink[]): EventSink {
+  return { emit: (event) => sinks.forEach((sink) => sink.emit(event)) };
+}
+
+export const nullSink: EventSink = { emit: () => undefined };

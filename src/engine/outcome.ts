@@ -1,0 +1,23 @@
+import { ExitCode } from '../errors.js';
+import type { LedgerCounts } from '../ledger/index.js';
+import type { StopReason } from './events.js';
+
+/**
+ * The exit code of a push (README "Exit codes"), from why the run stopped and what the ledger
+ * holds: 0 only when every account of the state directory is done with all its records, or
+ * (--no-wait) scheduled without failure.
+ */
+export function exitCodeOf(reason: StopReason, counts: LedgerCounts, wait: boolean): number {
+  if (reason === 'interrupted') return ExitCode.interrupted;
+  if (reason === 'fatal') return ExitCode.fatal;
+  if (reason === 'wait_timeout') return ExitCode.someFailed;
+  const accounts = counts.accounts;
+  const left = (accounts.invalid ?? 0) + (accounts.errored ?? 0) + (accounts.unresolved ?? 0) + (accounts.creating ?? 0) + (accounts.staged ?? 0);
+  const waiting = wait ? (accounts.scheduled ?? 0) + (accounts.processed ?? 0) : 0;
+  let items = 0;
+  for (const states of Object.values(counts.items)) {
+    items += (states.failed ?? 0) + (states.unknown ?? 0) + (states.held ?? 0) + (states.sending ?? 0);
+    if (wait) items += states.pending ?? 0;
+  }
+  return left + waiting + items > 0 ? ExitCode.someFailed : ExitCode.ok;
+}

@@ -1,0 +1,39 @@
+/**
+ * When a scheduled account's import status is checked next. No request slot is held while an
+ * account waits (issue 5 "Throughput"): a scheduled account is parked in the ledger with a
+ * due time, and this pure schedule spaces its checks out exponentially so that polling does
+ * not dominate the request budget, capped so a completion is noticed within `maxDelayMs`.
+ */
+export interface PollSchedule {
+  /** Delay before the first check after a 201. */
+  firstDelayMs: number;
+  /** Growth of the delay per check made. */
+  factor: number;
+  maxDelayMs: number;
+  /** Share of the delay randomised (0..1) so that accounts created together do not poll together. */
+  jitter: number;
+}
+
+export const DEFAULT_POLL_SCHEDULE = {
+  firstDelayMs: 500,
+  factor: 2,
+  maxDelayMs: 30_000,
+  jitter: 0.2,
+} as const satisfies PollSchedule;
+
+/** Delay before the next check, given how many checks were made already; `random` in [0,1). */
+export function nextPollDelay(schedule: PollSchedule, pollsMade: number, random: number): number {
+  const base = Math.min(schedule.maxDelayMs, schedule.firstDelayMs * schedule.factor ** Math.max(0, pollsMade));
+  const spread = base * schedule.jitter;
+  return Math.max(1, Math.round(base - spread / 2 + spread * random));
+}
+
+/**
+ * Whether one call of the imported-accounts list is worth making now: it answers for many
+ * parked accounts at once but returns every imported account of the supplier (the list
+ * endpoints have no pagination, real-platform-notes §5.2), so it is used only while enough
+ * accounts wait and the list is not much larger than what it can answer for.
+ */
+export function listCheckWorthwhile(parked: number, lastListSize: number, minParked = 32, maxRatio = 50): boolean {
+  return parked >= minParked && lastListSize <= parked * maxRatio;
+}

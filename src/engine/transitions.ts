@@ -1,0 +1,124 @@
+import type { V1StatusRecord, V2StatusRecord } from '../schema/index.js';
+import type { AccountPatch, AccountRow, AccountState, ErrorInfo } from '../ledger/index.js';
+import { nextPollDelay, type PollSchedule } from './poll-schedule.js';
+
+// The per-account state machine's transitions (shared/design/architecture.md), as pure
+// functions from (account, outcome, clock) to the patch the ledger applies. No I/O here:
+// tested with tables in test/engine/transitions.test.ts.
+
+export interface Clock {
+  now: number;
+  /** A number in [0, 1) for poll jitter. */
+  random: number;
+}
+
+export interface Transition {
+  patch: AccountPatch;
+  /** The step name recorded in the account's history. */
+  step: string;
+  detail?: string;
+}
+
+/** Result of POST /v2/data-import/accounts/ as the engine sees it. */
+export type CreateResult =
+  | { kind: 'scheduled' }
+  | { kind: 'already_imported'; platformAccountNumber: string }
+  | { kind: 'invalid'; error: ErrorInfo }
+  /** No answer after the request may have been sent, or retries ran out: reconcile before resending. */
+  | { kind: 'unsettled'; error: ErrorInfo };
+
+export function afterCreate(account: AccountRow, result: CreateResult, clock: Clock, schedule: PollSchedule): Transition {
+  switch (result.kind) {
+    case 'scheduled':
+      return {
+        step: 'create',
+        patch: { state: 'scheduled', sentFingerprint: account.fingerprint, error: null, nextCheckAt: clock.now + nextPollDelay(schedule, 0, clock.random) },
+      };
+    case 'already_imported':
+      // The pair was imported before (by an earlier run whose outcome was lost, or another tool): adopt it.
+      return {
+        step: 'create',
+        detail: 'already imported: adopted',
+        patch: { state: 'processed', sentFingerprint: account.fingerprint, platformAccountNumber: result.platformAccountNumber, error: null },
+      };
+    case 'invalid':
+      return { step: 'create', detail: result.error.code, patch: { state: 'invalid', error: result.error } };
+    case 'unsettled':
+      // Keep the intent: the next attempt asks the v2 status before anything is resent.
+      return { step: 'create', detail: result.error.code, patch: { state: 'creating', error: result.error } };
+  }
+}
+
+/**
+ * A v2 status answer (null = 404, no import process), for an account that is `creating`
+ * (reconciling an intent) or `scheduled` (waiting for processing).
+ */
+export function afterStatus(account: AccountRow, status: V2StatusRecord | null, clock: Clock, schedule: PollSchedule): Transition {
+  if (status === null) {
+    if (account.state === 'creating') {
+      // The create never reached the service: sending it again cannot duplicate anything.
+      return { step: 'reconcile', detail: 'no import process: create not received', patch: { state: 'staged' } };
+    }
+    return waitAgain(account, clock, schedule, 'no import process yet');
+  }
+  switch (status.status) {
+    case 'PROCESSED':
+      return {
+        step: account.state === 'creating' ? 'reconcile' : 'poll',
+        patch: { state: 'processed', sentFingerprint: account.sentFingerprint ?? account.fingerprint, platformIdentifier: status.platform_identifier, error: null, nextCheckAt: null },
+      };
+    case 'PENDING':
+    case 'IN_PROGRESS':
+      return waitAgain(account, clock, schedule, status.status);
+    case 'ERRORED':
+    case 'DRY_RUN_ERRORED':
+    case 'CANCELLED':
+    case 'DRY_RUN_SUCCEEDED': {
+      const error: ErrorInfo = {
+        code: status.latest_error?.code ?? status.status.toLowerCase(),
+        detail: status.latest_error?.detail ?? `import process ${status.status}`,
+      };
+      return { step: 'poll', detail: error.code, patch: { state: 'errored', sentFingerprint: account.sentFingerprint ?? account.fingerprint, error, nextCheckAt: null } };
+    }
+  }
+}
+
+function waitAgain(account: AccountRow, clock: Clock, schedule: PollSchedule, detail: string): Transition {
+  const pollsMade = account.state === 'scheduled' ? account.polls + 1 : 0;
+  return {
+    step: account.state === 'creating' ? 'reconcile' : 'poll',
+    detail,
+    patch: {
+      state: 'scheduled',
+      sentFingerprint: account.sentFingerprint ?? account.fingerprint,
+      addPoll: true,
+      nextCheckAt: clock.now + nextPollDelay(schedule, pollsMade, clock.random),
+    },
+  };
+}
+
+/** The imported-accounts list named this scheduled account with its platform account number. */
+export function afterListedImported(platformAccountNumber: string): Transition {
+  return { step: 'poll', detail: 'listed as imported', patch: { state: 'processed', platformAccountNumber, error: null, nextCheckAt: null } };
+}
+
+/**
+ * v1 transfer status of an account known only by post-import records (an `unresolved` account):
+ * its records are pushed once an account exists for the pair.
+ */
+export function afterTransferStatus(status: V1StatusRecord | null): Transition {
+  if (status !== null && status.status === 'COMPLETED' && status.platform_account_number !== '') {
+    return { step: 'resolve', patch: { state: 'processed', platformAccountNumber: status.platform_account_number, error: null } };
+  }
+  const detail = status === null ? 'no account for this external account number' : `import status ${status.status}`;
+  return {
+    step: 'resolve',
+    detail,
+    patch: { state: 'unresolved', error: { code: 'account_not_imported', detail: `post-import records wait: ${detail}` } },
+  };
+}
+
+/** The states the engine works on when it pulls pages from the ledger. */
+export function workableStates(retryErrored: boolean): AccountState[] {
+  return retryErrored ? ['staged', 'creating', 'processed', 'unresolved', 'errored'] : ['staged', 'creating', 'processed', 'unresolved'];
+}

@@ -1,0 +1,49 @@
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { migrate } from './migrations.js';
+
+export const LEDGER_FILE = 'ledger.sqlite';
+
+/**
+ * Makes the state directory (0700: the ledger holds personal data) if needed and returns its
+ * path. An existing directory's mode is tightened, never loosened.
+ */
+export function prepareStateDir(stateDir: string): string {
+  mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  const mode = statSync(stateDir).mode & 0o777;
+  if ((mode & 0o077) !== 0) chmodSync(stateDir, 0o700);
+  return stateDir;
+}
+
+/**
+ * Opens (creating and migrating) the ledger database of a state directory.
+ * WAL lets the status command read while a run writes. synchronous=FULL: every commit (and
+ * so every intent written before a request) survives a power loss, not only a crash of the
+ * process; the cost is amortised by group commit (writer.ts), one fsync per batch.
+ */
+export function openLedgerDb(stateDir: string): Database.Database {
+  prepareStateDir(stateDir);
+  const file = join(stateDir, LEDGER_FILE);
+  if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
+  chmodSync(file, 0o600);
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  // A bounded page cache whatever the ledger's size (negative = KiB): flat memory at 1M accounts.
+  db.pragma('cache_size = -32768');
+  migrate(db);
+  // SQLite gives -wal and -shm the database file's mode; tighten them anyway in case it did not.
+  for (const suffix of ['-wal', '-shm']) if (existsSync(file + suffix)) chmodSync(file + suffix, 0o600);
+  return db;
+}
+
+/** Opens an existing ledger read-only (status and report commands); throws if there is none. */
+export function openLedgerDbReadOnly(stateDir: string): Database.Database {
+  const file = join(stateDir, LEDGER_FILE);
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  db.pragma('busy_timeout = 5000');
+  return db;
+}

@@ -1,0 +1,36 @@
+/**
+ * The results ledger: a SQLite database (`<state>/ledger.sqlite`, WAL, 0600 in a 0700
+ * directory) of what happened to every account and post-import item. Open with `Ledger.open`.
+ *
+ * Tables (schema versioned by PRAGMA user_version, see migrations.ts):
+ * - accounts: one row per (import_supplier, external_account_number): staged payload (canonical
+ *   JSON) and its sha256 fingerprint, state (AccountState), platform account number and
+ *   identifier, attempts, polls, next status check, last error (code, detail, attr, file, line, column).
+ * - account_issues: every issue of an invalid account (local or mapped back from the service).
+ * - items: post-import records keyed by natural key (note body + created_at, transaction_id,
+ *   statement_id, payment reference), with state (ItemState), result, attempts, last error.
+ * - events: each account's history (run, time, step, from-state, to-state, detail).
+ * - runs: id, command, start, end, status, exit code, options (never secrets), counts.
+ *
+ * API for other commands (read-only): `ledger.read` (LedgerReader): counts(), accounts({states,
+ * afterId, limit}), account(supplier, number), accountsByNumber(number), history(accountId),
+ * items(accountId), itemsInStates(states, {afterId, limit}), issues(accountId), runs(limit),
+ * topErrorCodes(limit). `openLedgerReader(stateDir)` opens it without taking the run lock.
+ * The lock of a state directory: `acquireLock(stateDir)` -> LedgerLock, or LedgerLockedError.
+ */
+import { openLedgerDbReadOnly } from './db.js';
+import { LedgerReader } from './read.js';
+
+export { LEDGER_FILE, openLedgerDb, prepareStateDir } from './db.js';
+export { canonicalJson, fingerprintOf } from './fingerprint.js';
+export { Ledger, type EventNote, type NewAccount, type NewItem } from './ledger.js';
+export { acquireLock, LedgerLockedError, type LedgerLock } from './lock.js';
+export { LEDGER_SCHEMA_VERSION } from './migrations.js';
+export { LedgerReader, type LedgerCounts } from './read.js';
+export * from './types.js';
+
+/** A read-only view of a state directory's ledger, with a close function (status, report). */
+export function openLedgerReader(stateDir: string): { read: LedgerReader; close: () => void } {
+  const db = openLedgerDbReadOnly(stateDir);
+  return { read: new LedgerReader(db), close: () => db.close() };
+}

@@ -1,0 +1,243 @@
+import type Database from 'better-sqlite3';
+import { openLedgerDb } from './db.js';
+import { LedgerReader } from './read.js';
+import { setClause, toAccountRow, toItemRow } from './rows.js';
+import { GroupWriter } from './writer.js';
+import type { AccountPatch, AccountRow, AccountState, ItemKind, ItemPatch, ItemRow, ItemState, StoredIssue } from './types.js';
+
+/** What a state change records in the events table (an account's history). */
+export interface EventNote {
+  step: string;
+  from?: string | null;
+  to?: string | null;
+  detail?: string | null;
+  itemId?: number | null;
+}
+
+export interface NewAccount {
+  importSupplier: string;
+  externalAccountNumber: string;
+  state: AccountState;
+  payload: string | null;
+  fingerprint: string | null;
+  originFile: string | null;
+  originLine: number | null;
+  origins: string | null;
+}
+
+export interface NewItem {
+  accountId: number;
+  kind: ItemKind;
+  naturalKey: string;
+  body: string;
+  fingerprint: string;
+  state: ItemState;
+  originFile: string | null;
+  originLine: number | null;
+}
+
+const now = (): string => new Date().toISOString();
+
+/**
+ * The results ledger of one state directory. Synchronous methods (`*Now`, inserts) are for
+ * staging inside `batch()`; `updateAccount` / `updateItems` go through group commit and resolve
+ * once durable: the engine awaits them before a request (intent) and records outcomes with them.
+ * Read functions for status and report are on `read` (LedgerReader).
+ */
+export class Ledger {
+  readonly db: Database.Database;
+  readonly read: LedgerReader;
+  readonly #writer: GroupWriter;
+  readonly #statements = new Map<string, Database.Statement>();
+  #runId: number | null = null;
+
+  constructor(db: Database.Database) {
+    this.db = db;
+    this.read = new LedgerReader(db);
+    this.#writer = new GroupWriter(db);
+  }
+
+  static open(stateDir: string): Ledger {
+    return new Ledger(openLedgerDb(stateDir));
+  }
+
+  #prepare(sql: string): Database.Statement {
+    let statement = this.#statements.get(sql);
+    if (statement === undefined) {
+      statement = this.db.prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  /** Runs `fn` in one transaction (bulk staging: thousands of rows per commit). */
+  batch<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
+  }
+
+  // Runs ----------------------------------------------------------------------------------
+
+  /** Records a new run; runs left `running` by a process that died are marked `crashed` first. */
+  startRun(command: string, options: Record<string, unknown>): number {
+    this.#prepare(`UPDATE runs SET status = 'crashed' WHERE status = 'running'`).run();
+    const result = this.#prepare('INSERT INTO runs (command, started_at, status, options) VALUES (?, ?, ?, ?)').run(
+      command, now(), 'running', JSON.stringify(options),
+    );
+    this.#runId = Number(result.lastInsertRowid);
+    return this.#runId;
+  }
+
+  finishRun(runId: number, status: string, exitCode: number, counts: Record<string, unknown>): void {
+    this.#writer.flush();
+    this.#prepare('UPDATE runs SET ended_at = ?, status = ?, exit_code = ?, counts = ? WHERE id = ?').run(
+      now(), status, exitCode, JSON.stringify(counts), runId,
+    );
+  }
+
+  get runId(): number | null {
+    return this.#runId;
+  }
+
+  // Staging (synchronous, inside batch()) ----------------------------------------------------
+
+  findAccount(importSupplier: string, externalAccountNumber: string): AccountRow | undefined {
+    const raw = this.#prepare('SELECT * FROM accounts WHERE import_supplier = ? AND external_account_number = ?').get(
+      importSupplier, externalAccountNumber,
+    ) as Record<string, unknown> | undefined;
+    return raw === undefined ? undefined : toAccountRow(raw);
+  }
+
+  insertAccount(account: NewAccount, event: EventNote): number {
+    const at = now();
+    const result = this.#prepare(
+      `INSERT INTO accounts (import_supplier, external_account_number, state, payload, fingerprint, origin_file, origin_line,
+        origins, last_run_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(account.importSupplier, account.externalAccountNumber, account.state, account.payload, account.fingerprint,
+      account.originFile, account.originLine, account.origins, this.#runId, at, at);
+    const id = Number(result.lastInsertRowid);
+    this.#event(id, { to: account.state, ...event });
+    return id;
+  }
+
+  updateAccountNow(id: number, patch: AccountPatch, event?: EventNote): void {
+    const { sql, params } = setClause(patch, 'account');
+    this.#prepare(`UPDATE accounts SET ${sql}${sql ? ', ' : ''}last_run_id = ?, updated_at = ? WHERE id = ?`).run(
+      ...params, this.#runId, now(), id,
+    );
+    if (event !== undefined) this.#event(id, { to: patch.state ?? null, ...event });
+  }
+
+  replaceIssues(accountId: number, issues: readonly StoredIssue[]): void {
+    this.#prepare('DELETE FROM account_issues WHERE account_id = ?').run(accountId);
+    const insert = this.#prepare(
+      'INSERT INTO account_issues (account_id, code, message, attr, file, line, column_name, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+    for (const issue of issues) {
+      insert.run(accountId, issue.code, issue.message, issue.attr ?? null, issue.file ?? null, issue.line ?? null,
+        issue.column ?? null, issue.source);
+    }
+  }
+
+  accountById(id: number): AccountRow | undefined {
+    const raw = this.#prepare('SELECT * FROM accounts WHERE id = ?').get(id) as Record<string, unknown> | undefined;
+    return raw === undefined ? undefined : toAccountRow(raw);
+  }
+
+  findItem(accountId: number, kind: ItemKind, naturalKey: string): ItemRow | undefined {
+    const raw = this.#prepare('SELECT * FROM items WHERE account_id = ? AND kind = ? AND natural_key = ?').get(
+      accountId, kind, naturalKey,
+    ) as Record<string, unknown> | undefined;
+    return raw === undefined ? undefined : toItemRow(raw);
+  }
+
+  insertItem(item: NewItem): number {
+    const result = this.#prepare(
+      `INSERT INTO items (account_id, kind, natural_key, body, fingerprint, state, origin_file, origin_line, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(item.accountId, item.kind, item.naturalKey, item.body, item.fingerprint, item.state, item.originFile,
+      item.originLine, now());
+    return Number(result.lastInsertRowid);
+  }
+
+  updateItemsNow(ids: readonly number[], patch: ItemPatch, event?: EventNote & { accountId: number }): void {
+    const { sql, params } = setClause(patch, 'item');
+    const statement = this.#prepare(`UPDATE items SET ${sql}${sql ? ', ' : ''}updated_at = ? WHERE id = ?`);
+    for (const id of ids) statement.run(...params, now(), id);
+    if (event !== undefined) {
+      const detail = event.detail ?? null;
+      for (const id of ids) this.#event(event.accountId, { ...event, to: patch.state ?? null, itemId: id, detail });
+    }
+  }
+
+  // Engine (group commit) -------------------------------------------------------------------
+
+  /** Applies a patch and records the event; resolves once durable. */
+  updateAccount(id: number, patch: AccountPatch, event?: EventNote): Promise<void> {
+    return this.#writer.write(() => this.updateAccountNow(id, patch, event));
+  }
+
+  updateItems(ids: readonly number[], patch: ItemPatch, event?: EventNote & { accountId: number }): Promise<void> {
+    return this.#writer.write(() => this.updateItemsNow(ids, patch, event));
+  }
+
+  /** Several writes committed together (e.g. an item outcome and the account's next state). */
+  commit(apply: () => void): Promise<void> {
+    return this.#writer.write(apply);
+  }
+
+  /** Accounts in `states` with id > afterId, in id order: the engine's pages (keyset paging, never OFFSET). */
+  pageAccounts(states: readonly AccountState[], afterId: number, limit: number): AccountRow[] {
+    const marks = states.map(() => '?').join(', ');
+    const rows = this.#prepare(`SELECT * FROM accounts WHERE id > ? AND state IN (${marks}) ORDER BY id LIMIT ?`).all(
+      afterId, ...states, limit,
+    ) as Array<Record<string, unknown>>;
+    return rows.map(toAccountRow);
+  }
+
+  /** Scheduled accounts whose next status check is due, earliest first. */
+  dueChecks(nowMs: number, limit: number): AccountRow[] {
+    const rows = this.#prepare(
+      `SELECT * FROM accounts WHERE state = 'scheduled' AND next_check_at <= ? ORDER BY next_check_at LIMIT ?`,
+    ).all(nowMs, limit) as Array<Record<string, unknown>>;
+    return rows.map(toAccountRow);
+  }
+
+  /** When the earliest scheduled account is due (ms), or null when none is scheduled. */
+  nextCheckAt(): number | null {
+    const raw = this.#prepare(`SELECT MIN(next_check_at) AS at FROM accounts WHERE state = 'scheduled'`).get() as { at: number | null };
+    return raw.at;
+  }
+
+  /** Import suppliers that have scheduled accounts (for the imported-accounts list call). */
+  scheduledSuppliers(): string[] {
+    const rows = this.#prepare(`SELECT DISTINCT import_supplier AS s FROM accounts WHERE state = 'scheduled' LIMIT 20`).all() as Array<{ s: string }>;
+    return rows.map((row) => row.s);
+  }
+
+  countInState(state: AccountState): number {
+    return (this.#prepare('SELECT COUNT(*) AS n FROM accounts WHERE state = ?').get(state) as { n: number }).n;
+  }
+
+  itemsOf(accountId: number, kind: ItemKind, states: readonly ItemState[]): ItemRow[] {
+    const marks = states.map(() => '?').join(', ');
+    const rows = this.#prepare(`SELECT * FROM items WHERE account_id = ? AND kind = ? AND state IN (${marks}) ORDER BY id`).all(
+      accountId, kind, ...states,
+    ) as Array<Record<string, unknown>>;
+    return rows.map(toItemRow);
+  }
+
+  #event(accountId: number, event: EventNote): void {
+    this.#prepare(
+      'INSERT INTO events (run_id, account_id, item_id, at, step, from_state, to_state, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    ).run(this.#runId, accountId, event.itemId ?? null, now(), event.step, event.from ?? null, event.to ?? null, event.detail ?? null);
+  }
+
+  /** Commits what is queued, checkpoints the WAL and closes the database. */
+  close(): void {
+    this.#writer.flush();
+    if (this.db.open) {
+      this.db.pragma('wal_checkpoint(TRUNCATE)');
+      this.db.close();
+    }
+  }
+}

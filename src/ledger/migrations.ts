@@ -1,0 +1,96 @@
+import type Database from 'better-sqlite3';
+
+// Versioned schema of the ledger. PRAGMA user_version holds the number of migrations applied;
+// a migration is never edited once released: add a new one instead.
+const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE runs (
+    id INTEGER PRIMARY KEY,
+    command TEXT NOT NULL,
+    started_at TEXT NOT NULL,
+    ended_at TEXT,
+    status TEXT NOT NULL,            -- running | finished | interrupted | fatal | crashed
+    exit_code INTEGER,
+    options TEXT NOT NULL,           -- JSON; never holds a secret
+    counts TEXT                      -- JSON of the final counts
+  );
+  CREATE TABLE accounts (
+    id INTEGER PRIMARY KEY,
+    import_supplier TEXT NOT NULL,
+    external_account_number TEXT NOT NULL,
+    state TEXT NOT NULL,
+    payload TEXT,                    -- canonical JSON of the staged payload; NULL: known only by post-import records
+    fingerprint TEXT,                -- sha256 of payload
+    sent_fingerprint TEXT,           -- fingerprint of the payload the service was sent
+    changed_fingerprint TEXT,        -- set when the data changed after the account was imported
+    origin_file TEXT,
+    origin_line INTEGER,
+    origins TEXT,                    -- JSON: payload attr prefix -> {file, line, column}
+    platform_account_number TEXT,
+    platform_identifier TEXT,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    polls INTEGER NOT NULL DEFAULT 0,
+    next_check_at INTEGER,           -- ms since epoch: when a scheduled account is polled next
+    error_code TEXT, error_detail TEXT, error_attr TEXT, error_file TEXT, error_line INTEGER, error_column TEXT,
+    last_run_id INTEGER,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    UNIQUE (import_supplier, external_account_number)
+  );
+  CREATE INDEX accounts_by_state ON accounts (state, id);
+  CREATE INDEX accounts_by_check ON accounts (state, next_check_at);
+  CREATE TABLE account_issues (
+    account_id INTEGER NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+    code TEXT NOT NULL, message TEXT NOT NULL, attr TEXT, file TEXT, line INTEGER, column_name TEXT,
+    source TEXT NOT NULL             -- local | service
+  );
+  CREATE INDEX account_issues_by_account ON account_issues (account_id);
+  CREATE TABLE items (
+    id INTEGER PRIMARY KEY,
+    account_id INTEGER NOT NULL REFERENCES accounts (id),
+    kind TEXT NOT NULL,              -- note | transaction | statement | payment_instruction
+    natural_key TEXT NOT NULL,
+    body TEXT NOT NULL,              -- canonical JSON of the record as sent
+    fingerprint TEXT NOT NULL,
+    changed_fingerprint TEXT,
+    state TEXT NOT NULL,             -- pending | held | sending | done | failed | unknown
+    result TEXT,                     -- the service's answer, e.g. NOTE_ALREADY_EXISTS
+    attempts INTEGER NOT NULL DEFAULT 0,
+    origin_file TEXT, origin_line INTEGER,
+    error_code TEXT, error_detail TEXT, error_attr TEXT, error_file TEXT, error_line INTEGER, error_column TEXT,
+    updated_at TEXT NOT NULL,
+    UNIQUE (account_id, kind, natural_key)
+  );
+  CREATE INDEX items_by_account ON items (account_id, kind, state);
+  CREATE INDEX items_by_state ON items (state, kind);
+  CREATE TABLE events (
+    id INTEGER PRIMARY KEY,
+    run_id INTEGER,
+    account_id INTEGER NOT NULL,
+    item_id INTEGER,
+    at TEXT NOT NULL,
+    step TEXT NOT NULL,
+    from_state TEXT,
+    to_state TEXT,
+    detail TEXT
+  );
+  CREATE INDEX events_by_account ON events (account_id, id);
+  `,
+];
+
+export const LEDGER_SCHEMA_VERSION = MIGRATIONS.length;
+
+/** Applies the migrations not applied yet, each in its own transaction. */
+export function migrate(db: Database.Database): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > MIGRATIONS.length) {
+    throw new Error(`the ledger has schema version ${current}, newer than this migrate (${MIGRATIONS.length}); upgrade migrate`);
+  }
+  for (let version = current; version < MIGRATIONS.length; version += 1) {
+    const sql = MIGRATIONS[version] ?? '';
+    db.transaction(() => {
+      db.exec(sql);
+      db.pragma(`user_version = ${version + 1}`);
+    })();
+  }
+}

@@ -1,0 +1,132 @@
+import type Database from 'better-sqlite3';
+import { toAccountRow, toItemRow } from './rows.js';
+import type { AccountRow, AccountState, ItemKind, ItemRow, ItemState, LedgerEvent, RunRow, StoredIssue } from './types.js';
+
+type Raw = Record<string, unknown>;
+
+/** Counts of accounts per state, and of items per kind and state. */
+export interface LedgerCounts {
+  accounts: Partial<Record<AccountState, number>>;
+  items: Partial<Record<ItemKind, Partial<Record<ItemState, number>>>>;
+  /** Accounts whose export data changed after they were imported (the service cannot update them). */
+  changedAfterImport: number;
+}
+
+/**
+ * Read-only queries over the ledger, for `push`'s summary and the `status` / `report` commands.
+ * Every list is paged by key (`afterId`), never by OFFSET, so a page costs the same at any depth.
+ */
+export class LedgerReader {
+  readonly #db: Database.Database;
+
+  constructor(db: Database.Database) {
+    this.#db = db;
+  }
+
+  counts(): LedgerCounts {
+    const accounts: LedgerCounts['accounts'] = {};
+    for (const row of this.#db.prepare('SELECT state, COUNT(*) AS n FROM accounts GROUP BY state').all() as Raw[]) {
+      accounts[row['state'] as AccountState] = Number(row['n']);
+    }
+    const items: LedgerCounts['items'] = {};
+    for (const row of this.#db.prepare('SELECT kind, state, COUNT(*) AS n FROM items GROUP BY kind, state').all() as Raw[]) {
+      const kind = row['kind'] as ItemKind;
+      (items[kind] ??= {})[row['state'] as ItemState] = Number(row['n']);
+    }
+    const changed = this.#db.prepare('SELECT COUNT(*) AS n FROM accounts WHERE changed_fingerprint IS NOT NULL').get() as Raw;
+    return { accounts, items, changedAfterImport: Number(changed['n']) };
+  }
+
+  /** Accounts, optionally only in some states, in id order after `afterId`. */
+  accounts(options: { states?: readonly AccountState[]; afterId?: number; limit?: number } = {}): AccountRow[] {
+    const states = options.states ?? [];
+    const where = states.length > 0 ? `AND state IN (${states.map(() => '?').join(', ')})` : '';
+    const rows = this.#db
+      .prepare(`SELECT * FROM accounts WHERE id > ? ${where} ORDER BY id LIMIT ?`)
+      .all(options.afterId ?? 0, ...states, options.limit ?? 100) as Raw[];
+    return rows.map(toAccountRow);
+  }
+
+  account(importSupplier: string, externalAccountNumber: string): AccountRow | undefined {
+    const raw = this.#db
+      .prepare('SELECT * FROM accounts WHERE import_supplier = ? AND external_account_number = ?')
+      .get(importSupplier, externalAccountNumber) as Raw | undefined;
+    return raw === undefined ? undefined : toAccountRow(raw);
+  }
+
+  /** Accounts with this external account number under any supplier. */
+  accountsByNumber(externalAccountNumber: string): AccountRow[] {
+    return (this.#db.prepare('SELECT * FROM accounts WHERE external_account_number = ? ORDER BY id').all(externalAccountNumber) as Raw[]).map(toAccountRow);
+  }
+
+  /** One account's history, oldest first. */
+  history(accountId: number): LedgerEvent[] {
+    const rows = this.#db.prepare('SELECT * FROM events WHERE account_id = ? ORDER BY id').all(accountId) as Raw[];
+    return rows.map((row) => ({
+      id: Number(row['id']),
+      runId: row['run_id'] === null ? null : Number(row['run_id']),
+      accountId: Number(row['account_id']),
+      itemId: row['item_id'] === null ? null : Number(row['item_id']),
+      at: String(row['at']),
+      step: String(row['step']),
+      fromState: (row['from_state'] as string | null) ?? null,
+      toState: (row['to_state'] as string | null) ?? null,
+      detail: (row['detail'] as string | null) ?? null,
+    }));
+  }
+
+  items(accountId: number): ItemRow[] {
+    return (this.#db.prepare('SELECT * FROM items WHERE account_id = ? ORDER BY kind, id').all(accountId) as Raw[]).map(toItemRow);
+  }
+
+  /** Items in some states (e.g. failed, unknown) across accounts, paged by item id. */
+  itemsInStates(states: readonly ItemState[], options: { afterId?: number; limit?: number } = {}): ItemRow[] {
+    const marks = states.map(() => '?').join(', ');
+    const rows = this.#db
+      .prepare(`SELECT * FROM items WHERE id > ? AND state IN (${marks}) ORDER BY id LIMIT ?`)
+      .all(options.afterId ?? 0, ...states, options.limit ?? 100) as Raw[];
+    return rows.map(toItemRow);
+  }
+
+  issues(accountId: number): StoredIssue[] {
+    const rows = this.#db.prepare('SELECT * FROM account_issues WHERE account_id = ? ORDER BY rowid').all(accountId) as Raw[];
+    return rows.map((row) => ({
+      code: String(row['code']),
+      message: String(row['message']),
+      attr: (row['attr'] as string | null) ?? undefined,
+      file: (row['file'] as string | null) ?? undefined,
+      line: (row['line'] as number | null) ?? undefined,
+      column: (row['column_name'] as string | null) ?? undefined,
+      source: row['source'] === 'service' ? 'service' : 'local',
+    }));
+  }
+
+  /** Runs, newest first. */
+  runs(limit = 20): RunRow[] {
+    const rows = this.#db.prepare('SELECT * FROM runs ORDER BY id DESC LIMIT ?').all(limit) as Raw[];
+    return rows.map((row) => ({
+      id: Number(row['id']),
+      command: String(row['command']),
+      startedAt: String(row['started_at']),
+      endedAt: (row['ended_at'] as string | null) ?? null,
+      status: String(row['status']),
+      exitCode: (row['exit_code'] as number | null) ?? null,
+      options: JSON.parse(String(row['options'])) as Record<string, unknown>,
+      counts: row['counts'] === null ? null : (JSON.parse(String(row['counts'])) as Record<string, unknown>),
+    }));
+  }
+
+  /** The most frequent last-error codes of accounts and items (summary table). */
+  topErrorCodes(limit = 5): Array<{ code: string; count: number }> {
+    const rows = this.#db
+      .prepare(
+        `SELECT code, SUM(n) AS n FROM (
+           SELECT error_code AS code, COUNT(*) AS n FROM accounts WHERE error_code IS NOT NULL AND state IN ('invalid','errored','staged','unresolved') GROUP BY error_code
+           UNION ALL
+           SELECT error_code AS code, COUNT(*) AS n FROM items WHERE error_code IS NOT NULL AND state IN ('failed','unknown','held','pending') GROUP BY error_code
+         ) GROUP BY code ORDER BY n DESC, code LIMIT ?`,
+      )
+      .all(limit) as Raw[];
+    return rows.map((row) => ({ code: String(row['code']), count: Number(row['n']) }));
+  }
+}

@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_POLL_SCHEDULE, listCheckWorthwhile, nextPollDelay } from '../../src/engine/poll-schedule.js';
+
+describe('nextPollDelay', () => {
+  it('grows geometrically to the cap', () => {
+    const schedule = { ...DEFAULT_POLL_SCHEDULE, jitter: 0 };
+    expect([0, 1, 2, 3, 10, 100].map((n) => nextPollDelay(schedule, n, 0.3))).toEqual([500, 1000, 2000, 4000, 30_000, 30_000]);
+  });
+
+  it('spreads checks of accounts created together within the jitter share', () => {
+    const low = nextPollDelay(DEFAULT_POLL_SCHEDULE, 2, 0);
+    const high = nextPollDelay(DEFAULT_POLL_SCHEDULE, 2, 0.999);
+    expect(low).toBe(1800);
+    expect(high).toBeGreaterThan(2190);
+    expect(high).toBeLessThanOrEqual(2200);
+  });
+});
+
+describe('listCheckWorthwhile', () => {
+  it.each([
+    [10, 0, false],
+    [32, 0, true],
+    [100, 5000, true],
+    [100, 5001, false],
+  ])('%i parked, last list %i -> %s', (parked, size, expected) => {
+    expect(listCheckWorthwhile(parked, size)).toBe(expected);
+  });
+});

@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import type { AccountRow } from '../../src/ledger/index.js';
+import { afterCreate, afterListedImported, afterStatus, afterTransferStatus, workableStates } from '../../src/engine/transitions.js';
+import type { V2StatusRecord } from '../../src/schema/index.js';
+
+const schedule = { firstDelayMs: 1000, factor: 2, maxDelayMs: 8000, jitter: 0 };
+const clock = { now: 1_000_000, random: 0.5 };
+
+function account(overrides: Partial<AccountRow> = {}): AccountRow {
+  return {
+    id: 1, importSupplier: 'ACME', externalAccountNumber: 'A-1', state: 'creating', payload: '{}', fingerprint: 'f1', sentFingerprint: null,
+    changedFingerprint: null, originFile: 'accounts.csv', originLine: 2, origins: null, platformAccountNumber: null, platformIdentifier: null,
+    attempts: 1, polls: 0, nextCheckAt: null, error: null, lastRunId: 1, createdAt: '', updatedAt: '', ...overrides,
+  };
+}
+
+function status(value: V2StatusRecord['status'], extra: Partial<V2StatusRecord> = {}): V2StatusRecord {
+  return { status: value, platform_identifier: null, created_at: 'x', modified_at: 'x', latest_error: null, ...extra };
+}
+
+describe('afterCreate', () => {
+  it.each([
+    [{ kind: 'scheduled' } as const, 'scheduled'],
+    [{ kind: 'already_imported', platformAccountNumber: 'P-9' } as const, 'processed'],
+    [{ kind: 'invalid', error: { code: 'invalid_phone_number', detail: 'x' } } as const, 'invalid'],
+    [{ kind: 'unsettled', error: { code: 'connection_reset', detail: 'x' } } as const, 'creating'],
+  ])('%o -> %s', (result, state) => {
+    expect(afterCreate(account(), result, clock, schedule).patch.state).toBe(state);
+  });
+
+  it('schedules the first check after the first delay and records what was sent', () => {
+    const { patch } = afterCreate(account(), { kind: 'scheduled' }, clock, schedule);
+    expect(patch).toMatchObject({ nextCheckAt: clock.now + 1000, sentFingerprint: 'f1', error: null });
+  });
+
+  it('adopts the account number of an account imported before', () => {
+    expect(afterCreate(account(), { kind: 'already_imported', platformAccountNumber: 'P-9' }, clock, schedule).patch.platformAccountNumber).toBe('P-9');
+  });
+});
+
+describe('afterStatus', () => {
+  it.each([
+    ['creating', null, 'staged'],
+    ['scheduled', null, 'scheduled'],
+    ['creating', 'PENDING', 'scheduled'],
+    ['scheduled', 'IN_PROGRESS', 'scheduled'],
+    ['scheduled', 'PROCESSED', 'processed'],
+    ['creating', 'PROCESSED', 'processed'],
+    ['scheduled', 'ERRORED', 'errored'],
+    ['scheduled', 'CANCELLED', 'errored'],
+    ['scheduled', 'DRY_RUN_ERRORED', 'errored'],
+  ] as const)('%s + %s -> %s', (from, answer, to) => {
+    const result = afterStatus(account({ state: from }), answer === null ? null : status(answer), clock, schedule);
+    expect(result.patch.state).toBe(to);
+  });
+
+  it('records latest_error of an ERRORED import', () => {
+    const result = afterStatus(account({ state: 'scheduled' }), status('ERRORED', { latest_error: { code: 'BAD', detail: 'meter', domain: 'd' } }), clock, schedule);
+    expect(result.patch.error).toEqual({ code: 'BAD', detail: 'meter' });
+  });
+
+  it('backs off per account: the delay doubles with each check, up to the cap', () => {
+    const delays = [0, 1, 2, 3, 4, 5].map((polls) => (afterStatus(account({ state: 'scheduled', polls }), status('PENDING'), clock, schedule).patch.nextCheckAt ?? 0) - clock.now);
+    expect(delays).toEqual([2000, 4000, 8000, 8000, 8000, 8000]);
+  });
+
+  it('keeps the platform identifier of a processed import', () => {
+    expect(afterStatus(account({ state: 'scheduled' }), status('PROCESSED', { platform_identifier: 'K-1' }), clock, schedule).patch.platformIdentifier).toBe('K-1');
+  });
+});
+
+describe('account known only by post-import records', () => {
+  it.each([
+    [null, 'unresolved'],
+    [{ status: 'UNKNOWN', platform_account_number: '' }, 'unresolved'],
+    [{ status: 'IN_PROGRESS', platform_account_number: '' }, 'unresolved'],
+    [{ status: 'COMPLETED', platform_account_number: 'P-1' }, 'processed'],
+  ] as const)('%o -> %s', (answer, to) => {
+    expect(afterTransferStatus(answer === null ? null : { ...answer }).patch.state).toBe(to);
+  });
+
+  it('a listed import is processed with its account number', () => {
+    expect(afterListedImported('P-2').patch).toMatchObject({ state: 'processed', platformAccountNumber: 'P-2' });
+  });
+});
+
+describe('workableStates', () => {
+  it('takes errored accounts only with --retry-errored', () => {
+    expect(workableStates(false)).not.toContain('errored');
+    expect(workableStates(true)).toContain('errored');
+    expect(workableStates(true)).not.toContain('scheduled');
+  });
+});

@@ -1,0 +1,136 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { acquireLock, canonicalJson, fingerprintOf, Ledger, LEDGER_FILE, LEDGER_SCHEMA_VERSION, LedgerLockedError, openLedgerReader } from '../../src/ledger/index.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'ledger-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const newAccount = (n: number, state: 'staged' | 'invalid' = 'staged') => ({
+  importSupplier: 'ACME', externalAccountNumber: `A-${n}`, state, payload: '{}', fingerprint: 'f', originFile: 'accounts.csv', originLine: n + 1, origins: null,
+});
+
+describe('opening a ledger', () => {
+  it('creates a 0700 state directory and 0600 database files, with WAL and the current schema version', () => {
+    const state = join(dir, 'state');
+    const ledger = Ledger.open(state);
+    ledger.batch(() => ledger.insertAccount(newAccount(1), { step: 'stage' }));
+    expect(statSync(state).mode & 0o777).toBe(0o700);
+    expect(statSync(join(state, LEDGER_FILE)).mode & 0o777).toBe(0o600);
+    expect(statSync(join(state, `${LEDGER_FILE}-wal`)).mode & 0o777).toBe(0o600);
+    expect(ledger.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(ledger.db.pragma('synchronous', { simple: true })).toBe(2);
+    expect(ledger.db.pragma('user_version', { simple: true })).toBe(LEDGER_SCHEMA_VERSION);
+    ledger.close();
+  });
+
+  it('tightens a state directory readable by others', () => {
+    mkdirSync(join(dir, 'loose'), { mode: 0o755 });
+    Ledger.open(join(dir, 'loose')).close();
+    expect(statSync(join(dir, 'loose')).mode & 0o777).toBe(0o700);
+  });
+
+  it('refuses a ledger written by a newer migrate', () => {
+    const file = join(dir, LEDGER_FILE);
+    const db = new Database(file);
+    db.pragma('user_version = 99');
+    db.close();
+    expect(() => Ledger.open(dir)).toThrow(/newer than this migrate/);
+  });
+
+  it('keeps data across reopen and migrates once', () => {
+    const ledger = Ledger.open(dir);
+    ledger.batch(() => ledger.insertAccount(newAccount(1), { step: 'stage' }));
+    ledger.close();
+    const again = Ledger.open(dir);
+    expect(again.findAccount('ACME', 'A-1')?.state).toBe('staged');
+    again.close();
+  });
+});
+
+describe('writes and reads', () => {
+  it('group-commits queued updates in order, records history, and pages by id', async () => {
+    const ledger = Ledger.open(dir);
+    ledger.startRun('push', { concurrency: 8 });
+    const ids = ledger.batch(() => Array.from({ length: 10 }, (_, n) => ledger.insertAccount(newAccount(n), { step: 'stage' })));
+    const id = ids[0] ?? 0;
+    await Promise.all([
+      ledger.updateAccount(id, { state: 'creating', addAttempt: true }, { step: 'create', from: 'staged', detail: 'intent' }),
+      ledger.updateAccount(id, { state: 'scheduled', nextCheckAt: 5 }, { step: 'create', from: 'creating' }),
+    ]);
+    const row = ledger.accountById(id);
+    expect(row).toMatchObject({ state: 'scheduled', attempts: 1, nextCheckAt: 5 });
+    expect(ledger.read.history(id).map((event) => [event.step, event.fromState, event.toState])).toEqual([
+      ['stage', null, 'staged'], ['create', 'staged', 'creating'], ['create', 'creating', 'scheduled'],
+    ]);
+    const first = ledger.pageAccounts(['staged'], 0, 4);
+    expect(first.map((account) => account.externalAccountNumber)).toEqual(['A-1', 'A-2', 'A-3', 'A-4']);
+    const second = ledger.pageAccounts(['staged'], first.at(-1)?.id ?? 0, 100);
+    expect(second).toHaveLength(5);
+    expect(ledger.dueChecks(4, 10)).toHaveLength(0);
+    expect(ledger.dueChecks(5, 10).map((account) => account.id)).toEqual([id]);
+    ledger.close();
+  });
+
+  it('stores errors with their origin and counts them', async () => {
+    const ledger = Ledger.open(dir);
+    const id = ledger.batch(() => ledger.insertAccount(newAccount(1, 'invalid'), { step: 'stage' }));
+    const itemId = ledger.batch(() => ledger.insertItem({ accountId: id, kind: 'note', naturalKey: 'k', body: '{}', fingerprint: 'x', state: 'pending', originFile: 'notes.csv', originLine: 3 }));
+    await ledger.updateAccount(id, { error: { code: 'invalid_phone_number', detail: 'bad', attr: 'customers.0.mobile', file: 'customers.csv', line: 4, column: 'mobile' } });
+    await ledger.updateItems([itemId], { state: 'failed', error: { code: 'x', detail: 'y', file: 'notes.csv', line: 3 } }, { accountId: id, step: 'note' });
+    expect(ledger.accountById(id)?.error).toEqual({ code: 'invalid_phone_number', detail: 'bad', attr: 'customers.0.mobile', file: 'customers.csv', line: 4, column: 'mobile' });
+    expect(ledger.read.counts()).toEqual({ accounts: { invalid: 1 }, items: { note: { failed: 1 } }, changedAfterImport: 0 });
+    expect(ledger.read.topErrorCodes()).toEqual([{ code: 'invalid_phone_number', count: 1 }, { code: 'x', count: 1 }]);
+    ledger.close();
+  });
+
+  it('marks runs a dead process left running as crashed', () => {
+    const ledger = Ledger.open(dir);
+    const first = ledger.startRun('push', {});
+    ledger.startRun('push', {});
+    expect(ledger.read.runs().find((run) => run.id === first)?.status).toBe('crashed');
+    ledger.close();
+    const reader = openLedgerReader(dir);
+    expect(reader.read.runs()).toHaveLength(2);
+    reader.close();
+  });
+});
+
+describe('fingerprints', () => {
+  it('ignore key order but not array order', () => {
+    expect(canonicalJson({ b: 1, a: { d: 2, c: [3, 1] } })).toBe('{"a":{"c":[3,1],"d":2},"b":1}');
+    expect(fingerprintOf({ a: 1, b: 2 })).toBe(fingerprintOf({ b: 2, a: 1 }));
+    expect(fingerprintOf([1, 2])).not.toBe(fingerprintOf([2, 1]));
+  });
+});
+
+describe('the state directory lock', () => {
+  it('a second holder is refused while the first holds it, and admitted after release', async () => {
+    const lock = await acquireLock(dir);
+    await expect(acquireLock(dir)).rejects.toBeInstanceOf(LedgerLockedError);
+    await lock.release();
+    const again = await acquireLock(dir);
+    await again.release();
+  });
+
+  it('a lock left by a dead process on this host is taken over at once', async () => {
+    const child = spawn(process.execPath, ['-e', '0']);
+    const deadPid = await new Promise<number>((resolve) => child.on('exit', () => resolve(child.pid ?? 0)));
+    mkdirSync(join(dir, 'run.lock'));
+    writeFileSync(join(dir, 'run.holder.json'), JSON.stringify({ pid: deadPid, host: hostname(), ino: statSync(join(dir, 'run.lock')).ino }));
+    const lock = await acquireLock(dir);
+    await lock.release();
+  });
+
+  it('a lock of a live process is not taken over', async () => {
+    mkdirSync(join(dir, 'run.lock'));
+    writeFileSync(join(dir, 'run.holder.json'), JSON.stringify({ pid: process.ppid, host: hostname(), ino: statSync(join(dir, 'run.lock')).ino }));
+    await expect(acquireLock(dir)).rejects.toThrow(/another migrate run \(pid \d+\) holds/);
+  });
+});
