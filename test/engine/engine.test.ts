@@ -1,0 +1,175 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEFAULT_ENGINE_SETTINGS, nullSink, runPush, type EngineSettings } from '../../src/engine/index.js';
+import { Ledger } from '../../src/ledger/index.js';
+import type { ExportEntry } from '../../src/mapping/types.js';
+import { accountEntry, orphanEntry, stream, type AccountSpec } from './build.js';
+import { FakeService } from './fake-service.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'engine-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const fast: EngineSettings = { ...DEFAULT_ENGINE_SETTINGS, pollSchedule: { firstDelayMs: 5, factor: 2, maxDelayMs: 20, jitter: 0 }, waitTimeoutMs: 5_000, drainMs: 1_000 };
+
+async function push(service: FakeService, entries: ExportEntry[] | undefined, settings: Partial<EngineSettings> = {}, signal?: AbortSignal) {
+  const ledger = Ledger.open(dir);
+  ledger.startRun('push', {});
+  try {
+    return await runPush({ ledger, client: service, settings: { ...fast, ...settings }, sink: nullSink, entries: entries && stream(entries), ...(signal ? { signal } : {}) });
+  } finally {
+    ledger.close();
+  }
+}
+
+const full = (n: number): AccountSpec => ({ number: `A-${n}`, notes: [`note ${n}`], transactions: [`T-${n}-1`, `T-${n}-2`], statements: [`S-${n}`], paymentInstructions: [`PI-${n}`] });
+
+function expectExact(service: FakeService, specs: AccountSpec[]): void {
+  for (const spec of specs) {
+    const account = service.accounts.get(spec.number);
+    expect(account?.creates, spec.number).toBe(1);
+    expect(account?.notes.map((note) => note.body)).toEqual(spec.notes ?? []);
+    expect(account?.transactions).toEqual(spec.transactions ?? []);
+    expect(account?.statements).toEqual(spec.statements ?? []);
+    expect(account?.paymentInstructions).toEqual(spec.paymentInstructions ?? []);
+  }
+}
+
+describe('push engine against an in-memory service', () => {
+  it('imports every valid account once with its records, holds invalid ones back, and a rerun sends nothing', async () => {
+    const specs = Array.from({ length: 30 }, (_, n) => full(n));
+    const service = new FakeService();
+    const result = await push(service, [...specs.map((spec, n) => accountEntry(spec, n + 2)), accountEntry({ number: 'BAD-1', notes: ['x'], invalid: true })], { concurrency: 4 });
+    expect(result.reason).toBe('finished');
+    expectExact(service, specs);
+    expect(service.accounts.has('BAD-1')).toBe(false);
+    expect(service.maxInFlight).toBeLessThanOrEqual(4);
+    expect(result.counts.accounts).toEqual({ done: 30, invalid: 1 });
+    expect(result.exitCode).toBe(1);
+    const calls = service.calls.length;
+    const again = await push(service, [...specs.map((spec, n) => accountEntry(spec, n + 2)), accountEntry({ number: 'BAD-1', notes: ['x'], invalid: true })]);
+    expect(service.calls.length).toBe(calls);
+    expect(again.exitCode).toBe(1);
+  });
+
+  it('reconciles an ambiguous create through the status instead of resending it', async () => {
+    const service = new FakeService();
+    service.fault = (method, n) => (method === 'create' && n === 1 ? 'ambiguous' : 'none');
+    const result = await push(service, [accountEntry(full(1))]);
+    expect(result.exitCode).toBe(0);
+    expectExact(service, [full(1)]);
+    expect(service.calls.filter((call) => call === 'create')).toHaveLength(1);
+  });
+
+  it('resends a create the service never received', async () => {
+    const service = new FakeService();
+    service.fault = (method, n) => (method === 'create' && n === 1 ? 'drop' : 'none');
+    const result = await push(service, [accountEntry(full(1))]);
+    expect(result.exitCode).toBe(0);
+    expectExact(service, [full(1)]);
+    expect(service.calls.filter((call) => call === 'create')).toHaveLength(2);
+  });
+
+  it('resends notes, transactions and statements after ambiguous failures: the service dedups them', async () => {
+    const service = new FakeService();
+    service.fault = (method, n) => (['notes', 'transactions', 'statements'].includes(method) && n === 1 ? 'ambiguous' : 'none');
+    const spec = { ...full(1), statements: ['S-1', 'S-2'] };
+    const result = await push(service, [accountEntry(spec)]);
+    expect(result.exitCode).toBe(0);
+    expectExact(service, [spec]);
+  });
+
+  it('never resends a payment instruction whose outcome is unknown', async () => {
+    const service = new FakeService();
+    service.fault = (method) => (method === 'payment' ? 'ambiguous' : 'none');
+    const first = await push(service, [accountEntry(full(1))]);
+    expect(first.counts.items.payment_instruction).toEqual({ unknown: 1 });
+    expect(first.exitCode).toBe(1);
+    service.fault = () => 'none';
+    await push(service, [accountEntry(full(1))]);
+    expect(service.calls.filter((call) => call === 'payment')).toHaveLength(1);
+    expect(service.accounts.get('A-1')?.paymentInstructions).toEqual(['PI-1']);
+  });
+
+  it('with check_previously_added off, sends one transaction per request and never resends an unknown one', async () => {
+    const service = new FakeService();
+    service.fault = (method, n) => (method === 'transactions' && n === 1 ? 'ambiguous' : 'none');
+    const flags = { check_previously_added: false, force_add_to_current_statement: true };
+    const result = await push(service, [accountEntry(full(1))], { transactionFlags: flags });
+    expect(service.accounts.get('A-1')?.transactions).toEqual(['T-1-1', 'T-1-2']);
+    expect(result.counts.items.transaction).toEqual({ unknown: 1, done: 1 });
+    await push(service, [accountEntry(full(1))], { transactionFlags: flags });
+    expect(service.accounts.get('A-1')?.transactions).toEqual(['T-1-1', 'T-1-2']);
+  });
+
+  it('records ERRORED imports and retries them only with --retry-errored or changed data', async () => {
+    const service = new FakeService();
+    const spec = { number: 'ERR-1', notes: ['n'] };
+    const first = await push(service, [accountEntry(spec)]);
+    expect(first.counts.accounts).toEqual({ errored: 1 });
+    await push(service, [accountEntry(spec)]);
+    expect(service.calls.filter((call) => call === 'create')).toHaveLength(1);
+    await push(service, [accountEntry(spec)], { retryErrored: true });
+    expect(service.calls.filter((call) => call === 'create')).toHaveLength(2);
+    await push(service, [accountEntry({ ...spec, billingName: 'fixed' })]);
+    expect(service.calls.filter((call) => call === 'create')).toHaveLength(3);
+  });
+
+  it('stops with a fatal result when the supplier does not accept migrations', async () => {
+    const service = new FakeService();
+    service.supplierOngoing = false;
+    const result = await push(service, Array.from({ length: 20 }, (_, n) => accountEntry(full(n))), { concurrency: 2 });
+    expect(result.reason).toBe('fatal');
+    expect(result.fatal?.code).toBe('import_supplier_migration_not_ongoing');
+    expect(result.exitCode).toBe(3);
+    expect(service.calls.length).toBeLessThanOrEqual(3);
+  });
+
+  it('treats a run of failures as the service being unreachable', async () => {
+    const service = new FakeService();
+    service.fault = () => 'fail';
+    const result = await push(service, Array.from({ length: 40 }, (_, n) => accountEntry(full(n))), { maxConsecutiveFailures: 5 });
+    expect(result.reason).toBe('fatal');
+    expect(result.fatal?.code).toBe('service_unreachable');
+    service.fault = () => 'none';
+    const rerun = await push(service, undefined);
+    expect(rerun.exitCode).toBe(0);
+    expectExact(service, Array.from({ length: 40 }, (_, n) => full(n)));
+  });
+
+  it('pushes records of a later export for an imported account, and waits for an unknown one', async () => {
+    const service = new FakeService();
+    await push(service, [accountEntry(full(1))]);
+    const later = await push(service, [orphanEntry({ number: 'A-1', notes: ['later note'], transactions: ['T-9'] }), orphanEntry({ number: 'NEW-1', notes: ['x'] })]);
+    expect(service.accounts.get('A-1')?.notes.map((note) => note.body)).toEqual(['note 1', 'later note']);
+    expect(service.accounts.get('A-1')?.transactions).toEqual(['T-1-1', 'T-1-2', 'T-9']);
+    expect(later.counts.accounts).toEqual({ done: 1, unresolved: 1 });
+  });
+
+  it('reports data changed after import without sending it', async () => {
+    const service = new FakeService();
+    await push(service, [accountEntry(full(1))]);
+    const calls = service.calls.length;
+    const result = await push(service, [accountEntry({ ...full(1), billingName: 'changed' })]);
+    expect(service.calls.length).toBe(calls);
+    expect(result.counts.changedAfterImport).toBe(1);
+    expect(result.staged?.changedAfterImport).toBe(1);
+  });
+
+  it('an interrupted run leaves a consistent ledger that a rerun completes exactly', async () => {
+    const service = new FakeService();
+    const specs = Array.from({ length: 60 }, (_, n) => full(n));
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 30);
+    const first = await push(service, specs.map((spec) => accountEntry(spec)), { concurrency: 3 }, controller.signal);
+    expect(first.reason).toBe('interrupted');
+    expect(first.exitCode).toBe(130);
+    const second = await push(service, specs.map((spec) => accountEntry(spec)));
+    expect(second.exitCode).toBe(0);
+    expectExact(service, specs);
+  });
+});

@@ -1,0 +1,151 @@
+import type { ImportServiceClient } from '../../src/api/types.js';
+import type { V2StatusRecord } from '../../src/schema/index.js';
+
+// An in-memory stand-in for the import service, for engine tests that need exact control of
+// when a failure happens (after or before the change is applied). The e2e tests use the real
+// sandbox over HTTP; this only lets the engine's reconciliation be tested deterministically.
+
+export type Fault = 'none' | 'drop' | 'ambiguous' | 'fail';
+
+export class FakeError extends Error {
+  readonly code: string;
+  readonly ambiguous: boolean;
+  readonly status: number | undefined;
+  constructor(code: string, ambiguous: boolean, status?: number) {
+    super(code);
+    this.code = code;
+    this.ambiguous = ambiguous;
+    this.status = status;
+  }
+}
+
+interface FakeAccount {
+  creates: number;
+  polls: number;
+  status: V2StatusRecord['status'];
+  number: string;
+  notes: Array<{ body: string; created_at?: string }>;
+  transactions: string[];
+  statements: string[];
+  paymentInstructions: string[];
+}
+
+export class FakeService implements ImportServiceClient {
+  readonly accounts = new Map<string, FakeAccount>();
+  readonly calls: string[] = [];
+  /** Decides the fault of each call by method name and call number. */
+  fault: (method: string, n: number) => Fault = () => 'none';
+  /** Status checks an account stays PENDING for before it settles. */
+  pollsToSettle = 1;
+  inFlight = 0;
+  maxInFlight = 0;
+  supplierOngoing = true;
+
+  async #run<T>(method: string, apply: () => T): Promise<T> {
+    this.calls.push(method);
+    this.inFlight += 1;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      const fault = this.fault(method, this.calls.filter((name) => name === method).length);
+      if (fault === 'drop') throw new FakeError('connection_reset', true);
+      if (fault === 'fail') throw new FakeError('server_error', false, 500);
+      const result = apply();
+      if (fault === 'ambiguous') throw new FakeError('connection_reset', true);
+      return result;
+    } finally {
+      this.inFlight -= 1;
+    }
+  }
+
+  #imported(number: string): FakeAccount {
+    const account = this.accounts.get(number);
+    if (account === undefined || account.status !== 'PROCESSED') throw new FakeError('not_found', false, 404);
+    return account;
+  }
+
+  #ongoing(): void {
+    if (!this.supplierOngoing) throw new FakeError('import_supplier_migration_not_ongoing', false, 400);
+  }
+
+  validateAccount = async () => this.#run('validate', () => ({ kind: 'valid' as const }));
+
+  createAccount = async (payload: { external_account_number?: string }) =>
+    this.#run('create', () => {
+      this.#ongoing();
+      const number = payload.external_account_number ?? '';
+      const existing = this.accounts.get(number);
+      if (existing?.status === 'PROCESSED') return { kind: 'already_imported' as const, platformAccountNumber: existing.number };
+      if (existing) existing.creates += 1;
+      else this.accounts.set(number, { creates: 1, polls: 0, status: 'PENDING', number: `P-${number}`, notes: [], transactions: [], statements: [], paymentInstructions: [] });
+      return { kind: 'scheduled' as const };
+    });
+
+  getImportStatus = async (_supplier: string, number: string) =>
+    this.#run('status', () => {
+      const account = this.accounts.get(number);
+      if (account === undefined) return null;
+      account.polls += 1;
+      if (account.status === 'PENDING' && account.polls >= this.pollsToSettle) account.status = number.startsWith('ERR-') ? 'ERRORED' : 'PROCESSED';
+      return {
+        status: account.status, platform_identifier: account.status === 'PROCESSED' ? `K-${number}` : null, created_at: 'x', modified_at: 'x',
+        latest_error: account.status === 'ERRORED' ? { code: 'meter_failure', detail: 'failed', domain: 'import_process' } : null,
+      };
+    });
+
+  getTransferStatus = async (_supplier: string, number: string) =>
+    this.#run('transfer', () => {
+      const account = this.accounts.get(number);
+      if (account === undefined) return null;
+      return { status: account.status === 'PROCESSED' ? ('COMPLETED' as const) : ('IN_PROGRESS' as const), platform_account_number: account.status === 'PROCESSED' ? account.number : '' };
+    });
+
+  listAllImports = async () => this.#run('list', () => []);
+  listPendingImports = async () => this.#run('list', () => []);
+  listImportedAccounts = async () =>
+    this.#run('list', () =>
+      [...this.accounts.entries()].filter(([, a]) => a.status === 'PROCESSED').map(([number, a]) => ({ external_account_number: number, platform_account_number: a.number, account_created_at: 'x' })),
+    );
+
+  createNotes = async (request: { external_account_number: string; notes: Array<{ body?: string; created_at?: string }> }) =>
+    this.#run('notes', () => {
+      this.#ongoing();
+      const account = this.#imported(request.external_account_number);
+      const results = request.notes.map((note) => {
+        const exists = account.notes.some((n) => n.body === note.body && (note.created_at === undefined || n.created_at === note.created_at));
+        if (!exists) account.notes.push({ body: note.body ?? '', ...(note.created_at ? { created_at: note.created_at } : {}) });
+        return { body: note.body ?? null, created_at: note.created_at ?? 'now', status: exists ? ('NOTE_ALREADY_EXISTS' as const) : ('NOTE_CREATION_SUCCESS' as const) };
+      });
+      return { kind: 'created' as const, results };
+    });
+
+  /** Transactions dedup by id only when check_previously_added is on, like the service. */
+  createTransactions = async (request: { external_account_number: string; transactions: Array<{ transaction_id: string }> }, flags?: { check_previously_added?: boolean }) =>
+    this.#run('transactions', () => {
+      const account = this.#imported(request.external_account_number);
+      const results = request.transactions.map((t) => {
+        const exists = flags?.check_previously_added !== false && account.transactions.includes(t.transaction_id);
+        if (!exists) account.transactions.push(t.transaction_id);
+        return { status: exists ? 'TRANSACTION_ALREADY_EXISTS' : 'TRANSACTION_ADDED_TO_ACCOUNT', transaction_data: { ...t } };
+      });
+      return { kind: 'created' as const, results };
+    });
+
+  createHistoricalStatements = async (request: { external_account_number: string; statements: Array<{ statement_id: string }> }) =>
+    this.#run('statements', () => {
+      const account = this.#imported(request.external_account_number);
+      if (request.statements.some((s) => account.statements.includes(s.statement_id))) return { kind: 'already_exists' as const, detail: 'exists' };
+      account.statements.push(...request.statements.map((s) => s.statement_id));
+      return { kind: 'created' as const, statements: request.statements };
+    });
+
+  createPaymentInstruction = async (request: { external_account_number: string; reference: string }) =>
+    this.#run('payment', () => {
+      const account = this.#imported(request.external_account_number);
+      if (request.reference.startsWith('FAIL-')) return { kind: 'refused' as const, detail: 'vendor says no', errors: [] };
+      account.paymentInstructions.push(request.reference);
+      return { kind: 'created' as const, platformAccountNumber: account.number, reference: request.reference };
+    });
+
+  close = async () => undefined;
+}
