@@ -1,0 +1,63 @@
+import { Chalk } from 'chalk';
+import type { LedgerCounts } from '../ledger/index.js';
+import { ACCOUNT_STATES, ITEM_KINDS, ITEM_STATES } from '../ledger/index.js';
+
+/** What the final summary of a push shows; also the `--json` document (one object on stdout). */
+export interface PushSummary {
+  result: 'finished' | 'interrupted' | 'fatal' | 'wait_timeout';
+  exitCode: number;
+  fatal?: { code: string; detail: string };
+  durationSeconds: number;
+  stateDir: string;
+  staged?: { accounts: number; invalid: number; orphans: number; changedAfterImport: number };
+  accounts: LedgerCounts['accounts'];
+  items: LedgerCounts['items'];
+  changedAfterImport: number;
+  topErrors: Array<{ code: string; count: number }>;
+  /** Accounts that reached processed in this run, per second. */
+  accountsPerSecond: number;
+}
+
+const ACCOUNT_LABELS: Record<string, string> = {
+  done: 'done', processed: 'imported, records left', scheduled: 'waiting for processing', creating: 'create unconfirmed',
+  staged: 'not sent yet', invalid: 'invalid (held back)', errored: 'errored on the platform', unresolved: 'records wait for their account',
+};
+
+const ITEM_LABELS: Record<string, string> = { note: 'notes', transaction: 'transactions', statement: 'statements', payment_instruction: 'payment instructions' };
+
+/** Whether colour is wanted: a terminal, and NO_COLOR (https://no-color.org) not set. */
+export function colorWanted(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean {
+  return stream.isTTY === true && (env['NO_COLOR'] === undefined || env['NO_COLOR'] === '');
+}
+
+/** The human summary table: counts per state, items per kind and state, the most frequent error codes, and what to do next. */
+export function renderSummary(summary: PushSummary, color: boolean): string {
+  const c = new Chalk({ level: color ? 1 : 0 });
+  const lines: string[] = [];
+  const headline = summary.exitCode === 0 ? c.green('push finished: everything done') : summary.result === 'finished' ? c.yellow('push finished with accounts or records not done') : c.red(`push stopped: ${summary.result}`);
+  lines.push('', c.bold(headline) + ` (${summary.durationSeconds.toFixed(1)}s, ${summary.accountsPerSecond.toFixed(1)} accounts/s)`);
+  if (summary.fatal) lines.push(c.red(`  ${summary.fatal.code}: ${summary.fatal.detail}`));
+  if (summary.staged) lines.push(`  export: ${summary.staged.accounts} accounts (${summary.staged.invalid} invalid), ${summary.staged.orphans} accounts with records only`);
+  lines.push('', c.bold('  accounts'));
+  for (const state of ACCOUNT_STATES) {
+    const count = summary.accounts[state];
+    if (!count) continue;
+    const label = (ACCOUNT_LABELS[state] ?? state).padEnd(32);
+    const text = `    ${label}${String(count).padStart(9)}`;
+    lines.push(state === 'done' ? c.green(text) : ['invalid', 'errored'].includes(state) ? c.red(text) : c.yellow(text));
+  }
+  const itemLines = ITEM_KINDS.flatMap((kind) => {
+    const states = summary.items[kind];
+    if (!states) return [];
+    const parts = ITEM_STATES.filter((state) => states[state]).map((state) => `${states[state]} ${state}`);
+    return [`    ${(ITEM_LABELS[kind] ?? kind).padEnd(32)}${parts.join(', ')}`];
+  });
+  if (itemLines.length > 0) lines.push('', c.bold('  post-import records'), ...itemLines);
+  if (summary.changedAfterImport > 0) lines.push('', c.yellow(`  ${summary.changedAfterImport} accounts changed in the export after they were imported; the service cannot update them (see the report).`));
+  if (summary.topErrors.length > 0) {
+    lines.push('', c.bold('  most frequent errors'));
+    for (const error of summary.topErrors) lines.push(`    ${error.code.padEnd(48)}${String(error.count).padStart(9)}`);
+  }
+  lines.push('', `  ledger: ${summary.stateDir}`, '');
+  return lines.join('\n');
+}

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { ProgressTally } from '../../src/report/progress-tally.js';
+import { colorWanted, renderSummary, type PushSummary } from '../../src/report/summary.js';
+
+const summary: PushSummary = {
+  result: 'finished', exitCode: 1, durationSeconds: 2, stateDir: '/tmp/s', accounts: { done: 5, invalid: 1 }, items: { note: { done: 4, failed: 1 } },
+  changedAfterImport: 1, topErrors: [{ code: 'invalid_phone_number', count: 1 }], accountsPerSecond: 2.5,
+};
+
+describe('summary', () => {
+  it('shows counts per state, items, error codes and the changed-after-import warning, without colour when not wanted', () => {
+    const text = renderSummary(summary, false);
+    expect(text).not.toMatch(/\u001b\[/);
+    expect(text).toMatch(/done\s+5/);
+    expect(text).toMatch(/invalid \(held back\)\s+1/);
+    expect(text).toMatch(/notes\s+4 done, 1 failed/);
+    expect(text).toMatch(/invalid_phone_number\s+1/);
+    expect(text).toContain('1 accounts changed in the export after they were imported');
+  });
+
+  it('honours NO_COLOR and non-terminals', () => {
+    expect(colorWanted({ isTTY: true }, {})).toBe(true);
+    expect(colorWanted({ isTTY: true }, { NO_COLOR: '1' })).toBe(false);
+    expect(colorWanted({ isTTY: false }, {})).toBe(false);
+    expect(renderSummary(summary, true)).toMatch(/\u001b\[/);
+  });
+});
+
+describe('progress tally', () => {
+  it('counts steps from engine events', () => {
+    const tally = new ProgressTally();
+    tally.emit({ type: 'plan', toCreate: 2, toProcess: 2, items: { note: 3, transaction: 0, statement: 0, payment_instruction: 0 } });
+    tally.emit({ type: 'account', accountId: 1, externalAccountNumber: 'A', from: 'creating', to: 'scheduled' });
+    tally.emit({ type: 'account', accountId: 1, externalAccountNumber: 'A', from: 'scheduled', to: 'processed' });
+    tally.emit({ type: 'items', accountId: 1, kind: 'note', done: 2, failed: 1, unknown: 0 });
+    expect(tally.done).toMatchObject({ created: 1, processed: 1, note: 3 });
+    expect(tally.line()).toMatch(/^created 1\/2, processed 1\/2, notes 3\/3; [\d.]+ accounts\/s; 1 problems; \d+s$/);
+  });
+});
