@@ -1,0 +1,86 @@
+import type { FaultOptions } from './options.js';
+import { seededStream } from './random.js';
+
+// Injected failures, each drawn from a seeded stream so a run is reproducible (issue 2 "Fault
+// injection"). One draw per request picks at most one fault; a separate stream draws the jitter,
+// so turning jitter on does not change which requests fail.
+
+export type InjectedFault = 'drop' | 'rate_limit' | 'server_error' | 'ambiguous';
+/** What the request log records: an injected fault, or the real rate limit (`max_rps`). */
+export type FaultName = InjectedFault | 'max_rps';
+
+export class FaultInjector {
+  #options: FaultOptions;
+  readonly #faultDraw: () => number;
+  readonly #jitterDraw: () => number;
+  readonly #limiter: RateLimiter;
+
+  constructor(options: FaultOptions, seed: number) {
+    this.#options = { ...options };
+    this.#faultDraw = seededStream(seed ^ 0x5eed0001);
+    this.#jitterDraw = seededStream(seed ^ 0x5eed0002);
+    this.#limiter = new RateLimiter(options.maxRps);
+  }
+
+  get options(): Readonly<FaultOptions> {
+    return this.#options;
+  }
+
+  /** Changes fault settings at run time (control); the seeded streams continue. */
+  update(changes: Partial<FaultOptions>): void {
+    this.#options = { ...this.#options, ...changes };
+    if (changes.maxRps !== undefined) this.#limiter.setRate(changes.maxRps);
+  }
+
+  delayMs(): number {
+    const { latencyMs, jitterMs } = this.#options;
+    return latencyMs + (jitterMs > 0 ? this.#jitterDraw() * jitterMs : 0);
+  }
+
+  /** Seconds to wait when the real rate limit (--max-rps) is exceeded now, else undefined. */
+  throttle(now: number): number | undefined {
+    return this.#limiter.take(now);
+  }
+
+  draw(): InjectedFault | undefined {
+    const { dropRate, rateLimitRate, failRate, ambiguousRate } = this.#options;
+    if (dropRate + rateLimitRate + failRate + ambiguousRate <= 0) return undefined;
+    const value = this.#faultDraw();
+    let bound = dropRate;
+    if (value < bound) return 'drop';
+    if (value < (bound += rateLimitRate)) return 'rate_limit';
+    if (value < (bound += failRate)) return 'server_error';
+    if (value < (bound += ambiguousRate)) return 'ambiguous';
+    return undefined;
+  }
+}
+
+/** A token bucket holding one second of requests; 0 = no limit. */
+export class RateLimiter {
+  #rate: number;
+  #tokens: number;
+  #last = -Infinity;
+
+  constructor(perSecond: number) {
+    this.#rate = perSecond;
+    this.#tokens = perSecond;
+  }
+
+  setRate(perSecond: number): void {
+    this.#rate = perSecond;
+    this.#tokens = Math.min(this.#tokens, perSecond);
+  }
+
+  /** Takes a token; returns undefined if one was free, else the whole seconds until one is. */
+  take(now: number): number | undefined {
+    if (this.#rate <= 0) return undefined;
+    if (this.#last !== -Infinity) this.#tokens = Math.min(this.#rate, this.#tokens + ((now - this.#last) / 1000) * this.#rate);
+    else this.#tokens = this.#rate;
+    this.#last = now;
+    if (this.#tokens >= 1) {
+      this.#tokens -= 1;
+      return undefined;
+    }
+    return Math.max(1, Math.ceil((1 - this.#tokens) / this.#rate));
+  }
+}

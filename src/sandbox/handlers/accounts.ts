@@ -1,0 +1,82 @@
+import { Code, validateAccountRequest } from '../../schema/index.js';
+import { asObject, asString } from '../../schema/read.js';
+import type { Reply } from '../http-io.js';
+import { isoWithOffset } from '../random.js';
+import { accountNumberOf, platformIdentifierOf } from '../store.js';
+import {
+  accountValidationError,
+  notFound,
+  PROCESS_IN_PROGRESS,
+  supplierGate,
+  supplierIssues,
+  type HandlerContext,
+} from './common.js';
+
+// Spec "Account import endpoints (v2)": validate, create (scheduled, not immediate) and status.
+
+function payloadSupplier(body: unknown): unknown {
+  return asObject(asObject(body)?.['payload'])?.['import_supplier'];
+}
+
+/** Gate, then every problem of the payload at once (the same validator `migrate validate` uses). */
+function checkAccountRequest(context: HandlerContext): Reply | undefined {
+  const supplier = payloadSupplier(context.body);
+  const gate = supplierGate(context.store, supplier);
+  if (gate) return gate;
+  const issues = [...supplierIssues(context.store, supplier), ...validateAccountRequest(context.body, { today: context.today })];
+  return issues.length > 0 ? accountValidationError(issues) : undefined;
+}
+
+/** POST /v2/data-import/accounts/validate/ -> 200 {} */
+export function validateAccount(context: HandlerContext): Reply {
+  return checkAccountRequest(context) ?? { status: 200, body: {} };
+}
+
+/**
+ * POST /v2/data-import/accounts/ -> 201 {} (scheduled). Already PROCESSED: the already-imported
+ * body. PENDING/IN_PROGRESS: 400 account_import_process_in_progress (the sandbox's choice, the
+ * spec is silent). ERRORED/CANCELLED: accepted; a new process replaces the old one.
+ */
+export function createAccount(context: HandlerContext): Reply {
+  const refused = checkAccountRequest(context);
+  if (refused) return refused;
+  const payload = asObject(asObject(context.body)?.['payload']) ?? {};
+  const supplier = asString(payload['import_supplier']) ?? '';
+  const externalAccountNumber = asString(payload['external_account_number']) ?? '';
+  const existing = context.store.get(supplier, externalAccountNumber, context.now);
+  if (existing?.status === 'PROCESSED') {
+    return {
+      status: 400,
+      body: {
+        non_field_errors: {
+          detail: `The account import process with the account number ${externalAccountNumber} has already been imported.`,
+          code: Code.alreadyImported,
+        },
+        account_id: accountNumberOf(existing),
+      },
+    };
+  }
+  if (existing?.status === 'PENDING' || existing?.status === 'IN_PROGRESS') {
+    const detail = `An import process for the account number ${externalAccountNumber} is already ${existing.status}; wait for it to finish.`;
+    return { status: 400, body: { detail, code: PROCESS_IN_PROGRESS, errors: [] } };
+  }
+  context.store.schedule(supplier, externalAccountNumber, payload, context.now);
+  return { status: 201, body: {} };
+}
+
+/** GET /v2/data-import/accounts/<supplier>/<external-identifier>/ */
+export function getImportStatus(context: HandlerContext): Reply {
+  const [supplier = '', externalAccountNumber = ''] = context.params;
+  const record = context.store.get(supplier, externalAccountNumber, context.now);
+  if (!record) return notFound('The requested resource was not found.', Code.notFound);
+  return {
+    status: 200,
+    body: {
+      status: record.status,
+      platform_identifier: platformIdentifierOf(record),
+      created_at: isoWithOffset(record.createdAt),
+      modified_at: isoWithOffset(record.modifiedAt),
+      latest_error: record.latestError ? { ...record.latestError } : null,
+    },
+  };
+}

@@ -1,0 +1,99 @@
+import type { ValidationIssue } from '../../schema/index.js';
+import { Code } from '../../schema/index.js';
+import { asObject, asString } from '../../schema/read.js';
+import type { Reply } from '../http-io.js';
+import type { ProcessRecord } from '../records.js';
+import type { ProcessStore } from '../store.js';
+
+// What every endpoint handler gets, and the error bodies they share (spec "Errors"; where the
+// spec is silent, the sandbox's choices documented in the README section "The sandbox").
+
+export interface HandlerContext {
+  store: ProcessStore;
+  /** Epoch milliseconds of this request. */
+  now: number;
+  /** Today (YYYY-MM-DD) for "not in the future" rules. */
+  today: string;
+  openPeriodStart: string;
+  /** Decoded path parameters, in order. */
+  params: string[];
+  query: URLSearchParams;
+  body: unknown;
+  /** Attempts so far of each FLAKY- payment instruction, by supplier/account/reference. */
+  flakyCounts: Map<string, number>;
+  flakyAttempts: number;
+}
+
+export type Handler = (context: HandlerContext) => Reply;
+
+export const INVALID_IMPORT_SUPPLIER = 'invalid_import_supplier';
+export const PROCESS_IN_PROGRESS = 'account_import_process_in_progress';
+export const ACCOUNT_NOT_FOUND = 'account_not_found';
+
+export function accountValidationError(errors: ValidationIssue[]): Reply {
+  return { status: 400, body: { detail: 'Could not validate account data.', code: Code.accountFailedValidation, errors } };
+}
+
+/** The standardized body (real-platform-notes §0.4, 1) for post-import endpoints. */
+export function invalidRequest(errors: ValidationIssue[], detail = 'Could not validate the request data.', code: string = Code.invalid): Reply {
+  return { status: 400, body: { detail, code, errors } };
+}
+
+export function notFound(detail: string, code: string): Reply {
+  return { status: 404, body: { detail, code } };
+}
+
+export function accountNotFound(supplier: string, externalAccountNumber: string): Reply {
+  return notFound(`No imported account for import supplier ${supplier} and external account number ${externalAccountNumber}.`, ACCOUNT_NOT_FOUND);
+}
+
+/**
+ * A known supplier that is Paused or Complete refuses every validate, create and post-import
+ * request (real-platform-notes §0.5: code import_supplier_migration_not_ongoing, 400).
+ */
+export function supplierGate(store: ProcessStore, supplier: unknown): Reply | undefined {
+  if (typeof supplier !== 'string') return undefined;
+  const status = store.suppliers.get(supplier);
+  if (status === undefined || status === 'Ongoing') return undefined;
+  const detail = `The migration of import supplier ${supplier} is ${status === 'Paused' ? 'paused' : 'complete'}; it accepts no accounts or account data now.`;
+  return { status: 400, body: { detail, code: Code.migrationNotOngoing } };
+}
+
+/** An unknown supplier code is a field error of import_supplier (the platform's field is an enum). */
+export function supplierIssues(store: ProcessStore, supplier: unknown, attr = 'import_supplier'): ValidationIssue[] {
+  if (typeof supplier !== 'string' || supplier === '' || store.suppliers.has(supplier)) return [];
+  return [{ attr, code: INVALID_IMPORT_SUPPLIER, detail: `${JSON.stringify(supplier)} is not an import supplier of this service.` }];
+}
+
+export interface PostImportTarget {
+  supplier: string;
+  externalAccountNumber: string;
+}
+
+/** The pair named by a post-import body (already validated, so both are strings). */
+export function targetOf(body: unknown): PostImportTarget {
+  const raw = asObject(body) ?? {};
+  return { supplier: asString(raw['import_supplier']) ?? '', externalAccountNumber: asString(raw['external_account_number']) ?? '' };
+}
+
+/**
+ * The common front of the post-import endpoints: supplier gate, validation, then the account,
+ * which must be imported, not merely staged (spec "Create notes" 404).
+ */
+export function resolvePostImport(context: HandlerContext, issues: ValidationIssue[]): { reply: Reply } | { record: ProcessRecord; target: PostImportTarget } {
+  const supplier = asObject(context.body)?.['import_supplier'];
+  const gate = supplierGate(context.store, supplier);
+  if (gate) return { reply: gate };
+  const all = [...supplierIssues(context.store, supplier), ...issues];
+  if (all.length > 0) return { reply: invalidRequest(all) };
+  const target = targetOf(context.body);
+  const record = context.store.get(target.supplier, target.externalAccountNumber, context.now);
+  if (!record || record.status !== 'PROCESSED') return { reply: accountNotFound(target.supplier, target.externalAccountNumber) };
+  return { record, target };
+}
+
+/** Two-place decimal string (spec: amounts in responses). */
+export function decimalString(value: number): string {
+  const text = (Math.round(value * 100) / 100).toFixed(2);
+  return text === '-0.00' ? '0.00' : text;
+}

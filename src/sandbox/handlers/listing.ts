@@ -1,0 +1,51 @@
+import { Code } from '../../schema/index.js';
+import type { Reply } from '../http-io.js';
+import { isoWithOffset } from '../random.js';
+import type { ProcessRecord } from '../records.js';
+import { accountNumberOf } from '../store.js';
+import { INVALID_IMPORT_SUPPLIER, notFound, type HandlerContext } from './common.js';
+
+// Spec "Status and listing endpoints (v1)". No pagination: a bare array of every process of the
+// supplier (real-platform-notes §5.2), in the order the processes were first created.
+
+/** GET /v1/data-import/account-transfer-status/<supplier>/<external-account-number>/ */
+export function getTransferStatus(context: HandlerContext): Reply {
+  const [supplier = '', externalAccountNumber = ''] = context.params;
+  const record = context.store.get(supplier, externalAccountNumber, context.now);
+  if (!record) return notFound(`No account import for import supplier ${supplier} and external account number ${externalAccountNumber}.`, Code.notFound);
+  // ERRORED and CANCELLED: "a previous attempt failed" -> UNKNOWN with "" (the sandbox's reading of the spec).
+  const status = record.status === 'PROCESSED' ? 'COMPLETED' : record.status === 'PENDING' || record.status === 'IN_PROGRESS' ? 'IN_PROGRESS' : 'UNKNOWN';
+  return { status: 200, body: { status, platform_account_number: accountNumberOf(record) ?? '' } };
+}
+
+function listItem(record: ProcessRecord): Record<string, unknown> {
+  const imported = record.status === 'PROCESSED';
+  return {
+    external_account_number: record.externalAccountNumber,
+    platform_account_number: imported ? accountNumberOf(record) : null,
+    account_created_at: imported && record.accountCreatedAt !== null ? isoWithOffset(record.accountCreatedAt) : null,
+  };
+}
+
+function list(context: HandlerContext, keep: (record: ProcessRecord) => boolean): Reply {
+  const [supplier = ''] = context.params;
+  if (!context.store.suppliers.has(supplier)) {
+    return { status: 400, body: { detail: `${JSON.stringify(supplier)} is not an import supplier of this service.`, code: INVALID_IMPORT_SUPPLIER } };
+  }
+  return { status: 200, body: context.store.list(supplier, context.now).filter(keep).map(listItem) };
+}
+
+/** GET /v1/data-import/all-account-import-processes/<supplier>/: staged and imported. */
+export function listAllImports(context: HandlerContext): Reply {
+  return list(context, () => true);
+}
+
+/** GET /v1/data-import/pending-account-import-processes/<supplier>/: staged, not (yet) imported. */
+export function listPendingImports(context: HandlerContext): Reply {
+  return list(context, (record) => record.status !== 'PROCESSED');
+}
+
+/** GET /v1/data-import/imported-account-import-processes/<supplier>/: accounts that exist. */
+export function listImportedAccounts(context: HandlerContext): Reply {
+  return list(context, (record) => record.status === 'PROCESSED');
+}

@@ -1,0 +1,57 @@
+import { validatePaymentInstructionRequest } from '../../schema/index.js';
+import { asObject, asString } from '../../schema/read.js';
+import type { Reply } from '../http-io.js';
+import { isoWithOffset } from '../random.js';
+import { accountNumberOf } from '../store.js';
+import { resolvePostImport, type HandlerContext, type PostImportTarget } from './common.js';
+
+// Spec "Create payment instruction" with a simulated upstream vendor (README "The sandbox"):
+// reference FAIL-... -> persistent vendor failure, 400, never succeeds;
+// reference FLAKY-... -> intermittent vendor failure, 500 on the first flakyAttempts tries, then 201.
+// Failure bodies are the real platform's CreatePaymentInstructionError (real-platform-notes §2.4)
+// plus `detail` and `code`, so a client can read them like every other error body.
+
+export const VENDOR_FAILED = 'payment_vendor_failed';
+export const VENDOR_UNAVAILABLE = 'payment_vendor_unavailable';
+export const INSTRUCTION_EXISTS = 'payment_instruction_already_exists';
+
+function vendorError(status: number, target: PostImportTarget, reference: string, detail: string, code: string): Reply {
+  return {
+    status,
+    body: {
+      error_detail: detail,
+      external_account_number: target.externalAccountNumber,
+      import_supplier: target.supplier,
+      reference,
+      detail,
+      code,
+    },
+  };
+}
+
+/** POST /v1/data-import/payment-instruction/create/ -> 201 {platform_account_number, reference} */
+export function createPaymentInstruction(context: HandlerContext): Reply {
+  const resolved = resolvePostImport(context, validatePaymentInstructionRequest(context.body));
+  if ('reply' in resolved) return resolved.reply;
+  const { record, target } = resolved;
+  const raw = asObject(context.body) ?? {};
+  const reference = asString(raw['reference']) ?? '';
+  const vendor = asString(raw['vendor']) ?? '';
+  const instructions = context.store.postImport(record).paymentInstructions;
+  if (instructions.some((item) => item.reference === reference)) {
+    return vendorError(400, target, reference, `Account already has an active instruction with reference ${reference}.`, INSTRUCTION_EXISTS);
+  }
+  if (reference.startsWith('FAIL-')) {
+    return vendorError(400, target, reference, `The vendor ${vendor} has no instruction with reference ${reference}.`, VENDOR_FAILED);
+  }
+  if (reference.startsWith('FLAKY-')) {
+    const key = `${target.supplier}\u0000${target.externalAccountNumber}\u0000${reference}`;
+    const attempts = (context.flakyCounts.get(key) ?? 0) + 1;
+    context.flakyCounts.set(key, attempts);
+    if (attempts <= context.flakyAttempts) {
+      return vendorError(500, target, reference, `The vendor ${vendor} could not be reached; retry the request as it is.`, VENDOR_UNAVAILABLE);
+    }
+  }
+  instructions.push({ vendor, reference, type: asString(raw['type']) ?? '', createdAt: isoWithOffset(context.now) });
+  return { status: 201, body: { platform_account_number: accountNumberOf(record), reference } };
+}

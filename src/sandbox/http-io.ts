@@ -1,0 +1,82 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+// Reading requests and writing JSON replies without ever throwing on what a client sends:
+// an oversized body is cut off (413), bad UTF-8 and malformed JSON become 400 values.
+
+export interface Reply {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export type BodyRead = { kind: 'ok'; bytes: Buffer } | { kind: 'too_large' } | { kind: 'aborted' };
+
+/** Reads the whole body, or stops at `limit` bytes. */
+export function readBody(request: IncomingMessage, limit: number): Promise<BodyRead> {
+  return new Promise((resolve) => {
+    const declared = Number(request.headers['content-length'] ?? 0);
+    if (declared > limit) {
+      resolve({ kind: 'too_large' });
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const finish = (result: BodyRead) => {
+      if (done) return;
+      done = true;
+      resolve(result);
+    };
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        request.pause();
+        finish({ kind: 'too_large' });
+      } else if (!done) chunks.push(chunk);
+    });
+    request.on('end', () => finish({ kind: 'ok', bytes: Buffer.concat(chunks) }));
+    request.on('error', () => finish({ kind: 'aborted' }));
+    request.on('close', () => finish({ kind: 'aborted' }));
+  });
+}
+
+export type JsonParse = { kind: 'ok'; value: unknown } | { kind: 'error'; reply: Reply };
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** An empty body reads as `{}` (as the platform's framework does), so validation names the missing fields. */
+export function parseJson(bytes: Buffer): JsonParse {
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    return { kind: 'error', reply: { status: 400, body: { detail: 'JSON parse error - the body is not valid UTF-8.', code: 'parse_error' } } };
+  }
+  if (text.trim() === '') return { kind: 'ok', value: {} };
+  try {
+    return { kind: 'ok', value: JSON.parse(text) as unknown };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : 'invalid JSON';
+    return { kind: 'error', reply: { status: 400, body: { detail: `JSON parse error - ${reason}`, code: 'parse_error' } } };
+  }
+}
+
+/** POST bodies must be JSON (spec: "All requests and responses are JSON"). */
+export function isJsonContentType(header: string | undefined): boolean {
+  if (header === undefined) return false;
+  const type = header.split(';')[0]?.trim().toLowerCase() ?? '';
+  return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
+}
+
+export function sendJson(response: ServerResponse, reply: Reply, closeConnection = false): void {
+  if (response.headersSent || response.destroyed) return;
+  const text = JSON.stringify(reply.body);
+  const headers: Record<string, string | number> = {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    ...reply.headers,
+  };
+  if (closeConnection) headers['connection'] = 'close';
+  response.writeHead(reply.status, headers);
+  response.end(text);
+}

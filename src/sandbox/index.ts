@@ -1,0 +1,78 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { TokenIssuer } from './auth.js';
+import { FaultInjector } from './faults.js';
+import { createControl, createInspector, type SandboxControl, type SandboxInspector } from './inspector.js';
+import { resolveSandboxOptions, type SandboxOptions } from './options.js';
+import { RequestLog } from './request-log.js';
+import { createRequestListener, type SandboxRuntime } from './server.js';
+import { ProcessStore } from './store.js';
+
+// `migrate sandbox` in-process: a faithful local simulator of the import service (issue 2),
+// used by the CLI command, by tests and by the `--sandbox` runs of the other commands.
+
+export type { FaultOptions, SandboxOptions, SupplierStatus } from './options.js';
+export { DEFAULT_API_KEY, DEFAULT_SUPPLIERS, parseSuppliers, resolveSandboxOptions, SUPPLIER_STATUSES } from './options.js';
+export type { InspectedAccount, InspectedNote, InspectedPaymentInstruction, InspectedTransaction, SandboxControl, SandboxInspector } from './inspector.js';
+export type { RequestLogEntry } from './request-log.js';
+export type { FaultName } from './faults.js';
+export type { LatestError } from './records.js';
+export { INSTRUCTION_EXISTS, VENDOR_FAILED, VENDOR_UNAVAILABLE } from './handlers/payment-instructions.js';
+export { ACCOUNT_NOT_FOUND, INVALID_IMPORT_SUPPLIER, PROCESS_IN_PROGRESS } from './handlers/common.js';
+
+export interface RunningSandbox {
+  /** `http://HOST:PORT` without a trailing slash: the service's {base_url}. */
+  url: string;
+  /** The API key the token mutation accepts. */
+  apiKey: string;
+  /** The resolved options (suppliers as configured at start). */
+  options: Readonly<SandboxOptions>;
+  /** Stops listening, ends every connection and pending latency timer. */
+  close(): Promise<void>;
+  inspect: SandboxInspector;
+  control: SandboxControl;
+}
+
+/** Starts the sandbox (127.0.0.1, a free port by default). Throws a RangeError for a bad option. */
+export async function startSandbox(options: Partial<SandboxOptions> = {}): Promise<RunningSandbox> {
+  const resolved = resolveSandboxOptions(options);
+  const runtime: SandboxRuntime = {
+    options: resolved,
+    store: new ProcessStore(resolved.suppliers, resolved),
+    issuer: new TokenIssuer(resolved.tokenTtlSeconds, resolved.refreshTtlSeconds),
+    faults: new FaultInjector(resolved, resolved.seed),
+    log: new RequestLog(resolved.recordRequests),
+    flakyCounts: new Map(),
+    timers: new Set(),
+  };
+  const server = createServer({ keepAlive: true }, createRequestListener(runtime));
+  // Above undici's keep-alive (4 s) so the server never closes a socket the client is about to reuse.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(resolved.port, resolved.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${host}:${address.port}`,
+    apiKey: resolved.apiKey,
+    options: resolved,
+    inspect: createInspector(runtime),
+    control: createControl(runtime),
+    close: () => {
+      closing ??= new Promise<void>((resolve) => {
+        for (const timer of runtime.timers) clearTimeout(timer);
+        runtime.timers.clear();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}

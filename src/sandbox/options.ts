@@ -1,0 +1,146 @@
+// Options of the sandbox: optional outside (startSandbox(Partial<SandboxOptions>)), complete
+// inside (resolveSandboxOptions), validated once with messages that give expected and actual.
+
+export const SUPPLIER_STATUSES = ['Ongoing', 'Paused', 'Complete'] as const;
+export type SupplierStatus = (typeof SUPPLIER_STATUSES)[number];
+
+/** Injected failures (issue 2 "Fault injection"). Shares are probabilities per REST request. */
+export interface FaultOptions {
+  /** Added to every response, in milliseconds. */
+  latencyMs: number;
+  /** A uniform random 0..jitterMs added on top of latencyMs. */
+  jitterMs: number;
+  /** Share of requests answered 500 before anything is applied. */
+  failRate: number;
+  /** Share of requests answered 429 with Retry-After before anything is applied. */
+  rateLimitRate: number;
+  /** Retry-After (seconds) of the injected 429s. */
+  retryAfterSeconds: number;
+  /** Share of requests whose connection is destroyed before the change is applied. */
+  dropRate: number;
+  /** Share of requests whose change is applied, then the connection destroyed without a response. */
+  ambiguousRate: number;
+  /** A real rate limit: more requests than this in a second get 429 + Retry-After (0 = none). */
+  maxRps: number;
+  /** Apply the random faults to the token mutation too (default: REST endpoints only). */
+  faultTokenIssue: boolean;
+}
+
+export interface SandboxOptions extends FaultOptions {
+  host: string;
+  /** 0 = any free port. */
+  port: number;
+  /** The organisation API key the token mutation accepts. */
+  apiKey: string;
+  /** Import suppliers by code and their status. */
+  suppliers: Record<string, SupplierStatus>;
+  /** Time from create to PROCESSED/ERRORED; IN_PROGRESS from half of it. 0 = settled at once. */
+  processingMs: number;
+  /** Share of created accounts that end ERRORED (besides external account numbers starting ERR-). */
+  erroredShare: number;
+  /** First day (YYYY-MM-DD) of the open statement period; default the first of the current UTC month. */
+  openPeriodStart: string;
+  /** Today (YYYY-MM-DD) for "not in the future" rules; default the UTC date at each request. */
+  today: string | undefined;
+  /** Lifetime of an access token, seconds (the real platform: 60 minutes). */
+  tokenTtlSeconds: number;
+  /** Lifetime of a refresh token, seconds (the real platform: 7 days). */
+  refreshTtlSeconds: number;
+  /** Seed of every random choice (faults, account numbers, errored share). */
+  seed: number;
+  /** Keep the full create payload of each account for the inspector (false for large benchmarks). */
+  retainPayloads: boolean;
+  /** Record each request in the inspector's log (false for large benchmarks). */
+  recordRequests: boolean;
+  /** How many `FLAKY-` payment instruction attempts get a 500 before one succeeds. */
+  flakyAttempts: number;
+  /** Request bodies above this many bytes get 413. */
+  maxBodyBytes: number;
+  /** One line per request (method, path, status, ms); never headers, keys or tokens. */
+  log: ((line: string) => void) | undefined;
+}
+
+export const DEFAULT_SUPPLIERS: Record<string, SupplierStatus> = { ACME: 'Ongoing', PAUSED: 'Paused', COMPLETE: 'Complete' };
+
+export const DEFAULT_API_KEY = 'sandbox-api-key';
+
+function firstOfCurrentMonth(): string {
+  return `${new Date().toISOString().slice(0, 7)}-01`;
+}
+
+export function defaultSandboxOptions(): SandboxOptions {
+  return {
+    host: '127.0.0.1',
+    port: 0,
+    apiKey: DEFAULT_API_KEY,
+    suppliers: { ...DEFAULT_SUPPLIERS },
+    processingMs: 200,
+    erroredShare: 0,
+    openPeriodStart: firstOfCurrentMonth(),
+    today: undefined,
+    tokenTtlSeconds: 3600,
+    refreshTtlSeconds: 7 * 24 * 3600,
+    seed: 1,
+    retainPayloads: true,
+    recordRequests: true,
+    flakyAttempts: 1,
+    maxBodyBytes: 5 * 1024 * 1024,
+    log: undefined,
+    latencyMs: 0,
+    jitterMs: 0,
+    failRate: 0,
+    rateLimitRate: 0,
+    retryAfterSeconds: 1,
+    dropRate: 0,
+    ambiguousRate: 0,
+    maxRps: 0,
+    faultTokenIssue: false,
+  };
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+function check(ok: boolean, name: string, expected: string, actual: unknown): void {
+  if (!ok) throw new RangeError(`sandbox option ${name}: expected ${expected}, got ${JSON.stringify(actual)}`);
+}
+
+/** Merges defaults and validates; throws a RangeError naming the option, what it expects and what it got. */
+export function resolveSandboxOptions(partial: Partial<SandboxOptions> = {}): SandboxOptions {
+  const defined = Object.fromEntries(Object.entries(partial).filter(([, value]) => value !== undefined));
+  const options = { ...defaultSandboxOptions(), ...defined } as SandboxOptions;
+  if (defined['openPeriodStart'] === undefined && typeof options.today === 'string') options.openPeriodStart = `${options.today.slice(0, 7)}-01`;
+  const nonNegative = (name: keyof SandboxOptions) => check(Number.isFinite(options[name]) && (options[name] as number) >= 0, name, 'a number >= 0', options[name]);
+  const share = (name: keyof SandboxOptions) => check(Number.isFinite(options[name]) && (options[name] as number) >= 0 && (options[name] as number) <= 1, name, 'a share between 0 and 1', options[name]);
+  (['latencyMs', 'jitterMs', 'retryAfterSeconds', 'maxRps', 'processingMs', 'flakyAttempts'] as const).forEach(nonNegative);
+  (['failRate', 'rateLimitRate', 'dropRate', 'ambiguousRate', 'erroredShare'] as const).forEach(share);
+  const faultSum = options.failRate + options.rateLimitRate + options.dropRate + options.ambiguousRate;
+  check(faultSum <= 1, 'failRate + rateLimitRate + dropRate + ambiguousRate', 'a total share <= 1', faultSum);
+  check(Number.isInteger(options.port) && options.port >= 0 && options.port <= 65535, 'port', 'an integer 0..65535', options.port);
+  check(Number.isFinite(options.tokenTtlSeconds) && options.tokenTtlSeconds > 0, 'tokenTtlSeconds', 'a number > 0', options.tokenTtlSeconds);
+  check(Number.isFinite(options.refreshTtlSeconds) && options.refreshTtlSeconds > 0, 'refreshTtlSeconds', 'a number > 0', options.refreshTtlSeconds);
+  check(Number.isSafeInteger(options.seed), 'seed', 'an integer', options.seed);
+  check(Number.isInteger(options.maxBodyBytes) && options.maxBodyBytes > 0, 'maxBodyBytes', 'an integer > 0', options.maxBodyBytes);
+  check(typeof options.apiKey === 'string' && options.apiKey.length > 0, 'apiKey', 'a non-empty string', '(hidden)');
+  check(DATE.test(options.openPeriodStart) && !Number.isNaN(Date.parse(options.openPeriodStart)), 'openPeriodStart', 'a date YYYY-MM-DD', options.openPeriodStart);
+  check(options.today === undefined || DATE.test(options.today), 'today', 'a date YYYY-MM-DD', options.today);
+  for (const [code, status] of Object.entries(options.suppliers)) {
+    check(code.length > 0, 'suppliers', 'non-empty supplier codes', code);
+    check((SUPPLIER_STATUSES as readonly string[]).includes(status), `suppliers.${code}`, SUPPLIER_STATUSES.join(', '), status);
+  }
+  return { ...options, suppliers: { ...options.suppliers } };
+}
+
+/** Parses `ACME:Ongoing,PAUSED:Paused` (status optional, default Ongoing; case-insensitive). */
+export function parseSuppliers(text: string): Record<string, SupplierStatus> {
+  const suppliers: Record<string, SupplierStatus> = {};
+  for (const part of text.split(',').map((item) => item.trim()).filter(Boolean)) {
+    const [code = '', statusText = 'Ongoing', ...rest] = part.split(':').map((item) => item.trim());
+    const status = SUPPLIER_STATUSES.find((item) => item.toLowerCase() === statusText.toLowerCase());
+    if (!code || rest.length > 0 || !status) {
+      throw new RangeError(`--suppliers: expected CODE[:STATUS] items separated by commas, STATUS one of ${SUPPLIER_STATUSES.join(', ')}; got ${JSON.stringify(part)}`);
+    }
+    suppliers[code] = status;
+  }
+  if (Object.keys(suppliers).length === 0) throw new RangeError('--suppliers: expected at least one supplier, e.g. ACME:Ongoing');
+  return suppliers;
+}

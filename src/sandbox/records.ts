@@ -1,0 +1,77 @@
+import type { V2Status } from '../schema/index.js';
+
+// The sandbox's in-memory state. Kept compact because a benchmark pushes a million accounts into
+// one sandbox: numbers for times and account numbers, shared constant error objects, post-import
+// data allocated only when an account first receives some.
+
+export interface LatestError {
+  readonly code: string;
+  readonly detail: string;
+  readonly domain: string;
+}
+
+export interface StoredNote {
+  body: string | null;
+  documentPaths: string[];
+  /** As the response gives it: the one sent, or the time of creation. */
+  createdAt: string;
+  /** created_at was given by the caller (dedup then also compares it; spec "Create notes"). */
+  createdAtGiven: boolean;
+  isPinned: boolean;
+  unpinAt: string | null;
+  /** Added by the sandbox itself (the pinned note of force_add_to_current_statement). */
+  bySandbox: boolean;
+}
+
+export interface StoredTransaction {
+  transactionId: string;
+  /** The date as stored: moved into the open period when force_add_to_current_statement applied. */
+  transactionDate: string;
+  /** The date as sent. */
+  submittedDate: string;
+  /** Two-place decimal string (spec: "decimal string with two places in responses"). */
+  amount: string;
+  type: string;
+  movedIntoOpenPeriod: boolean;
+  data: Record<string, unknown>;
+}
+
+export interface StoredPaymentInstruction {
+  vendor: string;
+  reference: string;
+  type: string;
+  createdAt: string;
+}
+
+export interface PostImportData {
+  notes: StoredNote[];
+  transactions: StoredTransaction[];
+  transactionIds: Set<string>;
+  statements: Array<Record<string, unknown>>;
+  statementIds: Set<string>;
+  paymentInstructions: StoredPaymentInstruction[];
+}
+
+/** One import process per (supplier, external account number); a new create after ERRORED replaces it. */
+export interface ProcessRecord {
+  readonly supplier: string;
+  readonly externalAccountNumber: string;
+  status: V2Status;
+  createdAt: number;
+  modifiedAt: number;
+  /** Bumped when a new process replaces the old one, so stale scheduler entries are skipped. */
+  generation: number;
+  /** Decided at create (ERR- prefix or the seeded errored share). */
+  willError: LatestError | null;
+  latestError: LatestError | null;
+  /** Set once PROCESSED: the 32-bit value behind `A-XXXXXXXX`. */
+  accountNumber: number | null;
+  accountCreatedAt: number | null;
+  createRequestsAccepted: number;
+  payload: unknown;
+  post: PostImportData | undefined;
+}
+
+export function emptyPostImportData(): PostImportData {
+  return { notes: [], transactions: [], transactionIds: new Set(), statements: [], statementIds: new Set(), paymentInstructions: [] };
+}

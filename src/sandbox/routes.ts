@@ -1,0 +1,68 @@
+import { createAccount, getImportStatus, validateAccount } from './handlers/accounts.js';
+import type { Handler } from './handlers/common.js';
+import { getTransferStatus, listAllImports, listImportedAccounts, listPendingImports } from './handlers/listing.js';
+import { createNotes } from './handlers/notes.js';
+import { createPaymentInstruction } from './handlers/payment-instructions.js';
+import { createHistoricalStatements } from './handlers/statements.js';
+import { createTransactions } from './handlers/transactions.js';
+
+// Every endpoint of the spec with its exact path (trailing slash included; spec "Endpoints").
+// `:` segments are path parameters, matched as one non-empty segment and URL-decoded.
+
+export interface Route {
+  method: 'GET' | 'POST';
+  pattern: string;
+  /** The token mutation is not a REST endpoint: no token needed, no faults unless asked. */
+  kind: 'rest' | 'token';
+  handler: Handler | undefined;
+}
+
+export const ROUTES: readonly Route[] = [
+  { method: 'POST', pattern: '/v1/graphql/', kind: 'token', handler: undefined },
+  { method: 'POST', pattern: '/v2/data-import/accounts/validate/', kind: 'rest', handler: validateAccount },
+  { method: 'POST', pattern: '/v2/data-import/accounts/', kind: 'rest', handler: createAccount },
+  { method: 'GET', pattern: '/v2/data-import/accounts/:supplier/:external/', kind: 'rest', handler: getImportStatus },
+  { method: 'GET', pattern: '/v1/data-import/account-transfer-status/:supplier/:external/', kind: 'rest', handler: getTransferStatus },
+  { method: 'GET', pattern: '/v1/data-import/all-account-import-processes/:supplier/', kind: 'rest', handler: listAllImports },
+  { method: 'GET', pattern: '/v1/data-import/pending-account-import-processes/:supplier/', kind: 'rest', handler: listPendingImports },
+  { method: 'GET', pattern: '/v1/data-import/imported-account-import-processes/:supplier/', kind: 'rest', handler: listImportedAccounts },
+  { method: 'POST', pattern: '/v1/data-import/notes/create/', kind: 'rest', handler: createNotes },
+  { method: 'POST', pattern: '/v1/data-import/transactions/create/', kind: 'rest', handler: createTransactions },
+  { method: 'POST', pattern: '/v1/data-import/historical-statements/create/', kind: 'rest', handler: createHistoricalStatements },
+  { method: 'POST', pattern: '/v1/data-import/payment-instruction/create/', kind: 'rest', handler: createPaymentInstruction },
+];
+
+export type RouteMatch =
+  | { kind: 'found'; route: Route; params: string[] }
+  | { kind: 'method_not_allowed'; allowed: string[] }
+  | { kind: 'not_found' };
+
+function matchPattern(pattern: string, path: string): string[] | undefined {
+  const want = pattern.split('/');
+  const got = path.split('/');
+  if (want.length !== got.length) return undefined;
+  const params: string[] = [];
+  for (let index = 0; index < want.length; index++) {
+    const part = want[index] ?? '';
+    const value = got[index] ?? '';
+    if (part.startsWith(':')) {
+      if (value === '') return undefined;
+      try {
+        params.push(decodeURIComponent(value));
+      } catch {
+        return undefined;
+      }
+    } else if (part !== value) return undefined;
+  }
+  return params;
+}
+
+/** Literal routes win over parameter routes (`/accounts/validate/` is not a status path). */
+export function matchRoute(method: string, path: string): RouteMatch {
+  const matches = ROUTES.map((route) => ({ route, params: matchPattern(route.pattern, path) })).filter((item) => item.params !== undefined);
+  const sameMethod = matches.filter((item) => item.route.method === method);
+  const literal = sameMethod.find((item) => !item.route.pattern.includes(':')) ?? sameMethod[0];
+  if (literal?.params) return { kind: 'found', route: literal.route, params: literal.params };
+  if (matches.length > 0) return { kind: 'method_not_allowed', allowed: [...new Set(matches.map((item) => item.route.method))] };
+  return { kind: 'not_found' };
+}

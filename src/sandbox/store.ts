@@ -1,0 +1,189 @@
+import { formatAccountNumber, hash53, hashShare } from './random.js';
+import type { SupplierStatus } from './options.js';
+import { emptyPostImportData, type LatestError, type PostImportData, type ProcessRecord } from './records.js';
+
+// The import processes and their asynchronous life (spec "Account import process"):
+// create -> PENDING -> IN_PROGRESS (half of processingMs) -> PROCESSED | ERRORED (processingMs).
+// No timer per account: processes wait in two FIFO queues (their due times grow with creation
+// time) and every read advances the queues to "now", so what a request sees is exact.
+
+const FORCED_ERROR: LatestError = {
+  code: 'account_creation_failed',
+  detail: 'The account could not be created (sandbox: the external account number starts with ERR-).',
+  domain: 'import_process',
+};
+const RANDOM_ERROR: LatestError = {
+  code: 'account_creation_failed',
+  detail: 'The account could not be created (sandbox: chosen by the errored share).',
+  domain: 'import_process',
+};
+
+interface QueueEntry {
+  record: ProcessRecord;
+  generation: number;
+  at: number;
+}
+
+class FifoQueue {
+  #items: QueueEntry[] = [];
+  #head = 0;
+
+  push(entry: QueueEntry): void {
+    this.#items.push(entry);
+  }
+
+  /** Removes and returns the entries due at `now`, oldest first. */
+  *takeDue(now: number): Generator<QueueEntry> {
+    while (this.#head < this.#items.length) {
+      const entry = this.#items[this.#head];
+      if (!entry || entry.at > now) break;
+      this.#items[this.#head] = undefined as unknown as QueueEntry;
+      this.#head++;
+      yield entry;
+    }
+    if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
+      this.#items = this.#items.slice(this.#head);
+      this.#head = 0;
+    }
+  }
+}
+
+export interface StoreSettings {
+  seed: number;
+  processingMs: number;
+  erroredShare: number;
+  retainPayloads: boolean;
+}
+
+export class ProcessStore {
+  readonly suppliers = new Map<string, SupplierStatus>();
+  readonly #bySupplier = new Map<string, Map<string, ProcessRecord>>();
+  readonly #usedAccountNumbers = new Set<number>();
+  readonly #toStart = new FifoQueue();
+  readonly #toFinish = new FifoQueue();
+  readonly #settings: StoreSettings;
+  #count = 0;
+
+  constructor(suppliers: Record<string, SupplierStatus>, settings: StoreSettings) {
+    for (const [code, status] of Object.entries(suppliers)) this.suppliers.set(code, status);
+    this.#settings = settings;
+  }
+
+  get size(): number {
+    return this.#count;
+  }
+
+  get(supplier: string, externalAccountNumber: string, now: number): ProcessRecord | undefined {
+    this.advance(now);
+    return this.#bySupplier.get(supplier)?.get(externalAccountNumber);
+  }
+
+  /** Every process of a supplier, in the order they were first created. */
+  list(supplier: string, now: number): ProcessRecord[] {
+    this.advance(now);
+    return [...(this.#bySupplier.get(supplier)?.values() ?? [])];
+  }
+
+  supplierCodes(): string[] {
+    return [...this.#bySupplier.keys()];
+  }
+
+  /** Schedules a new process for the pair (or replaces an ERRORED/CANCELLED one). */
+  schedule(supplier: string, externalAccountNumber: string, payload: unknown, now: number): ProcessRecord {
+    let processes = this.#bySupplier.get(supplier);
+    if (!processes) this.#bySupplier.set(supplier, (processes = new Map()));
+    let record = processes.get(externalAccountNumber);
+    if (!record) {
+      record = {
+        supplier, externalAccountNumber, status: 'PENDING', createdAt: now, modifiedAt: now, generation: 0, willError: null,
+        latestError: null, accountNumber: null, accountCreatedAt: null, createRequestsAccepted: 0, payload: undefined, post: undefined,
+      };
+      processes.set(externalAccountNumber, record);
+      this.#count++;
+    }
+    record.generation++;
+    record.createRequestsAccepted++;
+    Object.assign(record, { status: 'PENDING', createdAt: now, modifiedAt: now, latestError: null });
+    record.payload = this.#settings.retainPayloads ? payload : undefined;
+    record.willError = this.#errorFor(record);
+    const { processingMs } = this.#settings;
+    if (processingMs <= 0) this.#finish(record, now);
+    else {
+      this.#toStart.push({ record, generation: record.generation, at: now + processingMs / 2 });
+      this.#toFinish.push({ record, generation: record.generation, at: now + processingMs });
+    }
+    return record;
+  }
+
+  #errorFor(record: ProcessRecord): LatestError | null {
+    if (record.externalAccountNumber.startsWith('ERR-')) return FORCED_ERROR;
+    const share = hashShare(this.#settings.seed, 'errored', record.supplier, record.externalAccountNumber, record.createRequestsAccepted);
+    return share < this.#settings.erroredShare ? RANDOM_ERROR : null;
+  }
+
+  /** Moves every due process on; cheap when nothing is due (looks at the queue heads only). */
+  advance(now: number): void {
+    for (const entry of this.#toStart.takeDue(now)) {
+      if (entry.generation === entry.record.generation && entry.record.status === 'PENDING') {
+        entry.record.status = 'IN_PROGRESS';
+        entry.record.modifiedAt = entry.at;
+      }
+    }
+    for (const entry of this.#toFinish.takeDue(now)) {
+      if (entry.generation === entry.record.generation) this.#finish(entry.record, entry.at);
+    }
+  }
+
+  /** Finishes every PENDING and IN_PROGRESS process now (control, for tests). */
+  settleAll(now: number): number {
+    this.advance(now);
+    let settled = 0;
+    for (const processes of this.#bySupplier.values()) {
+      for (const record of processes.values()) {
+        if (record.status === 'PENDING' || record.status === 'IN_PROGRESS') {
+          this.#finish(record, now);
+          settled++;
+        }
+      }
+    }
+    return settled;
+  }
+
+  #finish(record: ProcessRecord, at: number): void {
+    if (record.status !== 'PENDING' && record.status !== 'IN_PROGRESS') return;
+    record.modifiedAt = at;
+    if (record.willError) {
+      record.status = 'ERRORED';
+      record.latestError = record.willError;
+      return;
+    }
+    record.status = 'PROCESSED';
+    record.accountNumber = this.#newAccountNumber(record);
+    record.accountCreatedAt = at;
+  }
+
+  /** Deterministic from the seed and the pair; probes on the rare collision so numbers stay unique. */
+  #newAccountNumber(record: ProcessRecord): number {
+    for (let probe = 0; ; probe++) {
+      const value = hash53(`${record.supplier}\u0000${record.externalAccountNumber}\u0000${probe}`, this.#settings.seed) % 4294967296;
+      if (!this.#usedAccountNumbers.has(value)) {
+        this.#usedAccountNumbers.add(value);
+        return value;
+      }
+    }
+  }
+
+  postImport(record: ProcessRecord): PostImportData {
+    record.post ??= emptyPostImportData();
+    return record.post;
+  }
+}
+
+export function accountNumberOf(record: ProcessRecord): string | null {
+  return record.accountNumber === null ? null : formatAccountNumber(record.accountNumber);
+}
+
+/** The platform's internal identifier (spec: platform_identifier), derived from the account number. */
+export function platformIdentifierOf(record: ProcessRecord): string | null {
+  return record.accountNumber === null ? null : String(100_000_000 + record.accountNumber);
+}
