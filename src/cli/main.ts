@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { ExitCode, MigrateError } from '../errors.js';
 import { registerValidateCommand } from './validate.js';
+import { registerSandboxCommand } from './sandbox.js';
 
 /**
  * The one entry and exit of the CLI: builds the program, runs the command, and turns its
@@ -20,6 +21,7 @@ export async function main(argv: string[]): Promise<number> {
   // Each command file exports register<Verb>Command(program, setExitCode).
   void setExitCode;
   registerValidateCommand(program, setExitCode);
+  registerSandboxCommand(program, setExitCode);
 
   try {
     await program.parseAsync(argv);

@@ -1,0 +1,122 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import { ExitCode, UsageError } from '../errors.js';
+import { DEFAULT_API_KEY, parseSuppliers, startSandbox, type RunningSandbox, type SandboxOptions } from '../sandbox/index.js';
+
+// `migrate sandbox`: runs the local simulator of the import service until SIGINT/SIGTERM.
+// Thin: flags -> options -> startSandbox; the behaviour lives in src/sandbox/.
+
+function numberFlag(min: number, max = Infinity, integer = false): (value: string) => number {
+  return (value) => {
+    const parsed = Number(value);
+    if (value.trim() === '' || !Number.isFinite(parsed) || parsed < min || parsed > max || (integer && !Number.isInteger(parsed))) {
+      const range = max === Infinity ? `>= ${min}` : `between ${min} and ${max}`;
+      throw new InvalidArgumentError(`expected ${integer ? 'an integer' : 'a number'} ${range}, got ${JSON.stringify(value)}.`);
+    }
+    return parsed;
+  };
+}
+
+function suppliersFlag(value: string): Record<string, string> {
+  try {
+    return parseSuppliers(value);
+  } catch (error) {
+    throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+function dateFlag(value: string): string {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(value))) throw new InvalidArgumentError(`expected a date YYYY-MM-DD, got ${JSON.stringify(value)}.`);
+  return value;
+}
+
+interface SandboxFlags extends Omit<Partial<SandboxOptions>, 'log' | 'suppliers'> {
+  suppliers?: SandboxOptions['suppliers'];
+  tokenTtl?: number;
+  retryAfter?: number;
+  requestLog?: boolean;
+  verbose?: boolean;
+}
+
+function describe(sandbox: RunningSandbox, keyGiven: boolean): string {
+  const { options } = sandbox;
+  const suppliers = Object.entries(options.suppliers).map(([code, status]) => `${code} (${status})`).join(', ');
+  const faults = [
+    options.latencyMs || options.jitterMs ? `latency ${options.latencyMs} ms + jitter ${options.jitterMs} ms` : '',
+    options.failRate ? `500s ${options.failRate}` : '', options.rateLimitRate ? `429s ${options.rateLimitRate} (Retry-After ${options.retryAfterSeconds} s)` : '',
+    options.dropRate ? `drops ${options.dropRate}` : '', options.ambiguousRate ? `ambiguous ${options.ambiguousRate}` : '',
+    options.maxRps ? `max ${options.maxRps} requests/s` : '',
+  ].filter(Boolean);
+  return [
+    `Sandbox listening on ${sandbox.url}`,
+    // The sandbox's own key is a local test credential: shown when it is the default, never when given.
+    `API key: ${keyGiven ? '(the value given by --api-key)' : DEFAULT_API_KEY}`,
+    `Import suppliers: ${suppliers}`,
+    `Processing: ${options.processingMs} ms; errored share ${options.erroredShare}; open statement period from ${options.openPeriodStart}; seed ${options.seed}`,
+    `Faults: ${faults.length > 0 ? faults.join(', ') : 'none'}`,
+    'Press Ctrl-C to stop.',
+  ].join('\n');
+}
+
+function waitForSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const stop = (signal: NodeJS.Signals) => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve(signal);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
+
+async function runSandbox(flags: SandboxFlags, setExitCode: (code: number) => void): Promise<void> {
+  const { tokenTtl, retryAfter, requestLog, verbose, ...rest } = flags;
+  let sandbox: RunningSandbox;
+  try {
+    sandbox = await startSandbox({
+      ...rest,
+      tokenTtlSeconds: tokenTtl,
+      retryAfterSeconds: retryAfter,
+      recordRequests: requestLog,
+      log: verbose ? (line) => process.stderr.write(`${line}\n`) : undefined,
+    });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new UsageError(`cannot start the sandbox: ${message}`, 'sandbox_start_failed', error);
+  }
+  process.stdout.write(`${describe(sandbox, flags.apiKey !== undefined)}\n`);
+  await waitForSignal();
+  await sandbox.close();
+  setExitCode(ExitCode.interrupted);
+}
+
+export function registerSandboxCommand(program: Command, setExitCode: (code: number) => void): void {
+  program
+    .command('sandbox')
+    .description('Run a local simulator of the import service (for rehearsals, demos and tests) until Ctrl-C.')
+    .option('--port <n>', 'port to listen on; 0 = any free port', numberFlag(0, 65535, true), 0)
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--api-key <key>', `API key the token mutation accepts (default ${DEFAULT_API_KEY})`)
+    .option('--suppliers <list>', 'import suppliers and their status, e.g. ACME:Ongoing,PAUSED:Paused', suppliersFlag)
+    .option('--processing-ms <ms>', 'time from create to PROCESSED/ERRORED (default 200)', numberFlag(0))
+    .option('--errored-share <share>', 'share of created accounts that end ERRORED (0..1)', numberFlag(0, 1))
+    .option('--open-period-start <date>', 'first day of the open statement period (default: first of this month)', dateFlag)
+    .option('--today <date>', 'the date for "not in the future" rules (default: today, UTC)', dateFlag)
+    .option('--token-ttl <seconds>', 'access token lifetime (default 3600)', numberFlag(0.001))
+    .option('--seed <n>', 'seed of every random choice (default 1)', numberFlag(-(2 ** 31), 2 ** 31, true))
+    .option('--latency-ms <ms>', 'latency added to every response', numberFlag(0))
+    .option('--jitter-ms <ms>', 'random extra latency, 0..ms', numberFlag(0))
+    .option('--fail-rate <share>', 'share of requests answered 500', numberFlag(0, 1))
+    .option('--rate-limit-rate <share>', 'share of requests answered 429 with Retry-After', numberFlag(0, 1))
+    .option('--retry-after <seconds>', 'Retry-After of the injected 429s (default 1)', numberFlag(0))
+    .option('--drop-rate <share>', 'share of connections destroyed before the change is applied', numberFlag(0, 1))
+    .option('--ambiguous-rate <share>', 'share of requests applied, then the connection destroyed', numberFlag(0, 1))
+    .option('--max-rps <n>', 'a real rate limit: 429 + Retry-After above n requests per second', numberFlag(0))
+    .option('--fault-token-issue', 'apply the random faults to the token mutation too')
+    .option('--flaky-attempts <n>', 'how many 500s a FLAKY- payment instruction gets before it succeeds (default 1)', numberFlag(0, Infinity, true))
+    .option('--max-body-bytes <n>', 'request bodies above this get 413 (default 5 MiB)', numberFlag(1, Infinity, true))
+    .option('--no-retain-payloads', 'do not keep create payloads (large benchmarks)')
+    .option('--no-request-log', 'do not keep a request log (large benchmarks)')
+    .option('--verbose', 'log one line per request to stderr (method, path, status, ms)')
+    .action(async (flags: SandboxFlags) => runSandbox(flags, setExitCode));
+}
