@@ -1,10 +1,10 @@
 import type { MigrateConfig } from '../config/index.js';
 import { findExportFiles, type FileFormat, type FileKind } from '../sources/index.js';
 import { FILE_KINDS } from '../sources/kinds.js';
-import { ExportCode } from './issue-codes.js';
 import { joinAccount, joinOrphan, type JoinContext, type StagedRecord } from './join.js';
 import { readExportFile } from './read-export.js';
-import { StagingStore, type StagedRow } from './stage.js';
+import { mapCsvRow, mapJsonRecord, type FilePlan } from './record.js';
+import { decodeData, StagingStore, type RawRecord } from './stage.js';
 import type { ExportEntry, SourceIssue } from './types.js';
 
 export { ExportCode } from './issue-codes.js';
@@ -25,7 +25,7 @@ export interface ExportSummary {
 }
 
 export interface ExportReader {
-  /** Accounts in the order of the accounts file, then post-import records of accounts not in it. */
+  /** Accounts, and post-import records of accounts not in the accounts file, in the order of their external account numbers. */
   entries(): AsyncIterable<ExportEntry>;
   summary: ExportSummary;
   /** Export-level problems not tied to an account of this export (unknown columns, records without an account, ...). */
@@ -44,7 +44,7 @@ export interface OpenExportOptions {
 }
 
 /**
- * Reads, maps and stages a whole export directory, then hands out its accounts one by one,
+ * Reads and stages a whole export directory, then hands out its accounts one by one, mapped,
  * joined and validated. Throws UsageError/InputError when the directory or a file cannot be read at all.
  */
 export async function openExport(dir: string, config: MigrateConfig, options: OpenExportOptions = {}): Promise<ExportReader> {
@@ -53,7 +53,7 @@ export async function openExport(dir: string, config: MigrateConfig, options: Op
   try {
     const fileIssues: SourceIssue[] = [];
     const records = Object.fromEntries(FILE_KINDS.map((kind) => [kind, 0])) as Record<FileKind, number>;
-    const columnOf: Record<string, Record<string, string>> = {};
+    const plans: FilePlan[] = [];
     const summaryFiles: ExportSummary['files'] = [];
     const totalBytes = files.reduce((sum, file) => sum + file.bytes, 0);
     let doneBytes = 0;
@@ -62,44 +62,35 @@ export async function openExport(dir: string, config: MigrateConfig, options: Op
       const result = await readExportFile(store, index, file, config, fileIssues, onBytes);
       doneBytes += file.bytes;
       records[file.kind] += result.records;
-      columnOf[file.file] = result.columnOf;
+      plans.push(result.plan);
       summaryFiles.push({ file: file.file, kind: file.kind, format: file.format, records: result.records });
     }
-    store.finishLoading();
-    const fileNames = files.map((file) => file.file);
-    fileIssues.push(...unattachedIssues(store, fileNames, columnOf));
+    store.flush();
+    const columnOf = Object.fromEntries(files.map((file, index) => [file.file, plans[index]?.columnOf ?? {}]));
     const context: JoinContext = { today: options.today ?? new Date().toISOString().slice(0, 10), columnOf, importSupplier: config.importSupplier };
     const summary: ExportSummary = { files: summaryFiles, records, accounts: store.accountCount(), orphanAccounts: store.orphanCount(), ignoredFiles: ignored, configFile: config.configFile };
-    return { summary, fileIssues, entries: () => entries(store, fileNames, context), close: async () => store.close() };
+    const fileNames = files.map((file) => file.file);
+    return { summary, fileIssues, entries: () => entries(store, fileNames, plans, context), close: async () => store.close() };
   } catch (error) {
     store.close();
     throw error;
   }
 }
 
-function staged(rows: StagedRow[], fileNames: string[]): StagedRecord[] {
-  return rows.map((row) => ({ file: fileNames[row.fileIndex] ?? '?', record: row.record }));
+function mapRecord(raw: RawRecord, plans: FilePlan[], fileNames: string[]): StagedRecord {
+  const plan = plans[raw.fileIndex];
+  if (!plan) throw new Error(`no plan for file ${raw.fileIndex}`);
+  const data = decodeData(raw.data);
+  const record = Array.isArray(data) ? mapCsvRow(plan, raw.line, data) : mapJsonRecord(plan, raw.line, data);
+  return { file: fileNames[raw.fileIndex] ?? '?', record };
 }
 
-async function* entries(store: StagingStore, fileNames: string[], context: JoinContext): AsyncGenerator<ExportEntry> {
-  for (const number of store.numbers('accounts')) {
-    yield { kind: 'account', account: joinAccount(number, staged(store.recordsOf(number), fileNames), context) };
+/** Entries in the order of their external account numbers: one sorted pass over the staged records. */
+async function* entries(store: StagingStore, fileNames: string[], plans: FilePlan[], context: JoinContext): AsyncGenerator<ExportEntry> {
+  for (const group of store.groups()) {
+    const staged = group.records.map((raw) => mapRecord(raw, plans, fileNames));
+    const number = group.externalAccountNumber;
+    if (group.records.some((raw) => raw.kind === 'accounts')) yield { kind: 'account', account: joinAccount(number, staged, context) };
+    else yield { kind: 'orphan', items: joinOrphan(number, staged, context) };
   }
-  for (const number of store.numbers('orphans')) {
-    yield { kind: 'orphan', items: joinOrphan(number, staged(store.recordsOf(number), fileNames), context) };
-  }
-}
-
-/** A customer or supply address needs its account in the accounts file: it is part of the account payload, not a post-import call. */
-function unattachedIssues(store: StagingStore, fileNames: string[], columnOf: Record<string, Record<string, string>>): SourceIssue[] {
-  const issues: SourceIssue[] = [];
-  for (const row of store.unattached()) {
-    const file = fileNames[row.fileIndex] ?? '?';
-    issues.push({
-      file, line: row.record.line, column: columnOf[file]?.['external_account_number'] ?? 'external_account_number', externalAccountNumber: row.externalAccountNumber,
-      code: ExportCode.accountNotInAccountsFile,
-      message: `account ${row.externalAccountNumber} is not in the accounts file; a ${row.record.kind === 'customers' ? 'customer' : 'supply address'} is sent inside its account's payload, so the account must be in this export.`,
-    });
-  }
-  return issues;
 }

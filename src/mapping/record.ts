@@ -47,6 +47,8 @@ export interface FilePlan {
   columnOf: Record<string, string>;
   phoneCountry: CountryCode | undefined;
   importSupplier: string | undefined;
+  /** Index of the external_account_number column (CSV). */
+  keyIndex: number | undefined;
 }
 
 /** Keeps the external account number and supplier in the fragment only where the payload has them. */
@@ -56,7 +58,11 @@ const KEYS_IN_PAYLOAD: ReadonlySet<FileKind> = new Set(['accounts', 'payment_ins
 export function planFile(kind: FileKind, file: string, header: string[], config: MigrateConfig): FilePlan {
   const mapping = config.mapping[kind];
   const ignore = new Set(mapping.ignore);
-  const plan: FilePlan = { kind, mapping, columns: [], width: header.length, unknownColumns: [], columnOf: {}, phoneCountry: config.phoneDefaultCountry, importSupplier: config.importSupplier };
+  const plan: FilePlan = { kind, mapping, columns: [], width: header.length, unknownColumns: [], columnOf: {}, phoneCountry: config.phoneDefaultCountry, importSupplier: config.importSupplier, keyIndex: undefined };
+  if (header.length === 0) {
+    // JSON: keys vary by record; every rename may occur.
+    for (const [source, field] of Object.entries(mapping.rename)) plan.columnOf[field] = source;
+  }
   const byField = new Map<string, string>();
   header.forEach((raw, index) => {
     const column = raw.trim();
@@ -70,6 +76,7 @@ export function planFile(kind: FileKind, file: string, header: string[], config:
     const earlier = byField.get(field);
     if (earlier !== undefined) throw new InputError(file, 1, `columns "${earlier}" and "${column}" both fill ${field}; rename or ignore one of them in the mapping file.`, 'input_duplicate_column');
     byField.set(field, column);
+    if (field === 'external_account_number') plan.keyIndex = index;
     if (field !== column) plan.columnOf[field] = column;
     plan.columns.push({ index, column, field, path: field.split('.'), type });
   });
@@ -150,20 +157,40 @@ function jsonColumns(object: Record<string, unknown>): Array<[string, unknown]> 
   return columns;
 }
 
-/** Maps a JSON/NDJSON record; `unknown` collects undocumented keys (reported once per file by the caller). */
-export function mapJsonRecord(plan: FilePlan, line: number, object: Record<string, unknown>, unknown: (column: string) => void): MappedRecord {
+/** Maps a JSON/NDJSON record; undocumented keys are skipped here (jsonKey reports them once per file). */
+export function mapJsonRecord(plan: FilePlan, line: number, object: Record<string, unknown>): MappedRecord {
   const record: MappedRecord = { kind: plan.kind, line, externalAccountNumber: undefined, importSupplier: undefined, fields: {}, issues: [] };
   const ignore = new Set(plan.mapping.ignore);
   for (const [column, value] of jsonColumns(object)) {
     if (ignore.has(column)) continue;
     const field = plan.mapping.rename[column] ?? column;
     const type = fieldType(plan.kind, field);
-    if (!type) {
-      unknown(column);
-      continue;
-    }
-    if (field !== column) plan.columnOf[field] = column;
+    if (!type) continue;
     assign(plan, record, field, field.split('.'), type, value, column);
   }
   return finish(plan, record);
+}
+
+function keyText(value: unknown): string | undefined {
+  const text = typeof value === 'string' ? value.trim() : typeof value === 'number' ? String(value) : undefined;
+  return text === '' ? undefined : text;
+}
+
+/** The external account number of a CSV row, read before mapping so the row can be staged under it. */
+export function csvKey(plan: FilePlan, cells: string[]): string | undefined {
+  const constant = plan.mapping.constants['external_account_number'];
+  return keyText(constant ?? (plan.keyIndex === undefined ? undefined : cells[plan.keyIndex]));
+}
+
+/** The external account number of a JSON record; reports undocumented keys through `unknown`. */
+export function jsonKey(plan: FilePlan, object: Record<string, unknown>, unknown: (column: string) => void): string | undefined {
+  const ignore = new Set(plan.mapping.ignore);
+  let key: unknown;
+  for (const [column, value] of jsonColumns(object)) {
+    if (ignore.has(column)) continue;
+    const field = plan.mapping.rename[column] ?? column;
+    if (field === 'external_account_number') key = value;
+    else if (!fieldType(plan.kind, field)) unknown(column);
+  }
+  return keyText(plan.mapping.constants['external_account_number'] ?? key);
 }

@@ -4,37 +4,42 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FileKind } from '../sources/kinds.js';
 import { FILE_KINDS } from '../sources/kinds.js';
-import type { MappedRecord } from './record.js';
 
 // The join's scratch store (architecture "Scale": memory stays flat from 1,000 to 1,000,000
-// accounts). Records of one account need not be adjacent in the export, so every mapped record
-// is written to a temporary SQLite file (mode 0600: it holds customer data) and read back per
-// account through an index on the external account number. Deleted on close.
+// accounts). Records of one account need not be adjacent in the export, so every record is
+// written, as read (raw cells), to a temporary SQLite file (mode 0600: it holds customer data)
+// and read back in one sorted pass, grouped by external account number. Deleted on close.
 
 const KIND_CODE = new Map<FileKind, number>(FILE_KINDS.map((kind, index) => [kind, index]));
 const BATCH = 20_000;
-const PAGE = 1_000;
+/** Rows per INSERT statement: one native call per 64 rows instead of per row. */
+const ROWS_PER_INSERT = 64;
 
-interface StoredRecord {
-  l: number;
-  f: Record<string, unknown>;
-  s?: string;
-  i?: MappedRecord['issues'];
+/** One staged record: its raw data (JSON of the CSV cells or of the JSON record) and where it came from. */
+export interface RawRecord {
+  kind: FileKind;
+  fileIndex: number;
+  line: number;
+  data: string;
 }
 
-export interface StagedRow {
-  fileIndex: number;
-  record: MappedRecord;
+export interface RecordGroup {
+  externalAccountNumber: string;
+  records: RawRecord[];
 }
 
 export class StagingStore {
   readonly #dir: string;
   readonly #db: Database.Database;
   readonly #insert: Database.Statement;
+  readonly #insertMany: Database.Statement;
+  #rows: unknown[] = [];
+  #lastChecked: { ean: string; found: boolean } | undefined;
   readonly #insertAccount: Database.Statement;
-  #recordsOf: Database.Statement | undefined;
+  readonly #insertOrphan: Database.Statement;
+  readonly #hasAccount: Database.Statement;
   #pending = 0;
-  #indexed = false;
+  #open: Iterator<unknown> | undefined;
 
   constructor(scratchDir: string | undefined) {
     this.#dir = mkdtempSync(path.join(scratchDir ?? os.tmpdir(), 'migrate-stage-'));
@@ -48,89 +53,104 @@ export class StagingStore {
     this.#db.pragma('cache_size = -32000');
     this.#db.pragma('temp_store = FILE');
     this.#db.exec(`
-      CREATE TABLE records (seq INTEGER PRIMARY KEY, kind INTEGER NOT NULL, ean TEXT NOT NULL, file INTEGER NOT NULL, data TEXT NOT NULL);
-      CREATE TABLE accounts (id INTEGER PRIMARY KEY, ean TEXT NOT NULL UNIQUE);
-      CREATE TABLE orphans (id INTEGER PRIMARY KEY, ean TEXT NOT NULL);`);
-    this.#insert = this.#db.prepare('INSERT INTO records (kind, ean, file, data) VALUES (?, ?, ?, ?)');
+      CREATE TABLE records (seq INTEGER PRIMARY KEY, ean TEXT NOT NULL, kind INTEGER NOT NULL, file INTEGER NOT NULL, line INTEGER NOT NULL, data TEXT NOT NULL);
+      CREATE TABLE accounts (ean TEXT PRIMARY KEY) WITHOUT ROWID;
+      CREATE TABLE orphans (ean TEXT PRIMARY KEY) WITHOUT ROWID;`);
+    this.#insert = this.#db.prepare('INSERT INTO records (ean, kind, file, line, data) VALUES (?, ?, ?, ?, ?)');
+    this.#insertMany = this.#db.prepare(`INSERT INTO records (ean, kind, file, line, data) VALUES ${Array(ROWS_PER_INSERT).fill('(?, ?, ?, ?, ?)').join(', ')}`);
     this.#insertAccount = this.#db.prepare('INSERT OR IGNORE INTO accounts (ean) VALUES (?)');
+    this.#insertOrphan = this.#db.prepare('INSERT OR IGNORE INTO orphans (ean) VALUES (?)');
+    this.#hasAccount = this.#db.prepare('SELECT 1 FROM accounts WHERE ean = ?').pluck();
   }
 
-  /** Stages one record that has an external account number. */
-  add(fileIndex: number, record: MappedRecord & { externalAccountNumber: string }): void {
+  /** Whether the accounts file (read first) has this account. Rows of one account often follow each other: the last answer is kept. */
+  hasAccount(externalAccountNumber: string): boolean {
+    if (this.#lastChecked?.ean !== externalAccountNumber) {
+      this.#lastChecked = { ean: externalAccountNumber, found: this.#hasAccount.get(externalAccountNumber) !== undefined };
+    }
+    return this.#lastChecked.found;
+  }
+
+  add(externalAccountNumber: string, record: RawRecord): void {
     if (this.#pending === 0) this.#db.exec('BEGIN');
-    const stored: StoredRecord = { l: record.line, f: record.fields };
-    if (record.importSupplier !== undefined) stored.s = record.importSupplier;
-    if (record.issues.length > 0) stored.i = record.issues;
-    this.#insert.run(KIND_CODE.get(record.kind), record.externalAccountNumber, fileIndex, JSON.stringify(stored));
-    if (record.kind === 'accounts') this.#insertAccount.run(record.externalAccountNumber);
+    this.#rows.push(externalAccountNumber, KIND_CODE.get(record.kind), record.fileIndex, record.line, record.data);
+    if (this.#rows.length >= ROWS_PER_INSERT * 5) this.#writeRows();
+    if (record.kind === 'accounts') {
+      this.#insertAccount.run(externalAccountNumber);
+      if (this.#lastChecked?.ean === externalAccountNumber) this.#lastChecked = undefined;
+    } else if ((KIND_CODE.get(record.kind) ?? 0) >= (KIND_CODE.get('notes') ?? 0) && !this.hasAccount(externalAccountNumber)) {
+      this.#insertOrphan.run(externalAccountNumber);
+    }
     this.#pending += 1;
     if (this.#pending >= BATCH) this.flush();
   }
 
+  #writeRows(): void {
+    if (this.#rows.length === ROWS_PER_INSERT * 5) this.#insertMany.run(this.#rows);
+    else for (let start = 0; start < this.#rows.length; start += 5) this.#insert.run(this.#rows.slice(start, start + 5));
+    this.#rows = [];
+  }
+
   flush(): void {
+    this.#writeRows();
     if (this.#pending > 0) this.#db.exec('COMMIT');
     this.#pending = 0;
   }
 
-  /** Builds the join index and the list of post-import-only accounts; call once, after the last add. */
-  finishLoading(): void {
-    this.flush();
-    if (this.#indexed) return;
-    this.#db.exec(`
-      CREATE INDEX records_by_account ON records (ean, seq);
-      INSERT INTO orphans (ean)
-        SELECT ean FROM records WHERE kind >= ${KIND_CODE.get('notes')} AND ean NOT IN (SELECT ean FROM accounts)
-        GROUP BY ean ORDER BY MIN(seq);`);
-    this.#indexed = true;
-  }
-
   accountCount(): number {
-    return (this.#db.prepare('SELECT COUNT(*) AS n FROM accounts').get() as { n: number }).n;
+    return this.#db.prepare('SELECT COUNT(*) FROM accounts').pluck().get() as number;
   }
 
   orphanCount(): number {
-    return (this.#db.prepare('SELECT COUNT(*) AS n FROM orphans').get() as { n: number }).n;
+    return this.#db.prepare('SELECT COUNT(*) FROM orphans').pluck().get() as number;
   }
 
-  /** Customers and supply addresses whose account is not in the accounts file, in file order. */
-  *unattached(): Generator<StagedRow & { externalAccountNumber: string }> {
-    const statement = this.#db.prepare(
-      `SELECT kind, ean, file, data FROM records WHERE kind IN (${KIND_CODE.get('customers')}, ${KIND_CODE.get('supply_addresses')}) AND ean NOT IN (SELECT ean FROM accounts) ORDER BY seq`,
-    );
-    for (const row of statement.all() as Array<{ kind: number; ean: string; file: number; data: string }>) {
-      yield { externalAccountNumber: row.ean, ...decode(row) };
+  /** Every staged record, grouped by external account number (in its sort order), each group in file order. */
+  *groups(): Generator<RecordGroup> {
+    this.flush();
+    const rows = this.#db.prepare('SELECT ean, kind, file, line, data FROM records ORDER BY ean, seq').raw().iterate() as IterableIterator<[string, number, number, number, string]>;
+    this.#open = rows;
+    try {
+      let current: RecordGroup | undefined;
+      for (const [ean, kind, fileIndex, line, data] of rows) {
+        if (current && current.externalAccountNumber !== ean) {
+          yield current;
+          current = undefined;
+        }
+        current ??= { externalAccountNumber: ean, records: [] };
+        current.records.push({ kind: FILE_KINDS[kind] as FileKind, fileIndex, line, data });
+      }
+      if (current) yield current;
+    } finally {
+      this.#open = undefined;
+      rows.return?.();
     }
-  }
-
-  /** External account numbers of a list (`accounts` in first-appearance order, or `orphans`), page by page. */
-  *numbers(table: 'accounts' | 'orphans'): Generator<string> {
-    const page = this.#db.prepare(`SELECT id, ean FROM ${table} WHERE id > ? ORDER BY id LIMIT ${PAGE}`);
-    for (let after = 0; ; ) {
-      const rows = page.all(after) as Array<{ id: number; ean: string }>;
-      if (rows.length === 0) return;
-      for (const row of rows) yield row.ean;
-      after = rows[rows.length - 1]?.id ?? after;
-    }
-  }
-
-  /** Every record of one account, in file order. */
-  recordsOf(externalAccountNumber: string): StagedRow[] {
-    this.#recordsOf ??= this.#db.prepare('SELECT kind, ean, file, data FROM records WHERE ean = ? ORDER BY seq');
-    const rows = this.#recordsOf.all(externalAccountNumber) as Array<{ kind: number; ean: string; file: number; data: string }>;
-    return rows.map((row) => decode(row));
   }
 
   close(): void {
+    this.#open?.return?.();
     if (this.#db.open) this.#db.close();
     rmSync(this.#dir, { recursive: true, force: true });
   }
 }
 
-function decode(row: { kind: number; ean: string; file: number; data: string }): StagedRow {
-  const stored = JSON.parse(row.data) as StoredRecord;
-  const kind = FILE_KINDS[row.kind] as FileKind;
-  return {
-    fileIndex: row.file,
-    record: { kind, line: stored.l, externalAccountNumber: row.ean, importSupplier: stored.s, fields: stored.f, issues: stored.i ?? [] },
-  };
+// Staged data: CSV cells joined by the unit separator (much cheaper than JSON for the common
+// case), JSON when a cell holds that character, and JSON records as JSON. One letter says which.
+const US = '\u001f';
+
+export function encodeCells(cells: string[]): string {
+  const joined = cells.join(US);
+  let separators = 0;
+  for (let at = joined.indexOf(US); at !== -1; at = joined.indexOf(US, at + 1)) separators += 1;
+  return separators === Math.max(0, cells.length - 1) ? `C${joined}` : `A${JSON.stringify(cells)}`;
+}
+
+export function encodeObject(object: Record<string, unknown>): string {
+  return `J${JSON.stringify(object)}`;
+}
+
+export function decodeData(data: string): string[] | Record<string, unknown> {
+  const tag = data.charAt(0);
+  if (tag === 'C') return data.slice(1).split(US);
+  return JSON.parse(data.slice(1)) as string[] | Record<string, unknown>;
 }

@@ -1,6 +1,6 @@
 import { CsvError, parse } from 'csv-parse';
 import { InputError } from '../errors.js';
-import { decodeFile, type DecodeOptions } from './decode.js';
+import { utf8Chunks, type DecodeOptions } from './decode.js';
 
 // CSV as a stream (input-format "Values": header row, RFC 4180 quoting, BOM accepted; delimiter
 // and encoding are mapping-file options). Rows come out as arrays, not objects: the mapping
@@ -18,28 +18,43 @@ export interface CsvOptions extends DecodeOptions {
 
 /** Yields the header row first, then every data row; blank lines are skipped. */
 export async function* readCsv(absolutePath: string, options: CsvOptions): AsyncGenerator<CsvRow> {
-  const parser = parse({ bom: true, delimiter: options.delimiter, info: true, relax_column_count: true, skip_empty_lines: true });
+  // No `info`: it costs a third of csv-parse's time. Lines are counted here instead: a row starts
+  // one line after the previous row ends, plus the newlines inside its quoted cells.
+  const parser = parse({ bom: true, delimiter: options.delimiter, relax_column_count: true, skip_empty_lines: false, record_delimiter: ['\r\n', '\n'] });
   const feed = (async () => {
     try {
-      for await (const text of decodeFile(absolutePath, options)) {
-        if (!parser.write(text)) await new Promise<void>((resolve) => parser.once('drain', resolve));
+      for await (const text of utf8Chunks(absolutePath, options)) {
+        if (parser.destroyed) return;
+        if (!parser.write(text)) {
+          await new Promise<void>((resolve) => {
+            const done = (): void => {
+              parser.off('drain', done);
+              parser.off('close', done);
+              resolve();
+            };
+            parser.on('drain', done);
+            parser.on('close', done);
+          });
+        }
       }
-      parser.end();
+      if (!parser.destroyed) parser.end();
     } catch (error) {
       parser.destroy(error as Error);
     }
   })();
-  let lastLine = 0;
-  let lastEmpty = 0;
+  let line = 1;
   try {
-    for await (const item of parser as AsyncIterable<{ record: string[]; info: { lines: number; empty_lines: number } }>) {
-      const line = lastLine + 1 + (item.info.empty_lines - lastEmpty);
-      lastLine = item.info.lines;
-      lastEmpty = item.info.empty_lines;
-      yield { line, cells: item.record };
+    for await (const cells of parser as AsyncIterable<string[]>) {
+      const start = line;
+      line += 1;
+      for (const cell of cells) {
+        for (let at = cell.indexOf('\n'); at !== -1; at = cell.indexOf('\n', at + 1)) line += 1;
+      }
+      if (cells.length === 1 && cells[0] === '') continue;
+      yield { line: start, cells };
     }
   } catch (error) {
-    throw toInputError(options.file, error, lastLine + 1);
+    throw toInputError(options.file, error, line);
   } finally {
     parser.destroy();
     await feed;

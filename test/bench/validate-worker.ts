@@ -1,0 +1,42 @@
+import { parse } from 'csv-parse';
+import { createReadStream, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { loadMigrateConfig } from '../../src/config/index.js';
+import { openExport } from '../../src/mapping/index.js';
+import { validateExport } from '../../src/mapping/validation.js';
+
+// One measurement in its own process, so that its peak RSS is its own:
+//   tsx validate-worker.ts <csv-arrays|csv-columns|validate> <dir>
+// prints { rows, seconds, peakRssMb }.
+
+async function bareCsv(dir: string, columns: boolean): Promise<number> {
+  let rows = 0;
+  for (const name of readdirSync(dir).filter((file) => file.endsWith('.csv'))) {
+    const parser = createReadStream(path.join(dir, name)).pipe(parse({ bom: true, columns, skip_empty_lines: true }));
+    for await (const record of parser) {
+      void record;
+      rows += 1;
+    }
+    if (!columns) rows -= 1;
+  }
+  return rows;
+}
+
+async function validate(dir: string): Promise<number> {
+  const config = await loadMigrateConfig({ cwd: dir, env: {}, supplier: 'BENCH' });
+  const reader = await openExport(dir, config, { today: '2026-11-22' });
+  try {
+    const result = await validateExport(reader);
+    if (!result.ok) throw new Error(`benchmark data should be valid: ${JSON.stringify(result.errors.slice(0, 3))}`);
+    return Object.values(reader.summary.records).reduce((sum, count) => sum + count, 0);
+  } finally {
+    await reader.close();
+  }
+}
+
+const [mode, dir] = process.argv.slice(2);
+if (!mode || !dir) throw new Error('usage: validate-worker.ts <csv-arrays|csv-columns|validate> <dir>');
+const started = process.hrtime.bigint();
+const rows = mode === 'validate' ? await validate(dir) : await bareCsv(dir, mode === 'csv-columns');
+const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+process.stdout.write(`${JSON.stringify({ rows, seconds, peakRssMb: process.resourceUsage().maxRSS / 1024 })}\n`);
