@@ -22,6 +22,11 @@ export type CreateAccountOutcome =
   | { kind: 'scheduled' }
   /** 400 already imported: the account exists; adopt its platform account number. */
   | { kind: 'already_imported'; platformAccountNumber: string }
+  /**
+   * 400 account_import_process_in_progress: a process for the pair exists and is not finished (for
+   * example the answer to an earlier create that was lost): nothing new was scheduled; poll its status.
+   */
+  | { kind: 'in_progress'; detail: string }
   | { kind: 'invalid'; errors: ValidationIssue[] };
 
 export interface NoteResult {
@@ -49,21 +54,33 @@ export type PaymentInstructionOutcome =
 
 export type NotesOutcome = { kind: 'created'; results: NoteResult[] } | { kind: 'invalid'; errors: ValidationIssue[] };
 
+/**
+ * Per call: `retry` 'auto' (default) resends what the retry policy allows for the endpoint
+ * (creates and post-import calls after a lost answer too, because the service deduplicates);
+ * 'safe' resends only what the service certainly did not apply (connection never made, 429), for
+ * callers that reconcile ambiguous outcomes themselves; 'never' resends nothing (but a 401 is
+ * still renewed and resent once: an unauthorised request is not processed).
+ */
+export interface CallOptions {
+  retry?: 'auto' | 'safe' | 'never';
+}
+
 export interface ImportServiceClient {
-  validateAccount(payload: AccountPayload): Promise<ValidateOutcome>;
-  createAccount(payload: AccountPayload): Promise<CreateAccountOutcome>;
+  validateAccount(payload: AccountPayload, options?: CallOptions): Promise<ValidateOutcome>;
+  createAccount(payload: AccountPayload, options?: CallOptions): Promise<CreateAccountOutcome>;
   /** v2 status; null when the import process does not exist (404). */
-  getImportStatus(importSupplier: string, externalAccountNumber: string): Promise<V2StatusRecord | null>;
+  getImportStatus(importSupplier: string, externalAccountNumber: string, options?: CallOptions): Promise<V2StatusRecord | null>;
   /** v1 status; null when there is no account for the pair (404). */
-  getTransferStatus(importSupplier: string, externalAccountNumber: string): Promise<V1StatusRecord | null>;
-  listAllImports(importSupplier: string): Promise<ListItem[]>;
-  listPendingImports(importSupplier: string): Promise<ListItem[]>;
-  listImportedAccounts(importSupplier: string): Promise<ListItem[]>;
+  getTransferStatus(importSupplier: string, externalAccountNumber: string, options?: CallOptions): Promise<V1StatusRecord | null>;
+  listAllImports(importSupplier: string, options?: CallOptions): Promise<ListItem[]>;
+  listPendingImports(importSupplier: string, options?: CallOptions): Promise<ListItem[]>;
+  /** [] also when the service answers 404 (spec: 200 "when imported accounts exist"). */
+  listImportedAccounts(importSupplier: string, options?: CallOptions): Promise<ListItem[]>;
   /** Rejects with NotFoundError while the account is not imported. */
-  createNotes(request: NotesRequest): Promise<NotesOutcome>;
-  createTransactions(request: TransactionsRequest, flags?: Partial<TransactionQueryFlags>): Promise<TransactionsOutcome>;
-  createHistoricalStatements(request: HistoricalStatementsRequest): Promise<HistoricalStatementsOutcome>;
-  createPaymentInstruction(request: PaymentInstructionRequest): Promise<PaymentInstructionOutcome>;
+  createNotes(request: NotesRequest, options?: CallOptions): Promise<NotesOutcome>;
+  createTransactions(request: TransactionsRequest, flags?: Partial<TransactionQueryFlags>, options?: CallOptions): Promise<TransactionsOutcome>;
+  createHistoricalStatements(request: HistoricalStatementsRequest, options?: CallOptions): Promise<HistoricalStatementsOutcome>;
+  createPaymentInstruction(request: PaymentInstructionRequest, options?: CallOptions): Promise<PaymentInstructionOutcome>;
   /** Closes the connection pool; in-flight requests finish first. */
   close(): Promise<void>;
 }

@@ -1,0 +1,240 @@
+import { toValidationIssues } from '../schema/index.js';
+import { ApiError, RateLimitedError, RequestRejectedError, UnexpectedResponseError } from './errors.js';
+import type { ClientEvent } from './events.js';
+import { errorFromResponse, failureKindOf, type ServiceResponse } from './map-response.js';
+import { resolveClientOptions, type ClientOptions, type ResolvedClientOptions } from './options.js';
+import { AdaptiveLimiter, type LimiterSnapshot, type ReleaseSignal } from './rate-limiter.js';
+import { Redactor, safeCause } from './redact.js';
+import { decideRetry, type RetryMode } from './retry-policy.js';
+import { TokenManager, type ObtainInput, type TokenGrant } from './token-manager.js';
+import { readTokenResponse, TOKEN_ENDPOINT, tokenMutationBody } from './token-mutation.js';
+import { Transport } from './transport.js';
+import type { EndpointCall } from './endpoints.js';
+
+// The engine of every call (issue 3): limiter slot -> valid token -> HTTP -> answer mapped to an
+// outcome or an error class -> the pure retry policy decides -> sleep and resend, or give up with
+// the last error. Endpoint definitions live in endpoints.ts; the public methods in index.ts.
+
+export interface ClientStats extends LimiterSnapshot {
+  /** HTTP requests sent (token mutation included). */
+  requests: number;
+  retries: number;
+  rateLimited: number;
+  tokenRenewals: number;
+}
+
+type AttemptResult<T> = { ok: true; value: T } | { ok: false; error: ApiError; token: string | undefined };
+
+export class CallRunner {
+  readonly #options: ResolvedClientOptions;
+  readonly #redactor = new Redactor();
+  readonly #transport: Transport;
+  readonly #limiter: AdaptiveLimiter;
+  readonly #tokens: TokenManager;
+  readonly #counts = { requests: 0, retries: 0, rateLimited: 0, tokenRenewals: 0 };
+
+  constructor(input: ClientOptions) {
+    const options = resolveClientOptions(input);
+    this.#options = options;
+    this.#redactor.add(options.credentials.apiKey);
+    this.#redactor.add(options.credentials.token);
+    this.#redactor.add(options.credentials.refreshToken);
+    const { timeouts } = options;
+    this.#transport = new Transport({
+      baseUrl: options.baseUrl,
+      connections: options.concurrency,
+      connectTimeoutMs: timeouts.connectMs,
+      headersTimeoutMs: timeouts.headersMs,
+      bodyTimeoutMs: timeouts.bodyMs,
+      keepAliveTimeoutMs: 30_000,
+      redactor: this.#redactor,
+    });
+    this.#limiter = new AdaptiveLimiter({
+      concurrency: options.concurrency,
+      maxRequestsPerSecond: options.maxRequestsPerSecond,
+      recoveryIntervalMs: options.recoveryIntervalMs,
+      clock: options.clock,
+      sleep: options.sleep,
+      onChange: (change) => this.#emit({ type: 'limit_changed', ...change, rateLimit: Number.isFinite(change.rateLimit) ? change.rateLimit : null }),
+    });
+    this.#tokens = new TokenManager({
+      credentials: options.credentials,
+      obtain: (obtainInput) => this.#obtainToken(obtainInput),
+      clock: options.clock,
+      renewMarginMs: options.renewMarginMs,
+      onRenewed: (renewal) => {
+        this.#counts.tokenRenewals += 1;
+        this.#emit({ type: 'token_renewed', ...renewal });
+      },
+    });
+  }
+
+  stats(): ClientStats {
+    return { ...this.#limiter.snapshot(), ...this.#counts };
+  }
+
+  close(): Promise<void> {
+    return this.#transport.close();
+  }
+
+  /** Runs one call to its outcome, resending as the retry policy allows; rejects with the last ApiError. */
+  async run<T>(call: EndpointCall<T>, mode: RetryMode = 'auto'): Promise<T> {
+    const body = this.#serialise(call);
+    let renewed = false;
+    let sent = 0;
+    for (let attempt = 1; ; ) {
+      const result = await this.#attempt(call, body);
+      sent += 1;
+      if (result.ok) return result.value;
+      const { error } = result;
+      const decision = decideRetry(
+        {
+          failure: failureKindOf(error),
+          safety: call.safety,
+          mode,
+          attempt,
+          retryAfterMs: error instanceof RateLimitedError ? error.retryAfterMs : undefined,
+          renewedAfterUnauthorized: renewed,
+          random: this.#options.random(),
+        },
+        this.#options.retry,
+      );
+      if (!decision.retry) throw this.#giveUp(error, sent);
+      if (decision.renewToken) {
+        renewed = true;
+        await this.#renewAfterUnauthorized(result.token, sent);
+        continue;
+      }
+      this.#counts.retries += 1;
+      this.#emit({ type: 'retry', endpoint: call.name, attempt, delayMs: decision.delayMs, code: error.code, status: error.status, ambiguous: error.ambiguous });
+      await this.#options.sleep(decision.delayMs);
+      attempt += 1;
+    }
+  }
+
+  #serialise<T>(call: EndpointCall<T>): string | undefined {
+    if (call.body === undefined) return undefined;
+    if (this.#options.checkRequests && call.requestSchema) {
+      const parsed = call.requestSchema.safeParse(call.body);
+      if (!parsed.success) {
+        const issues = toValidationIssues(parsed.error);
+        const first = issues[0];
+        throw new RequestRejectedError(call.name, undefined, `the request does not match the spec's schema (${issues.length} problem(s); first: ${first?.attr || '(body)'}: ${first?.code})`, issues);
+      }
+    }
+    return JSON.stringify(call.body);
+  }
+
+  async #attempt<T>(call: EndpointCall<T>, body: string | undefined): Promise<AttemptResult<T>> {
+    const ticket = await this.#limiter.acquire();
+    let signal: ReleaseSignal = 'failure';
+    let retryAfterMs: number | undefined;
+    let token: string | undefined;
+    try {
+      token = await this.#tokens.current();
+      const response = await this.#send(call, body, token);
+      const result = this.#interpret(call, response);
+      if (!result.ok && result.error instanceof RateLimitedError) {
+        signal = 'rate_limited';
+        retryAfterMs = result.error.retryAfterMs;
+        this.#counts.rateLimited += 1;
+        this.#emit({ type: 'rate_limited', endpoint: call.name, retryAfterMs });
+      } else if (response.status < 500) {
+        signal = 'success';
+      }
+      return result.ok ? result : { ...result, token };
+    } catch (error) {
+      return { ok: false, error: this.#asApiError(call.name, error), token };
+    } finally {
+      this.#limiter.release(ticket, signal, retryAfterMs);
+    }
+  }
+
+  #send<T>(call: EndpointCall<T>, body: string | undefined, token: string): Promise<ServiceResponse> {
+    this.#counts.requests += 1;
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      authorization: this.#options.headerForm === 'token' ? `Token ${token}` : token,
+    };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    return this.#transport.send({ endpoint: call.name, method: call.method, path: call.path, headers, body });
+  }
+
+  #interpret<T>(call: EndpointCall<T>, response: ServiceResponse): { ok: true; value: T } | { ok: false; error: ApiError } {
+    if (response.status >= 200 && response.status < 300) return { ok: true, value: call.success(response) };
+    const error = errorFromResponse(response, {
+      endpoint: call.name,
+      write: call.method !== 'GET' && call.safety !== 'idempotent',
+      serverErrorMeansNotApplied: call.serverErrorMeansNotApplied ?? false,
+      now: this.#options.clock.now(),
+    });
+    if (error.fatal) return { ok: false, error };
+    const value = call.expected?.(error, response);
+    return value === undefined ? { ok: false, error } : { ok: true, value };
+  }
+
+  async #renewAfterUnauthorized(rejected: string | undefined, sent: number): Promise<void> {
+    try {
+      await this.#tokens.renewAfterUnauthorized(rejected ?? '');
+    } catch (error) {
+      throw this.#giveUp(this.#asApiError(TOKEN_ENDPOINT, error), sent);
+    }
+  }
+
+  /** The token mutation: not gated by the limiter (it is rare, and callers hold slots while waiting for it). */
+  async #obtainToken(input: ObtainInput): Promise<TokenGrant> {
+    if ('APIKey' in input) this.#redactor.add(input.APIKey);
+    else this.#redactor.add(input.refreshToken);
+    const body = tokenMutationBody(this.#options.tokenField, input);
+    for (let attempt = 1; ; attempt += 1) {
+      let outcome: TokenGrant | ApiError;
+      try {
+        this.#counts.requests += 1;
+        const response = await this.#transport.send({
+          endpoint: TOKEN_ENDPOINT,
+          method: 'POST',
+          path: this.#options.tokenPath,
+          headers: { accept: 'application/json', 'content-type': 'application/json' },
+          body,
+        });
+        outcome = readTokenResponse(this.#options.tokenField, response, this.#options.clock.now());
+      } catch (error) {
+        outcome = this.#asApiError(TOKEN_ENDPOINT, error);
+      }
+      if (!(outcome instanceof ApiError)) {
+        this.#redactor.add(outcome.token);
+        this.#redactor.add(outcome.refreshToken);
+        return outcome;
+      }
+      const retryAfterMs = outcome instanceof RateLimitedError ? outcome.retryAfterMs : undefined;
+      const decision = decideRetry(
+        { failure: failureKindOf(outcome), safety: 'idempotent', mode: 'auto', attempt, retryAfterMs, renewedAfterUnauthorized: true, random: this.#options.random() },
+        this.#options.retry,
+      );
+      if (!decision.retry) throw this.#redactor.scrubError(outcome);
+      this.#emit({ type: 'retry', endpoint: TOKEN_ENDPOINT, attempt, delayMs: decision.delayMs, code: outcome.code, status: outcome.status, ambiguous: false });
+      await this.#options.sleep(decision.delayMs);
+    }
+  }
+
+  #asApiError(endpoint: string, error: unknown): ApiError {
+    if (error instanceof ApiError) return error;
+    // Not an answer of the service: a bug or a broken invariant; kept visible, without secrets.
+    const cause = safeCause(error, this.#redactor);
+    return new UnexpectedResponseError(endpoint, undefined, `${cause.name}: ${cause.message}`, undefined);
+  }
+
+  #giveUp(error: ApiError, sent: number): ApiError {
+    error.attempts = sent;
+    this.#emit({ type: 'failed', endpoint: error.endpoint, code: error.code, status: error.status, attempts: error.attempts, ambiguous: error.ambiguous });
+    return this.#redactor.scrubError(error);
+  }
+
+  #emit(event: ClientEvent): void {
+    try {
+      this.#options.onEvent(event);
+    } catch {
+      // A failing listener must not fail a request that succeeded.
+    }
+  }
+}

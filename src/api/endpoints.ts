@@ -1,0 +1,238 @@
+import type { z } from 'zod';
+import {
+  DEFAULT_TRANSACTION_FLAGS,
+  accountRequestSchema,
+  historicalStatementsCreatedSchema,
+  historicalStatementsRequestSchema,
+  listSchema,
+  notesCreatedSchema,
+  notesRequestSchema,
+  paymentInstructionCreatedSchema,
+  paymentInstructionRequestSchema,
+  transactionImportErrorSchema,
+  transactionsCreatedSchema,
+  transactionsRequestSchema,
+  v1StatusSchema,
+  v2StatusSchema,
+  type AccountPayload,
+  type HistoricalStatementsRequest,
+  type ListItem,
+  type NotesRequest,
+  type PaymentInstructionRequest,
+  type TransactionQueryFlags,
+  type TransactionsRequest,
+  type V1StatusRecord,
+  type V2StatusRecord,
+} from '../schema/index.js';
+import { AlreadyImportedError, NotFoundError, UnexpectedResponseError, ValidationFailedError, type ApiError } from './errors.js';
+import { detailOf, issuesFromBody, type ServiceResponse } from './map-response.js';
+import type { EndpointSafety } from './retry-policy.js';
+import type {
+  CreateAccountOutcome,
+  HistoricalStatementsOutcome,
+  NotesOutcome,
+  PaymentInstructionOutcome,
+  TransactionsOutcome,
+  ValidateOutcome,
+} from './types.js';
+
+// One definition per endpoint of the spec ("Endpoints"): method, path, body, how safe it is to
+// resend, how a success is parsed (zod response schemas: a body that does not match is an
+// UnexpectedResponseError naming the field), and which error answers are outcome values.
+
+export interface EndpointCall<T> {
+  name: string;
+  method: 'GET' | 'POST';
+  /** Path under the base URL, query included. */
+  path: string;
+  body?: unknown;
+  /** Checked before sending when ClientOptions.checkRequests is on. */
+  requestSchema?: z.ZodType;
+  safety: EndpointSafety;
+  /** Spec "Create payment instruction": its 500 means nothing was applied. */
+  serverErrorMeansNotApplied?: boolean;
+  /** A 2xx answer. */
+  success(response: ServiceResponse): T;
+  /** A non-2xx answer that the contract returns as a value (else the error is thrown or retried). */
+  expected?(error: ApiError, response: ServiceResponse): T | undefined;
+}
+
+const segment = (value: string): string => encodeURIComponent(value);
+
+/** Parses a success body with its response schema; a mismatch names the endpoint and the field. */
+export function parseBody<S extends z.ZodType>(schema: S, name: string, response: ServiceResponse): z.infer<S> {
+  const parsed = schema.safeParse(response.body);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new UnexpectedResponseError(name, response.status, issue?.message ?? 'does not match the spec', issue?.path.map(String).join('.') ?? '');
+}
+
+/** The code the sandbox (and, we expect, the service) gives a create for a process still running. */
+export const PROCESS_IN_PROGRESS = 'account_import_process_in_progress';
+const STATEMENT_EXISTS = 'historical_statement_already_exists';
+
+export function validateAccountCall(payload: AccountPayload): EndpointCall<ValidateOutcome> {
+  return {
+    name: 'validateAccount',
+    method: 'POST',
+    path: '/v2/data-import/accounts/validate/',
+    body: { payload },
+    requestSchema: accountRequestSchema,
+    safety: 'idempotent',
+    success: () => ({ kind: 'valid' }),
+    expected: (error) => (error instanceof ValidationFailedError ? { kind: 'invalid', errors: error.issues } : undefined),
+  };
+}
+
+export function createAccountCall(payload: AccountPayload): EndpointCall<CreateAccountOutcome> {
+  return {
+    name: 'createAccount',
+    method: 'POST',
+    path: '/v2/data-import/accounts/',
+    body: { payload },
+    requestSchema: accountRequestSchema,
+    // A resend of a create that was applied is answered "already imported" (400, spec "Errors") or,
+    // while the first one is still processing, "in progress": both are outcomes, so no duplicate.
+    safety: 'deduplicated',
+    success: () => ({ kind: 'scheduled' }),
+    expected: (error, response) => {
+      if (error instanceof AlreadyImportedError) return { kind: 'already_imported', platformAccountNumber: error.platformAccountNumber };
+      if (!(error instanceof ValidationFailedError)) return undefined;
+      if (error.serviceCode === PROCESS_IN_PROGRESS) return { kind: 'in_progress', detail: detailOf(response.body) };
+      return { kind: 'invalid', errors: error.issues };
+    },
+  };
+}
+
+export function importStatusCall(importSupplier: string, externalAccountNumber: string): EndpointCall<V2StatusRecord | null> {
+  return {
+    name: 'getImportStatus',
+    method: 'GET',
+    path: `/v2/data-import/accounts/${segment(importSupplier)}/${segment(externalAccountNumber)}/`,
+    safety: 'idempotent',
+    success: (response) => parseBody(v2StatusSchema, 'getImportStatus', response),
+    expected: (error) => (error instanceof NotFoundError ? null : undefined),
+  };
+}
+
+export function transferStatusCall(importSupplier: string, externalAccountNumber: string): EndpointCall<V1StatusRecord | null> {
+  return {
+    name: 'getTransferStatus',
+    method: 'GET',
+    path: `/v1/data-import/account-transfer-status/${segment(importSupplier)}/${segment(externalAccountNumber)}/`,
+    safety: 'idempotent',
+    success: (response) => parseBody(v1StatusSchema, 'getTransferStatus', response),
+    expected: (error) => (error instanceof NotFoundError ? null : undefined),
+  };
+}
+
+export type ListKind = 'all' | 'pending' | 'imported';
+const LIST_NAMES = { all: 'listAllImports', pending: 'listPendingImports', imported: 'listImportedAccounts' } as const;
+
+export function listCall(kind: ListKind, importSupplier: string): EndpointCall<ListItem[]> {
+  const name = LIST_NAMES[kind];
+  return {
+    name,
+    method: 'GET',
+    path: `/v1/data-import/${kind}-account-import-processes/${segment(importSupplier)}/`,
+    safety: 'idempotent',
+    // The real platform's doc examples wrap the list once more (`[[{...}]]`, real-platform-notes §5.2).
+    success: (response) => parseBody(listSchema, name, { ...response, body: unwrapNested(response.body) }),
+    // Spec: the imported list is "returned when imported accounts exist"; a 404 then means none.
+    expected: (error) => (kind === 'imported' && error instanceof NotFoundError ? [] : undefined),
+  };
+}
+
+function unwrapNested(body: unknown): unknown {
+  return Array.isArray(body) && body.length > 0 && body.every((item) => Array.isArray(item)) ? body.flat() : body;
+}
+
+export function notesCall(request: NotesRequest): EndpointCall<NotesOutcome> {
+  return {
+    name: 'createNotes',
+    method: 'POST',
+    path: '/v1/data-import/notes/create/',
+    body: request,
+    requestSchema: notesRequestSchema,
+    // A resent note is answered NOTE_ALREADY_EXISTS (same body and created_at, spec "Create notes").
+    safety: 'deduplicated',
+    success: (response) => ({ kind: 'created', results: parseBody(notesCreatedSchema, 'createNotes', response).map(noteResult) }),
+    expected: (error) => (error instanceof ValidationFailedError ? { kind: 'invalid', errors: error.issues } : undefined),
+  };
+}
+
+function noteResult(item: z.infer<typeof notesCreatedSchema>[number]) {
+  return { ...item, body: item.body ?? null };
+}
+
+export function transactionsCall(request: TransactionsRequest, flags: Partial<TransactionQueryFlags> = {}): EndpointCall<TransactionsOutcome> {
+  const resolved = { ...DEFAULT_TRANSACTION_FLAGS, ...flags };
+  const query = `check_previously_added=${resolved.check_previously_added}&force_add_to_current_statement=${resolved.force_add_to_current_statement}`;
+  return {
+    name: 'createTransactions',
+    method: 'POST',
+    path: `/v1/data-import/transactions/create/?${query}`,
+    body: request,
+    requestSchema: transactionsRequestSchema,
+    // Only check_previously_added=true makes a resend harmless (TRANSACTION_ALREADY_EXISTS); without
+    // it a resend after a lost answer could add the transactions twice.
+    safety: resolved.check_previously_added ? 'deduplicated' : 'unsafe',
+    success: (response) => ({ kind: 'created', results: parseBody(transactionsCreatedSchema, 'createTransactions', response).results }),
+    expected: (error, response) => {
+      const failed = transactionImportErrorSchema.safeParse(response.body);
+      if (response.status === 400 && failed.success) {
+        return { kind: 'import_error', errorDetail: failed.data.error_detail, transactionData: failed.data.transaction_data };
+      }
+      return error instanceof ValidationFailedError ? { kind: 'invalid', errors: error.issues } : undefined;
+    },
+  };
+}
+
+export function statementsCall(request: HistoricalStatementsRequest): EndpointCall<HistoricalStatementsOutcome> {
+  return {
+    name: 'createHistoricalStatements',
+    method: 'POST',
+    path: '/v1/data-import/historical-statements/create/',
+    body: request,
+    requestSchema: historicalStatementsRequestSchema,
+    // A resend is refused whole with historical_statement_already_exists (dedup by statement_id,
+    // real-platform-notes §2.3): an outcome the engine verifies, never a second statement.
+    safety: 'deduplicated',
+    // The spec gives both 200 and 201 for success; any 2xx is read the same way.
+    success: (response) => ({ kind: 'created', statements: parseBody(historicalStatementsCreatedSchema, 'createHistoricalStatements', response).statements }),
+    expected: (error) => {
+      if (!(error instanceof ValidationFailedError)) return undefined;
+      const exists = error.serviceCode === STATEMENT_EXISTS || (error.issues.length > 0 && error.issues.every((issue) => issue.code === STATEMENT_EXISTS));
+      if (exists) return { kind: 'already_exists', detail: error.issues[0]?.detail ?? '' };
+      return { kind: 'invalid', errors: error.issues };
+    },
+  };
+}
+
+export function paymentInstructionCall(request: PaymentInstructionRequest): EndpointCall<PaymentInstructionOutcome> {
+  return {
+    name: 'createPaymentInstruction',
+    method: 'POST',
+    path: '/v1/data-import/payment-instruction/create/',
+    body: request,
+    requestSchema: paymentInstructionRequestSchema,
+    // No dedup for instructions: resent only where the service says nothing was applied (its 500).
+    safety: 'vendor_call',
+    serverErrorMeansNotApplied: true,
+    success: (response) => {
+      const created = parseBody(paymentInstructionCreatedSchema, 'createPaymentInstruction', response);
+      return { kind: 'created', platformAccountNumber: created.platform_account_number, reference: created.reference };
+    },
+    // 400: invalid, or the vendor failed persistently: "not to be retried in the same form" (spec).
+    expected: (error, response) => {
+      if (response.status !== 400 || error instanceof AlreadyImportedError) return undefined;
+      if (!(error instanceof ValidationFailedError)) return { kind: 'refused', detail: detailOf(response.body) || error.message, errors: [] };
+      const errors = hasIssueList(response.body) ? error.issues : [];
+      return { kind: 'refused', detail: detailOf(response.body) || error.issues[0]?.detail || '', errors };
+    },
+  };
+}
+
+function hasIssueList(body: unknown): boolean {
+  return Array.isArray((body as { errors?: unknown } | undefined)?.errors) && issuesFromBody(body).length > 0;
+}

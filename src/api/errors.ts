@@ -1,0 +1,183 @@
+import { ExitCode, MigrateError } from '../errors.js';
+import type { ValidationIssue } from '../schema/index.js';
+
+// The client's error taxonomy (issue 3 "Errors"; shaped after stripe-node's Error.ts). Every class
+// has a stable `code`, the HTTP `status` when the service answered, the `endpoint` (the client
+// method's name, never a URL with credentials), whether the retry policy may resend it
+// (`retryable`), whether the request may have been applied although no success was seen
+// (`ambiguous`), and whether the run cannot go on (`fatal`). ApiError extends MigrateError: an
+// ApiError that reaches src/cli/main.ts exits 3 (ExitCode.fatal, "service unreachable after
+// retries"); the engine reads `fatal` to stop taking work and reports the rest per account.
+// Messages are built from endpoint names, statuses and the service's `detail` text after the
+// client has scrubbed every known secret out of it (src/api/redact.ts).
+
+export interface ApiErrorOptions {
+  endpoint: string;
+  status?: number | undefined;
+  /** The service's own machine code (`code` of its error body), when it gave one. */
+  serviceCode?: string | undefined;
+  retryable?: boolean;
+  ambiguous?: boolean;
+  cause?: unknown;
+}
+
+/** Base class: any failure of a call to the import service. */
+export class ApiError extends MigrateError {
+  readonly status: number | undefined;
+  readonly endpoint: string;
+  readonly serviceCode: string | undefined;
+  readonly retryable: boolean;
+  readonly ambiguous: boolean;
+  /** How many requests were sent for this call before it gave up (set by the client). */
+  attempts = 1;
+
+  constructor(message: string, code: string, options: ApiErrorOptions) {
+    super(message, { code, exitCode: ExitCode.fatal, cause: options.cause });
+    this.status = options.status;
+    this.endpoint = options.endpoint;
+    this.serviceCode = options.serviceCode;
+    this.retryable = options.retryable ?? false;
+    this.ambiguous = options.ambiguous ?? false;
+  }
+
+  /** True when no account can make progress: stop taking work, finish in-flight, exit 3. */
+  get fatal(): boolean {
+    return false;
+  }
+}
+
+/** 400 with field errors (spec "Validation error body"); `issues` are the service's items. */
+export class ValidationFailedError extends ApiError {
+  readonly issues: ValidationIssue[];
+
+  constructor(endpoint: string, issues: ValidationIssue[], detail: string, serviceCode?: string, status = 400) {
+    super(`${endpoint}: the service rejected the data (${issues.length} problem(s)): ${detail}`, 'validation_failed', { endpoint, status, serviceCode });
+    this.issues = issues;
+  }
+}
+
+/** 400 on create account: the account exists already (spec "Already-imported body"). */
+export class AlreadyImportedError extends ApiError {
+  readonly platformAccountNumber: string;
+
+  constructor(endpoint: string, platformAccountNumber: string) {
+    super(`${endpoint}: the account was imported before as ${platformAccountNumber}`, 'already_imported', {
+      endpoint,
+      status: 400,
+      serviceCode: 'account_import_process_already_imported',
+    });
+    this.platformAccountNumber = platformAccountNumber;
+  }
+}
+
+/** 404: the account or import process does not exist (or is staged, not imported: spec "Create notes"). */
+export class NotFoundError extends ApiError {
+  constructor(endpoint: string, detail: string, serviceCode?: string) {
+    super(`${endpoint}: not found: ${detail}`, 'not_found', { endpoint, status: 404, serviceCode });
+  }
+}
+
+/**
+ * The import supplier does not accept migrations: Paused or Complete (spec "States", real-platform-notes
+ * §0.5 `import_supplier_migration_not_ongoing`), or unknown to the service. Every account would fail alike.
+ */
+export class SupplierNotOngoingError extends ApiError {
+  constructor(endpoint: string, detail: string, serviceCode: string, status: number) {
+    super(`${endpoint}: the import supplier is not accepting migrations (${serviceCode}): ${detail}`, 'supplier_not_ongoing', {
+      endpoint,
+      status,
+      serviceCode,
+    });
+  }
+
+  override get fatal(): boolean {
+    return true;
+  }
+}
+
+/** 429 (or the token mutation's KT-CT-1199): slow down; `retryAfterMs` is the service's hint, if any. */
+export class RateLimitedError extends ApiError {
+  readonly retryAfterMs: number | undefined;
+
+  constructor(endpoint: string, retryAfterMs: number | undefined, status = 429) {
+    const hint = retryAfterMs === undefined ? 'no Retry-After' : `Retry-After ${Math.ceil(retryAfterMs / 1000)} s`;
+    super(`${endpoint}: rate limited by the service (${hint})`, 'rate_limited', { endpoint, status, retryable: true });
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+/** 401/403, or the token mutation refused the credentials: the run cannot authenticate. */
+export class AuthenticationError extends ApiError {
+  constructor(endpoint: string, detail: string, options: { status?: number; serviceCode?: string } = {}) {
+    super(`${endpoint}: authentication failed: ${detail}`, 'authentication_failed', { endpoint, ...options });
+  }
+
+  override get fatal(): boolean {
+    return true;
+  }
+}
+
+/** 5xx: the service failed; `ambiguous` when a write may have been applied before it failed. */
+export class ServerError extends ApiError {
+  constructor(endpoint: string, status: number, detail: string, ambiguous: boolean) {
+    super(`${endpoint}: the service failed with HTTP ${status}${detail ? `: ${detail}` : ''}`, 'server_error', {
+      endpoint,
+      status,
+      retryable: true,
+      ambiguous,
+    });
+  }
+}
+
+/** Where a network failure happened: before the request was handed to the socket, or after. */
+export type NetworkPhase = 'not_sent' | 'sent';
+
+/**
+ * No answer: connection refused, DNS, reset, time-out. `phase` 'not_sent' means the service
+ * never saw the request (safe to resend anything); 'sent' means it may have been applied.
+ */
+export class NetworkError extends ApiError {
+  readonly phase: NetworkPhase;
+
+  constructor(endpoint: string, phase: NetworkPhase, detail: string, cause?: unknown, code = 'network_error') {
+    const where = phase === 'sent' ? 'after the request was sent (it may have been applied)' : 'before the request was sent';
+    super(`${endpoint}: network failure ${where}: ${detail}`, code, { endpoint, retryable: true, ambiguous: phase === 'sent', cause });
+    this.phase = phase;
+  }
+}
+
+/** A connect, header or body time-out: a NetworkError with code 'timeout'. */
+export class TimeoutError extends NetworkError {
+  constructor(endpoint: string, phase: NetworkPhase, detail: string, cause?: unknown) {
+    super(endpoint, phase, detail, cause, 'timeout');
+  }
+}
+
+/** An answer that does not match the spec (wrong shape, not JSON, unexpected status); names the field. */
+export class UnexpectedResponseError extends ApiError {
+  readonly field: string | undefined;
+
+  constructor(endpoint: string, status: number | undefined, detail: string, field?: string) {
+    const at = field === undefined ? '' : ` at "${field || '(body)'}"`;
+    super(`${endpoint}: unexpected response${status === undefined ? '' : ` (HTTP ${status})`}${at}: ${detail}`, 'unexpected_response', {
+      endpoint,
+      status,
+    });
+    this.field = field;
+  }
+}
+
+/** Another 4xx (413, 405, ...), or a request the client refused to send because it breaks the request schema. */
+export class RequestRejectedError extends ApiError {
+  readonly issues: ValidationIssue[];
+
+  constructor(endpoint: string, status: number | undefined, detail: string, issues: ValidationIssue[] = [], serviceCode?: string) {
+    const code = status === undefined ? 'invalid_request' : 'request_rejected';
+    super(`${endpoint}: ${status === undefined ? 'request not sent' : `HTTP ${status}`}: ${detail}`, code, { endpoint, status, serviceCode });
+    this.issues = issues;
+  }
+}
+
+export function isApiError(error: unknown): error is ApiError {
+  return error instanceof ApiError;
+}

@@ -1,0 +1,55 @@
+import { CallRunner, type ClientStats } from './client.js';
+import {
+  createAccountCall,
+  importStatusCall,
+  listCall,
+  notesCall,
+  paymentInstructionCall,
+  statementsCall,
+  transactionsCall,
+  transferStatusCall,
+  validateAccountCall,
+} from './endpoints.js';
+import type { ClientOptions } from './options.js';
+import type { ImportServiceClient } from './types.js';
+
+// The client of the account migration import service (issue 3). Everything the engine and the
+// commands need is exported from here.
+
+export type { ClientEvent } from './events.js';
+export type { ClientOptions, ClientTimeouts, HeaderForm } from './options.js';
+export { checkBaseUrl, isLoopbackHost, resolveClientOptions } from './options.js';
+export type { ClientStats } from './client.js';
+export * from './errors.js';
+export * from './retry-policy.js';
+export { errorFromResponse, failureKindOf, issuesFromBody, type ServiceResponse } from './map-response.js';
+export { AdaptiveLimiter, type Clock, type LimiterSnapshot, type Sleep } from './rate-limiter.js';
+export { decodeJwtTimes, type Credentials } from './token-manager.js';
+export { PROCESS_IN_PROGRESS } from './endpoints.js';
+export type * from './types.js';
+
+/** The import-service client plus its live pace, for progress displays. */
+export interface ServiceClient extends ImportServiceClient {
+  /** Current concurrency limit, in-flight and queued requests, rate cap, counters. */
+  stats(): ClientStats;
+}
+
+/** Builds the client; throws a UsageError for a bad option (e.g. a plain-http non-loopback base URL). */
+export function createImportServiceClient(options: ClientOptions): ServiceClient {
+  const runner = new CallRunner(options);
+  return {
+    validateAccount: (payload, call) => runner.run(validateAccountCall(payload), call?.retry),
+    createAccount: (payload, call) => runner.run(createAccountCall(payload), call?.retry),
+    getImportStatus: (supplier, external, call) => runner.run(importStatusCall(supplier, external), call?.retry),
+    getTransferStatus: (supplier, external, call) => runner.run(transferStatusCall(supplier, external), call?.retry),
+    listAllImports: (supplier, call) => runner.run(listCall('all', supplier), call?.retry),
+    listPendingImports: (supplier, call) => runner.run(listCall('pending', supplier), call?.retry),
+    listImportedAccounts: (supplier, call) => runner.run(listCall('imported', supplier), call?.retry),
+    createNotes: (request, call) => runner.run(notesCall(request), call?.retry),
+    createTransactions: (request, flags, call) => runner.run(transactionsCall(request, flags), call?.retry),
+    createHistoricalStatements: (request, call) => runner.run(statementsCall(request), call?.retry),
+    createPaymentInstruction: (request, call) => runner.run(paymentInstructionCall(request), call?.retry),
+    stats: () => runner.stats(),
+    close: () => runner.close(),
+  };
+}

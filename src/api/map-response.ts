@@ -1,0 +1,134 @@
+import { Code, alreadyImportedSchema, type ValidationIssue } from '../schema/index.js';
+import {
+  AlreadyImportedError,
+  ApiError,
+  AuthenticationError,
+  NetworkError,
+  NotFoundError,
+  RateLimitedError,
+  RequestRejectedError,
+  ServerError,
+  SupplierNotOngoingError,
+  UnexpectedResponseError,
+  ValidationFailedError,
+} from './errors.js';
+import { parseRetryAfter, type FailureKind } from './retry-policy.js';
+
+// One function maps a non-success answer to its error class (issue 3 "Errors"); the endpoint
+// methods then turn the expected ones (validation, already imported, not found) into outcome
+// values. 400 bodies come in several shapes (real-platform-notes §0.4): all are read into the
+// service's issue items so callers see one form.
+
+export interface ServiceResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** Parsed JSON, or undefined when the body was empty or not JSON. */
+  body: unknown;
+}
+
+/** Service codes meaning the supplier takes no migrations: every account would fail alike. */
+const SUPPLIER_REFUSED_CODES: ReadonlySet<string> = new Set([
+  Code.migrationNotOngoing,
+  // The sandbox's answer for a supplier code it does not know (sandbox README); the real platform's enum check.
+  'invalid_import_supplier',
+]);
+
+function record(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** The top-level `detail` (or `error_detail`) of an error body, or ''. */
+export function detailOf(body: unknown): string {
+  const object = record(body);
+  return text(object?.['detail']) ?? text(object?.['error_detail']) ?? '';
+}
+
+/** The top-level `code` of an error body. */
+export function codeOf(body: unknown): string | undefined {
+  return text(record(body)?.['code']);
+}
+
+/**
+ * Reads a 400 body into issue items: the standardized body's `errors`, the legacy nested map
+ * (`{"customers": {"0": {"landline": ["..."]}}}`), `non_field_errors`, or a bare `{code, detail}`.
+ */
+export function issuesFromBody(body: unknown): ValidationIssue[] {
+  const object = record(body);
+  if (!object) return [];
+  const errors = object['errors'];
+  if (Array.isArray(errors)) {
+    return errors.map((item) => {
+      const entry = record(item) ?? {};
+      return { attr: text(entry['attr']) ?? '', code: text(entry['code']) ?? 'invalid', detail: text(entry['detail']) ?? '' };
+    });
+  }
+  const code = text(object['code']);
+  if (code !== undefined || typeof object['detail'] === 'string') return [{ attr: '', code: code ?? 'invalid', detail: detailOf(object) }];
+  const issues: ValidationIssue[] = [];
+  flattenLegacy(object, [], issues);
+  return issues;
+}
+
+function flattenLegacy(value: unknown, path: string[], out: ValidationIssue[]): void {
+  if (typeof value === 'string') {
+    out.push({ attr: path.join('.'), code: 'invalid', detail: value });
+    return;
+  }
+  if (Array.isArray(value)) {
+    value.forEach((item, index) => flattenLegacy(item, typeof item === 'string' ? path : [...path, String(index)], out));
+    return;
+  }
+  const object = record(value);
+  if (!object) return;
+  for (const [key, item] of Object.entries(object)) {
+    flattenLegacy(item, key === 'non_field_errors' ? path : [...path, key], out);
+  }
+}
+
+export interface MapContext {
+  endpoint: string;
+  /** Whether the request writes: a 5xx after a write may have applied part of it. */
+  write: boolean;
+  /** The spec's payment-instruction rule: its 500 means nothing was applied ("retry as is"). */
+  serverErrorMeansNotApplied: boolean;
+  now: number;
+}
+
+/** Maps any non-2xx answer to its error class. */
+export function errorFromResponse(response: ServiceResponse, context: MapContext): ApiError {
+  const { status, body } = response;
+  const { endpoint } = context;
+  const detail = detailOf(body);
+  const serviceCode = codeOf(body);
+  if (serviceCode !== undefined && SUPPLIER_REFUSED_CODES.has(serviceCode)) {
+    return new SupplierNotOngoingError(endpoint, detail, serviceCode, status);
+  }
+  if (status === 429) return new RateLimitedError(endpoint, parseRetryAfter(response.headers['retry-after'], context.now));
+  if (status === 401 || status === 403) return new AuthenticationError(endpoint, detail || `HTTP ${status}`, { status, ...(serviceCode ? { serviceCode } : {}) });
+  if (status === 404) return new NotFoundError(endpoint, detail || 'HTTP 404', serviceCode);
+  if (status >= 500) return new ServerError(endpoint, status, detail, context.write && !context.serverErrorMeansNotApplied);
+  if (status === 400) return badRequest(body, endpoint, detail, serviceCode);
+  if (status >= 400) return new RequestRejectedError(endpoint, status, detail || `HTTP ${status}`, issuesFromBody(body), serviceCode);
+  return new UnexpectedResponseError(endpoint, status, `HTTP ${status} is not an answer the spec gives`);
+}
+
+function badRequest(body: unknown, endpoint: string, detail: string, serviceCode: string | undefined): ApiError {
+  const already = alreadyImportedSchema.safeParse(body);
+  if (already.success) return new AlreadyImportedError(endpoint, already.data.account_id);
+  const issues = issuesFromBody(body);
+  if (issues.length === 0) return new RequestRejectedError(endpoint, 400, detail || 'HTTP 400 without a readable body');
+  return new ValidationFailedError(endpoint, issues, detail || issues[0]?.detail || '', serviceCode);
+}
+
+/** The retry policy's view of an error (src/api/retry-policy.ts). */
+export function failureKindOf(error: ApiError): FailureKind {
+  if (error instanceof NetworkError) return error.phase === 'sent' ? 'no_answer' : 'not_sent';
+  if (error instanceof RateLimitedError) return 'rate_limited';
+  if (error instanceof ServerError) return 'server_error';
+  if (error instanceof AuthenticationError && error.status === 401) return 'unauthorized';
+  return 'final';
+}

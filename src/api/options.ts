@@ -1,0 +1,160 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { UsageError } from '../errors.js';
+import type { ClientEvent } from './events.js';
+import type { Clock, Sleep } from './rate-limiter.js';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.js';
+import { isGraphqlName } from './token-mutation.js';
+import type { Credentials } from './token-manager.js';
+
+// Options of the client: optional outside, complete inside (resolveClientOptions), validated once
+// with messages that give the option, what it expects and what it got (never a secret's value).
+
+export type HeaderForm = 'bare' | 'token';
+
+export interface ClientTimeouts {
+  connectMs?: number;
+  /** Until the response head arrives. */
+  headersMs?: number;
+  /** Idle time between response body chunks. */
+  bodyMs?: number;
+}
+
+export interface ClientOptions {
+  /** The service's {base_url}: https, or http on a loopback address only. */
+  baseUrl: string;
+  /** The API key (obtains tokens), a pre-obtained token, or both (the key renews the token). */
+  credentials: Credentials;
+  /** Requests in flight at most (and the connection pool's size). Default 8. */
+  concurrency?: number;
+  /** Request starts per second at most; default none. */
+  maxRequestsPerSecond?: number | undefined;
+  timeouts?: ClientTimeouts;
+  /** Resends after the first attempt; default 5. */
+  maxRetries?: number;
+  /** Backoff settings (maxRetries above wins over retry.maxRetries). */
+  retry?: Partial<RetryPolicy>;
+  /** Root field of the token mutation; default `obtainKrakenToken` (the real platform's). */
+  tokenField?: string;
+  /** Path of the GraphQL endpoint under the base URL; default `/v1/graphql/`. */
+  tokenPath?: string;
+  /** Authorization header: the bare token (the spec's text) or `Token <token>` (its sample). Default 'bare'. */
+  headerForm?: HeaderForm;
+  /** Renew the token this long before it expires (at most a quarter of its lifetime). Default 60 s. */
+  renewMarginMs?: number;
+  /** After a 429, one recovery step (+1 concurrency) per this interval. Default 2 s. */
+  recoveryIntervalMs?: number;
+  /** Check request bodies against the request schemas before sending. Default true. */
+  checkRequests?: boolean;
+  /** Retries, rate limiting, limit changes and token renewals; never carries a secret. */
+  onEvent?: (event: ClientEvent) => void;
+  clock?: Clock;
+  sleep?: Sleep;
+  random?: () => number;
+}
+
+export interface ResolvedClientOptions {
+  baseUrl: URL;
+  credentials: Credentials;
+  concurrency: number;
+  maxRequestsPerSecond: number | undefined;
+  timeouts: Required<ClientTimeouts>;
+  retry: RetryPolicy;
+  tokenField: string;
+  tokenPath: string;
+  headerForm: HeaderForm;
+  renewMarginMs: number;
+  recoveryIntervalMs: number;
+  checkRequests: boolean;
+  onEvent: (event: ClientEvent) => void;
+  clock: Clock;
+  sleep: Sleep;
+  random: () => number;
+}
+
+const DEFAULTS = {
+  concurrency: 8,
+  timeouts: { connectMs: 10_000, headersMs: 120_000, bodyMs: 60_000 },
+  tokenField: 'obtainKrakenToken',
+  tokenPath: '/v1/graphql/',
+  headerForm: 'bare',
+  renewMarginMs: 60_000,
+  recoveryIntervalMs: 2_000,
+} as const;
+
+function fail(option: string, expected: string, actual: unknown): never {
+  throw new UsageError(`client option ${option}: expected ${expected}, got ${JSON.stringify(actual) ?? String(actual)}`, 'invalid_client_option');
+}
+
+function positiveInteger(option: string, value: number): number {
+  if (!Number.isInteger(value) || value < 1) fail(option, 'an integer >= 1', value);
+  return value;
+}
+
+function nonNegative(option: string, value: number): number {
+  if (!Number.isFinite(value) || value < 0) fail(option, 'a number >= 0', value);
+  return value;
+}
+
+/** True for localhost, 127.0.0.0/8 and ::1. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/** The base URL rule of issue 3: https, or plain http to this machine only (the sandbox). */
+export function checkBaseUrl(text: string, option = 'baseUrl'): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return fail(option, 'an absolute URL such as https://api.example.energy', text);
+  }
+  if (url.username || url.password) fail(option, 'a URL without user name or password', `${url.protocol}//…@${url.host}`);
+  if (url.search || url.hash) fail(option, 'a URL without query or fragment', text);
+  if (url.protocol === 'https:') return url;
+  if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return url;
+  return fail(option, 'an https URL (plain http only on a loopback address such as 127.0.0.1)', text);
+}
+
+function checkCredentials(credentials: Credentials): Credentials {
+  const apiKey = (credentials as { apiKey?: unknown }).apiKey;
+  const token = (credentials as { token?: unknown }).token;
+  if (apiKey !== undefined && (typeof apiKey !== 'string' || apiKey.trim() === '')) fail('credentials.apiKey', 'a non-empty string', '(hidden)');
+  if (token !== undefined && (typeof token !== 'string' || token.trim() === '')) fail('credentials.token', 'a non-empty string', '(hidden)');
+  if (apiKey === undefined && token === undefined) fail('credentials', 'an API key or a token', 'neither');
+  return credentials;
+}
+
+export function resolveClientOptions(options: ClientOptions): ResolvedClientOptions {
+  const timeouts = { ...DEFAULTS.timeouts, ...options.timeouts };
+  for (const [name, value] of Object.entries(timeouts)) positiveInteger(`timeouts.${name}`, value);
+  const retry = { ...DEFAULT_RETRY_POLICY, ...options.retry, ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }) };
+  if (!Number.isInteger(retry.maxRetries) || retry.maxRetries < 0) fail('maxRetries', 'an integer >= 0', retry.maxRetries);
+  (['baseDelayMs', 'maxDelayMs', 'maxRetryAfterMs'] as const).forEach((name) => nonNegative(`retry.${name}`, retry[name]));
+  const rate = options.maxRequestsPerSecond;
+  if (rate !== undefined && (!Number.isFinite(rate) || rate <= 0)) fail('maxRequestsPerSecond', 'a number > 0', rate);
+  const tokenField = options.tokenField ?? DEFAULTS.tokenField;
+  if (!isGraphqlName(tokenField)) fail('tokenField', 'a GraphQL field name such as obtainKrakenToken', tokenField);
+  const tokenPath = options.tokenPath ?? DEFAULTS.tokenPath;
+  if (!tokenPath.startsWith('/')) fail('tokenPath', 'a path starting with /', tokenPath);
+  const headerForm = options.headerForm ?? DEFAULTS.headerForm;
+  if (headerForm !== 'bare' && headerForm !== 'token') fail('headerForm', '"bare" or "token"', headerForm);
+  return {
+    baseUrl: checkBaseUrl(options.baseUrl),
+    credentials: checkCredentials(options.credentials),
+    concurrency: positiveInteger('concurrency', options.concurrency ?? DEFAULTS.concurrency),
+    maxRequestsPerSecond: rate,
+    timeouts,
+    retry,
+    tokenField,
+    tokenPath,
+    headerForm,
+    renewMarginMs: nonNegative('renewMarginMs', options.renewMarginMs ?? DEFAULTS.renewMarginMs),
+    recoveryIntervalMs: nonNegative('recoveryIntervalMs', options.recoveryIntervalMs ?? DEFAULTS.recoveryIntervalMs),
+    checkRequests: options.checkRequests ?? true,
+    onEvent: options.onEvent ?? (() => undefined),
+    clock: options.clock ?? { now: () => Date.now() },
+    sleep: options.sleep ?? ((ms: number) => delay(ms)),
+    random: options.random ?? Math.random,
+  };
+}

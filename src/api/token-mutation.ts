@@ -1,0 +1,66 @@
+import { obtainTokenResultSchema } from '../schema/index.js';
+import { AuthenticationError, RateLimitedError, UnexpectedResponseError, type ApiError } from './errors.js';
+import { errorFromResponse, type ServiceResponse } from './map-response.js';
+import type { ObtainInput, TokenGrant } from './token-manager.js';
+
+// The ObtainToken GraphQL mutation (spec "Authentication" 1; real-platform-notes §0.2): its root
+// field is configurable (the real platform's `obtainKrakenToken` by default), its input one of
+// `APIKey` or `refreshToken`. GraphQL answers HTTP 200 and puts failures in
+// `errors[].extensions.errorCode` (KT-CT codes).
+
+export const TOKEN_ENDPOINT = 'obtainToken';
+
+const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
+
+/** KT-CT-1199: too many requests (real-platform-notes §0.2). */
+const TOO_MANY_REQUESTS = 'KT-CT-1199';
+
+export function isGraphqlName(name: string): boolean {
+  return GRAPHQL_NAME.test(name);
+}
+
+/** The request body; the secret travels in `variables` only, never in the query text. */
+export function tokenMutationBody(field: string, input: ObtainInput): string {
+  const query = `mutation ObtainToken($input: ObtainJSONWebTokenInput!) { ${field}(input: $input) { token payload refreshToken refreshExpiresIn } }`;
+  return JSON.stringify({ query, variables: { input } });
+}
+
+interface GraphqlError {
+  message?: unknown;
+  extensions?: { errorCode?: unknown };
+}
+
+/** Reads the mutation's answer into a grant, or the error it stands for. */
+export function readTokenResponse(field: string, response: ServiceResponse, now: number): TokenGrant | ApiError {
+  if (response.status === 400) {
+    // A query the service does not understand, e.g. a wrong --token-field: no token can be had.
+    const message = (response.body as { errors?: GraphqlError[] } | undefined)?.errors?.[0]?.message;
+    return new AuthenticationError(TOKEN_ENDPOINT, typeof message === 'string' ? message : 'HTTP 400', { status: 400 });
+  }
+  if (response.status !== 200) {
+    return errorFromResponse(response, { endpoint: TOKEN_ENDPOINT, write: false, serverErrorMeansNotApplied: true, now });
+  }
+  const body = response.body as { data?: Record<string, unknown> | null; errors?: GraphqlError[] } | undefined;
+  const first = Array.isArray(body?.errors) ? body.errors[0] : undefined;
+  if (first) {
+    const code = typeof first.extensions?.errorCode === 'string' ? first.extensions.errorCode : undefined;
+    if (code === TOO_MANY_REQUESTS) return new RateLimitedError(TOKEN_ENDPOINT, undefined, 200);
+    const message = typeof first.message === 'string' ? first.message : 'the token mutation returned an error';
+    return new AuthenticationError(TOKEN_ENDPOINT, `${message}${code ? ` (${code})` : ''}`, { status: 200, ...(code ? { serviceCode: code } : {}) });
+  }
+  const parsed = obtainTokenResultSchema.safeParse(body?.data?.[field]);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const path = ['data', field, ...(issue?.path.map(String) ?? [])].join('.');
+    return new UnexpectedResponseError(TOKEN_ENDPOINT, 200, issue?.message ?? 'not a token result', path);
+  }
+  const { token, payload, refreshToken, refreshExpiresIn } = parsed.data;
+  const iat = (payload as { iat?: unknown }).iat;
+  return {
+    token,
+    expiresAt: payload.exp * 1000,
+    issuedAt: typeof iat === 'number' ? Math.min(iat * 1000, now) : now,
+    refreshToken: refreshToken ?? undefined,
+    refreshExpiresAt: typeof refreshExpiresIn === 'number' ? refreshExpiresIn * 1000 : undefined,
+  };
+}
