@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { ExitCode, MigrateError } from '../errors.js';
 import { registerValidateCommand } from './validate.js';
+import { registerPushCommand } from './push.js';
 import { registerSandboxCommand } from './sandbox.js';
 
 /**
@@ -21,6 +22,7 @@ export async function main(argv: string[]): Promise<number> {
   // Each command file exports register<Verb>Command(program, setExitCode).
   void setExitCode;
   registerValidateCommand(program, setExitCode);
+  registerPushCommand(program, setExitCode);
   registerSandboxCommand(program, setExitCode);
 
   try {

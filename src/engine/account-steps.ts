@@ -10,10 +10,17 @@ import { afterCreate, afterStatus, afterTransferStatus, type CreateResult, type 
 // account known only by post-import records. Each performs one request and applies the pure
 // transition of transitions.ts to the ledger; each returns the account as it now stands.
 
-/** Applies a transition to the ledger (durably) and tells the sink; returns the updated row. */
-export async function applyTransition(ctx: StepContext, account: AccountRow, transition: Transition): Promise<AccountRow> {
+/**
+ * Applies a transition to the ledger and tells the sink; returns the updated row. An intent
+ * (`durable`) is awaited: it must be on disk before its request is sent. An outcome is queued
+ * and committed with the next group (the writer keeps order, so the next intent's commit
+ * covers it); if it is lost in a crash, the intent before it is reconciled on the next run.
+ */
+export async function applyTransition(ctx: StepContext, account: AccountRow, transition: Transition, durable = false): Promise<AccountRow> {
   const { patch } = transition;
-  await ctx.ledger.updateAccount(account.id, patch, { step: transition.step, from: account.state, detail: transition.detail ?? null });
+  const written = ctx.ledger.updateAccount(account.id, patch, { step: transition.step, from: account.state, detail: transition.detail ?? null });
+  if (durable) await written;
+  else written.catch(ctx.writeFailed);
   const next: AccountRow = {
     ...account,
     ...Object.fromEntries(Object.entries(patch).filter(([key, value]) => value !== undefined && key !== 'addAttempt' && key !== 'addPoll')),
@@ -33,7 +40,6 @@ export async function applyTransition(ctx: StepContext, account: AccountRow, tra
 /** Calls the service; a fatal failure stops the run, anything else comes back as a Failure value. */
 export async function call<T>(ctx: StepContext, request: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; failure: Failure }> {
   try {
-    await ctx.beforeRequest();
     const value = await request();
     ctx.succeeded();
     return { ok: true, value };
@@ -51,9 +57,11 @@ export async function call<T>(ctx: StepContext, request: () => Promise<T>): Prom
  * leaves the intent for the next attempt, which reconciles before anything is resent.
  */
 export async function createAccount(ctx: StepContext, account: AccountRow): Promise<AccountRow> {
-  const intent = await applyTransition(ctx, account, { step: 'create', detail: 'intent', patch: { state: 'creating', addAttempt: true } });
+  const intent = await applyTransition(ctx, account, { step: 'create', detail: 'intent', patch: { state: 'creating', addAttempt: true } }, true);
   const payload = JSON.parse(account.payload ?? '{}') as AccountPayload;
-  const answer = await call(ctx, () => ctx.client.createAccount(payload));
+  // 'safe': the client resends only what certainly did not reach the service; an ambiguous
+  // failure comes back here and is reconciled through the v2 status (architecture.md).
+  const answer = await call(ctx, () => ctx.client.createAccount(payload, { retry: 'safe' }));
   let result: CreateResult;
   if (!answer.ok) result = { kind: 'unsettled', error: errorInfoOf(answer.failure) };
   else if (answer.value.kind === 'invalid') result = { kind: 'invalid', error: recordServiceIssues(ctx, account, answer.value.errors) };

@@ -9,8 +9,6 @@ import type { PollSchedule } from './poll-schedule.js';
 export interface EngineSettings {
   /** Requests in flight at most (--concurrency). */
   concurrency: number;
-  /** Requests per second at most (--rate); undefined = no cap. */
-  rate: number | undefined;
   /** Retry ERRORED accounts whose data did not change (--retry-errored). */
   retryErrored: boolean;
   /** Wait for processing and push post-import records (false: --no-wait, schedule only). */
@@ -41,6 +39,6 @@ export interface StepContext {
   failed(failure: Failure): void;
   succeeded(): void;
   stopping(): boolean;
-  /** Awaited before every request (the --rate cap). */
-  beforeRequest(): Promise<void>;
+  /** A queued (not awaited) ledger write failed: nothing more can be recorded, the run stops. */
+  writeFailed(error: unknown): void;
 }

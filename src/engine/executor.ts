@@ -1,13 +1,12 @@
 import PQueue from 'p-queue';
 import type { ImportServiceClient } from '../api/types.js';
-import { ITEM_KINDS, type AccountRow, type Ledger } from '../ledger/index.js';
+import type { AccountRow, Ledger } from '../ledger/index.js';
 import { checkStatus, createAccount, resolveAccount, applyTransition, call } from './account-steps.js';
 import type { EngineSettings, StepContext } from './context.js';
 import type { EventSink, StopReason } from './events.js';
 import { StopRun, type Failure } from './failure.js';
 import { pushItems } from './item-steps.js';
 import { listCheckWorthwhile } from './poll-schedule.js';
-import { RateGate } from './rate-gate.js';
 import { afterListedImported, workableStates } from './transitions.js';
 
 export interface ExecuteResult {
@@ -17,6 +16,7 @@ export interface ExecuteResult {
 
 const PRIORITY = { create: 0, resolve: 0, poll: 1, list: 2 } as const;
 const LIST_INTERVAL_MS = 1_000;
+const POLL_TICK_MS = 20;
 
 /**
  * Runs the per-account state machine over the ledger: a pump pulls workable accounts page by
@@ -43,7 +43,6 @@ export class Executor {
     this.#ledger = ledger;
     this.#settings = settings;
     this.#queue = new PQueue({ concurrency: settings.concurrency });
-    const gate = settings.rate === undefined ? undefined : new RateGate(settings.rate);
     this.#ctx = {
       ledger, client, settings, sink,
       now: () => Date.now(),
@@ -53,7 +52,7 @@ export class Executor {
         this.#consecutiveFailures = 0;
       },
       stopping: () => this.#stop !== undefined,
-      beforeRequest: () => (gate === undefined ? Promise.resolve() : gate.take()),
+      writeFailed: (error: unknown) => this.stop('fatal', { class: 'fatal', code: 'ledger_write_failed', detail: error instanceof Error ? error.message : String(error) }),
     };
   }
 
@@ -108,7 +107,7 @@ export class Executor {
       })
       .finally(() => {
         this.#active.delete(account.id);
-        this.#wake?.();
+        if (this.#active.size === 0) this.#wake?.();
       });
   }
 
@@ -160,9 +159,7 @@ export class Executor {
   }
 
   async #postImport(account: AccountRow): Promise<void> {
-    for (const kind of ITEM_KINDS) {
-      if ((await pushItems(this.#ctx, account, kind)) === 'blocked') return;
-    }
+    if ((await pushItems(this.#ctx, account)) === 'blocked') return;
     await applyTransition(this.#ctx, account, { step: 'done', patch: { state: 'done', error: null } });
     this.#lastProgressAt = Date.now();
   }
@@ -181,7 +178,8 @@ export class Executor {
         this.stop('wait_timeout');
         return;
       }
-      const delay = next === null ? 250 : Math.min(250, Math.max(5, next - now));
+      // At least POLL_TICK_MS between ticks: a tick queries the ledger, and tasks finish thousands of times a second.
+      const delay = next === null ? 250 : Math.min(250, Math.max(POLL_TICK_MS, next - now));
       await new Promise<void>((resolve) => {
         this.#wake = resolve;
         setTimeout(resolve, delay);
@@ -218,11 +216,13 @@ export class Executor {
       });
       if (answer === undefined || !answer.ok) continue;
       this.#lastListSize = answer.value.length;
+      // Filtered in memory against the parked accounts: one ledger lookup per match, not per listed account.
+      const parked = this.#ledger.scheduledNumbers(supplier);
       // Bounded: the rest are picked up by the next list call or their own status checks.
       let room = this.#settings.concurrency * 4;
       for (const listed of answer.value) {
         if (room <= 0) return;
-        if (!listed.platform_account_number) continue;
+        if (!listed.platform_account_number || !parked.has(listed.external_account_number)) continue;
         const account = this.#ledger.findAccount(supplier, listed.external_account_number);
         if (account?.state !== 'scheduled' || this.#active.has(account.id)) continue;
         room -= 1;

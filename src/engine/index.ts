@@ -19,7 +19,6 @@ export type { StageSummary } from './stage.js';
 
 export const DEFAULT_ENGINE_SETTINGS = {
   concurrency: 8,
-  rate: undefined,
   retryErrored: false,
   wait: true,
   waitTimeoutMs: 10 * 60_000,
@@ -67,6 +66,7 @@ export async function runPush(run: PushRun): Promise<PushResult> {
 }
 
 function finish(ledger: Ledger, reason: StopReason, fatal: Failure | undefined, staged: StageSummary | undefined, settings: EngineSettings): PushResult {
+  ledger.flush();
   const counts = ledger.read.counts();
   return { reason, ...(fatal ? { fatal } : {}), staged, counts, exitCode: exitCodeOf(reason, counts, settings.wait) };
 }

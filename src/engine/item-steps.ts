@@ -1,5 +1,5 @@
 import type { HistoricalStatement, Note, PaymentInstructionRequest, Transaction, ValidationIssue } from '../schema/index.js';
-import type { AccountRow, ErrorInfo, ItemKind, ItemPatch, ItemRow } from '../ledger/index.js';
+import { ITEM_KINDS, type AccountRow, type ErrorInfo, type ItemKind, type ItemPatch, type ItemRow } from '../ledger/index.js';
 import { call } from './account-steps.js';
 import type { StepContext } from './context.js';
 import { errorInfoOf, type Failure } from './failure.js';
@@ -10,27 +10,41 @@ import { errorInfoOf, type Failure } from './failure.js';
 // statement_id); where there is none (payment instructions; transactions when
 // check_previously_added is off) an item whose outcome is unknown is never resent.
 
-/** ok: nothing of this kind is left to send in this run; blocked: the service could not take them now. */
+/** ok: nothing is left to send in this run; blocked: the service could not take them now (next run). */
 export type StepResult = 'ok' | 'blocked';
 
-const BATCH: Record<ItemKind, number> = { note: 100, transaction: 100, statement: 50, payment_instruction: 1 };
-/** Sends of one batch in one run before giving up on it until the next run (dropped connections). */
-const MAX_ROUNDS_PER_RUN = 3;
-
-export async function pushItems(ctx: StepContext, account: AccountRow, kind: ItemKind): Promise<StepResult> {
-  let rounds = 0;
-  for (;;) {
-    if (ctx.stopping()) return 'blocked';
-    const items = ctx.ledger.itemsOf(account.id, kind, ['pending', 'sending']).slice(0, BATCH[kind]);
-    if (items.length === 0) return 'ok';
-    rounds += 1;
-    if (rounds > MAX_ROUNDS_PER_RUN * Math.max(1, items.length)) return 'blocked';
-    const result = await SENDERS[kind](ctx, account, items);
-    if (result === 'blocked') return 'blocked';
-  }
+/** What one request did to its batch: items to send again (with their current state), or blocked. */
+interface Sent {
+  blocked?: true;
+  retry: ItemRow[];
 }
 
-type Sender = (ctx: StepContext, account: AccountRow, items: ItemRow[]) => Promise<StepResult | 'again'>;
+const BATCH: Record<ItemKind, number> = { note: 100, transaction: 100, statement: 50, payment_instruction: 1 };
+/** Sends of items answered ambiguously, per account and run, before they wait for the next run. */
+const EXTRA_ROUNDS = 3;
+
+/**
+ * Pushes an account's pending records, kind after kind (ITEM_KINDS order). The items are read
+ * once; only this account's chain writes them while it runs (see Ledger.flush).
+ */
+export async function pushItems(ctx: StepContext, account: AccountRow): Promise<StepResult> {
+  const all = ctx.ledger.itemsOf(account.id, ['pending', 'sending']);
+  for (const kind of ITEM_KINDS) {
+    let remaining = all.filter((item) => item.kind === kind);
+    const batchSize = kind === 'transaction' && !ctx.settings.transactionFlags.check_previously_added ? 1 : BATCH[kind];
+    let rounds = Math.ceil(remaining.length / batchSize) + remaining.length + EXTRA_ROUNDS;
+    while (remaining.length > 0) {
+      if (ctx.stopping() || rounds-- <= 0) return 'blocked';
+      const batch = remaining.slice(0, batchSize);
+      const sent = await SENDERS[kind](ctx, account, batch);
+      if (sent.blocked) return 'blocked';
+      remaining = [...sent.retry, ...remaining.slice(batch.length)];
+    }
+  }
+  return 'ok';
+}
+
+type Sender = (ctx: StepContext, account: AccountRow, items: ItemRow[]) => Promise<Sent>;
 
 const SENDERS: Record<ItemKind, Sender> = {
   note: sendNotes,
@@ -39,9 +53,10 @@ const SENDERS: Record<ItemKind, Sender> = {
   payment_instruction: sendPaymentInstruction,
 };
 
-async function settle(ctx: StepContext, account: AccountRow, items: readonly ItemRow[], patch: ItemPatch, detail?: string): Promise<void> {
-  if (items.length === 0) return;
-  await ctx.ledger.updateItems(items.map((item) => item.id), patch, { accountId: account.id, step: items[0]?.kind ?? 'item', ...(detail ? { detail } : {}) });
+/** Records an outcome (queued; committed with the next group, before the next intent). */
+function settle(ctx: StepContext, account: AccountRow, items: readonly ItemRow[], patch: ItemPatch, detail?: string): ItemRow[] {
+  if (items.length === 0) return [];
+  ctx.ledger.updateItems(items.map((item) => item.id), patch, { accountId: account.id, step: items[0]?.kind ?? 'item', ...(detail ? { detail } : {}) }).catch(ctx.writeFailed);
   const count = items.length;
   if (patch.state === 'done' || patch.state === 'failed' || patch.state === 'unknown') {
     ctx.sink.emit({
@@ -49,27 +64,27 @@ async function settle(ctx: StepContext, account: AccountRow, items: readonly Ite
       done: patch.state === 'done' ? count : 0, failed: patch.state === 'failed' ? count : 0, unknown: patch.state === 'unknown' ? count : 0,
     });
   }
+  return items.map((item) => ({ ...item, state: patch.state ?? item.state }));
 }
 
-async function intent(ctx: StepContext, account: AccountRow, items: readonly ItemRow[]): Promise<void> {
+/** The write-ahead intent: durable before the request. */
+async function intent(ctx: StepContext, account: AccountRow, items: readonly ItemRow[]): Promise<ItemRow[]> {
   await ctx.ledger.updateItems(items.map((item) => item.id), { state: 'sending', addAttempt: true }, { accountId: account.id, step: items[0]?.kind ?? 'item', detail: 'intent' });
+  return items.map((item) => ({ ...item, state: 'sending' as const }));
 }
 
 /** A request that failed without a definite answer: what happens to its items. */
-async function unsettled(ctx: StepContext, account: AccountRow, items: readonly ItemRow[], failure: Failure, resendSafe: boolean): Promise<StepResult | 'again'> {
+function unsettled(ctx: StepContext, account: AccountRow, items: readonly ItemRow[], failure: Failure, resendSafe: boolean): Sent {
   const error = errorInfoOf(failure);
   if (failure.class === 'ambiguous' && !resendSafe) {
-    await settle(ctx, account, items, { state: 'unknown', error: { code: 'outcome_unknown', detail: `sent, no answer (${failure.code}); not resent: the service cannot deduplicate it` } });
-    return 'again';
+    settle(ctx, account, items, { state: 'unknown', error: { code: 'outcome_unknown', detail: `sent, no answer (${failure.code}); not resent: the service cannot deduplicate it` } });
+    return { retry: [] };
   }
-  if (failure.class === 'ambiguous') {
-    // Still `sending`: the resend is answered by the service's dedup.
-    await settle(ctx, account, items, { error });
-    return 'again';
-  }
+  // Ambiguous: still `sending`, and the resend is answered by the service's dedup.
+  if (failure.class === 'ambiguous') return { retry: settle(ctx, account, items, { error }) };
   // The service answered (5xx, 429 after retries, 404 not imported): nothing was applied.
-  await settle(ctx, account, items, { state: 'pending', error });
-  return 'blocked';
+  settle(ctx, account, items, { state: 'pending', error });
+  return { blocked: true, retry: [] };
 }
 
 function parse<T>(item: ItemRow): T {
@@ -90,50 +105,47 @@ function issuesByIndex(field: string, errors: ValidationIssue[], items: readonly
 }
 
 /** A 400 refused the whole request: items it names fail (data class); the others go back to pending and are sent again. */
-async function refused(ctx: StepContext, account: AccountRow, items: readonly ItemRow[], field: string, errors: ValidationIssue[]): Promise<'again'> {
+function refused(ctx: StepContext, account: AccountRow, items: readonly ItemRow[], field: string, errors: ValidationIssue[]): Sent {
   const byIndex = issuesByIndex(field, errors, items);
   if (byIndex.size === 0) {
     const first = errors[0];
     const error: ErrorInfo = { code: first?.code ?? 'invalid', detail: first?.detail ?? 'refused by the service' };
-    for (const item of items) await settle(ctx, account, [item], { state: 'failed', error: { ...error, file: item.originFile ?? undefined, line: item.originLine ?? undefined } });
-    return 'again';
+    for (const item of items) settle(ctx, account, [item], { state: 'failed', error: { ...error, file: item.originFile ?? undefined, line: item.originLine ?? undefined } });
+    return { retry: [] };
   }
   for (const [index, error] of byIndex) {
     const item = items[index];
-    if (item) await settle(ctx, account, [item], { state: 'failed', error });
+    if (item) settle(ctx, account, [item], { state: 'failed', error });
   }
-  await settle(ctx, account, items.filter((_, index) => !byIndex.has(index)), { state: 'pending' });
-  return 'again';
+  return { retry: settle(ctx, account, items.filter((_, index) => !byIndex.has(index)), { state: 'pending' }) };
 }
 
-async function sendNotes(ctx: StepContext, account: AccountRow, items: ItemRow[]): Promise<StepResult | 'again'> {
-  await intent(ctx, account, items);
+async function sendNotes(ctx: StepContext, account: AccountRow, batch: ItemRow[]): Promise<Sent> {
+  const items = await intent(ctx, account, batch);
   const request = { import_supplier: account.importSupplier, external_account_number: account.externalAccountNumber, notes: items.map((item) => parse<Note>(item)) };
   const answer = await call(ctx, () => ctx.client.createNotes(request));
   if (!answer.ok) return unsettled(ctx, account, items, answer.failure, true);
   if (answer.value.kind === 'invalid') return refused(ctx, account, items, 'notes', answer.value.errors);
   const results = answer.value.results;
+  const retry: ItemRow[] = [];
   for (const [index, item] of items.entries()) {
-    const status = results[index]?.status;
     // One result per submitted note, in order (spec); NOTE_ALREADY_EXISTS is the dedup answer of a resend.
-    if (status !== undefined) await settle(ctx, account, [item], { state: 'done', result: status, error: null });
+    const status = results[index]?.status;
+    if (status === undefined) retry.push(item);
+    else settle(ctx, account, [item], { state: 'done', result: status, error: null });
   }
-  return 'again';
+  return { retry };
 }
 
-async function sendTransactions(ctx: StepContext, account: AccountRow, items: ItemRow[]): Promise<StepResult | 'again'> {
+async function sendTransactions(ctx: StepContext, account: AccountRow, batch: ItemRow[]): Promise<Sent> {
   const flags = ctx.settings.transactionFlags;
-  if (!flags.check_previously_added) {
-    // Without the service's dedup a transaction whose request may have landed is never resent,
-    // and one transaction per request keeps every answer about exactly one transaction.
-    const leftovers = items.filter((item) => item.state === 'sending');
-    if (leftovers.length > 0) {
-      await settle(ctx, account, leftovers, { state: 'unknown', error: { code: 'outcome_unknown', detail: 'sent before without an answer; check_previously_added is off, so it is not resent' } });
-      return 'again';
-    }
-    items = items.slice(0, 1);
+  if (!flags.check_previously_added && batch.some((item) => item.state === 'sending')) {
+    // Without the service's dedup a transaction whose request may have landed is never resent
+    // (batches are of one transaction then, so every answer is about exactly one).
+    settle(ctx, account, batch, { state: 'unknown', error: { code: 'outcome_unknown', detail: 'sent before without an answer; check_previously_added is off, so it is not resent' } });
+    return { retry: [] };
   }
-  await intent(ctx, account, items);
+  const items = await intent(ctx, account, batch);
   const request = { import_supplier: account.importSupplier, external_account_number: account.externalAccountNumber, transactions: items.map((item) => parse<Transaction>(item)) };
   const answer = await call(ctx, () => ctx.client.createTransactions(request, flags));
   if (!answer.ok) return unsettled(ctx, account, items, answer.failure, flags.check_previously_added);
@@ -143,65 +155,72 @@ async function sendTransactions(ctx: StepContext, account: AccountRow, items: It
     const failedId = outcome.transactionData['transaction_id'];
     const failing = items.filter((item) => item.naturalKey === failedId);
     const targets = failing.length > 0 ? failing : items.slice(0, 1);
-    await settle(ctx, account, targets, { state: 'failed', error: { code: 'transaction_import_error', detail: outcome.errorDetail, file: targets[0]?.originFile ?? undefined, line: targets[0]?.originLine ?? undefined } });
-    // Whether the others of the request were committed is not documented: they stay `sending`,
-    // and the resend (check_previously_added=true) is answered TRANSACTION_ALREADY_EXISTS for those that were.
-    return 'again';
+    settle(ctx, account, targets, { state: 'failed', error: { code: 'transaction_import_error', detail: outcome.errorDetail, file: targets[0]?.originFile ?? undefined, line: targets[0]?.originLine ?? undefined } });
+    // Whether the others of the request were committed is not documented: they stay `sending`
+    // and are sent again; check_previously_added answers TRANSACTION_ALREADY_EXISTS for those that were.
+    return { retry: items.filter((item) => !targets.includes(item)) };
   }
   const byId = new Map(outcome.results.map((result) => [String(result.transaction_data['transaction_id']), result.status]));
+  const retry: ItemRow[] = [];
   for (const item of items) {
     const status = byId.get(item.naturalKey) ?? (items.length === 1 ? outcome.results[0]?.status : undefined);
-    if (status !== undefined) await settle(ctx, account, [item], { state: 'done', result: status, error: null });
+    if (status === undefined) retry.push(item);
+    else settle(ctx, account, [item], { state: 'done', result: status, error: null });
   }
-  return 'again';
+  if (!flags.check_previously_added && retry.length > 0) {
+    settle(ctx, account, retry, { state: 'unknown', error: { code: 'outcome_unknown', detail: 'the service did not report this transaction; check_previously_added is off, so it is not resent' } });
+    return { retry: [] };
+  }
+  return { retry };
 }
 
-async function sendStatements(ctx: StepContext, account: AccountRow, items: ItemRow[]): Promise<StepResult | 'again'> {
-  await intent(ctx, account, items);
+async function sendStatements(ctx: StepContext, account: AccountRow, batch: ItemRow[]): Promise<Sent> {
+  const items = await intent(ctx, account, batch);
   const request = { import_supplier: account.importSupplier, external_account_number: account.externalAccountNumber, statements: items.map((item) => parse<HistoricalStatement>(item)) };
   const answer = await call(ctx, () => ctx.client.createHistoricalStatements(request));
   if (!answer.ok) return unsettled(ctx, account, items, answer.failure, true);
   const outcome = answer.value;
   if (outcome.kind === 'invalid') return refused(ctx, account, items, 'statements', outcome.errors);
   if (outcome.kind === 'created') {
-    await settle(ctx, account, items, { state: 'done', result: 'created', error: null });
-    return 'again';
+    settle(ctx, account, items, { state: 'done', result: 'created', error: null });
+    return { retry: [] };
   }
   // historical_statement_already_exists rejects the whole request when any statement_id is on
   // the account already. Alone, a statement so refused is on the account (done); in a batch,
   // each is verified by sending it alone.
   if (items.length === 1) {
-    await settle(ctx, account, items, { state: 'done', result: 'historical_statement_already_exists', error: null });
-    return 'again';
+    settle(ctx, account, items, { state: 'done', result: 'historical_statement_already_exists', error: null });
+    return { retry: [] };
   }
+  const retry: ItemRow[] = [];
   for (const item of items) {
     const single = await sendStatements(ctx, account, [item]);
-    if (single === 'blocked') return 'blocked';
+    if (single.blocked) return single;
+    retry.push(...single.retry);
   }
-  return 'again';
+  return { retry };
 }
 
-async function sendPaymentInstruction(ctx: StepContext, account: AccountRow, items: ItemRow[]): Promise<StepResult | 'again'> {
-  const leftovers = items.filter((item) => item.state === 'sending');
+async function sendPaymentInstruction(ctx: StepContext, account: AccountRow, batch: ItemRow[]): Promise<Sent> {
+  const leftovers = batch.filter((item) => item.state === 'sending');
   if (leftovers.length > 0) {
     // The spec gives payment instructions no dedup and no read endpoint: an instruction that
     // may have been created cannot be checked, and a resend could set up a second one at the
     // vendor. It is recorded `unknown` for an operator (README "Rerun semantics").
-    await settle(ctx, account, leftovers, { state: 'unknown', error: { code: 'outcome_unknown', detail: 'a previous request may have created it; no dedup exists for payment instructions, so it is not resent' } });
-    return 'again';
+    settle(ctx, account, leftovers, { state: 'unknown', error: { code: 'outcome_unknown', detail: 'a previous request may have created it; no dedup exists for payment instructions, so it is not resent' } });
+    return { retry: [] };
   }
-  const item = items[0] as ItemRow;
-  await intent(ctx, account, [item]);
-  const request = parse<PaymentInstructionRequest>(item);
-  const answer = await call(ctx, () => ctx.client.createPaymentInstruction(request));
+  const [item] = await intent(ctx, account, batch.slice(0, 1));
+  if (item === undefined) return { retry: [] };
+  const answer = await call(ctx, () => ctx.client.createPaymentInstruction(parse<PaymentInstructionRequest>(item)));
   if (!answer.ok) return unsettled(ctx, account, [item], answer.failure, false);
   if (answer.value.kind === 'created') {
-    await settle(ctx, account, [item], { state: 'done', result: answer.value.platformAccountNumber, error: null });
-    return 'again';
+    settle(ctx, account, [item], { state: 'done', result: answer.value.platformAccountNumber, error: null });
+    return { retry: [] };
   }
   // 400: invalid, or the vendor failed persistently: "not to be retried in the same form" (spec).
   const first = answer.value.errors[0];
   const error: ErrorInfo = { code: first?.code ?? 'payment_instruction_refused', detail: first?.detail ?? answer.value.detail, attr: first?.attr, file: item.originFile ?? undefined, line: item.originLine ?? undefined };
-  await settle(ctx, account, [item], { state: 'failed', error });
-  return 'again';
+  settle(ctx, account, [item], { state: 'failed', error });
+  return { retry: [] };
 }

@@ -22,6 +22,8 @@ export interface Transition {
 /** Result of POST /v2/data-import/accounts/ as the engine sees it. */
 export type CreateResult =
   | { kind: 'scheduled' }
+  /** A process for the pair exists and is not finished (an earlier create landed): poll it, create nothing. */
+  | { kind: 'in_progress'; detail: string }
   | { kind: 'already_imported'; platformAccountNumber: string }
   | { kind: 'invalid'; error: ErrorInfo }
   /** No answer after the request may have been sent, or retries ran out: reconcile before resending. */
@@ -30,8 +32,10 @@ export type CreateResult =
 export function afterCreate(account: AccountRow, result: CreateResult, clock: Clock, schedule: PollSchedule): Transition {
   switch (result.kind) {
     case 'scheduled':
+    case 'in_progress':
       return {
         step: 'create',
+        ...(result.kind === 'in_progress' ? { detail: 'import process already in progress' } : {}),
         patch: { state: 'scheduled', sentFingerprint: account.fingerprint, error: null, nextCheckAt: clock.now + nextPollDelay(schedule, 0, clock.random) },
       };
     case 'already_imported':

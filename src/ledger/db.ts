@@ -29,7 +29,7 @@ export function openLedgerDb(stateDir: string): Database.Database {
   chmodSync(file, 0o600);
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
+  db.pragma(process.env['MIGRATE_SYNC'] === 'normal' ? 'synchronous = NORMAL' : 'synchronous = FULL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   // A bounded page cache whatever the ledger's size (negative = KiB): flat memory at 1M accounts.

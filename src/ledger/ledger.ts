@@ -101,6 +101,7 @@ export class Ledger {
   // Staging (synchronous, inside batch()) ----------------------------------------------------
 
   findAccount(importSupplier: string, externalAccountNumber: string): AccountRow | undefined {
+    this.flush();
     const raw = this.#prepare('SELECT * FROM accounts WHERE import_supplier = ? AND external_account_number = ?').get(
       importSupplier, externalAccountNumber,
     ) as Record<string, unknown> | undefined;
@@ -185,8 +186,19 @@ export class Ledger {
     return this.#writer.write(apply);
   }
 
+  /**
+   * Commits queued writes now. The engine does not await outcomes (only intents), so every
+   * read that decides which accounts to start work on flushes first: a stale state could
+   * otherwise start an account twice. Reads inside one account's chain need no flush: only
+   * that chain writes the account and its items while it runs.
+   */
+  flush(): void {
+    this.#writer.flush();
+  }
+
   /** Accounts in `states` with id > afterId, in id order: the engine's pages (keyset paging, never OFFSET). */
   pageAccounts(states: readonly AccountState[], afterId: number, limit: number): AccountRow[] {
+    this.flush();
     const marks = states.map(() => '?').join(', ');
     const rows = this.#prepare(`SELECT * FROM accounts WHERE id > ? AND state IN (${marks}) ORDER BY id LIMIT ?`).all(
       afterId, ...states, limit,
@@ -196,6 +208,7 @@ export class Ledger {
 
   /** Scheduled accounts whose next status check is due, earliest first. */
   dueChecks(nowMs: number, limit: number): AccountRow[] {
+    this.flush();
     const rows = this.#prepare(
       `SELECT * FROM accounts WHERE state = 'scheduled' AND next_check_at <= ? ORDER BY next_check_at LIMIT ?`,
     ).all(nowMs, limit) as Array<Record<string, unknown>>;
@@ -204,6 +217,7 @@ export class Ledger {
 
   /** When the earliest scheduled account is due (ms), or null when none is scheduled. */
   nextCheckAt(): number | null {
+    this.flush();
     const raw = this.#prepare(`SELECT MIN(next_check_at) AS at FROM accounts WHERE state = 'scheduled'`).get() as { at: number | null };
     return raw.at;
   }
@@ -214,14 +228,23 @@ export class Ledger {
     return rows.map((row) => row.s);
   }
 
+  /** External account numbers of a supplier's scheduled accounts (bounded by how many wait for processing). */
+  scheduledNumbers(importSupplier: string): Set<string> {
+    this.flush();
+    const rows = this.#prepare(`SELECT external_account_number AS n FROM accounts WHERE state = 'scheduled' AND import_supplier = ?`).all(importSupplier) as Array<{ n: string }>;
+    return new Set(rows.map((row) => row.n));
+  }
+
   countInState(state: AccountState): number {
+    this.flush();
     return (this.#prepare('SELECT COUNT(*) AS n FROM accounts WHERE state = ?').get(state) as { n: number }).n;
   }
 
-  itemsOf(accountId: number, kind: ItemKind, states: readonly ItemState[]): ItemRow[] {
+  /** An account's items in some states, in id order (kind order is the caller's). */
+  itemsOf(accountId: number, states: readonly ItemState[]): ItemRow[] {
     const marks = states.map(() => '?').join(', ');
-    const rows = this.#prepare(`SELECT * FROM items WHERE account_id = ? AND kind = ? AND state IN (${marks}) ORDER BY id`).all(
-      accountId, kind, ...states,
+    const rows = this.#prepare(`SELECT * FROM items WHERE account_id = ? AND state IN (${marks}) ORDER BY id`).all(
+      accountId, ...states,
     ) as Array<Record<string, unknown>>;
     return rows.map(toItemRow);
   }

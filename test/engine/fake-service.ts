@@ -33,6 +33,7 @@ interface FakeAccount {
 export class FakeService implements ImportServiceClient {
   readonly accounts = new Map<string, FakeAccount>();
   readonly calls: string[] = [];
+  readonly #counts = new Map<string, number>();
   /** Decides the fault of each call by method name and call number. */
   fault: (method: string, n: number) => Fault = () => 'none';
   /** Status checks an account stays PENDING for before it settles. */
@@ -43,11 +44,13 @@ export class FakeService implements ImportServiceClient {
 
   async #run<T>(method: string, apply: () => T): Promise<T> {
     this.calls.push(method);
+    const n = (this.#counts.get(method) ?? 0) + 1;
+    this.#counts.set(method, n);
     this.inFlight += 1;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
     try {
       await new Promise((resolve) => setTimeout(resolve, 1));
-      const fault = this.fault(method, this.calls.filter((name) => name === method).length);
+      const fault = this.fault(method, n);
       if (fault === 'drop') throw new FakeError('connection_reset', true);
       if (fault === 'fail') throw new FakeError('server_error', false, 500);
       const result = apply();

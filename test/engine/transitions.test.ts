@@ -21,6 +21,7 @@ function status(value: V2StatusRecord['status'], extra: Partial<V2StatusRecord> 
 describe('afterCreate', () => {
   it.each([
     [{ kind: 'scheduled' } as const, 'scheduled'],
+    [{ kind: 'in_progress', detail: 'x' } as const, 'scheduled'],
     [{ kind: 'already_imported', platformAccountNumber: 'P-9' } as const, 'processed'],
     [{ kind: 'invalid', error: { code: 'invalid_phone_number', detail: 'x' } } as const, 'invalid'],
     [{ kind: 'unsettled', error: { code: 'connection_reset', detail: 'x' } } as const, 'creating'],
