@@ -81,8 +81,13 @@ const DEFAULTS = {
   recoveryIntervalMs: 2_000,
 } as const;
 
+/** `label` names what the user set: a client option, or a flag/variable when called from src/config. */
+function failAt(label: string, expected: string, actual: unknown): never {
+  throw new UsageError(`${label}: expected ${expected}, got ${JSON.stringify(actual) ?? String(actual)}`, 'invalid_client_option');
+}
+
 function fail(option: string, expected: string, actual: unknown): never {
-  throw new UsageError(`client option ${option}: expected ${expected}, got ${JSON.stringify(actual) ?? String(actual)}`, 'invalid_client_option');
+  return failAt(`client option ${option}`, expected, actual);
 }
 
 function positiveInteger(option: string, value: number): number {
@@ -102,18 +107,18 @@ export function isLoopbackHost(hostname: string): boolean {
 }
 
 /** The base URL rule of issue 3: https, or plain http to this machine only (the sandbox). */
-export function checkBaseUrl(text: string, option = 'baseUrl'): URL {
+export function checkBaseUrl(text: string, label = 'client option baseUrl'): URL {
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    return fail(option, 'an absolute URL such as https://api.example.energy', text);
+    return failAt(label, 'an absolute URL such as https://api.example.energy', text);
   }
-  if (url.username || url.password) fail(option, 'a URL without user name or password', `${url.protocol}//…@${url.host}`);
-  if (url.search || url.hash) fail(option, 'a URL without query or fragment', text);
+  if (url.username || url.password) failAt(label, 'a URL without user name or password', `${url.protocol}//…@${url.host}`);
+  if (url.search || url.hash) failAt(label, 'a URL without query or fragment', `${url.origin}${url.pathname}?…`);
   if (url.protocol === 'https:') return url;
   if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return url;
-  return fail(option, 'an https URL (plain http only on a loopback address such as 127.0.0.1)', text);
+  return failAt(label, 'an https URL (plain http only on a loopback address such as 127.0.0.1)', text);
 }
 
 function checkCredentials(credentials: Credentials): Credentials {

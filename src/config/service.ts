@@ -1,0 +1,145 @@
+import { readFile, stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { inspect } from 'node:util';
+import type { Command } from 'commander';
+import { checkBaseUrl } from '../api/options.js';
+import type { ClientOptions, Credentials, HeaderForm } from '../api/index.js';
+import { UsageError } from '../errors.js';
+
+// Where the import service is and how to authenticate (issue 3 "Authentication"): flags and
+// environment -> one validated ServiceConfig. The only place that reads these variables. The API
+// key comes from MIGRATE_API_KEY or a file (--api-key-file), never from a command-line value
+// (argv is visible to every user of the machine via ps); a pre-obtained token likewise from
+// MIGRATE_TOKEN or --token-file. The config object prints and serialises without its secrets.
+
+export const SERVICE_ENV = {
+  apiKey: 'MIGRATE_API_KEY',
+  token: 'MIGRATE_TOKEN',
+  baseUrl: 'MIGRATE_BASE_URL',
+  tokenField: 'MIGRATE_TOKEN_FIELD',
+  headerForm: 'MIGRATE_HEADER_FORM',
+} as const;
+
+/** The flags registerServiceOptions adds, as commander parses them. */
+export interface ServiceFlags {
+  baseUrl?: string | undefined;
+  apiKeyFile?: string | undefined;
+  tokenFile?: string | undefined;
+  tokenField?: string | undefined;
+  headerForm?: string | undefined;
+}
+
+export interface LoadServiceConfigInput {
+  flags: ServiceFlags;
+  env: NodeJS.ProcessEnv;
+  /** Relative files are read from here. */
+  cwd: string;
+  /** `--sandbox`: the in-process sandbox's URL and key replace flags and environment. */
+  sandbox?: { url: string; apiKey: string } | undefined;
+}
+
+export interface ServiceConfig {
+  baseUrl: string;
+  /** Hidden from JSON.stringify and util.inspect. */
+  credentials: Credentials;
+  tokenField: string | undefined;
+  headerForm: HeaderForm | undefined;
+  /** Where the credentials came from, for logs: e.g. 'MIGRATE_API_KEY', '--api-key-file key.txt'. */
+  credentialSource: string;
+  /** Things the user should hear about (e.g. a key file readable by others); print them to stderr. */
+  warnings: string[];
+}
+
+/** Adds --base-url, --api-key-file, --token-file, --token-field, --header-form to a command. */
+export function registerServiceOptions(command: Command): Command {
+  return command
+    .option('--base-url <url>', `the import service's base URL (https; or set ${SERVICE_ENV.baseUrl})`)
+    .option('--api-key-file <file>', `file holding the organisation API key (or set ${SERVICE_ENV.apiKey})`)
+    .option('--token-file <file>', `file holding a pre-obtained access token (or set ${SERVICE_ENV.token})`)
+    .option('--token-field <name>', 'root field of the token mutation (default obtainKrakenToken)')
+    .option('--header-form <form>', 'Authorization header: "bare" token (default) or "token" (Token <token>)');
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed ? trimmed : undefined;
+}
+
+/** Reads a secret from a file: first line, trimmed. Errors name the file, never its content. */
+async function readSecretFile(flag: string, file: string, cwd: string, warnings: string[]): Promise<string> {
+  const path = resolve(cwd, file);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    throw new UsageError(`${flag} ${file}: cannot read the file (${typeof code === 'string' ? code : 'error'}); give a readable file holding the secret on its first line`, 'secret_file_unreadable');
+  }
+  const secret = text.split(/\r?\n/)[0]?.trim() ?? '';
+  if (!secret) throw new UsageError(`${flag} ${file}: the file is empty; put the secret on its first line`, 'secret_file_empty');
+  if (process.platform !== 'win32' && ((await stat(path)).mode & 0o077) !== 0) {
+    warnings.push(`${flag} ${file} can be read by other users; restrict it with: chmod 600 ${file}`);
+  }
+  return secret;
+}
+
+function hideSecrets(credentials: Credentials, source: string): Credentials {
+  const shown = `[credentials from ${source}]`;
+  Object.defineProperty(credentials, 'toJSON', { value: () => shown, enumerable: false });
+  Object.defineProperty(credentials, inspect.custom, { value: () => shown, enumerable: false });
+  return credentials;
+}
+
+function headerFormOf(value: string | undefined): HeaderForm | undefined {
+  if (value === undefined || value === 'bare' || value === 'token') return value;
+  throw new UsageError(`--header-form: expected "bare" or "token", got ${JSON.stringify(value)}`, 'invalid_header_form');
+}
+
+async function loadCredentials(input: LoadServiceConfigInput, warnings: string[]): Promise<{ credentials: Credentials; source: string }> {
+  const { flags, env, cwd } = input;
+  const apiKey = flags.apiKeyFile !== undefined ? await readSecretFile('--api-key-file', flags.apiKeyFile, cwd, warnings) : nonEmpty(env[SERVICE_ENV.apiKey]);
+  const token = flags.tokenFile !== undefined ? await readSecretFile('--token-file', flags.tokenFile, cwd, warnings) : nonEmpty(env[SERVICE_ENV.token]);
+  const sources = [
+    apiKey === undefined ? undefined : flags.apiKeyFile !== undefined ? `--api-key-file ${flags.apiKeyFile}` : SERVICE_ENV.apiKey,
+    token === undefined ? undefined : flags.tokenFile !== undefined ? `--token-file ${flags.tokenFile}` : SERVICE_ENV.token,
+  ].filter((item): item is string => item !== undefined);
+  if (apiKey !== undefined) return { credentials: { apiKey, token }, source: sources.join(' + ') };
+  if (token !== undefined) return { credentials: { token }, source: sources.join(' + ') };
+  throw new UsageError(
+    `no credentials for the import service: set ${SERVICE_ENV.apiKey} or pass --api-key-file FILE (or a pre-obtained token: ${SERVICE_ENV.token} or --token-file FILE); the key is never accepted as a command-line value`,
+    'no_credentials',
+  );
+}
+
+/** Flags, then environment; throws a UsageError naming the flag or variable at fault. */
+export async function loadServiceConfig(input: LoadServiceConfigInput): Promise<ServiceConfig> {
+  const { flags, env, sandbox } = input;
+  const warnings: string[] = [];
+  const tokenField = nonEmpty(flags.tokenField) ?? nonEmpty(env[SERVICE_ENV.tokenField]);
+  const headerForm = headerFormOf(nonEmpty(flags.headerForm) ?? nonEmpty(env[SERVICE_ENV.headerForm]));
+  if (sandbox) {
+    const credentials = hideSecrets({ apiKey: sandbox.apiKey }, 'the built-in sandbox');
+    return { baseUrl: sandbox.url, credentials, tokenField, headerForm, credentialSource: 'the built-in sandbox', warnings };
+  }
+  const baseUrl = nonEmpty(flags.baseUrl) ?? nonEmpty(env[SERVICE_ENV.baseUrl]);
+  if (baseUrl === undefined) throw new UsageError(`no service URL: pass --base-url URL or set ${SERVICE_ENV.baseUrl} (or use --sandbox)`, 'no_base_url');
+  checkBaseUrl(baseUrl, flags.baseUrl !== undefined ? '--base-url' : SERVICE_ENV.baseUrl);
+  const { credentials, source } = await loadCredentials(input, warnings);
+  return { baseUrl, credentials: hideSecrets(credentials, source), tokenField, headerForm, credentialSource: source, warnings };
+}
+
+/** ClientOptions from the config; the engine adds concurrency, rate, events. */
+export function serviceClientOptions(config: ServiceConfig, extra: Omit<ClientOptions, 'baseUrl' | 'credentials'> = {}): ClientOptions {
+  return {
+    baseUrl: config.baseUrl,
+    credentials: config.credentials,
+    ...(config.tokenField === undefined ? {} : { tokenField: config.tokenField }),
+    ...(config.headerForm === undefined ? {} : { headerForm: config.headerForm }),
+    ...extra,
+  };
+}
+
+/** One line for logs and run records: where the service is and where the credentials came from. */
+export function describeServiceConfig(config: ServiceConfig): string {
+  return `${config.baseUrl} (credentials from ${config.credentialSource})`;
+}
