@@ -46,6 +46,8 @@ export interface LimiterSnapshot {
 /** Handed out by acquire(); give it back to release(). */
 export interface Ticket {
   readonly startedAt: number;
+  /** How many cuts had happened when it started. */
+  readonly generation: number;
 }
 
 export type ReleaseSignal = 'success' | 'rate_limited' | 'failure';
@@ -69,7 +71,7 @@ export class AdaptiveLimiter {
   #inFlight = 0;
   #pausedUntil = 0;
   #nextStartAt = 0;
-  #lastCutAt = Number.NEGATIVE_INFINITY;
+  #generation = 0;
   #lastStepAt = Number.NEGATIVE_INFINITY;
   #waking = false;
 
@@ -124,7 +126,7 @@ export class AdaptiveLimiter {
       this.#inFlight += 1;
       if (Number.isFinite(this.#rate)) this.#nextStartAt = Math.max(this.#nextStartAt, now) + 1000 / this.#rate;
       this.#countStart(now);
-      resolve({ startedAt: now });
+      resolve({ startedAt: now, generation: this.#generation });
     }
   }
 
@@ -140,13 +142,13 @@ export class AdaptiveLimiter {
   #onRateLimited(ticket: Ticket, now: number, retryAfterMs: number | undefined): void {
     this.#pausedUntil = Math.max(this.#pausedUntil, now + (retryAfterMs ?? this.#pauseWithoutHintMs));
     // One cut per window: requests started before the last cut were sent at the old pace.
-    if (ticket.startedAt < this.#lastCutAt) return;
+    if (ticket.generation < this.#generation) return;
     const previous = this.#limit;
     this.#limit = Math.max(1, Math.floor(this.#limit / 2));
     const observed = this.#observedRate(now);
     this.#rate = Math.max(1, Math.min(this.#rate, observed > 0 ? observed : this.#rate) / 2);
     if (!Number.isFinite(this.#rate)) this.#rate = Math.max(1, this.#limit);
-    this.#lastCutAt = now;
+    this.#generation += 1;
     this.#lastStepAt = now;
     this.#emit('rate_limited', previous);
   }
