@@ -44,6 +44,25 @@ export type JsonParse = { kind: 'ok'; value: unknown } | { kind: 'error'; reply:
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+/** Real payloads nest a few levels; a deeper body is refused before parsing (no recursion can overflow later). */
+export const MAX_JSON_DEPTH = 64;
+
+function nestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (inString) {
+      if (code === 92) index++; // backslash: skip the escaped character
+      else if (code === 34) inString = false;
+    } else if (code === 34) inString = true;
+    else if (code === 123 || code === 91) deepest = Math.max(deepest, ++depth);
+    else if (code === 125 || code === 93) depth--;
+  }
+  return deepest;
+}
+
 /** An empty body reads as `{}` (as the platform's framework does), so validation names the missing fields. */
 export function parseJson(bytes: Buffer): JsonParse {
   let text: string;
@@ -53,6 +72,9 @@ export function parseJson(bytes: Buffer): JsonParse {
     return { kind: 'error', reply: { status: 400, body: { detail: 'JSON parse error - the body is not valid UTF-8.', code: 'parse_error' } } };
   }
   if (text.trim() === '') return { kind: 'ok', value: {} };
+  if (nestingDepth(text) > MAX_JSON_DEPTH) {
+    return { kind: 'error', reply: { status: 400, body: { detail: `JSON parse error - nested deeper than ${MAX_JSON_DEPTH} levels.`, code: 'parse_error' } } };
+  }
   try {
     return { kind: 'ok', value: JSON.parse(text) as unknown };
   } catch (error) {

@@ -79,6 +79,20 @@ describe('garbage to every POST endpoint', () => {
     await stillServes();
   });
 
+  it('refuses JSON nested deeper than 64 levels before parsing it (a million levels cannot overflow anything)', async () => {
+    const big = await openSession();
+    try {
+      const deep = '['.repeat(1_000_000) + ']'.repeat(1_000_000);
+      const body = `{"payload": {"import_supplier": "ACME", "external_account_number": "E", "metadata": [{"key": "k", "value": {"a": ${deep}}}]}}`;
+      const answer = await fetch(`${big.sandbox.url}/v2/data-import/accounts/`, { method: 'POST', headers: { authorization: big.token, ...json }, body });
+      expect(answer.status).toBe(400);
+      expect(((await answer.json()) as { code: string }).code).toBe('parse_error');
+      expect(big.sandbox.inspect.account('ACME', 'E')).toBeUndefined();
+    } finally {
+      await big.sandbox.close();
+    }
+  });
+
   it('an empty body reads as {} and names the missing fields', async () => {
     const answer = await raw('POST', '/v1/data-import/notes/create/', '', json);
     expect(answer.status).toBe(400);
