@@ -1,0 +1,113 @@
+import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { account, obtainToken, send } from './helpers.js';
+
+// The real binary: `node bin/migrate.js sandbox --port 0` prints its URL and serves until a signal.
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const children: ChildProcessWithoutNullStreams[] = [];
+
+beforeAll(() => {
+  try {
+    execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'pipe' });
+  } catch {
+    // tsc emits even with type errors elsewhere in the shared checkout; what this test needs is checked next.
+  }
+  expect(existsSync(`${root}/dist/cli/sandbox.js`)).toBe(true);
+}, 120_000);
+
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+});
+
+interface Started {
+  child: ChildProcessWithoutNullStreams;
+  url: string;
+  stdout: () => string;
+  stderr: () => string;
+}
+
+function start(args: string[]): Promise<Started> {
+  const child = spawn('node', ['bin/migrate.js', 'sandbox', ...args], { cwd: root });
+  children.push(child);
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no URL line; stdout: ${stdout} stderr: ${stderr}`)), 15_000);
+    child.on('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const url = /Sandbox listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1];
+      if (url) {
+        clearTimeout(timer);
+        resolve({ child, url, stdout: () => stdout, stderr: () => stderr });
+      }
+    });
+  });
+}
+
+const exited = (child: ChildProcessWithoutNullStreams) =>
+  new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.on('exit', (code) => resolve(code))));
+
+describe('migrate sandbox (the binary)', () => {
+  it('prints its URL, API key and suppliers, serves the spec, logs requests with --verbose, and stops on SIGTERM', async () => {
+    const started = await start(['--port', '0', '--suppliers', 'NORTH:Ongoing,SOUTH:Paused', '--processing-ms', '0', '--verbose']);
+    expect(started.stdout()).toContain('API key: sandbox-api-key');
+    expect(started.stdout()).toContain('Import suppliers: NORTH (Ongoing), SOUTH (Paused)');
+    const token = await obtainToken(started.url, 'sandbox-api-key');
+    const headers = { authorization: `Token ${token}`, 'content-type': 'application/json' };
+    const created = await send(`${started.url}/v2/data-import/accounts/`, { method: 'POST', headers, body: JSON.stringify({ payload: account('CLI-1', { import_supplier: 'NORTH' }) }) });
+    expect(created.status).toBe(201);
+    const paused = await send(`${started.url}/v2/data-import/accounts/`, { method: 'POST', headers, body: JSON.stringify({ payload: account('CLI-2', { import_supplier: 'SOUTH' }) }) });
+    expect(paused.body.code).toBe('import_supplier_migration_not_ongoing');
+    const status = await send(`${started.url}/v1/data-import/account-transfer-status/NORTH/CLI-1/`, { method: 'GET', headers });
+    expect(status.body.status).toBe('COMPLETED');
+    started.child.kill('SIGTERM');
+    expect(await exited(started.child)).toBe(130);
+    expect(started.stderr()).toMatch(/POST \/v2\/data-import\/accounts\/ 201 \d+ms/);
+    expect(started.stderr()).not.toContain(token);
+  });
+
+  it('never prints a key given by --api-key', async () => {
+    const started = await start(['--api-key', 'given-secret-123']);
+    expect(started.stdout()).not.toContain('given-secret-123');
+    await obtainToken(started.url, 'given-secret-123');
+    started.child.kill('SIGINT');
+    expect(await exited(started.child)).toBe(130);
+  });
+
+  it('exits 2 with a message when the port is taken', async () => {
+    const first = await start(['--port', '0']);
+    const port = new URL(first.url).port;
+    let status = 0;
+    let stderr = '';
+    try {
+      execFileSync('node', ['bin/migrate.js', 'sandbox', '--port', port], { cwd: root, stdio: 'pipe', timeout: 10_000 });
+    } catch (error) {
+      ({ status } = error as { status: number });
+      stderr = (error as { stderr: Buffer }).stderr.toString();
+    }
+    expect(status).toBe(2);
+    expect(stderr).toContain('EADDRINUSE');
+  });
+
+  it('refuses bad flags with exit code 2 and a message naming the flag', () => {
+    for (const args of [['--fail-rate', '1.5'], ['--port', 'abc'], ['--suppliers', 'X:Closed'], ['--fail-rate', '0.6', '--drop-rate', '0.6']]) {
+      let status = 0;
+      let stderr = '';
+      try {
+        execFileSync('node', ['bin/migrate.js', 'sandbox', ...args], { cwd: root, stdio: 'pipe', timeout: 10_000 });
+      } catch (error) {
+        const failure = error as { status: number; stderr: Buffer };
+        status = failure.status;
+        stderr = failure.stderr.toString();
+      }
+      expect(status, args.join(' ')).toBe(2);
+      expect(stderr).toMatch(/fail-rate|port|suppliers|failRate/);
+      expect(stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+});
