@@ -25,7 +25,7 @@ import {
   type V2StatusRecord,
 } from '../schema/index.js';
 import { AlreadyImportedError, NotFoundError, UnexpectedResponseError, ValidationFailedError, type ApiError } from './errors.js';
-import { detailOf, issuesFromBody, type ServiceResponse } from './map-response.js';
+import { detailOf, type ServiceResponse } from './map-response.js';
 import type { EndpointSafety } from './retry-policy.js';
 import type {
   CreateAccountOutcome,
@@ -226,13 +226,8 @@ export function paymentInstructionCall(request: PaymentInstructionRequest): Endp
     // 400: invalid, or the vendor failed persistently: "not to be retried in the same form" (spec).
     expected: (error, response) => {
       if (response.status !== 400 || error instanceof AlreadyImportedError) return undefined;
-      if (!(error instanceof ValidationFailedError)) return { kind: 'refused', detail: detailOf(response.body) || error.message, errors: [] };
-      const errors = hasIssueList(response.body) ? error.issues : [];
-      return { kind: 'refused', detail: detailOf(response.body) || error.issues[0]?.detail || '', errors };
+      const errors = error instanceof ValidationFailedError ? error.issues : [];
+      return { kind: 'refused', detail: detailOf(response.body) || errors[0]?.detail || error.message, errors };
     },
   };
-}
-
-function hasIssueList(body: unknown): boolean {
-  return Array.isArray((body as { errors?: unknown } | undefined)?.errors) && issuesFromBody(body).length > 0;
 }

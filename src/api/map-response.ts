@@ -60,14 +60,15 @@ export function issuesFromBody(body: unknown): ValidationIssue[] {
   const object = record(body);
   if (!object) return [];
   const errors = object['errors'];
-  if (Array.isArray(errors)) {
+  if (Array.isArray(errors) && errors.length > 0) {
     return errors.map((item) => {
       const entry = record(item) ?? {};
       return { attr: text(entry['attr']) ?? '', code: text(entry['code']) ?? 'invalid', detail: text(entry['detail']) ?? '' };
     });
   }
   const code = text(object['code']);
-  if (code !== undefined || typeof object['detail'] === 'string') return [{ attr: '', code: code ?? 'invalid', detail: detailOf(object) }];
+  // A bare {code, detail}, a domain error, or the payment-instruction body {error_detail, ...}.
+  if (code !== undefined || detailOf(object) !== '') return [{ attr: '', code: code ?? 'invalid', detail: detailOf(object) }];
   const issues: ValidationIssue[] = [];
   flattenLegacy(object, [], issues);
   return issues;

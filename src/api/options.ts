@@ -43,7 +43,7 @@ export interface ClientOptions {
   renewMarginMs?: number;
   /** After a 429, one recovery step (+1 concurrency) per this interval. Default 2 s. */
   recoveryIntervalMs?: number;
-  /** Check request bodies against the request schemas before sending. Default true. */
+  /** Refuse to send a body with undocumented fields (checked with the request schemas). Default true. */
   checkRequests?: boolean;
   /** Retries, rate limiting, limit changes and token renewals; never carries a secret. */
   onEvent?: (event: ClientEvent) => void;

@@ -1,7 +1,7 @@
 // The client's one gate for requests (issue 3 "A shared rate limiter"): at most `limit` requests
-// in flight, at most `rate` starts per second, and a client-wide pause. A 429 halves both the
-// concurrency limit and the rate (once per window: answers to requests started before the last
-// cut carry no news), and pauses every start for the Retry-After; both recover slowly (AIMD, as
+// in flight, at most `rate` starts per second, and a client-wide pause. A 429 halves the
+// concurrency limit and caps the rate below what the service accepted in the last second (once
+// per window: answers to requests started before the last cut carry no news), and pauses every start for the Retry-After; both recover slowly (AIMD, as
 // TCP does; octokit's throttling pauses the whole client the same way). The spec publishes no
 // rate limit ("Limits: not shown"), so the client learns it from the 429s.
 
@@ -53,6 +53,8 @@ export interface Ticket {
 export type ReleaseSignal = 'success' | 'rate_limited' | 'failure';
 
 const BUCKET_MS = 100;
+/** After a 429 the rate cap goes to this share of the accepted rate. */
+const RATE_CUT = 0.7;
 const BUCKETS = 10;
 
 export class AdaptiveLimiter {
@@ -99,7 +101,10 @@ export class AdaptiveLimiter {
     this.#inFlight -= 1;
     const now = this.#clock.now();
     if (signal === 'rate_limited') this.#onRateLimited(ticket, now, retryAfterMs);
-    else if (signal === 'success') this.#maybeRecover(now);
+    else if (signal === 'success') {
+      this.#countSuccess(now);
+      this.#maybeRecover(now);
+    }
     this.#pump();
   }
 
@@ -125,7 +130,6 @@ export class AdaptiveLimiter {
       const resolve = this.#queue.shift() as (ticket: Ticket) => void;
       this.#inFlight += 1;
       if (Number.isFinite(this.#rate)) this.#nextStartAt = Math.max(this.#nextStartAt, now) + 1000 / this.#rate;
-      this.#countStart(now);
       resolve({ startedAt: now, generation: this.#generation });
     }
   }
@@ -145,9 +149,10 @@ export class AdaptiveLimiter {
     if (ticket.generation < this.#generation) return;
     const previous = this.#limit;
     this.#limit = Math.max(1, Math.floor(this.#limit / 2));
-    const observed = this.#observedRate(now);
-    this.#rate = Math.max(1, Math.min(this.#rate, observed > 0 ? observed : this.#rate) / 2);
-    if (!Number.isFinite(this.#rate)) this.#rate = Math.max(1, this.#limit);
+    // What the service accepted in the last second is its capacity now; go below it. Without
+    // successes to measure, allow as many starts per second as the new concurrency limit.
+    const accepted = this.#acceptedRate(now);
+    this.#rate = accepted > 0 ? Math.max(1, Math.min(this.#rate, accepted * RATE_CUT)) : Math.min(this.#rate, Math.max(1, this.#limit));
     this.#generation += 1;
     this.#lastStepAt = now;
     this.#emit('rate_limited', previous);
@@ -160,7 +165,7 @@ export class AdaptiveLimiter {
     this.#limit = Math.min(this.#max, this.#limit + 1);
     this.#rate *= 1.25;
     // Once the cap is well above what is being sent it binds nothing: back to the configured one.
-    if (this.#rate >= this.#configuredRate || this.#rate > 2 * this.#observedRate(now) + 1) this.#rate = this.#configuredRate;
+    if (this.#rate >= this.#configuredRate || this.#rate > 2 * this.#acceptedRate(now) + 1) this.#rate = this.#configuredRate;
     this.#lastStepAt = now;
     this.#emit('recovered', previous);
   }
@@ -175,7 +180,7 @@ export class AdaptiveLimiter {
     });
   }
 
-  #countStart(now: number): void {
+  #countSuccess(now: number): void {
     const slot = Math.floor(now / BUCKET_MS);
     const index = slot % BUCKETS;
     if (this.#bucketAt[index] !== slot) {
@@ -185,8 +190,8 @@ export class AdaptiveLimiter {
     this.#bucketCount[index] = (this.#bucketCount[index] ?? 0) + 1;
   }
 
-  /** Starts per second over the last second. */
-  #observedRate(now: number): number {
+  /** Successful requests per second over the last second. */
+  #acceptedRate(now: number): number {
     const slot = Math.floor(now / BUCKET_MS);
     let total = 0;
     for (let index = 0; index < BUCKETS; index += 1) {

@@ -1,0 +1,49 @@
+import { createImportServiceClient, type ClientEvent, type ClientOptions, type ServiceClient } from '../../../src/api/index.js';
+import type { AccountPayload } from '../../../src/schema/index.js';
+import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../../src/sandbox/index.js';
+
+export interface Harness {
+  sandbox: RunningSandbox;
+  client: ServiceClient;
+  events: ClientEvent[];
+  close(): Promise<void>;
+}
+
+/** A sandbox in-process and a client of it (fast retries: tests should not sleep long). */
+export async function startHarness(sandboxOptions: Partial<SandboxOptions> = {}, clientOptions: Partial<ClientOptions> = {}): Promise<Harness> {
+  const sandbox = await startSandbox({ processingMs: 0, ...sandboxOptions });
+  const events: ClientEvent[] = [];
+  const client = createImportServiceClient({
+    baseUrl: sandbox.url,
+    credentials: { apiKey: sandbox.apiKey },
+    retry: { baseDelayMs: 5, maxDelayMs: 50 },
+    onEvent: (event) => events.push(event),
+    ...clientOptions,
+  });
+  return {
+    sandbox,
+    client,
+    events,
+    close: async () => {
+      await client.close();
+      await sandbox.close();
+    },
+  };
+}
+
+/** A valid domestic account of supplier ACME. */
+export function account(externalAccountNumber: string, changes: Partial<AccountPayload> = {}): AccountPayload {
+  return {
+    import_supplier: 'ACME',
+    external_account_number: externalAccountNumber,
+    account_type: 'DOMESTIC',
+    customers: [{ given_name: 'Ann', family_name: 'Smith', email: 'ann.smith@example.org', mobile: '+447911123456' }],
+    billing_address: { street_address: '1 High Street', locality: 'Leeds', postal_code: 'LS1 1AA', country: 'GB' },
+    ...changes,
+  } as AccountPayload;
+}
+
+/** Today (UTC), inside the sandbox's default open statement period. */
+export function today(): string {
+  return new Date().toISOString().slice(0, 10);
+}
