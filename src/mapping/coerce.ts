@@ -90,7 +90,7 @@ function coerceDate(value: unknown, context: CoerceContext): Coerced {
   if (readings.size > 1) {
     return fail(text, ExportCode.ambiguousDate, `${context.field}: "${text}" is ambiguous: it reads as ${[...readings].join(' or ')} under the declared date formats; it is never guessed.`);
   }
-  if (matched) return fail(text, ExportCode.invalidDate, `${context.field}: "${text}" is not a date that exists.`);
+  if (matched || /^\d{4}-\d{2}-\d{2}$/.test(text)) return fail(text, ExportCode.invalidDate, `${context.field}: "${text}" is not a date that exists.`);
   const declared = formats.length > 0 ? `YYYY-MM-DD or ${formats.map((format) => format.source).join(', ')}` : 'YYYY-MM-DD (declare other formats with "date_format" in the mapping file)';
   return fail(text, ExportCode.invalidDate, `${context.field}: "${text}" is not a date in the format ${declared}.`);
 }

@@ -16,6 +16,9 @@ export interface Locatable {
   columnOf?: Record<string, Record<string, string>>;
 }
 
+/** Inline lists only a JSON accounts record can carry (input-format "Columns"); in a CSV file they are never a column. */
+const JSON_ONLY: ReadonlySet<string> = new Set(['customers', 'supply_addresses']);
+
 function longestOrigin(origins: Record<string, Origin>, parts: string[]): { prefix: string[]; origin: Origin } | undefined {
   for (let length = parts.length; length >= 0; length -= 1) {
     const prefix = parts.slice(0, length);
@@ -32,7 +35,7 @@ export function columnOfPath(file: string, rest: string[], columnOf: Record<stri
     const field = rest.slice(0, length).join('.');
     const renamed = columnOf?.[file]?.[field];
     if (renamed !== undefined) return renamed;
-    if (kind && fieldType(kind, field)) return field;
+    if (kind && fieldType(kind, field) && !(JSON_ONLY.has(field) && kind === 'accounts' && file.toLowerCase().endsWith('.csv'))) return field;
   }
   return undefined;
 }

@@ -140,7 +140,11 @@ function finish(plan: FilePlan, record: MappedRecord): MappedRecord {
 export function mapCsvRow(plan: FilePlan, line: number, cells: string[]): MappedRecord {
   const record: MappedRecord = { kind: plan.kind, line, externalAccountNumber: undefined, importSupplier: undefined, fields: {}, issues: [] };
   if (cells.length !== plan.width) {
-    record.issues.push({ attr: '', code: ExportCode.wrongColumnCount, message: `the row has ${cells.length} cells but the header has ${plan.width} columns (an unquoted delimiter in a value?).` });
+    // Cells of a shifted row land in the wrong fields: report the row once, not each symptom.
+    record.issues.push({ attr: '', code: ExportCode.wrongColumnCount, message: `the row has ${cells.length} cells but the header has ${plan.width} columns (an unquoted delimiter in a value?); none of its cells is used.` });
+    const key = plan.keyIndex === undefined ? undefined : cells[plan.keyIndex];
+    if (key !== undefined) record.fields['external_account_number'] = key.trim();
+    return finish(plan, record);
   }
   for (const column of plan.columns) assign(plan, record, column.field, column.path, column.type, cells[column.index], column.column);
   return finish(plan, record);
