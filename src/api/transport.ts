@@ -4,9 +4,10 @@ import type { ServiceResponse } from './map-response.js';
 import { safeCause, type Redactor } from './redact.js';
 
 // HTTP on undici's Pool (issue 3: keep-alive, sized to the concurrency; measured 0.90 of the
-// latency bound at concurrency 64 where `fetch` reaches 0.61). One addition: an interceptor
-// notes when undici has handed the whole request to the socket, so a failure can be told apart
-// as "never sent" (safe to resend anything) or "sent, no answer" (may have been applied).
+// latency bound at concurrency 64 where `fetch` reaches 0.61), through its dispatch API with a
+// small handler that notes when undici has handed the whole request to the socket, so a failure
+// can be told apart as "never sent" (safe to resend anything) or "sent, no answer" (may have
+// been applied).
 
 export interface TransportOptions {
   baseUrl: URL;
@@ -29,68 +30,74 @@ export interface TransportRequest {
   body?: string | undefined;
 }
 
-/** The opaque value of a tracked request; the interceptor flips `sent`. */
-class SendTracker {
+/**
+ * A legacy-API undici handler (core/request.js calls its onRequestSent once the whole request is
+ * written to the socket; the newer handler API and request() do not pass that on). It collects
+ * the response body as text, which is all the client needs.
+ */
+class ResponseCollector implements Dispatcher.DispatchHandler {
   sent = false;
-}
+  #status = 0;
+  #headers: Record<string, string | string[]> = {};
+  readonly #chunks: Buffer[] = [];
+  readonly #resolve: (response: RawResponse) => void;
+  readonly #reject: (error: Error, sent: boolean) => void;
 
-type LegacyHandler = Required<Pick<Dispatcher.DispatchHandler, 'onConnect' | 'onError' | 'onHeaders' | 'onData' | 'onComplete'>> &
-  Dispatcher.DispatchHandler & { onRequestSent?: () => void };
-
-/** Forwards undici's (legacy) handler calls and records onRequestSent (core/request.js). */
-class SendTrackingHandler {
-  readonly #inner: LegacyHandler;
-  readonly #tracker: SendTracker;
-
-  constructor(inner: LegacyHandler, tracker: SendTracker) {
-    this.#inner = inner;
-    this.#tracker = tracker;
+  constructor(resolve: (response: RawResponse) => void, reject: (error: Error, sent: boolean) => void) {
+    this.#resolve = resolve;
+    this.#reject = reject;
   }
 
-  onConnect(abort: (error?: Error) => void, context?: unknown): void {
-    this.#tracker.sent = false;
-    (this.#inner.onConnect as (abort: (error?: Error) => void, context?: unknown) => void)(abort, context);
+  onConnect(): void {
+    // Invoked again if undici re-dispatches the request on another socket: nothing sent there yet.
+    this.sent = false;
   }
   onRequestSent(): void {
-    this.#tracker.sent = true;
-    this.#inner.onRequestSent?.();
+    this.sent = true;
   }
-  onBodySent(chunkSize: number, total: number): void {
-    this.#inner.onBodySent?.(chunkSize, total);
-  }
-  onResponseStarted(): void {
-    this.#inner.onResponseStarted?.();
-  }
-  onHeaders(status: number, headers: Buffer[], resume: () => void, statusText: string): boolean {
-    return this.#inner.onHeaders(status, headers, resume, statusText);
+  onBodySent(): void {}
+  onResponseStarted(): void {}
+  onHeaders(status: number, rawHeaders: Buffer[]): boolean {
+    if (status < 200) return true; // 1xx informational: the final head follows
+    this.sent = true;
+    this.#status = status;
+    this.#headers = parseRawHeaders(rawHeaders);
+    return true;
   }
   onData(chunk: Buffer): boolean {
-    return this.#inner.onData(chunk);
+    this.#chunks.push(chunk);
+    return true;
   }
-  onComplete(trailers: string[] | null): void {
-    this.#inner.onComplete(trailers);
+  onComplete(): void {
+    this.#resolve({ status: this.#status, headers: this.#headers, text: Buffer.concat(this.#chunks).toString('utf8') });
   }
   onError(error: Error): void {
-    this.#inner.onError(error);
-  }
-  onUpgrade(status: number, headers: Buffer[] | string[] | null, socket: never): void {
-    this.#inner.onUpgrade?.(status, headers, socket);
+    this.#reject(error, this.sent);
   }
 }
 
-const trackSending: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (options, handler) => {
-  const tracker = (options as { opaque?: unknown }).opaque;
-  if (!(tracker instanceof SendTracker) || typeof (handler as { onRequestStart?: unknown }).onRequestStart === 'function') {
-    return dispatch(options, handler);
+interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[]>;
+  text: string;
+}
+
+function parseRawHeaders(raw: Buffer[]): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = {};
+  for (let index = 0; index + 1 < raw.length; index += 2) {
+    const name = String(raw[index]).toLowerCase();
+    const value = String(raw[index + 1]);
+    const existing = headers[name];
+    headers[name] = existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value];
   }
-  return dispatch(options, new SendTrackingHandler(handler as LegacyHandler, tracker) as unknown as Dispatcher.DispatchHandler);
-};
+  return headers;
+}
 
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 
 export class Transport {
   readonly #pool: Pool;
-  readonly #dispatcher: Dispatcher;
+  readonly #origin: string;
   readonly #prefix: string;
   readonly #redactor: Redactor;
 
@@ -102,33 +109,24 @@ export class Transport {
       bodyTimeout: options.bodyTimeoutMs,
       keepAliveTimeout: options.keepAliveTimeoutMs,
     });
-    this.#dispatcher = this.#pool.compose(trackSending);
+    this.#origin = options.baseUrl.origin;
     this.#prefix = options.baseUrl.pathname.replace(/\/+$/, '');
     this.#redactor = options.redactor;
   }
 
   async send(request: TransportRequest): Promise<ServiceResponse> {
-    const tracker = new SendTracker();
-    let response: Dispatcher.ResponseData<SendTracker>;
-    try {
-      response = await this.#dispatcher.request({
+    const raw = await new Promise<RawResponse>((resolve, reject) => {
+      const collector = new ResponseCollector(resolve, (error, sent) => reject(this.#networkError(request.endpoint, error, sent)));
+      const options: Dispatcher.DispatchOptions = {
+        origin: this.#origin,
         method: request.method,
         path: this.#prefix + request.path,
         headers: request.headers,
         body: request.body,
-        opaque: tracker,
-      });
-    } catch (error) {
-      throw this.#networkError(request.endpoint, error, tracker.sent);
-    }
-    let raw: string;
-    try {
-      raw = await response.body.text();
-    } catch (error) {
-      // The head arrived, the body did not: the request was processed, its answer is lost.
-      throw this.#networkError(request.endpoint, error, true);
-    }
-    return { status: response.statusCode, headers: response.headers, body: parseBody(request.endpoint, response.statusCode, raw) };
+      };
+      this.#pool.dispatch(options, collector);
+    });
+    return { status: raw.status, headers: raw.headers, body: parseBody(request.endpoint, raw.status, raw.text) };
   }
 
   close(): Promise<void> {

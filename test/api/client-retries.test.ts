@@ -1,0 +1,188 @@
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  AuthenticationError,
+  NetworkError,
+  ServerError,
+  TimeoutError,
+  UnexpectedResponseError,
+  createImportServiceClient,
+  type ClientEvent,
+  type ClientOptions,
+  type ServiceClient,
+} from '../../src/api/index.js';
+import { account } from './helpers/sandbox-client.js';
+import { json, startScriptedServer, type Script, type ScriptedServer } from './helpers/scripted-server.js';
+
+// The retry decision at work over real sockets: what is resent, how often, after how long, and
+// what is reported when the policy gives up.
+
+const status = { status: 'PENDING', platform_identifier: null, created_at: '2026-11-22T08:00:00+00:00', modified_at: '2026-11-22T08:00:00+00:00', latest_error: null };
+const instruction = { import_supplier: 'ACME', external_account_number: 'P-1', vendor: 'STRIPE', reference: 'pi-1', type: 'CARD' as const };
+
+let server: ScriptedServer | undefined;
+let client: ServiceClient | undefined;
+afterEach(async () => {
+  await client?.close();
+  await server?.close();
+  client = undefined;
+  server = undefined;
+});
+
+function connect(url: string, options: Partial<ClientOptions> = {}) {
+  const events: ClientEvent[] = [];
+  const sleeps: number[] = [];
+  let skipped = 0;
+  client = createImportServiceClient({
+    baseUrl: url,
+    credentials: { apiKey: 'api-key-for-tests' },
+    maxRetries: 3,
+    onEvent: (event) => events.push(event),
+    // Record every wait and skip it on a virtual clock: the delays are asserted, not lived through.
+    clock: { now: () => Date.now() + skipped },
+    sleep: async (ms) => {
+      sleeps.push(ms);
+      skipped += ms;
+    },
+    ...options,
+  });
+  return { client, events, sleeps };
+}
+
+async function serve(script: Script) {
+  server = await startScriptedServer(script);
+  return server;
+}
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+describe('network failures', () => {
+  it('connection refused: never sent, resent up to the limit, then the last error with the attempt count', async () => {
+    const { client: c, events } = connect(`http://127.0.0.1:${await freePort()}`, { credentials: { token: 'pre-obtained-token' } });
+    const error = await c.createPaymentInstruction(instruction).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error).toMatchObject({ phase: 'not_sent', ambiguous: false, retryable: true, attempts: 4, endpoint: 'createPaymentInstruction' });
+    expect(events.filter((event) => event.type === 'retry')).toHaveLength(3);
+    expect(events.at(-1)).toMatchObject({ type: 'failed', code: 'network_error', attempts: 4, ambiguous: false });
+  });
+
+  it('reset after the request arrived: ambiguous; a create is resent (the service deduplicates), a payment instruction is not', async () => {
+    const s = await serve((_request, _response, socket) => socket.destroy());
+    const { client: c } = connect(s.url);
+    const create = await c.createAccount(account('R-1')).catch((caught: unknown) => caught);
+    expect(create).toBeInstanceOf(NetworkError);
+    expect(create).toMatchObject({ phase: 'sent', ambiguous: true, attempts: 4 });
+    expect(s.rest()).toHaveLength(4);
+    const payment = await c.createPaymentInstruction(instruction).catch((caught: unknown) => caught);
+    expect(payment).toMatchObject({ phase: 'sent', ambiguous: true, attempts: 1 });
+    expect(s.rest()).toHaveLength(5);
+  });
+
+  it("retry 'safe' and 'never' let the caller reconcile instead", async () => {
+    const s = await serve((_request, _response, socket) => socket.destroy());
+    const { client: c } = connect(s.url);
+    await expect(c.createAccount(account('R-2'), { retry: 'safe' })).rejects.toMatchObject({ ambiguous: true, attempts: 1 });
+    await expect(c.getImportStatus('ACME', 'R-2', { retry: 'never' })).rejects.toMatchObject({ attempts: 1 });
+    expect(s.rest()).toHaveLength(2);
+  });
+
+  it('no answer in time: a TimeoutError after sending', async () => {
+    const s = await serve(() => undefined);
+    const { client: c } = connect(s.url, { maxRetries: 0, timeouts: { headersMs: 150 } });
+    const error = await c.getImportStatus('ACME', 'T-1').catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(error).toMatchObject({ code: 'timeout', phase: 'sent' });
+  });
+});
+
+describe('answers', () => {
+  it('5xx is resent with growing full-jitter backoff; the last error is reported', async () => {
+    const s = await serve((_request, response) => json(response, 503, { detail: 'down' }));
+    const { client: c, sleeps } = connect(s.url, { retry: { baseDelayMs: 100, maxDelayMs: 250 }, random: () => 0.999 });
+    const error = await c.getImportStatus('ACME', 'S-1').catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ServerError);
+    expect(error).toMatchObject({ status: 503, attempts: 4 });
+    expect(sleeps).toEqual([99, 199, 249]);
+    expect(s.rest()).toHaveLength(4);
+  });
+
+  it('429 waits the Retry-After, then succeeds', async () => {
+    let calls = 0;
+    const s = await serve((_request, response) => {
+      calls += 1;
+      if (calls === 1) json(response, 429, { detail: 'slow down' }, { 'retry-after': '2' });
+      else json(response, 200, status);
+    });
+    const { client: c, events } = connect(s.url);
+    expect(await c.getImportStatus('ACME', 'S-1')).toMatchObject({ status: 'PENDING' });
+    expect(events).toContainEqual({ type: 'rate_limited', endpoint: 'getImportStatus', retryAfterMs: 2000 });
+    expect(events).toContainEqual(expect.objectContaining({ type: 'retry', delayMs: 2000, code: 'rate_limited' }));
+    expect(events).toContainEqual(expect.objectContaining({ type: 'limit_changed', reason: 'rate_limited', concurrencyLimit: 4, previousConcurrencyLimit: 8 }));
+  });
+
+  it('a body that does not match the spec is an UnexpectedResponseError naming the field', async () => {
+    const s = await serve((request, response) => {
+      if (request.url.includes('/accounts/')) json(response, 200, { ...status, status: 'SOMETHING_NEW' });
+      else {
+        response.writeHead(200, { 'content-type': 'text/html' });
+        response.end('<html>login</html>');
+      }
+    });
+    const { client: c } = connect(s.url);
+    const shape = await c.getImportStatus('ACME', 'U-1').catch((caught: unknown) => caught);
+    expect(shape).toBeInstanceOf(UnexpectedResponseError);
+    expect(shape).toMatchObject({ field: 'status', endpoint: 'getImportStatus' });
+    expect((shape as Error).message).toMatch(/getImportStatus.*"status"/);
+    const html = await c.listAllImports('ACME').catch((caught: unknown) => caught);
+    expect(html).toMatchObject({ code: 'unexpected_response', field: '' });
+    expect(s.rest()).toHaveLength(2);
+  });
+});
+
+describe('authentication', () => {
+  it('on a 401: renews the token once and resends with the new one', async () => {
+    let calls = 0;
+    const s = await serve((_request, response) => {
+      calls += 1;
+      if (calls === 1) json(response, 401, { detail: 'Signature of the token has expired.' });
+      else json(response, 200, status);
+    });
+    const { client: c, events } = connect(s.url);
+    expect(await c.getImportStatus('ACME', 'A-1')).toMatchObject({ status: 'PENDING' });
+    const [first, second] = s.rest();
+    expect(first?.headers.authorization).toMatch(/sig-1$/);
+    expect(second?.headers.authorization).toMatch(/sig-2$/);
+    expect(s.received.filter((request) => request.url === '/v1/graphql/')).toHaveLength(2);
+    expect(events.filter((event) => event.type === 'token_renewed').map((event) => event.type === 'token_renewed' && event.reason)).toEqual(['initial', 'unauthorized']);
+    // the renewal used the refresh token, the key went out once
+    expect(JSON.parse(s.received.filter((request) => request.url === '/v1/graphql/')[1]?.body ?? '{}').variables.input).toEqual({ refreshToken: 'refresh-1-abcdef' });
+  });
+
+  it('a 401 with the fresh token too: AuthenticationError, fatal, after exactly two requests', async () => {
+    const s = await serve((_request, response) => json(response, 401, { detail: 'Invalid token.' }));
+    const { client: c } = connect(s.url);
+    const error = await c.createAccount(account('A-2')).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(AuthenticationError);
+    expect(error).toMatchObject({ fatal: true, status: 401, exitCode: 3 });
+    expect(s.rest()).toHaveLength(2);
+  });
+
+  it('header forms: bare token (default) and Token <token>', async () => {
+    const s = await serve((_request, response) => json(response, 200, status));
+    const bare = connect(s.url);
+    await bare.client.getImportStatus('ACME', 'H-1');
+    await bare.client.close();
+    const prefixed = connect(s.url, { headerForm: 'token' });
+    await prefixed.client.getImportStatus('ACME', 'H-1');
+    const [one, two] = s.rest();
+    expect(one?.headers.authorization).toMatch(/^[\w-]+\.[\w-]+\.sig-1$/);
+    expect(two?.headers.authorization).toMatch(/^Token [\w-]+\.[\w-]+\.sig-2$/);
+  });
+});
