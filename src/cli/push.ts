@@ -63,6 +63,20 @@ export function registerPushCommand(program: Command, setExitCode: (code: number
 
 /** `migrate push <dir>`: returns the exit code (README "Exit codes"). */
 export async function pushCommand(options: PushCommandOptions): Promise<number> {
+  // Installed first: a signal during start-up or staging also stops the run cleanly (exit 130).
+  const controller = new AbortController();
+  const onSignal = (): void => controller.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    return await pushWithSignal(options, controller.signal);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal): Promise<number> {
   const startedAt = Date.now();
   const stateDir = resolve(options.state);
   const config = await loadMigrateConfig({
@@ -83,24 +97,15 @@ export async function pushCommand(options: PushCommandOptions): Promise<number> 
     closers.unshift(() => reader.close());
     refuseFileIssues(reader);
     const progress = createProgressReporter({ stream: process.stderr });
-    const controller = new AbortController();
-    const onSignal = (): void => controller.abort();
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
-    try {
-      const result = await runPush({ ledger, client: service.client, settings: engineSettings(options), sink: teeSink(progress), entries: reader.entries(), signal: controller.signal });
-      progress.stop();
-      const summary = buildPushSummary({ result, topErrors: ledger.read.topErrorCodes(5), startedAt, stateDir, processedThisRun: progress.tally.done.processed });
-      ledger.finishRun(runId, result.reason, result.exitCode, { ...result.counts });
-      if (options.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
-      else process.stdout.write(renderSummary(summary, colorWanted(process.stdout, process.env)));
-      if (result.fatal) process.stderr.write(`migrate: ${result.fatal.code}: ${result.fatal.detail}\n`);
-      return result.exitCode;
-    } finally {
-      progress.stop();
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    }
+    closers.unshift(() => progress.stop());
+    const result = await runPush({ ledger, client: service.client, settings: engineSettings(options), sink: teeSink(progress), entries: reader.entries(), signal });
+    progress.stop();
+    const summary = buildPushSummary({ result, topErrors: ledger.read.topErrorCodes(5), startedAt, stateDir, processedThisRun: progress.tally.done.processed });
+    ledger.finishRun(runId, result.reason, result.exitCode, { ...result.counts });
+    if (options.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+    else process.stdout.write(renderSummary(summary, colorWanted(process.stdout, process.env)));
+    if (result.fatal) process.stderr.write(`migrate: ${result.fatal.code}: ${result.fatal.detail}\n`);
+    return result.exitCode;
   } finally {
     for (const close of closers) await close();
   }

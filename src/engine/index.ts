@@ -51,7 +51,7 @@ export interface PushResult {
 /** Stages the export into the ledger, then runs the state machine until done, stopped, or timed out. */
 export async function runPush(run: PushRun): Promise<PushResult> {
   const { ledger, settings, sink } = run;
-  const staged = run.entries === undefined ? undefined : await stageExport(ledger, run.entries, sink);
+  const staged = run.entries === undefined ? undefined : await stageExport(ledger, run.entries, sink, run.signal);
   if (run.signal?.aborted) return finish(ledger, 'interrupted', undefined, staged, settings);
   sink.emit(planEvent(ledger));
   const executor = new Executor(ledger, run.client, settings, sink);

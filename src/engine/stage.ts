@@ -17,7 +17,7 @@ export interface StageSummary {
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
-export async function stageExport(ledger: Ledger, entries: AsyncIterable<ExportEntry>, sink: EventSink, batchSize = 500): Promise<StageSummary> {
+export async function stageExport(ledger: Ledger, entries: AsyncIterable<ExportEntry>, sink: EventSink, signal?: AbortSignal, batchSize = 500): Promise<StageSummary> {
   const summary: StageSummary = { accounts: 0, invalid: 0, orphans: 0, changedAfterImport: 0 };
   let batch: ExportEntry[] = [];
   const apply = (): void => {
@@ -29,6 +29,8 @@ export async function stageExport(ledger: Ledger, entries: AsyncIterable<ExportE
   for await (const entry of entries) {
     batch.push(entry);
     if (batch.length >= batchSize) apply();
+    // Stopped between batches: what is staged is committed, the rest is staged by the next run.
+    if (signal?.aborted) break;
   }
   apply();
   sink.emit({ type: 'staged', ...summary });

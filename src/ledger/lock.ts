@@ -1,4 +1,4 @@
-import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
@@ -63,7 +63,17 @@ export async function acquireLock(stateDir: string, options: { staleMs?: number 
   }
   // Beside the lock directory (proper-lockfile removes it with rmdir); the inode ties it to this lock.
   writeFileSync(holderFile, JSON.stringify({ pid: process.pid, host: hostname(), ino: statSync(lockDir).ino }), { mode: 0o600 });
-  return { release: () => release(), compromised: () => lostWith };
+  return {
+    release: async () => {
+      try {
+        unlinkSync(holderFile);
+      } catch {
+        // already gone
+      }
+      await release();
+    },
+    compromised: () => lostWith,
+  };
 }
 
 /** The holder of the current lock directory; undefined when unknown (not written yet, or left by an earlier lock). */

@@ -1,0 +1,100 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import type { RunningSandbox } from '../../src/sandbox/index.js';
+import { openLedgerReader } from '../../src/ledger/index.js';
+import type { E2eExport } from './export.js';
+
+export const ROOT = join(import.meta.dirname, '..', '..');
+const BIN = join(ROOT, 'bin', 'migrate.js');
+
+/** The e2e tests run the real binary: build dist/ once per test file. */
+export function buildOnce(): void {
+  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'pipe' });
+}
+
+export interface RunResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `migrate push` as a child process; `kill` sends a signal after some milliseconds. */
+export function push(sandbox: RunningSandbox, exportDir: string, stateDir: string, extra: string[] = [], kill?: { afterMs: number; signal: NodeJS.Signals }): Promise<RunResult> {
+  const target = extra.includes('--sandbox') ? [] : ['--base-url', sandbox.url];
+  const args = [BIN, 'push', exportDir, ...target, '--state', stateDir, ...extra];
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, MIGRATE_API_KEY: sandbox.apiKey, NO_COLOR: '1' } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const timer = kill ? setTimeout(() => child.kill(kill.signal), kill.afterMs) : undefined;
+  return new Promise((resolve) => {
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+/** POST requests the sandbox received, except the token mutation. */
+export function writesReceived(sandbox: RunningSandbox): number {
+  return sandbox.inspect.requests().filter((entry) => entry.method === 'POST' && !entry.path.includes('graphql')).length;
+}
+
+/** Item states by kind for one account, from the ledger (read-only, no lock). */
+export function ledgerItems(stateDir: string, supplier: string, number: string): Array<{ kind: string; key: string; state: string }> {
+  const reader = openLedgerReader(stateDir);
+  try {
+    const account = reader.read.account(supplier, number);
+    if (account === undefined) return [];
+    return reader.read.items(account.id).map((item) => ({ kind: item.kind, key: item.naturalKey, state: item.state }));
+  } finally {
+    reader.close();
+  }
+}
+
+export function ledgerAccountState(stateDir: string, supplier: string, number: string): string | undefined {
+  const reader = openLedgerReader(stateDir);
+  try {
+    return reader.read.account(supplier, number)?.state;
+  } finally {
+    reader.close();
+  }
+}
+
+/**
+ * The sandbox's final state is exactly the export's valid data: every valid account created
+ * once and PROCESSED with exactly its notes, transactions and statements; each payment
+ * instruction created once, except those the ledger records `unknown` (a request that may
+ * have landed: created at most once, never resent); invalid accounts never sent; ERR-
+ * accounts ERRORED after one create.
+ */
+export function expectExactState(sandbox: RunningSandbox, data: E2eExport, stateDir: string, expect: (value: unknown, message?: string) => any): void {
+  for (const number of data.valid) {
+    const account = sandbox.inspect.account('ACME', number);
+    expect(account?.createRequestsAccepted, `${number} creates`).toBe(1);
+    expect(account?.status, number).toBe('PROCESSED');
+    expect(account?.notes.filter((note) => !note.bySandbox).map((note) => note.body).sort(), `${number} notes`).toEqual([...(data.notes.get(number) ?? [])].sort());
+    expect(account?.transactions.map((t) => t.transactionId).sort(), `${number} transactions`).toEqual([...(data.transactions.get(number) ?? [])].sort());
+    expect(account?.historicalStatements.map((s) => s['statement_id']).sort(), `${number} statements`).toEqual([...(data.statements.get(number) ?? [])].sort());
+    const reference = data.paymentInstructions.get(number);
+    const created = account?.paymentInstructions.map((pi) => pi.reference) ?? [];
+    if (reference === undefined) {
+      expect(created, `${number} payment instructions`).toEqual([]);
+    } else {
+      const state = ledgerItems(stateDir, 'ACME', number).find((item) => item.kind === 'payment_instruction')?.state;
+      if (state === 'unknown') expect(created.length <= 1, `${number} unknown payment instruction created at most once`).toBe(true);
+      else expect(created, `${number} payment instruction (${state})`).toEqual([reference]);
+    }
+  }
+  for (const number of data.failingPaymentInstructions) expect(sandbox.inspect.account('ACME', number)?.paymentInstructions, number).toEqual([]);
+  for (const number of data.invalid) expect(sandbox.inspect.account('ACME', number), `${number} never sent`).toBeUndefined();
+  for (const number of data.errored) {
+    const account = sandbox.inspect.account('ACME', number);
+    expect(account?.status, number).toBe('ERRORED');
+    expect(account?.createRequestsAccepted, `${number} creates`).toBe(1);
+    expect(account?.notes, `${number} notes`).toEqual([]);
+    expect(ledgerAccountState(stateDir, 'ACME', number), `${number} in the ledger`).toBe('errored');
+  }
+}

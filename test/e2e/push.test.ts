@@ -1,0 +1,122 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openLedgerReader } from '../../src/ledger/index.js';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { writeE2eExport } from './export.js';
+import { buildOnce, expectExactState, ledgerItems, push, writesReceived } from './helpers.js';
+
+// `migrate push` end to end: the real binary as a child process against the sandbox over real
+// HTTP, asserting the sandbox's exact final state (issue 5 "Done when").
+
+let root: string;
+beforeAll(() => {
+  buildOnce();
+  root = mkdtempSync(join(tmpdir(), 'push-e2e-'));
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+function workspace(name: string): { dir: string; state: string } {
+  const dir = join(root, name);
+  return { dir, state: join(dir, 'state') };
+}
+
+describe('migrate push', () => {
+  let sandbox: RunningSandbox | undefined;
+  afterAll(async () => sandbox?.close());
+
+  it('lands every valid account exactly once through 500s, 429s, dropped and ambiguous connections and short tokens; a rerun sends no POST', async () => {
+    sandbox = await startSandbox({
+      processingMs: 150, failRate: 0.06, rateLimitRate: 0.01, retryAfterSeconds: 0, dropRate: 0.04, ambiguousRate: 0.04,
+      tokenTtlSeconds: 2, latencyMs: 2, seed: 7, flakyAttempts: 1,
+    });
+    const { dir, state } = workspace('faults');
+    const data = writeE2eExport(dir, 40);
+    const first = await push(sandbox, data.dir, state, ['--concurrency', '4']);
+    expect(first.code, first.stderr).toBe(1); // invalid and ERRORED accounts, a refused payment instruction
+    expect(first.stdout).toMatch(/invalid \(held back\)\s+4/);
+    expect(sandbox.inspect.maxInFlight()).toBeLessThanOrEqual(4 + 1); // + the token mutation of a renewal
+    expectExactState(sandbox, data, state, expect);
+    for (const number of data.failingPaymentInstructions) {
+      expect(ledgerItems(state, 'ACME', number).find((item) => item.kind === 'payment_instruction')?.state).toBe('failed');
+    }
+
+    sandbox.control.setFaults({ failRate: 0, rateLimitRate: 0, dropRate: 0, ambiguousRate: 0 });
+    sandbox.inspect.resetLog();
+    const rerun = await push(sandbox, data.dir, state, ['--concurrency', '4', '--json']);
+    expect(rerun.code, rerun.stderr).toBe(1);
+    expect(writesReceived(sandbox)).toBe(0);
+    const summary = JSON.parse(rerun.stdout) as { accounts: Record<string, number> };
+    expect(summary.accounts).toMatchObject({ done: data.valid.length, invalid: data.invalid.length, errored: data.errored.length });
+    expectExactState(sandbox, data, state, expect);
+  });
+
+  it('survives SIGKILL at random moments: after several crashes a run completes and the state is exact', async () => {
+    const sandbox = await startSandbox({ processingMs: 100, latencyMs: 15, seed: 11 });
+    try {
+      const { dir, state } = workspace('crash');
+      const data = writeE2eExport(dir, 40, 'CRASH');
+      let seed = 1;
+      for (let attempt = 0; attempt < 4; attempt += 1) {
+        seed = (seed * 48271) % 2147483647;
+        const result = await push(sandbox, data.dir, state, ['--concurrency', '3'], { afterMs: 400 + (seed % 900), signal: 'SIGKILL' });
+        expect(result.signal === 'SIGKILL' || result.code === 1, result.stderr).toBe(true);
+      }
+      const final = await push(sandbox, data.dir, state, ['--concurrency', '3']);
+      expect(final.code, final.stderr).toBe(1);
+      expectExactState(sandbox, data, state, expect);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('SIGTERM stops taking work and exits 130 with a consistent ledger; the next run finishes', async () => {
+    const sandbox = await startSandbox({ processingMs: 100, latencyMs: 20, seed: 5 });
+    try {
+      const { dir, state } = workspace('term');
+      const data = writeE2eExport(dir, 30, 'TERM');
+      const stopped = await push(sandbox, data.dir, state, ['--concurrency', '2'], { afterMs: 1200, signal: 'SIGTERM' });
+      expect(stopped.code, stopped.stderr).toBe(130);
+      const reader = openLedgerReader(state);
+      expect(reader.read.runs(1)[0]).toMatchObject({ status: 'interrupted', exitCode: 130 });
+      reader.close();
+      const final = await push(sandbox, data.dir, state, ['--concurrency', '4']);
+      expect(final.code, final.stderr).toBe(1);
+      expectExactState(sandbox, data, state, expect);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('a second run on the same state directory exits 4 at once and changes nothing', async () => {
+    const sandbox = await startSandbox({ processingMs: 200, latencyMs: 30, seed: 3 });
+    try {
+      const { dir, state } = workspace('lock');
+      const data = writeE2eExport(dir, 20, 'LOCK');
+      const firstRun = push(sandbox, data.dir, state, ['--concurrency', '2']);
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      const startedAt = Date.now();
+      const second = await push(sandbox, data.dir, state, ['--concurrency', '2']);
+      expect(second.code).toBe(4);
+      expect(Date.now() - startedAt).toBeLessThan(5_000);
+      expect(second.stderr).toMatch(/another migrate run \(pid \d+\) holds the state directory/);
+      const first = await firstRun;
+      expect(first.code, first.stderr).toBe(1);
+      const reader = openLedgerReader(state);
+      expect(reader.read.runs()).toHaveLength(1);
+      reader.close();
+      expectExactState(sandbox, data, state, expect);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('--sandbox pushes the sample export to the built-in sandbox and exits 0', async () => {
+    const { state } = workspace('demo');
+    const result = await push({ url: 'http://127.0.0.1:1', apiKey: 'unused' } as RunningSandbox, 'fixtures/sample', state, ['--sandbox']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/push finished: everything done/);
+    expect(result.stdout).toMatch(/done\s+50/);
+  });
+});
