@@ -3,6 +3,8 @@ import { ExitCode, MigrateError } from '../errors.js';
 import { registerValidateCommand } from './validate.js';
 import { registerPushCommand } from './push.js';
 import { registerSandboxCommand } from './sandbox.js';
+import { registerReportCommand } from './report.js';
+import { registerStatusCommand } from './status.js';
 
 /**
  * The one entry and exit of the CLI: builds the program, runs the command, and turns its
@@ -24,6 +26,8 @@ export async function main(argv: string[]): Promise<number> {
   registerValidateCommand(program, setExitCode);
   registerPushCommand(program, setExitCode);
   registerSandboxCommand(program, setExitCode);
+  registerReportCommand(program, setExitCode);
+  registerStatusCommand(program, setExitCode);
 
   try {
     await program.parseAsync(argv);

@@ -1,0 +1,58 @@
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { ExitCode } from '../errors.js';
+import { openLedgerSource } from '../report/ledger-source.js';
+import { REPORT_FILES, writeReport, type ReportSummary } from '../report/write-report.js';
+
+export interface ReportCommandOptions {
+  state: string;
+  out: string;
+  supplier?: string | undefined;
+  json?: boolean | undefined;
+}
+
+export function registerReportCommand(program: Command, setExitCode: (code: number) => void): void {
+  program
+    .command('report')
+    .description(
+      'Write the ledger as files keyed by external account number: accounts.csv (every account), fix-data.csv (what to fix in the export), ' +
+        'retry.csv (what the next run retries), unknown-outcome.csv (records to check by hand) and summary.json. Reads only the ledger.',
+    )
+    .option('--state <dir>', 'state directory holding the results ledger', './.migrate')
+    .option('--out <dir>', 'directory to write the report files into (created 0700; files 0600)', './migrate-report')
+    .option('--supplier <code>', 'only this import supplier\'s accounts (default: all)')
+    .option('--json', 'print summary.json on stdout instead of the file list')
+    .action(async (options: ReportCommandOptions) => {
+      setExitCode(await reportCommand(options));
+    });
+}
+
+/** `migrate report`: returns the exit code. */
+export async function reportCommand(options: ReportCommandOptions): Promise<number> {
+  const stateDir = resolve(options.state);
+  const source = openLedgerSource(stateDir);
+  try {
+    const summary = await writeReport(source, { stateDir, outDir: resolve(options.out), supplier: options.supplier });
+    process.stdout.write(options.json ? `${JSON.stringify(summary, null, 2)}\n` : renderReport(summary));
+    return ExitCode.ok;
+  } finally {
+    source.close();
+  }
+}
+
+const HINTS: Record<string, string> = {
+  [REPORT_FILES.accounts]: 'every account: state, platform account number, last error',
+  [REPORT_FILES.fixData]: 'data errors: fix these rows in the export, then push again',
+  [REPORT_FILES.retry]: 'transient failures: the next push retries them by itself',
+  [REPORT_FILES.unknown]: 'sent without an answer and never resent: check them on the platform',
+  [REPORT_FILES.summary]: 'counts per state, top error codes, recent runs',
+};
+
+function renderReport(summary: ReportSummary): string {
+  const lines = [`report of ${summary.state_dir}${summary.import_supplier ? ` (import supplier ${summary.import_supplier})` : ''}:`];
+  for (const [name, file] of Object.entries(summary.files)) {
+    const rows = name.endsWith('.csv') ? `${String(file.rows).padStart(8)} rows  ` : ' '.repeat(15);
+    lines.push(`  ${file.path.padEnd(Math.max(40, file.path.length))} ${rows}${HINTS[name] ?? ''}`);
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,118 @@
+import { resolve } from 'node:path';
+import { type Command, InvalidArgumentError } from 'commander';
+import { createImportServiceClient, type ServiceClient } from '../api/index.js';
+import { loadServiceConfig, registerServiceOptions, serviceClientOptions, type ServiceFlags } from '../config/service.js';
+import { ExitCode } from '../errors.js';
+import { tellAccountStory } from '../report/account-story.js';
+import { ledgerExists, openLedgerSource, type LedgerSource } from '../report/ledger-source.js';
+import { gatherStatus } from '../report/status-gather.js';
+import type { StatusRow } from '../report/status-join.js';
+import { renderAccountStory, renderStatus } from '../report/status-render.js';
+import { colorWanted } from '../report/summary.js';
+
+export interface StatusCommandOptions extends ServiceFlags {
+  supplier: string;
+  state: string;
+  offline?: boolean | undefined;
+  account?: string | undefined;
+  json?: boolean | undefined;
+  maxRows: number;
+  maxStatusChecks: number;
+}
+
+function count(name: string, max: number): (value: string) => number {
+  return (value) => {
+    const number = Number(value);
+    if (!Number.isInteger(number) || number < 0 || number > max) throw new InvalidArgumentError(`${name} must be a whole number from 0 to ${max} (got "${value}").`);
+    return number;
+  };
+}
+
+export function registerStatusCommand(program: Command, setExitCode: (code: number) => void): void {
+  const command = program
+    .command('status')
+    .description(
+      "Where an import supplier's migration stands: the service's view (v1 lists, v2 status of open accounts) joined with the ledger: counts per state, " +
+        'accounts pending, ERRORED with their latest error, accounts only one side knows, post-import records outstanding. Changes nothing.',
+    )
+    .argument('<supplier>', 'the import supplier code')
+    .option('--state <dir>', 'state directory holding the results ledger (without one: the service view only)', './.migrate')
+    .option('--offline', 'the ledger only: no request to the service, no credentials needed')
+    .option('--account <external_account_number>', "one account's whole story: ledger history, service status (v2 and v1), records")
+    .option('--json', 'print one JSON document on stdout (every account as a row)')
+    .option('--max-rows <n>', 'accounts listed per section (counts are always complete)', count('--max-rows', 1_000_000), 20)
+    .option('--max-status-checks <n>', 'v2 status requests at most, one per open account', count('--max-status-checks', 1_000_000), 500);
+  registerServiceOptions(command).action(async (supplier: string, options: Omit<StatusCommandOptions, 'supplier'>) => {
+    setExitCode(await statusCommand({ ...options, supplier }));
+  });
+}
+
+/** `migrate status <supplier>`: returns the exit code. */
+export async function statusCommand(options: StatusCommandOptions): Promise<number> {
+  const ledger = openLedger(options);
+  let client: ServiceClient | undefined;
+  try {
+    client = options.offline ? undefined : await openClient(options);
+    const render = { table: process.stdout.isTTY === true, color: colorWanted(process.stdout, process.env) };
+    if (options.account !== undefined) {
+      const story = await tellAccountStory({ supplier: options.supplier, externalAccountNumber: options.account, ledger, client });
+      await write(options.json ? `${JSON.stringify(story, null, 2)}\n` : renderAccountStory(story, render));
+      return ExitCode.ok;
+    }
+    if (options.json) {
+      await printJson(options, ledger, client);
+      return ExitCode.ok;
+    }
+    const summary = await gatherStatus({ supplier: options.supplier, ledger, client, maxStatusChecks: options.maxStatusChecks, maxListed: options.maxRows });
+    await write(renderStatus(summary, render));
+    return ExitCode.ok;
+  } finally {
+    ledger?.close();
+    await client?.close();
+  }
+}
+
+function openLedger(options: StatusCommandOptions): LedgerSource | undefined {
+  const stateDir = resolve(options.state);
+  if (options.offline || ledgerExists(stateDir)) return openLedgerSource(stateDir);
+  process.stderr.write(`migrate: no ledger in ${stateDir}: showing the service's view only (give --state DIR for the ledger's)\n`);
+  return undefined;
+}
+
+async function openClient(options: StatusCommandOptions): Promise<ServiceClient> {
+  const config = await loadServiceConfig({ flags: options, env: process.env, cwd: process.cwd() });
+  for (const warning of config.warnings) process.stderr.write(`migrate: warning: ${warning}\n`);
+  return createImportServiceClient(serviceClientOptions(config, { concurrency: 8 }));
+}
+
+/**
+ * The JSON document, streamed: rows are written page by page as the ledger is read (with
+ * back-pressure), then the counts and lists, so a million accounts never sit in memory.
+ */
+async function printJson(options: StatusCommandOptions, ledger: LedgerSource | undefined, client: ServiceClient | undefined): Promise<void> {
+  let chunk: string[] = [];
+  let first = true;
+  const onRow = (row: StatusRow): void => {
+    chunk.push(`${first ? '' : ',\n'}    ${JSON.stringify(row)}`);
+    first = false;
+  };
+  const flush = async (): Promise<void> => {
+    if (chunk.length === 0) return;
+    const text = chunk.join('');
+    chunk = [];
+    await write(text);
+  };
+  await write('{\n  "accounts": [\n');
+  const summary = await gatherStatus({ supplier: options.supplier, ledger, client, maxStatusChecks: options.maxStatusChecks, maxListed: options.maxRows, onRow, onPage: flush });
+  await flush();
+  const rest = JSON.stringify(summary, null, 2).slice(1);
+  await write(`\n  ],${rest}\n`);
+}
+
+function write(text: string): Promise<void> {
+  return new Promise((resolveWrite, reject) => {
+    const ok = process.stdout.write(text, (error) => (error ? reject(error) : undefined));
+    if (ok) resolveWrite();
+    else process.stdout.once('drain', () => resolveWrite());
+  });
+}

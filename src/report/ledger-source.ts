@@ -1,0 +1,156 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type Database from 'better-sqlite3';
+import { UsageError } from '../errors.js';
+import { openLedgerDbReadOnly } from '../ledger/db.js';
+import { toAccountRow, toItemRow } from '../ledger/rows.js';
+import { LEDGER_FILE, LedgerReader, type AccountRow, type AccountState, type ItemRow, type ItemState, type StoredIssue } from '../ledger/index.js';
+
+// Reads for `migrate status` and `migrate report` that the LedgerReader does not offer (per
+// supplier, joined with the account's number, batched per page of accounts), on the same
+// read-only handle. Every list is paged by key (`afterId`), never OFFSET and never whole:
+// a million accounts never sit in memory at once (architecture.md "Scale").
+
+type Raw = Record<string, unknown>;
+
+/** An item with the account it belongs to (reports are keyed by external account number). */
+export interface ItemWithAccount extends ItemRow {
+  importSupplier: string;
+  externalAccountNumber: string;
+  accountState: AccountState;
+}
+
+/** Outstanding (not done) items of one account, and done ones, for a row of accounts.csv or status. */
+export interface ItemTally {
+  done: number;
+  outstanding: number;
+}
+
+export interface LedgerSource {
+  read: LedgerReader;
+  /** Accounts (optionally of one supplier, optionally in some states) with id > afterId, in id order. */
+  accounts(options: { supplier?: string | undefined; states?: readonly AccountState[]; afterId: number; limit: number }): AccountRow[];
+  /** Items of several accounts per state: done and outstanding counts by account id. */
+  itemTallies(accountIds: readonly number[]): Map<number, ItemTally>;
+  /** Stored issues of several accounts, by account id (in the order they were stored). */
+  issuesOf(accountIds: readonly number[]): Map<number, StoredIssue[]>;
+  /** Items in some states joined with their account, paged by item id. */
+  items(options: { states: readonly ItemState[]; supplier?: string | undefined; afterId: number; limit: number }): ItemWithAccount[];
+  /** Account counts per state and item counts per kind and state, of one supplier or all. */
+  counts(supplier?: string): { accounts: Partial<Record<AccountState, number>>; items: Record<string, Partial<Record<ItemState, number>>> };
+  close(): void;
+}
+
+/** True when the state directory holds a ledger. */
+export function ledgerExists(stateDir: string): boolean {
+  return existsSync(join(stateDir, LEDGER_FILE));
+}
+
+/** Opens a state directory's ledger read-only (a push may be writing it: WAL lets both go on). */
+export function openLedgerSource(stateDir: string): LedgerSource {
+  if (!ledgerExists(stateDir)) {
+    throw new UsageError(`no ledger in ${stateDir} (${LEDGER_FILE} not found): give the --state directory of the migration's push runs`, 'ledger_not_found');
+  }
+  let db: Database.Database;
+  try {
+    db = openLedgerDbReadOnly(stateDir);
+  } catch (error) {
+    throw new UsageError(`${join(stateDir, LEDGER_FILE)}: cannot be opened (${(error as Error).message})`, 'ledger_unreadable', error);
+  }
+  return createLedgerSource(db);
+}
+
+const marks = (list: readonly unknown[]): string => list.map(() => '?').join(', ');
+
+export function createLedgerSource(db: Database.Database): LedgerSource {
+  const read = new LedgerReader(db);
+  return {
+    read,
+    accounts: ({ supplier, states = [], afterId, limit }) => {
+      const where = [supplier === undefined ? '' : 'AND import_supplier = ?', states.length > 0 ? `AND state IN (${marks(states)})` : ''].join(' ');
+      const params = [afterId, ...(supplier === undefined ? [] : [supplier]), ...states, limit];
+      return (db.prepare(`SELECT * FROM accounts WHERE id > ? ${where} ORDER BY id LIMIT ?`).all(...params) as Raw[]).map(toAccountRow);
+    },
+    itemTallies: (accountIds) => {
+      const tallies = new Map<number, ItemTally>();
+      if (accountIds.length === 0) return tallies;
+      const rows = db
+        .prepare(`SELECT account_id AS id, state = 'done' AS done, COUNT(*) AS n FROM items WHERE account_id IN (${marks(accountIds)}) GROUP BY account_id, state = 'done'`)
+        .all(...accountIds) as Raw[];
+      for (const row of rows) {
+        const tally = tallies.get(Number(row['id'])) ?? { done: 0, outstanding: 0 };
+        if (Number(row['done']) === 1) tally.done += Number(row['n']);
+        else tally.outstanding += Number(row['n']);
+        tallies.set(Number(row['id']), tally);
+      }
+      return tallies;
+    },
+    issuesOf: (accountIds) => {
+      const issues = new Map<number, StoredIssue[]>();
+      if (accountIds.length === 0) return issues;
+      const rows = db.prepare(`SELECT * FROM account_issues WHERE account_id IN (${marks(accountIds)}) ORDER BY rowid`).all(...accountIds) as Raw[];
+      for (const row of rows) {
+        const id = Number(row['account_id']);
+        const list = issues.get(id) ?? [];
+        list.push({
+          code: String(row['code']),
+          message: String(row['message']),
+          attr: (row['attr'] as string | null) ?? undefined,
+          file: (row['file'] as string | null) ?? undefined,
+          line: (row['line'] as number | null) ?? undefined,
+          column: (row['column_name'] as string | null) ?? undefined,
+          source: row['source'] === 'service' ? 'service' : 'local',
+        });
+        issues.set(id, list);
+      }
+      return issues;
+    },
+    items: ({ states, supplier, afterId, limit }) => {
+      const bySupplier = supplier === undefined ? '' : 'AND a.import_supplier = ?';
+      const rows = db
+        .prepare(
+          `SELECT it.*, a.import_supplier AS a_supplier, a.external_account_number AS a_number, a.state AS a_state
+           FROM items it JOIN accounts a ON a.id = it.account_id
+           WHERE it.id > ? AND it.state IN (${marks(states)}) ${bySupplier} ORDER BY it.id LIMIT ?`,
+        )
+        .all(afterId, ...states, ...(supplier === undefined ? [] : [supplier]), limit) as Raw[];
+      return rows.map((row) => ({
+        ...toItemRow(row),
+        importSupplier: String(row['a_supplier']),
+        externalAccountNumber: String(row['a_number']),
+        accountState: String(row['a_state']) as AccountState,
+      }));
+    },
+    counts: (supplier) => {
+      const where = supplier === undefined ? '' : 'WHERE import_supplier = ?';
+      const params = supplier === undefined ? [] : [supplier];
+      const accounts: Partial<Record<AccountState, number>> = {};
+      for (const row of db.prepare(`SELECT state, COUNT(*) AS n FROM accounts ${where} GROUP BY state`).all(...params) as Raw[]) {
+        accounts[row['state'] as AccountState] = Number(row['n']);
+      }
+      const items: Record<string, Partial<Record<ItemState, number>>> = {};
+      const itemWhere = supplier === undefined ? '' : 'WHERE a.import_supplier = ?';
+      const itemRows = db
+        .prepare(`SELECT it.kind AS kind, it.state AS state, COUNT(*) AS n FROM items it JOIN accounts a ON a.id = it.account_id ${itemWhere} GROUP BY it.kind, it.state`)
+        .all(...params) as Raw[];
+      for (const row of itemRows) (items[String(row['kind'])] ??= {})[row['state'] as ItemState] = Number(row['n']);
+      return { accounts, items };
+    },
+    close: () => db.close(),
+  };
+}
+
+/**
+ * Every row of a paged query, page after page: the caller sees one flat async stream while at
+ * most one page is held (the consumer's back-pressure pauses the next read).
+ */
+export async function* pagesOf<T extends { id: number }>(fetch: (afterId: number, limit: number) => T[], pageSize = 1000): AsyncGenerator<T[]> {
+  let afterId = 0;
+  for (;;) {
+    const page = fetch(afterId, pageSize);
+    if (page.length === 0) return;
+    yield page;
+    afterId = page[page.length - 1]?.id ?? afterId;
+    if (page.length < pageSize) return;
+  }
+}

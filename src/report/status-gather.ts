@@ -1,0 +1,174 @@
+import type { ImportServiceClient } from '../api/types.js';
+import type { AccountState, ItemState } from '../ledger/index.js';
+import type { V2StatusRecord } from '../schema/index.js';
+import { pagesOf, type LedgerSource } from './ledger-source.js';
+import { indexServiceLists, isErrored, joinRow, type ServiceEntry, type StatusRow } from './status-join.js';
+
+// `migrate status <supplier>`: reads the service (two v1 lists, v2 status of open accounts) and
+// the ledger (paged), joins them per account (status-join.ts), and tallies. The service's lists
+// are whole arrays (the service has no pagination: real-platform-notes §5.2), so they are held
+// once; the ledger side is read page by page and rows are handed to `onRow` as they are made.
+
+/** Ledger states whose service status is worth asking (v2 tells PENDING/IN_PROGRESS/ERRORED and latest_error). */
+const OPEN_STATES: readonly AccountState[] = ['creating', 'scheduled', 'errored'];
+const OUTSTANDING_ITEMS: readonly ItemState[] = ['pending', 'sending', 'held', 'failed', 'unknown'];
+
+export interface StatusInput {
+  supplier: string;
+  ledger: LedgerSource | undefined;
+  client: ImportServiceClient | undefined;
+  /** At most this many v2 status requests (one per open account). */
+  maxStatusChecks: number;
+  /** At most this many entries in each list of the summary (counts are always complete). */
+  maxListed: number;
+  pageSize?: number;
+  onRow?: (row: StatusRow) => void;
+  /** Awaited after each page of rows (the JSON printer writes them out with back-pressure). */
+  onPage?: () => Promise<void>;
+}
+
+export interface OutstandingItem {
+  external_account_number: string;
+  record: string;
+  state: ItemState;
+  code: string | null;
+  file: string | null;
+  line: number | null;
+}
+
+export interface StatusSummary {
+  import_supplier: string;
+  generated_at: string;
+  sources: { ledger: boolean; service: boolean };
+  counts: {
+    ledger: Partial<Record<AccountState, number>> | null;
+    service: { all: number; imported: number; pending: number; status_checked: number; status_not_checked: number; errored: number } | null;
+    errored: number;
+    only_in_ledger: number;
+    only_on_service: number;
+    differs: number;
+    items_outstanding: Record<string, Partial<Record<ItemState, number>>> | null;
+  };
+  errored: Array<{ external_account_number: string; code: string; detail: string }>;
+  pending_on_service: string[];
+  only_in_ledger: Array<{ external_account_number: string; state: string }>;
+  only_on_service: Array<{ external_account_number: string; platform_account_number: string | null }>;
+  differs: Array<{ external_account_number: string; state: string; service: string }>;
+  items_outstanding: OutstandingItem[];
+}
+
+export async function gatherStatus(input: StatusInput): Promise<StatusSummary> {
+  const { supplier, ledger, client } = input;
+  const service = client === undefined ? undefined : await readLists(client, supplier);
+  const v2 = client === undefined ? new Map<string, V2StatusRecord | null>() : await checkOpenAccounts(client, input, service);
+  const summary = emptySummary(input, service);
+  summary.counts.service = service === undefined ? null : serviceCounts(service, v2.size, input);
+  const take = (row: StatusRow): void => {
+    tally(summary, row, input.maxListed);
+    input.onRow?.(row);
+  };
+  const online = service !== undefined;
+  if (ledger !== undefined) {
+    for await (const page of pagesOf((afterId, limit) => ledger.accounts({ supplier, afterId, limit }), input.pageSize ?? 1000)) {
+      for (const account of page) {
+        const number = account.externalAccountNumber;
+        take(joinRow({ supplier, externalAccountNumber: number, account, entry: service?.get(number), online, v2: v2.get(number) }));
+        // What is left in the index afterwards is what only the service knows.
+        service?.delete(number);
+      }
+      await input.onPage?.();
+    }
+  }
+  let sincePage = 0;
+  for (const [number, entry] of service ?? []) {
+    take(joinRow({ supplier, externalAccountNumber: number, account: undefined, entry, online, v2: v2.get(number) }));
+    if ((sincePage += 1) % 1000 === 0) await input.onPage?.();
+  }
+  if (ledger !== undefined) addOutstandingItems(summary, ledger, supplier, input.maxListed);
+  return summary;
+}
+
+async function readLists(client: ImportServiceClient, supplier: string): Promise<Map<string, ServiceEntry>> {
+  const [all, pending] = await Promise.all([client.listAllImports(supplier), client.listPendingImports(supplier)]);
+  return indexServiceLists(all, pending);
+}
+
+/** v2 status of the ledger's open accounts (or, without a ledger, of the service's pending ones), bounded. */
+async function checkOpenAccounts(client: ImportServiceClient, input: StatusInput, service: Map<string, ServiceEntry> | undefined): Promise<Map<string, V2StatusRecord | null>> {
+  const numbers = input.ledger !== undefined
+    ? input.ledger.accounts({ supplier: input.supplier, states: OPEN_STATES, afterId: 0, limit: input.maxStatusChecks }).map((account) => account.externalAccountNumber)
+    : [...(service ?? new Map<string, ServiceEntry>())].filter(([, entry]) => entry.pending).slice(0, input.maxStatusChecks).map(([number]) => number);
+  const answers = new Map<string, V2StatusRecord | null>();
+  // A few at a time: the client paces itself too, this only bounds what is queued.
+  for (let start = 0; start < numbers.length; start += 8) {
+    const chunk = numbers.slice(start, start + 8);
+    const results = await Promise.all(chunk.map((number) => client.getImportStatus(input.supplier, number)));
+    chunk.forEach((number, index) => answers.set(number, results[index] ?? null));
+  }
+  return answers;
+}
+
+function serviceCounts(service: Map<string, ServiceEntry>, checked: number, input: StatusInput): NonNullable<StatusSummary['counts']['service']> {
+  let pending = 0;
+  for (const entry of service.values()) if (entry.pending) pending += 1;
+  const open = input.ledger?.counts(input.supplier).accounts;
+  const openTotal = open === undefined ? pending : OPEN_STATES.reduce((sum, state) => sum + (open[state] ?? 0), 0);
+  return { all: service.size, imported: service.size - pending, pending, status_checked: checked, status_not_checked: Math.max(0, openTotal - checked), errored: 0 };
+}
+
+function emptySummary(input: StatusInput, service: Map<string, ServiceEntry> | undefined): StatusSummary {
+  const ledgerCounts = input.ledger?.counts(input.supplier);
+  return {
+    import_supplier: input.supplier,
+    generated_at: new Date().toISOString(),
+    sources: { ledger: input.ledger !== undefined, service: service !== undefined },
+    counts: {
+      ledger: ledgerCounts?.accounts ?? null, service: null, errored: 0, only_in_ledger: 0, only_on_service: 0, differs: 0,
+      items_outstanding: ledgerCounts === undefined ? null : outstandingCounts(ledgerCounts.items),
+    },
+    errored: [], pending_on_service: [], only_in_ledger: [], only_on_service: [], differs: [], items_outstanding: [],
+  };
+}
+
+function outstandingCounts(items: Record<string, Partial<Record<ItemState, number>>>): Record<string, Partial<Record<ItemState, number>>> {
+  const result: Record<string, Partial<Record<ItemState, number>>> = {};
+  for (const [kind, states] of Object.entries(items)) {
+    const kept = Object.fromEntries(Object.entries(states).filter(([state]) => (OUTSTANDING_ITEMS as readonly string[]).includes(state)));
+    if (Object.keys(kept).length > 0) result[kind] = kept;
+  }
+  return result;
+}
+
+function push<T>(list: T[], value: T, max: number): void {
+  if (list.length < max) list.push(value);
+}
+
+function tally(summary: StatusSummary, row: StatusRow, max: number): void {
+  const number = row.external_account_number;
+  if (isErrored(row)) {
+    summary.counts.errored += 1;
+    if (summary.counts.service !== null && row.service_status !== null) summary.counts.service.errored += 1;
+    push(summary.errored, { external_account_number: number, code: row.latest_error?.code ?? '', detail: row.latest_error?.detail ?? '' }, max);
+  }
+  // ERRORED processes stay on the pending list (no account exists): listed once, with their error, above.
+  else if (row.service === 'pending') push(summary.pending_on_service, number, max);
+  if (row.mismatch === 'only_in_ledger') {
+    summary.counts.only_in_ledger += 1;
+    push(summary.only_in_ledger, { external_account_number: number, state: row.state ?? '' }, max);
+  } else if (row.mismatch === 'only_on_service') {
+    summary.counts.only_on_service += 1;
+    push(summary.only_on_service, { external_account_number: number, platform_account_number: row.platform_account_number }, max);
+  } else if (row.mismatch === 'differs') {
+    summary.counts.differs += 1;
+    push(summary.differs, { external_account_number: number, state: row.state ?? '', service: row.service_status ?? row.service ?? '' }, max);
+  }
+}
+
+function addOutstandingItems(summary: StatusSummary, ledger: LedgerSource, supplier: string, max: number): void {
+  for (const item of ledger.items({ states: OUTSTANDING_ITEMS, supplier, afterId: 0, limit: max })) {
+    summary.items_outstanding.push({
+      external_account_number: item.externalAccountNumber, record: item.kind, state: item.state,
+      code: item.error?.code ?? null, file: item.originFile, line: item.originLine,
+    });
+  }
+}

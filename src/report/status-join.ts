@@ -1,0 +1,106 @@
+import type { AccountRow, AccountState } from '../ledger/index.js';
+import type { ListItem, V2Status, V2StatusRecord } from '../schema/index.js';
+
+// The join of `migrate status` (issue 6): the service's view of an import supplier (the v1
+// lists, and v2 status where it was asked) with the ledger's, per external account number.
+// Pure: tested with plain data; status-gather.ts does the reading.
+
+/** What the v1 lists say of one account: imported (an account exists) or pending (staged, not imported). */
+export interface ServiceEntry {
+  platformAccountNumber: string | null;
+  accountCreatedAt: string | null;
+  pending: boolean;
+}
+
+/** Service-side answer of an account: from the lists, 'absent' when neither list names it; null when offline. */
+export type ServiceListing = 'imported' | 'pending' | 'absent';
+
+/**
+ * - only_in_ledger: the ledger says it was sent, the service has no import process for it.
+ * - only_on_service: the service has a process the ledger does not know (another tool, another state directory).
+ * - differs: both know it and disagree (e.g. the ledger says errored, the service says imported).
+ */
+export type Mismatch = 'only_in_ledger' | 'only_on_service' | 'differs';
+
+export interface StatusRow {
+  import_supplier: string;
+  external_account_number: string;
+  /** The ledger's state; null when the ledger does not know the account (or there is no ledger). */
+  state: AccountState | null;
+  /** The v1 lists' answer; null offline. */
+  service: ServiceListing | null;
+  /** v2 status, where it was asked. */
+  service_status: V2Status | null;
+  /** The service's number first (it is the platform's truth), else the ledger's. */
+  platform_account_number: string | null;
+  latest_error: { code: string; detail: string } | null;
+  mismatch: Mismatch | null;
+}
+
+/** Indexes the v1 lists by external account number: the all-imports list, with the pending list marking staged ones. */
+export function indexServiceLists(all: readonly ListItem[], pending: readonly ListItem[]): Map<string, ServiceEntry> {
+  const pendingSet = new Set(pending.map((item) => item.external_account_number));
+  const index = new Map<string, ServiceEntry>();
+  const add = (item: ListItem): void => {
+    const imported = typeof item.platform_account_number === 'string' && item.platform_account_number !== '';
+    index.set(item.external_account_number, {
+      platformAccountNumber: imported ? (item.platform_account_number ?? null) : null,
+      accountCreatedAt: item.account_created_at ?? null,
+      pending: !imported || pendingSet.has(item.external_account_number),
+    });
+  };
+  all.forEach(add);
+  // A process listed as pending but missing from the all-list (lists read at different moments) still counts.
+  for (const item of pending) if (!index.has(item.external_account_number)) add(item);
+  return index;
+}
+
+/** Ledger states in which the account was sent to the service, so the service should know it. */
+const SENT_STATES: ReadonlySet<AccountState> = new Set(['scheduled', 'processed', 'done', 'errored']);
+
+function listingOf(entry: ServiceEntry | undefined): ServiceListing {
+  if (entry === undefined) return 'absent';
+  return entry.pending ? 'pending' : 'imported';
+}
+
+export function mismatchOf(state: AccountState | null, listing: ServiceListing | null, v2: V2Status | null): Mismatch | null {
+  if (listing === null) return null;
+  if (state === null) return listing === 'absent' ? null : 'only_on_service';
+  if (listing === 'absent') return SENT_STATES.has(state) ? 'only_in_ledger' : null;
+  const importedOnService = listing === 'imported' || v2 === 'PROCESSED';
+  if ((state === 'processed' || state === 'done') && !importedOnService) return 'differs';
+  if (state === 'errored' && importedOnService) return 'differs';
+  return null;
+}
+
+/** One account's row: the ledger row (if any) joined with the service's entry and v2 status (if asked). */
+export function joinRow(input: {
+  supplier: string;
+  externalAccountNumber: string;
+  account: AccountRow | undefined;
+  entry: ServiceEntry | undefined;
+  online: boolean;
+  v2: V2StatusRecord | null | undefined;
+}): StatusRow {
+  const { account, entry, online, v2 } = input;
+  const listing = online ? listingOf(entry) : null;
+  const v2Status = v2?.status ?? null;
+  const state = account?.state ?? null;
+  const latest = v2?.latest_error ?? null;
+  const ledgerError = account !== undefined && (account.state === 'errored' || account.state === 'invalid') ? account.error : null;
+  return {
+    import_supplier: input.supplier,
+    external_account_number: input.externalAccountNumber,
+    state,
+    service: listing,
+    service_status: v2Status,
+    platform_account_number: entry?.platformAccountNumber ?? account?.platformAccountNumber ?? null,
+    latest_error: latest ? { code: latest.code ?? '', detail: latest.detail ?? '' } : ledgerError ? { code: ledgerError.code, detail: ledgerError.detail } : null,
+    mismatch: mismatchOf(state, listing, v2Status),
+  };
+}
+
+/** Whether the row shows an account ERRORED on the platform (v2 says so, or the ledger recorded it). */
+export function isErrored(row: StatusRow): boolean {
+  return row.service_status === 'ERRORED' || row.service_status === 'DRY_RUN_ERRORED' || (row.service_status === null && row.state === 'errored');
+}

@@ -1,0 +1,151 @@
+import { chmodSync, createWriteStream, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { stringify } from 'csv-stringify';
+import type { AccountState, ItemState } from '../ledger/index.js';
+import { pagesOf, type LedgerSource } from './ledger-source.js';
+import {
+  ACCOUNTS_COLUMNS, accountFixRows, accountRetryRow, accountsCsvRow, FIX_DATA_COLUMNS, itemFixRow, itemRetryRow,
+  listedWithAccount, RETRY_COLUMNS, UNKNOWN_COLUMNS, unknownRow, type CsvRecord,
+} from './report-rows.js';
+
+// `migrate report` (issue 6): the ledger, written as files keyed by external account number.
+// Streamed: pages of the ledger flow through csv-stringify into the file with back-pressure, so
+// memory stays flat at a million accounts. Files are 0600 (they hold account numbers and the
+// service's messages, which may quote personal data) and appear whole or not at all (written
+// to `.partial`, then renamed): an operator never reads half a report.
+
+export const REPORT_FILES = {
+  accounts: 'accounts.csv',
+  fixData: 'fix-data.csv',
+  retry: 'retry.csv',
+  unknown: 'unknown-outcome.csv',
+  summary: 'summary.json',
+} as const;
+
+export interface ReportOptions {
+  outDir: string;
+  /** Only this import supplier's accounts; all when undefined. */
+  supplier?: string | undefined;
+  stateDir: string;
+  pageSize?: number;
+}
+
+export interface ReportSummary {
+  generated_at: string;
+  state_dir: string;
+  import_supplier: string | null;
+  accounts: Partial<Record<AccountState, number>>;
+  items: Record<string, Partial<Record<ItemState, number>>>;
+  files: Record<string, { path: string; rows: number }>;
+  top_error_codes: Array<{ code: string; count: number }>;
+  runs: Array<{ id: number; command: string; started_at: string; ended_at: string | null; status: string; exit_code: number | null }>;
+}
+
+/** Writes every report file into `outDir` (created 0700 when missing); returns what summary.json holds. */
+export async function writeReport(source: LedgerSource, options: ReportOptions): Promise<ReportSummary> {
+  // An existing directory keeps its mode (it may be shared, e.g. the working directory); the files are 0600 whatever it is.
+  mkdirSync(options.outDir, { recursive: true, mode: 0o700 });
+  const page = options.pageSize ?? 1000;
+  const scope = { source, supplier: options.supplier, page };
+  const files: ReportSummary['files'] = {};
+  const write = async (name: string, columns: readonly string[], rows: AsyncIterable<CsvRecord>): Promise<void> => {
+    const path = join(options.outDir, name);
+    files[name] = { path, rows: await writeCsv(path, columns, rows) };
+  };
+  await write(REPORT_FILES.accounts, ACCOUNTS_COLUMNS, accountsRows(scope));
+  await write(REPORT_FILES.fixData, FIX_DATA_COLUMNS, fixDataRows(scope));
+  await write(REPORT_FILES.retry, RETRY_COLUMNS, retryRows(scope));
+  await write(REPORT_FILES.unknown, UNKNOWN_COLUMNS, itemRows(scope, ['unknown'], (item) => [unknownRow(item)]));
+  const counts = source.counts(options.supplier);
+  const summary: ReportSummary = {
+    generated_at: new Date().toISOString(),
+    state_dir: options.stateDir,
+    import_supplier: options.supplier ?? null,
+    accounts: counts.accounts,
+    items: counts.items,
+    files,
+    top_error_codes: source.read.topErrorCodes(10),
+    runs: source.read.runs(10).map((run) => ({ id: run.id, command: run.command, started_at: run.startedAt, ended_at: run.endedAt, status: run.status, exit_code: run.exitCode })),
+  };
+  const summaryPath = join(options.outDir, REPORT_FILES.summary);
+  files[REPORT_FILES.summary] = { path: summaryPath, rows: 1 };
+  writeWhole(summaryPath, `${JSON.stringify(summary, null, 2)}\n`);
+  return summary;
+}
+
+interface Scope {
+  source: LedgerSource;
+  supplier: string | undefined;
+  page: number;
+}
+
+async function writeCsv(path: string, columns: readonly string[], rows: AsyncIterable<CsvRecord>): Promise<number> {
+  const partial = `${path}.partial`;
+  rmSync(partial, { force: true });
+  let count = 0;
+  async function* counted(): AsyncGenerator<CsvRecord> {
+    for await (const row of rows) {
+      count += 1;
+      yield row;
+    }
+  }
+  await pipeline(Readable.from(counted()), stringify({ header: true, columns: [...columns] }), createWriteStream(partial, { flags: 'wx', mode: 0o600 }));
+  chmodSync(partial, 0o600);
+  renameSync(partial, path);
+  return count;
+}
+
+function writeWhole(path: string, content: string): void {
+  const partial = `${path}.partial`;
+  rmSync(partial, { force: true });
+  writeFileSync(partial, content, { flag: 'wx', mode: 0o600 });
+  chmodSync(partial, 0o600);
+  renameSync(partial, path);
+}
+
+function accountPages(scope: Scope, states?: readonly AccountState[]): AsyncGenerator<ReturnType<LedgerSource['accounts']>> {
+  const { source, supplier, page } = scope;
+  return pagesOf((afterId, limit) => source.accounts({ supplier, ...(states ? { states } : {}), afterId, limit }), page);
+}
+
+async function* accountsRows(scope: Scope): AsyncGenerator<CsvRecord> {
+  for await (const accounts of accountPages(scope)) {
+    const tallies = scope.source.itemTallies(accounts.map((account) => account.id));
+    for (const account of accounts) yield accountsCsvRow(account, tallies.get(account.id));
+  }
+}
+
+/** Every data error: invalid and ERRORED accounts, then records held back or refused. */
+async function* fixDataRows(scope: Scope): AsyncGenerator<CsvRecord> {
+  for await (const accounts of accountPages(scope, ['invalid', 'errored'])) {
+    const issues = scope.source.issuesOf(accounts.map((account) => account.id));
+    for (const account of accounts) yield* accountFixRows(account, issues.get(account.id) ?? []);
+  }
+  for await (const items of pagesOf((afterId, limit) => scope.source.items({ states: ['held', 'failed'], supplier: scope.supplier, afterId, limit }), scope.page)) {
+    const issues = scope.source.issuesOf([...new Set(items.filter((item) => item.accountState === 'invalid').map((item) => item.accountId))]);
+    for (const item of items) {
+      if (item.state === 'held' && listedWithAccount(item, issues.get(item.accountId))) continue;
+      yield itemFixRow(item);
+    }
+  }
+}
+
+/** What the next run retries: accounts with a transient failure or an unconfirmed create, records not settled. */
+async function* retryRows(scope: Scope): AsyncGenerator<CsvRecord> {
+  for await (const accounts of accountPages(scope, ['staged', 'creating', 'scheduled', 'processed', 'unresolved'])) {
+    for (const account of accounts) {
+      const row = accountRetryRow(account);
+      if (row !== undefined) yield row;
+    }
+  }
+  // A pending record without an error has simply not been sent yet: not a failure.
+  yield* itemRows(scope, ['pending', 'sending'], (item) => (item.state === 'sending' || item.error !== null ? [itemRetryRow(item)] : []));
+}
+
+async function* itemRows(scope: Scope, states: readonly ItemState[], rowsOf: (item: ReturnType<LedgerSource['items']>[number]) => CsvRecord[]): AsyncGenerator<CsvRecord> {
+  for await (const items of pagesOf((afterId, limit) => scope.source.items({ states, supplier: scope.supplier, afterId, limit }), scope.page)) {
+    for (const item of items) yield* rowsOf(item);
+  }
+}
