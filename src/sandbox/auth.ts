@@ -19,6 +19,8 @@ const base64url = (data: Buffer | string): string => Buffer.from(data).toString(
 export class TokenIssuer {
   readonly #secret = randomBytes(32);
   readonly #refreshTokens = new Map<string, number>();
+  /** Tokens already verified, with their expiry (ms): a client sends the same token many times. */
+  readonly #verified = new Map<string, number>();
   readonly #ttlMs: number;
   readonly #refreshTtlMs: number;
 
@@ -56,6 +58,8 @@ export class TokenIssuer {
     if (header === undefined || header.trim() === '') return { ok: false, detail: 'Authentication credentials were not provided.' };
     const value = header.trim();
     const token = /^Token\s+/i.test(value) ? value.replace(/^Token\s+/i, '') : value;
+    const known = this.#verified.get(token);
+    if (known !== undefined) return known > now ? { ok: true } : { ok: false, detail: 'Signature of the token has expired.' };
     const parts = token.split('.');
     if (parts.length !== 3) return { ok: false, detail: 'Invalid token.' };
     const [head = '', body = '', signature = ''] = parts;
@@ -69,6 +73,8 @@ export class TokenIssuer {
       return { ok: false, detail: 'Invalid token.' };
     }
     if (typeof exp !== 'number' || exp * 1000 <= now) return { ok: false, detail: 'Signature of the token has expired.' };
+    if (this.#verified.size >= 1000) this.#verified.clear();
+    this.#verified.set(token, exp * 1000);
     return { ok: true };
   }
 

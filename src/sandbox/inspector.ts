@@ -27,7 +27,7 @@ export interface InspectedTransaction {
   amount: string;
   type: string;
   movedIntoOpenPeriod: boolean;
-  /** The transaction as sent. */
+  /** The transaction as sent ({} when retainPayloads is false). */
   data: Record<string, unknown>;
 }
 
@@ -55,6 +55,7 @@ export interface InspectedAccount {
   accountCreatedAt: string | null;
   notes: InspectedNote[];
   transactions: InspectedTransaction[];
+  /** As echoed on creation; only {statement_id} when retainPayloads is false. */
   historicalStatements: Array<Record<string, unknown>>;
   paymentInstructions: InspectedPaymentInstruction[];
 }

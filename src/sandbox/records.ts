@@ -43,13 +43,14 @@ export interface StoredPaymentInstruction {
   createdAt: string;
 }
 
+/** Each part is allocated when first used: most accounts receive only some kinds of post-import data. */
 export interface PostImportData {
-  notes: StoredNote[];
-  transactions: StoredTransaction[];
-  transactionIds: Set<string>;
-  statements: Array<Record<string, unknown>>;
-  statementIds: Set<string>;
-  paymentInstructions: StoredPaymentInstruction[];
+  notes?: StoredNote[];
+  transactions?: StoredTransaction[];
+  transactionIds?: Set<string>;
+  statements?: Array<Record<string, unknown>>;
+  statementIds?: Set<string>;
+  paymentInstructions?: StoredPaymentInstruction[];
 }
 
 /** One import process per (supplier, external account number); a new create after ERRORED replaces it. */
@@ -72,6 +73,3 @@ export interface ProcessRecord {
   post: PostImportData | undefined;
 }
 
-export function emptyPostImportData(): PostImportData {
-  return { notes: [], transactions: [], transactionIds: new Set(), statements: [], statementIds: new Set(), paymentInstructions: [] };
-}

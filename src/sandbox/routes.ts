@@ -37,9 +37,9 @@ export type RouteMatch =
   | { kind: 'method_not_allowed'; allowed: string[] }
   | { kind: 'not_found' };
 
-function matchPattern(pattern: string, path: string): string[] | undefined {
-  const want = pattern.split('/');
-  const got = path.split('/');
+const COMPILED = ROUTES.map((route) => ({ route, parts: route.pattern.split('/'), literal: !route.pattern.includes(':') }));
+
+function matchParts(want: string[], got: string[]): string[] | undefined {
   if (want.length !== got.length) return undefined;
   const params: string[] = [];
   for (let index = 0; index < want.length; index++) {
@@ -59,10 +59,15 @@ function matchPattern(pattern: string, path: string): string[] | undefined {
 
 /** Literal routes win over parameter routes (`/accounts/validate/` is not a status path). */
 export function matchRoute(method: string, path: string): RouteMatch {
-  const matches = ROUTES.map((route) => ({ route, params: matchPattern(route.pattern, path) })).filter((item) => item.params !== undefined);
-  const sameMethod = matches.filter((item) => item.route.method === method);
-  const literal = sameMethod.find((item) => !item.route.pattern.includes(':')) ?? sameMethod[0];
-  if (literal?.params) return { kind: 'found', route: literal.route, params: literal.params };
-  if (matches.length > 0) return { kind: 'method_not_allowed', allowed: [...new Set(matches.map((item) => item.route.method))] };
-  return { kind: 'not_found' };
+  const got = path.split('/');
+  let found: { route: Route; params: string[] } | undefined;
+  const allowed = new Set<string>();
+  for (const { route, parts, literal } of COMPILED) {
+    const params = matchParts(parts, got);
+    if (!params) continue;
+    allowed.add(route.method);
+    if (route.method === method && (!found || literal)) found = { route, params };
+  }
+  if (found) return { kind: 'found', ...found };
+  return allowed.size > 0 ? { kind: 'method_not_allowed', allowed: [...allowed] } : { kind: 'not_found' };
 }

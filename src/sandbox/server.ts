@@ -69,7 +69,7 @@ function runEndpoint(runtime: SandboxRuntime, request: IncomingMessage, route: R
   const { options } = runtime;
   const context: HandlerContext = {
     store: runtime.store, now, today: options.today ?? new Date(now).toISOString().slice(0, 10), openPeriodStart: options.openPeriodStart,
-    params, query, body, flakyCounts: runtime.flakyCounts, flakyAttempts: options.flakyAttempts,
+    params, query, body, flakyCounts: runtime.flakyCounts, flakyAttempts: options.flakyAttempts, retainPayloads: options.retainPayloads,
   };
   return { reply: route.handler ? route.handler(context) : { status: 500, body: { detail: 'No handler.' } } };
 }

@@ -1,6 +1,6 @@
 import { formatAccountNumber, hash53, hashShare } from './random.js';
 import type { SupplierStatus } from './options.js';
-import { emptyPostImportData, type LatestError, type PostImportData, type ProcessRecord } from './records.js';
+import { type LatestError, type PostImportData, type ProcessRecord } from './records.js';
 
 // The import processes and their asynchronous life (spec "Account import process"):
 // create -> PENDING -> IN_PROGRESS (half of processingMs) -> PROCESSED | ERRORED (processingMs).
@@ -174,7 +174,7 @@ export class ProcessStore {
   }
 
   postImport(record: ProcessRecord): PostImportData {
-    record.post ??= emptyPostImportData();
+    record.post ??= {};
     return record.post;
   }
 }

@@ -37,7 +37,7 @@ function toStoredNote(raw: Record<string, unknown>, now: number): StoredNote {
 export function createNotes(context: HandlerContext): Reply {
   const resolved = resolvePostImport(context, validateNotesRequest(context.body));
   if ('reply' in resolved) return resolved.reply;
-  const notes = context.store.postImport(resolved.record).notes;
+  const notes = (context.store.postImport(resolved.record).notes ??= []);
   const results = asList(asObject(context.body)?.['notes']).map((item) => {
     const candidate = toStoredNote(asObject(item) ?? {}, context.now);
     const existing = notes.find((note) => isDuplicate(note, candidate));

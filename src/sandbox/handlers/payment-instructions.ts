@@ -37,7 +37,7 @@ export function createPaymentInstruction(context: HandlerContext): Reply {
   const raw = asObject(context.body) ?? {};
   const reference = asString(raw['reference']) ?? '';
   const vendor = asString(raw['vendor']) ?? '';
-  const instructions = context.store.postImport(record).paymentInstructions;
+  const instructions = (context.store.postImport(record).paymentInstructions ??= []);
   if (instructions.some((item) => item.reference === reference)) {
     return vendorError(400, target, reference, `Account already has an active instruction with reference ${reference}.`, INSTRUCTION_EXISTS);
   }

@@ -16,14 +16,18 @@ export function createHistoricalStatements(context: HandlerContext): Reply {
   const duplicates: ValidationIssue[] = [];
   statements.forEach((statement, index) => {
     const id = asString(statement['statement_id']) ?? '';
-    if (data.statementIds.has(id)) {
+    if (data.statementIds?.has(id)) {
       duplicates.push({ attr: `statements.${index}.statement_id`, code: Code.historicalStatementAlreadyExists, detail: `A historical statement with statement_id ${id} already exists on the account.` });
     }
   });
   if (duplicates.length > 0) return invalidRequest(duplicates, 'A historical statement with this statement_id already exists.', Code.historicalStatementAlreadyExists);
+  const stored = (data.statements ??= []);
+  const ids = (data.statementIds ??= new Set());
   for (const statement of statements) {
-    data.statements.push(statement);
-    data.statementIds.add(asString(statement['statement_id']) ?? '');
+    const id = asString(statement['statement_id']) ?? '';
+    // Without retainPayloads (large benchmarks) only the id is kept.
+    stored.push(context.retainPayloads ? statement : { statement_id: id });
+    ids.add(id);
   }
   return {
     status: 201,

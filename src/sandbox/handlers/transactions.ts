@@ -46,7 +46,7 @@ type Planned = { kind: 'exists'; raw: Raw } | { kind: 'add'; raw: Raw; stored: S
 
 /** Decides every transaction before applying any; returns the first failure as a reply. */
 function plan(context: HandlerContext, record: ProcessRecord, flags: TransactionQueryFlags, issues: ValidationIssue[]): Planned[] | Reply {
-  const existing = context.store.postImport(record).transactionIds;
+  const existing = context.store.postImport(record).transactionIds ?? new Set<string>();
   const planned: Planned[] = [];
   for (const [index, item] of asList(asObject(context.body)?.['transactions']).entries()) {
     const raw = asObject(item) ?? {};
@@ -65,7 +65,7 @@ function plan(context: HandlerContext, record: ProcessRecord, flags: Transaction
     }
     const stored: StoredTransaction = {
       transactionId: id, transactionDate: outside ? context.openPeriodStart : date, submittedDate: date,
-      amount: decimalString(asNumber(raw['amount']) ?? 0), type: asString(raw['type']) ?? '', movedIntoOpenPeriod: outside, data: { ...raw },
+      amount: decimalString(asNumber(raw['amount']) ?? 0), type: asString(raw['type']) ?? '', movedIntoOpenPeriod: outside, data: context.retainPayloads ? { ...raw } : {},
     };
     planned.push({ kind: 'add', raw, stored });
   }
@@ -86,17 +86,19 @@ export function createTransactions(context: HandlerContext): Reply {
   const planned = plan(context, record, flags, issues);
   if (!Array.isArray(planned)) return planned;
   const data = context.store.postImport(record);
+  const transactions = (data.transactions ??= []);
+  const ids = (data.transactionIds ??= new Set());
   const moved: string[] = [];
   const results = planned.map((item) => {
     if (item.kind === 'exists') return { status: 'TRANSACTION_ALREADY_EXISTS', transaction_data: echo(item.raw) };
-    data.transactions.push(item.stored);
-    data.transactionIds.add(item.stored.transactionId);
+    transactions.push(item.stored);
+    ids.add(item.stored.transactionId);
     if (item.stored.movedIntoOpenPeriod) moved.push(`${item.stored.transactionId} (${item.stored.submittedDate})`);
     return { status: 'TRANSACTION_ADDED_TO_ACCOUNT', transaction_data: echo(item.raw, item.stored.transactionDate) };
   });
   if (moved.length > 0) {
     // Spec: with force_add_to_current_statement "a note is pinned to the account".
-    data.notes.push({
+    (data.notes ??= []).push({
       body: `Imported transactions dated before the open statement period were moved to ${context.openPeriodStart}: ${moved.join(', ')}.`,
       documentPaths: [], createdAt: isoWithOffset(context.now), createdAtGiven: false, isPinned: true, unpinAt: null, bySandbox: true,
     });
