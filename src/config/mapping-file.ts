@@ -28,8 +28,9 @@ const fileMappingShape = {
   constants: z.record(z.string(), cellValue).optional(),
   defaults: z.record(z.string(), cellValue).optional(),
   values: z.record(z.string(), z.record(z.string(), cellValue)).optional(),
-  date_format: z.union([dateFormat, z.array(dateFormat).min(1)]).optional(),
-  datetime_format: z.union([datetimeFormat, z.array(datetimeFormat).min(1)]).optional(),
+  // One format or a list (a value matching two of them differently is ambiguous, never guessed).
+  date_format: z.preprocess((value) => (typeof value === 'string' ? [value] : value), z.array(dateFormat).min(1)).optional(),
+  datetime_format: z.preprocess((value) => (typeof value === 'string' ? [value] : value), z.array(datetimeFormat).min(1)).optional(),
   utc_offset: z.string().regex(/^(Z|[+-]\d{2}:\d{2})$/, 'utc_offset must be Z or +HH:MM / -HH:MM').optional(),
   scale: z.record(z.string(), z.number().positive().finite()).optional(),
   delimiter: delimiter.optional(),

@@ -46,7 +46,8 @@ export function locateIssue(source: Locatable, issue: ValidationIssue): SourceIs
   const base = { externalAccountNumber: source.externalAccountNumber, code: issue.code, message: issue.detail, ...(issue.attr === '' ? {} : { attr: issue.attr }) };
   if (!found) return { file: '', line: 0, ...base };
   const rest = parts.slice(found.prefix.length);
-  const column = rest.length > 0 ? columnOfPath(found.origin.file, rest, source.columnOf) : found.origin.column;
+  // An origin with its own column (a customer given inline in a JSON accounts record) is the fallback.
+  const column = (rest.length > 0 ? columnOfPath(found.origin.file, rest, source.columnOf) : undefined) ?? found.origin.column;
   return { file: found.origin.file, line: found.origin.line, ...(column === undefined ? {} : { column }), ...base };
 }
 

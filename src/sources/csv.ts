@@ -74,6 +74,7 @@ function plainCsvMessage(error: CsvError): string {
   switch (error.code) {
     case 'CSV_QUOTE_NOT_CLOSED':
       return 'a quoted field is never closed (a missing closing quote "); the rest of the file would be read as one cell.';
+    case 'INVALID_OPENING_QUOTE':
     case 'CSV_INVALID_CLOSING_QUOTE':
       return 'a quote " appears inside an unquoted field, or after a closing quote; quote the field and double its inner quotes ("").';
     case 'CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE':

@@ -1,0 +1,116 @@
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadMigrateConfig } from '../../src/config/index.js';
+import { locateIssue, openExport, originsOfItems, type ExportAccount, type ExportEntry, type OrphanItems } from '../../src/mapping/index.js';
+
+async function read(files: Record<string, string>, env: NodeJS.ProcessEnv = { MIGRATE_SUPPLIER: 'ACME' }) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'migrate-export-'));
+  for (const [name, content] of Object.entries(files)) writeFileSync(path.join(dir, name), content);
+  const scratchDir = mkdtempSync(path.join(os.tmpdir(), 'migrate-scratch-'));
+  const config = await loadMigrateConfig({ cwd: dir, exportDir: dir, env });
+  const reader = await openExport(dir, config, { scratchDir, today: '2026-11-22' });
+  const entries: ExportEntry[] = [];
+  for await (const entry of reader.entries()) entries.push(entry);
+  await reader.close();
+  const accounts = entries.flatMap((entry) => (entry.kind === 'account' ? [entry.account] : []));
+  const orphans = entries.flatMap((entry) => (entry.kind === 'orphan' ? [entry.items] : []));
+  return { reader, accounts, orphans, scratchLeft: readdirSync(scratchDir) };
+}
+
+const ACCOUNT = 'external_account_number,account_type,billing_address.country,account_billing_options.period_length\n';
+
+describe('openExport: join, order, items', () => {
+  it('joins customers and supply addresses that are not adjacent, keeping the order of their rows', async () => {
+    const { accounts, reader, scratchLeft } = await read({
+      'accounts.csv': `${ACCOUNT}B,DOMESTIC,GB,MONTHLY\nA,DOMESTIC,GB,MONTHLY\n`,
+      'customers.csv': 'external_account_number,given_name,family_name\nA,First,One\nB,Only,Two\nA,Second,One\n',
+      'supply_addresses.csv': 'external_account_number,supply_address1,supply_postcode,customer_at_supply_address_from_date\nB,1 High St,LS1 1AA,2024-01-01\n',
+    });
+    expect(scratchLeft).toEqual([]);
+    expect(reader.summary.records).toMatchObject({ accounts: 2, customers: 3, supply_addresses: 1 });
+    const [a, b] = accounts as [ExportAccount, ExportAccount];
+    expect(a.externalAccountNumber).toBe('A');
+    expect(a.payload.customers).toEqual([{ given_name: 'First', family_name: 'One' }, { given_name: 'Second', family_name: 'One' }]);
+    expect(a.origins).toEqual({ '': { file: 'accounts.csv', line: 3 }, 'customers.0': { file: 'customers.csv', line: 2 }, 'customers.1': { file: 'customers.csv', line: 4 } });
+    expect(b.payload).toEqual({
+      external_account_number: 'B', account_type: 'DOMESTIC', billing_address: { country: 'GB' }, account_billing_options: { period_length: 'MONTHLY' }, import_supplier: 'ACME',
+      customers: [{ given_name: 'Only', family_name: 'Two' }],
+      supply_addresses: [{ supply_address1: '1 High St', supply_postcode: 'LS1 1AA', customer_at_supply_address_from_date: '2024-01-01' }],
+    });
+    expect(a.issues).toEqual([]);
+  });
+
+  it('omits empty cells and never sends "" or null', async () => {
+    const { accounts } = await read({ 'accounts.csv': 'external_account_number,billing_name,account_type,billing_address.country\nA, ,DOMESTIC,GB\n', 'accounts_extra.txt': '' });
+    expect(accounts[0]?.payload).toEqual({ external_account_number: 'A', account_type: 'DOMESTIC', billing_address: { country: 'GB' }, import_supplier: 'ACME' });
+  });
+
+  it('reads JSON accounts with nested objects and inline customers, then appends the customers file', async () => {
+    const { accounts } = await read({
+      'accounts.json': JSON.stringify([{ external_account_number: 'J', account_type: 'DOMESTIC', billing_address: { country: 'GB' }, customers: [{ given_name: 'In', family_name: 'Line', mobile: 'bad' }] }]),
+      'customers.ndjson': '{"external_account_number": "J", "given_name": "From", "family_name": "File", "customer_preferences": {"opted_into_sms": "y"}}\n',
+    });
+    const account = accounts[0] as ExportAccount;
+    expect(account.payload.customers).toEqual([{ given_name: 'In', family_name: 'Line', mobile: 'bad' }, { given_name: 'From', family_name: 'File', customer_preferences: { opted_into_sms: true } }]);
+    expect(account.issues.map((issue) => [issue.file, issue.line, issue.column, issue.attr, issue.code])).toEqual([['accounts.json', 1, 'customers', 'customers.0.mobile', 'invalid_phone_number']]);
+  });
+
+  it('groups post-import records per account, validates them as one request, and keeps accounts not in this export as orphans', async () => {
+    const { accounts, orphans, reader } = await read({
+      'accounts.csv': `${ACCOUNT}A,DOMESTIC,GB,MONTHLY\n`,
+      'transactions.csv': 'external_account_number,transaction_id,transaction_date,amount,type\nA,T1,2026-11-01,5,CHARGE\nZ,T9,2026-11-01,5,CHARGE\nA,T1,2026-11-02,6,CHARGE\n',
+      'notes.ndjson': '{"external_account_number": "Z", "body": "later"}\n',
+    });
+    const account = accounts[0] as ExportAccount;
+    expect(account.transactions.map((item) => item.origin.line)).toEqual([2, 4]);
+    expect(account.transactions[1]?.issues.map((issue) => [issue.line, issue.column, issue.attr, issue.code])).toEqual([[4, 'transaction_id', 'transaction_id', 'duplicate_transaction_ids']]);
+    expect(account.issues).toEqual(account.transactions[1]?.issues);
+    expect(reader.summary).toMatchObject({ accounts: 1, orphanAccounts: 1 });
+    const orphan = orphans[0] as OrphanItems;
+    expect(orphan.externalAccountNumber).toBe('Z');
+    expect(orphan.importSupplier).toBe('ACME');
+    expect(orphan.notes.map((item) => item.value)).toEqual([{ body: 'later' }]);
+    expect(orphan.transactions.map((item) => item.issues)).toEqual([[]]);
+  });
+
+  it('applies the mapping file: rename, ignore, values, constants, defaults', async () => {
+    const { accounts, reader } = await read({
+      'migrate.config.json': JSON.stringify({
+        import_supplier: 'LEGACY',
+        mapping: { accounts: { rename: { Ref: 'external_account_number', Kind: 'account_type' }, ignore: ['Junk'], values: { account_type: { D: 'DOMESTIC' } }, constants: { 'billing_address.country': 'GB' }, defaults: { sales_channel: 'DIRECT' } } },
+      }),
+      'accounts.csv': 'Ref,Kind,Junk,sales_channel\nA,D,x,\nB,D,y,PARTNER\n',
+    }, {});
+    expect(reader.fileIssues).toEqual([]);
+    expect(accounts.map((account) => account.payload)).toEqual([
+      { external_account_number: 'A', account_type: 'DOMESTIC', billing_address: { country: 'GB' }, sales_channel: 'DIRECT', import_supplier: 'LEGACY' },
+      { external_account_number: 'B', account_type: 'DOMESTIC', billing_address: { country: 'GB' }, sales_channel: 'PARTNER', import_supplier: 'LEGACY' },
+    ]);
+    expect(accounts[0]?.columnOf).toEqual({ 'accounts.csv': { external_account_number: 'Ref', account_type: 'Kind' } });
+  });
+});
+
+describe('locateIssue', () => {
+  it('maps a service attr back to file, line and the renamed source column, from data stored as JSON', () => {
+    const stored = JSON.parse(JSON.stringify({
+      externalAccountNumber: 'A',
+      origins: { '': { file: 'accounts.csv', line: 7 }, 'customers.0': { file: 'customers.csv', line: 3 }, 'customers.1': { file: 'customers.csv', line: 9 } },
+      columnOf: { 'customers.csv': { landline: 'Home Phone' } },
+    }));
+    expect(locateIssue(stored, { attr: 'customers.1.landline', code: 'invalid_phone_number', detail: 'abcde is not a valid phone number' })).toEqual({
+      file: 'customers.csv', line: 9, column: 'Home Phone', attr: 'customers.1.landline', externalAccountNumber: 'A', code: 'invalid_phone_number', message: 'abcde is not a valid phone number',
+    });
+    expect(locateIssue(stored, { attr: 'customers.0.customer_preferences.opted_into_sms', code: 'invalid', detail: 'x' })).toMatchObject({ line: 3, column: 'customer_preferences.opted_into_sms' });
+    expect(locateIssue(stored, { attr: 'ledgers.0.ledger_code', code: 'ledger_code_does_not_exist', detail: 'x' })).toMatchObject({ file: 'accounts.csv', line: 7, column: 'ledgers' });
+    expect(locateIssue(stored, { attr: 'customers', code: 'customer_with_unknown_occupier', detail: 'x' })).not.toHaveProperty('column');
+    expect(locateIssue(stored, { attr: '', code: 'account_failed_validation', detail: 'x' })).toEqual({ file: 'accounts.csv', line: 7, externalAccountNumber: 'A', code: 'account_failed_validation', message: 'x' });
+  });
+
+  it('locates the issues of a post-import request through originsOfItems', () => {
+    const items = [{ origin: { file: 'notes.csv', line: 2 } }, { origin: { file: 'notes.csv', line: 5 } }];
+    const located = locateIssue({ externalAccountNumber: 'A', origins: originsOfItems('notes', items) }, { attr: 'notes.1.unpin_at', code: 'note_unpin_at_earlier_than_creation_date', detail: 'x' });
+    expect(located).toMatchObject({ file: 'notes.csv', line: 5, column: 'unpin_at', attr: 'notes.1.unpin_at' });
+  });
+});

@@ -1,0 +1,124 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { InputError, UsageError } from '../../src/errors.js';
+import { findExportFiles, readCsv, readJsonArray, readNdjson } from '../../src/sources/index.js';
+
+function tempFile(name: string, content: string | Buffer): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'migrate-sources-'));
+  const file = path.join(dir, name);
+  writeFileSync(file, content);
+  return file;
+}
+
+async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
+  const items: T[] = [];
+  for await (const item of iterable) items.push(item);
+  return items;
+}
+
+async function failure(promise: Promise<unknown>): Promise<InputError> {
+  const error = await promise.then(() => undefined, (caught: unknown) => caught);
+  expect(error).toBeInstanceOf(InputError);
+  return error as InputError;
+}
+
+const csv = (content: string | Buffer, options: { delimiter?: string; encoding?: string } = {}) =>
+  collect(readCsv(tempFile('t.csv', content), { file: 't.csv', delimiter: options.delimiter ?? ',', encoding: options.encoding ?? 'utf8' }));
+
+describe('CSV reader', () => {
+  it('gives every row its 1-based starting line: BOM, CRLF, quoted newlines, blank lines, mixed endings', async () => {
+    const rows = await csv('\uFEFFa,b\r\n1,"x\r\ny"\r\n\r\n3,4\n\n5,"p\nq\nr"\n6,"say ""hi"""');
+    expect(rows).toEqual([
+      { line: 1, cells: ['a', 'b'] },
+      { line: 2, cells: ['1', 'x\r\ny'] },
+      { line: 5, cells: ['3', '4'] },
+      { line: 7, cells: ['5', 'p\nq\nr'] },
+      { line: 10, cells: ['6', 'say "hi"'] },
+    ]);
+  });
+
+  it('reads other delimiters and windows-1252 text', async () => {
+    const rows = await csv(Buffer.from('name;town\r\nAm\xe9lie;K\xf6ln\r\n', 'latin1'), { delimiter: ';', encoding: 'windows-1252' });
+    expect(rows[1]).toEqual({ line: 2, cells: ['Amélie', 'Köln'] });
+  });
+
+  it('refuses a quote that is never closed, naming the line', async () => {
+    const error = await failure(csv('a,b\n1,2\n3,"open\n4,5\n'));
+    expect(error.message).toMatch(/^t\.csv:\d+: cannot be parsed as CSV: a quoted field is never closed/);
+  });
+
+  it('refuses a stray quote inside a field', async () => {
+    const error = await failure(csv('a,b\n1,2\n3,x"y"z\n'));
+    expect(error.line).toBe(3);
+    expect(error.message).toContain('a quote " appears inside an unquoted field');
+  });
+
+  it('refuses text that is not UTF-8, naming the line and the encoding option', async () => {
+    const error = await failure(csv(Buffer.concat([Buffer.from('a,b\n1,2\n'), Buffer.from('3,Am\xe9lie\n', 'latin1')])));
+    expect(error.line).toBe(3);
+    expect(error.message).toContain('set "encoding" in the mapping file');
+  });
+
+  it('refuses binary data', async () => {
+    const error = await failure(csv(Buffer.from([0x61, 0x2c, 0x62, 0x0a, 0x00, 0x01, 0x02, 0x0a])));
+    expect(error.line).toBe(2);
+    expect(error.message).toContain('binary data');
+  });
+});
+
+describe('JSON and NDJSON readers', () => {
+  it('streams the objects of a JSON array with the line each starts on', async () => {
+    const file = tempFile('a.json', '\uFEFF[\n  {"a": "x]}"},\n  {\n    "b": {"c": [1, 2]}\n  }\n]\n');
+    expect(await collect(readJsonArray(file, { file: 'a.json', encoding: 'utf8' }))).toEqual([
+      { line: 2, object: { a: 'x]}' } },
+      { line: 3, object: { b: { c: [1, 2] } } },
+    ]);
+  });
+
+  it('refuses a truncated JSON array, a non-array and a non-object element', async () => {
+    const truncated = tempFile('a.json', '[\n {"a": 1},\n {"b": 2');
+    expect((await failure(collect(readJsonArray(truncated, { file: 'a.json', encoding: 'utf8' })))).message).toBe('a.json:3: ends before its JSON array is closed (truncated file?)');
+    const object = tempFile('a.json', '{"a": 1}');
+    expect((await failure(collect(readJsonArray(object, { file: 'a.json', encoding: 'utf8' })))).message).toContain('is not a JSON array');
+    const scalar = tempFile('a.json', '[{"a": 1}, 3]');
+    expect((await failure(collect(readJsonArray(scalar, { file: 'a.json', encoding: 'utf8' })))).message).toContain('record 2 is not a JSON object');
+  });
+
+  it('reads NDJSON line by line, skipping blank lines, and names a broken line', async () => {
+    const file = tempFile('n.ndjson', '{"a": 1}\r\n\n{"b": 2}\n');
+    expect(await collect(readNdjson(file, { file: 'n.ndjson', encoding: 'utf8' }))).toEqual([{ line: 1, object: { a: 1 } }, { line: 3, object: { b: 2 } }]);
+    const broken = tempFile('n.ndjson', '{"a": 1}\n{"b": \n');
+    const error = await failure(collect(readNdjson(broken, { file: 'n.ndjson', encoding: 'utf8' })));
+    expect(error.line).toBe(2);
+    expect(error.message).toContain('line 2 is not valid JSON');
+  });
+});
+
+describe('finding the export files', () => {
+  const dirWith = (...names: string[]): string => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'migrate-files-'));
+    for (const name of names) writeFileSync(path.join(dir, name), 'external_account_number\n');
+    return dir;
+  };
+
+  it('recognises base names case-insensitively, accounts first, and lists other files as not read', async () => {
+    const found = await findExportFiles(dirWith('Notes.NDJSON', 'ACCOUNTS.csv', 'customers.jsonl', 'readme.txt', 'migrate.config.json'));
+    expect(found.files.map((file) => [file.file, file.kind, file.format])).toEqual([
+      ['ACCOUNTS.csv', 'accounts', 'csv'], ['customers.jsonl', 'customers', 'ndjson'], ['Notes.NDJSON', 'notes', 'ndjson'],
+    ]);
+    expect(found.ignored).toEqual(['readme.txt']);
+  });
+
+  it('refuses two formats of one base name, naming both', async () => {
+    const error = await failure(findExportFiles(dirWith('accounts.csv', 'accounts.json')));
+    expect(error.message).toContain('accounts.json');
+    expect(error.message).toContain('accounts.csv');
+  });
+
+  it('refuses a directory without an accounts file, and a missing directory', async () => {
+    expect((await failure(findExportFiles(dirWith('customers.csv')))).message).toContain('has no accounts file');
+    await expect(findExportFiles('/nonexistent/export')).rejects.toBeInstanceOf(UsageError);
+  });
+});

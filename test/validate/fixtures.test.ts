@@ -1,0 +1,82 @@
+import { parse } from 'csv-parse/sync';
+import { readFileSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { build, migrate, root } from './helpers.js';
+
+// The real binary against the three fixture exports (issue 4 "Done when").
+
+interface ErrorRow {
+  file: string;
+  line: number;
+  column: string | null;
+  attr: string | null;
+  external_account_number: string | null;
+  code: string;
+  message: string;
+}
+
+const fixture = (name: string): string => path.join(root, 'fixtures', name);
+const key = (row: Omit<ErrorRow, 'message'>): string => JSON.stringify([row.file, row.line, row.column, row.attr, row.external_account_number, row.code]);
+
+beforeAll(build);
+
+describe('migrate validate on the fixtures', () => {
+  it('passes fixtures/sample clean: exit 0, every account valid', () => {
+    const result = migrate(['validate', fixture('sample'), '--json']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ ok: true, accounts: { total: 50, valid: 50, invalid: 0 }, errors: [] });
+  });
+
+  it('passes fixtures/legacy clean with its mapping file (found in the export directory)', () => {
+    const result = migrate(['validate', fixture('legacy')]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('8 account(s): 8 valid, 0 invalid; 0 error(s).');
+    expect(result.stdout).toContain(`with mapping ${path.join(fixture('legacy'), 'migrate.config.json')}`);
+  });
+
+  it('fails fixtures/legacy without its mapping file, with located errors', () => {
+    const result = migrate(['validate', fixture('legacy'), '--config', path.join(fixture('sample'), 'accounts.csv')]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/accounts\.csv: not valid JSON/);
+  });
+
+  it('reports exactly the planted errors of fixtures/invalid: file, line, column, attr, account and code', () => {
+    const result = migrate(['validate', fixture('invalid'), '--json']);
+    expect(result.code).toBe(1);
+    const report = JSON.parse(result.stdout) as { ok: boolean; accounts: { total: number; valid: number; invalid: number }; errors: ErrorRow[] };
+    const expected = (JSON.parse(readFileSync(path.join(fixture('invalid'), 'expectations.json'), 'utf8')) as { errors: ErrorRow[] }).errors;
+    expect(report.ok).toBe(false);
+    expect(report.errors.map(key).sort()).toEqual(expected.map(key).sort());
+    for (const error of report.errors) expect(error.message.length).toBeGreaterThan(10);
+    const accounts = new Set(readFileSync(path.join(fixture('invalid'), 'accounts.csv'), 'utf8').split('\n').slice(1).filter(Boolean).map((line) => line.split(',')[0]));
+    const invalid = new Set(expected.map((error) => error.external_account_number).filter((number): number is string => number !== null && accounts.has(number)));
+    expect(report.accounts).toEqual({ total: accounts.size, valid: accounts.size - invalid.size, invalid: invalid.size });
+  });
+
+  it('prints a readable report grouped by account, with counts per code', () => {
+    const result = migrate(['validate', fixture('invalid')]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('Account INV-PHONE:\n  customers.csv:3 mobile (customers.0.mobile)  invalid_phone_number  abcde is not a valid phone number');
+    expect(result.stdout).toContain('Export files:\n  accounts.csv:1 legacy_flag  unknown_column');
+    expect(result.stdout).toMatch(/1 post-import record\(s\) for 1 account\(s\) not in this export \(INV-LATER\): allowed/);
+    expect(result.stdout).toMatch(/\n\s+2 {2}account_not_in_accounts_file\n/);
+    expect(result.stdout).toContain('NOT OK');
+  });
+
+  it('writes --errors-csv with the same rows as --json, readable by its owner only', () => {
+    const file = path.join(os.tmpdir(), `migrate-errors-${process.pid}.csv`);
+    try {
+      const result = migrate(['validate', fixture('invalid'), '--json', '--errors-csv', file]);
+      expect(result.code).toBe(1);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      const rows = parse(readFileSync(file), { columns: true }) as Array<Record<string, string>>;
+      const json = (JSON.parse(result.stdout) as { errors: ErrorRow[] }).errors;
+      expect(rows.map((row) => ({ ...row, line: Number(row['line']), column: row['column'] || null, attr: row['attr'] || null, external_account_number: row['external_account_number'] || null }))).toEqual(json);
+    } finally {
+      rmSync(file, { force: true });
+    }
+  });
+});

@@ -1,0 +1,38 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const bin = path.join(root, 'bin', 'migrate.js');
+
+/** Compiles src into dist once per test file (the real binary runs dist); others' half-done files may not compile, which only matters if ours are missing. */
+export function build(): void {
+  try {
+    execFileSync(path.join(root, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.build.json'], { cwd: root, stdio: 'pipe' });
+  } catch {
+    // tsc still emits when some file has type errors.
+  }
+  if (!existsSync(path.join(root, 'dist', 'cli', 'validate.js'))) throw new Error('dist/cli/validate.js missing after the build');
+}
+
+export interface RunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function migrate(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): RunResult {
+  const env = { ...process.env, ...options.env };
+  if (!options.env || !('MIGRATE_SUPPLIER' in options.env)) delete env['MIGRATE_SUPPLIER'];
+  const result = spawnSync(process.execPath, [bin, ...args], { cwd: options.cwd ?? root, env, encoding: 'utf8' });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** A temporary export directory holding `files` (name -> content). */
+export function exportDir(files: Record<string, string | Buffer>): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'migrate-validate-test-'));
+  for (const [name, content] of Object.entries(files)) writeFileSync(path.join(dir, name), content);
+  return dir;
+}
