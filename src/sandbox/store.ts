@@ -3,7 +3,7 @@ import type { SupplierStatus } from './options.js';
 import { type LatestError, type PostImportData, type ProcessRecord } from './records.js';
 
 // The import processes and their asynchronous life (spec "Account import process"):
-// create -> PENDING -> IN_PROGRESS (half of processingMs) -> PROCESSED | ERRORED (processingMs).
+// create -> PENDING -> IN_PROGRESS (half of processingMs) -> PROCESSED | ERRORED | CANCELLED (processingMs).
 // No timer per account: processes wait in two FIFO queues (their due times grow with creation
 // time) and every read advances the queues to "now", so what a request sees is exact.
 
@@ -95,7 +95,7 @@ export class ProcessStore {
     let record = processes.get(externalAccountNumber);
     if (!record) {
       record = {
-        supplier, externalAccountNumber, status: 'PENDING', createdAt: now, modifiedAt: now, generation: 0, willError: null,
+        supplier, externalAccountNumber, status: 'PENDING', createdAt: now, modifiedAt: now, generation: 0, fate: null,
         latestError: null, accountNumber: null, accountCreatedAt: null, createRequestsAccepted: 0, payload: undefined, post: undefined,
       };
       processes.set(externalAccountNumber, record);
@@ -105,7 +105,7 @@ export class ProcessStore {
     record.createRequestsAccepted++;
     Object.assign(record, { status: 'PENDING', createdAt: now, modifiedAt: now, latestError: null });
     record.payload = this.#settings.retainPayloads ? payload : undefined;
-    record.willError = this.#errorFor(record);
+    record.fate = this.#fateOf(record);
     const { processingMs } = this.#settings;
     if (processingMs <= 0) this.#finish(record, now);
     else {
@@ -115,8 +115,9 @@ export class ProcessStore {
     return record;
   }
 
-  #errorFor(record: ProcessRecord): LatestError | null {
+  #fateOf(record: ProcessRecord): LatestError | 'CANCELLED' | null {
     if (record.externalAccountNumber.startsWith('ERR-')) return FORCED_ERROR;
+    if (record.externalAccountNumber.startsWith('CANCEL-')) return 'CANCELLED';
     const share = hashShare(this.#settings.seed, 'errored', record.supplier, record.externalAccountNumber, record.createRequestsAccepted);
     return share < this.#settings.erroredShare ? RANDOM_ERROR : null;
   }
@@ -152,9 +153,13 @@ export class ProcessStore {
   #finish(record: ProcessRecord, at: number): void {
     if (record.status !== 'PENDING' && record.status !== 'IN_PROGRESS') return;
     record.modifiedAt = at;
-    if (record.willError) {
+    if (record.fate === 'CANCELLED') {
+      record.status = 'CANCELLED';
+      return;
+    }
+    if (record.fate) {
       record.status = 'ERRORED';
-      record.latestError = record.willError;
+      record.latestError = record.fate;
       return;
     }
     record.status = 'PROCESSED';

@@ -109,6 +109,17 @@ describe('create and the asynchronous process', () => {
     expect(s.sandbox.inspect.account('ACME', 'ERR-1')).toMatchObject({ status: 'ERRORED', createRequestsAccepted: 2 });
   });
 
+  it('ends CANCELLED (latest_error null) for an external account number starting CANCEL-; v1 UNKNOWN; pending in the lists', async () => {
+    const s = await open();
+    await s.importAccount('CANCEL-1');
+    expect((await v2(s, 'CANCEL-1')).body).toMatchObject({ status: 'CANCELLED', platform_identifier: null, latest_error: null });
+    expect((await v1(s, 'CANCEL-1')).body).toEqual({ status: 'UNKNOWN', platform_account_number: '' });
+    expect((await s.get('/v1/data-import/pending-account-import-processes/ACME/')).body).toEqual([
+      { external_account_number: 'CANCEL-1', platform_account_number: null, account_created_at: null },
+    ]);
+    expect((await s.post('/v2/data-import/accounts/', { payload: account('CANCEL-1') })).status).toBe(201);
+  });
+
   it('ends a seeded share of accounts ERRORED, the same ones for the same seed', async () => {
     const run = async (seed: number) => {
       const s = await openSession({ erroredShare: 0.3, seed });
