@@ -1,5 +1,5 @@
 import { parse } from 'csv-parse/sync';
-import { readFileSync, rmSync, statSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -37,10 +37,16 @@ describe('migrate validate on the fixtures', () => {
     expect(result.stdout).toContain(`with mapping ${path.join(fixture('legacy'), 'migrate.config.json')}`);
   });
 
-  it('fails fixtures/legacy without its mapping file, with located errors', () => {
-    const result = migrate(['validate', fixture('legacy'), '--config', path.join(fixture('sample'), 'accounts.csv')]);
-    expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/accounts\.csv: not valid JSON/);
+  it('refuses fixtures/legacy without its mapping file: its windows-1252 accounts file is not UTF-8 (exit 2)', () => {
+    const empty = path.join(os.tmpdir(), `migrate-empty-config-${process.pid}.json`);
+    writeFileSync(empty, '{}');
+    try {
+      const result = migrate(['validate', fixture('legacy'), '--config', empty]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toBe('migrate: accounts.csv:2: is not valid utf8 text. If the export uses another encoding (latin1, windows-1252), set "encoding" in the mapping file.\n');
+    } finally {
+      rmSync(empty, { force: true });
+    }
   });
 
   it('reports exactly the planted errors of fixtures/invalid: file, line, column, attr, account and code', () => {
