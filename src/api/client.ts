@@ -53,9 +53,10 @@ export class CallRunner {
       concurrency: options.concurrency,
       maxRequestsPerSecond: options.maxRequestsPerSecond,
       recoveryIntervalMs: options.recoveryIntervalMs,
+      pauseWithoutHintMs: options.rateLimitPauseMs,
       clock: options.clock,
       sleep: options.sleep,
-      onChange: (change) => this.#emit({ type: 'limit_changed', ...change, rateLimit: Number.isFinite(change.rateLimit) ? change.rateLimit : null }),
+      onChange: (change) => this.#emit({ type: 'limit_changed', ...change }),
     });
     this.#tokens = new TokenManager({
       credentials: options.credentials,

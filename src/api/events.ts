@@ -24,8 +24,8 @@ export type ClientEvent =
       reason: 'rate_limited' | 'recovered';
       concurrencyLimit: number;
       previousConcurrencyLimit: number;
-      /** Request starts per second allowed now; null = no cap. */
-      rateLimit: number | null;
+      /** Epoch ms until which no request starts (the Retry-After pause). */
+      pausedUntil: number;
     }
   /** A new access token was obtained. */
   | { type: 'token_renewed'; reason: 'initial' | 'expiring' | 'unauthorized'; via: 'api_key' | 'refresh_token'; expiresAt: number | undefined }

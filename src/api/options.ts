@@ -43,6 +43,8 @@ export interface ClientOptions {
   renewMarginMs?: number;
   /** After a 429, one recovery step (+1 concurrency) per this interval. Default 2 s. */
   recoveryIntervalMs?: number;
+  /** Whole-client pause after a 429 without a usable Retry-After. Default 1 s. */
+  rateLimitPauseMs?: number;
   /** Refuse to send a body with undocumented fields (checked with the request schemas). Default true. */
   checkRequests?: boolean;
   /** Retries, rate limiting, limit changes and token renewals; never carries a secret. */
@@ -64,6 +66,7 @@ export interface ResolvedClientOptions {
   headerForm: HeaderForm;
   renewMarginMs: number;
   recoveryIntervalMs: number;
+  rateLimitPauseMs: number;
   checkRequests: boolean;
   onEvent: (event: ClientEvent) => void;
   clock: Clock;
@@ -79,6 +82,7 @@ const DEFAULTS = {
   headerForm: 'bare',
   renewMarginMs: 60_000,
   recoveryIntervalMs: 2_000,
+  rateLimitPauseMs: 1_000,
 } as const;
 
 /** `label` names what the user set: a client option, or a flag/variable when called from src/config. */
@@ -156,6 +160,7 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
     headerForm,
     renewMarginMs: nonNegative('renewMarginMs', options.renewMarginMs ?? DEFAULTS.renewMarginMs),
     recoveryIntervalMs: nonNegative('recoveryIntervalMs', options.recoveryIntervalMs ?? DEFAULTS.recoveryIntervalMs),
+    rateLimitPauseMs: nonNegative('rateLimitPauseMs', options.rateLimitPauseMs ?? DEFAULTS.rateLimitPauseMs),
     checkRequests: options.checkRequests ?? true,
     onEvent: options.onEvent ?? (() => undefined),
     clock: options.clock ?? { now: () => Date.now() },

@@ -1,9 +1,11 @@
 // The client's one gate for requests (issue 3 "A shared rate limiter"): at most `limit` requests
-// in flight, at most `rate` starts per second, and a client-wide pause. A 429 halves the
-// concurrency limit and caps the rate below what the service accepted in the last second (once
-// per window: answers to requests started before the last cut carry no news), and pauses every start for the Retry-After; both recover slowly (AIMD, as
-// TCP does; octokit's throttling pauses the whole client the same way). The spec publishes no
-// rate limit ("Limits: not shown"), so the client learns it from the 429s.
+// in flight, at most the configured starts per second, and a client-wide pause. A 429 halves the
+// concurrency limit (once per window: answers to requests started before the last cut carry no
+// news) and pauses every start for the Retry-After (octokit's throttling pauses the whole client
+// the same way); the limit recovers by one per interval without 429s (AIMD, as TCP does). The
+// spec publishes no rate limit ("Limits: not shown"), so the client learns it from the 429s.
+// The rate itself is not adapted: injected or sporadic 429s would starve it, and the pause plus
+// the smaller concurrency already bring the pace under what the service accepts.
 
 export interface Clock {
   now(): number;
@@ -16,7 +18,7 @@ export interface LimiterOptions {
   concurrency: number;
   /** The configured cap of request starts per second; undefined = none. */
   maxRequestsPerSecond?: number | undefined;
-  /** Time between recovery steps (+1 concurrency, rate x1.25) after the last 429. */
+  /** Time between recovery steps (+1 concurrency) after the last 429. */
   recoveryIntervalMs?: number;
   /** Whole-client pause after a 429 that gave no Retry-After. */
   pauseWithoutHintMs?: number;
@@ -29,8 +31,7 @@ export interface LimitChange {
   reason: 'rate_limited' | 'recovered';
   concurrencyLimit: number;
   previousConcurrencyLimit: number;
-  /** Current cap of starts per second (Infinity = none). */
-  rateLimit: number;
+  /** Epoch ms until which no request starts. */
   pausedUntil: number;
 }
 
@@ -39,7 +40,8 @@ export interface LimiterSnapshot {
   maxConcurrency: number;
   inFlight: number;
   queued: number;
-  rateLimit: number;
+  /** The configured cap of starts per second, or null for none. */
+  maxRequestsPerSecond: number | null;
   pausedUntil: number;
 }
 
@@ -52,24 +54,17 @@ export interface Ticket {
 
 export type ReleaseSignal = 'success' | 'rate_limited' | 'failure';
 
-const BUCKET_MS = 100;
-/** After a 429 the rate cap goes to this share of the accepted rate. */
-const RATE_CUT = 0.7;
-const BUCKETS = 10;
-
 export class AdaptiveLimiter {
   readonly #max: number;
-  readonly #configuredRate: number;
+  readonly #intervalMs: number;
   readonly #recoveryMs: number;
   readonly #pauseWithoutHintMs: number;
   readonly #clock: Clock;
   readonly #sleep: Sleep;
   readonly #onChange: ((change: LimitChange) => void) | undefined;
   readonly #queue: Array<(ticket: Ticket) => void> = [];
-  readonly #bucketAt = new Array<number>(BUCKETS).fill(-1);
-  readonly #bucketCount = new Array<number>(BUCKETS).fill(0);
+  readonly #rate: number | undefined;
   #limit: number;
-  #rate: number;
   #inFlight = 0;
   #pausedUntil = 0;
   #nextStartAt = 0;
@@ -80,8 +75,8 @@ export class AdaptiveLimiter {
   constructor(options: LimiterOptions) {
     this.#max = options.concurrency;
     this.#limit = options.concurrency;
-    this.#configuredRate = options.maxRequestsPerSecond ?? Number.POSITIVE_INFINITY;
-    this.#rate = this.#configuredRate;
+    this.#rate = options.maxRequestsPerSecond;
+    this.#intervalMs = options.maxRequestsPerSecond === undefined ? 0 : 1000 / options.maxRequestsPerSecond;
     this.#recoveryMs = options.recoveryIntervalMs ?? 2000;
     this.#pauseWithoutHintMs = options.pauseWithoutHintMs ?? 1000;
     this.#clock = options.clock;
@@ -101,10 +96,7 @@ export class AdaptiveLimiter {
     this.#inFlight -= 1;
     const now = this.#clock.now();
     if (signal === 'rate_limited') this.#onRateLimited(ticket, now, retryAfterMs);
-    else if (signal === 'success') {
-      this.#countSuccess(now);
-      this.#maybeRecover(now);
-    }
+    else if (signal === 'success') this.#maybeRecover(now);
     this.#pump();
   }
 
@@ -114,7 +106,7 @@ export class AdaptiveLimiter {
       maxConcurrency: this.#max,
       inFlight: this.#inFlight,
       queued: this.#queue.length,
-      rateLimit: this.#rate,
+      maxRequestsPerSecond: this.#rate ?? null,
       pausedUntil: this.#pausedUntil,
     };
   }
@@ -129,7 +121,8 @@ export class AdaptiveLimiter {
       }
       const resolve = this.#queue.shift() as (ticket: Ticket) => void;
       this.#inFlight += 1;
-      if (Number.isFinite(this.#rate)) this.#nextStartAt = Math.max(this.#nextStartAt, now) + 1000 / this.#rate;
+      // Strict spacing (a token bucket of one): a late timer is not made up for, so no burst ever exceeds the cap.
+      if (this.#intervalMs > 0) this.#nextStartAt = Math.max(this.#nextStartAt, now) + this.#intervalMs;
       resolve({ startedAt: now, generation: this.#generation });
     }
   }
@@ -149,55 +142,20 @@ export class AdaptiveLimiter {
     if (ticket.generation < this.#generation) return;
     const previous = this.#limit;
     this.#limit = Math.max(1, Math.floor(this.#limit / 2));
-    // What the service accepted in the last second is its capacity now; go below it. Without
-    // successes to measure, allow as many starts per second as the new concurrency limit.
-    const accepted = this.#acceptedRate(now);
-    this.#rate = accepted > 0 ? Math.max(1, Math.min(this.#rate, accepted * RATE_CUT)) : Math.min(this.#rate, Math.max(1, this.#limit));
     this.#generation += 1;
     this.#lastStepAt = now;
     this.#emit('rate_limited', previous);
   }
 
   #maybeRecover(now: number): void {
-    if (now - this.#lastStepAt < this.#recoveryMs) return;
-    if (this.#limit >= this.#max && this.#rate >= this.#configuredRate) return;
+    if (this.#limit >= this.#max || now - this.#lastStepAt < this.#recoveryMs) return;
     const previous = this.#limit;
-    this.#limit = Math.min(this.#max, this.#limit + 1);
-    this.#rate *= 1.25;
-    // Once the cap is well above what is being sent it binds nothing: back to the configured one.
-    if (this.#rate >= this.#configuredRate || this.#rate > 2 * this.#acceptedRate(now) + 1) this.#rate = this.#configuredRate;
+    this.#limit += 1;
     this.#lastStepAt = now;
     this.#emit('recovered', previous);
   }
 
   #emit(reason: LimitChange['reason'], previous: number): void {
-    this.#onChange?.({
-      reason,
-      concurrencyLimit: this.#limit,
-      previousConcurrencyLimit: previous,
-      rateLimit: this.#rate,
-      pausedUntil: this.#pausedUntil,
-    });
-  }
-
-  #countSuccess(now: number): void {
-    const slot = Math.floor(now / BUCKET_MS);
-    const index = slot % BUCKETS;
-    if (this.#bucketAt[index] !== slot) {
-      this.#bucketAt[index] = slot;
-      this.#bucketCount[index] = 0;
-    }
-    this.#bucketCount[index] = (this.#bucketCount[index] ?? 0) + 1;
-  }
-
-  /** Successful requests per second over the last second. */
-  #acceptedRate(now: number): number {
-    const slot = Math.floor(now / BUCKET_MS);
-    let total = 0;
-    for (let index = 0; index < BUCKETS; index += 1) {
-      const at = this.#bucketAt[index] ?? -1;
-      if (at > slot - BUCKETS && at <= slot) total += this.#bucketCount[index] ?? 0;
-    }
-    return total * (1000 / (BUCKET_MS * BUCKETS));
+    this.#onChange?.({ reason, concurrencyLimit: this.#limit, previousConcurrencyLimit: previous, pausedUntil: this.#pausedUntil });
   }
 }

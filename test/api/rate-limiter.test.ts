@@ -55,14 +55,9 @@ describe('AdaptiveLimiter', () => {
     await time.advance(1999);
     expect(started).toHaveLength(8);
     await time.advance(1);
-    expect(started.length).toBeGreaterThan(8);
-    // No success was seen to measure the service by: the rate cap is the new limit per second, so
-    // the next starts are spaced 250 ms.
-    expect(limiter.snapshot().rateLimit).toBe(4);
-    await time.advance(1000);
     expect(started).toHaveLength(12);
     expect(limiter.snapshot().inFlight).toBe(4);
-    expect(Math.min(...started.slice(8).map((ticket) => ticket.startedAt))).toBe(2000);
+    expect(started.slice(8).map((ticket) => ticket.startedAt)).toEqual([2000, 2000, 2000, 2000]);
   });
 
   it('repeated 429s go down to one request at a time, and no lower', async () => {
@@ -95,26 +90,5 @@ describe('AdaptiveLimiter', () => {
     }
     expect(limits).toEqual([4, 5, 6, 7, 8, 8, 8, 8]);
     expect(changes.filter((change) => change.reason === 'recovered')).toHaveLength(4);
-  });
-
-  it('a 429 also lowers the rate cap below what the service accepted, and the cap recovers', async () => {
-    const { time, limiter, started, request } = setup({ concurrency: 50, recoveryIntervalMs: 1000 });
-    // 20 requests within 100 ms: an observed 20 per second
-    for (let index = 0; index < 20; index += 1) {
-      void request();
-      await flush();
-      limiter.release(started[started.length - 1] as Ticket, 'success');
-    }
-    void request();
-    await flush();
-    limiter.release(started[started.length - 1] as Ticket, 'rate_limited', 1);
-    const cut = limiter.snapshot().rateLimit;
-    expect(cut).toBeGreaterThan(0);
-    expect(cut).toBeLessThanOrEqual(20 * 0.7);
-    await time.advance(1000);
-    void request();
-    await time.advance(200);
-    limiter.release(started[started.length - 1] as Ticket, 'success');
-    expect(limiter.snapshot().rateLimit).toBeGreaterThan(cut);
   });
 });
