@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { TokenIssuer } from './auth.js';
 import { FaultInjector } from './faults.js';
@@ -33,34 +33,41 @@ export interface RunningSandbox {
   control: SandboxControl;
 }
 
-/** Starts the sandbox (127.0.0.1, a free port by default). Throws a RangeError for a bad option. */
-export async function startSandbox(options: Partial<SandboxOptions> = {}): Promise<RunningSandbox> {
-  const resolved = resolveSandboxOptions(options);
-  const runtime: SandboxRuntime = {
-    options: resolved,
-    store: new ProcessStore(resolved.suppliers, resolved),
-    issuer: new TokenIssuer(resolved.tokenTtlSeconds, resolved.refreshTtlSeconds),
-    faults: new FaultInjector(resolved, resolved.seed),
-    log: new RequestLog(resolved.recordRequests),
+function createRuntime(options: SandboxOptions): SandboxRuntime {
+  return {
+    options,
+    store: new ProcessStore(options.suppliers, options),
+    issuer: new TokenIssuer(options.tokenTtlSeconds, options.refreshTtlSeconds),
+    faults: new FaultInjector(options, options.seed),
+    log: new RequestLog(options.recordRequests),
     flakyCounts: new Map(),
     timers: new Set(),
   };
+}
+
+function listen(server: Server, port: number, host: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      const address = server.address() as AddressInfo;
+      resolve(`http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`);
+    });
+  });
+}
+
+/** Starts the sandbox (127.0.0.1, a free port by default). Throws a RangeError for a bad option. */
+export async function startSandbox(options: Partial<SandboxOptions> = {}): Promise<RunningSandbox> {
+  const resolved = resolveSandboxOptions(options);
+  const runtime = createRuntime(resolved);
   const server = createServer({ keepAlive: true }, createRequestListener(runtime));
   // Above undici's keep-alive (4 s) so the server never closes a socket the client is about to reuse.
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(resolved.port, resolved.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = await listen(server, resolved.port, resolved.host);
   let closing: Promise<void> | undefined;
   return {
-    url: `http://${host}:${address.port}`,
+    url,
     apiKey: resolved.apiKey,
     options: resolved,
     inspect: createInspector(runtime),
