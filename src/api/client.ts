@@ -163,8 +163,10 @@ export class CallRunner {
     return this.#transport.send({ endpoint: call.name, method: call.method, path: call.path, headers, body });
   }
 
-  #interpret<T>(call: EndpointCall<T>, response: ServiceResponse): { ok: true; value: T } | { ok: false; error: ApiError } {
-    if (response.status >= 200 && response.status < 300) return { ok: true, value: call.success(response) };
+  #interpret<T>(call: EndpointCall<T>, answer: ServiceResponse): { ok: true; value: T } | { ok: false; error: ApiError } {
+    if (answer.status >= 200 && answer.status < 300) return { ok: true, value: call.success(answer) };
+    // Error bodies become messages and outcome values that people read: scrub them first.
+    const response = { ...answer, body: this.#redactor.redactDeep(answer.body) };
     const error = errorFromResponse(response, {
       endpoint: call.name,
       write: call.method !== 'GET' && call.safety !== 'idempotent',

@@ -20,6 +20,17 @@ export class Redactor {
     return result;
   }
 
+  /** A copy of a parsed JSON value with every string redacted (for error bodies: small, and read by people). */
+  redactDeep(value: unknown): unknown {
+    if (this.#secrets.size === 0) return value;
+    if (typeof value === 'string') return this.redact(value);
+    if (Array.isArray(value)) return value.map((item) => this.redactDeep(item));
+    if (typeof value === 'object' && value !== null) {
+      return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, this.redactDeep(item)]));
+    }
+    return value;
+  }
+
   /** Scrubs an error's message and its whole `cause` chain in place; returns it. */
   scrubError<T>(error: T): T {
     let current: unknown = error;

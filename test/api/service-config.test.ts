@@ -1,0 +1,83 @@
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadServiceConfig, registerServiceOptions, serviceClientOptions, type ServiceFlags } from '../../src/config/service.js';
+import { UsageError } from '../../src/errors.js';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'migrate-service-'));
+  await writeFile(join(dir, 'key.txt'), 'file-key-123456\nignored second line\n', { mode: 0o600 });
+  await writeFile(join(dir, 'open-key.txt'), 'open-key-123456\n');
+  await chmod(join(dir, 'open-key.txt'), 0o644);
+  await writeFile(join(dir, 'empty.txt'), '\n', { mode: 0o600 });
+  await writeFile(join(dir, 'token.txt'), 'pre-obtained-token\n', { mode: 0o600 });
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+const load = (flags: ServiceFlags, env: NodeJS.ProcessEnv = {}) => loadServiceConfig({ flags, env, cwd: dir });
+const url = 'https://api.example.energy';
+
+describe('loadServiceConfig', () => {
+  it('the key from MIGRATE_API_KEY; base URL from the flag, else MIGRATE_BASE_URL', async () => {
+    const config = await load({ baseUrl: url }, { MIGRATE_API_KEY: 'env-key-123456' });
+    expect(config).toMatchObject({ baseUrl: url, credentialSource: 'MIGRATE_API_KEY', warnings: [] });
+    expect(config.credentials).toEqual({ apiKey: 'env-key-123456', token: undefined });
+    const fromEnv = await load({}, { MIGRATE_API_KEY: 'env-key-123456', MIGRATE_BASE_URL: 'http://127.0.0.1:9000' });
+    expect(fromEnv.baseUrl).toBe('http://127.0.0.1:9000');
+  });
+
+  it('--api-key-file wins over the environment; first line, trimmed; relative to cwd', async () => {
+    const config = await load({ baseUrl: url, apiKeyFile: 'key.txt' }, { MIGRATE_API_KEY: 'env-key-123456' });
+    expect(config.credentials.apiKey).toBe('file-key-123456');
+    expect(config.credentialSource).toBe('--api-key-file key.txt');
+  });
+
+  it('a key file others can read gives a warning', async () => {
+    const config = await load({ baseUrl: url, apiKeyFile: 'open-key.txt' });
+    expect(config.warnings).toEqual([expect.stringMatching(/chmod 600 open-key\.txt/)]);
+  });
+
+  it('a pre-obtained token, alone or with a key', async () => {
+    expect((await load({ baseUrl: url }, { MIGRATE_TOKEN: 'env-token-123' })).credentials).toEqual({ token: 'env-token-123' });
+    const both = await load({ baseUrl: url, tokenFile: 'token.txt' }, { MIGRATE_API_KEY: 'env-key-123456' });
+    expect(both.credentials).toEqual({ apiKey: 'env-key-123456', token: 'pre-obtained-token' });
+    expect(both.credentialSource).toBe('MIGRATE_API_KEY + --token-file token.txt');
+  });
+
+  it.each([
+    [{ baseUrl: url }, {}, /no credentials.*MIGRATE_API_KEY.*--api-key-file/],
+    [{}, { MIGRATE_API_KEY: 'k-123456' }, /no service URL.*--base-url/],
+    [{ baseUrl: 'http://api.example.energy' }, { MIGRATE_API_KEY: 'k-123456' }, /--base-url: expected an https URL/],
+    [{}, { MIGRATE_API_KEY: 'k-123456', MIGRATE_BASE_URL: 'http://10.0.0.1' }, /MIGRATE_BASE_URL: expected an https URL/],
+    [{ baseUrl: url, apiKeyFile: 'missing.txt' }, {}, /--api-key-file missing\.txt: cannot read the file \(ENOENT\)/],
+    [{ baseUrl: url, apiKeyFile: 'empty.txt' }, {}, /--api-key-file empty\.txt: the file is empty/],
+    [{ baseUrl: url, headerForm: 'Bearer' }, { MIGRATE_API_KEY: 'k-123456' }, /--header-form: expected "bare" or "token"/],
+  ] as Array<[ServiceFlags, NodeJS.ProcessEnv, RegExp]>)('refuses %j %j', async (flags, env, message) => {
+    const error = await load(flags, env).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toMatch(message);
+  });
+
+  it('--sandbox replaces URL and key', async () => {
+    const config = await loadServiceConfig({ flags: {}, env: {}, cwd: dir, sandbox: { url: 'http://127.0.0.1:5555', apiKey: 'sandbox-api-key' } });
+    expect(config).toMatchObject({ baseUrl: 'http://127.0.0.1:5555', credentialSource: 'the built-in sandbox' });
+    expect(config.credentials.apiKey).toBe('sandbox-api-key');
+  });
+
+  it('to client options, with header form and token field', async () => {
+    const config = await load({ baseUrl: url, headerForm: 'token', tokenField: 'obtainToken' }, { MIGRATE_API_KEY: 'env-key-123456' });
+    expect(serviceClientOptions(config, { concurrency: 4 })).toMatchObject({ baseUrl: url, headerForm: 'token', tokenField: 'obtainToken', concurrency: 4, credentials: { apiKey: 'env-key-123456' } });
+  });
+});
+
+describe('registerServiceOptions', () => {
+  it('adds the flags, and no flag takes the key itself', () => {
+    const command = registerServiceOptions(new Command('push').exitOverride());
+    command.parse(['--base-url', url, '--api-key-file', 'k.txt', '--header-form', 'token'], { from: 'user' });
+    expect(command.opts()).toEqual({ baseUrl: url, apiKeyFile: 'k.txt', headerForm: 'token' });
+    expect(command.options.map((option) => option.long)).not.toContain('--api-key');
+  });
+});
