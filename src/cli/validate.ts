@@ -2,13 +2,19 @@ import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { stringify } from 'csv-stringify/sync';
 import { chmod, open } from 'node:fs/promises';
+import { createImportServiceClient } from '../api/index.js';
 import { loadMigrateConfig } from '../config/index.js';
+import { loadServiceConfig, registerServiceOptions, serviceClientOptions, type ServiceFlags } from '../config/service.js';
 import { ExitCode, UsageError } from '../errors.js';
-import { openExport, type ExportReader } from '../mapping/index.js';
-import { errorRow, jsonReport, textReport, validateExport, type ExportValidation } from '../mapping/validation.js';
+import { locateIssue, openExport, type ExportReader } from '../mapping/index.js';
+import { errorRow, jsonReport, textReport, validateExport, type ExportValidation, type RemoteCheck } from '../mapping/validation.js';
+import { startSandbox } from '../sandbox/index.js';
 
-export interface ValidateCommandOptions {
+export interface ValidateCommandOptions extends ServiceFlags {
   dir: string;
+  remote?: boolean;
+  sandbox?: boolean;
+  concurrency?: string;
   json?: boolean;
   errorsCsv?: string;
   supplier?: string;
@@ -18,7 +24,7 @@ export interface ValidateCommandOptions {
 const CSV_COLUMNS = ['file', 'line', 'column', 'attr', 'external_account_number', 'code', 'message'] as const;
 
 export function registerValidateCommand(program: Command, setExitCode: (code: number) => void): void {
-  program
+  const command = program
     .command('validate')
     .description('Read, map and validate an export directory; report every problem with file, line, column and account. Exit 0 all valid, 1 some invalid, 2 unreadable input or bad configuration.')
     .argument('<dir>', 'the export directory (accounts.csv, customers.csv, ...)')
@@ -26,6 +32,11 @@ export function registerValidateCommand(program: Command, setExitCode: (code: nu
     .option('--errors-csv <file>', 'also write every error as a CSV row (file mode 0600)')
     .option('--supplier <code>', 'import supplier code where a record has none (else MIGRATE_SUPPLIER, else the mapping file)')
     .option('--config <file>', 'mapping file (default: migrate.config.json in the export directory, else in the working directory)')
+    .option('--remote', "also send every locally valid account to the service's validate endpoint; its errors are mapped back to file, line and column")
+    .option('--sandbox', 'with --remote: validate against the built-in sandbox instead of the service')
+    .option('--concurrency <n>', 'with --remote: most requests in flight at once', '4');
+  registerServiceOptions(command);
+  command
     .action(async (dir: string, options: Omit<ValidateCommandOptions, 'dir'>) => {
       setExitCode(await validateCommand({ ...options, dir }));
     });
@@ -33,6 +44,7 @@ export function registerValidateCommand(program: Command, setExitCode: (code: nu
 
 /** `migrate validate <dir>`: returns the exit code; throws UsageError/InputError (exit 2) for input that cannot be read at all. */
 export async function validateCommand(options: ValidateCommandOptions): Promise<number> {
+  if (options.sandbox && !options.remote) throw new UsageError('--sandbox only applies with --remote (validate against the built-in sandbox).', 'sandbox_without_remote');
   const config = await loadMigrateConfig({
     cwd: process.cwd(), exportDir: options.dir, env: process.env,
     ...(options.config === undefined ? {} : { configPath: options.config }),
@@ -44,7 +56,12 @@ export async function validateCommand(options: ValidateCommandOptions): Promise<
   try {
     reader = await openExport(options.dir, config, { onProgress: (event) => progress?.reading(event.bytes, event.totalBytes) });
     progress?.joining(reader.summary.accounts + reader.summary.orphanAccounts);
-    validation = await validateExport(reader, { onEntry: () => progress?.tick() });
+    const remote = options.remote ? await openRemote(options) : undefined;
+    try {
+      validation = await validateExport(reader, { onEntry: () => progress?.tick(), ...(remote ? { remote: remote.check, remoteConcurrency: remote.concurrency } : {}) });
+    } finally {
+      await remote?.close();
+    }
   } finally {
     progress?.stop();
     await reader?.close();
@@ -53,6 +70,33 @@ export async function validateCommand(options: ValidateCommandOptions): Promise<
   if (options.json) process.stdout.write(`${JSON.stringify(jsonReport(validation), null, 2)}\n`);
   else process.stdout.write(`${textReport(validation).join('\n')}\n`);
   return validation.ok ? ExitCode.ok : ExitCode.someFailed;
+}
+
+function concurrencyOf(value: string | undefined): number {
+  const concurrency = Number(value ?? '4');
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new UsageError(`--concurrency: expected a whole number from 1 to 64, got ${JSON.stringify(value)}.`, 'invalid_concurrency');
+  return concurrency;
+}
+
+/** The service's validate endpoint (spec "Validate account") for --remote; its attrs located like local errors. */
+async function openRemote(options: ValidateCommandOptions): Promise<{ check: RemoteCheck; concurrency: number; close: () => Promise<void> }> {
+  const concurrency = concurrencyOf(options.concurrency);
+  const sandbox = options.sandbox ? await startSandbox({}) : undefined;
+  try {
+    const service = await loadServiceConfig({ flags: options, env: process.env, cwd: process.cwd(), sandbox: sandbox ? { url: sandbox.url, apiKey: sandbox.apiKey } : undefined });
+    for (const warning of service.warnings) process.stderr.write(`migrate: warning: ${warning}\n`);
+    const client = createImportServiceClient(serviceClientOptions(service, { concurrency }));
+    const check: RemoteCheck = async (account) => {
+      const outcome = await client.validateAccount(account.payload);
+      if (outcome.kind === 'valid') return [];
+      const errors = outcome.errors.length > 0 ? outcome.errors : [{ attr: '', code: 'account_failed_validation', detail: 'The service refused the account without naming a field.' }];
+      return errors.map((error) => ({ ...locateIssue(account, error), message: `service: ${error.detail}` }));
+    };
+    return { check, concurrency, close: async () => { await client.close(); await sandbox?.close(); } };
+  } catch (error) {
+    await sandbox?.close();
+    throw error;
+  }
 }
 
 /** Errors as CSV for a spreadsheet; it names customers' accounts, so only the owner may read it. */
