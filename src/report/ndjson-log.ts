@@ -22,8 +22,11 @@ export interface NdjsonLogOptions {
 export interface NdjsonLogSink extends EventSink {
   /** Writes what is buffered; called by close() and after each event batch. */
   flush(): void;
-  /** Flushes and closes the file; then reports the first write failure, if any. */
-  close(): void;
+  /**
+   * Writes the closing line (with the run's outcome and exit code when given: what a cron run
+   * ended with), flushes and closes the file. Check `failure` afterwards.
+   */
+  close(end?: { outcome: string; exitCode: number }): void;
   /** The first write failure (disk full...): logging stopped, the run went on. */
   readonly failure: Error | undefined;
 }
@@ -120,7 +123,9 @@ export function createNdjsonLogSink(path: string, options: NdjsonLogOptions): Nd
       write(logLineOf(event, lookup));
     },
     flush,
-    close: () => {
+    close: (end) => {
+      if (fd === undefined) return;
+      write({ event: 'log_closed', ...(end === undefined ? {} : { outcome: end.outcome, exit_code: end.exitCode }) });
       flush();
       if (fd !== undefined) closeSync(fd);
       fd = undefined;

@@ -31,11 +31,13 @@ describe('the NDJSON log sink', () => {
       { type: 'stopping', reason: 'fatal', detail: 'authentication failed: token eyJhbGciOi.secret' },
     ];
     events.forEach((event) => sink.emit(event));
+    sink.close({ outcome: 'fatal', exitCode: 3 });
     sink.close();
     const written = lines(path);
-    expect(written).toHaveLength(events.length + 1);
+    expect(written).toHaveLength(events.length + 2);
+    expect(written.at(-1)).toMatchObject({ event: 'log_closed', outcome: 'fatal', exit_code: 3 });
     expect(written.every((line) => line['time'] === '2026-11-22T03:00:00.000Z' && line['run'] === 7)).toBe(true);
-    expect(written.slice(1).map((line) => [line['event'], line['account'] ?? null, line['step'] ?? null, line['outcome'] ?? null, line['code'] ?? null])).toEqual([
+    expect(written.slice(1, -1).map((line) => [line['event'], line['account'] ?? null, line['step'] ?? null, line['outcome'] ?? null, line['code'] ?? null])).toEqual([
       ['plan', null, null, null, null],
       ['account', 'A-1', 'create', 'creating', null],
       ['account', 'A-1', 'create', 'scheduled', null],
@@ -58,7 +60,7 @@ describe('the NDJSON log sink', () => {
     const second = createNdjsonLogSink(path, { runId: 2 });
     second.emit({ type: 'retrying', code: 'server_error' });
     second.close();
-    expect(lines(path).map((line) => line['run'])).toEqual([1, 2, 2]);
+    expect(lines(path).map((line) => `${line['run']} ${line['event']}`)).toEqual(['1 log_opened', '1 log_closed', '2 log_opened', '2 retrying', '2 log_closed']);
   });
 
   it('writes lines of one turn together, soon after, without waiting for close', async () => {

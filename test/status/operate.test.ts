@@ -1,0 +1,162 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createImportServiceClient } from '../../src/api/index.js';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { writeOpsExport, type OpsExport } from '../report/ops-export.js';
+
+// Issue 6 "Done when", end to end: the real binary pushes an export with planted data errors
+// and ERR- accounts to an in-process sandbox; then `status` and `report` (the real binary
+// again) must agree with the sandbox's own state (its inspector) and name every planted error.
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const BIN = join(ROOT, 'bin', 'migrate.js');
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+let dir: string;
+let sandbox: RunningSandbox;
+let ops: OpsExport;
+let state: string;
+
+function migrate(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: dir, env: { ...process.env, MIGRATE_API_KEY: sandbox.apiKey, NO_COLOR: '1', ...env } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+const service = (): string[] => ['--base-url', sandbox.url];
+
+beforeAll(async () => {
+  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'pipe' });
+  dir = mkdtempSync(join(tmpdir(), 'operate-'));
+  sandbox = await startSandbox({ processingMs: 30 });
+  ops = writeOpsExport(dir);
+  state = join(dir, 'state');
+  const pushed = await migrate(['push', ops.dir, ...service(), '--state', state]);
+  // Invalid and ERRORED accounts: finished, not everything done.
+  expect(pushed.code, pushed.stderr).toBe(1);
+  // An import process the ledger does not know (another tool, another state directory).
+  const client = createImportServiceClient({ baseUrl: sandbox.url, credentials: { apiKey: sandbox.apiKey } });
+  await client.createAccount({ import_supplier: 'ACME', external_account_number: 'FOREIGN-1', account_type: 'DOMESTIC' } as never);
+  await client.close();
+  sandbox.control.settleAll();
+});
+
+afterAll(async () => {
+  await sandbox?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('migrate status', () => {
+  it('--json: counts and every row match the sandbox inspector', async () => {
+    const run = await migrate(['status', 'ACME', ...service(), '--state', state, '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    const doc = JSON.parse(run.stdout);
+    const truth = sandbox.inspect.accounts('ACME');
+    const processed = truth.filter((account) => account.status === 'PROCESSED');
+    const errored = truth.filter((account) => account.status === 'ERRORED');
+    expect(doc.counts.service).toMatchObject({ all: truth.length, imported: processed.length, pending: truth.length - processed.length, errored: errored.length });
+    expect(doc.counts.ledger).toEqual({ done: ops.done.length + 1, invalid: ops.invalid.length, errored: ops.errored.length });
+    expect(doc.counts.only_on_service).toBe(1);
+    expect(doc.only_on_service).toEqual([{ external_account_number: 'FOREIGN-1', platform_account_number: sandbox.inspect.account('ACME', 'FOREIGN-1')?.platformAccountNumber }]);
+    expect(doc.errored.map((row: { external_account_number: string }) => row.external_account_number).sort()).toEqual(ops.errored);
+    expect(doc.errored[0].code).toBe(errored[0]?.latestError?.code);
+    // One row per account either side knows; each with the service's number and state.
+    const rows = new Map<string, { state: string | null; service: string; platform_account_number: string | null }>(doc.accounts.map((row: { external_account_number: string }) => [row.external_account_number, row]));
+    expect(rows.size).toBe(doc.accounts.length);
+    expect([...rows.keys()].sort()).toEqual([...new Set([...truth.map((account) => account.externalAccountNumber), ...ops.invalid])].sort());
+    for (const account of truth) {
+      const row = rows.get(account.externalAccountNumber);
+      expect(row?.platform_account_number ?? null, account.externalAccountNumber).toBe(account.platformAccountNumber);
+      expect(row?.service, account.externalAccountNumber).toBe(account.status === 'PROCESSED' ? 'imported' : 'pending');
+    }
+    for (const number of ops.invalid) expect(rows.get(number)).toMatchObject({ state: 'invalid', service: 'absent', platform_account_number: null });
+  });
+
+  it('plain lines when not on a terminal; --offline needs no credentials and reads the ledger only', async () => {
+    const plain = await migrate(['status', 'ACME', ...service(), '--state', state]);
+    expect(plain.stdout).toContain(`ledger done=${ops.done.length + 1} errored=2 invalid=4`);
+    expect(plain.stdout).toMatch(/^errored ERR-0001 account_creation_failed /m);
+    expect(plain.stdout).toMatch(/^only_on_service FOREIGN-1 A-[0-9A-F]{8}$/m);
+    const offline = await migrate(['status', 'ACME', '--state', state, '--offline', '--json'], { MIGRATE_API_KEY: undefined });
+    expect(offline.code, offline.stderr).toBe(0);
+    const doc = JSON.parse(offline.stdout);
+    expect(doc.sources).toEqual({ ledger: true, service: false });
+    expect(doc.accounts).toHaveLength(ops.done.length + 1 + ops.invalid.length + ops.errored.length);
+    expect(doc.accounts.every((row: { service: unknown }) => row.service === null)).toBe(true);
+  });
+
+  it('works without a ledger (the service view only) and says so', async () => {
+    const run = await migrate(['status', 'ACME', ...service(), '--state', join(dir, 'none'), '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('no ledger in');
+    const doc = JSON.parse(run.stdout);
+    expect(doc.sources).toEqual({ ledger: false, service: true });
+    expect(doc.accounts).toHaveLength(sandbox.inspect.accounts('ACME').length);
+    expect(doc.counts.errored).toBe(2);
+  });
+
+  it('--account tells the story of an ERRORED account', async () => {
+    const run = await migrate(['status', 'ACME', ...service(), '--state', state, '--account', 'ERR-0001']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('ledger: errored');
+    expect(run.stdout).toMatch(/create staged -> creating {2}\(intent\)/);
+    expect(run.stdout).toMatch(/poll scheduled -> errored {2}\(account_creation_failed\)/);
+    expect(run.stdout).toContain('service v2: ERRORED');
+    expect(run.stdout).toMatch(/latest_error account_creation_failed \(import_process\)/);
+    expect(run.stdout).toContain('service v1: UNKNOWN');
+    expect(run.stdout).toMatch(/note notes\.csv:10: pending/);
+  });
+
+  it('--account --json tells the story of a done account, never a record body', async () => {
+    const run = await migrate(['status', 'ACME', ...service(), '--state', state, '--account', 'OPS-0001', '--json']);
+    const story = JSON.parse(run.stdout);
+    const truth = sandbox.inspect.account('ACME', 'OPS-0001');
+    expect(story.ledger.state).toBe('done');
+    expect(story.service.v2).toMatchObject({ status: 'PROCESSED', platform_identifier: truth?.platformIdentifier });
+    expect(story.service.v1).toMatchObject({ status: 'COMPLETED', platform_account_number: truth?.platformAccountNumber });
+    expect(story.ledger.history.map((event: { step: string; toState: string }) => `${event.step}:${event.toState}`)).toEqual(expect.arrayContaining(['stage:staged', 'create:scheduled', 'done:done']));
+    expect(story.ledger.records.map((record: { record: string; state: string }) => `${record.record}:${record.state}`).sort()).toEqual(['note:done', 'payment_instruction:done', 'transaction:done']);
+    for (const text of ops.personal) expect(run.stdout).not.toContain(text);
+  });
+});
+
+describe('migrate report', () => {
+  it('accounts.csv: one row per account, with the platform account numbers the sandbox gave', async () => {
+    const out = join(dir, 'report');
+    const run = await migrate(['report', '--state', state, '--out', out]);
+    expect(run.code, run.stderr).toBe(0);
+    const rows = parse(readFileSync(join(out, 'accounts.csv'), 'utf8'), { columns: true }) as Array<Record<string, string>>;
+    const numbers = rows.map((row) => row['external_account_number']);
+    expect(numbers.sort()).toEqual([...ops.done, 'OPS-0005', ...ops.invalid, ...ops.errored].sort());
+    for (const row of rows) {
+      const truth = sandbox.inspect.account('ACME', row['external_account_number'] ?? '');
+      expect(row['platform_account_number'], row['external_account_number']).toBe(truth?.platformAccountNumber ?? '');
+    }
+  });
+
+  it('fix-data.csv names every planted error with its file and line', async () => {
+    const out = join(dir, 'report-fix');
+    await migrate(['report', '--state', state, '--out', out]);
+    const rows = parse(readFileSync(join(out, 'fix-data.csv'), 'utf8'), { columns: true }) as Array<Record<string, string>>;
+    for (const planted of ops.planted) {
+      const match = rows.find((row) => row['external_account_number'] === planted.account && row['file'] === planted.file && row['line'] === String(planted.line));
+      expect(match, `${planted.account} ${planted.file}:${planted.line}`).toBeDefined();
+      if (planted.column) expect(match?.['column']).toBe(planted.column);
+      expect(match?.['code']).not.toBe('');
+    }
+    // Nothing else: every row is a planted error.
+    expect(rows).toHaveLength(ops.planted.length);
+  });
+});
