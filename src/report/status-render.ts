@@ -33,6 +33,15 @@ function renderPlain(summary: StatusSummary): string {
   for (const row of summary.only_on_service) lines.push(`only_on_service ${row.external_account_number} ${row.platform_account_number ?? ''}`.trimEnd());
   for (const row of summary.differs) lines.push(`differs ${row.external_account_number} ledger=${row.state} service=${row.service}`);
   for (const item of summary.items_outstanding) lines.push(`item ${item.external_account_number} ${item.record} ${item.state} ${item.code ?? ''} ${item.file ?? ''}${item.line === null ? '' : `:${item.line}`}`.replace(/ +/g, ' ').trimEnd());
+  const pendingTotal = c.service ? c.service.pending - c.service.errored : 0;
+  const itemsTotal = Object.values(c.items_outstanding ?? {}).reduce((sum, states) => sum + Object.values(states).reduce((a, b) => a + (b ?? 0), 0), 0);
+  const shown: Array<[string, number, number]> = [
+    ['errored', c.errored, summary.errored.length], ['pending', pendingTotal, summary.pending_on_service.length],
+    ['only_in_ledger', c.only_in_ledger, summary.only_in_ledger.length], ['only_on_service', c.only_on_service, summary.only_on_service.length],
+    ['differs', c.differs, summary.differs.length], ['item', itemsTotal, summary.items_outstanding.length],
+  ];
+  // A list cut at --max-rows says so, with how many were left out.
+  for (const [word, total, listed] of shown) if (total > listed) lines.push(`more ${word} ${total - listed}`);
   return `${lines.join('\n')}\n`;
 }
 
