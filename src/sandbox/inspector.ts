@@ -1,6 +1,6 @@
 import type { V2Status } from '../schema/index.js';
 import { SUPPLIER_STATUSES, type FaultOptions, type SupplierStatus } from './options.js';
-import { isoWithOffset } from './random.js';
+import { isoWithOffset } from './time.js';
 import type { LatestError, ProcessRecord } from './records.js';
 import type { RequestLogEntry } from './request-log.js';
 import type { SandboxRuntime } from './server.js';

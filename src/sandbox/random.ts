@@ -39,9 +39,3 @@ export function seededStream(seed: number): () => number {
 export function formatAccountNumber(value: number): string {
   return `A-${(value >>> 0).toString(16).toUpperCase().padStart(8, '0')}`;
 }
-
-/** Datetimes as the real platform writes them: microseconds and a UTC offset (real-platform-notes §0.3). */
-export function isoWithOffset(ms: number): string {
-  const iso = new Date(Math.floor(ms)).toISOString();
-  return `${iso.slice(0, 23)}000+00:00`;
-}

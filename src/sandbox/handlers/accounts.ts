@@ -1,7 +1,7 @@
 import { Code, validateAccountRequest } from '../../schema/index.js';
 import { asObject, asString } from '../../schema/read.js';
 import type { Reply } from '../http-io.js';
-import { isoWithOffset } from '../random.js';
+import { isoWithOffset } from '../time.js';
 import { accountNumberOf, platformIdentifierOf } from '../store.js';
 import {
   accountValidationError,

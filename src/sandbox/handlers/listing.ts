@@ -1,6 +1,6 @@
 import { Code } from '../../schema/index.js';
 import type { Reply } from '../http-io.js';
-import { isoWithOffset } from '../random.js';
+import { isoWithOffset } from '../time.js';
 import type { ProcessRecord } from '../records.js';
 import { accountNumberOf } from '../store.js';
 import { INVALID_IMPORT_SUPPLIER, notFound, type HandlerContext } from './common.js';

@@ -1,7 +1,7 @@
 import { validateNotesRequest } from '../../schema/index.js';
 import { asList, asObject, asString } from '../../schema/read.js';
 import type { Reply } from '../http-io.js';
-import { isoWithOffset } from '../random.js';
+import { isoWithOffset } from '../time.js';
 import type { StoredNote } from '../records.js';
 import { resolvePostImport, type HandlerContext } from './common.js';
 

@@ -1,7 +1,7 @@
 import { validatePaymentInstructionRequest } from '../../schema/index.js';
 import { asObject, asString } from '../../schema/read.js';
 import type { Reply } from '../http-io.js';
-import { isoWithOffset } from '../random.js';
+import { isoWithOffset } from '../time.js';
 import { accountNumberOf } from '../store.js';
 import { resolvePostImport, type HandlerContext, type PostImportTarget } from './common.js';
 

@@ -1,7 +1,7 @@
 import { DEFAULT_TRANSACTION_FLAGS, validateTransactionsRequest, type TransactionQueryFlags, type ValidationIssue } from '../../schema/index.js';
 import { asList, asNumber, asObject, asString, type Raw } from '../../schema/read.js';
 import type { Reply } from '../http-io.js';
-import { isoWithOffset } from '../random.js';
+import { isoWithOffset } from '../time.js';
 import type { ProcessRecord, StoredTransaction } from '../records.js';
 import { accountNumberOf } from '../store.js';
 import { accountNotFound, decimalString, invalidRequest, supplierGate, supplierIssues, targetOf, type HandlerContext } from './common.js';
