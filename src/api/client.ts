@@ -1,4 +1,4 @@
-import { toValidationIssues } from '../schema/index.js';
+import { undocumentedFields } from './documented-fields.js';
 import { ApiError, RateLimitedError, RequestRejectedError, UnexpectedResponseError } from './errors.js';
 import type { ClientEvent } from './events.js';
 import { errorFromResponse, failureKindOf, type ServiceResponse } from './map-response.js';
@@ -116,10 +116,7 @@ export class CallRunner {
   #serialise<T>(call: EndpointCall<T>): string | undefined {
     if (call.body === undefined) return undefined;
     if (this.#options.checkRequests && call.requestSchema) {
-      // Spec "What the service does": only documented fields may be sent (undocumented ones may gain
-      // meaning later). Data problems are left to the service to judge (validate exists for that).
-      const parsed = call.requestSchema.safeParse(call.body);
-      const undocumented = parsed.success ? [] : toValidationIssues(parsed.error).filter((issue) => issue.code === 'unknown_field');
+      const undocumented = undocumentedFields(call.requestSchema, call.checked ?? call.body);
       if (undocumented.length > 0) {
         const fields = undocumented.map((issue) => issue.attr).join(', ');
         throw new RequestRejectedError(call.name, undefined, `undocumented field(s) ${fields}; the spec allows documented fields only`, undocumented);

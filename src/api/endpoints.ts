@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import {
   DEFAULT_TRANSACTION_FLAGS,
-  accountRequestSchema,
+  accountPayloadSchema,
   historicalStatementsCreatedSchema,
   historicalStatementsRequestSchema,
   listSchema,
@@ -46,8 +46,10 @@ export interface EndpointCall<T> {
   /** Path under the base URL, query included. */
   path: string;
   body?: unknown;
-  /** Checked before sending when ClientOptions.checkRequests is on. */
+  /** Checked for undocumented fields before sending (ClientOptions.checkRequests). */
   requestSchema?: z.ZodType;
+  /** What requestSchema checks, when not the whole body (the account payload: attrs relative to it, as the service gives them). */
+  checked?: unknown;
   safety: EndpointSafety;
   /** Spec "Create payment instruction": its 500 means nothing was applied. */
   serverErrorMeansNotApplied?: boolean;
@@ -77,7 +79,8 @@ export function validateAccountCall(payload: AccountPayload): EndpointCall<Valid
     method: 'POST',
     path: '/v2/data-import/accounts/validate/',
     body: { payload },
-    requestSchema: accountRequestSchema,
+    requestSchema: accountPayloadSchema,
+    checked: payload,
     safety: 'idempotent',
     success: () => ({ kind: 'valid' }),
     expected: (error) => (error instanceof ValidationFailedError ? { kind: 'invalid', errors: error.issues } : undefined),
@@ -90,7 +93,8 @@ export function createAccountCall(payload: AccountPayload): EndpointCall<CreateA
     method: 'POST',
     path: '/v2/data-import/accounts/',
     body: { payload },
-    requestSchema: accountRequestSchema,
+    requestSchema: accountPayloadSchema,
+    checked: payload,
     // A resend of a create that was applied is answered "already imported" (400, spec "Errors") or,
     // while the first one is still processing, "in progress": both are outcomes, so no duplicate.
     safety: 'deduplicated',

@@ -184,7 +184,7 @@ describe('requests and options', () => {
     const payload = { ...account('U-1'), favourite_colour: 'blue' } as never;
     const error = await client.createAccount(payload).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(RequestRejectedError);
-    expect(error).toMatchObject({ code: 'invalid_request', issues: [expect.objectContaining({ attr: 'payload.favourite_colour', code: 'unknown_field' })] });
+    expect(error).toMatchObject({ code: 'invalid_request', issues: [expect.objectContaining({ attr: 'favourite_colour', code: 'unknown_field' })] });
     expect(harness.sandbox.inspect.requestCount()).toBe(before);
   });
 
