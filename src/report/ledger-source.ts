@@ -4,7 +4,7 @@ import type Database from 'better-sqlite3';
 import { UsageError } from '../errors.js';
 import { openLedgerDbReadOnly } from '../ledger/db.js';
 import { toAccountRow, toItemRow } from '../ledger/rows.js';
-import { LEDGER_FILE, LedgerReader, type AccountRow, type AccountState, type ItemRow, type ItemState, type StoredIssue } from '../ledger/index.js';
+import { ITEM_KINDS, LEDGER_FILE, LedgerReader, type AccountRow, type AccountState, type ItemKind, type ItemRow, type ItemState, type StoredIssue } from '../ledger/index.js';
 
 // Reads for `migrate status` and `migrate report` that the LedgerReader does not offer (per
 // supplier, joined with the account's number, batched per page of accounts), on the same
@@ -28,14 +28,14 @@ export interface ItemTally {
 
 export interface LedgerSource {
   read: LedgerReader;
-  /** Accounts (optionally of one supplier, optionally in some states) with id > afterId, in id order. */
-  accounts(options: { supplier?: string | undefined; states?: readonly AccountState[]; afterId: number; limit: number }): AccountRow[];
+  /** Accounts (optionally of one supplier, optionally in one state) with id > afterId, in id order. */
+  accounts(options: { supplier?: string | undefined; state?: AccountState | undefined; afterId: number; limit: number }): AccountRow[];
   /** Items of several accounts per state: done and outstanding counts by account id. */
   itemTallies(accountIds: readonly number[]): Map<number, ItemTally>;
   /** Stored issues of several accounts, by account id (in the order they were stored). */
   issuesOf(accountIds: readonly number[]): Map<number, StoredIssue[]>;
-  /** Items in some states joined with their account, paged by item id. */
-  items(options: { states: readonly ItemState[]; supplier?: string | undefined; afterId: number; limit: number }): ItemWithAccount[];
+  /** Items of one kind in one state joined with their account, paged by item id. */
+  items(options: { state: ItemState; kind: ItemKind; supplier?: string | undefined; afterId: number; limit: number }): ItemWithAccount[];
   /** Account counts per state and item counts per kind and state, of one supplier or all. */
   counts(supplier?: string): { accounts: Partial<Record<AccountState, number>>; items: Record<string, Partial<Record<ItemState, number>>> };
   close(): void;
@@ -66,10 +66,13 @@ export function createLedgerSource(db: Database.Database): LedgerSource {
   const read = new LedgerReader(db);
   return {
     read,
-    accounts: ({ supplier, states = [], afterId, limit }) => {
-      const where = [supplier === undefined ? '' : 'AND import_supplier = ?', states.length > 0 ? `AND state IN (${marks(states)})` : ''].join(' ');
-      const params = [afterId, ...(supplier === undefined ? [] : [supplier]), ...states, limit];
-      return (db.prepare(`SELECT * FROM accounts WHERE id > ? ${where} ORDER BY id LIMIT ?`).all(...params) as Raw[]).map(toAccountRow);
+    // One state at a time, so that the (state, id) index yields rows in id order: with `state IN
+    // (...)` SQLite sorts every remaining match for each page (quadratic over a million accounts).
+    // `+import_supplier` keeps the planner off the (supplier, number) index, which would sort too.
+    accounts: ({ supplier, state, afterId, limit }) => {
+      const where = [state === undefined ? '' : 'state = ? AND', 'id > ?', supplier === undefined ? '' : 'AND +import_supplier = ?'].join(' ');
+      const params = [...(state === undefined ? [] : [state]), afterId, ...(supplier === undefined ? [] : [supplier]), limit];
+      return (db.prepare(`SELECT * FROM accounts WHERE ${where} ORDER BY id LIMIT ?`).all(...params) as Raw[]).map(toAccountRow);
     },
     itemTallies: (accountIds) => {
       const tallies = new Map<number, ItemTally>();
@@ -105,15 +108,16 @@ export function createLedgerSource(db: Database.Database): LedgerSource {
       }
       return issues;
     },
-    items: ({ states, supplier, afterId, limit }) => {
-      const bySupplier = supplier === undefined ? '' : 'AND a.import_supplier = ?';
+    // One (state, kind) at a time: the items_by_state (state, kind) index ends in the rowid, so rows come in id order.
+    items: ({ state, kind, supplier, afterId, limit }) => {
+      const bySupplier = supplier === undefined ? '' : 'AND +a.import_supplier = ?';
       const rows = db
         .prepare(
           `SELECT it.*, a.import_supplier AS a_supplier, a.external_account_number AS a_number, a.state AS a_state
            FROM items it JOIN accounts a ON a.id = it.account_id
-           WHERE it.id > ? AND it.state IN (${marks(states)}) ${bySupplier} ORDER BY it.id LIMIT ?`,
+           WHERE it.state = ? AND it.kind = ? AND it.id > ? ${bySupplier} ORDER BY it.id LIMIT ?`,
         )
-        .all(afterId, ...states, ...(supplier === undefined ? [] : [supplier]), limit) as Raw[];
+        .all(state, kind, afterId, ...(supplier === undefined ? [] : [supplier]), limit) as Raw[];
       return rows.map((row) => ({
         ...toItemRow(row),
         importSupplier: String(row['a_supplier']),
@@ -152,5 +156,22 @@ export async function* pagesOf<T extends { id: number }>(fetch: (afterId: number
     yield page;
     afterId = page[page.length - 1]?.id ?? afterId;
     if (page.length < pageSize) return;
+  }
+}
+
+/** Pages of accounts in any of `states` (one state after another), or of all accounts when none is given. */
+export async function* accountPagesOf(source: LedgerSource, options: { supplier?: string | undefined; states?: readonly AccountState[]; pageSize?: number }): AsyncGenerator<AccountRow[]> {
+  const states = options.states === undefined || options.states.length === 0 ? [undefined] : options.states;
+  for (const state of states) {
+    yield* pagesOf((afterId, limit) => source.accounts({ supplier: options.supplier, state, afterId, limit }), options.pageSize);
+  }
+}
+
+/** Pages of items in any of `states`, kind after kind (ITEM_KINDS order), joined with their account. */
+export async function* itemPagesOf(source: LedgerSource, options: { supplier?: string | undefined; states: readonly ItemState[]; pageSize?: number }): AsyncGenerator<ItemWithAccount[]> {
+  for (const kind of ITEM_KINDS) {
+    for (const state of options.states) {
+      yield* pagesOf((afterId, limit) => source.items({ state, kind, supplier: options.supplier, afterId, limit }), options.pageSize);
+    }
   }
 }

@@ -1,7 +1,7 @@
 import type { ImportServiceClient } from '../api/types.js';
 import type { AccountState, ItemState } from '../ledger/index.js';
 import type { V2StatusRecord } from '../schema/index.js';
-import { pagesOf, type LedgerSource } from './ledger-source.js';
+import { accountPagesOf, itemPagesOf, type LedgerSource } from './ledger-source.js';
 import { indexServiceLists, isErrored, joinRow, type ServiceEntry, type StatusRow } from './status-join.js';
 
 // `migrate status <supplier>`: reads the service (two v1 lists, v2 status of open accounts) and
@@ -69,7 +69,7 @@ export async function gatherStatus(input: StatusInput): Promise<StatusSummary> {
   };
   const online = service !== undefined;
   if (ledger !== undefined) {
-    for await (const page of pagesOf((afterId, limit) => ledger.accounts({ supplier, afterId, limit }), input.pageSize ?? 1000)) {
+    for await (const page of accountPagesOf(ledger, { supplier, ...(input.pageSize === undefined ? {} : { pageSize: input.pageSize }) })) {
       for (const account of page) {
         const number = account.externalAccountNumber;
         take(joinRow({ supplier, externalAccountNumber: number, account, entry: service?.get(number), online, v2: v2.get(number) }));
@@ -84,7 +84,7 @@ export async function gatherStatus(input: StatusInput): Promise<StatusSummary> {
     take(joinRow({ supplier, externalAccountNumber: number, account: undefined, entry, online, v2: v2.get(number) }));
     if ((sincePage += 1) % 1000 === 0) await input.onPage?.();
   }
-  if (ledger !== undefined) addOutstandingItems(summary, ledger, supplier, input.maxListed);
+  if (ledger !== undefined) await addOutstandingItems(summary, ledger, supplier, input.maxListed);
   return summary;
 }
 
@@ -96,7 +96,7 @@ async function readLists(client: ImportServiceClient, supplier: string): Promise
 /** v2 status of the ledger's open accounts (or, without a ledger, of the service's pending ones), bounded. */
 async function checkOpenAccounts(client: ImportServiceClient, input: StatusInput, service: Map<string, ServiceEntry> | undefined): Promise<Map<string, V2StatusRecord | null>> {
   const numbers = input.ledger !== undefined
-    ? input.ledger.accounts({ supplier: input.supplier, states: OPEN_STATES, afterId: 0, limit: input.maxStatusChecks }).map((account) => account.externalAccountNumber)
+    ? await openAccountNumbers(input.ledger, input.supplier, input.maxStatusChecks)
     : [...(service ?? new Map<string, ServiceEntry>())].filter(([, entry]) => entry.pending).slice(0, input.maxStatusChecks).map(([number]) => number);
   const answers = new Map<string, V2StatusRecord | null>();
   // A few at a time: the client paces itself too, this only bounds what is queued.
@@ -106,6 +106,18 @@ async function checkOpenAccounts(client: ImportServiceClient, input: StatusInput
     chunk.forEach((number, index) => answers.set(number, results[index] ?? null));
   }
   return answers;
+}
+
+async function openAccountNumbers(ledger: LedgerSource, supplier: string, max: number): Promise<string[]> {
+  const numbers: string[] = [];
+  if (max === 0) return numbers;
+  for await (const page of accountPagesOf(ledger, { supplier, states: OPEN_STATES, pageSize: Math.min(max, 1000) })) {
+    for (const account of page) {
+      numbers.push(account.externalAccountNumber);
+      if (numbers.length >= max) return numbers;
+    }
+  }
+  return numbers;
 }
 
 function serviceCounts(service: Map<string, ServiceEntry>, checked: number, input: StatusInput): NonNullable<StatusSummary['counts']['service']> {
@@ -164,11 +176,15 @@ function tally(summary: StatusSummary, row: StatusRow, max: number): void {
   }
 }
 
-function addOutstandingItems(summary: StatusSummary, ledger: LedgerSource, supplier: string, max: number): void {
-  for (const item of ledger.items({ states: OUTSTANDING_ITEMS, supplier, afterId: 0, limit: max })) {
-    summary.items_outstanding.push({
+async function addOutstandingItems(summary: StatusSummary, ledger: LedgerSource, supplier: string, max: number): Promise<void> {
+  if (max === 0) return;
+  for await (const page of itemPagesOf(ledger, { supplier, states: OUTSTANDING_ITEMS, pageSize: max })) {
+    for (const item of page) {
+      if (summary.items_outstanding.length >= max) return;
+      summary.items_outstanding.push({
       external_account_number: item.externalAccountNumber, record: item.kind, state: item.state,
-      code: item.error?.code ?? null, file: item.originFile, line: item.originLine,
-    });
+        code: item.error?.code ?? null, file: item.originFile, line: item.originLine,
+      });
+    }
   }
 }

@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
 import type { AccountState, ItemState } from '../ledger/index.js';
-import { pagesOf, type LedgerSource } from './ledger-source.js';
+import { accountPagesOf, itemPagesOf, type ItemWithAccount, type LedgerSource } from './ledger-source.js';
 import {
   ACCOUNTS_COLUMNS, accountFixRows, accountRetryRow, accountsCsvRow, FIX_DATA_COLUMNS, itemFixRow, itemRetryRow,
   listedWithAccount, RETRY_COLUMNS, UNKNOWN_COLUMNS, unknownRow, type CsvRecord,
@@ -106,8 +106,11 @@ function writeWhole(path: string, content: string): void {
 }
 
 function accountPages(scope: Scope, states?: readonly AccountState[]): AsyncGenerator<ReturnType<LedgerSource['accounts']>> {
-  const { source, supplier, page } = scope;
-  return pagesOf((afterId, limit) => source.accounts({ supplier, ...(states ? { states } : {}), afterId, limit }), page);
+  return accountPagesOf(scope.source, { supplier: scope.supplier, ...(states ? { states } : {}), pageSize: scope.page });
+}
+
+function itemPages(scope: Scope, states: readonly ItemState[]): AsyncGenerator<ItemWithAccount[]> {
+  return itemPagesOf(scope.source, { supplier: scope.supplier, states, pageSize: scope.page });
 }
 
 async function* accountsRows(scope: Scope): AsyncGenerator<CsvRecord> {
@@ -123,7 +126,7 @@ async function* fixDataRows(scope: Scope): AsyncGenerator<CsvRecord> {
     const issues = scope.source.issuesOf(accounts.map((account) => account.id));
     for (const account of accounts) yield* accountFixRows(account, issues.get(account.id) ?? []);
   }
-  for await (const items of pagesOf((afterId, limit) => scope.source.items({ states: ['held', 'failed'], supplier: scope.supplier, afterId, limit }), scope.page)) {
+  for await (const items of itemPages(scope, ['held', 'failed'])) {
     const issues = scope.source.issuesOf([...new Set(items.filter((item) => item.accountState === 'invalid').map((item) => item.accountId))]);
     for (const item of items) {
       if (item.state === 'held' && listedWithAccount(item, issues.get(item.accountId))) continue;
@@ -144,8 +147,8 @@ async function* retryRows(scope: Scope): AsyncGenerator<CsvRecord> {
   yield* itemRows(scope, ['pending', 'sending'], (item) => (item.state === 'sending' || item.error !== null ? [itemRetryRow(item)] : []));
 }
 
-async function* itemRows(scope: Scope, states: readonly ItemState[], rowsOf: (item: ReturnType<LedgerSource['items']>[number]) => CsvRecord[]): AsyncGenerator<CsvRecord> {
-  for await (const items of pagesOf((afterId, limit) => scope.source.items({ states, supplier: scope.supplier, afterId, limit }), scope.page)) {
+async function* itemRows(scope: Scope, states: readonly ItemState[], rowsOf: (item: ItemWithAccount) => CsvRecord[]): AsyncGenerator<CsvRecord> {
+  for await (const items of itemPages(scope, states)) {
     for (const item of items) yield* rowsOf(item);
   }
 }

@@ -86,6 +86,7 @@ describe('migrate status', () => {
 
   it('plain lines when not on a terminal; --offline needs no credentials and reads the ledger only', async () => {
     const plain = await migrate(['status', 'ACME', ...service(), '--state', state]);
+    expect(plain.code, plain.stderr).toBe(0);
     expect(plain.stdout).toContain(`ledger done=${ops.done.length + 1} errored=2 invalid=4`);
     expect(plain.stdout).toMatch(/^errored ERR-0001 account_creation_failed /m);
     expect(plain.stdout).toMatch(/^only_on_service FOREIGN-1 A-[0-9A-F]{8}$/m);
