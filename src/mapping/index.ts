@@ -1,10 +1,11 @@
 import type { MigrateConfig } from '../config/index.js';
 import { findExportFiles, type FileFormat, type FileKind } from '../sources/index.js';
 import { FILE_KINDS } from '../sources/kinds.js';
-import { joinAccount, joinOrphan, type JoinContext, type StagedRecord } from './join.js';
+import { joinGroup, type JoinSetup } from './join-groups.js';
+import type { JoinContext } from './join.js';
 import { readExportFile } from './read-export.js';
-import { mapCsvRow, mapJsonRecord, type FilePlan } from './record.js';
-import { decodeData, StagingStore, type RawRecord } from './stage.js';
+import type { FilePlan } from './record.js';
+import { StagingStore } from './stage.js';
 import type { ExportEntry, SourceIssue } from './types.js';
 
 export { ExportCode } from './issue-codes.js';
@@ -70,27 +71,15 @@ export async function openExport(dir: string, config: MigrateConfig, options: Op
     const context: JoinContext = { today: options.today ?? new Date().toISOString().slice(0, 10), columnOf, importSupplier: config.importSupplier };
     const summary: ExportSummary = { files: summaryFiles, records, accounts: store.accountCount(), orphanAccounts: store.orphanCount(), ignoredFiles: ignored, configFile: config.configFile };
     const fileNames = files.map((file) => file.file);
-    return { summary, fileIssues, entries: () => entries(store, fileNames, plans, context), close: async () => store.close() };
+    const setup: JoinSetup = { plans, fileNames, context };
+    return { summary, fileIssues, entries: () => entries(store, setup), close: async () => store.close() };
   } catch (error) {
     store.close();
     throw error;
   }
 }
 
-function mapRecord(raw: RawRecord, plans: FilePlan[], fileNames: string[]): StagedRecord {
-  const plan = plans[raw.fileIndex];
-  if (!plan) throw new Error(`no plan for file ${raw.fileIndex}`);
-  const data = decodeData(raw.data);
-  const record = Array.isArray(data) ? mapCsvRow(plan, raw.line, data) : mapJsonRecord(plan, raw.line, data);
-  return { file: fileNames[raw.fileIndex] ?? '?', record };
-}
-
 /** Entries in the order of their external account numbers: one sorted pass over the staged records. */
-async function* entries(store: StagingStore, fileNames: string[], plans: FilePlan[], context: JoinContext): AsyncGenerator<ExportEntry> {
-  for (const group of store.groups()) {
-    const staged = group.records.map((raw) => mapRecord(raw, plans, fileNames));
-    const number = group.externalAccountNumber;
-    if (group.records.some((raw) => raw.kind === 'accounts')) yield { kind: 'account', account: joinAccount(number, staged, context) };
-    else yield { kind: 'orphan', items: joinOrphan(number, staged, context) };
-  }
+async function* entries(store: StagingStore, setup: JoinSetup): AsyncGenerator<ExportEntry> {
+  for (const group of store.groups()) yield joinGroup(group, setup);
 }

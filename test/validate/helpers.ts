@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,8 +7,19 @@ import { fileURLToPath } from 'node:url';
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const bin = path.join(root, 'bin', 'migrate.js');
 
-/** Compiles src into dist once per test file (the real binary runs dist); others' half-done files may not compile, which only matters if ours are missing. */
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const file = path.join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(file) : statSync(file).mtimeMs);
+  }
+  return newest;
+}
+
+/** Compiles src into dist when dist is older than src (the real binary runs dist); others' half-done files may not compile, which only matters if ours are missing. */
 export function build(): void {
+  const built = path.join(root, 'dist', 'cli', 'validate.js');
+  if (existsSync(built) && statSync(built).mtimeMs > newestMtime(path.join(root, 'src'))) return;
   try {
     execFileSync(path.join(root, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.build.json'], { cwd: root, stdio: 'pipe' });
   } catch {
