@@ -1,5 +1,5 @@
 import { undocumentedFields } from './documented-fields.js';
-import { ApiError, RateLimitedError, RequestRejectedError, UnexpectedResponseError } from './errors.js';
+import { ApiError, NetworkError, RateLimitedError, RequestRejectedError, UnexpectedResponseError } from './errors.js';
 import type { ClientEvent } from './events.js';
 import { errorFromResponse, failureKindOf, type ServiceResponse } from './map-response.js';
 import { resolveClientOptions, type ClientOptions, type ResolvedClientOptions } from './options.js';
@@ -32,6 +32,7 @@ export class CallRunner {
   readonly #limiter: AdaptiveLimiter;
   readonly #tokens: TokenManager;
   readonly #counts = { requests: 0, retries: 0, rateLimited: 0, tokenRenewals: 0 };
+  #closed = false;
 
   constructor(input: ClientOptions) {
     const options = resolveClientOptions(input);
@@ -74,7 +75,9 @@ export class CallRunner {
     return { ...this.#limiter.snapshot(), ...this.#counts };
   }
 
+  /** Waits for requests in flight; calls made (or resent) afterwards fail at once. */
   close(): Promise<void> {
+    this.#closed = true;
     return this.#transport.close();
   }
 
@@ -84,6 +87,7 @@ export class CallRunner {
     let renewed = false;
     let sent = 0;
     for (let attempt = 1; ; ) {
+      if (this.#closed) throw new NetworkError(call.name, 'not_sent', 'the client was closed');
       const result = await this.#attempt(call, body);
       sent += 1;
       if (result.ok) return result.value;
