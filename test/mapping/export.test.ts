@@ -92,6 +92,17 @@ describe('openExport: join, order, items', () => {
   });
 });
 
+describe('openExport: what it refuses to hide', () => {
+  it('keeps a cell holding the staging separator intact, and reports an undocumented JSON key once', async () => {
+    const { accounts, reader } = await read({
+      'accounts.csv': 'external_account_number,billing_name,account_type,billing_address.country,account_billing_options.period_length\nA,Odd\u001fName,DOMESTIC,GB,MONTHLY\n',
+      'notes.ndjson': '{"external_account_number": "A", "body": "x", "colour": "red"}\n{"external_account_number": "A", "body": "y", "colour": "blue"}\n',
+    });
+    expect(accounts[0]?.payload.billing_name).toBe('Odd\u001fName');
+    expect(reader.fileIssues.map((issue) => [issue.file, issue.line, issue.column, issue.code])).toEqual([['notes.ndjson', 1, 'colour', 'unknown_column']]);
+  });
+});
+
 describe('locateIssue', () => {
   it('maps a service attr back to file, line and the renamed source column, from data stored as JSON', () => {
     const stored = JSON.parse(JSON.stringify({
