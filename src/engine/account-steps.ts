@@ -4,6 +4,7 @@ import type { AccountPayload, ValidationIssue } from '../schema/index.js';
 import type { AccountRow, ErrorInfo, StoredIssue } from '../ledger/index.js';
 import type { StepContext } from './context.js';
 import { classifyFailure, errorInfoOf, StopRun, type Failure } from './failure.js';
+import { nextPollDelay } from './poll-schedule.js';
 import { afterCreate, afterStatus, afterTransferStatus, type CreateResult, type Transition } from './transitions.js';
 
 // The account-level steps: create (write-ahead), status check (reconcile or poll), resolve an
@@ -75,10 +76,10 @@ export async function createAccount(ctx: StepContext, account: AccountRow): Prom
 export async function checkStatus(ctx: StepContext, account: AccountRow): Promise<AccountRow> {
   const answer = await call(ctx, () => ctx.client.getImportStatus(account.importSupplier, account.externalAccountNumber));
   if (!answer.ok) {
-    if (account.state !== 'scheduled') return account;
-    // Could not ask: try again later, on the same schedule.
-    const retryAt = ctx.now() + ctx.settings.pollSchedule.maxDelayMs / 4;
-    return applyTransition(ctx, account, { step: 'poll', detail: answer.failure.code, patch: { nextCheckAt: retryAt, addPoll: true } });
+    // Could not ask: ask again later in this run (the poller takes creating and scheduled
+    // accounts whose check is due); a create is never resent before the answer is known.
+    const retryAt = ctx.now() + nextPollDelay(ctx.settings.pollSchedule, account.polls + 1, ctx.random());
+    return applyTransition(ctx, account, { step: account.state === 'creating' ? 'reconcile' : 'poll', detail: answer.failure.code, patch: { nextCheckAt: retryAt, addPoll: true } });
   }
   return applyTransition(ctx, account, afterStatus(account, answer.value, clock(ctx), ctx.settings.pollSchedule));
 }

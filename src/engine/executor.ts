@@ -17,6 +17,8 @@ export interface ExecuteResult {
 const PRIORITY = { create: 0, resolve: 0, poll: 1, list: 2 } as const;
 const LIST_INTERVAL_MS = 1_000;
 const POLL_TICK_MS = 20;
+/** Creates of one account in one chain whose answers were lost and reconciled as not received; then the next run. */
+const MAX_CREATES_PER_CHAIN = 5;
 
 /**
  * Runs the per-account state machine over the ledger: a pump pulls workable accounts page by
@@ -123,6 +125,8 @@ export class Executor {
         if (this.#active.has(account.id) || (filter && !filter(account))) continue;
         await this.#queue.onSizeLessThan(this.#settings.concurrency);
         if (this.#stop !== undefined) return;
+        // The poller may have taken it meanwhile (a creating account with a due check).
+        if (this.#active.has(account.id)) continue;
         this.#enqueue(account, account.state === 'processed' ? PRIORITY.poll : PRIORITY.create, (row) => this.#advance(row));
       }
     }
@@ -135,9 +139,14 @@ export class Executor {
     while (this.#stop === undefined) {
       const before = account.state;
       switch (account.state) {
-        case 'staged':
         case 'errored':
-          if (creates++ >= 2) return;
+          // Only an account that started this chain errored, with --retry-errored (pump), is created again.
+          if (account !== start || !this.#settings.retryErrored) return;
+          if (creates++ >= MAX_CREATES_PER_CHAIN) return;
+          account = await createAccount(this.#ctx, account);
+          break;
+        case 'staged':
+          if (creates++ >= MAX_CREATES_PER_CHAIN) return;
           account = await createAccount(this.#ctx, account);
           break;
         case 'creating':
@@ -196,7 +205,8 @@ export class Executor {
       this.#enqueue(account, PRIORITY.poll, async (row) => {
         const next = await checkStatus(this.#ctx, row);
         if (next.state !== row.state) this.#lastProgressAt = Date.now();
-        if (next.state === 'processed') await this.#postImport(next);
+        // processed: its records; staged: a create that never arrived, sent now.
+        if (next.state === 'processed' || next.state === 'staged') await this.#advance(next);
       });
     }
     if (now - this.#lastListAt >= LIST_INTERVAL_MS) {

