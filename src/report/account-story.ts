@@ -28,6 +28,8 @@ export interface AccountStory {
     records: Array<{ record: string; key: string; state: string; result: string | null; attempts: number; file: string | null; line: number | null; error: ItemRow['error'] }>;
   } | null;
   service: { v2: V2StatusRecord | null; v1: V1StatusRecord | null } | null;
+  /** Other import suppliers the ledger has this external account number under (a wrong supplier given). */
+  other_suppliers: string[];
 }
 
 export async function tellAccountStory(input: {
@@ -46,6 +48,7 @@ export async function tellAccountStory(input: {
     external_account_number: externalAccountNumber,
     ledger: ledger === undefined || account === undefined ? null : ledgerStory(ledger, account),
     service,
+    other_suppliers: (ledger?.read.accountsByNumber(externalAccountNumber) ?? []).map((row) => row.importSupplier).filter((code) => code !== supplier),
   };
 }
 

@@ -38,6 +38,8 @@ export interface LedgerSource {
   items(options: { state: ItemState; kind: ItemKind; supplier?: string | undefined; afterId: number; limit: number }): ItemWithAccount[];
   /** Account counts per state and item counts per kind and state, of one supplier or all. */
   counts(supplier?: string): { accounts: Partial<Record<AccountState, number>>; items: Record<string, Partial<Record<ItemState, number>>> };
+  /** The most frequent last-error codes of accounts and records of one supplier (all when undefined) still not done. */
+  topErrorCodes(supplier: string | undefined, limit: number): Array<{ code: string; count: number }>;
   close(): void;
 }
 
@@ -139,6 +141,22 @@ export function createLedgerSource(db: Database.Database): LedgerSource {
         .all(...params) as Raw[];
       for (const row of itemRows) (items[String(row['kind'])] ??= {})[row['state'] as ItemState] = Number(row['n']);
       return { accounts, items };
+    },
+    topErrorCodes: (supplier, limit) => {
+      const accountFilter = supplier === undefined ? '' : 'AND import_supplier = ?';
+      const itemFilter = supplier === undefined ? '' : 'AND a.import_supplier = ?';
+      const params = supplier === undefined ? [] : [supplier, supplier];
+      const rows = db
+        .prepare(
+          `SELECT code, SUM(n) AS n FROM (
+             SELECT error_code AS code, COUNT(*) AS n FROM accounts WHERE error_code IS NOT NULL AND state <> 'done' ${accountFilter} GROUP BY error_code
+             UNION ALL
+             SELECT it.error_code AS code, COUNT(*) AS n FROM items it JOIN accounts a ON a.id = it.account_id
+               WHERE it.error_code IS NOT NULL AND it.state <> 'done' ${itemFilter} GROUP BY it.error_code
+           ) GROUP BY code ORDER BY n DESC, code LIMIT ?`,
+        )
+        .all(...params, limit) as Raw[];
+      return rows.map((row) => ({ code: String(row['code']), count: Number(row['n']) }));
     },
     close: () => db.close(),
   };

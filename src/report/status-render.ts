@@ -100,7 +100,10 @@ export function renderAccountStory(story: AccountStory, options: RenderOptions):
   const c = new Chalk({ level: options.color ? 1 : 0 });
   const lines = [c.bold(`${story.import_supplier} ${story.external_account_number}`)];
   const ledger = story.ledger;
-  if (ledger === null) lines.push('ledger: not in this ledger');
+  if (ledger === null) {
+    lines.push('ledger: not in this ledger');
+    if (story.other_suppliers.length > 0) lines.push(c.yellow(`  the ledger has it under import supplier ${story.other_suppliers.join(', ')}`));
+  }
   else {
     lines.push(`ledger: ${ledger.state}; platform account ${ledger.platform_account_number ?? '-'} (identifier ${ledger.platform_identifier ?? '-'}); create attempts ${ledger.create_attempts}, polls ${ledger.polls}`);
     lines.push(`  from ${ledger.origin.file ?? '-'}:${ledger.origin.line ?? '-'}; first staged ${ledger.first_staged_at}; updated ${ledger.updated_at}${ledger.changed_after_import ? c.yellow('; export changed after import (the service cannot update it)') : ''}`);

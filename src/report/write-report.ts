@@ -66,7 +66,7 @@ export async function writeReport(source: LedgerSource, options: ReportOptions):
     accounts: counts.accounts,
     items: counts.items,
     files,
-    top_error_codes: source.read.topErrorCodes(10),
+    top_error_codes: source.topErrorCodes(options.supplier, 10),
     runs: source.read.runs(10).map((run) => ({ id: run.id, command: run.command, started_at: run.startedAt, ended_at: run.endedAt, status: run.status, exit_code: run.exitCode })),
   };
   const summaryPath = join(options.outDir, REPORT_FILES.summary);

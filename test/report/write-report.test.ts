@@ -131,7 +131,12 @@ describe('migrate report files', () => {
     expect(csv(out, REPORT_FILES.accounts).map((row) => row['external_account_number'])).toEqual(['OTHER-1']);
     expect(csv(out, REPORT_FILES.fixData)).toEqual([]);
     const summary = JSON.parse(readFileSync(join(out, REPORT_FILES.summary), 'utf8'));
-    expect(summary).toMatchObject({ import_supplier: 'OTHER', accounts: { done: 1 }, runs: [{ command: 'push', status: 'running' }] });
+    expect(summary).toMatchObject({ import_supplier: 'OTHER', accounts: { done: 1 }, top_error_codes: [], runs: [{ command: 'push', status: 'running' }] });
+    await report(out, 'ACME');
+    const acme = JSON.parse(readFileSync(join(out, REPORT_FILES.summary), 'utf8'));
+    expect(acme.top_error_codes.map((entry: { code: string }) => entry.code).sort()).toEqual(
+      ['account_creation_failed', 'connection_reset', 'invalid_date', 'invalid_phone_number', 'outcome_unknown', 'payment_vendor_failed', 'server_error'],
+    );
   });
 
   it('creates the directory 0700 and every file 0600, replacing an old report whole (no partial files left)', async () => {
