@@ -11,7 +11,7 @@ import { generateExport } from './validate-data.js';
 // accounts and flat as the input grows tenfold. Printed as ratios to the limits, not asserted.
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const tsx = path.join(here, '..', '..', 'node_modules', '.bin', 'tsx');
+const root = path.join(here, '..', '..');
 const sizes = process.argv.slice(2).map(Number).filter((size) => size > 0);
 
 interface Measure {
@@ -21,11 +21,14 @@ interface Measure {
 }
 
 function measure(mode: string, dir: string): Measure {
-  return JSON.parse(execFileSync(tsx, [path.join(here, 'validate-worker.ts'), mode, dir], { encoding: 'utf8', maxBuffer: 1 << 20 })) as Measure;
+  return JSON.parse(execFileSync(process.execPath, [path.join(here, 'validate-child.mjs'), mode, dir], { encoding: 'utf8', maxBuffer: 1 << 20 })) as Measure;
 }
 
 const rate = (m: Measure): number => m.rows / m.seconds;
 const fmt = (value: number): string => Math.round(value).toLocaleString('en-GB');
+
+// The measured code is the compiled code users run (dist/, plain node).
+execFileSync(path.join(root, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
 
 const results: Array<{ accounts: number; rows: number; arrays: Measure; columns: Measure; validate: Measure }> = [];
 for (const accounts of sizes.length > 0 ? sizes : [100_000, 1_000_000]) {

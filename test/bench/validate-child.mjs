@@ -1,15 +1,12 @@
+// One measurement in its own process, so that its peak RSS is its own, on the compiled code that
+// `migrate` runs (dist/, plain node, no tsx loader in the process):
+//   node validate-child.mjs <csv-arrays|csv-columns|validate> <dir>
+// prints { rows, seconds, peakRssMb }.
 import { parse } from 'csv-parse';
 import { createReadStream, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { loadMigrateConfig } from '../../src/config/index.js';
-import { openExport } from '../../src/mapping/index.js';
-import { validateExport } from '../../src/mapping/validation.js';
 
-// One measurement in its own process, so that its peak RSS is its own:
-//   tsx validate-worker.ts <csv-arrays|csv-columns|validate> <dir>
-// prints { rows, seconds, peakRssMb }.
-
-async function bareCsv(dir: string, columns: boolean): Promise<number> {
+async function bareCsv(dir, columns) {
   let rows = 0;
   for (const name of readdirSync(dir).filter((file) => file.endsWith('.csv'))) {
     const parser = createReadStream(path.join(dir, name)).pipe(parse({ bom: true, columns, skip_empty_lines: true }));
@@ -22,7 +19,10 @@ async function bareCsv(dir: string, columns: boolean): Promise<number> {
   return rows;
 }
 
-async function validate(dir: string): Promise<number> {
+async function validate(dir) {
+  const { loadMigrateConfig } = await import('../../dist/config/index.js');
+  const { openExport } = await import('../../dist/mapping/index.js');
+  const { validateExport } = await import('../../dist/mapping/validation.js');
   const config = await loadMigrateConfig({ cwd: dir, env: {}, supplier: 'BENCH' });
   const reader = await openExport(dir, config, { today: '2026-11-22' });
   try {
@@ -35,7 +35,7 @@ async function validate(dir: string): Promise<number> {
 }
 
 const [mode, dir] = process.argv.slice(2);
-if (!mode || !dir) throw new Error('usage: validate-worker.ts <csv-arrays|csv-columns|validate> <dir>');
+if (!mode || !dir) throw new Error('usage: validate-child.mjs <csv-arrays|csv-columns|validate> <dir>');
 const started = process.hrtime.bigint();
 const rows = mode === 'validate' ? await validate(dir) : await bareCsv(dir, mode === 'csv-columns');
 const seconds = Number(process.hrtime.bigint() - started) / 1e9;
