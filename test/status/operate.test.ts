@@ -108,6 +108,23 @@ describe('migrate status', () => {
     expect(doc.counts.errored).toBe(2);
   });
 
+  it('names the accounts only the ledger knows (the ledger pushed elsewhere: another service)', async () => {
+    const other = await startSandbox({ processingMs: 0 });
+    try {
+      const run = await migrate(['status', 'ACME', '--base-url', other.url, '--state', state, '--json'], { MIGRATE_API_KEY: other.apiKey });
+      expect(run.code, run.stderr).toBe(0);
+      const doc = JSON.parse(run.stdout);
+      const sent = [...ops.done, 'OPS-0005', ...ops.errored].sort();
+      expect(doc.counts.only_in_ledger).toBe(sent.length);
+      expect(doc.only_in_ledger.map((row: { external_account_number: string }) => row.external_account_number).sort()).toEqual(sent);
+      // Held back by local validation: never sent, so the service is right not to know them.
+      const invalid = doc.accounts.filter((row: { state: string }) => row.state === 'invalid');
+      expect(invalid.map((row: { mismatch: unknown }) => row.mismatch)).toEqual(ops.invalid.map(() => null));
+    } finally {
+      await other.close();
+    }
+  });
+
   it('--account tells the story of an ERRORED account', async () => {
     const run = await migrate(['status', 'ACME', ...service(), '--state', state, '--account', 'ERR-0001']);
     expect(run.code, run.stderr).toBe(0);
