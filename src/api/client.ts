@@ -1,15 +1,16 @@
 import { undocumentedFields } from './documented-fields.js';
-import { ApiError, NetworkError, RateLimitedError, RequestRejectedError, UnexpectedResponseError } from './errors.js';
+import { AbortedError, ApiError, NetworkError, RateLimitedError, RequestRejectedError, UnexpectedResponseError } from './errors.js';
 import type { ClientEvent } from './events.js';
 import { errorFromResponse, failureKindOf, type ServiceResponse } from './map-response.js';
 import { resolveClientOptions, type ClientOptions, type ResolvedClientOptions } from './options.js';
 import { AdaptiveLimiter, type LimiterSnapshot, type ReleaseSignal } from './rate-limiter.js';
 import { Redactor, safeCause } from './redact.js';
-import { decideRetry, type RetryMode } from './retry-policy.js';
+import { decideRetry, type RetryDecision, type RetryMode } from './retry-policy.js';
 import { TokenManager, type ObtainInput, type TokenGrant } from './token-manager.js';
 import { readTokenResponse, TOKEN_ENDPOINT, tokenMutationBody } from './token-mutation.js';
 import { Transport } from './transport.js';
 import type { EndpointCall } from './endpoints.js';
+import type { CallOptions } from './types.js';
 
 // The engine of every call (issue 3): limiter slot -> valid token -> HTTP -> answer mapped to an
 // outcome or an error class -> the pure retry policy decides -> sleep and resend, or give up with
@@ -23,7 +24,21 @@ export interface ClientStats extends LimiterSnapshot {
   tokenRenewals: number;
 }
 
-type AttemptResult<T> = { ok: true; value: T } | { ok: false; error: ApiError; token: string | undefined };
+type AttemptResult<T> = { ok: true; value: T } | { ok: false; error: ApiError; token: string | undefined; fromToken: boolean };
+
+/** Resolves with the wait, or as soon as the signal aborts (the caller then gives up). */
+function abortable(wait: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return wait;
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    signal.addEventListener('abort', done, { once: true });
+    void wait.then(done);
+  });
+}
 
 export class CallRunner {
   readonly #options: ResolvedClientOptions;
@@ -33,6 +48,7 @@ export class CallRunner {
   readonly #tokens: TokenManager;
   readonly #counts = { requests: 0, retries: 0, rateLimited: 0, tokenRenewals: 0 };
   #closed = false;
+  #closing: Promise<void> | undefined;
 
   constructor(input: ClientOptions) {
     const options = resolveClientOptions(input);
@@ -75,46 +91,53 @@ export class CallRunner {
     return { ...this.#limiter.snapshot(), ...this.#counts };
   }
 
-  /** Waits for requests in flight; calls made (or resent) afterwards fail at once. */
+  /** Waits for requests in flight; calls made (or resent) afterwards fail at once. Idempotent. */
   close(): Promise<void> {
     this.#closed = true;
-    return this.#transport.close();
+    this.#closing ??= this.#transport.close();
+    return this.#closing;
   }
 
   /** Runs one call to its outcome, resending as the retry policy allows; rejects with the last ApiError. */
-  async run<T>(call: EndpointCall<T>, mode: RetryMode = 'auto'): Promise<T> {
+  async run<T>(call: EndpointCall<T>, options: CallOptions = {}): Promise<T> {
     const body = this.#serialise(call);
     let renewed = false;
     let sent = 0;
+    let last: ApiError | undefined;
     for (let attempt = 1; ; ) {
       if (this.#closed) throw new NetworkError(call.name, 'not_sent', 'the client was closed');
+      if (options.signal?.aborted) throw this.#giveUp(new AbortedError(call.name, last), sent);
       const result = await this.#attempt(call, body);
       sent += 1;
       if (result.ok) return result.value;
-      const { error } = result;
-      const decision = decideRetry(
-        {
-          failure: failureKindOf(error),
-          safety: call.safety,
-          mode,
-          attempt,
-          retryAfterMs: error instanceof RateLimitedError ? error.retryAfterMs : undefined,
-          renewedAfterUnauthorized: renewed,
-          random: this.#options.random(),
-        },
-        this.#options.retry,
-      );
-      if (!decision.retry) throw this.#giveUp(error, sent);
+      last = result.error;
+      // A token that cannot be had was already retried by the token mutation's own loop.
+      const decision = result.fromToken ? ({ retry: false } as const) : this.#decide(call, result.error, options.retry ?? 'auto', attempt, renewed);
+      if (!decision.retry) throw this.#giveUp(result.error, sent);
       if (decision.renewToken) {
         renewed = true;
         await this.#renewAfterUnauthorized(result.token, sent);
         continue;
       }
       this.#counts.retries += 1;
-      this.#emit({ type: 'retry', endpoint: call.name, attempt, delayMs: decision.delayMs, code: error.code, status: error.status, ambiguous: error.ambiguous });
-      await this.#options.sleep(decision.delayMs);
+      const { code, status, ambiguous } = result.error;
+      this.#emit({ type: 'retry', endpoint: call.name, attempt, delayMs: decision.delayMs, code, status, ambiguous });
+      await abortable(this.#options.sleep(decision.delayMs), options.signal);
       attempt += 1;
     }
+  }
+
+  #decide<T>(call: EndpointCall<T>, error: ApiError, mode: RetryMode, attempt: number, renewed: boolean): RetryDecision {
+    const input = {
+      failure: failureKindOf(error),
+      safety: call.safety,
+      mode,
+      attempt,
+      retryAfterMs: error instanceof RateLimitedError ? error.retryAfterMs : undefined,
+      renewedAfterUnauthorized: renewed,
+      random: this.#options.random(),
+    };
+    return decideRetry(input, this.#options.retry);
   }
 
   #serialise<T>(call: EndpointCall<T>): string | undefined {
@@ -146,9 +169,9 @@ export class CallRunner {
       } else if (response.status < 500) {
         signal = 'success';
       }
-      return result.ok ? result : { ...result, token };
+      return result.ok ? result : { ...result, token, fromToken: false };
     } catch (error) {
-      return { ok: false, error: this.#asApiError(call.name, error), token };
+      return { ok: false, error: this.#asApiError(call.name, error), token, fromToken: token === undefined };
     } finally {
       this.#limiter.release(ticket, signal, retryAfterMs);
     }

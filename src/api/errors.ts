@@ -178,6 +178,14 @@ export class RequestRejectedError extends ApiError {
   }
 }
 
+/** The caller's AbortSignal fired before the call could finish (while waiting to resend). */
+export class AbortedError extends ApiError {
+  constructor(endpoint: string, last: ApiError | undefined) {
+    const after = last ? ` after ${last.code}${last.ambiguous ? ' (the last attempt may have been applied)' : ''}` : '';
+    super(`${endpoint}: aborted by the caller${after}`, 'aborted', { endpoint, status: last?.status, ambiguous: last?.ambiguous ?? false, cause: last });
+  }
+}
+
 export function isApiError(error: unknown): error is ApiError {
   return error instanceof ApiError;
 }

@@ -38,17 +38,17 @@ export interface ServiceClient extends ImportServiceClient {
 export function createImportServiceClient(options: ClientOptions): ServiceClient {
   const runner = new CallRunner(options);
   return {
-    validateAccount: (payload, call) => runner.run(validateAccountCall(payload), call?.retry),
-    createAccount: (payload, call) => runner.run(createAccountCall(payload), call?.retry),
-    getImportStatus: (supplier, external, call) => runner.run(importStatusCall(supplier, external), call?.retry),
-    getTransferStatus: (supplier, external, call) => runner.run(transferStatusCall(supplier, external), call?.retry),
-    listAllImports: (supplier, call) => runner.run(listCall('all', supplier), call?.retry),
-    listPendingImports: (supplier, call) => runner.run(listCall('pending', supplier), call?.retry),
-    listImportedAccounts: (supplier, call) => runner.run(listCall('imported', supplier), call?.retry),
-    createNotes: (request, call) => runner.run(notesCall(request), call?.retry),
-    createTransactions: (request, flags, call) => runner.run(transactionsCall(request, flags), call?.retry),
-    createHistoricalStatements: (request, call) => runner.run(statementsCall(request), call?.retry),
-    createPaymentInstruction: (request, call) => runner.run(paymentInstructionCall(request), call?.retry),
+    validateAccount: (payload, call) => runner.run(validateAccountCall(payload), call),
+    createAccount: (payload, call) => runner.run(createAccountCall(payload), call),
+    getImportStatus: (supplier, external, call) => runner.run(importStatusCall(supplier, external), call),
+    getTransferStatus: (supplier, external, call) => runner.run(transferStatusCall(supplier, external), call),
+    listAllImports: (supplier, call) => runner.run(listCall('all', supplier), call),
+    listPendingImports: (supplier, call) => runner.run(listCall('pending', supplier), call),
+    listImportedAccounts: (supplier, call) => runner.run(listCall('imported', supplier), call),
+    createNotes: (request, call) => runner.run(notesCall(request), call),
+    createTransactions: (request, flags, call) => runner.run(transactionsCall(request, flags), call),
+    createHistoricalStatements: (request, call) => runner.run(statementsCall(request), call),
+    createPaymentInstruction: (request, call) => runner.run(paymentInstructionCall(request), call),
     stats: () => runner.stats(),
     close: () => runner.close(),
   };

@@ -63,6 +63,12 @@ export type NotesOutcome = { kind: 'created'; results: NoteResult[] } | { kind: 
  */
 export interface CallOptions {
   retry?: 'auto' | 'safe' | 'never';
+  /**
+   * Stops waiting to resend (backoff, Retry-After) when it aborts: the call then rejects with an
+   * AbortedError (`ambiguous` if the last attempt may have been applied). A request already on
+   * the wire is not cut off: its answer is awaited.
+   */
+  signal?: AbortSignal;
 }
 
 export interface ImportServiceClient {

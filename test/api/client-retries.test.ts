@@ -146,7 +146,40 @@ describe('answers', () => {
   });
 });
 
+describe('cancellation', () => {
+  it('an aborted signal stops the wait to resend; the error says the last attempt may have been applied', async () => {
+    const s = await serve((_request, response) => json(response, 503, { detail: 'down' }));
+    const { client: c } = connect(s.url, { sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)), retry: { baseDelayMs: 60_000, maxDelayMs: 60_000 }, random: () => 0.99 });
+    const controller = new AbortController();
+    const started = Date.now();
+    const pending = c.createAccount(account('X-1'), { signal: controller.signal }).catch((caught: unknown) => caught);
+    setTimeout(() => controller.abort(), 100);
+    const error = await pending;
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(error).toMatchObject({ code: 'aborted', ambiguous: true, attempts: 1, status: 503 });
+    expect(s.rest()).toHaveLength(1);
+  });
+
+  it('a closed client fails calls at once', async () => {
+    const s = await serve((_request, response) => json(response, 200, status));
+    const { client: c } = connect(s.url);
+    await c.close();
+    await expect(c.getImportStatus('ACME', 'Z')).rejects.toMatchObject({ code: 'network_error', phase: 'not_sent' });
+    expect(s.received).toHaveLength(0);
+  });
+});
+
 describe('authentication', () => {
+  it('a token that cannot be had is retried by the token call alone, not again per request', async () => {
+    const s = await serve((_request, response) => json(response, 200, status));
+    const port = Number(new URL(s.url).port);
+    await s.close();
+    server = undefined;
+    const { client: c } = connect(`http://127.0.0.1:${port}`);
+    const error = await c.getImportStatus('ACME', 'A-0').catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'network_error', endpoint: 'obtainToken', phase: 'not_sent', attempts: 1 });
+  });
+
   it('on a 401: renews the token once and resends with the new one', async () => {
     let calls = 0;
     const s = await serve((_request, response) => {
