@@ -26,23 +26,6 @@ export interface ItemTally {
   outstanding: number;
 }
 
-export interface LedgerSource {
-  read: LedgerReader;
-  /** Accounts (optionally of one supplier, optionally in one state) with id > afterId, in id order. */
-  accounts(options: { supplier?: string | undefined; state?: AccountState | undefined; afterId: number; limit: number }): AccountRow[];
-  /** Items of several accounts per state: done and outstanding counts by account id. */
-  itemTallies(accountIds: readonly number[]): Map<number, ItemTally>;
-  /** Stored issues of several accounts, by account id (in the order they were stored). */
-  issuesOf(accountIds: readonly number[]): Map<number, StoredIssue[]>;
-  /** Items of one kind in one state joined with their account, paged by item id. */
-  items(options: { state: ItemState; kind: ItemKind; supplier?: string | undefined; afterId: number; limit: number }): ItemWithAccount[];
-  /** Account counts per state and item counts per kind and state, of one supplier or all. */
-  counts(supplier?: string): { accounts: Partial<Record<AccountState, number>>; items: Record<string, Partial<Record<ItemState, number>>> };
-  /** The most frequent last-error codes of accounts and records of one supplier (all when undefined) still not done. */
-  topErrorCodes(supplier: string | undefined, limit: number): Array<{ code: string; count: number }>;
-  close(): void;
-}
-
 /** True when the state directory holds a ledger. */
 export function ledgerExists(stateDir: string): boolean {
   return existsSync(join(stateDir, LEDGER_FILE));
@@ -59,107 +42,126 @@ export function openLedgerSource(stateDir: string): LedgerSource {
   } catch (error) {
     throw new UsageError(`${join(stateDir, LEDGER_FILE)}: cannot be opened (${(error as Error).message})`, 'ledger_unreadable', error);
   }
-  return createLedgerSource(db);
+  return new LedgerSource(db);
 }
 
 const marks = (list: readonly unknown[]): string => list.map(() => '?').join(', ');
 
-export function createLedgerSource(db: Database.Database): LedgerSource {
-  const read = new LedgerReader(db);
-  return {
-    read,
-    // One state at a time, so that the (state, id) index yields rows in id order: with `state IN
-    // (...)` SQLite sorts every remaining match for each page (quadratic over a million accounts).
-    // `+import_supplier` keeps the planner off the (supplier, number) index, which would sort too.
-    accounts: ({ supplier, state, afterId, limit }) => {
-      const where = [state === undefined ? '' : 'state = ? AND', 'id > ?', supplier === undefined ? '' : 'AND +import_supplier = ?'].join(' ');
-      const params = [...(state === undefined ? [] : [state]), afterId, ...(supplier === undefined ? [] : [supplier]), limit];
-      return (db.prepare(`SELECT * FROM accounts WHERE ${where} ORDER BY id LIMIT ?`).all(...params) as Raw[]).map(toAccountRow);
-    },
-    itemTallies: (accountIds) => {
-      const tallies = new Map<number, ItemTally>();
-      if (accountIds.length === 0) return tallies;
-      const rows = db
-        .prepare(`SELECT account_id AS id, state = 'done' AS done, COUNT(*) AS n FROM items WHERE account_id IN (${marks(accountIds)}) GROUP BY account_id, state = 'done'`)
-        .all(...accountIds) as Raw[];
-      for (const row of rows) {
-        const tally = tallies.get(Number(row['id'])) ?? { done: 0, outstanding: 0 };
-        if (Number(row['done']) === 1) tally.done += Number(row['n']);
-        else tally.outstanding += Number(row['n']);
-        tallies.set(Number(row['id']), tally);
-      }
-      return tallies;
-    },
-    issuesOf: (accountIds) => {
-      const issues = new Map<number, StoredIssue[]>();
-      if (accountIds.length === 0) return issues;
-      const rows = db.prepare(`SELECT * FROM account_issues WHERE account_id IN (${marks(accountIds)}) ORDER BY rowid`).all(...accountIds) as Raw[];
-      for (const row of rows) {
-        const id = Number(row['account_id']);
-        const list = issues.get(id) ?? [];
-        list.push({
-          code: String(row['code']),
-          message: String(row['message']),
-          attr: (row['attr'] as string | null) ?? undefined,
-          file: (row['file'] as string | null) ?? undefined,
-          line: (row['line'] as number | null) ?? undefined,
-          column: (row['column_name'] as string | null) ?? undefined,
-          source: row['source'] === 'service' ? 'service' : 'local',
-        });
-        issues.set(id, list);
-      }
-      return issues;
-    },
-    // One (state, kind) at a time: the items_by_state (state, kind) index ends in the rowid, so rows come in id order.
-    items: ({ state, kind, supplier, afterId, limit }) => {
-      const bySupplier = supplier === undefined ? '' : 'AND +a.import_supplier = ?';
-      const rows = db
-        .prepare(
-          `SELECT it.*, a.import_supplier AS a_supplier, a.external_account_number AS a_number, a.state AS a_state
-           FROM items it JOIN accounts a ON a.id = it.account_id
-           WHERE it.state = ? AND it.kind = ? AND it.id > ? ${bySupplier} ORDER BY it.id LIMIT ?`,
-        )
-        .all(state, kind, afterId, ...(supplier === undefined ? [] : [supplier]), limit) as Raw[];
-      return rows.map((row) => ({
-        ...toItemRow(row),
-        importSupplier: String(row['a_supplier']),
-        externalAccountNumber: String(row['a_number']),
-        accountState: String(row['a_state']) as AccountState,
-      }));
-    },
-    counts: (supplier) => {
-      const where = supplier === undefined ? '' : 'WHERE import_supplier = ?';
-      const params = supplier === undefined ? [] : [supplier];
-      const accounts: Partial<Record<AccountState, number>> = {};
-      for (const row of db.prepare(`SELECT state, COUNT(*) AS n FROM accounts ${where} GROUP BY state`).all(...params) as Raw[]) {
-        accounts[row['state'] as AccountState] = Number(row['n']);
-      }
-      const items: Record<string, Partial<Record<ItemState, number>>> = {};
-      const itemWhere = supplier === undefined ? '' : 'WHERE a.import_supplier = ?';
-      const itemRows = db
-        .prepare(`SELECT it.kind AS kind, it.state AS state, COUNT(*) AS n FROM items it JOIN accounts a ON a.id = it.account_id ${itemWhere} GROUP BY it.kind, it.state`)
-        .all(...params) as Raw[];
-      for (const row of itemRows) (items[String(row['kind'])] ??= {})[row['state'] as ItemState] = Number(row['n']);
-      return { accounts, items };
-    },
-    topErrorCodes: (supplier, limit) => {
-      const accountFilter = supplier === undefined ? '' : 'AND import_supplier = ?';
-      const itemFilter = supplier === undefined ? '' : 'AND a.import_supplier = ?';
-      const params = supplier === undefined ? [] : [supplier, supplier];
-      const rows = db
-        .prepare(
-          `SELECT code, SUM(n) AS n FROM (
-             SELECT error_code AS code, COUNT(*) AS n FROM accounts WHERE error_code IS NOT NULL AND state <> 'done' ${accountFilter} GROUP BY error_code
-             UNION ALL
-             SELECT it.error_code AS code, COUNT(*) AS n FROM items it JOIN accounts a ON a.id = it.account_id
-               WHERE it.error_code IS NOT NULL AND it.state <> 'done' ${itemFilter} GROUP BY it.error_code
-           ) GROUP BY code ORDER BY n DESC, code LIMIT ?`,
-        )
-        .all(...params, limit) as Raw[];
-      return rows.map((row) => ({ code: String(row['code']), count: Number(row['n']) }));
-    },
-    close: () => db.close(),
-  };
+const mapIssue = (row: Raw): StoredIssue => ({
+  code: String(row['code']),
+  message: String(row['message']),
+  attr: (row['attr'] as string | null) ?? undefined,
+  file: (row['file'] as string | null) ?? undefined,
+  line: (row['line'] as number | null) ?? undefined,
+  column: (row['column_name'] as string | null) ?? undefined,
+  source: row['source'] === 'service' ? 'service' : 'local',
+});
+
+export class LedgerSource {
+  readonly read: LedgerReader;
+  readonly #db: Database.Database;
+
+  constructor(db: Database.Database) {
+    this.#db = db;
+    this.read = new LedgerReader(db);
+  }
+
+  /**
+   * Accounts (optionally of one supplier, optionally in one state) with id > afterId, in id order.
+   * One state at a time, so that the (state, id) index yields rows in id order: with `state IN
+   * (...)` SQLite sorts every remaining match for each page (quadratic over a million accounts).
+   * `+import_supplier` keeps the planner off the (supplier, number) index, which would sort too.
+   */
+  accounts({ supplier, state, afterId, limit }: { supplier?: string | undefined; state?: AccountState | undefined; afterId: number; limit: number }): AccountRow[] {
+    const where = [state === undefined ? '' : 'state = ? AND', 'id > ?', supplier === undefined ? '' : 'AND +import_supplier = ?'].join(' ');
+    const params = [...(state === undefined ? [] : [state]), afterId, ...(supplier === undefined ? [] : [supplier]), limit];
+    return (this.#db.prepare(`SELECT * FROM accounts WHERE ${where} ORDER BY id LIMIT ?`).all(...params) as Raw[]).map(toAccountRow);
+  }
+
+  /** Done and outstanding item counts of several accounts, by account id. */
+  itemTallies(accountIds: readonly number[]): Map<number, ItemTally> {
+    const tallies = new Map<number, ItemTally>();
+    if (accountIds.length === 0) return tallies;
+    const rows = this.#db
+      .prepare(`SELECT account_id AS id, state = 'done' AS done, COUNT(*) AS n FROM items WHERE account_id IN (${marks(accountIds)}) GROUP BY account_id, state = 'done'`)
+      .all(...accountIds) as Raw[];
+    for (const row of rows) {
+      const tally = tallies.get(Number(row['id'])) ?? { done: 0, outstanding: 0 };
+      if (Number(row['done']) === 1) tally.done += Number(row['n']);
+      else tally.outstanding += Number(row['n']);
+      tallies.set(Number(row['id']), tally);
+    }
+    return tallies;
+  }
+
+  /** Stored issues of several accounts, by account id (in the order they were stored). */
+  issuesOf(accountIds: readonly number[]): Map<number, StoredIssue[]> {
+    const issues = new Map<number, StoredIssue[]>();
+    if (accountIds.length === 0) return issues;
+    const rows = this.#db.prepare(`SELECT * FROM account_issues WHERE account_id IN (${marks(accountIds)}) ORDER BY rowid`).all(...accountIds) as Raw[];
+    for (const row of rows) {
+      const id = Number(row['account_id']);
+      issues.set(id, [...(issues.get(id) ?? []), mapIssue(row)]);
+    }
+    return issues;
+  }
+
+  /**
+   * Items of one kind in one state joined with their account, paged by item id. One (state,
+   * kind) at a time: the items_by_state (state, kind) index ends in the rowid, so rows come in id order.
+   */
+  items({ state, kind, supplier, afterId, limit }: { state: ItemState; kind: ItemKind; supplier?: string | undefined; afterId: number; limit: number }): ItemWithAccount[] {
+    const bySupplier = supplier === undefined ? '' : 'AND +a.import_supplier = ?';
+    const rows = this.#db
+      .prepare(
+        `SELECT it.*, a.import_supplier AS a_supplier, a.external_account_number AS a_number, a.state AS a_state
+         FROM items it JOIN accounts a ON a.id = it.account_id
+         WHERE it.state = ? AND it.kind = ? AND it.id > ? ${bySupplier} ORDER BY it.id LIMIT ?`,
+      )
+      .all(state, kind, afterId, ...(supplier === undefined ? [] : [supplier]), limit) as Raw[];
+    return rows.map((row) => ({
+      ...toItemRow(row),
+      importSupplier: String(row['a_supplier']),
+      externalAccountNumber: String(row['a_number']),
+      accountState: String(row['a_state']) as AccountState,
+    }));
+  }
+
+  /** Account counts per state and item counts per kind and state, of one supplier or all. */
+  counts(supplier?: string): { accounts: Partial<Record<AccountState, number>>; items: Record<string, Partial<Record<ItemState, number>>> } {
+    const params = supplier === undefined ? [] : [supplier];
+    const accounts: Partial<Record<AccountState, number>> = {};
+    const accountRows = this.#db.prepare(`SELECT state, COUNT(*) AS n FROM accounts ${supplier === undefined ? '' : 'WHERE import_supplier = ?'} GROUP BY state`).all(...params) as Raw[];
+    for (const row of accountRows) accounts[row['state'] as AccountState] = Number(row['n']);
+    const items: Record<string, Partial<Record<ItemState, number>>> = {};
+    const itemRows = this.#db
+      .prepare(`SELECT it.kind AS kind, it.state AS state, COUNT(*) AS n FROM items it JOIN accounts a ON a.id = it.account_id ${supplier === undefined ? '' : 'WHERE a.import_supplier = ?'} GROUP BY it.kind, it.state`)
+      .all(...params) as Raw[];
+    for (const row of itemRows) (items[String(row['kind'])] ??= {})[row['state'] as ItemState] = Number(row['n']);
+    return { accounts, items };
+  }
+
+  /** The most frequent last-error codes of accounts and records not done, of one supplier (all when undefined). */
+  topErrorCodes(supplier: string | undefined, limit: number): Array<{ code: string; count: number }> {
+    const accountFilter = supplier === undefined ? '' : 'AND import_supplier = ?';
+    const itemFilter = supplier === undefined ? '' : 'AND a.import_supplier = ?';
+    const params = supplier === undefined ? [] : [supplier, supplier];
+    const rows = this.#db
+      .prepare(
+        `SELECT code, SUM(n) AS n FROM (
+           SELECT error_code AS code, COUNT(*) AS n FROM accounts WHERE error_code IS NOT NULL AND state <> 'done' ${accountFilter} GROUP BY error_code
+           UNION ALL
+           SELECT it.error_code AS code, COUNT(*) AS n FROM items it JOIN accounts a ON a.id = it.account_id
+             WHERE it.error_code IS NOT NULL AND it.state <> 'done' ${itemFilter} GROUP BY it.error_code
+         ) GROUP BY code ORDER BY n DESC, code LIMIT ?`,
+      )
+      .all(...params, limit) as Raw[];
+    return rows.map((row) => ({ code: String(row['code']), count: Number(row['n']) }));
+  }
+
+  close(): void {
+    this.#db.close();
+  }
 }
 
 /**
