@@ -6,8 +6,8 @@ import { resolveClientOptions, type ClientOptions, type ResolvedClientOptions } 
 import { AdaptiveLimiter, type LimiterSnapshot, type ReleaseSignal } from './rate-limiter.js';
 import { Redactor, safeCause } from './redact.js';
 import { decideRetry, type RetryDecision, type RetryMode } from './retry-policy.js';
-import { TokenManager, type ObtainInput, type TokenGrant } from './token-manager.js';
-import { readTokenResponse, TOKEN_ENDPOINT, tokenMutationBody } from './token-mutation.js';
+import { TokenManager } from './token-manager.js';
+import { obtainTokenGrant, TOKEN_ENDPOINT } from './token-mutation.js';
 import { Transport } from './transport.js';
 import type { EndpointCall } from './endpoints.js';
 import type { CallOptions } from './types.js';
@@ -77,7 +77,17 @@ export class CallRunner {
     });
     this.#tokens = new TokenManager({
       credentials: options.credentials,
-      obtain: (obtainInput) => this.#obtainToken(obtainInput),
+      // Not gated by the limiter: it is rare, and callers hold slots while they wait for it.
+      obtain: (obtainInput) =>
+        obtainTokenGrant(obtainInput, {
+          transport: this.#transport,
+          options,
+          redactor: this.#redactor,
+          emit: (event) => this.#emit(event),
+          onRequest: () => {
+            this.#counts.requests += 1;
+          },
+        }),
       clock: options.clock,
       renewMarginMs: options.renewMarginMs,
       onRenewed: (renewal) => {
@@ -207,42 +217,6 @@ export class CallRunner {
       await this.#tokens.renewAfterUnauthorized(rejected ?? '');
     } catch (error) {
       throw this.#giveUp(this.#asApiError(TOKEN_ENDPOINT, error), sent);
-    }
-  }
-
-  /** The token mutation: not gated by the limiter (it is rare, and callers hold slots while waiting for it). */
-  async #obtainToken(input: ObtainInput): Promise<TokenGrant> {
-    if ('APIKey' in input) this.#redactor.add(input.APIKey);
-    else this.#redactor.add(input.refreshToken);
-    const body = tokenMutationBody(this.#options.tokenField, input);
-    for (let attempt = 1; ; attempt += 1) {
-      let outcome: TokenGrant | ApiError;
-      try {
-        this.#counts.requests += 1;
-        const response = await this.#transport.send({
-          endpoint: TOKEN_ENDPOINT,
-          method: 'POST',
-          path: this.#options.tokenPath,
-          headers: { accept: 'application/json', 'content-type': 'application/json' },
-          body,
-        });
-        outcome = readTokenResponse(this.#options.tokenField, response, this.#options.clock.now());
-      } catch (error) {
-        outcome = this.#asApiError(TOKEN_ENDPOINT, error);
-      }
-      if (!(outcome instanceof ApiError)) {
-        this.#redactor.add(outcome.token);
-        this.#redactor.add(outcome.refreshToken);
-        return outcome;
-      }
-      const retryAfterMs = outcome instanceof RateLimitedError ? outcome.retryAfterMs : undefined;
-      const decision = decideRetry(
-        { failure: failureKindOf(outcome), safety: 'idempotent', mode: 'auto', attempt, retryAfterMs, renewedAfterUnauthorized: true, random: this.#options.random() },
-        this.#options.retry,
-      );
-      if (!decision.retry) throw this.#redactor.scrubError(outcome);
-      this.#emit({ type: 'retry', endpoint: TOKEN_ENDPOINT, attempt, delayMs: decision.delayMs, code: outcome.code, status: outcome.status, ambiguous: false });
-      await this.#options.sleep(decision.delayMs);
     }
   }
 

@@ -1,7 +1,12 @@
 import { obtainTokenResultSchema } from '../schema/index.js';
-import { AuthenticationError, RateLimitedError, UnexpectedResponseError, type ApiError } from './errors.js';
-import { errorFromResponse, type ServiceResponse } from './map-response.js';
+import { ApiError, AuthenticationError, RateLimitedError, UnexpectedResponseError } from './errors.js';
+import type { ClientEvent } from './events.js';
+import { errorFromResponse, failureKindOf, type ServiceResponse } from './map-response.js';
+import type { ResolvedClientOptions } from './options.js';
+import { safeCause, type Redactor } from './redact.js';
+import { decideRetry } from './retry-policy.js';
 import type { ObtainInput, TokenGrant } from './token-manager.js';
+import type { Transport } from './transport.js';
 
 // The ObtainToken GraphQL mutation (spec "Authentication" 1; real-platform-notes §0.2): its root
 // field is configurable (the real platform's `obtainKrakenToken` by default), its input one of
@@ -63,4 +68,41 @@ export function readTokenResponse(field: string, response: ServiceResponse, now:
     refreshToken: refreshToken ?? undefined,
     refreshExpiresAt: typeof refreshExpiresIn === 'number' ? refreshExpiresIn * 1000 : undefined,
   };
+}
+
+export interface ObtainDeps {
+  transport: Transport;
+  options: Pick<ResolvedClientOptions, 'tokenField' | 'tokenPath' | 'clock' | 'random' | 'retry' | 'sleep'>;
+  redactor: Redactor;
+  emit: (event: ClientEvent) => void;
+  onRequest: () => void;
+}
+
+/** One token mutation call, resent by the retry policy like a read (obtaining a token twice is harmless). */
+export async function obtainTokenGrant(input: ObtainInput, deps: ObtainDeps): Promise<TokenGrant> {
+  const { transport, options, redactor } = deps;
+  redactor.add('APIKey' in input ? input.APIKey : input.refreshToken);
+  const body = tokenMutationBody(options.tokenField, input);
+  const headers = { accept: 'application/json', 'content-type': 'application/json' };
+  for (let attempt = 1; ; attempt += 1) {
+    let outcome: TokenGrant | ApiError;
+    try {
+      deps.onRequest();
+      const response = await transport.send({ endpoint: TOKEN_ENDPOINT, method: 'POST', path: options.tokenPath, headers, body });
+      outcome = readTokenResponse(options.tokenField, response, options.clock.now());
+    } catch (error) {
+      outcome = error instanceof ApiError ? error : new UnexpectedResponseError(TOKEN_ENDPOINT, undefined, safeCause(error, redactor).message);
+    }
+    if (!(outcome instanceof ApiError)) {
+      redactor.add(outcome.token);
+      redactor.add(outcome.refreshToken);
+      return outcome;
+    }
+    const retryAfterMs = outcome instanceof RateLimitedError ? outcome.retryAfterMs : undefined;
+    const failure = failureKindOf(outcome);
+    const decision = decideRetry({ failure, safety: 'idempotent', mode: 'auto', attempt, retryAfterMs, renewedAfterUnauthorized: true, random: options.random() }, options.retry);
+    if (!decision.retry) throw redactor.scrubError(outcome);
+    deps.emit({ type: 'retry', endpoint: TOKEN_ENDPOINT, attempt, delayMs: decision.delayMs, code: outcome.code, status: outcome.status, ambiguous: false });
+    await options.sleep(decision.delayMs);
+  }
 }
