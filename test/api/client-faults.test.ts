@@ -73,6 +73,23 @@ describe('every fault mode on', () => {
   });
 });
 
+describe('retries stop at the limit with the last error', () => {
+  it.each([
+    ['failRate', { failRate: 1 }, 'server_error', 500],
+    ['rateLimitRate', { rateLimitRate: 1, retryAfterSeconds: 0 }, 'rate_limited', 429],
+    ['dropRate', { dropRate: 1 }, 'network_error', undefined],
+  ] as const)('%s 1: maxRetries + 1 requests, then the last error', async (_name, faults, code, status) => {
+    harness = await startHarness({ ...faults }, { maxRetries: 3, rateLimitPauseMs: 1 });
+    const { sandbox, client, events } = harness;
+    const error = await client.getImportStatus('ACME', 'M-1').catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ code, status, attempts: 4, endpoint: 'getImportStatus' });
+    expect(sandbox.inspect.requests().filter((entry) => entry.path.startsWith('/v2/'))).toHaveLength(4);
+    expect(events.filter((event) => event.type === 'retry')).toHaveLength(3);
+    expect(events.at(-1)).toMatchObject({ type: 'failed', code, attempts: 4 });
+  });
+});
+
 describe('concurrency and rate', () => {
   it('never more requests in flight than the configured concurrency', async () => {
     harness = await startHarness({ latencyMs: 25 }, { concurrency: 5 });
