@@ -67,9 +67,15 @@ function settle(ctx: StepContext, account: AccountRow, items: readonly ItemRow[]
   return items.map((item) => ({ ...item, state: patch.state ?? item.state }));
 }
 
-/** The write-ahead intent: durable before the request. */
+/**
+ * The write-ahead intent: committed before the request; fsynced too (power-loss safe) where
+ * the service cannot deduplicate a resend (payment instructions, transactions without
+ * check_previously_added): see src/ledger/db.ts.
+ */
 async function intent(ctx: StepContext, account: AccountRow, items: readonly ItemRow[]): Promise<ItemRow[]> {
-  await ctx.ledger.updateItems(items.map((item) => item.id), { state: 'sending', addAttempt: true }, { accountId: account.id, step: items[0]?.kind ?? 'item', detail: 'intent' });
+  const kind = items[0]?.kind ?? 'note';
+  const durable = kind === 'payment_instruction' || (kind === 'transaction' && !ctx.settings.transactionFlags.check_previously_added);
+  await ctx.ledger.updateItems(items.map((item) => item.id), { state: 'sending', addAttempt: true }, { accountId: account.id, step: kind, detail: 'intent' }, durable);
   return items.map((item) => ({ ...item, state: 'sending' as const }));
 }
 

@@ -62,6 +62,7 @@ async function run(server: { url: string; apiKey: string }, base: ExportAccount,
     const rss = process.memoryUsage().rss;
     peakRss = Math.max(peakRss, rss);
     if (sampleMemory) samples.push([done, rss]);
+    if (process.env['BENCH_TIMELINE'] && startedAt > 0) process.stderr.write(`${((performance.now() - startedAt) / 1000).toFixed(1)}s done ${done} inflight ${client.stats().inFlight} queued ${client.stats().queued} limit ${client.stats().concurrencyLimit}\n`);
   }, 250);
   const sink = {
     emit: (event: EngineEvent) => {
@@ -81,20 +82,39 @@ async function run(server: { url: string; apiKey: string }, base: ExportAccount,
   return { result, seconds, done, requests, peakRss, samples };
 }
 
+/** Requests/s the bare client gets from this sandbox at this concurrency (v2 status GETs): the machine's own ceiling. */
+async function bareCeiling(server: { url: string; apiKey: string }, concurrency: number): Promise<number> {
+  const client = createImportServiceClient({ baseUrl: server.url, credentials: { apiKey: server.apiKey }, concurrency });
+  await client.getImportStatus('ACME', 'warm-up');
+  const start = performance.now();
+  let sent = 0;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (performance.now() - start < 3000) {
+      await client.getImportStatus('ACME', `none-${sent}`);
+      sent += 1;
+    }
+  }));
+  await client.close();
+  return sent / ((performance.now() - start) / 1000);
+}
+
 async function throughput(count?: number): Promise<void> {
   const latencyMs = 20;
   const server = await startServer(latencyMs, 100);
   const base = await template();
   console.log(`push throughput, sandbox latency ${latencyMs} ms, one note per account (min ${MIN_REQUESTS_PER_ACCOUNT} requests/account)`);
-  for (const concurrency of [8, 32, 128]) {
+  for (const concurrency of (process.env['BENCH_CONCURRENCY'] ? [Number(process.env['BENCH_CONCURRENCY'])] : [8, 32, 128])) {
     const bound = concurrency / ((latencyMs / 1000) * MIN_REQUESTS_PER_ACCOUNT);
     const n = count ?? Math.ceil(bound * 8);
+    const ceiling = await bareCeiling(server, concurrency);
     const r = await run(server, base, n, concurrency, `C${concurrency}`, false);
     const rate = r.done / r.seconds;
+    const requestRate = r.requests / r.seconds;
     console.log(
       `  concurrency ${String(concurrency).padStart(3)}: ${n} accounts in ${r.seconds.toFixed(1)} s = ${rate.toFixed(0)} accounts/s; ` +
         `bound ${bound.toFixed(0)}/s; share ${(rate / bound).toFixed(2)} (limit >= 0.8 at 32, goal 0.9); ` +
-        `${(r.requests / n).toFixed(2)} requests/account sent; ${r.result.reason}, exit ${r.result.exitCode}`,
+        `${(r.requests / n).toFixed(2)} requests/account sent; ${requestRate.toFixed(0)} requests/s = ${(requestRate / ceiling).toFixed(2)} of the bare client's ${ceiling.toFixed(0)} requests/s here ` +
+        `(share of the bound: ${(ceiling / (concurrency / (latencyMs / 1000))).toFixed(2)}); ${r.result.reason}, exit ${r.result.exitCode}`,
     );
   }
   server.child.stdin?.end();

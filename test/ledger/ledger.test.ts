@@ -25,7 +25,7 @@ describe('opening a ledger', () => {
     expect(statSync(join(state, LEDGER_FILE)).mode & 0o777).toBe(0o600);
     expect(statSync(join(state, `${LEDGER_FILE}-wal`)).mode & 0o777).toBe(0o600);
     expect(ledger.db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(ledger.db.pragma('synchronous', { simple: true })).toBe(2);
+    expect(ledger.db.pragma('synchronous', { simple: true })).toBe(1);
     expect(ledger.db.pragma('user_version', { simple: true })).toBe(LEDGER_SCHEMA_VERSION);
     ledger.close();
   });
