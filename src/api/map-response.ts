@@ -108,6 +108,10 @@ export function errorFromResponse(response: ServiceResponse, context: MapContext
   if (serviceCode !== undefined && SUPPLIER_REFUSED_CODES.has(serviceCode)) {
     return new SupplierNotOngoingError(endpoint, detail, serviceCode, status);
   }
+  // The real platform checks "migration is ongoing" while validating the body (real-platform-notes
+  // §0.5), so the code may come as an item of a validation body: the same for every account.
+  const notOngoing = status === 400 ? issuesFromBody(body).find((issue) => issue.code === Code.migrationNotOngoing) : undefined;
+  if (notOngoing) return new SupplierNotOngoingError(endpoint, notOngoing.detail || detail, notOngoing.code, status);
   if (status === 429) return new RateLimitedError(endpoint, parseRetryAfter(response.headers['retry-after'], context.now));
   if (status === 401 || status === 403) return new AuthenticationError(endpoint, detail || `HTTP ${status}`, { status, ...(serviceCode ? { serviceCode } : {}) });
   if (status === 404) return new NotFoundError(endpoint, detail || 'HTTP 404', serviceCode);

@@ -33,6 +33,9 @@ describe('errorFromResponse: one function maps an answer to its class', () => {
     [400, { non_field_errors: { detail: 'already', code: 'account_import_process_already_imported' }, account_id: 'A-12345678' }, {}, write, AlreadyImportedError, 'already_imported', false, false, false],
     [400, { detail: 'paused', code: 'import_supplier_migration_not_ongoing' }, {}, write, SupplierNotOngoingError, 'supplier_not_ongoing', false, false, true],
     [400, { detail: 'no such supplier', code: 'invalid_import_supplier' }, {}, read, SupplierNotOngoingError, 'supplier_not_ongoing', false, false, true],
+    [400, { detail: 'x', code: 'account_failed_validation', errors: [{ attr: 'import_supplier', code: 'import_supplier_migration_not_ongoing', detail: 'paused' }] }, {}, write, SupplierNotOngoingError, 'supplier_not_ongoing', false, false, true],
+    // an unknown supplier named by one record is that record's problem
+    [400, { detail: 'x', code: 'invalid', errors: [{ attr: 'import_supplier', code: 'invalid_import_supplier', detail: 'unknown' }] }, {}, write, ValidationFailedError, 'validation_failed', false, false, false],
     [400, undefined, {}, write, RequestRejectedError, 'request_rejected', false, false, false],
     [401, { detail: 'Invalid token.' }, {}, read, AuthenticationError, 'authentication_failed', false, false, true],
     [403, { detail: 'Forbidden' }, {}, read, AuthenticationError, 'authentication_failed', false, false, true],
