@@ -61,3 +61,28 @@ export function renderSummary(summary: PushSummary, color: boolean): string {
   lines.push('', `  ledger: ${summary.stateDir}`, '');
   return lines.join('\n');
 }
+
+/** Builds the summary of a finished push from the engine's result and the ledger's error codes. */
+export function buildPushSummary(input: {
+  result: { reason: PushSummary['result']; exitCode: number; fatal?: { code: string; detail: string }; counts: LedgerCounts; staged?: PushSummary['staged'] | undefined };
+  topErrors: PushSummary['topErrors'];
+  startedAt: number;
+  stateDir: string;
+  processedThisRun: number;
+}): PushSummary {
+  const { result } = input;
+  const durationSeconds = (Date.now() - input.startedAt) / 1000;
+  return {
+    result: result.reason,
+    exitCode: result.exitCode,
+    ...(result.fatal ? { fatal: { code: result.fatal.code, detail: result.fatal.detail } } : {}),
+    durationSeconds,
+    stateDir: input.stateDir,
+    ...(result.staged ? { staged: result.staged } : {}),
+    accounts: result.counts.accounts,
+    items: result.counts.items,
+    changedAfterImport: result.counts.changedAfterImport,
+    topErrors: input.topErrors,
+    accountsPerSecond: input.processedThisRun / Math.max(0.001, durationSeconds),
+  };
+}
