@@ -113,6 +113,27 @@ describe('migrate push', () => {
     }
   });
 
+  it('stops with exit 3 when the supplier is paused or the API key is refused, sending no account', async () => {
+    const sandbox = await startSandbox({ processingMs: 50, seed: 2 });
+    try {
+      const { dir, state } = workspace('fatal');
+      const data = writeE2eExport(dir, 10, 'FATAL');
+      sandbox.control.setSupplierStatus('ACME', 'Paused');
+      const paused = await push(sandbox, data.dir, state, ['--concurrency', '2']);
+      expect(paused.code, paused.stderr).toBe(3);
+      expect(paused.stderr).toMatch(/not accepting migrations/);
+      expect(sandbox.inspect.accountCount()).toBe(0);
+      sandbox.control.setSupplierStatus('ACME', 'Ongoing');
+      const refused = await push({ ...sandbox, apiKey: 'wrong-key' } as RunningSandbox, data.dir, state, ['--concurrency', '2']);
+      expect(refused.code, refused.stderr).toBe(3);
+      expect(refused.stderr).toMatch(/authentication failed/);
+      expect(refused.stderr + refused.stdout).not.toContain('wrong-key');
+      expect(sandbox.inspect.accountCount()).toBe(0);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
   it('--sandbox pushes the sample export to the built-in sandbox and exits 0', async () => {
     const { state } = workspace('demo');
     const result = await push({ url: 'http://127.0.0.1:1', apiKey: 'unused' } as RunningSandbox, 'fixtures/sample', state, ['--sandbox']);

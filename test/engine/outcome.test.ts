@@ -1,0 +1,21 @@
+import { describe, expect, it } from 'vitest';
+import { exitCodeOf } from '../../src/engine/outcome.js';
+
+const none = { accounts: {}, items: {}, changedAfterImport: 0 };
+
+describe('exitCodeOf', () => {
+  it.each([
+    ['everything done', 'finished', { ...none, accounts: { done: 3 }, items: { note: { done: 2 } } }, true, 0],
+    ['an invalid account', 'finished', { ...none, accounts: { done: 3, invalid: 1 } }, true, 1],
+    ['an errored account', 'finished', { ...none, accounts: { errored: 1 } }, true, 1],
+    ['a payment instruction of unknown outcome', 'finished', { ...none, accounts: { done: 1 }, items: { payment_instruction: { unknown: 1 } } }, true, 1],
+    ['scheduled, waiting', 'finished', { ...none, accounts: { scheduled: 1 } }, true, 1],
+    ['scheduled with --no-wait', 'finished', { ...none, accounts: { scheduled: 1 }, items: { note: { pending: 1 } } }, false, 0],
+    ['a create left unconfirmed', 'finished', { ...none, accounts: { creating: 1 } }, false, 1],
+    ['fatal', 'fatal', { ...none, accounts: { done: 1 } }, true, 3],
+    ['interrupted', 'interrupted', { ...none, accounts: { done: 1 } }, true, 130],
+    ['wait timeout', 'wait_timeout', { ...none, accounts: { done: 1 } }, true, 1],
+  ] as const)('%s -> %i', (_name, reason, counts, wait, code) => {
+    expect(exitCodeOf(reason, counts, wait)).toBe(code);
+  });
+});
