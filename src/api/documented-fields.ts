@@ -20,24 +20,44 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** What the walk needs of a schema, computed once per schema (zod builds `shape` on each access). */
+type Node = { kind: 'object'; fields: Map<string, z.ZodType> } | { kind: 'array'; element: z.ZodType } | { kind: 'other' };
+const nodes = new WeakMap<z.ZodType, Node>();
+
+function nodeOf(schema: z.ZodType): Node {
+  let node = nodes.get(schema);
+  if (node) return node;
+  const inner = unwrap(schema);
+  if (inner instanceof z.ZodObject) {
+    // A loose object (e.g. a metadata value) documents nothing about its keys.
+    const loose = inner.def.catchall !== undefined && !(inner.def.catchall instanceof z.ZodNever);
+    node = loose ? { kind: 'other' } : { kind: 'object', fields: new Map(Object.entries(inner.shape as Record<string, z.ZodType>)) };
+  } else if (inner instanceof z.ZodArray) {
+    node = { kind: 'array', element: inner.element as z.ZodType };
+  } else {
+    node = { kind: 'other' };
+  }
+  nodes.set(schema, node);
+  return node;
+}
+
 /** Keys of `value` that its schema does not document, as issue items (attr = dotted path). */
 export function undocumentedFields(schema: z.ZodType, value: unknown, path = ''): ValidationIssue[] {
-  const inner = unwrap(schema);
-  if (inner instanceof z.ZodObject && isRecord(value)) {
-    const shape = inner.shape as Record<string, z.ZodType>;
-    // A loose object (e.g. a metadata value) documents nothing about its keys.
-    if (inner.def.catchall !== undefined && !(inner.def.catchall instanceof z.ZodNever)) return [];
+  const node = nodeOf(schema);
+  if (node.kind === 'object' && isRecord(value)) {
     const issues: ValidationIssue[] = [];
-    for (const [key, item] of Object.entries(value)) {
+    for (const key of Object.keys(value)) {
+      const field = node.fields.get(key);
+      const item = value[key];
+      if (field !== undefined && (typeof item !== 'object' || item === null)) continue;
       const attr = path ? `${path}.${key}` : key;
-      const field = shape[key];
       if (field === undefined) issues.push({ attr, code: 'unknown_field', detail: `${key} is not a documented field; only documented fields may be sent.` });
       else issues.push(...undocumentedFields(field, item, attr));
     }
     return issues;
   }
-  if (inner instanceof z.ZodArray && Array.isArray(value)) {
-    return value.flatMap((item, index) => undocumentedFields(inner.element as z.ZodType, item, path ? `${path}.${index}` : String(index)));
+  if (node.kind === 'array' && Array.isArray(value)) {
+    return value.flatMap((item, index) => undocumentedFields(node.element, item, path ? `${path}.${index}` : String(index)));
   }
   return [];
 }
