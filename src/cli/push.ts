@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { createImportServiceClient, type ClientOptions, type ServiceClient } from '../api/index.js';
 import { loadMigrateConfig } from '../config/index.js';
 import { DEFAULT_ENGINE_SETTINGS, runPush, teeSink, type EngineSettings } from '../engine/index.js';
-import { ExitCode, MigrateError, UsageError } from '../errors.js';
+import { ExitCode, FatalError, MigrateError, UsageError } from '../errors.js';
 import { acquireLock, Ledger, LedgerLockedError, prepareStateDir, type LedgerLock } from '../ledger/index.js';
 import { openExport, type ExportReader } from '../mapping/index.js';
 import { createProgressReporter } from '../report/progress.js';
@@ -86,7 +86,11 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
   });
   prepareStateDir(stateDir);
   const lock = await takeLock(stateDir);
-  const closers: Array<() => Promise<void> | void> = [() => lock.release()];
+  // A lost lock (its directory removed, or taken over after this process stalled) means another
+  // run may start: stop taking work and end with exit 3.
+  const lockLost = new AbortController();
+  const lockWatch = setInterval(() => lock.compromised() && lockLost.abort(), 1000);
+  const closers: Array<() => Promise<void> | void> = [() => lock.release().catch(() => undefined), () => clearInterval(lockWatch)];
   try {
     const service = await openService(options);
     closers.unshift(service.close);
@@ -98,7 +102,8 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
     refuseFileIssues(reader);
     const progress = createProgressReporter({ stream: process.stderr });
     closers.unshift(() => progress.stop());
-    const result = await runPush({ ledger, client: service.client, settings: engineSettings(options), sink: teeSink(progress), entries: reader.entries(), signal });
+    const result = await runPush({ ledger, client: service.client, settings: engineSettings(options), sink: teeSink(progress), entries: reader.entries(), signal: AbortSignal.any([signal, lockLost.signal]) });
+    if (lockLost.signal.aborted) throw new FatalError(`the lock of ${stateDir} was lost during the run (${lock.compromised()?.message ?? 'unknown reason'}); stopped. Check that no other run uses this state directory, then run again.`, 'state_lock_lost');
     progress.stop();
     const summary = buildPushSummary({ result, topErrors: ledger.read.topErrorCodes(5), startedAt, stateDir, processedThisRun: progress.tally.done.processed });
     ledger.finishRun(runId, result.reason, result.exitCode, { ...result.counts });
