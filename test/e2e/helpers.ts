@@ -56,6 +56,20 @@ export function writesReceived(sandbox: RunningSandbox): number {
   return sandbox.inspect.requests().filter((entry) => entry.method === 'POST' && !entry.path.includes('graphql')).length;
 }
 
+/** The most REST requests (token mutation excluded: the client does not gate it) the sandbox had in flight at once. */
+export function maxRestInFlight(sandbox: RunningSandbox): number {
+  const edges = sandbox.inspect.requests().filter((entry) => !entry.path.includes('graphql'))
+    .flatMap((entry) => [[entry.startedAt, 1], [entry.endedAt, -1]] as Array<[number, number]>)
+    .sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let current = 0;
+  let max = 0;
+  for (const [, step] of edges) {
+    current += step;
+    max = Math.max(max, current);
+  }
+  return max;
+}
+
 /** Item states by kind for one account, from the ledger (read-only, no lock). */
 export function ledgerItems(stateDir: string, supplier: string, number: string): Array<{ kind: string; key: string; state: string }> {
   const reader = openLedgerReader(stateDir);
