@@ -17,6 +17,9 @@ export const TOKEN_ENDPOINT = 'obtainToken';
 
 const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
 
+/** `iat` is whole seconds: up to 1 s behind the moment of issue, plus transit. */
+const MAX_ROUNDING_MS = 2000;
+
 /** KT-CT-1199: too many requests (real-platform-notes §0.2). */
 const TOO_MANY_REQUESTS = 'KT-CT-1199';
 
@@ -60,13 +63,16 @@ export function readTokenResponse(field: string, response: ServiceResponse, now:
     return new UnexpectedResponseError(TOKEN_ENDPOINT, 200, issue?.message ?? 'not a token result', path);
   }
   const { token, payload, refreshToken, refreshExpiresIn } = parsed.data;
+  // `exp` is on the service's clock. When its `iat` shows that clock off from ours by more than
+  // the rounding of whole seconds, shift the expiry onto our clock so renewal still comes first.
   const iat = (payload as { iat?: unknown }).iat;
+  const skewMs = typeof iat === 'number' && Math.abs(iat * 1000 - now) > MAX_ROUNDING_MS ? iat * 1000 - now : 0;
   return {
     token,
-    expiresAt: payload.exp * 1000,
-    issuedAt: typeof iat === 'number' ? Math.min(iat * 1000, now) : now,
+    expiresAt: payload.exp * 1000 - skewMs,
+    issuedAt: now,
     refreshToken: refreshToken ?? undefined,
-    refreshExpiresAt: typeof refreshExpiresIn === 'number' ? refreshExpiresIn * 1000 : undefined,
+    refreshExpiresAt: typeof refreshExpiresIn === 'number' ? refreshExpiresIn * 1000 - skewMs : undefined,
   };
 }
 
