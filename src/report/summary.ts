@@ -34,7 +34,9 @@ export function colorWanted(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv)
 export function renderSummary(summary: PushSummary, color: boolean): string {
   const c = new Chalk({ level: color ? 1 : 0 });
   const lines: string[] = [];
-  const headline = summary.exitCode === 0 ? c.green('push finished: everything done') : summary.result === 'finished' ? c.yellow('push finished with accounts or records not done') : c.red(`push stopped: ${summary.result}`);
+  const waiting = (summary.accounts.scheduled ?? 0) + (summary.accounts.processed ?? 0);
+  const headline = summary.exitCode === 0 && waiting > 0 ? c.green(`push finished: ${waiting} accounts wait for processing; run push again to continue`) :
+    summary.exitCode === 0 ? c.green('push finished: everything done') : summary.result === 'finished' ? c.yellow('push finished with accounts or records not done') : c.red(`push stopped: ${summary.result}`);
   lines.push('', c.bold(headline) + ` (${summary.durationSeconds.toFixed(1)}s, ${summary.accountsPerSecond.toFixed(1)} accounts/s)`);
   if (summary.fatal) lines.push(c.red(`  ${summary.fatal.code}: ${summary.fatal.detail}`));
   if (summary.staged) lines.push(`  export: ${summary.staged.accounts} accounts (${summary.staged.invalid} invalid), ${summary.staged.orphans} accounts with records only`);

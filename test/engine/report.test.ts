@@ -18,6 +18,11 @@ describe('summary', () => {
     expect(text).toContain('1 accounts changed in the export after they were imported');
   });
 
+  it('says when accounts were only scheduled (--no-wait)', () => {
+    expect(renderSummary({ ...summary, exitCode: 0, accounts: { scheduled: 3 } }, false)).toContain('3 accounts wait for processing; run push again');
+    expect(renderSummary({ ...summary, exitCode: 0, accounts: { done: 3 } }, false)).toContain('everything done');
+  });
+
   it('honours NO_COLOR and non-terminals', () => {
     expect(colorWanted({ isTTY: true }, {})).toBe(true);
     expect(colorWanted({ isTTY: true }, { NO_COLOR: '1' })).toBe(false);
