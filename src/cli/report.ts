@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { ExitCode } from '../errors.js';
 import { openLedgerSource } from '../report/ledger-source.js';
+import { OutputClosed, stdoutOutput } from '../report/output.js';
 import { REPORT_FILES, writeReport, type ReportSummary } from '../report/write-report.js';
 
 export interface ReportCommandOptions {
@@ -31,11 +32,17 @@ export function registerReportCommand(program: Command, setExitCode: (code: numb
 export async function reportCommand(options: ReportCommandOptions): Promise<number> {
   const stateDir = resolve(options.state);
   const source = openLedgerSource(stateDir);
+  const out = stdoutOutput();
   try {
     const summary = await writeReport(source, { stateDir, outDir: resolve(options.out), supplier: options.supplier });
-    process.stdout.write(options.json ? `${JSON.stringify(summary, null, 2)}\n` : renderReport(summary));
+    await out.write(options.json ? `${JSON.stringify(summary, null, 2)}\n` : renderReport(summary));
     return ExitCode.ok;
+  } catch (error) {
+    // The files are written; only the listing's reader went away.
+    if (error instanceof OutputClosed) return ExitCode.ok;
+    throw error;
   } finally {
+    out.dispose();
     source.close();
   }
 }

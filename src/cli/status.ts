@@ -5,6 +5,7 @@ import { loadServiceConfig, registerServiceOptions, serviceClientOptions, type S
 import { ExitCode } from '../errors.js';
 import { tellAccountStory } from '../report/account-story.js';
 import { ledgerExists, openLedgerSource, type LedgerSource } from '../report/ledger-source.js';
+import { OutputClosed, stdoutOutput, type Output } from '../report/output.js';
 import { gatherStatus } from '../report/status-gather.js';
 import type { StatusRow } from '../report/status-join.js';
 import { renderAccountStory, renderStatus } from '../report/status-render.js';
@@ -50,25 +51,32 @@ export function registerStatusCommand(program: Command, setExitCode: (code: numb
 /** `migrate status <supplier>`: returns the exit code. */
 export async function statusCommand(options: StatusCommandOptions): Promise<number> {
   const ledger = openLedger(options);
+  const out = stdoutOutput();
   let client: ServiceClient | undefined;
   try {
     client = options.offline ? undefined : await openClient(options);
-    const render = { table: process.stdout.isTTY === true, color: colorWanted(process.stdout, process.env) };
-    if (options.account !== undefined) {
-      const story = await tellAccountStory({ supplier: options.supplier, externalAccountNumber: options.account, ledger, client });
-      await write(options.json ? `${JSON.stringify(story, null, 2)}\n` : renderAccountStory(story, render));
-      return ExitCode.ok;
-    }
-    if (options.json) {
-      await printJson(options, ledger, client);
-      return ExitCode.ok;
-    }
-    const summary = await gatherStatus({ supplier: options.supplier, ledger, client, maxStatusChecks: options.maxStatusChecks, maxListed: options.maxRows });
-    await write(renderStatus(summary, render));
+    await printStatus(options, ledger, client, out);
     return ExitCode.ok;
+  } catch (error) {
+    if (error instanceof OutputClosed) return ExitCode.ok;
+    throw error;
   } finally {
+    out.dispose();
     ledger?.close();
     await client?.close();
+  }
+}
+
+async function printStatus(options: StatusCommandOptions, ledger: LedgerSource | undefined, client: ServiceClient | undefined, out: Output): Promise<void> {
+  const render = { table: process.stdout.isTTY === true, color: colorWanted(process.stdout, process.env) };
+  if (options.account !== undefined) {
+    const story = await tellAccountStory({ supplier: options.supplier, externalAccountNumber: options.account, ledger, client });
+    await out.write(options.json ? `${JSON.stringify(story, null, 2)}\n` : renderAccountStory(story, render));
+  } else if (options.json) {
+    await printJson(options, ledger, client, out);
+  } else {
+    const summary = await gatherStatus({ supplier: options.supplier, ledger, client, maxStatusChecks: options.maxStatusChecks, maxListed: options.maxRows });
+    await out.write(renderStatus(summary, render));
   }
 }
 
@@ -89,7 +97,7 @@ async function openClient(options: StatusCommandOptions): Promise<ServiceClient>
  * The JSON document, streamed: rows are written page by page as the ledger is read (with
  * back-pressure), then the counts and lists, so a million accounts never sit in memory.
  */
-async function printJson(options: StatusCommandOptions, ledger: LedgerSource | undefined, client: ServiceClient | undefined): Promise<void> {
+async function printJson(options: StatusCommandOptions, ledger: LedgerSource | undefined, client: ServiceClient | undefined, out: Output): Promise<void> {
   let chunk: string[] = [];
   let first = true;
   const onRow = (row: StatusRow): void => {
@@ -100,19 +108,11 @@ async function printJson(options: StatusCommandOptions, ledger: LedgerSource | u
     if (chunk.length === 0) return;
     const text = chunk.join('');
     chunk = [];
-    await write(text);
+    await out.write(text);
   };
-  await write('{\n  "accounts": [\n');
+  await out.write('{\n  "accounts": [\n');
   const summary = await gatherStatus({ supplier: options.supplier, ledger, client, maxStatusChecks: options.maxStatusChecks, maxListed: options.maxRows, onRow, onPage: flush });
   await flush();
   const rest = JSON.stringify(summary, null, 2).slice(1);
-  await write(`\n  ],${rest}\n`);
-}
-
-function write(text: string): Promise<void> {
-  return new Promise((resolveWrite, reject) => {
-    const ok = process.stdout.write(text, (error) => (error ? reject(error) : undefined));
-    if (ok) resolveWrite();
-    else process.stdout.once('drain', () => resolveWrite());
-  });
+  await out.write(`\n  ],${rest}\n`);
 }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createImportServiceClient } from '../../src/api/index.js';
+import { Ledger } from '../../src/ledger/index.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { writeOpsExport, type OpsExport } from '../report/ops-export.js';
 
@@ -147,6 +148,27 @@ describe('migrate status', () => {
     expect(story.ledger.history.map((event: { step: string; toState: string }) => `${event.step}:${event.toState}`)).toEqual(expect.arrayContaining(['stage:staged', 'create:scheduled', 'done:done']));
     expect(story.ledger.records.map((record: { record: string; state: string }) => `${record.record}:${record.state}`).sort()).toEqual(['note:done', 'payment_instruction:done', 'transaction:done']);
     for (const text of ops.personal) expect(run.stdout).not.toContain(text);
+  });
+});
+
+describe('output to a reader that goes away', () => {
+  it('status --json | head: ends quietly with exit 0, no stack trace', async () => {
+    const big = join(dir, 'big-state');
+    const ledger = Ledger.open(big);
+    ledger.batch(() => {
+      for (let n = 0; n < 5000; n += 1) {
+        ledger.insertAccount({ importSupplier: 'ACME', externalAccountNumber: `BIG-${n}`, state: 'done', payload: '{}', fingerprint: 'f', originFile: 'accounts.csv', originLine: n + 2, origins: null }, { step: 'stage' });
+      }
+    });
+    ledger.close();
+    const child = spawn(process.execPath, [BIN, 'status', 'ACME', '--state', big, '--offline', '--json'], { cwd: dir, env: { ...process.env, NO_COLOR: '1' } });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    // Like `head -c`: read the first chunk, then close the pipe.
+    child.stdout.once('data', () => child.stdout.destroy());
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
   });
 });
 
