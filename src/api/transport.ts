@@ -19,6 +19,8 @@ export interface TransportOptions {
   bodyTimeoutMs: number;
   keepAliveTimeoutMs: number;
   redactor: Redactor;
+  /** Larger bodies are refused (default 256 MiB: V8 cannot make a string of much more than 512 MiB). */
+  maxResponseBytes?: number;
 }
 
 export interface TransportRequest {
@@ -40,17 +42,23 @@ class ResponseCollector implements Dispatcher.DispatchHandler {
   #status = 0;
   #headers: Record<string, string | string[]> = {};
   readonly #chunks: Buffer[] = [];
+  #bytes = 0;
+  #abort: ((error?: Error) => void) | undefined;
   readonly #resolve: (response: RawResponse) => void;
   readonly #reject: (error: Error, sent: boolean) => void;
 
-  constructor(resolve: (response: RawResponse) => void, reject: (error: Error, sent: boolean) => void) {
+  readonly #maxBytes: number;
+
+  constructor(maxBytes: number, resolve: (response: RawResponse) => void, reject: (error: Error, sent: boolean) => void) {
+    this.#maxBytes = maxBytes;
     this.#resolve = resolve;
     this.#reject = reject;
   }
 
-  onConnect(): void {
+  onConnect(abort: (error?: Error) => void): void {
     // Invoked again if undici re-dispatches the request on another socket: nothing sent there yet.
     this.sent = false;
+    this.#abort = abort;
   }
   onRequestSent(): void {
     this.sent = true;
@@ -65,6 +73,11 @@ class ResponseCollector implements Dispatcher.DispatchHandler {
     return true;
   }
   onData(chunk: Buffer): boolean {
+    this.#bytes += chunk.length;
+    if (this.#bytes > this.#maxBytes) {
+      this.#abort?.(new ResponseTooLargeError(this.#maxBytes));
+      return false;
+    }
     this.#chunks.push(chunk);
     return true;
   }
@@ -73,6 +86,12 @@ class ResponseCollector implements Dispatcher.DispatchHandler {
   }
   onError(error: Error): void {
     this.#reject(error, this.sent);
+  }
+}
+
+class ResponseTooLargeError extends Error {
+  constructor(maxBytes: number) {
+    super(`the response is larger than ${maxBytes} bytes`);
   }
 }
 
@@ -100,8 +119,10 @@ export class Transport {
   readonly #origin: string;
   readonly #prefix: string;
   readonly #redactor: Redactor;
+  readonly #maxBytes: number;
 
   constructor(options: TransportOptions) {
+    this.#maxBytes = options.maxResponseBytes ?? 256 * 1024 * 1024;
     this.#pool = new Pool(options.baseUrl.origin, {
       connections: options.connections,
       connectTimeout: options.connectTimeoutMs,
@@ -116,7 +137,9 @@ export class Transport {
 
   async send(request: TransportRequest): Promise<ServiceResponse> {
     const raw = await new Promise<RawResponse>((resolve, reject) => {
-      const collector = new ResponseCollector(resolve, (error, sent) => reject(this.#networkError(request.endpoint, error, sent)));
+      const collector = new ResponseCollector(this.#maxBytes, resolve, (error, sent) =>
+        reject(error instanceof ResponseTooLargeError ? new UnexpectedResponseError(request.endpoint, undefined, error.message, '') : this.#networkError(request.endpoint, error, sent)),
+      );
       const options: Dispatcher.DispatchOptions = {
         origin: this.#origin,
         method: request.method,
