@@ -91,12 +91,18 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
   const lockLost = new AbortController();
   const lockWatch = setInterval(() => lock.compromised() && lockLost.abort(), 1000);
   const closers: Array<() => Promise<void> | void> = [() => lock.release().catch(() => undefined), () => clearInterval(lockWatch)];
+  let thrown: unknown;
   try {
     const service = await openService(options);
     closers.unshift(service.close);
     const ledger = Ledger.open(stateDir);
     closers.unshift(() => ledger.close());
     const runId = ledger.startRun('push', runOptions(options));
+    let finished = false;
+    // A run that ends by an exception (unreadable export, lost lock) is recorded as failed, not left `running`.
+    closers.unshift(() => {
+      if (!finished) ledger.finishRun(runId, 'failed', thrown instanceof MigrateError ? thrown.exitCode : ExitCode.fatal, { ...ledger.read.counts() });
+    });
     const reader = await openExport(options.dir, config, { scratchDir: stateDir });
     closers.unshift(() => reader.close());
     refuseFileIssues(reader);
@@ -107,10 +113,14 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
     progress.stop();
     const summary = buildPushSummary({ result, topErrors: ledger.read.topErrorCodes(5), startedAt, stateDir, processedThisRun: progress.tally.done.processed });
     ledger.finishRun(runId, result.reason, result.exitCode, { ...result.counts });
+    finished = true;
     if (options.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
     else process.stdout.write(renderSummary(summary, colorWanted(process.stdout, process.env)));
     if (result.fatal) process.stderr.write(`migrate: ${result.fatal.code}: ${result.fatal.detail}\n`);
     return result.exitCode;
+  } catch (error) {
+    thrown = error;
+    throw error;
   } finally {
     for (const close of closers) await close();
   }
