@@ -50,21 +50,19 @@ export async function validateCommand(options: ValidateCommandOptions): Promise<
     ...(options.config === undefined ? {} : { configPath: options.config }),
     ...(options.supplier === undefined ? {} : { supplier: options.supplier }),
   });
+  // Credentials and the service are checked before the export is read: a long read should not end in a usage error.
+  const remote = options.remote ? await openRemote(options) : undefined;
   const progress = process.stderr.isTTY ? new ProgressDisplay() : undefined;
   let reader: ExportReader | undefined;
   let validation: ExportValidation;
   try {
     reader = await openExport(options.dir, config, { onProgress: (event) => progress?.reading(event.bytes, event.totalBytes) });
     progress?.joining(reader.summary.accounts + reader.summary.orphanAccounts);
-    const remote = options.remote ? await openRemote(options) : undefined;
-    try {
-      validation = await validateExport(reader, { onEntry: () => progress?.tick(), ...(remote ? { remote: remote.check, remoteConcurrency: remote.concurrency } : {}) });
-    } finally {
-      await remote?.close();
-    }
+    validation = await validateExport(reader, { onEntry: () => progress?.tick(), ...(remote ? { remote: remote.check, remoteConcurrency: remote.concurrency } : {}) });
   } finally {
     progress?.stop();
     await reader?.close();
+    await remote?.close();
   }
   if (options.errorsCsv !== undefined) await writeErrorsCsv(options.errorsCsv, validation);
   if (options.json) process.stdout.write(`${JSON.stringify(jsonReport(validation), null, 2)}\n`);
