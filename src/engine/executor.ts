@@ -38,7 +38,8 @@ export class Executor {
   #consecutiveFailures = 0;
   #lastProgressAt = Date.now();
   #lastListAt = 0;
-  #lastListSize = 0;
+  /** Size of the last imported-accounts list; before the first call, estimated from the ledger's imported accounts. */
+  #lastListSize: number | undefined;
   #wake: (() => void) | undefined;
 
   constructor(ledger: Ledger, client: ImportServiceClient, settings: EngineSettings, sink: EventSink) {
@@ -212,6 +213,8 @@ export class Executor {
     if (now - this.#lastListAt >= LIST_INTERVAL_MS) {
       this.#lastListAt = now;
       const parked = this.#ledger.countInState('scheduled');
+      // The list has no pagination: before the first call, estimate its size from what the ledger knows is imported.
+      this.#lastListSize ??= this.#ledger.countInState('done') + this.#ledger.countInState('processed');
       if (listCheckWorthwhile(parked, this.#lastListSize)) void this.#queue.add(() => this.#listImported(), { priority: PRIORITY.list }).catch(() => undefined);
     }
   }
