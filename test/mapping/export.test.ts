@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -89,6 +89,21 @@ describe('openExport: join, order, items', () => {
       { external_account_number: 'B', account_type: 'DOMESTIC', billing_address: { country: 'GB' }, sales_channel: 'PARTNER', import_supplier: 'LEGACY' },
     ]);
     expect(accounts[0]?.columnOf).toEqual({ 'accounts.csv': { external_account_number: 'Ref', account_type: 'Kind' } });
+  });
+});
+
+describe('openExport: the staging file', () => {
+  it('is readable by its owner only while the export is open, and gone after close', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'migrate-export-'));
+    writeFileSync(path.join(dir, 'accounts.csv'), `${ACCOUNT}A,DOMESTIC,GB,MONTHLY\n`);
+    const scratchDir = mkdtempSync(path.join(os.tmpdir(), 'migrate-scratch-'));
+    const reader = await openExport(dir, await loadMigrateConfig({ cwd: dir, env: {} }), { scratchDir });
+    const [stage] = readdirSync(scratchDir);
+    expect(stage).toMatch(/^migrate-stage-/);
+    expect(statSync(path.join(scratchDir, stage as string)).mode & 0o777).toBe(0o700);
+    expect(statSync(path.join(scratchDir, stage as string, 'stage.sqlite')).mode & 0o777).toBe(0o600);
+    await reader.close();
+    expect(readdirSync(scratchDir)).toEqual([]);
   });
 });
 
