@@ -1,12 +1,16 @@
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { loadMigrateConfig } from '../../src/config/index.js';
 import { UsageError } from '../../src/errors.js';
 
+// Every temporary directory of this file lives under one, removed at the end.
+const base = mkdtempSync(path.join(os.tmpdir(), 'migrate-test-'));
+afterAll(() => rmSync(base, { recursive: true, force: true }));
+
 function dirs(): { cwd: string; exportDir: string } {
-  const cwd = mkdtempSync(path.join(os.tmpdir(), 'migrate-config-'));
+  const cwd = mkdtempSync(path.join(base, 'migrate-config-'));
   const exportDir = path.join(cwd, 'export');
   mkdirSync(exportDir);
   return { cwd, exportDir };

@@ -1,14 +1,18 @@
-import { mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { loadMigrateConfig } from '../../src/config/index.js';
 import { locateIssue, openExport, originsOfItems, type ExportAccount, type ExportEntry, type OrphanItems } from '../../src/mapping/index.js';
 
+// Every temporary directory of this file lives under one, removed at the end.
+const base = mkdtempSync(path.join(os.tmpdir(), 'migrate-test-'));
+afterAll(() => rmSync(base, { recursive: true, force: true }));
+
 async function read(files: Record<string, string>, env: NodeJS.ProcessEnv = { MIGRATE_SUPPLIER: 'ACME' }) {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'migrate-export-'));
+  const dir = mkdtempSync(path.join(base, 'migrate-export-'));
   for (const [name, content] of Object.entries(files)) writeFileSync(path.join(dir, name), content);
-  const scratchDir = mkdtempSync(path.join(os.tmpdir(), 'migrate-scratch-'));
+  const scratchDir = mkdtempSync(path.join(base, 'migrate-scratch-'));
   const config = await loadMigrateConfig({ cwd: dir, exportDir: dir, env });
   const reader = await openExport(dir, config, { scratchDir, today: '2026-11-22' });
   const entries: ExportEntry[] = [];
@@ -94,9 +98,9 @@ describe('openExport: join, order, items', () => {
 
 describe('openExport: the staging file', () => {
   it('is readable by its owner only while the export is open, and gone after close', async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'migrate-export-'));
+    const dir = mkdtempSync(path.join(base, 'migrate-export-'));
     writeFileSync(path.join(dir, 'accounts.csv'), `${ACCOUNT}A,DOMESTIC,GB,MONTHLY\n`);
-    const scratchDir = mkdtempSync(path.join(os.tmpdir(), 'migrate-scratch-'));
+    const scratchDir = mkdtempSync(path.join(base, 'migrate-scratch-'));
     const reader = await openExport(dir, await loadMigrateConfig({ cwd: dir, env: {} }), { scratchDir });
     const [stage] = readdirSync(scratchDir);
     expect(stage).toMatch(/^migrate-stage-/);

@@ -1,12 +1,16 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { InputError, UsageError } from '../../src/errors.js';
 import { findExportFiles, readCsv, readJsonArray, readNdjson } from '../../src/sources/index.js';
 
+// Every temporary directory of this file lives under one, removed at the end.
+const base = mkdtempSync(path.join(os.tmpdir(), 'migrate-test-'));
+afterAll(() => rmSync(base, { recursive: true, force: true }));
+
 function tempFile(name: string, content: string | Buffer): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'migrate-sources-'));
+  const dir = mkdtempSync(path.join(base, 'migrate-sources-'));
   const file = path.join(dir, name);
   writeFileSync(file, content);
   return file;
@@ -98,7 +102,7 @@ describe('JSON and NDJSON readers', () => {
 
 describe('finding the export files', () => {
   const dirWith = (...names: string[]): string => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'migrate-files-'));
+    const dir = mkdtempSync(path.join(base, 'migrate-files-'));
     for (const name of names) writeFileSync(path.join(dir, name), 'external_account_number\n');
     return dir;
   };

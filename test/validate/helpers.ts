@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,9 +41,18 @@ export function migrate(args: string[], options: { cwd?: string; env?: NodeJS.Pr
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
+let base: string | undefined;
+
+/** Removes every directory exportDir made (call in afterAll). */
+export function cleanup(): void {
+  if (base !== undefined) rmSync(base, { recursive: true, force: true });
+  base = undefined;
+}
+
 /** A temporary export directory holding `files` (name -> content). */
 export function exportDir(files: Record<string, string | Buffer>): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'migrate-validate-test-'));
+  base ??= mkdtempSync(path.join(os.tmpdir(), 'migrate-validate-test-'));
+  const dir = mkdtempSync(path.join(base, 'export-'));
   for (const [name, content] of Object.entries(files)) writeFileSync(path.join(dir, name), content);
   return dir;
 }

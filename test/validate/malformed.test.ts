@@ -1,5 +1,5 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { build, exportDir, migrate } from './helpers.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { build, cleanup, exportDir, migrate } from './helpers.js';
 
 // Every input that cannot be read at all ends with exit 2 and one plain sentence naming the
 // file (and line where there is one), never a stack trace (issue 4 "Done when").
@@ -16,6 +16,7 @@ function expectUsageError(args: string[], message: RegExp, env?: NodeJS.ProcessE
 }
 
 beforeAll(build);
+afterAll(cleanup);
 
 describe('migrate validate on input it cannot read', () => {
   it('broken quoting', () => {

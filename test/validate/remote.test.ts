@@ -1,5 +1,5 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { build, exportDir, migrate } from './helpers.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { build, cleanup, exportDir, migrate } from './helpers.js';
 import path from 'node:path';
 import { root } from './helpers.js';
 
@@ -9,6 +9,7 @@ import { root } from './helpers.js';
 const ACCOUNTS = 'external_account_number,account_type,billing_address.country,account_billing_options.period_length\nR-1,DOMESTIC,GB,MONTHLY\nR-2,DOMESTIC,GB,MONTHLY\nR-3,HOUSEHOLD,GB,MONTHLY\n';
 
 beforeAll(build);
+afterAll(cleanup);
 
 describe('migrate validate --remote', () => {
   it('passes the sample export through the service validate endpoint', () => {
