@@ -12,6 +12,16 @@
  * - events: each account's history (run, time, step, from-state, to-state, detail).
  * - runs: id, command, start, end, status, exit code, options (never secrets), counts.
  *
+ * Durability: WAL, synchronous=NORMAL (every commit survives a crash of the process); intents
+ * the service cannot deduplicate are committed with synchronous=FULL (see db.ts). Writes from the
+ * engine are group-committed (writer.ts): `updateAccount` / `updateItems(..., durable)` resolve
+ * once committed; `flush()` commits what is queued (reads that start work on accounts flush first).
+ *
+ * API for the engine (read-write, one run at a time under the lock): `Ledger.open(stateDir)`,
+ * startRun / finishRun, staging (`batch`, findAccount, insertAccount, updateAccountNow,
+ * replaceIssues, findItem, insertItem, updateItemsNow), work (pageAccounts, dueChecks,
+ * nextCheckAt, itemsOf, scheduledNumbers, countInState, accountById), close().
+ *
  * API for other commands (read-only): `ledger.read` (LedgerReader): counts(), accounts({states,
  * afterId, limit}), account(supplier, number), accountsByNumber(number), history(accountId),
  * items(accountId), itemsInStates(states, {afterId, limit}), issues(accountId), runs(limit),
