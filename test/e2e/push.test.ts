@@ -135,6 +135,27 @@ describe('migrate push', () => {
     }
   });
 
+  it('--rate caps the requests started per second', async () => {
+    const sandbox = await startSandbox({ processingMs: 20, seed: 4 });
+    try {
+      const { dir, state } = workspace('rate');
+      const data = writeE2eExport(dir, 12, 'RATE');
+      const result = await push(sandbox, data.dir, state, ['--concurrency', '8', '--rate', '20']);
+      expect(result.code, result.stderr).toBe(1);
+      const starts = sandbox.inspect.requests().filter((entry) => !entry.path.includes('graphql')).map((entry) => entry.startedAt).sort((a, b) => a - b);
+      expect(starts.length).toBeGreaterThan(40);
+      let busiest = 0;
+      for (let i = 0, j = 0; i < starts.length; i += 1) {
+        while ((starts[i] ?? 0) - (starts[j] ?? 0) >= 1000) j += 1;
+        busiest = Math.max(busiest, i - j + 1);
+      }
+      expect(busiest).toBeLessThanOrEqual(21);
+      expectExactState(sandbox, data, state, expect);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
   it('--sandbox pushes the sample export to the built-in sandbox and exits 0', async () => {
     const { state } = workspace('demo');
     const result = await push({ url: 'http://127.0.0.1:1', apiKey: 'unused' } as RunningSandbox, 'fixtures/sample', state, ['--sandbox']);
