@@ -172,4 +172,25 @@ describe('push engine against an in-memory service', () => {
     expect(second.exitCode).toBe(0);
     expectExact(service, specs);
   });
+
+  it('--no-wait schedules only; a later run polls and pushes the records', async () => {
+    const service = new FakeService();
+    const first = await push(service, [accountEntry(full(1))], { wait: false });
+    expect(first.counts.accounts).toEqual({ scheduled: 1 });
+    expect(first.exitCode).toBe(0);
+    expect(service.calls).toEqual(['create']);
+    const second = await push(service, undefined);
+    expect(second.exitCode).toBe(0);
+    expectExact(service, [full(1)]);
+  });
+
+  it('stops waiting when no account progressed for the wait timeout, leaving it scheduled', async () => {
+    const service = new FakeService();
+    service.pollsToSettle = 1_000_000;
+    const result = await push(service, [accountEntry(full(1))], { waitTimeoutMs: 200 });
+    expect(result.reason).toBe('wait_timeout');
+    expect(result.exitCode).toBe(1);
+    expect(result.counts.accounts).toEqual({ scheduled: 1 });
+    expect(service.calls.filter((call) => call === 'status').length).toBeGreaterThan(1);
+  });
 });
