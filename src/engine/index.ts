@@ -53,7 +53,7 @@ export async function runPush(run: PushRun): Promise<PushResult> {
   const { ledger, settings, sink } = run;
   const staged = run.entries === undefined ? undefined : await stageExport(ledger, run.entries, sink, run.signal);
   if (run.signal?.aborted) return finish(ledger, 'interrupted', undefined, staged, settings);
-  sink.emit(planEvent(ledger));
+  sink.emit(planEvent(ledger, settings));
   const executor = new Executor(ledger, run.client, settings, sink);
   const onAbort = (): void => executor.stop('interrupted');
   run.signal?.addEventListener('abort', onAbort, { once: true });
@@ -71,16 +71,15 @@ function finish(ledger: Ledger, reason: StopReason, fatal: Failure | undefined, 
   return { reason, ...(fatal ? { fatal } : {}), staged, counts, exitCode: exitCodeOf(reason, counts, settings.wait) };
 }
 
-function planEvent(ledger: Ledger): { type: 'plan'; toCreate: number; toProcess: number; items: Record<ItemKind, number> } {
-  const counts = ledger.read.counts();
-  const a = counts.accounts;
-  const items = Object.fromEntries(
-    ITEM_KINDS.map((kind) => [kind, (counts.items[kind]?.pending ?? 0) + (counts.items[kind]?.sending ?? 0)]),
-  ) as Record<ItemKind, number>;
+function planEvent(ledger: Ledger, settings: EngineSettings): { type: 'plan'; toCreate: number; toProcess: number; items: Record<ItemKind, number> } {
+  const a = ledger.read.counts().accounts;
+  // Records of accounts this run can bring to processed (not those held back as invalid or errored).
+  const waiting = ledger.read.waitingItems(['staged', 'creating', 'scheduled', 'processed', 'unresolved', ...(settings.retryErrored ? ['errored' as const] : [])]);
+  const items = Object.fromEntries(ITEM_KINDS.map((kind) => [kind, waiting[kind] ?? 0])) as Record<ItemKind, number>;
   return {
     type: 'plan',
-    toCreate: (a.staged ?? 0) + (a.creating ?? 0),
-    toProcess: (a.staged ?? 0) + (a.creating ?? 0) + (a.scheduled ?? 0),
+    toCreate: (a.staged ?? 0) + (a.creating ?? 0) + (settings.retryErrored ? (a.errored ?? 0) : 0),
+    toProcess: (a.staged ?? 0) + (a.creating ?? 0) + (a.scheduled ?? 0) + (settings.retryErrored ? (a.errored ?? 0) : 0),
     items,
   };
 }

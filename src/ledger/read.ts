@@ -37,6 +37,18 @@ export class LedgerReader {
     return { accounts, items, changedAfterImport: Number(changed['n']) };
   }
 
+  /** Records waiting to be sent (pending or sending) per kind, of accounts in the given states. */
+  waitingItems(accountStates: readonly AccountState[]): Partial<Record<ItemKind, number>> {
+    const marks = accountStates.map(() => '?').join(', ');
+    const rows = this.#db
+      .prepare(
+        `SELECT i.kind AS kind, COUNT(*) AS n FROM items i JOIN accounts a ON a.id = i.account_id
+         WHERE i.state IN ('pending', 'sending') AND a.state IN (${marks}) GROUP BY i.kind`,
+      )
+      .all(...accountStates) as Raw[];
+    return Object.fromEntries(rows.map((row) => [row['kind'], Number(row['n'])]));
+  }
+
   /** Accounts, optionally only in some states, in id order after `afterId`. */
   accounts(options: { states?: readonly AccountState[]; afterId?: number; limit?: number } = {}): AccountRow[] {
     const states = options.states ?? [];
