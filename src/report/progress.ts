@@ -68,6 +68,7 @@ function barsReporter(tally: ProgressTally, stream: NodeJS.WriteStream): Progres
   };
   const timer = setInterval(refresh, 200);
   timer.unref();
+  let stopped = false;
   return {
     tally,
     emit: (event: EngineEvent) => {
@@ -75,6 +76,9 @@ function barsReporter(tally: ProgressTally, stream: NodeJS.WriteStream): Progres
       if (event.type === 'stopping' && event.reason !== 'finished') multibar.log(`stopping (${event.reason})${event.detail ? `: ${event.detail}` : ''}\n`);
     },
     stop: () => {
+      // Idempotent: the command stops it before printing the summary and again when closing.
+      if (stopped) return;
+      stopped = true;
       clearInterval(timer);
       refresh();
       multibar.stop();
