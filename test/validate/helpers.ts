@@ -1,5 +1,5 @@
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,25 +7,9 @@ import { fileURLToPath } from 'node:url';
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const bin = path.join(root, 'bin', 'migrate.js');
 
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const file = path.join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(file) : statSync(file).mtimeMs);
-  }
-  return newest;
-}
-
-/** Compiles src into dist when dist is older than src (the real binary runs dist); others' half-done files may not compile, which only matters if ours are missing. */
+/** dist/ is built once for the whole test run by test/global-setup.ts; this checks it is there. */
 export function build(): void {
-  const built = path.join(root, 'dist', 'cli', 'validate.js');
-  if (existsSync(built) && statSync(built).mtimeMs > newestMtime(path.join(root, 'src'))) return;
-  try {
-    execFileSync(path.join(root, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.build.json'], { cwd: root, stdio: 'pipe' });
-  } catch {
-    // tsc still emits when some file has type errors.
-  }
-  if (!existsSync(path.join(root, 'dist', 'cli', 'validate.js'))) throw new Error('dist/cli/validate.js missing after the build');
+  if (!existsSync(path.join(root, 'dist', 'cli', 'validate.js'))) throw new Error('dist/cli/validate.js is missing: run the tests through vitest (test/global-setup.ts builds it)');
 }
 
 export interface RunResult {
