@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { ExitCode } from '../errors.js';
+import { ExitCode, UsageError } from '../errors.js';
 import { openLedgerSource } from '../report/ledger-source.js';
 import { OutputClosed, stdoutOutput } from '../report/output.js';
 import { REPORT_FILES, writeReport, type ReportSummary } from '../report/write-report.js';
@@ -34,7 +34,12 @@ export async function reportCommand(options: ReportCommandOptions): Promise<numb
   const source = openLedgerSource(stateDir);
   const out = stdoutOutput();
   try {
-    const summary = await writeReport(source, { stateDir, outDir: resolve(options.out), supplier: options.supplier });
+    const summary = await writeReport(source, { stateDir, outDir: resolve(options.out), supplier: options.supplier }).catch((error: unknown) => {
+      const code = (error as NodeJS.ErrnoException).code;
+      // A file-system refusal (not a directory, no permission, disk full) is the operator's to fix: say where.
+      if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) throw new UsageError(`--out ${options.out}: cannot write the report there (${code}); give a writable directory`, 'report_unwritable', error);
+      throw error;
+    });
     await out.write(options.json ? `${JSON.stringify(summary, null, 2)}\n` : renderReport(summary));
     return ExitCode.ok;
   } catch (error) {

@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -184,6 +184,17 @@ describe('migrate report', () => {
       const truth = sandbox.inspect.account('ACME', row['external_account_number'] ?? '');
       expect(row['platform_account_number'], row['external_account_number']).toBe(truth?.platformAccountNumber ?? '');
     }
+  });
+
+  it('a place it cannot write to, or no ledger: exit 2 with a message naming it, no stack trace', async () => {
+    const file = join(dir, 'a-file');
+    writeFileSync(file, '');
+    const run = await migrate(['report', '--state', state, '--out', file]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(`migrate: --out ${file}: cannot write the report there (EEXIST); give a writable directory\n`);
+    const none = await migrate(['report', '--state', join(dir, 'no-state')]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/^migrate: no ledger in .*no-state \(ledger\.sqlite not found\)/);
   });
 
   it('fix-data.csv names every planted error with its file and line', async () => {
