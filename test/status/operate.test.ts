@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +12,7 @@ import { writeOpsExport, type OpsExport } from '../report/ops-export.js';
 // Issue 6 "Done when", end to end: the real binary pushes an export with planted data errors
 // and ERR- accounts to an in-process sandbox; then `status` and `report` (the real binary
 // again) must agree with the sandbox's own state (its inspector) and name every planted error.
+// dist/ is built once for the whole run by test/global-setup.ts.
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const BIN = join(ROOT, 'bin', 'migrate.js');
@@ -39,7 +40,6 @@ function migrate(args: string[], env: Record<string, string | undefined> = {}): 
 const service = (): string[] => ['--base-url', sandbox.url];
 
 beforeAll(async () => {
-  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'pipe' });
   dir = mkdtempSync(join(tmpdir(), 'operate-'));
   sandbox = await startSandbox({ processingMs: 30 });
   ops = writeOpsExport(dir);
