@@ -104,13 +104,15 @@ async function printJson(options: StatusCommandOptions, ledger: LedgerSource | u
     chunk.push(`${first ? '' : ',\n'}    ${JSON.stringify(row)}`);
     first = false;
   };
+  // The document starts with the first rows, after the service has answered: a run that fails
+  // before (authentication, unknown supplier) prints nothing on stdout rather than half a document.
+  let opened = false;
   const flush = async (): Promise<void> => {
-    if (chunk.length === 0) return;
-    const text = chunk.join('');
+    const text = `${opened ? '' : '{\n  "accounts": [\n'}${chunk.join('')}`;
+    opened = true;
     chunk = [];
-    await out.write(text);
+    if (text !== '') await out.write(text);
   };
-  await out.write('{\n  "accounts": [\n');
   const summary = await gatherStatus({ supplier: options.supplier, ledger, client, maxStatusChecks: options.maxStatusChecks, maxListed: options.maxRows, onRow, onPage: flush });
   await flush();
   const rest = JSON.stringify(summary, null, 2).slice(1);
