@@ -1,21 +1,24 @@
-import { resolve } from 'node:path';
-import { type Command, InvalidArgumentError } from 'commander';
-import { readFile } from 'node:fs/promises';
-import { createImportServiceClient, type ClientOptions, type ServiceClient } from '../api/index.js';
-import { loadMigrateConfig } from '../config/index.js';
-import { DEFAULT_ENGINE_SETTINGS, runPush, teeSink, type EngineSettings } from '../engine/index.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { createImportServiceClient, type ServiceClient } from '../api/index.js';
+import { loadMigrateConfig, type MigrateConfig } from '../config/index.js';
+import { loadServiceConfig, registerServiceOptions, serviceClientOptions, type ServiceFlags } from '../config/service.js';
+import { DEFAULT_ENGINE_SETTINGS, planDryRun, runPush, teeSink, type EngineSettings, type PushStep } from '../engine/index.js';
 import { ExitCode, FatalError, MigrateError, UsageError } from '../errors.js';
 import { acquireLock, Ledger, LedgerLockedError, prepareStateDir, type LedgerLock } from '../ledger/index.js';
 import { openExport, type ExportReader } from '../mapping/index.js';
+import { createNdjsonLogSink, type NdjsonLogSink } from '../report/ndjson-log.js';
 import { createProgressReporter } from '../report/progress.js';
+import { PlanJsonWriter, PlanSamples, renderPlan } from '../report/summary-plan.js';
 import { buildPushSummary, colorWanted, renderSummary } from '../report/summary.js';
 import { startSandbox } from '../sandbox/index.js';
+import { parseMaxErrors, parseSteps, positiveInt, readAccountsOption } from './push-options.js';
 
-export interface PushCommandOptions {
+export interface PushCommandOptions extends ServiceFlags {
   dir: string;
   state: string;
-  baseUrl?: string;
-  apiKeyFile?: string;
   supplier?: string;
   config?: string;
   concurrency: number;
@@ -27,24 +30,20 @@ export interface PushCommandOptions {
   forceAddToCurrentStatement: boolean;
   sandbox?: boolean;
   json?: boolean;
-}
-
-function positiveInt(name: string, max: number): (value: string) => number {
-  return (value) => {
-    const number = Number(value);
-    if (!Number.isInteger(number) || number < 1 || number > max) throw new InvalidArgumentError(`${name} must be a whole number from 1 to ${max} (got "${value}").`);
-    return number;
-  };
+  dryRun?: boolean;
+  limit?: number;
+  accounts?: string;
+  only?: ReadonlySet<PushStep>;
+  maxErrors?: { count: number } | { percent: number };
+  logFile?: string;
 }
 
 export function registerPushCommand(program: Command, setExitCode: (code: number) => void): void {
-  program
+  const command = program
     .command('push')
     .description('Push an export into the import service exactly once: create accounts, wait for processing, add notes, transactions, statements and payment instructions. Resumable; results in the ledger (--state).')
     .argument('<dir>', 'the export directory')
     .option('--state <dir>', 'state directory holding the results ledger (one per migration cohort)', './.migrate')
-    .option('--base-url <url>', 'import service base URL (else MIGRATE_BASE_URL)')
-    .option('--api-key-file <file>', 'file holding the organisation API key (else MIGRATE_API_KEY)')
     .option('--supplier <code>', 'import supplier code where a record has none (else MIGRATE_SUPPLIER, else the mapping file)')
     .option('--config <file>', 'mapping file (default: migrate.config.json in the export directory, else in the working directory)')
     .option('--concurrency <n>', 'requests in flight at most', positiveInt('--concurrency', 1024), DEFAULT_ENGINE_SETTINGS.concurrency)
@@ -55,10 +54,16 @@ export function registerPushCommand(program: Command, setExitCode: (code: number
     .option('--no-check-previously-added', 'transactions: do not ask the service to skip transactions added before (then a transaction whose outcome is unknown is never resent)')
     .option('--no-force-add-to-current-statement', 'transactions: fail those outside the open statement period instead of moving them into it')
     .option('--sandbox', 'start the built-in sandbox (a local simulator of the service) and push there')
-    .option('--json', 'print one JSON summary document on stdout')
-    .action(async (dir: string, options: Omit<PushCommandOptions, 'dir'>) => {
-      setExitCode(await pushCommand({ ...options, dir }));
-    });
+    .option('--json', 'print one JSON summary document on stdout (with --dry-run: the plan, every account)')
+    .option('--dry-run', 'stage and validate, then print the plan (requests per step, why each account is or is not in it); sends nothing, changes no ledger')
+    .option('--limit <n>', "canary: only the first N accounts still to do (in the ledger's order)", positiveInt('--limit', 100_000_000))
+    .option('--accounts <list>', 'only these external account numbers: A,B,C or @file (one per line)')
+    .option('--only <steps>', 'only these steps: comma-separated create,notes,transactions,statements,payment_instructions', parseSteps)
+    .option('--max-errors <n>', "stop taking new work once more than N (or N% of the run's accounts and records) failed in this run; exit 1", parseMaxErrors)
+    .option('--log-file <path>', 'append one JSON line per event (run id, account, step, outcome, code; no secret, no personal data) to this file (0600)');
+  registerServiceOptions(command).action(async (dir: string, options: Omit<PushCommandOptions, 'dir'>) => {
+    setExitCode(await pushCommand({ ...options, dir }));
+  });
 }
 
 /** `migrate push <dir>`: returns the exit code (README "Exit codes"). */
@@ -84,6 +89,9 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
     ...(options.config === undefined ? {} : { configPath: options.config }),
     ...(options.supplier === undefined ? {} : { supplier: options.supplier }),
   });
+  const accounts = options.accounts === undefined ? undefined : await readAccountsOption(options.accounts, process.cwd());
+  const selection = options.limit === undefined && accounts === undefined ? undefined : { limit: options.limit, accounts };
+  if (options.dryRun) return dryRun(options, config, stateDir, selection, signal);
   prepareStateDir(stateDir);
   const lock = await takeLock(stateDir);
   // A lost lock (its directory removed, or taken over after this process stalled) means another
@@ -93,7 +101,7 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
   const closers: Array<() => Promise<void> | void> = [() => lock.release().catch(() => undefined), () => clearInterval(lockWatch)];
   let thrown: unknown;
   try {
-    const service = await openService(options);
+    const service = await openService(options, config);
     closers.unshift(service.close);
     const ledger = Ledger.open(stateDir);
     closers.unshift(() => ledger.close());
@@ -108,10 +116,17 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
     refuseFileIssues(reader);
     const progress = createProgressReporter({ stream: process.stderr });
     closers.unshift(() => progress.stop());
-    const result = await runPush({ ledger, client: service.client, settings: engineSettings(options), sink: teeSink(progress), entries: reader.entries(), signal: AbortSignal.any([signal, lockLost.signal]) });
+    const log = options.logFile === undefined ? undefined : openLog(options.logFile, runId, ledger);
+    if (log) closers.unshift(() => closeLog(log, { outcome: 'failed', exitCode: thrown instanceof MigrateError ? thrown.exitCode : ExitCode.fatal }));
+    const result = await runPush({
+      ledger, client: service.client, settings: engineSettings(options), sink: log ? teeSink(progress, log) : progress, entries: reader.entries(),
+      signal: AbortSignal.any([signal, lockLost.signal]), selection, maxErrors: options.maxErrors,
+    });
+    if (log) closeLog(log, { outcome: result.reason, exitCode: result.exitCode });
+    if (result.unknownAccounts.length > 0) process.stderr.write(`migrate: --accounts: ${result.unknownAccounts.length} not in the export or the ledger (nothing done for them): ${result.unknownAccounts.slice(0, 20).join(', ')}\n`);
     if (lockLost.signal.aborted) throw new FatalError(`the lock of ${stateDir} was lost during the run (${lock.compromised()?.message ?? 'unknown reason'}); stopped. Check that no other run uses this state directory, then run again.`, 'state_lock_lost');
     progress.stop();
-    const summary = buildPushSummary({ result, topErrors: ledger.read.topErrorCodes(5), startedAt, stateDir, processedThisRun: progress.tally.done.processed });
+    const summary = buildPushSummary({ result, topErrors: ledger.read.topErrorCodes(5), startedAt, stateDir, processedThisRun: progress.tally.done.processed, unknownAccounts: result.unknownAccounts, ...(result.maxErrors === undefined ? {} : { maxErrors: result.maxErrors }) });
     ledger.finishRun(runId, result.reason, result.exitCode, { ...result.counts });
     finished = true;
     if (options.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
@@ -147,6 +162,7 @@ function refuseFileIssues(reader: ExportReader): void {
 function engineSettings(options: PushCommandOptions): EngineSettings {
   return {
     ...DEFAULT_ENGINE_SETTINGS,
+    ...(options.only === undefined ? {} : { steps: options.only }),
     concurrency: options.concurrency,
     retryErrored: options.retryErrored === true,
     wait: options.wait,
@@ -155,36 +171,64 @@ function engineSettings(options: PushCommandOptions): EngineSettings {
   };
 }
 
-/** The options recorded with the run: never the API key or its file's content. */
+/** The options recorded with the run: never a secret (file paths only), sets as lists. */
 function runOptions(options: PushCommandOptions): Record<string, unknown> {
-  const { apiKeyFile, ...rest } = options;
-  return { ...rest, apiKeyFile: apiKeyFile === undefined ? undefined : '(given)' };
+  const { apiKeyFile, tokenFile, only, ...rest } = options;
+  return { ...rest, apiKeyFile: apiKeyFile === undefined ? undefined : '(given)', tokenFile: tokenFile === undefined ? undefined : '(given)', only: only === undefined ? undefined : [...only] };
 }
 
-async function openService(options: PushCommandOptions): Promise<{ client: ServiceClient; close: () => Promise<void> }> {
+/** The service from flags and environment (src/config/service.ts), or the built-in sandbox (--sandbox). */
+async function openService(options: PushCommandOptions, config: MigrateConfig): Promise<{ client: ServiceClient; close: () => Promise<void> }> {
   const pace = { concurrency: options.concurrency, maxRequestsPerSecond: options.rate };
-  if (options.sandbox) {
-    // The demo path: processing fast, no faults (issue 5 "--sandbox").
-    const sandbox = await startSandbox({ processingMs: 50 });
-    const client = createImportServiceClient({ baseUrl: sandbox.url, credentials: { apiKey: sandbox.apiKey }, ...pace });
-    return { client, close: async () => { await client.close(); await sandbox.close(); } };
+  // The demo path (issue 5 "--sandbox"): processing fast, no faults, the configured supplier Ongoing.
+  const supplier = config.importSupplier;
+  const sandbox = options.sandbox ? await startSandbox({ processingMs: 50, ...(supplier === undefined ? {} : { suppliers: { [supplier]: 'Ongoing' as const } }) }) : undefined;
+  try {
+    const service = await loadServiceConfig({ flags: options, env: process.env, cwd: process.cwd(), sandbox: sandbox ? { url: sandbox.url, apiKey: sandbox.apiKey } : undefined });
+    for (const warning of service.warnings) process.stderr.write(`migrate: warning: ${warning}\n`);
+    const client = createImportServiceClient(serviceClientOptions(service, pace));
+    return { client, close: async () => { await client.close(); await sandbox?.close(); } };
+  } catch (error) {
+    await sandbox?.close();
+    throw error;
   }
-  const client = createImportServiceClient({ ...(await serviceOptions(options, process.env)), ...pace });
-  return { client, close: () => client.close() };
 }
 
-/** Base URL and API key from flags and environment; the key's value never appears in a message. */
-async function serviceOptions(options: PushCommandOptions, env: NodeJS.ProcessEnv): Promise<Pick<ClientOptions, 'baseUrl' | 'credentials'>> {
-  const baseUrl = options.baseUrl ?? env['MIGRATE_BASE_URL'];
-  if (!baseUrl) throw new UsageError('no service URL: give --base-url or set MIGRATE_BASE_URL (or use --sandbox to try the local simulator).', 'base_url_missing');
-  let apiKey = env['MIGRATE_API_KEY']?.trim();
-  if (options.apiKeyFile !== undefined) {
-    try {
-      apiKey = (await readFile(options.apiKeyFile, 'utf8')).trim();
-    } catch (error) {
-      throw new UsageError(`--api-key-file ${options.apiKeyFile}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}).`, 'api_key_file_unreadable');
-    }
+/** --log-file: the NDJSON sink of src/report/ndjson-log.ts (0600, appended); an unwritable path is exit 2. */
+function openLog(path: string, runId: number, ledger: Ledger): NdjsonLogSink {
+  return createNdjsonLogSink(path, { runId, accountNumberOf: (id) => ledger.accountById(id)?.externalAccountNumber });
+}
+
+function closeLog(log: NdjsonLogSink, end: { outcome: string; exitCode: number }): void {
+  log.close(end);
+  if (log.failure) process.stderr.write(`migrate: warning: --log-file: writing stopped (${(log.failure as NodeJS.ErrnoException).code ?? log.failure.message}); the run went on\n`);
+}
+
+/**
+ * --dry-run: stages the export into a scratch copy of the ledger (engine/dry-run.ts) and prints
+ * the plan; no lock, no request, the state directory is only read (and not created).
+ */
+async function dryRun(options: PushCommandOptions, config: MigrateConfig, stateDir: string, selection: { limit?: number | undefined; accounts?: ReadonlySet<string> | undefined } | undefined, signal: AbortSignal): Promise<number> {
+  // Credentials are checked (no request) so that a plan also says the real run could start.
+  if (!options.sandbox) for (const warning of (await loadServiceConfig({ flags: options, env: process.env, cwd: process.cwd() })).warnings) process.stderr.write(`migrate: warning: ${warning}\n`);
+  const scratch = mkdtempSync(join(tmpdir(), 'migrate-dry-run-'));
+  let reader: ExportReader | undefined;
+  try {
+    reader = await openExport(options.dir, config, { scratchDir: scratch });
+    refuseFileIssues(reader);
+    const samples = new PlanSamples();
+    const json = options.json ? new PlanJsonWriter((text) => process.stdout.write(text)) : undefined;
+    const result = await planDryRun({
+      stateDir, scratchDir: scratch, entries: reader.entries(), settings: engineSettings(options), selection, signal,
+      sink: { emit: () => undefined },
+      onAccount: (row) => (json ? json.row(row) : samples.add(row)),
+    });
+    const report = { stateDir, staged: result.staged, totals: result.scan.totals, unknownAccounts: result.scan.unknownAccounts };
+    if (json) json.end(report);
+    else process.stdout.write(renderPlan(report, samples));
+    return ExitCode.ok;
+  } finally {
+    await reader?.close();
+    rmSync(scratch, { recursive: true, force: true });
   }
-  if (!apiKey) throw new UsageError('no API key: set MIGRATE_API_KEY or give --api-key-file (a file holding only the key).', 'api_key_missing');
-  return { baseUrl, credentials: { apiKey } };
 }

@@ -3,7 +3,7 @@ import type { Origin } from '../mapping/types.js';
 import type { AccountPayload, ValidationIssue } from '../schema/index.js';
 import type { AccountRow, ErrorInfo, StoredIssue } from '../ledger/index.js';
 import type { StepContext } from './context.js';
-import { classifyFailure, errorInfoOf, StopRun, type Failure } from './failure.js';
+import { classifyFailure, errorInfoOf, StopRun, UNEXPECTED_ATTEMPTS, type Failure } from './failure.js';
 import { nextPollDelay } from './poll-schedule.js';
 import { afterCreate, afterStatus, afterTransferStatus, type CreateResult, type Transition } from './transitions.js';
 
@@ -58,17 +58,24 @@ export async function call<T>(ctx: StepContext, request: () => Promise<T>): Prom
  * leaves the intent for the next attempt, which reconciles before anything is resent.
  */
 export async function createAccount(ctx: StepContext, account: AccountRow): Promise<AccountRow> {
+  if (account.error?.code === 'unexpected_response' && account.attempts >= UNEXPECTED_ATTEMPTS) {
+    // Bounded across runs (failure.ts): held back like an ERRORED account (--retry-errored sends it again).
+    const detail = `${account.attempts} creates answered in a way the spec does not describe; held back (check the service, then --retry-errored): ${account.error.detail}`;
+    return applyTransition(ctx, account, { step: 'create', detail: 'unexpected_response', patch: { state: 'errored', error: { code: 'unexpected_response', detail } } });
+  }
   const intent = await applyTransition(ctx, account, { step: 'create', detail: 'intent', patch: { state: 'creating', addAttempt: true } }, true);
   const payload = JSON.parse(account.payload ?? '{}') as AccountPayload;
   // 'safe': the client resends only what certainly did not reach the service; an ambiguous
   // failure comes back here and is reconciled through the v2 status (architecture.md).
   const answer = await call(ctx, () => ctx.client.createAccount(payload, { retry: 'safe' }));
   let result: CreateResult;
-  if (!answer.ok) result = { kind: 'unsettled', error: errorInfoOf(answer.failure) };
+  if (!answer.ok && answer.failure.class === 'data') result = { kind: 'invalid', error: recordServiceIssues(ctx, account, answer.failure.issues ?? [], answer.failure) };
+  else if (!answer.ok) result = { kind: 'unsettled', error: errorInfoOf(answer.failure) };
   else if (answer.value.kind === 'invalid') result = { kind: 'invalid', error: recordServiceIssues(ctx, account, answer.value.errors) };
   else result = answer.value;
   const next = await applyTransition(ctx, intent, afterCreate(intent, result, clock(ctx), ctx.settings.pollSchedule));
-  if (!answer.ok && answer.failure.class === 'ambiguous') return checkStatus(ctx, next);
+  // A lost or unreadable answer: the v2 status says whether the create arrived.
+  if (!answer.ok && (answer.failure.class === 'ambiguous' || answer.failure.class === 'unexpected')) return checkStatus(ctx, next);
   return next;
 }
 
@@ -98,7 +105,7 @@ function clock(ctx: StepContext): { now: number; random: number } {
 }
 
 /** Stores the service's validation errors mapped back to file/line/column; returns the first as the account's error. */
-function recordServiceIssues(ctx: StepContext, account: AccountRow, errors: ValidationIssue[]): ErrorInfo {
+function recordServiceIssues(ctx: StepContext, account: AccountRow, errors: ValidationIssue[], refusedLocally?: Failure): ErrorInfo {
   const stored = JSON.parse(account.origins ?? '{}') as { origins?: Record<string, Origin>; columnOf?: Record<string, Record<string, string>> };
   const source = { externalAccountNumber: account.externalAccountNumber, origins: stored.origins ?? {}, ...(stored.columnOf ? { columnOf: stored.columnOf } : {}) };
   const issues: StoredIssue[] = errors.map((error) => {
@@ -111,6 +118,8 @@ function recordServiceIssues(ctx: StepContext, account: AccountRow, errors: Vali
   // Committed with the transition queued right after it (group commit keeps the order); a failed commit fails that one too.
   ctx.ledger.commit(() => ctx.ledger.replaceIssues(account.id, issues)).catch(() => undefined);
   const first = issues[0];
-  if (first === undefined) return { code: 'account_failed_validation', detail: 'the service refused the account without details' };
-  return { code: first.code, detail: first.message, attr: first.attr, file: first.file, line: first.line, column: first.column };
+  if (first === undefined) return refusedLocally ? errorInfoOf(refusedLocally) : { code: 'account_failed_validation', detail: 'the service refused the account without details' };
+  // The client's own refusal keeps its code (invalid_request), with the first field's location.
+  const code = refusedLocally ? refusedLocally.code : first.code;
+  return { code, detail: first.message, attr: first.attr, file: first.file, line: first.line, column: first.column };
 }

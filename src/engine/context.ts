@@ -3,6 +3,7 @@ import type { Ledger } from '../ledger/index.js';
 import type { TransactionQueryFlags } from '../schema/index.js';
 import type { EventSink } from './events.js';
 import type { Failure } from './failure.js';
+import type { PushStep } from './plan.js';
 import type { PollSchedule } from './poll-schedule.js';
 
 /** Engine settings: complete inside (defaults merged by the caller). */
@@ -23,8 +24,11 @@ export interface EngineSettings {
   drainMs: number;
   /** Consecutive transient failures (retries exhausted) after which the service counts as unreachable. */
   maxConsecutiveFailures: number;
-  /** Plan filter hook (issue 6: --accounts, --only, --limit): accounts it rejects are left alone. */
-  accountFilter?: (account: { externalAccountNumber: string; importSupplier: string; state: string }) => boolean;
+  /**
+   * --only (issue 6): the steps this run takes (undefined: all). Without 'create' no account is
+   * created; records of other kinds are left pending (their account stays processed).
+   */
+  steps?: ReadonlySet<PushStep> | undefined;
 }
 
 /** What a step needs: the ledger, the client, the settings, the clock, and the executor's bookkeeping. */

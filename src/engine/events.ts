@@ -14,7 +14,8 @@ export type EngineEvent =
   | { type: 'retrying'; code: string }
   | { type: 'stopping'; reason: StopReason; detail?: string };
 
-export type StopReason = 'finished' | 'interrupted' | 'fatal' | 'wait_timeout';
+/** max_errors: --max-errors was exceeded; the run stopped taking new work (exit 1). */
+export type StopReason = 'finished' | 'interrupted' | 'fatal' | 'wait_timeout' | 'max_errors';
 
 export interface EventSink {
   emit(event: EngineEvent): void;

@@ -3,8 +3,10 @@ import type { ImportServiceClient } from '../api/types.js';
 import type { AccountRow, Ledger } from '../ledger/index.js';
 import { checkStatus, createAccount, resolveAccount, applyTransition, call } from './account-steps.js';
 import type { EngineSettings, StepContext } from './context.js';
+import { ErrorBudget } from './error-budget.js';
 import type { EventSink, StopReason } from './events.js';
 import { StopRun, type Failure } from './failure.js';
+import type { Selection } from './selection.js';
 import { pushItems } from './item-steps.js';
 import { listCheckWorthwhile } from './poll-schedule.js';
 import { afterListedImported, workableStates } from './transitions.js';
@@ -41,13 +43,25 @@ export class Executor {
   /** Size of the last imported-accounts list; before the first call, estimated from the ledger's imported accounts. */
   #lastListSize: number | undefined;
   #wake: (() => void) | undefined;
+  /** --limit / --accounts: the only accounts this run touches (undefined: every account). */
+  readonly #selection: Selection | undefined;
+  readonly #budget: ErrorBudget | undefined;
 
-  constructor(ledger: Ledger, client: ImportServiceClient, settings: EngineSettings, sink: EventSink) {
+  constructor(ledger: Ledger, client: ImportServiceClient, settings: EngineSettings, sink: EventSink, selection?: Selection, maxErrors?: number) {
     this.#ledger = ledger;
     this.#settings = settings;
+    this.#selection = selection;
+    this.#budget = maxErrors === undefined ? undefined : new ErrorBudget(maxErrors);
     this.#queue = new PQueue({ concurrency: settings.concurrency });
+    const counting: EventSink = {
+      emit: (event) => {
+        sink.emit(event);
+        this.#budget?.onEvent(event);
+        this.#checkBudget();
+      },
+    };
     this.#ctx = {
-      ledger, client, settings, sink,
+      ledger, client, settings, sink: counting,
       now: () => Date.now(),
       random: () => Math.random(),
       failed: (failure) => this.#failed(failure),
@@ -60,10 +74,11 @@ export class Executor {
   }
 
   /** Asks the run to stop taking work (SIGINT/SIGTERM, or a fatal failure). */
-  stop(reason: StopReason, fatal?: Failure): void {
+  stop(reason: StopReason, fatal?: Failure, detail?: string): void {
     if (this.#stop !== undefined) return;
     this.#stop = fatal === undefined ? { reason } : { reason, fatal };
-    this.#ctx.sink.emit({ type: 'stopping', reason, ...(fatal ? { detail: fatal.detail } : {}) });
+    const why = fatal?.detail ?? detail;
+    this.#ctx.sink.emit({ type: 'stopping', reason, ...(why ? { detail: why } : {}) });
     this.#queue.clear();
     this.#wake?.();
   }
@@ -87,9 +102,17 @@ export class Executor {
     clearTimeout(timer);
   }
 
+  /** --max-errors exceeded: stop taking new work like an interrupt (in-flight requests finish, the ledger stays consistent). */
+  #checkBudget(): void {
+    if (this.#budget?.exceeded && this.#stop === undefined) this.stop('max_errors', undefined, this.#budget.describe());
+  }
+
   #failed(failure: Failure): void {
     if (failure.class === 'fatal') throw new StopRun(failure);
-    if (failure.class === 'not_found') return;
+    this.#budget?.onFailure(failure);
+    this.#checkBudget();
+    // Not the service failing: a 404 before an account is imported, a request the client would not send.
+    if (failure.class === 'not_found' || failure.class === 'data') return;
     this.#consecutiveFailures += 1;
     this.#ctx.sink.emit({ type: 'retrying', code: failure.code });
     if (this.#consecutiveFailures >= this.#settings.maxConsecutiveFailures) {
@@ -102,7 +125,8 @@ export class Executor {
     void this.#queue
       .add(async () => {
         if (this.#stop !== undefined) return;
-        await work(account);
+        const last = await work(account);
+        if (last) this.#selection?.update(last);
       }, { priority })
       .catch((error: unknown) => {
         if (error instanceof StopRun) this.stop('fatal', error.failure);
@@ -116,14 +140,13 @@ export class Executor {
 
   async #pump(): Promise<void> {
     const states = workableStates(this.#settings.retryErrored);
-    const filter = this.#settings.accountFilter;
     let afterId = 0;
     while (this.#stop === undefined) {
       const page = this.#ledger.pageAccounts(states, afterId, this.#settings.pageSize);
       if (page.length === 0) return;
       for (const account of page) {
         afterId = account.id;
-        if (this.#active.has(account.id) || (filter && !filter(account))) continue;
+        if (this.#active.has(account.id) || (this.#selection && !this.#selection.has(account.id))) continue;
         await this.#queue.onSizeLessThan(this.#settings.concurrency);
         if (this.#stop !== undefined) return;
         // The poller may have taken it meanwhile (a creating account with a due check).
@@ -134,44 +157,46 @@ export class Executor {
   }
 
   /** Moves one account forward until it is parked (scheduled), finished, or cannot go on in this run. */
-  async #advance(start: AccountRow): Promise<void> {
+  async #advance(start: AccountRow): Promise<AccountRow> {
     let account = start;
     let creates = 0;
+    const mayCreate = this.#settings.steps?.has('create') ?? true;
     while (this.#stop === undefined) {
       const before = account.state;
       switch (account.state) {
         case 'errored':
           // Only an account that started this chain errored, with --retry-errored (pump), is created again.
-          if (account !== start || !this.#settings.retryErrored) return;
-          if (creates++ >= MAX_CREATES_PER_CHAIN) return;
+          if (account !== start || !this.#settings.retryErrored || !mayCreate) return account;
+          if (creates++ >= MAX_CREATES_PER_CHAIN) return account;
           account = await createAccount(this.#ctx, account);
           break;
         case 'staged':
-          if (creates++ >= MAX_CREATES_PER_CHAIN) return;
+          if (!mayCreate || creates++ >= MAX_CREATES_PER_CHAIN) return account;
           account = await createAccount(this.#ctx, account);
           break;
         case 'creating':
           account = await checkStatus(this.#ctx, account);
-          if (account.state === 'creating') return;
+          if (account.state === 'creating') return account;
           break;
         case 'unresolved':
           account = await resolveAccount(this.#ctx, account);
-          if (account.state === 'unresolved') return;
+          if (account.state === 'unresolved') return account;
           break;
         case 'processed':
-          await this.#postImport(account);
-          return;
+          return this.#postImport(account);
         default:
-          return; // scheduled (parked), invalid, done
+          return account; // scheduled (parked), invalid, done
       }
       if (account.state !== before) this.#lastProgressAt = Date.now();
     }
+    return account;
   }
 
-  async #postImport(account: AccountRow): Promise<void> {
-    if ((await pushItems(this.#ctx, account)) === 'blocked') return;
-    await applyTransition(this.#ctx, account, { step: 'done', patch: { state: 'done', error: null } });
+  async #postImport(account: AccountRow): Promise<AccountRow> {
+    if ((await pushItems(this.#ctx, account)) !== 'ok') return account;
+    const done = await applyTransition(this.#ctx, account, { step: 'done', patch: { state: 'done', error: null } });
     this.#lastProgressAt = Date.now();
+    return done;
   }
 
   async #poll(pumped: Promise<void>): Promise<void> {
@@ -182,7 +207,7 @@ export class Executor {
     while (this.#stop === undefined) {
       const now = Date.now();
       if (this.#settings.wait) this.#takeDueChecks(now);
-      const next = this.#settings.wait ? this.#ledger.nextCheckAt() : null;
+      const next = !this.#settings.wait ? null : this.#selection ? this.#selection.nextCheckAt() : this.#ledger.nextCheckAt();
       if (pumpDone && this.#active.size === 0 && this.#queue.size === 0 && next === null) return;
       if (pumpDone && this.#active.size === 0 && now - this.#lastProgressAt > this.#settings.waitTimeoutMs) {
         this.stop('wait_timeout');
@@ -201,22 +226,36 @@ export class Executor {
   #takeDueChecks(now: number): void {
     const room = this.#settings.concurrency * 2 - this.#queue.size;
     if (room <= 0) return;
-    for (const account of this.#ledger.dueChecks(now, room + this.#active.size)) {
+    for (const account of this.#dueChecks(now, room + this.#active.size)) {
       if (this.#active.has(account.id)) continue;
       this.#enqueue(account, PRIORITY.poll, async (row) => {
         const next = await checkStatus(this.#ctx, row);
         if (next.state !== row.state) this.#lastProgressAt = Date.now();
         // processed: its records; staged: a create that never arrived, sent now.
-        if (next.state === 'processed' || next.state === 'staged') await this.#advance(next);
+        if (next.state === 'processed' || next.state === 'staged') return this.#advance(next);
+        return next;
       });
     }
     if (now - this.#lastListAt >= LIST_INTERVAL_MS) {
       this.#lastListAt = now;
-      const parked = this.#ledger.countInState('scheduled');
+      const parked = this.#selection ? this.#selection.countInState('scheduled') : this.#ledger.countInState('scheduled');
       // The list has no pagination: before the first call, estimate its size from what the ledger knows is imported.
       this.#lastListSize ??= this.#ledger.countInState('done') + this.#ledger.countInState('processed');
       if (listCheckWorthwhile(parked, this.#lastListSize)) void this.#queue.add(() => this.#listImported(), { priority: PRIORITY.list }).catch(() => undefined);
     }
+  }
+
+  /** Parked accounts whose status check is due: the ledger's, or (filtered run) the selection's. */
+  #dueChecks(now: number, limit: number): AccountRow[] {
+    if (this.#selection === undefined) return this.#ledger.dueChecks(now, limit);
+    this.#ledger.flush();
+    const rows: AccountRow[] = [];
+    for (const id of this.#selection.due(now, limit)) {
+      const row = this.#ledger.accountById(id);
+      if (row !== undefined && (row.state === 'scheduled' || row.state === 'creating')) rows.push(row);
+      else if (row !== undefined) this.#selection.update(row); // no longer parked: never due again
+    }
+    return rows;
   }
 
   /** One imported-accounts list call per supplier learns many completions at once. */
@@ -237,12 +276,12 @@ export class Executor {
         if (room <= 0) return;
         if (!listed.platform_account_number || !parked.has(listed.external_account_number)) continue;
         const account = this.#ledger.findAccount(supplier, listed.external_account_number);
-        if (account?.state !== 'scheduled' || this.#active.has(account.id)) continue;
+        if (account?.state !== 'scheduled' || this.#active.has(account.id) || (this.#selection && !this.#selection.has(account.id))) continue;
         room -= 1;
         this.#enqueue(account, PRIORITY.poll, async (row) => {
           const next = await applyTransition(this.#ctx, row, afterListedImported(listed.platform_account_number ?? ''));
           this.#lastProgressAt = Date.now();
-          await this.#postImport(next);
+          return this.#postImport(next);
         });
       }
     }

@@ -6,8 +6,12 @@ import type { EngineSettings } from './context.js';
 import type { EventSink, StopReason } from './events.js';
 import { Executor } from './executor.js';
 import type { Failure } from './failure.js';
+import { errorLimitOf } from './error-budget.js';
 import { exitCodeOf } from './outcome.js';
+import { PUSH_STEPS, type PlanOptions, type PlanTotals } from './plan.js';
+import { scanPlan, type PlanScan } from './plan-scan.js';
 import { DEFAULT_POLL_SCHEDULE } from './poll-schedule.js';
+import { Selection } from './selection.js';
 import { stageExport, type StageSummary } from './stage.js';
 
 export type { EngineSettings } from './context.js';
@@ -16,6 +20,9 @@ export type { Failure } from './failure.js';
 export { exitCodeOf } from './outcome.js';
 export { DEFAULT_POLL_SCHEDULE, type PollSchedule } from './poll-schedule.js';
 export type { StageSummary } from './stage.js';
+export { PLAN_REASONS, PUSH_STEPS, REQUEST_KINDS, STEP_NAMES, type AccountPlan, type PlanReason, type PlanTotals, type PushStep, type RequestKind } from './plan.js';
+export { scanPlan, type PlannedAccount, type PlanScan } from './plan-scan.js';
+export { planDryRun, type DryRunResult } from './dry-run.js';
 
 export const DEFAULT_ENGINE_SETTINGS = {
   concurrency: 8,
@@ -38,6 +45,10 @@ export interface PushRun {
   entries: AsyncIterable<ExportEntry> | undefined;
   /** Aborted on SIGINT/SIGTERM: stop taking work, drain, return `interrupted`. */
   signal?: AbortSignal;
+  /** --limit / --accounts: the run touches only the plan's first `limit` accounts / these external account numbers. */
+  selection?: { limit?: number | undefined; accounts?: ReadonlySet<string> | undefined } | undefined;
+  /** --max-errors N or N% (of the accounts and records the run takes on). */
+  maxErrors?: { count: number } | { percent: number } | undefined;
 }
 
 export interface PushResult {
@@ -46,29 +57,56 @@ export interface PushResult {
   staged: StageSummary | undefined;
   counts: LedgerCounts;
   exitCode: number;
+  /** --accounts numbers neither the export nor the ledger holds. */
+  unknownAccounts: string[];
+  /** Failures tolerated by --max-errors in this run (resolved from N%). */
+  maxErrors?: number;
+}
+
+/** The plan options of a run's settings (steps from --only; every step by default). */
+export function planOptionsOf(settings: EngineSettings, accounts?: ReadonlySet<string>): PlanOptions {
+  return { retryErrored: settings.retryErrored, wait: settings.wait, steps: settings.steps ?? new Set(PUSH_STEPS), transactionFlags: settings.transactionFlags, accounts };
 }
 
 /** Stages the export into the ledger, then runs the state machine until done, stopped, or timed out. */
 export async function runPush(run: PushRun): Promise<PushResult> {
   const { ledger, settings, sink } = run;
   const staged = run.entries === undefined ? undefined : await stageExport(ledger, run.entries, sink, run.signal);
-  if (run.signal?.aborted) return finish(ledger, 'interrupted', undefined, staged, settings);
-  sink.emit(planEvent(ledger, settings));
-  const executor = new Executor(ledger, run.client, settings, sink);
+  const extra = { unknownAccounts: [] as string[] };
+  if (run.signal?.aborted) return finish(ledger, 'interrupted', undefined, staged, settings, extra);
+  // A filtered run, or a budget in percent, needs the plan: which accounts, how much work.
+  const scan = run.selection !== undefined || (run.maxErrors !== undefined && 'percent' in run.maxErrors) ? scanPlan(ledger, { ...planOptionsOf(settings, run.selection?.accounts), limit: run.selection?.limit }) : undefined;
+  const selection = run.selection !== undefined && scan !== undefined ? new Selection(scan.selected) : undefined;
+  const maxErrors = run.maxErrors === undefined ? undefined : errorLimitOf(run.maxErrors, scan === undefined ? 0 : workOf(scan.totals));
+  Object.assign(extra, { unknownAccounts: scan?.unknownAccounts ?? [] }, maxErrors === undefined ? {} : { maxErrors });
+  sink.emit(scan && selection ? planEventOf(scan) : planEvent(ledger, settings));
+  const executor = new Executor(ledger, run.client, settings, sink, selection, maxErrors);
   const onAbort = (): void => executor.stop('interrupted');
   run.signal?.addEventListener('abort', onAbort, { once: true });
   try {
     const result = await executor.run();
-    return finish(ledger, result.reason, result.fatal, staged, settings);
+    return finish(ledger, result.reason, result.fatal, staged, settings, extra);
   } finally {
     run.signal?.removeEventListener('abort', onAbort);
   }
 }
 
-function finish(ledger: Ledger, reason: StopReason, fatal: Failure | undefined, staged: StageSummary | undefined, settings: EngineSettings): PushResult {
+function finish(ledger: Ledger, reason: StopReason, fatal: Failure | undefined, staged: StageSummary | undefined, settings: EngineSettings, extra: Pick<PushResult, 'unknownAccounts' | 'maxErrors'>): PushResult {
   ledger.flush();
   const counts = ledger.read.counts();
-  return { reason, ...(fatal ? { fatal } : {}), staged, counts, exitCode: exitCodeOf(reason, counts, settings.wait) };
+  return { reason, ...(fatal ? { fatal } : {}), staged, counts, exitCode: exitCodeOf(reason, counts, settings.wait), ...extra };
+}
+
+/** The work --max-errors N% is a share of: the accounts in the plan and the records it sends. */
+function workOf(totals: PlanTotals): number {
+  return totals.inPlan + Object.values(totals.records).reduce((sum, n) => sum + n, 0);
+}
+
+/** The plan event of a filtered run: progress totals count only the selected accounts' work. */
+function planEventOf(scan: PlanScan): { type: 'plan'; toCreate: number; toProcess: number; items: Record<ItemKind, number> } {
+  const reasons = scan.totals.reasons;
+  const toProcess = (reasons.create ?? 0) + (reasons.retry_errored ?? 0) + (reasons.reconcile ?? 0) + (reasons.wait ?? 0);
+  return { type: 'plan', toCreate: scan.totals.requests.create, toProcess, items: { ...scan.totals.records } };
 }
 
 function planEvent(ledger: Ledger, settings: EngineSettings): { type: 'plan'; toCreate: number; toProcess: number; items: Record<ItemKind, number> } {

@@ -2,7 +2,7 @@ import type { HistoricalStatement, Note, PaymentInstructionRequest, Transaction,
 import { ITEM_KINDS, type AccountRow, type ErrorInfo, type ItemKind, type ItemPatch, type ItemRow } from '../ledger/index.js';
 import { call } from './account-steps.js';
 import type { StepContext } from './context.js';
-import { errorInfoOf, type Failure } from './failure.js';
+import { errorInfoOf, UNEXPECTED_ATTEMPTS, type Failure } from './failure.js';
 
 // Post-import steps, write-ahead: items are marked `sending` (attempt + 1) durably before the
 // request, and get their outcome after it. Reconciliation of a `sending` item relies on the
@@ -10,8 +10,11 @@ import { errorInfoOf, type Failure } from './failure.js';
 // statement_id); where there is none (payment instructions; transactions when
 // check_previously_added is off) an item whose outcome is unknown is never resent.
 
-/** ok: nothing is left to send in this run; blocked: the service could not take them now (next run). */
-export type StepResult = 'ok' | 'blocked';
+/**
+ * ok: nothing is left to send; blocked: the service could not take them now (next run);
+ * partial: records of kinds outside --only are left (the account stays processed).
+ */
+export type StepResult = 'ok' | 'blocked' | 'partial';
 
 /** What one request did to its batch: items to send again (with their current state), or blocked. */
 interface Sent {
@@ -29,7 +32,9 @@ const EXTRA_ROUNDS = 3;
  */
 export async function pushItems(ctx: StepContext, account: AccountRow): Promise<StepResult> {
   const all = ctx.ledger.itemsOf(account.id, ['pending', 'sending']);
+  const steps = ctx.settings.steps;
   for (const kind of ITEM_KINDS) {
+    if (steps !== undefined && !steps.has(kind)) continue;
     let remaining = all.filter((item) => item.kind === kind);
     const batchSize = kind === 'transaction' && !ctx.settings.transactionFlags.check_previously_added ? 1 : BATCH[kind];
     let rounds = Math.ceil(remaining.length / batchSize) + remaining.length + EXTRA_ROUNDS;
@@ -41,7 +46,7 @@ export async function pushItems(ctx: StepContext, account: AccountRow): Promise<
       remaining = [...sent.retry, ...remaining.slice(batch.length)];
     }
   }
-  return 'ok';
+  return steps !== undefined && all.some((item) => !steps.has(item.kind)) ? 'partial' : 'ok';
 }
 
 type Sender = (ctx: StepContext, account: AccountRow, items: ItemRow[]) => Promise<Sent>;
@@ -82,6 +87,12 @@ async function intent(ctx: StepContext, account: AccountRow, items: readonly Ite
 /** A request that failed without a definite answer: what happens to its items. */
 function unsettled(ctx: StepContext, account: AccountRow, items: readonly ItemRow[], failure: Failure, resendSafe: boolean): Sent {
   const error = errorInfoOf(failure);
+  if (failure.class === 'data') {
+    // Refused by the client before sending (an undocumented field): the export must change.
+    for (const item of items) settle(ctx, account, [item], { state: 'failed', error: { ...error, attr: failure.issues?.[0]?.attr, file: item.originFile ?? undefined, line: item.originLine ?? undefined } });
+    return { retry: [] };
+  }
+  if (failure.class === 'unexpected') return unexpected(ctx, account, items, failure, resendSafe);
   if (failure.class === 'ambiguous' && !resendSafe) {
     settle(ctx, account, items, { state: 'unknown', error: { code: 'outcome_unknown', detail: `sent, no answer (${failure.code}); not resent: the service cannot deduplicate it` } });
     return { retry: [] };
@@ -90,6 +101,23 @@ function unsettled(ctx: StepContext, account: AccountRow, items: readonly ItemRo
   if (failure.class === 'ambiguous') return { retry: settle(ctx, account, items, { error }) };
   // The service answered (5xx, 429 after retries, 404 not imported): nothing was applied.
   settle(ctx, account, items, { state: 'pending', error });
+  return { blocked: true, retry: [] };
+}
+
+/**
+ * An answer that does not match the spec: the request may have been applied. Where the service
+ * deduplicates, the items stay `sending` and the next run resends them (its dedup answers for
+ * those that landed), at most UNEXPECTED_ATTEMPTS sends in all; then, or where nothing dedups
+ * (payment instructions), they are recorded and never resent.
+ */
+function unexpected(ctx: StepContext, account: AccountRow, items: readonly ItemRow[], failure: Failure, resendSafe: boolean): Sent {
+  if (!resendSafe) {
+    settle(ctx, account, items, { state: 'unknown', error: { code: 'outcome_unknown', detail: `the answer did not match the spec (${failure.detail}); not resent: the service cannot deduplicate it` } });
+    return { retry: [] };
+  }
+  const spent = items.filter((item) => item.attempts + 1 >= UNEXPECTED_ATTEMPTS);
+  settle(ctx, account, spent, { state: 'failed', error: { code: failure.code, detail: `${UNEXPECTED_ATTEMPTS} answers that do not match the spec; given up (check the service, then change the record to send it again): ${failure.detail}` } });
+  settle(ctx, account, items.filter((item) => !spent.includes(item)), { error: errorInfoOf(failure) });
   return { blocked: true, retry: [] };
 }
 

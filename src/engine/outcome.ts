@@ -10,7 +10,7 @@ import type { StopReason } from './events.js';
 export function exitCodeOf(reason: StopReason, counts: LedgerCounts, wait: boolean): number {
   if (reason === 'interrupted') return ExitCode.interrupted;
   if (reason === 'fatal') return ExitCode.fatal;
-  if (reason === 'wait_timeout') return ExitCode.someFailed;
+  if (reason === 'wait_timeout' || reason === 'max_errors') return ExitCode.someFailed;
   const accounts = counts.accounts;
   const left = (accounts.invalid ?? 0) + (accounts.errored ?? 0) + (accounts.unresolved ?? 0) + (accounts.creating ?? 0) + (accounts.staged ?? 0);
   const waiting = wait ? (accounts.scheduled ?? 0) + (accounts.processed ?? 0) : 0;

@@ -4,7 +4,7 @@ import { ACCOUNT_STATES, ITEM_KINDS, ITEM_STATES } from '../ledger/index.js';
 
 /** What the final summary of a push shows; also the `--json` document (one object on stdout). */
 export interface PushSummary {
-  result: 'finished' | 'interrupted' | 'fatal' | 'wait_timeout';
+  result: 'finished' | 'interrupted' | 'fatal' | 'wait_timeout' | 'max_errors';
   exitCode: number;
   fatal?: { code: string; detail: string };
   durationSeconds: number;
@@ -16,6 +16,10 @@ export interface PushSummary {
   topErrors: Array<{ code: string; count: number }>;
   /** Accounts that reached processed in this run, per second. */
   accountsPerSecond: number;
+  /** --accounts numbers neither the export nor the ledger holds. */
+  unknownAccounts?: string[];
+  /** --max-errors: failures this run tolerated. */
+  maxErrors?: number;
 }
 
 const ACCOUNT_LABELS: Record<string, string> = {
@@ -36,7 +40,7 @@ export function renderSummary(summary: PushSummary, color: boolean): string {
   const lines: string[] = [];
   const waiting = (summary.accounts.scheduled ?? 0) + (summary.accounts.processed ?? 0);
   const headline = summary.exitCode === 0 && waiting > 0 ? c.green(`push finished: ${waiting} accounts wait for processing; run push again to continue`) :
-    summary.exitCode === 0 ? c.green('push finished: everything done') : summary.result === 'finished' ? c.yellow('push finished with accounts or records not done') : c.red(`push stopped: ${summary.result}`);
+    summary.exitCode === 0 ? c.green('push finished: everything done') : summary.result === 'finished' ? c.yellow('push finished with accounts or records not done') : summary.result === 'max_errors' ? c.red('push stopped: more failures than --max-errors allows; see `migrate report`, then run push again to continue') : c.red(`push stopped: ${summary.result}`);
   lines.push('', c.bold(headline) + ` (${summary.durationSeconds.toFixed(1)}s, ${summary.accountsPerSecond.toFixed(1)} accounts/s)`);
   if (summary.fatal) lines.push(c.red(`  ${summary.fatal.code}: ${summary.fatal.detail}`));
   if (summary.staged) lines.push(`  export: ${summary.staged.accounts} accounts (${summary.staged.invalid} invalid), ${summary.staged.orphans} accounts with records only`);
@@ -60,6 +64,7 @@ export function renderSummary(summary: PushSummary, color: boolean): string {
     lines.push('', c.bold('  most frequent errors'));
     for (const error of summary.topErrors) lines.push(`    ${error.code.padEnd(48)}${String(error.count).padStart(9)}`);
   }
+  if (summary.unknownAccounts) lines.push('', c.yellow(`  --accounts not in the export or the ledger (${summary.unknownAccounts.length}): ${summary.unknownAccounts.slice(0, 20).join(', ')}`));
   lines.push('', `  ledger: ${summary.stateDir}`, '');
   return lines.join('\n');
 }
@@ -71,6 +76,8 @@ export function buildPushSummary(input: {
   startedAt: number;
   stateDir: string;
   processedThisRun: number;
+  unknownAccounts?: string[];
+  maxErrors?: number;
 }): PushSummary {
   const { result } = input;
   const durationSeconds = (Date.now() - input.startedAt) / 1000;
@@ -86,5 +93,7 @@ export function buildPushSummary(input: {
     changedAfterImport: result.counts.changedAfterImport,
     topErrors: input.topErrors,
     accountsPerSecond: input.processedThisRun / Math.max(0.001, durationSeconds),
+    ...(input.unknownAccounts && input.unknownAccounts.length > 0 ? { unknownAccounts: input.unknownAccounts } : {}),
+    ...(input.maxErrors === undefined ? {} : { maxErrors: input.maxErrors }),
   };
 }

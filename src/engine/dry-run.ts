@@ -1,0 +1,57 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import type { ExportEntry } from '../mapping/types.js';
+import { Ledger, LEDGER_FILE } from '../ledger/index.js';
+import type { EngineSettings } from './context.js';
+import type { EventSink } from './events.js';
+import { PUSH_STEPS } from './plan.js';
+import { scanPlan, type PlannedAccount, type PlanScan } from './plan-scan.js';
+import { stageExport, type StageSummary } from './stage.js';
+
+// `push --dry-run` (issue 6): everything but side effects. Staging changes account states
+// (an invalid account found valid again, an errored one with new data, new records reopening a
+// done account), so the export is staged into a copy of the ledger, made in a scratch
+// directory and thrown away: the real ledger is only read, the service is never called, and
+// the plan is decided by the same staging and plan code as a real run.
+
+export interface DryRunInput {
+  /** The state directory whose ledger is planned against (it may have none yet). */
+  stateDir: string;
+  /** A private (0700) directory for the ledger's copy; the caller removes it. */
+  scratchDir: string;
+  entries: AsyncIterable<ExportEntry> | undefined;
+  settings: EngineSettings;
+  selection?: { limit?: number | undefined; accounts?: ReadonlySet<string> | undefined } | undefined;
+  sink: EventSink;
+  onAccount: (row: PlannedAccount) => void;
+  signal?: AbortSignal | undefined;
+}
+
+export interface DryRunResult {
+  staged: StageSummary | undefined;
+  scan: PlanScan;
+}
+
+export async function planDryRun(input: DryRunInput): Promise<DryRunResult> {
+  const source = join(input.stateDir, LEDGER_FILE);
+  if (existsSync(source)) {
+    // VACUUM INTO: a consistent snapshot, even while a run writes (WAL); the source is opened read-only.
+    const db = new Database(source, { readonly: true, fileMustExist: true });
+    try {
+      db.pragma('busy_timeout = 5000');
+      db.prepare('VACUUM INTO ?').run(join(input.scratchDir, LEDGER_FILE));
+    } finally {
+      db.close();
+    }
+  }
+  const ledger = Ledger.open(input.scratchDir);
+  try {
+    const staged = input.entries === undefined ? undefined : await stageExport(ledger, input.entries, input.sink, input.signal);
+    const { settings, selection } = input;
+    const options = { retryErrored: settings.retryErrored, wait: settings.wait, steps: settings.steps ?? new Set(PUSH_STEPS), transactionFlags: settings.transactionFlags, accounts: selection?.accounts, limit: selection?.limit };
+    return { staged, scan: scanPlan(ledger, options, input.onAccount) };
+  } finally {
+    ledger.close();
+  }
+}
