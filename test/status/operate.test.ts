@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -27,6 +27,7 @@ let dir: string;
 let sandbox: RunningSandbox;
 let ops: OpsExport;
 let state: string;
+let logFile: string;
 
 function migrate(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
   const child = spawn(process.execPath, [BIN, ...args], { cwd: dir, env: { ...process.env, MIGRATE_API_KEY: sandbox.apiKey, NO_COLOR: '1', ...env } });
@@ -41,10 +42,12 @@ const service = (): string[] => ['--base-url', sandbox.url];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'operate-'));
-  sandbox = await startSandbox({ processingMs: 30 });
+  // A distinctive key, so that any trace of it in the log file is found.
+  sandbox = await startSandbox({ processingMs: 30, apiKey: 'sk-ops-e2e-SECRET-0001' });
   ops = writeOpsExport(dir);
   state = join(dir, 'state');
-  const pushed = await migrate(['push', ops.dir, ...service(), '--state', state]);
+  logFile = join(dir, 'push.ndjson');
+  const pushed = await migrate(['push', ops.dir, ...service(), '--state', state, '--log-file', logFile]);
   // Invalid and ERRORED accounts: finished, not everything done.
   expect(pushed.code, pushed.stderr).toBe(1);
   // An import process the ledger does not know (another tool, another state directory).
@@ -148,6 +151,22 @@ describe('migrate status', () => {
     expect(story.ledger.history.map((event: { step: string; toState: string }) => `${event.step}:${event.toState}`)).toEqual(expect.arrayContaining(['stage:staged', 'create:scheduled', 'done:done']));
     expect(story.ledger.records.map((record: { record: string; state: string }) => `${record.record}:${record.state}`).sort()).toEqual(['note:done', 'payment_instruction:done', 'transaction:done']);
     for (const text of ops.personal) expect(run.stdout).not.toContain(text);
+  });
+});
+
+describe('push --log-file (the sink of src/report/ndjson-log.ts, wired by push)', () => {
+  it('tells the run account by account and holds no secret and no personal data', () => {
+    const text = readFileSync(logFile, 'utf8');
+    const lines = text.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines[0]).toMatchObject({ event: 'log_opened' });
+    expect(lines.at(-1)).toMatchObject({ event: 'log_closed', exit_code: 1 });
+    const errored = lines.filter((line) => line['event'] === 'account' && line['outcome'] === 'errored').map((line) => line['account']);
+    expect(errored.sort()).toEqual(ops.errored);
+    expect(text).not.toContain(sandbox.apiKey);
+    expect(text).not.toMatch(/eyJ[\w-]+\.[\w-]+/);
+    expect(text).not.toMatch(/[0-9a-f]{40,}/);
+    for (const personal of ops.personal) expect(text, personal).not.toContain(personal);
+    expect(statSync(logFile).mode & 0o777).toBe(0o600);
   });
 });
 
