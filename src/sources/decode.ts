@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import { InputError } from '../errors.js';
 
@@ -34,11 +35,65 @@ export async function* decodeFile(absolutePath: string, options: DecodeOptions):
  * it strings costs a third of its speed), else the decoded text re-encoded. Checked like decodeFile.
  */
 export async function* utf8Chunks(absolutePath: string, options: DecodeOptions): AsyncGenerator<Buffer> {
+  if (labelOf(options.encoding) === 'utf-8') {
+    yield* checkedUtf8Bytes(absolutePath, options);
+    return;
+  }
   for await (const chunk of checkedChunks(absolutePath, options)) yield chunk.utf8 ? chunk.bytes : Buffer.from(chunk.text, 'utf8');
 }
 
+function labelOf(encoding: string): string {
+  return ENCODING_LABELS[encoding.toLowerCase()] ?? encoding;
+}
+
+/** Bytes at the end of `bytes` that start a UTF-8 sequence the chunk does not complete. */
+function incompleteTail(bytes: Buffer): number {
+  for (let back = 1; back <= Math.min(3, bytes.length); back += 1) {
+    const byte = bytes[bytes.length - back] as number;
+    if ((byte & 0xc0) === 0x80) continue;
+    const need = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+    return need > back ? back : 0;
+  }
+  return 0;
+}
+
+/**
+ * UTF-8 files: the same checks as checkedChunks on the bytes themselves (isUtf8, a NUL byte),
+ * without decoding the whole file to strings that csv-parse never uses (issue 4 benchmark). At
+ * the first problem the file is read again by checkedChunks, which throws the located error.
+ */
+async function* checkedUtf8Bytes(absolutePath: string, options: DecodeOptions): AsyncGenerator<Buffer> {
+  let carry: Buffer = Buffer.alloc(0);
+  let bytes = 0;
+  let clean = true;
+  const stream = createReadStream(absolutePath, { highWaterMark: 256 * 1024 });
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      bytes += chunk.length;
+      const joined = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
+      const cut = joined.length - incompleteTail(joined);
+      const whole = joined.subarray(0, cut);
+      if (whole.includes(0) || !isUtf8(whole)) {
+        clean = false;
+        break;
+      }
+      carry = joined.subarray(cut);
+      options.onBytes?.(bytes);
+      if (chunk.length > 0) yield whole;
+    }
+    if (carry.length > 0) clean = false;
+  } catch {
+    clean = false;
+  } finally {
+    stream.destroy();
+  }
+  if (clean) return;
+  for await (const chunk of checkedChunks(absolutePath, options)) void chunk;
+  throw new InputError(options.file, undefined, `is not valid ${options.encoding} text.`, 'input_bad_encoding');
+}
+
 async function* checkedChunks(absolutePath: string, options: DecodeOptions): AsyncGenerator<{ text: string; bytes: Buffer; utf8: boolean }> {
-  const label = ENCODING_LABELS[options.encoding.toLowerCase()] ?? options.encoding;
+  const label = labelOf(options.encoding);
   const decoder = new TextDecoder(label, { fatal: true, ignoreBOM: false });
   const checkNul = label !== 'utf-16le';
   let linesBefore = 0;
