@@ -88,7 +88,19 @@ export async function checkStatus(ctx: StepContext, account: AccountRow): Promis
     const retryAt = ctx.now() + nextPollDelay(ctx.settings.pollSchedule, account.polls + 1, ctx.random());
     return applyTransition(ctx, account, { step: account.state === 'creating' ? 'reconcile' : 'poll', detail: answer.failure.code, patch: { nextCheckAt: retryAt, addPoll: true } });
   }
-  return applyTransition(ctx, account, afterStatus(account, answer.value, clock(ctx), ctx.settings.pollSchedule));
+  const transition = afterStatus(account, answer.value, clock(ctx), ctx.settings.pollSchedule);
+  if (transition.patch.state !== 'processed' || account.platformAccountNumber !== null) return applyTransition(ctx, account, transition);
+  // v2 status gives the internal platform_identifier only; the platform account number that
+  // operators and reports key on comes from v1 transfer status (spec "Account import status (v1)").
+  const platformAccountNumber = await platformAccountNumberOf(ctx, account);
+  return applyTransition(ctx, account, platformAccountNumber === undefined ? transition : { ...transition, patch: { ...transition.patch, platformAccountNumber } });
+}
+
+/** The account's platform account number from v1 status; undefined when it cannot be had now (a later list or status call fills it). */
+async function platformAccountNumberOf(ctx: StepContext, account: AccountRow): Promise<string | undefined> {
+  const answer = await call(ctx, () => ctx.client.getTransferStatus(account.importSupplier, account.externalAccountNumber));
+  if (!answer.ok || answer.value === null || answer.value.platform_account_number === '') return undefined;
+  return answer.value.platform_account_number;
 }
 
 /** v1 transfer status of an account known only by post-import records. */

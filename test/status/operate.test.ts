@@ -208,11 +208,7 @@ describe('migrate report', () => {
     }
   });
 
-  // Blocked by the engine, not by the report: an account seen PROCESSED through its v2 status
-  // (which carries platform_identifier only) is recorded without its platform account number;
-  // only accounts learnt from the imported-accounts list or an already-imported answer have it.
-  // Unskip once the engine records the number (e.g. from v1 transfer status or the imported list).
-  it.skip('accounts.csv: the platform account numbers the sandbox gave', async () => {
+  it('accounts.csv: the platform account numbers the sandbox gave', async () => {
     const out = join(dir, 'report-numbers');
     await migrate(['report', '--state', state, '--out', out]);
     const rows = parse(readFileSync(join(out, 'accounts.csv'), 'utf8'), { columns: true }) as Array<Record<string, string>>;
