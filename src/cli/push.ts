@@ -13,7 +13,7 @@ import { createNdjsonLogSink, type NdjsonLogSink } from '../report/ndjson-log.js
 import { createProgressReporter } from '../report/progress.js';
 import { PlanJsonWriter, PlanSamples, renderPlan } from '../report/summary-plan.js';
 import { buildPushSummary, colorWanted, renderSummary } from '../report/summary.js';
-import { startSandbox } from '../sandbox/index.js';
+import { DEFAULT_SUPPLIERS, startSandbox } from '../sandbox/index.js';
 import { parseMaxErrors, parseSteps, positiveInt, readAccountsOption } from './push-options.js';
 
 export interface PushCommandOptions extends ServiceFlags {
@@ -182,7 +182,8 @@ async function openService(options: PushCommandOptions, config: MigrateConfig): 
   const pace = { concurrency: options.concurrency, maxRequestsPerSecond: options.rate };
   // The demo path (issue 5 "--sandbox"): processing fast, no faults, the configured supplier Ongoing.
   const supplier = config.importSupplier;
-  const sandbox = options.sandbox ? await startSandbox({ processingMs: 50, ...(supplier === undefined ? {} : { suppliers: { [supplier]: 'Ongoing' as const } }) }) : undefined;
+  // The default suppliers stay: records may carry their own import_supplier (the configured one fills only gaps).
+  const sandbox = options.sandbox ? await startSandbox({ processingMs: 50, ...(supplier === undefined ? {} : { suppliers: { ...DEFAULT_SUPPLIERS, [supplier]: 'Ongoing' as const } }) }) : undefined;
   try {
     const service = await loadServiceConfig({ flags: options, env: process.env, cwd: process.cwd(), sandbox: sandbox ? { url: sandbox.url, apiKey: sandbox.apiKey } : undefined });
     for (const warning of service.warnings) process.stderr.write(`migrate: warning: ${warning}\n`);

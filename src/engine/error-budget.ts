@@ -6,7 +6,9 @@ import type { Failure } from './failure.js';
  * taking new work. Counted: accounts the service refused (create 400) or the platform ERRORED,
  * records refused or left unknown, and requests whose retries ran out (transient) or whose
  * answer did not match the spec. Not counted: accounts found invalid locally while staging
- * (nothing was tried), and lost answers reconciled with the service.
+ * (nothing was tried), and lost answers reconciled with the service. An unexpected answer that
+ * also settles its record as unknown or failed at once (a payment instruction; a third send)
+ * counts twice: the budget errs on the side of stopping.
  */
 export class ErrorBudget {
   readonly #limit: number;

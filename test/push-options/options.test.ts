@@ -177,6 +177,21 @@ describe('migrate push operator options', () => {
     expect(result.stdout + result.stderr).not.toContain(sandbox.apiKey);
   });
 
+  it('--sandbox makes the configured supplier Ongoing in the built-in sandbox', async () => {
+    const { dir, state } = workspace('sandbox-supplier');
+    const data = writeE2eExport(dir, 2, 'NOR');
+    // Without an import_supplier column, the configured supplier (--supplier) fills it.
+    for (const name of ['accounts.csv', 'payment_instructions.csv']) {
+      const path = join(data.dir, name);
+      const rows = readFileSync(path, 'utf8').trimEnd().split('\n').map((line) => line.split(','));
+      const column = rows[0]?.indexOf('import_supplier') ?? -1;
+      writeFileSync(path, `${rows.map((cells) => cells.filter((_, i) => i !== column).join(',')).join('\n')}\n`);
+    }
+    const result = await push(sandbox, data.dir, state, ['--sandbox', '--supplier', 'NORTH', '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    expect((JSON.parse(result.stdout) as { accounts: Record<string, number> }).accounts).toEqual({ done: 2 });
+  });
+
   it('refuses malformed option values with exit 2 before anything is sent', async () => {
     const { dir, state } = workspace('usage');
     const data = writeE2eExport(dir, 2, 'USE');
