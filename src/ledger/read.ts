@@ -52,7 +52,8 @@ export class LedgerReader {
   /** Accounts, optionally only in some states, in id order after `afterId`. */
   accounts(options: { states?: readonly AccountState[]; afterId?: number; limit?: number } = {}): AccountRow[] {
     const states = options.states ?? [];
-    const where = states.length > 0 ? `AND state IN (${states.map(() => '?').join(', ')})` : '';
+    // `+state`: walk the primary key, not the (state, id) index (see Ledger.pageAccounts).
+    const where = states.length > 0 ? `AND +state IN (${states.map(() => '?').join(', ')})` : '';
     const rows = this.#db
       .prepare(`SELECT * FROM accounts WHERE id > ? ${where} ORDER BY id LIMIT ?`)
       .all(options.afterId ?? 0, ...states, options.limit ?? 100) as Raw[];
@@ -95,7 +96,7 @@ export class LedgerReader {
   itemsInStates(states: readonly ItemState[], options: { afterId?: number; limit?: number } = {}): ItemRow[] {
     const marks = states.map(() => '?').join(', ');
     const rows = this.#db
-      .prepare(`SELECT * FROM items WHERE id > ? AND state IN (${marks}) ORDER BY id LIMIT ?`)
+      .prepare(`SELECT * FROM items WHERE id > ? AND +state IN (${marks}) ORDER BY id LIMIT ?`)
       .all(options.afterId ?? 0, ...states, options.limit ?? 100) as Raw[];
     return rows.map(toItemRow);
   }
