@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { toAccountRow, toItemRow } from './rows.js';
+import { toAccountRow, toItemRow, toStoredIssue } from './rows.js';
 import type { AccountRow, AccountState, ItemKind, ItemRow, ItemState, LedgerEvent, RunRow, StoredIssue } from './types.js';
 
 type Raw = Record<string, unknown>;
@@ -103,15 +103,7 @@ export class LedgerReader {
 
   issues(accountId: number): StoredIssue[] {
     const rows = this.#db.prepare('SELECT * FROM account_issues WHERE account_id = ? ORDER BY rowid').all(accountId) as Raw[];
-    return rows.map((row) => ({
-      code: String(row['code']),
-      message: String(row['message']),
-      attr: (row['attr'] as string | null) ?? undefined,
-      file: (row['file'] as string | null) ?? undefined,
-      line: (row['line'] as number | null) ?? undefined,
-      column: (row['column_name'] as string | null) ?? undefined,
-      source: row['source'] === 'service' ? 'service' : 'local',
-    }));
+    return rows.map(toStoredIssue);
   }
 
   /** Runs, newest first. */

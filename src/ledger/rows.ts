@@ -1,4 +1,4 @@
-import type { AccountPatch, AccountRow, ErrorInfo, ItemPatch, ItemRow, AccountState, ItemKind, ItemState } from './types.js';
+import type { AccountPatch, AccountRow, ErrorInfo, ItemPatch, ItemRow, AccountState, ItemKind, ItemState, StoredIssue } from './types.js';
 
 // Mapping between SQLite rows (snake_case columns) and the ledger's typed rows.
 
@@ -76,6 +76,18 @@ const ITEM_COLUMNS: Record<string, string> = {
 };
 
 /** `SET` clause and parameters of a patch; column names come from the fixed tables above, never from input. */
+export function toStoredIssue(raw: Raw): StoredIssue {
+  return {
+    code: String(raw['code']),
+    message: String(raw['message']),
+    attr: (raw['attr'] as string | null) ?? undefined,
+    file: (raw['file'] as string | null) ?? undefined,
+    line: (raw['line'] as number | null) ?? undefined,
+    column: (raw['column_name'] as string | null) ?? undefined,
+    source: raw['source'] === 'service' ? 'service' : 'local',
+  };
+}
+
 export function setClause(patch: AccountPatch | ItemPatch, columns: 'account' | 'item'): { sql: string; params: unknown[] } {
   const table = columns === 'account' ? ACCOUNT_COLUMNS : ITEM_COLUMNS;
   const parts: string[] = [];

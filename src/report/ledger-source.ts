@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { UsageError } from '../errors.js';
 import { openLedgerDbReadOnly } from '../ledger/db.js';
-import { toAccountRow, toItemRow } from '../ledger/rows.js';
+import { toAccountRow, toItemRow, toStoredIssue } from '../ledger/rows.js';
 import { ITEM_KINDS, LEDGER_FILE, LedgerReader, type AccountRow, type AccountState, type ItemKind, type ItemRow, type ItemState, type StoredIssue } from '../ledger/index.js';
 
 // Reads for `migrate status` and `migrate report` that the LedgerReader does not offer (per
@@ -46,16 +46,6 @@ export function openLedgerSource(stateDir: string): LedgerSource {
 }
 
 const marks = (list: readonly unknown[]): string => list.map(() => '?').join(', ');
-
-const mapIssue = (row: Raw): StoredIssue => ({
-  code: String(row['code']),
-  message: String(row['message']),
-  attr: (row['attr'] as string | null) ?? undefined,
-  file: (row['file'] as string | null) ?? undefined,
-  line: (row['line'] as number | null) ?? undefined,
-  column: (row['column_name'] as string | null) ?? undefined,
-  source: row['source'] === 'service' ? 'service' : 'local',
-});
 
 export class LedgerSource {
   readonly read: LedgerReader;
@@ -101,7 +91,7 @@ export class LedgerSource {
     const rows = this.#db.prepare(`SELECT * FROM account_issues WHERE account_id IN (${marks(accountIds)}) ORDER BY rowid`).all(...accountIds) as Raw[];
     for (const row of rows) {
       const id = Number(row['account_id']);
-      issues.set(id, [...(issues.get(id) ?? []), mapIssue(row)]);
+      issues.set(id, [...(issues.get(id) ?? []), toStoredIssue(row)]);
     }
     return issues;
   }
