@@ -3,19 +3,10 @@ import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { ErrorRow } from '../../src/mapping/validation.js';
 import { build, migrate, root } from './helpers.js';
 
 // The real binary against the three fixture exports (issue 4 "Done when").
-
-interface ErrorRow {
-  file: string;
-  line: number;
-  column: string | null;
-  attr: string | null;
-  external_account_number: string | null;
-  code: string;
-  message: string;
-}
 
 const fixture = (name: string): string => path.join(root, 'fixtures', name);
 const key = (row: Omit<ErrorRow, 'message'>): string => JSON.stringify([row.file, row.line, row.column, row.attr, row.external_account_number, row.code]);
