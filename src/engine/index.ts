@@ -85,16 +85,17 @@ export async function runPush(run: PushRun): Promise<PushResult> {
   run.signal?.addEventListener('abort', onAbort, { once: true });
   try {
     const result = await executor.run();
-    return finish(ledger, result.reason, result.fatal, staged, settings, extra);
+    const filtered = run.selection !== undefined || (settings.steps !== undefined && settings.steps.size < PUSH_STEPS.length);
+    return finish(ledger, result.reason, result.fatal, staged, settings, extra, filtered);
   } finally {
     run.signal?.removeEventListener('abort', onAbort);
   }
 }
 
-function finish(ledger: Ledger, reason: StopReason, fatal: Failure | undefined, staged: StageSummary | undefined, settings: EngineSettings, extra: Pick<PushResult, 'unknownAccounts' | 'maxErrors'>): PushResult {
+function finish(ledger: Ledger, reason: StopReason, fatal: Failure | undefined, staged: StageSummary | undefined, settings: EngineSettings, extra: Pick<PushResult, 'unknownAccounts' | 'maxErrors'>, filtered = false): PushResult {
   ledger.flush();
   const counts = ledger.read.counts();
-  return { reason, ...(fatal ? { fatal } : {}), staged, counts, exitCode: exitCodeOf(reason, counts, settings.wait), ...extra };
+  return { reason, ...(fatal ? { fatal } : {}), staged, counts, exitCode: exitCodeOf(reason, counts, settings.wait, filtered), ...extra };
 }
 
 /** The work --max-errors N% is a share of: the accounts in the plan and the records it sends. */

@@ -18,4 +18,13 @@ describe('exitCodeOf', () => {
   ] as const)('%s -> %i', (_name, reason, counts, wait, code) => {
     expect(exitCodeOf(reason, counts, wait)).toBe(code);
   });
+
+  it.each([
+    ['a canary: the rest still staged', { ...none, accounts: { done: 2, staged: 98 } }, 0],
+    ['only notes: other records still pending', { ...none, accounts: { processed: 2 }, items: { note: { done: 2 }, transaction: { pending: 4 } } }, 0],
+    ['a canary with an errored account', { ...none, accounts: { done: 1, errored: 1, staged: 98 } }, 1],
+    ['a canary leaving a record of unknown outcome', { ...none, accounts: { done: 2, staged: 98 }, items: { payment_instruction: { unknown: 1 } } }, 1],
+  ] as const)('filtered run (--limit, --accounts, --only), %s -> %i', (_name, counts, code) => {
+    expect(exitCodeOf('finished', counts, true, true)).toBe(code);
+  });
 });
