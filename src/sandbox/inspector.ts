@@ -1,7 +1,7 @@
 import type { V2Status } from '../schema/index.js';
 import { SUPPLIER_STATUSES, type FaultOptions, type SupplierStatus } from './options.js';
 import { isoWithOffset } from './time.js';
-import type { LatestError, ProcessRecord } from './records.js';
+import type { LatestError, ProcessRecord, StoredTransaction } from './records.js';
 import type { RequestLogEntry } from './request-log.js';
 import type { SandboxRuntime } from './server.js';
 import { accountNumberOf, platformIdentifierOf } from './store.js';
@@ -19,17 +19,8 @@ export interface InspectedNote {
   bySandbox: boolean;
 }
 
-export interface InspectedTransaction {
-  transactionId: string;
-  /** As stored: moved to the open period's first day when force_add_to_current_statement applied. */
-  transactionDate: string;
-  submittedDate: string;
-  amount: string;
-  type: string;
-  movedIntoOpenPeriod: boolean;
-  /** The transaction as sent ({} when retainPayloads is false). */
-  data: Record<string, unknown>;
-}
+/** A transaction as the sandbox stored it (its `data` is {} when retainPayloads is false). */
+export type InspectedTransaction = StoredTransaction;
 
 export interface InspectedPaymentInstruction {
   vendor: string;
