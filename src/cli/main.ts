@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { ExitCode, MigrateError } from '../errors.js';
 import { registerValidateCommand } from './validate.js';
@@ -12,6 +13,7 @@ import { registerStatusCommand } from './status.js';
  */
 export async function main(argv: string[]): Promise<number> {
   const program = new Command('migrate')
+    .version(packageVersion(), '-V, --version')
     .description('Migrate customer accounts from legacy exports into the billing platform through its import service.')
     .exitOverride()
     .showHelpAfterError('(run with --help for usage)')
@@ -51,4 +53,10 @@ function reportError(error: unknown): number {
   if (process.env['MIGRATE_DEBUG'] && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
   else process.stderr.write('Set MIGRATE_DEBUG=1 to print the stack trace, and report it.\n');
   return ExitCode.fatal;
+}
+
+/** The version in package.json (dist/cli/main.js and src/cli/main.ts both sit two levels below it). */
+function packageVersion(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
+  return manifest.version ?? 'unknown';
 }
