@@ -6,8 +6,8 @@ import { createImportServiceClient } from '../api/index.js';
 import { loadMigrateConfig } from '../config/index.js';
 import { loadServiceConfig, registerServiceOptions, serviceClientOptions, type ServiceFlags } from '../config/service.js';
 import { ExitCode, UsageError } from '../errors.js';
-import { locateIssue, openExport, type ExportReader } from '../mapping/index.js';
-import { errorRow, jsonReport, textReport, validateExport, type ExportValidation, type RemoteCheck } from '../mapping/validation.js';
+import { locateIssue, openExport } from '../mapping/index.js';
+import { errorRow, jsonReport, textReport, validateExportDirectory, type ExportValidation, type RemoteCheck } from '../mapping/validation.js';
 import { startSandbox } from '../sandbox/index.js';
 
 export interface ValidateCommandOptions extends ServiceFlags {
@@ -53,15 +53,18 @@ export async function validateCommand(options: ValidateCommandOptions): Promise<
   // Credentials and the service are checked before the export is read: a long read should not end in a usage error.
   const remote = options.remote ? await openRemote(options) : undefined;
   const progress = process.stderr.isTTY ? new ProgressDisplay() : undefined;
-  let reader: ExportReader | undefined;
   let validation: ExportValidation;
   try {
-    reader = await openExport(options.dir, config, { onProgress: (event) => progress?.reading(event.bytes, event.totalBytes) });
-    progress?.joining(reader.summary.accounts + reader.summary.orphanAccounts);
-    validation = await validateExport(reader, { onEntry: () => progress?.tick(), ...(remote ? { remote: remote.check, remoteConcurrency: remote.concurrency } : {}) });
+    validation = await validateExportDirectory(
+      async (join) => {
+        const reader = await openExport(options.dir, config, { join, onProgress: (event) => progress?.reading(join, event.bytes, event.totalBytes) });
+        if (join === 'staged') progress?.joining(reader.summary.accounts + reader.summary.orphanAccounts);
+        return reader;
+      },
+      { onEntry: () => progress?.tick(), onRestart: () => progress?.stop(), ...(remote ? { remote: remote.check, remoteConcurrency: remote.concurrency } : {}) },
+    );
   } finally {
     progress?.stop();
-    await reader?.close();
     await remote?.close();
   }
   if (options.errorsCsv !== undefined) await writeErrorsCsv(options.errorsCsv, validation);
@@ -117,13 +120,15 @@ async function writeErrorsCsv(file: string, validation: ExportValidation): Promi
   }
 }
 
-/** A progress bar on a terminal only: bytes while reading, accounts while validating. */
+/** A progress bar on a terminal only: bytes while reading (and, streaming, validating), then accounts while validating staged records. */
 class ProgressDisplay {
   #bar: cliProgress.SingleBar | undefined;
+  #counting = false;
 
-  reading(bytes: number, total: number): void {
+  reading(join: 'staged' | 'streaming', bytes: number, total: number): void {
     if (!this.#bar) {
-      this.#bar = new cliProgress.SingleBar({ stream: process.stderr, format: 'reading    [{bar}] {percentage}%', hideCursor: true, clearOnComplete: true }, cliProgress.Presets.shades_classic);
+      const label = join === 'streaming' ? 'validating' : 'reading   ';
+      this.#bar = new cliProgress.SingleBar({ stream: process.stderr, format: `${label} [{bar}] {percentage}%`, hideCursor: true, clearOnComplete: true }, cliProgress.Presets.shades_classic);
       this.#bar.start(Math.max(total, 1), 0);
     }
     this.#bar.update(bytes);
@@ -131,15 +136,18 @@ class ProgressDisplay {
 
   joining(total: number): void {
     this.#bar?.stop();
+    this.#counting = true;
     this.#bar = new cliProgress.SingleBar({ stream: process.stderr, format: 'validating [{bar}] {value}/{total} accounts', hideCursor: true, clearOnComplete: true }, cliProgress.Presets.shades_classic);
     this.#bar.start(Math.max(total, 1), 0);
   }
 
   tick(): void {
-    this.#bar?.increment();
+    if (this.#counting) this.#bar?.increment();
   }
 
   stop(): void {
     this.#bar?.stop();
+    this.#bar = undefined;
+    this.#counting = false;
   }
 }

@@ -1,20 +1,22 @@
 import type { MigrateConfig } from '../config/index.js';
-import { findExportFiles, type FileFormat, type FileKind } from '../sources/index.js';
+import { findExportFiles, type ExportFile, type FileFormat, type FileKind } from '../sources/index.js';
 import { FILE_KINDS } from '../sources/kinds.js';
-import { joinGroup, type JoinSetup } from './join-groups.js';
+import type { JoinSetup } from './join-groups.js';
+import { joinGroup } from './join-groups.js';
 import type { JoinContext } from './join.js';
-import { readExportFile } from './read-export.js';
-import type { FilePlan } from './record.js';
+import { CHILD_KINDS, notInAccountsIssue, openExportFile, type OpenedFile } from './read-export.js';
 import { StagingStore } from './stage.js';
+import { streamEntries, type StreamCounts } from './stream-join.js';
 import type { ExportEntry, SourceIssue } from './types.js';
 
 export { ExportCode } from './issue-codes.js';
 export { columnOfPath, locateIssue, originsOfItems, type Locatable } from './locate.js';
+export { ExportNotSorted } from './stream-join.js';
 export type * from './types.js';
 
 export interface ExportSummary {
   files: Array<{ file: string; kind: FileKind; format: FileFormat; records: number }>;
-  /** Records staged per kind (records without an external account number are not counted). */
+  /** Records joined per kind (records without an external account number are not counted). */
   records: Record<FileKind, number>;
   /** Accounts in the accounts file (distinct external account numbers). */
   accounts: number;
@@ -25,18 +27,30 @@ export interface ExportSummary {
   configFile: string | undefined;
 }
 
+/**
+ * `staged`: every record goes to a scratch SQLite file first, then comes back grouped (any record
+ * order; summary and file issues are complete when openExport returns). `streaming`: a merge
+ * join over files sorted by external account number, in one pass and without a scratch file
+ * (summary and file issues are complete once entries() has been read to the end); entries()
+ * throws ExportNotSorted at the first record out of order.
+ */
+export type JoinMode = 'staged' | 'streaming';
+
 export interface ExportReader {
   /** Accounts, and post-import records of accounts not in the accounts file, in the order of their external account numbers. */
   entries(): AsyncIterable<ExportEntry>;
-  summary: ExportSummary;
-  /** Export-level problems not tied to an account of this export (unknown columns, records without an account, ...). */
-  fileIssues: SourceIssue[];
+  readonly join: JoinMode;
+  readonly summary: ExportSummary;
+  /** Export-level problems not tied to an account of this export (unknown columns, records without an account, ...), in file order. */
+  readonly fileIssues: SourceIssue[];
   close(): Promise<void>;
 }
 
 export type ReadPhaseProgress = { phase: 'read'; file: string; bytes: number; totalBytes: number };
 
 export interface OpenExportOptions {
+  /** Default `staged`. */
+  join?: JoinMode;
   /** Where the staging file goes (default: the OS temp dir). */
   scratchDir?: string;
   /** `YYYY-MM-DD` for "not in the future" rules (default: today, UTC). */
@@ -45,34 +59,101 @@ export interface OpenExportOptions {
 }
 
 /**
- * Reads and stages a whole export directory, then hands out its accounts one by one, mapped,
- * joined and validated. Throws UsageError/InputError when the directory or a file cannot be read at all.
+ * Opens an export directory and hands out its accounts one by one, mapped, joined and validated.
+ * Throws UsageError/InputError when the directory or a file cannot be read at all.
  */
 export async function openExport(dir: string, config: MigrateConfig, options: OpenExportOptions = {}): Promise<ExportReader> {
   const { files, ignored } = await findExportFiles(dir);
-  const store = new StagingStore(options.scratchDir);
+  const issues: SourceIssue[][] = files.map(() => []);
+  const summary: ExportSummary = {
+    files: files.map((file) => ({ file: file.file, kind: file.kind, format: file.format, records: 0 })),
+    records: Object.fromEntries(FILE_KINDS.map((kind) => [kind, 0])) as Record<FileKind, number>,
+    accounts: 0, orphanAccounts: 0, ignoredFiles: ignored, configFile: config.configFile,
+  };
+  const progress = byteProgress(files, options.onProgress);
+  const context: JoinContext = { today: options.today ?? new Date().toISOString().slice(0, 10), columnOf: {}, importSupplier: config.importSupplier };
+  const open = (index: number): Promise<OpenedFile> => openExportFile(files[index] as ExportFile, config, issues[index] as SourceIssue[], progress(index));
+  const setupOf = (opened: OpenedFile[]): JoinSetup => {
+    context.columnOf = Object.fromEntries(files.map((file, index) => [file.file, opened[index]?.plan.columnOf ?? {}]));
+    return { plans: opened.map((file) => file.plan), fileNames: files.map((file) => file.file), context };
+  };
+  const fileIssues = (): SourceIssue[] => issues.flat();
+  if ((options.join ?? 'staged') === 'staged') {
+    const { store, opened } = await stageFiles(files, open, issues, summary, options.scratchDir);
+    const setup = setupOf(opened);
+    const all = fileIssues();
+    return { join: 'staged', summary, fileIssues: all, entries: () => stagedEntries(store, setup), close: async () => store.close() };
+  }
+  const opened: OpenedFile[] = [];
   try {
-    const fileIssues: SourceIssue[] = [];
-    const records = Object.fromEntries(FILE_KINDS.map((kind) => [kind, 0])) as Record<FileKind, number>;
-    const plans: FilePlan[] = [];
-    const summaryFiles: ExportSummary['files'] = [];
-    const totalBytes = files.reduce((sum, file) => sum + file.bytes, 0);
-    let doneBytes = 0;
-    for (const [index, file] of files.entries()) {
-      const onBytes = (bytes: number): void => options.onProgress?.({ phase: 'read', file: file.file, bytes: doneBytes + bytes, totalBytes });
-      const result = await readExportFile(store, index, file, config, fileIssues, onBytes);
-      doneBytes += file.bytes;
-      records[file.kind] += result.records;
-      plans.push(result.plan);
-      summaryFiles.push({ file: file.file, kind: file.kind, format: file.format, records: result.records });
+    for (let index = 0; index < files.length; index += 1) opened.push(await open(index));
+  } catch (error) {
+    await Promise.all(opened.map((file) => file.records.return(undefined)));
+    throw error;
+  }
+  const setup = setupOf(opened);
+  const counts: StreamCounts = { records: files.map(() => 0), accounts: 0, orphanAccounts: 0 };
+  let started = false;
+  const entries = async function* (): AsyncGenerator<ExportEntry> {
+    if (started) throw new Error('a streaming export can be read once');
+    started = true;
+    yield* streamEntries(files, opened, setup, issues, counts);
+    countInto(summary, counts.records, counts.accounts, counts.orphanAccounts);
+  };
+  return {
+    join: 'streaming', summary, entries,
+    get fileIssues() {
+      return fileIssues();
+    },
+    close: async () => {
+      await Promise.all(opened.map((file) => file.records.return(undefined)));
+    },
+  };
+}
+
+function countInto(summary: ExportSummary, records: number[], accounts: number, orphanAccounts: number): void {
+  records.forEach((count, index) => {
+    const file = summary.files[index];
+    if (!file) return;
+    file.records = count;
+    summary.records[file.kind] += count;
+  });
+  summary.accounts = accounts;
+  summary.orphanAccounts = orphanAccounts;
+}
+
+/** Progress in bytes over all files, whichever order they are read in. */
+function byteProgress(files: ExportFile[], onProgress: OpenExportOptions['onProgress']): (index: number) => (bytes: number) => void {
+  const done = files.map(() => 0);
+  const totalBytes = files.reduce((sum, file) => sum + file.bytes, 0);
+  return (index) => (bytes) => {
+    done[index] = bytes;
+    onProgress?.({ phase: 'read', file: files[index]?.file ?? '', bytes: done.reduce((sum, value) => sum + value, 0), totalBytes });
+  };
+}
+
+/** The staged join's first pass: every file, one after the other, into the scratch store. */
+async function stageFiles(files: ExportFile[], open: (index: number) => Promise<OpenedFile>, issues: SourceIssue[][], summary: ExportSummary, scratchDir: string | undefined): Promise<{ store: StagingStore; opened: OpenedFile[] }> {
+  const store = new StagingStore(scratchDir);
+  const opened: OpenedFile[] = [];
+  const records = files.map(() => 0);
+  try {
+    for (const [fileIndex, file] of files.entries()) {
+      const current = await open(fileIndex);
+      opened.push(current);
+      for await (const { key, line, data } of current.records) {
+        // Accounts are read first, so a customer or supply address can be checked as it is read.
+        if (CHILD_KINDS.has(file.kind) && !store.hasAccount(key)) {
+          issues[fileIndex]?.push(notInAccountsIssue(file, current.plan, line, key));
+          continue;
+        }
+        store.add(key, { kind: file.kind, fileIndex, line, data });
+        records[fileIndex] = (records[fileIndex] ?? 0) + 1;
+      }
     }
     store.flush();
-    const columnOf = Object.fromEntries(files.map((file, index) => [file.file, plans[index]?.columnOf ?? {}]));
-    const context: JoinContext = { today: options.today ?? new Date().toISOString().slice(0, 10), columnOf, importSupplier: config.importSupplier };
-    const summary: ExportSummary = { files: summaryFiles, records, accounts: store.accountCount(), orphanAccounts: store.orphanCount(), ignoredFiles: ignored, configFile: config.configFile };
-    const fileNames = files.map((file) => file.file);
-    const setup: JoinSetup = { plans, fileNames, context };
-    return { summary, fileIssues, entries: () => entries(store, setup), close: async () => store.close() };
+    countInto(summary, records, store.accountCount(), store.orphanCount());
+    return { store, opened };
   } catch (error) {
     store.close();
     throw error;
@@ -80,6 +161,6 @@ export async function openExport(dir: string, config: MigrateConfig, options: Op
 }
 
 /** Entries in the order of their external account numbers: one sorted pass over the staged records. */
-async function* entries(store: StagingStore, setup: JoinSetup): AsyncGenerator<ExportEntry> {
+async function* stagedEntries(store: StagingStore, setup: JoinSetup): AsyncGenerator<ExportEntry> {
   for (const group of store.groups()) yield joinGroup(group, setup);
 }

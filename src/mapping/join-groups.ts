@@ -1,10 +1,26 @@
+import type { FileKind } from '../sources/kinds.js';
 import { joinAccount, joinOrphan, type JoinContext, type StagedRecord } from './join.js';
 import { mapCsvRow, mapJsonRecord, type FilePlan } from './record.js';
-import { decodeData, type RawRecord, type RecordGroup } from './stage.js';
 import type { ExportEntry } from './types.js';
 
-// One staged group (every record of one external account number) -> one entry. Pure, and made of
-// plain data, so that it runs the same in this thread or in a worker thread (join-pool.ts).
+// One group (every record of one external account number, in file order) -> one entry. Both
+// joins end here: the staged one (stage.ts, any record order) and the streaming one
+// (stream-join.ts, files sorted by external account number).
+
+/** A record as read: the cells of a CSV row, or a JSON object. */
+export type RecordData = string[] | Record<string, unknown>;
+
+export interface GroupRecord {
+  kind: FileKind;
+  fileIndex: number;
+  line: number;
+  data: RecordData;
+}
+
+export interface RecordGroup {
+  externalAccountNumber: string;
+  records: GroupRecord[];
+}
 
 export interface JoinSetup {
   plans: FilePlan[];
@@ -12,11 +28,10 @@ export interface JoinSetup {
   context: JoinContext;
 }
 
-function mapRecord(raw: RawRecord, setup: JoinSetup): StagedRecord {
+function mapRecord(raw: GroupRecord, setup: JoinSetup): StagedRecord {
   const plan = setup.plans[raw.fileIndex];
   if (!plan) throw new Error(`no plan for file ${raw.fileIndex}`);
-  const data = decodeData(raw.data);
-  const record = Array.isArray(data) ? mapCsvRow(plan, raw.line, data) : mapJsonRecord(plan, raw.line, data);
+  const record = Array.isArray(raw.data) ? mapCsvRow(plan, raw.line, raw.data) : mapJsonRecord(plan, raw.line, raw.data);
   return { file: setup.fileNames[raw.fileIndex] ?? '?', record };
 }
 

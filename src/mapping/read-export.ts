@@ -2,20 +2,29 @@ import type { MigrateConfig } from '../config/index.js';
 import { InputError } from '../errors.js';
 import { readCsv, readJsonArray, readNdjson, type ExportFile } from '../sources/index.js';
 import { ExportCode } from './issue-codes.js';
+import type { RecordData } from './join-groups.js';
 import { csvKey, jsonKey, planFile, type FilePlan } from './record.js';
-import { encodeCells, encodeObject, type StagingStore } from './stage.js';
 import type { SourceIssue } from './types.js';
 
-// Reads every file of an export into the staging store, record by record (bounded memory), as
-// raw data keyed by external account number; mapping happens per account when the join reads
-// them back. Collects the problems that belong to a file rather than to an account.
+// One export file, record by record (bounded memory): its plan (from the CSV header or the
+// mapping rules) and its records keyed by external account number, as read; mapping happens per
+// account in the join. Collects the problems that belong to a file rather than to an account.
 
-export interface FileReadResult {
-  records: number;
-  plan: FilePlan;
+/** A record of an export file with its external account number, not yet mapped. */
+export interface KeyedRecord {
+  key: string;
+  line: number;
+  data: RecordData;
 }
 
-const CHILD_KINDS = new Set(['customers', 'supply_addresses']);
+export interface OpenedFile {
+  plan: FilePlan;
+  /** Records in file order; those without an external account number are reported in `issues` and skipped. */
+  records: AsyncGenerator<KeyedRecord, void, undefined>;
+}
+
+/** Kinds sent inside their account's payload: their account must be in this export's accounts file. */
+export const CHILD_KINDS: ReadonlySet<string> = new Set(['customers', 'supply_addresses']);
 
 function unknownColumnIssue(file: string, line: number, column: string, kind: string): SourceIssue {
   return {
@@ -24,52 +33,62 @@ function unknownColumnIssue(file: string, line: number, column: string, kind: st
   };
 }
 
-/** Stages a record under its account; says why not when it cannot be joined. */
-function stage(store: StagingStore, fileIndex: number, file: ExportFile, plan: FilePlan, key: string | undefined, line: number, data: string, fileIssues: SourceIssue[]): boolean {
-  const column = plan.columnOf['external_account_number'] ?? 'external_account_number';
-  if (key === undefined) {
-    fileIssues.push({ file: file.file, line, column, externalAccountNumber: '', code: ExportCode.missingExternalAccountNumber, message: 'The record has no external_account_number; it cannot be joined to an account.' });
-    return false;
-  }
-  // Accounts are read first, so a customer or supply address can be checked as it is read.
-  if (CHILD_KINDS.has(file.kind) && !store.hasAccount(key)) {
-    fileIssues.push({
-      file: file.file, line, column, externalAccountNumber: key, code: ExportCode.accountNotInAccountsFile,
-      message: `account ${key} is not in the accounts file; a ${file.kind === 'customers' ? 'customer' : 'supply address'} is sent inside its account's payload, so the account must be in this export.`,
-    });
-    return false;
-  }
-  store.add(key, { kind: file.kind, fileIndex, line, data });
-  return true;
+function keyColumn(plan: FilePlan): string {
+  return plan.columnOf['external_account_number'] ?? 'external_account_number';
 }
 
-export async function readExportFile(store: StagingStore, fileIndex: number, file: ExportFile, config: MigrateConfig, fileIssues: SourceIssue[], onBytes: (bytes: number) => void): Promise<FileReadResult> {
+function missingKeyIssue(file: ExportFile, plan: FilePlan, line: number): SourceIssue {
+  return { file: file.file, line, column: keyColumn(plan), externalAccountNumber: '', code: ExportCode.missingExternalAccountNumber, message: 'The record has no external_account_number; it cannot be joined to an account.' };
+}
+
+/** A customer or supply address whose account is not in the accounts file (the join refuses it). */
+export function notInAccountsIssue(file: ExportFile, plan: FilePlan, line: number, key: string): SourceIssue {
+  return {
+    file: file.file, line, column: keyColumn(plan), externalAccountNumber: key, code: ExportCode.accountNotInAccountsFile,
+    message: `account ${key} is not in the accounts file; a ${file.kind === 'customers' ? 'customer' : 'supply address'} is sent inside its account's payload, so the account must be in this export.`,
+  };
+}
+
+/** Opens one export file: reads a CSV header and compiles the file's plan before any record is handed out. */
+export async function openExportFile(file: ExportFile, config: MigrateConfig, issues: SourceIssue[], onBytes: (bytes: number) => void): Promise<OpenedFile> {
   const mapping = config.mapping[file.kind];
   const options = { file: file.file, encoding: mapping.encoding, onBytes };
-  let records = 0;
   if (file.format === 'csv') {
-    let plan: FilePlan | undefined;
-    for await (const row of readCsv(file.absolutePath, { ...options, delimiter: mapping.delimiter })) {
-      if (!plan) {
-        plan = planFile(file.kind, file.file, row.cells, config);
-        for (const column of plan.unknownColumns) fileIssues.push(unknownColumnIssue(file.file, row.line, column, file.kind));
-        continue;
-      }
-      if (stage(store, fileIndex, file, plan, csvKey(plan, row.cells), row.line, encodeCells(row.cells), fileIssues)) records += 1;
+    const rows = readCsv(file.absolutePath, { ...options, delimiter: mapping.delimiter });
+    try {
+      const header = await rows.next();
+      if (header.done) throw new InputError(file.file, 1, 'is empty: a CSV export file starts with a header row naming its columns.', 'input_empty');
+      const plan = planFile(file.kind, file.file, header.value.cells, config);
+      for (const column of plan.unknownColumns) issues.push(unknownColumnIssue(file.file, header.value.line, column, file.kind));
+      return { plan, records: csvRecords(rows, file, plan, issues) };
+    } catch (error) {
+      await rows.return(undefined);
+      throw error;
     }
-    if (!plan) throw new InputError(file.file, 1, 'is empty: a CSV export file starts with a header row naming its columns.', 'input_empty');
-    return { records, plan };
   }
   const plan = planFile(file.kind, file.file, [], config);
+  const items = file.format === 'json' ? readJsonArray(file.absolutePath, options) : readNdjson(file.absolutePath, options);
+  return { plan, records: jsonRecords(items, file, plan, issues) };
+}
+
+async function* csvRecords(rows: ReturnType<typeof readCsv>, file: ExportFile, plan: FilePlan, issues: SourceIssue[]): AsyncGenerator<KeyedRecord, void, undefined> {
+  for await (const row of rows) {
+    const key = csvKey(plan, row.cells);
+    if (key === undefined) issues.push(missingKeyIssue(file, plan, row.line));
+    else yield { key, line: row.line, data: row.cells };
+  }
+}
+
+async function* jsonRecords(items: ReturnType<typeof readNdjson>, file: ExportFile, plan: FilePlan, issues: SourceIssue[]): AsyncGenerator<KeyedRecord, void, undefined> {
+  // JSON keys vary by record: an undocumented key is reported once per file, where it first appears.
   const reported = new Set<string>();
-  const read = file.format === 'json' ? readJsonArray(file.absolutePath, options) : readNdjson(file.absolutePath, options);
-  for await (const item of read) {
+  for await (const item of items) {
     const key = jsonKey(plan, item.object, (column) => {
       if (reported.has(column)) return;
       reported.add(column);
-      fileIssues.push(unknownColumnIssue(file.file, item.line, column, file.kind));
+      issues.push(unknownColumnIssue(file.file, item.line, column, file.kind));
     });
-    if (stage(store, fileIndex, file, plan, key, item.line, encodeObject(item.object), fileIssues)) records += 1;
+    if (key === undefined) issues.push(missingKeyIssue(file, plan, item.line));
+    else yield { key, line: item.line, data: item.object };
   }
-  return { records, plan };
 }

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FileKind } from '../sources/kinds.js';
 import { FILE_KINDS } from '../sources/kinds.js';
+import type { GroupRecord, RecordData, RecordGroup } from './join-groups.js';
 
 // The join's scratch store (architecture "Scale": memory stays flat from 1,000 to 1,000,000
 // accounts). Records of one account need not be adjacent in the export, so every record is
@@ -14,19 +15,6 @@ const KIND_CODE = new Map<FileKind, number>(FILE_KINDS.map((kind, index) => [kin
 const BATCH = 20_000;
 /** Rows per INSERT statement: one native call per 64 rows instead of per row. */
 const ROWS_PER_INSERT = 64;
-
-/** One staged record: its raw data (JSON of the CSV cells or of the JSON record) and where it came from. */
-export interface RawRecord {
-  kind: FileKind;
-  fileIndex: number;
-  line: number;
-  data: string;
-}
-
-export interface RecordGroup {
-  externalAccountNumber: string;
-  records: RawRecord[];
-}
 
 export class StagingStore {
   readonly #dir: string;
@@ -71,9 +59,9 @@ export class StagingStore {
     return this.#lastChecked.found;
   }
 
-  add(externalAccountNumber: string, record: RawRecord): void {
+  add(externalAccountNumber: string, record: GroupRecord): void {
     if (this.#pending === 0) this.#db.exec('BEGIN');
-    this.#rows.push(externalAccountNumber, KIND_CODE.get(record.kind), record.fileIndex, record.line, record.data);
+    this.#rows.push(externalAccountNumber, KIND_CODE.get(record.kind), record.fileIndex, record.line, encodeData(record.data));
     if (this.#rows.length >= ROWS_PER_INSERT * 5) this.#writeRows();
     if (record.kind === 'accounts') {
       this.#insertAccount.run(externalAccountNumber);
@@ -118,7 +106,7 @@ export class StagingStore {
           current = undefined;
         }
         current ??= { externalAccountNumber: ean, records: [] };
-        current.records.push({ kind: FILE_KINDS[kind] as FileKind, fileIndex, line, data });
+        current.records.push({ kind: FILE_KINDS[kind] as FileKind, fileIndex, line, data: decodeData(data) });
       }
       if (current) yield current;
     } finally {
@@ -138,19 +126,19 @@ export class StagingStore {
 // case), JSON when a cell holds that character, and JSON records as JSON. One letter says which.
 const US = '\u001f';
 
-export function encodeCells(cells: string[]): string {
+function encodeData(data: RecordData): string {
+  return Array.isArray(data) ? encodeCells(data) : `J${JSON.stringify(data)}`;
+}
+
+function encodeCells(cells: string[]): string {
   const joined = cells.join(US);
   let separators = 0;
   for (let at = joined.indexOf(US); at !== -1; at = joined.indexOf(US, at + 1)) separators += 1;
   return separators === Math.max(0, cells.length - 1) ? `C${joined}` : `A${JSON.stringify(cells)}`;
 }
 
-export function encodeObject(object: Record<string, unknown>): string {
-  return `J${JSON.stringify(object)}`;
-}
-
-export function decodeData(data: string): string[] | Record<string, unknown> {
+function decodeData(data: string): RecordData {
   const tag = data.charAt(0);
   if (tag === 'C') return data.slice(1).split(US);
-  return JSON.parse(data.slice(1)) as string[] | Record<string, unknown>;
+  return JSON.parse(data.slice(1)) as RecordData;
 }

@@ -1,5 +1,6 @@
 import PQueue from 'p-queue';
-import type { ExportReader, ExportSummary } from './index.js';
+import type { ExportReader, ExportSummary, JoinMode } from './index.js';
+import { ExportNotSorted } from './stream-join.js';
 import type { ExportAccount, ExportEntry, SourceIssue } from './types.js';
 
 // What `migrate validate` reports, built from an open export (pure apart from reading the
@@ -14,6 +15,8 @@ export interface ExportValidation {
   byCode: Record<string, number>;
   orphans: { accounts: number; records: number; numbers: string[] };
   summary: ExportSummary;
+  /** Where a streaming read found the export out of order, so that it was read again through the staging file. */
+  unsorted?: { file: string; line: number };
 }
 
 /** Extra checks of a locally valid account (validate --remote); resolves with the service's errors, located. */
@@ -28,9 +31,40 @@ export interface ValidateExportOptions {
   onEntry?: (entry: ExportEntry) => void;
 }
 
+/** Opens the export with the given join; the caller closes nothing (validateExportDirectory does). */
+export type OpenExportWith = (join: JoinMode) => Promise<ExportReader>;
+
+/**
+ * Validates an export in one streaming pass when its files are sorted by external account
+ * number, else (found out of order) again through the staging file: the result is the same
+ * either way. --remote goes straight to the staged join, so that no account is sent twice.
+ */
+export async function validateExportDirectory(open: OpenExportWith, options: ValidateExportOptions & { onRestart?: (unsorted: ExportNotSorted) => void } = {}): Promise<ExportValidation> {
+  let unsorted: ExportNotSorted | undefined;
+  if (!options.remote) {
+    const reader = await open('streaming');
+    try {
+      return await validateExport(reader, options);
+    } catch (error) {
+      if (!(error instanceof ExportNotSorted)) throw error;
+      unsorted = error;
+      options.onRestart?.(error);
+    } finally {
+      await reader.close();
+    }
+  }
+  const reader = await open('staged');
+  try {
+    const result = await validateExport(reader, options);
+    return unsorted ? { ...result, unsorted: { file: unsorted.file, line: unsorted.line } } : result;
+  } finally {
+    await reader.close();
+  }
+}
+
 export async function validateExport(reader: ExportReader, options: ValidateExportOptions = {}): Promise<ExportValidation> {
   const result: ExportValidation = {
-    ok: true, accounts: { total: 0, valid: 0, invalid: 0 }, errors: [...reader.fileIssues], byCode: {},
+    ok: true, accounts: { total: 0, valid: 0, invalid: 0 }, errors: [], byCode: {},
     orphans: { accounts: 0, records: 0, numbers: [] }, summary: reader.summary,
   };
   const queue = new PQueue({ concurrency: options.remoteConcurrency ?? 4 });
@@ -66,6 +100,8 @@ export async function validateExport(reader: ExportReader, options: ValidateExpo
   }
   await queue.onIdle();
   if (failure.error !== undefined) throw failure.error;
+  // A streaming read knows its file issues only at the end; they come first in the report either way.
+  result.errors = [...reader.fileIssues, ...result.errors];
   for (const error of result.errors) result.byCode[error.code] = (result.byCode[error.code] ?? 0) + 1;
   result.ok = result.errors.length === 0;
   return result;
@@ -125,6 +161,10 @@ export function textReport(validation: ExportValidation): string[] {
   const { summary, accounts, orphans } = validation;
   lines.push(`Read ${summary.files.map((file) => `${file.file} (${file.records})`).join(', ')}${summary.configFile ? ` with mapping ${summary.configFile}` : ''}.`);
   if (summary.ignoredFiles.length > 0) lines.push(`Not export files, not read: ${summary.ignoredFiles.join(', ')}.`);
+  if (validation.unsorted) {
+    const { file, line } = validation.unsorted;
+    lines.push(`Read twice: ${file} is not sorted by external_account_number (line ${line}); an export whose files are all sorted is read in one pass, about twice as fast.`);
+  }
   if (orphans.accounts > 0) {
     const sample = orphans.numbers.join(', ') + (orphans.accounts > orphans.numbers.length ? ', ...' : '');
     lines.push(`${orphans.records} post-import record(s) for ${orphans.accounts} account(s) not in this export (${sample}): allowed; push adds them to accounts imported earlier.`);

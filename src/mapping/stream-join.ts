@@ -1,0 +1,101 @@
+import type { FileKind } from '../sources/kinds.js';
+import { joinGroup, type GroupRecord, type JoinSetup } from './join-groups.js';
+import { CHILD_KINDS, notInAccountsIssue, type KeyedRecord, type OpenedFile } from './read-export.js';
+import type { ExportFile } from '../sources/index.js';
+import type { ExportEntry, SourceIssue } from './types.js';
+
+// The join without a staging file, for exports whose files are each sorted by external account
+// number (what `ORDER BY account_number` gives): every file is read at once, one record ahead,
+// and the records of the smallest key form the next group (a merge join). Memory holds one
+// account. A file found out of order stops the join with ExportNotSorted: groups already handed
+// out may then be incomplete, so the caller starts again with the staged join (index.ts).
+
+/** A file is not in external account number order: the streaming join cannot go on. */
+export class ExportNotSorted extends Error {
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    readonly key: string,
+    readonly previousKey: string,
+  ) {
+    super(`${file}:${line}: external_account_number ${key} comes after ${previousKey}`);
+    this.name = 'ExportNotSorted';
+  }
+}
+
+/**
+ * Orders keys as SQLite's BINARY collation does (UTF-8 bytes, i.e. code points), so that both
+ * joins hand out accounts in the same order. UTF-16 order differs from it only where a
+ * surrogate (a code point above U+FFFF) meets U+E000-U+FFFF.
+ */
+export function compareKeys(a: string, b: string): number {
+  if (a === b) return 0;
+  const length = Math.min(a.length, b.length);
+  let index = 0;
+  while (index < length && a.charCodeAt(index) === b.charCodeAt(index)) index += 1;
+  if (index === length) return a.length - b.length;
+  return codePointRank(a.charCodeAt(index)) - codePointRank(b.charCodeAt(index));
+}
+
+const codePointRank = (unit: number): number => (unit >= 0xd800 && unit <= 0xdfff ? unit + 0x10000 : unit);
+
+export interface StreamCounts {
+  /** Records joined, per file (customers of accounts not in the accounts file are not counted). */
+  records: number[];
+  accounts: number;
+  orphanAccounts: number;
+}
+
+class Cursor {
+  head: KeyedRecord | undefined;
+
+  constructor(
+    readonly index: number,
+    readonly file: ExportFile,
+    readonly opened: OpenedFile,
+  ) {}
+
+  async advance(): Promise<void> {
+    const next = await this.opened.records.next();
+    const previous = this.head;
+    this.head = next.done ? undefined : next.value;
+    if (this.head && previous && compareKeys(this.head.key, previous.key) < 0) {
+      throw new ExportNotSorted(this.file.file, this.head.line, this.head.key, previous.key);
+    }
+  }
+}
+
+/** Merge-joins the opened files (accounts first); `issues[i]` collects the file issues of file i. */
+export async function* streamEntries(files: ExportFile[], opened: OpenedFile[], setup: JoinSetup, issues: SourceIssue[][], counts: StreamCounts): AsyncGenerator<ExportEntry> {
+  const cursors = files.map((file, index) => new Cursor(index, file, opened[index] as OpenedFile));
+  try {
+    for (const cursor of cursors) await cursor.advance();
+    for (;;) {
+      let key: string | undefined;
+      for (const cursor of cursors) if (cursor.head && (key === undefined || compareKeys(cursor.head.key, key) < 0)) key = cursor.head.key;
+      if (key === undefined) return;
+      const records: GroupRecord[] = [];
+      let hasAccount = false;
+      for (const cursor of cursors) {
+        const kind: FileKind = cursor.file.kind;
+        while (cursor.head !== undefined && cursor.head.key === key) {
+          const { line, data } = cursor.head;
+          if (kind === 'accounts') hasAccount = true;
+          // Files come accounts first, so a customer's account is known by the time it is read.
+          if (CHILD_KINDS.has(kind) && !hasAccount) (issues[cursor.index] as SourceIssue[]).push(notInAccountsIssue(cursor.file, cursor.opened.plan, line, key));
+          else {
+            records.push({ kind, fileIndex: cursor.index, line, data });
+            counts.records[cursor.index] = (counts.records[cursor.index] ?? 0) + 1;
+          }
+          await cursor.advance();
+        }
+      }
+      if (records.length === 0) continue;
+      if (hasAccount) counts.accounts += 1;
+      else counts.orphanAccounts += 1;
+      yield joinGroup({ externalAccountNumber: key, records }, setup);
+    }
+  } finally {
+    await Promise.all(cursors.map((cursor) => cursor.opened.records.return(undefined)));
+  }
+}
