@@ -1,7 +1,7 @@
 // One measurement in its own process, so that its peak RSS is its own, on the compiled code that
 // `migrate` runs (dist/, plain node, no tsx loader in the process):
 //   node validate-child.mjs <csv-arrays|csv-columns|validate> <dir>
-// prints { rows, seconds, peakRssMb }.
+// prints { rows, seconds, peakRssMb } (and, for validate, the join used).
 import { parse } from 'csv-parse';
 import { createReadStream, readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -19,24 +19,20 @@ async function bareCsv(dir, columns) {
   return rows;
 }
 
+/** What `migrate validate` does: the streaming join for sorted files, else the staged join after it. */
 async function validate(dir) {
   const { loadMigrateConfig } = await import('../../dist/config/index.js');
   const { openExport } = await import('../../dist/mapping/index.js');
-  const { validateExport } = await import('../../dist/mapping/validation.js');
+  const { validateExportDirectory } = await import('../../dist/mapping/validation.js');
   const config = await loadMigrateConfig({ cwd: dir, env: {}, supplier: 'BENCH' });
-  const reader = await openExport(dir, config, { today: '2026-11-22' });
-  try {
-    const result = await validateExport(reader);
-    if (!result.ok) throw new Error(`benchmark data should be valid: ${JSON.stringify(result.errors.slice(0, 3))}`);
-    return Object.values(reader.summary.records).reduce((sum, count) => sum + count, 0);
-  } finally {
-    await reader.close();
-  }
+  const result = await validateExportDirectory((join) => openExport(dir, config, { join, today: '2026-11-22' }));
+  if (!result.ok) throw new Error(`benchmark data should be valid: ${JSON.stringify(result.errors.slice(0, 3))}`);
+  return { rows: Object.values(result.summary.records).reduce((sum, count) => sum + count, 0), join: result.unsorted ? 'staged after streaming' : 'streaming' };
 }
 
 const [mode, dir] = process.argv.slice(2);
 if (!mode || !dir) throw new Error('usage: validate-child.mjs <csv-arrays|csv-columns|validate> <dir>');
 const started = process.hrtime.bigint();
-const rows = mode === 'validate' ? await validate(dir) : await bareCsv(dir, mode === 'csv-columns');
+const result = mode === 'validate' ? await validate(dir) : { rows: await bareCsv(dir, mode === 'csv-columns') };
 const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-process.stdout.write(`${JSON.stringify({ rows, seconds, peakRssMb: process.resourceUsage().maxRSS / 1024 })}\n`);
+process.stdout.write(`${JSON.stringify({ ...result, seconds, peakRssMb: process.resourceUsage().maxRSS / 1024 })}\n`);

@@ -4,6 +4,8 @@ import { once } from 'node:events';
 
 // A synthetic export for the validate benchmark: N accounts (20 columns), 2 customers, 1 note
 // and 2 transactions each; all valid, so every row goes the whole way through mapping and schemas.
+// Sorted by external account number (streaming join), or with the customers, notes and
+// transactions files in a scattered account order (staged join).
 
 async function writeLines(file: string, header: string, count: number, rows: (index: number) => string[]): Promise<number> {
   const stream = createWriteStream(file);
@@ -27,8 +29,15 @@ async function writeLines(file: string, header: string, count: number, rows: (in
 
 const day = (index: number): string => `2026-11-${String(1 + (index % 20)).padStart(2, '0')}`;
 
+/** A permutation of 0..count-1 that scatters neighbours (multiplication by a prime that does not divide count). */
+function scatter(count: number): (index: number) => number {
+  const step = [7919, 104729, 1299709].find((prime) => count % prime !== 0) ?? 1;
+  return (index) => (index * step) % count;
+}
+
 /** Writes the export into `dir`; resolves with the number of data rows per file. */
-export async function generateExport(dir: string, accounts: number): Promise<Record<string, number>> {
+export async function generateExport(dir: string, accounts: number, order: 'sorted' | 'scattered' = 'sorted'): Promise<Record<string, number>> {
+  const account = order === 'sorted' ? (index: number): number => index : scatter(accounts);
   const id = (index: number): string => `BENCH-${String(index).padStart(8, '0')}`;
   const counts: Record<string, number> = {};
   counts['accounts.csv'] = await writeLines(
@@ -41,17 +50,17 @@ export async function generateExport(dir: string, accounts: number): Promise<Rec
     path.join(dir, 'customers.csv'),
     'external_account_number,given_name,family_name,email,mobile,date_of_birth,title,customer_preferences.opted_into_sms,customer_preferences.opted_into_updates',
     accounts,
-    (i) => [
+    (row) => [account(row)].flatMap((i) => [
       `${id(i)},Ada,Lovelace${i},ada${i}@example.org,+4479111${String(i % 100000).padStart(5, '0')},1980-01-0${1 + (i % 9)},Ms,true,no`,
       `${id(i)},Bob,Lovelace${i},bob${i}@example.org,,1979-05-1${i % 10},Mr,false,yes`,
-    ],
+    ]),
   );
-  counts['notes.csv'] = await writeLines(path.join(dir, 'notes.csv'), 'external_account_number,body,created_at,is_pinned', accounts, (i) => [`${id(i)},"Migrated from legacy, note ${i}",2026-11-01T09:00:00Z,false`]);
+  counts['notes.csv'] = await writeLines(path.join(dir, 'notes.csv'), 'external_account_number,body,created_at,is_pinned', accounts, (row) => [account(row)].map((i) => `${id(i)},"Migrated from legacy, note ${i}",2026-11-01T09:00:00Z,false`));
   counts['transactions.csv'] = await writeLines(
     path.join(dir, 'transactions.csv'),
     'external_account_number,transaction_id,transaction_date,amount,type,reason,display_note',
     accounts,
-    (i) => [`${id(i)},T${i}-1,${day(i)},42.10,CHARGE,IMPORTED_CHARGE,Opening charge`, `${id(i)},T${i}-2,${day(i + 1)},42.10,PAYMENT,ACCOUNT_CHARGE_PAYMENT,`],
+    (row) => [account(row)].flatMap((i) => [`${id(i)},T${i}-1,${day(i)},42.10,CHARGE,IMPORTED_CHARGE,Opening charge`, `${id(i)},T${i}-2,${day(i + 1)},42.10,PAYMENT,ACCOUNT_CHARGE_PAYMENT,`]),
   );
   return counts;
 }
