@@ -154,7 +154,7 @@ async function takeLock(stateDir: string): Promise<LedgerLock> {
 function refuseFileIssues(reader: ExportReader): void {
   const issues = reader.fileIssues;
   if (issues.length === 0) return;
-  const shown = issues.slice(0, 5).map((issue) => `  ${issue.file}:${issue.line}${issue.column ? ` (${issue.column})` : ''}: ${issue.message}`);
+  const shown = issues.first(5).map((issue) => `  ${issue.file}:${issue.line}${issue.column ? ` (${issue.column})` : ''}: ${issue.message}`);
   const more = issues.length > 5 ? `\n  ... and ${issues.length - 5} more` : '';
   throw new UsageError(`the export has ${issues.length} problem(s) outside any account; nothing was sent. Fix them (run \`migrate validate\` for the full list):\n${shown.join('\n')}${more}`, 'export_file_issues');
 }

@@ -7,7 +7,9 @@ import { loadMigrateConfig } from '../config/index.js';
 import { loadServiceConfig, registerServiceOptions, serviceClientOptions, type ServiceFlags } from '../config/service.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { locateIssue, openExport } from '../mapping/index.js';
-import { errorRow, jsonReport, textReport, validateExportDirectory, type ExportValidation, type RemoteCheck } from '../mapping/validation.js';
+import { errorRowBatches, jsonReport, textReport } from '../mapping/validation-report.js';
+import { validateExportDirectory, type ExportValidation, type RemoteCheck } from '../mapping/validation.js';
+import { OutputClosed, stdoutOutput } from '../report/output.js';
 import { startSandbox } from '../sandbox/index.js';
 
 export interface ValidateCommandOptions extends ServiceFlags {
@@ -67,9 +69,16 @@ export async function validateCommand(options: ValidateCommandOptions): Promise<
     progress?.stop();
     await remote?.close();
   }
-  if (options.errorsCsv !== undefined) await writeErrorsCsv(options.errorsCsv, validation);
-  if (options.json) process.stdout.write(`${JSON.stringify(jsonReport(validation), null, 2)}\n`);
-  else process.stdout.write(`${textReport(validation).join('\n')}\n`);
+  const output = stdoutOutput();
+  try {
+    if (options.errorsCsv !== undefined) await writeErrorsCsv(options.errorsCsv, validation);
+    for await (const text of options.json ? jsonReport(validation) : textReport(validation)) await output.write(text);
+  } catch (error) {
+    if (!(error instanceof OutputClosed)) throw error;
+  } finally {
+    output.dispose();
+    validation.close();
+  }
   return validation.ok ? ExitCode.ok : ExitCode.someFailed;
 }
 
@@ -111,10 +120,7 @@ async function writeErrorsCsv(file: string, validation: ExportValidation): Promi
   }
   try {
     await handle.write(stringify([], { header: true, columns: [...CSV_COLUMNS] }));
-    const rows = validation.errors.map(errorRow);
-    for (let start = 0; start < rows.length; start += 1000) {
-      await handle.write(stringify(rows.slice(start, start + 1000), { columns: [...CSV_COLUMNS] }));
-    }
+    for await (const rows of errorRowBatches(validation)) await handle.write(stringify(rows, { columns: [...CSV_COLUMNS] }));
   } finally {
     await handle.close();
   }

@@ -4,13 +4,15 @@ import { FILE_KINDS } from '../sources/kinds.js';
 import type { JoinSetup } from './join-groups.js';
 import { joinGroup } from './join-groups.js';
 import type { JoinContext } from './join.js';
+import { concatIssues, IssueSpool, type IssueList } from './issue-spool.js';
 import { CHILD_KINDS, notInAccountsIssue, openExportFile, type OpenedFile } from './read-export.js';
 import { StagingStore } from './stage.js';
 import { streamEntries, type StreamCounts } from './stream-join.js';
-import type { ExportEntry, SourceIssue } from './types.js';
+import type { ExportEntry } from './types.js';
 
 export { ExportCode } from './issue-codes.js';
 export { columnOfPath, locateIssue, originsOfItems, type Locatable } from './locate.js';
+export { concatIssues, IssueSpool, type IssueList } from './issue-spool.js';
 export { ExportNotSorted } from './stream-join.js';
 export type * from './types.js';
 
@@ -41,8 +43,8 @@ export interface ExportReader {
   entries(): AsyncIterable<ExportEntry>;
   readonly join: JoinMode;
   readonly summary: ExportSummary;
-  /** Export-level problems not tied to an account of this export (unknown columns, records without an account, ...), in file order. */
-  readonly fileIssues: SourceIssue[];
+  /** Export-level problems not tied to an account of this export (unknown columns, records without an account, ...), in file order; read them before close(). */
+  readonly fileIssues: IssueList;
   close(): Promise<void>;
 }
 
@@ -64,7 +66,9 @@ export interface OpenExportOptions {
  */
 export async function openExport(dir: string, config: MigrateConfig, options: OpenExportOptions = {}): Promise<ExportReader> {
   const { files, ignored } = await findExportFiles(dir);
-  const issues: SourceIssue[][] = files.map(() => []);
+  const issues = files.map(() => new IssueSpool(options.scratchDir));
+  const fileIssues = concatIssues(issues);
+  const closeIssues = (): void => issues.forEach((spool) => spool.close());
   const summary: ExportSummary = {
     files: files.map((file) => ({ file: file.file, kind: file.kind, format: file.format, records: 0 })),
     records: Object.fromEntries(FILE_KINDS.map((kind) => [kind, 0])) as Record<FileKind, number>,
@@ -72,23 +76,31 @@ export async function openExport(dir: string, config: MigrateConfig, options: Op
   };
   const progress = byteProgress(files, options.onProgress);
   const context: JoinContext = { today: options.today ?? new Date().toISOString().slice(0, 10), columnOf: {}, importSupplier: config.importSupplier };
-  const open = (index: number): Promise<OpenedFile> => openExportFile(files[index] as ExportFile, config, issues[index] as SourceIssue[], progress(index));
+  const open = (index: number): Promise<OpenedFile> => openExportFile(files[index] as ExportFile, config, issues[index] as IssueSpool, progress(index));
   const setupOf = (opened: OpenedFile[]): JoinSetup => {
     context.columnOf = Object.fromEntries(files.map((file, index) => [file.file, opened[index]?.plan.columnOf ?? {}]));
     return { plans: opened.map((file) => file.plan), fileNames: files.map((file) => file.file), context };
   };
-  const fileIssues = (): SourceIssue[] => issues.flat();
   if ((options.join ?? 'staged') === 'staged') {
-    const { store, opened } = await stageFiles(files, open, issues, summary, options.scratchDir);
+    const { store, opened } = await stageFiles(files, open, issues, summary, options.scratchDir).catch((error: unknown) => {
+      closeIssues();
+      throw error;
+    });
     const setup = setupOf(opened);
-    const all = fileIssues();
-    return { join: 'staged', summary, fileIssues: all, entries: () => stagedEntries(store, setup), close: async () => store.close() };
+    return {
+      join: 'staged', summary, fileIssues, entries: () => stagedEntries(store, setup),
+      close: async () => {
+        store.close();
+        closeIssues();
+      },
+    };
   }
   const opened: OpenedFile[] = [];
   try {
     for (let index = 0; index < files.length; index += 1) opened.push(await open(index));
   } catch (error) {
     await Promise.all(opened.map((file) => file.records.return(undefined)));
+    closeIssues();
     throw error;
   }
   const setup = setupOf(opened);
@@ -101,12 +113,10 @@ export async function openExport(dir: string, config: MigrateConfig, options: Op
     countInto(summary, counts.records, counts.accounts, counts.orphanAccounts);
   };
   return {
-    join: 'streaming', summary, entries,
-    get fileIssues() {
-      return fileIssues();
-    },
+    join: 'streaming', summary, entries, fileIssues,
     close: async () => {
       await Promise.all(opened.map((file) => file.records.return(undefined)));
+      closeIssues();
     },
   };
 }
@@ -133,7 +143,7 @@ function byteProgress(files: ExportFile[], onProgress: OpenExportOptions['onProg
 }
 
 /** The staged join's first pass: every file, one after the other, into the scratch store. */
-async function stageFiles(files: ExportFile[], open: (index: number) => Promise<OpenedFile>, issues: SourceIssue[][], summary: ExportSummary, scratchDir: string | undefined): Promise<{ store: StagingStore; opened: OpenedFile[] }> {
+async function stageFiles(files: ExportFile[], open: (index: number) => Promise<OpenedFile>, issues: IssueSpool[], summary: ExportSummary, scratchDir: string | undefined): Promise<{ store: StagingStore; opened: OpenedFile[] }> {
   const store = new StagingStore(scratchDir);
   const opened: OpenedFile[] = [];
   const records = files.map(() => 0);

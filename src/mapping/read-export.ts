@@ -4,6 +4,7 @@ import { readCsv, readJsonArray, readNdjson, type ExportFile } from '../sources/
 import { ExportCode } from './issue-codes.js';
 import type { RecordData } from './join-groups.js';
 import { csvKey, jsonKey, planFile, type FilePlan } from './record.js';
+import type { IssueSpool } from './issue-spool.js';
 import type { SourceIssue } from './types.js';
 
 // One export file, record by record (bounded memory): its plan (from the CSV header or the
@@ -22,6 +23,9 @@ export interface OpenedFile {
   /** Records in file order; those without an external account number are reported in `issues` and skipped. */
   records: AsyncGenerator<KeyedRecord, void, undefined>;
 }
+
+/** Where a file's problems go. */
+export type IssueSink = Pick<IssueSpool, 'push'>;
 
 /** Kinds sent inside their account's payload: their account must be in this export's accounts file. */
 export const CHILD_KINDS: ReadonlySet<string> = new Set(['customers', 'supply_addresses']);
@@ -50,7 +54,7 @@ export function notInAccountsIssue(file: ExportFile, plan: FilePlan, line: numbe
 }
 
 /** Opens one export file: reads a CSV header and compiles the file's plan before any record is handed out. */
-export async function openExportFile(file: ExportFile, config: MigrateConfig, issues: SourceIssue[], onBytes: (bytes: number) => void): Promise<OpenedFile> {
+export async function openExportFile(file: ExportFile, config: MigrateConfig, issues: IssueSink, onBytes: (bytes: number) => void): Promise<OpenedFile> {
   const mapping = config.mapping[file.kind];
   const options = { file: file.file, encoding: mapping.encoding, onBytes };
   if (file.format === 'csv') {
@@ -71,7 +75,7 @@ export async function openExportFile(file: ExportFile, config: MigrateConfig, is
   return { plan, records: jsonRecords(items, file, plan, issues) };
 }
 
-async function* csvRecords(rows: ReturnType<typeof readCsv>, file: ExportFile, plan: FilePlan, issues: SourceIssue[]): AsyncGenerator<KeyedRecord, void, undefined> {
+async function* csvRecords(rows: ReturnType<typeof readCsv>, file: ExportFile, plan: FilePlan, issues: IssueSink): AsyncGenerator<KeyedRecord, void, undefined> {
   for await (const row of rows) {
     const key = csvKey(plan, row.cells);
     if (key === undefined) issues.push(missingKeyIssue(file, plan, row.line));
@@ -79,7 +83,7 @@ async function* csvRecords(rows: ReturnType<typeof readCsv>, file: ExportFile, p
   }
 }
 
-async function* jsonRecords(items: ReturnType<typeof readNdjson>, file: ExportFile, plan: FilePlan, issues: SourceIssue[]): AsyncGenerator<KeyedRecord, void, undefined> {
+async function* jsonRecords(items: ReturnType<typeof readNdjson>, file: ExportFile, plan: FilePlan, issues: IssueSink): AsyncGenerator<KeyedRecord, void, undefined> {
   // JSON keys vary by record: an undocumented key is reported once per file, where it first appears.
   const reported = new Set<string>();
   for await (const item of items) {

@@ -1,8 +1,8 @@
 import type { FileKind } from '../sources/kinds.js';
 import { joinGroup, type GroupRecord, type JoinSetup } from './join-groups.js';
-import { CHILD_KINDS, notInAccountsIssue, type KeyedRecord, type OpenedFile } from './read-export.js';
+import { CHILD_KINDS, notInAccountsIssue, type IssueSink, type KeyedRecord, type OpenedFile } from './read-export.js';
 import type { ExportFile } from '../sources/index.js';
-import type { ExportEntry, SourceIssue } from './types.js';
+import type { ExportEntry } from './types.js';
 
 // The join without a staging file, for exports whose files are each sorted by external account
 // number (what `ORDER BY account_number` gives): every file is read at once, one record ahead,
@@ -66,7 +66,7 @@ class Cursor {
 }
 
 /** Merge-joins the opened files (accounts first); `issues[i]` collects the file issues of file i. */
-export async function* streamEntries(files: ExportFile[], opened: OpenedFile[], setup: JoinSetup, issues: SourceIssue[][], counts: StreamCounts): AsyncGenerator<ExportEntry> {
+export async function* streamEntries(files: ExportFile[], opened: OpenedFile[], setup: JoinSetup, issues: IssueSink[], counts: StreamCounts): AsyncGenerator<ExportEntry> {
   const cursors = files.map((file, index) => new Cursor(index, file, opened[index] as OpenedFile));
   try {
     for (const cursor of cursors) await cursor.advance();
@@ -82,7 +82,7 @@ export async function* streamEntries(files: ExportFile[], opened: OpenedFile[], 
           const { line, data } = cursor.head;
           if (kind === 'accounts') hasAccount = true;
           // Files come accounts first, so a customer's account is known by the time it is read.
-          if (CHILD_KINDS.has(kind) && !hasAccount) (issues[cursor.index] as SourceIssue[]).push(notInAccountsIssue(cursor.file, cursor.opened.plan, line, key));
+          if (CHILD_KINDS.has(kind) && !hasAccount) (issues[cursor.index] as IssueSink).push(notInAccountsIssue(cursor.file, cursor.opened.plan, line, key));
           else {
             records.push({ kind, fileIndex: cursor.index, line, data });
             counts.records[cursor.index] = (counts.records[cursor.index] ?? 0) + 1;

@@ -1,0 +1,99 @@
+import type { SourceIssue } from './types.js';
+import type { ExportValidation } from './validation.js';
+
+// The outputs of `migrate validate`, as text chunks to write one after the other: the errors are
+// read once from their spool, so a report of millions of errors is written in flat memory.
+
+const LINES_PER_CHUNK = 1000;
+
+/** One row of `--json` errors and `--errors-csv` (the issue's document, field for field). */
+export interface ErrorRow {
+  file: string;
+  line: number;
+  column: string | null;
+  attr: string | null;
+  external_account_number: string | null;
+  code: string;
+  message: string;
+}
+
+export function errorRow(issue: SourceIssue): ErrorRow {
+  return {
+    file: issue.file, line: issue.line, column: issue.column ?? null, attr: issue.attr ?? null,
+    external_account_number: issue.externalAccountNumber === '' ? null : issue.externalAccountNumber, code: issue.code, message: issue.message,
+  };
+}
+
+/** The errors in batches of rows. */
+export async function* errorRowBatches(validation: ExportValidation, size = LINES_PER_CHUNK): AsyncGenerator<ErrorRow[]> {
+  let batch: ErrorRow[] = [];
+  for await (const issue of validation.errors) {
+    batch.push(errorRow(issue));
+    if (batch.length >= size) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield batch;
+}
+
+/** `--json`: one document { ok, accounts, errors }, one error per line. */
+export async function* jsonReport(validation: ExportValidation): AsyncGenerator<string> {
+  const head = JSON.stringify({ ok: validation.ok, accounts: validation.accounts }, null, 2);
+  yield `${head.slice(0, -2)},\n  "errors": [`;
+  let separator = '';
+  for await (const rows of errorRowBatches(validation)) {
+    let text = '';
+    for (const row of rows) {
+      text += `${separator}\n    ${JSON.stringify(row)}`;
+      separator = ',';
+    }
+    yield text;
+  }
+  yield separator === '' ? ']\n}\n' : '\n  ]\n}\n';
+}
+
+function where(issue: SourceIssue): string {
+  const at = issue.line > 0 ? `${issue.file}:${issue.line}` : issue.file || '(service)';
+  const field = issue.column !== undefined && issue.attr !== undefined && issue.column !== issue.attr ? `${issue.column} (${issue.attr})` : (issue.column ?? issue.attr);
+  return field === undefined ? at : `${at} ${field}`;
+}
+
+/** The readable report: problems grouped by account, then a summary with counts per code. */
+export async function* textReport(validation: ExportValidation): AsyncGenerator<string> {
+  let lines: string[] = [];
+  let current: string | undefined;
+  for await (const issue of validation.errors) {
+    const group = issue.externalAccountNumber === '' ? '(export)' : issue.externalAccountNumber;
+    if (group !== current) {
+      current = group;
+      lines.push(group === '(export)' ? 'Export files:' : `Account ${group}:`);
+    }
+    lines.push(`  ${where(issue)}  ${issue.code}  ${issue.message}`);
+    if (lines.length >= LINES_PER_CHUNK) {
+      yield `${lines.join('\n')}\n`;
+      lines = [];
+    }
+  }
+  if (validation.errors.length > 0) lines.push('');
+  yield `${[...lines, ...summaryLines(validation)].join('\n')}\n`;
+}
+
+function summaryLines(validation: ExportValidation): string[] {
+  const { summary, accounts, orphans } = validation;
+  const lines = [`Read ${summary.files.map((file) => `${file.file} (${file.records})`).join(', ')}${summary.configFile ? ` with mapping ${summary.configFile}` : ''}.`];
+  if (summary.ignoredFiles.length > 0) lines.push(`Not export files, not read: ${summary.ignoredFiles.join(', ')}.`);
+  if (validation.unsorted) {
+    const { file, line } = validation.unsorted;
+    lines.push(`Read twice: ${file} is not sorted by external_account_number (line ${line}); an export whose files are all sorted is read in one pass, about twice as fast.`);
+  }
+  if (orphans.accounts > 0) {
+    const sample = orphans.numbers.join(', ') + (orphans.accounts > orphans.numbers.length ? ', ...' : '');
+    lines.push(`${orphans.records} post-import record(s) for ${orphans.accounts} account(s) not in this export (${sample}): allowed; push adds them to accounts imported earlier.`);
+  }
+  lines.push(`${accounts.total} account(s): ${accounts.valid} valid, ${accounts.invalid} invalid; ${validation.errors.length} error(s).`);
+  const codes = Object.entries(validation.byCode).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  for (const [code, count] of codes) lines.push(`  ${String(count).padStart(7)}  ${code}`);
+  lines.push(validation.ok ? 'OK: every account is valid.' : 'NOT OK: fix the problems above and run validate again.');
+  return lines;
+}
