@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FileKind } from '../sources/kinds.js';
@@ -9,8 +9,10 @@ import type { GroupRecord, RecordData, RecordGroup } from './join-groups.js';
 // The join's scratch store (architecture "Scale": memory stays flat from 1,000 to 1,000,000
 // accounts). Records of one account need not be adjacent in the export, so every record is
 // written, as read (raw cells), to a temporary SQLite file (mode 0600: it holds customer data)
-// and read back in one sorted pass, grouped by external account number. Deleted on close.
+// and read back in one sorted pass, grouped by external account number. Deleted on close; the
+// directory is named after the process, so that the next run removes one a killed run left.
 
+const STAGE_PREFIX = 'migrate-stage-';
 const KIND_CODE = new Map<FileKind, number>(FILE_KINDS.map((kind, index) => [kind, index]));
 const BATCH = 20_000;
 /** Rows per INSERT statement: one native call per 64 rows instead of per row. */
@@ -30,7 +32,9 @@ export class StagingStore {
   #open: Iterator<unknown> | undefined;
 
   constructor(scratchDir: string | undefined) {
-    this.#dir = mkdtempSync(path.join(scratchDir ?? os.tmpdir(), 'migrate-stage-'));
+    const parent = scratchDir ?? os.tmpdir();
+    removeStaleStages(parent);
+    this.#dir = mkdtempSync(path.join(parent, `${STAGE_PREFIX}${process.pid}-`));
     chmodSync(this.#dir, 0o700);
     const file = path.join(this.#dir, 'stage.sqlite');
     this.#db = new Database(file);
@@ -119,6 +123,34 @@ export class StagingStore {
     this.#open?.return?.();
     if (this.#db.open) this.#db.close();
     rmSync(this.#dir, { recursive: true, force: true });
+  }
+}
+
+/** Removes the staging directories of processes that no longer exist (a run killed with SIGKILL cannot clean up). */
+function removeStaleStages(parent: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(parent);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = name.startsWith(STAGE_PREFIX) ? Number.parseInt(name.slice(STAGE_PREFIX.length), 10) : Number.NaN;
+    if (!Number.isInteger(pid) || pid === process.pid || processExists(pid)) continue;
+    try {
+      rmSync(path.join(parent, name), { recursive: true, force: true });
+    } catch {
+      // Another user's directory: not ours to remove.
+    }
+  }
+}
+
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -1,4 +1,5 @@
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -131,6 +132,22 @@ describe('openExport: the staging file', () => {
     expect(statSync(path.join(scratchDir, stage as string, 'stage.sqlite')).mode & 0o777).toBe(0o600);
     await reader.close();
     expect(readdirSync(scratchDir)).toEqual([]);
+  });
+
+  it('removes the staging directory a killed run left behind, and keeps those of live processes', async () => {
+    const dir = mkdtempSync(path.join(base, 'migrate-export-'));
+    writeFileSync(path.join(dir, 'accounts.csv'), `${ACCOUNT}A,DOMESTIC,GB,MONTHLY\n`);
+    const scratchDir = mkdtempSync(path.join(base, 'migrate-scratch-'));
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout;
+    mkdirSync(path.join(scratchDir, `migrate-stage-${dead}-abc`));
+    mkdirSync(path.join(scratchDir, `migrate-stage-${process.ppid}-def`));
+    mkdirSync(path.join(scratchDir, 'migrate-stage-unrelated'));
+    const reader = await openExport(dir, await loadMigrateConfig({ cwd: dir, env: {} }), { scratchDir });
+    const open = readdirSync(scratchDir);
+    expect(open).not.toContain(`migrate-stage-${dead}-abc`);
+    expect(open.filter((name) => name.startsWith(`migrate-stage-${process.pid}-`))).toHaveLength(1);
+    await reader.close();
+    expect(readdirSync(scratchDir).sort()).toEqual([`migrate-stage-${process.ppid}-def`, 'migrate-stage-unrelated']);
   });
 });
 
