@@ -151,14 +151,16 @@ async function stageFiles(files: ExportFile[], open: (index: number) => Promise<
     for (const [fileIndex, file] of files.entries()) {
       const current = await open(fileIndex);
       opened.push(current);
-      for await (const { key, line, data } of current.records) {
-        // Accounts are read first, so a customer or supply address can be checked as it is read.
-        if (CHILD_KINDS.has(file.kind) && !store.hasAccount(key)) {
-          issues[fileIndex]?.push(notInAccountsIssue(file, current.plan, line, key));
-          continue;
+      for await (const batch of current.records) {
+        for (const { key, line, data } of batch) {
+          // Accounts are read first, so a customer or supply address can be checked as it is read.
+          if (CHILD_KINDS.has(file.kind) && !store.hasAccount(key)) {
+            issues[fileIndex]?.push(notInAccountsIssue(file, current.plan, line, key));
+            continue;
+          }
+          store.add(key, { kind: file.kind, fileIndex, line, data });
+          records[fileIndex] = (records[fileIndex] ?? 0) + 1;
         }
-        store.add(key, { kind: file.kind, fileIndex, line, data });
-        records[fileIndex] = (records[fileIndex] ?? 0) + 1;
       }
     }
     store.flush();

@@ -20,9 +20,14 @@ export interface KeyedRecord {
 
 export interface OpenedFile {
   plan: FilePlan;
-  /** Records in file order; those without an external account number are reported in `issues` and skipped. */
-  records: AsyncGenerator<KeyedRecord, void, undefined>;
+  /**
+   * Records in file order, in batches (one await per batch, not per record); those without an
+   * external account number are reported in `issues` and skipped.
+   */
+  records: AsyncGenerator<KeyedRecord[], void, undefined>;
 }
+
+const BATCH = 256;
 
 /** Where a file's problems go. */
 export type IssueSink = Pick<IssueSpool, 'push'>;
@@ -75,17 +80,24 @@ export async function openExportFile(file: ExportFile, config: MigrateConfig, is
   return { plan, records: jsonRecords(items, file, plan, issues) };
 }
 
-async function* csvRecords(rows: ReturnType<typeof readCsv>, file: ExportFile, plan: FilePlan, issues: IssueSink): AsyncGenerator<KeyedRecord, void, undefined> {
+async function* csvRecords(rows: ReturnType<typeof readCsv>, file: ExportFile, plan: FilePlan, issues: IssueSink): AsyncGenerator<KeyedRecord[], void, undefined> {
+  let batch: KeyedRecord[] = [];
   for await (const row of rows) {
     const key = csvKey(plan, row.cells);
     if (key === undefined) issues.push(missingKeyIssue(file, plan, row.line));
-    else yield { key, line: row.line, data: row.cells };
+    else batch.push({ key, line: row.line, data: row.cells });
+    if (batch.length >= BATCH) {
+      yield batch;
+      batch = [];
+    }
   }
+  if (batch.length > 0) yield batch;
 }
 
-async function* jsonRecords(items: ReturnType<typeof readNdjson>, file: ExportFile, plan: FilePlan, issues: IssueSink): AsyncGenerator<KeyedRecord, void, undefined> {
+async function* jsonRecords(items: ReturnType<typeof readNdjson>, file: ExportFile, plan: FilePlan, issues: IssueSink): AsyncGenerator<KeyedRecord[], void, undefined> {
   // JSON keys vary by record: an undocumented key is reported once per file, where it first appears.
   const reported = new Set<string>();
+  let batch: KeyedRecord[] = [];
   for await (const item of items) {
     const key = jsonKey(plan, item.object, (column) => {
       if (reported.has(column)) return;
@@ -93,6 +105,11 @@ async function* jsonRecords(items: ReturnType<typeof readNdjson>, file: ExportFi
       issues.push(unknownColumnIssue(file.file, item.line, column, file.kind));
     });
     if (key === undefined) issues.push(missingKeyIssue(file, plan, item.line));
-    else yield { key, line: item.line, data: item.object };
+    else batch.push({ key, line: item.line, data: item.object });
+    if (batch.length >= BATCH) {
+      yield batch;
+      batch = [];
+    }
   }
+  if (batch.length > 0) yield batch;
 }
