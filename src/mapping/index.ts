@@ -1,8 +1,7 @@
 import type { MigrateConfig } from '../config/index.js';
 import { findExportFiles, type ExportFile, type FileFormat, type FileKind } from '../sources/index.js';
 import { FILE_KINDS } from '../sources/kinds.js';
-import type { JoinSetup } from './join-groups.js';
-import { joinGroup } from './join-groups.js';
+import { joinGroup, type JoinSetup } from './join-groups.js';
 import type { JoinContext } from './join.js';
 import { concatIssues, IssueSpool, type IssueList } from './issue-spool.js';
 import { CHILD_KINDS, notInAccountsIssue, openExportFile, type OpenedFile } from './read-export.js';
@@ -41,7 +40,6 @@ export type JoinMode = 'staged' | 'streaming';
 export interface ExportReader {
   /** Accounts, and post-import records of accounts not in the accounts file, in the order of their external account numbers. */
   entries(): AsyncIterable<ExportEntry>;
-  readonly join: JoinMode;
   readonly summary: ExportSummary;
   /** Export-level problems not tied to an account of this export (unknown columns, records without an account, ...), in file order; read them before close(). */
   readonly fileIssues: IssueList;
@@ -88,7 +86,7 @@ export async function openExport(dir: string, config: MigrateConfig, options: Op
     });
     const setup = setupOf(opened);
     return {
-      join: 'staged', summary, fileIssues, entries: () => stagedEntries(store, setup),
+      summary, fileIssues, entries: () => stagedEntries(store, setup),
       close: async () => {
         store.close();
         closeIssues();
@@ -113,7 +111,7 @@ export async function openExport(dir: string, config: MigrateConfig, options: Op
     countInto(summary, counts.records, counts.accounts, counts.orphanAccounts);
   };
   return {
-    join: 'streaming', summary, entries, fileIssues,
+    summary, entries, fileIssues,
     close: async () => {
       await Promise.all(opened.map((file) => file.records.return(undefined)));
       closeIssues();
