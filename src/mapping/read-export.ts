@@ -1,6 +1,6 @@
 import type { MigrateConfig } from '../config/index.js';
 import { InputError } from '../errors.js';
-import { readCsv, readJsonArray, readNdjson, type ExportFile } from '../sources/index.js';
+import { readCsvBatches, readJsonArray, readNdjson, type CsvRow, type ExportFile } from '../sources/index.js';
 import { ExportCode } from './issue-codes.js';
 import type { RecordData } from './join-groups.js';
 import { csvKey, jsonKey, planFile, type FilePlan } from './record.js';
@@ -63,15 +63,16 @@ export async function openExportFile(file: ExportFile, config: MigrateConfig, is
   const mapping = config.mapping[file.kind];
   const options = { file: file.file, encoding: mapping.encoding, onBytes };
   if (file.format === 'csv') {
-    const rows = readCsv(file.absolutePath, { ...options, delimiter: mapping.delimiter });
+    const batches = readCsvBatches(file.absolutePath, { ...options, delimiter: mapping.delimiter });
     try {
-      const header = await rows.next();
-      if (header.done) throw new InputError(file.file, 1, 'is empty: a CSV export file starts with a header row naming its columns.', 'input_empty');
-      const plan = planFile(file.kind, file.file, header.value.cells, config);
-      for (const column of plan.unknownColumns) issues.push(unknownColumnIssue(file.file, header.value.line, column, file.kind));
-      return { plan, records: csvRecords(rows, file, plan, issues) };
+      const first = await batches.next();
+      const header = first.done ? undefined : first.value[0];
+      if (!header) throw new InputError(file.file, 1, 'is empty: a CSV export file starts with a header row naming its columns.', 'input_empty');
+      const plan = planFile(file.kind, file.file, header.cells, config);
+      for (const column of plan.unknownColumns) issues.push(unknownColumnIssue(file.file, header.line, column, file.kind));
+      return { plan, records: csvRecords((first.value ?? []).slice(1), batches, file, plan, issues) };
     } catch (error) {
-      await rows.return(undefined);
+      await batches.return(undefined);
       throw error;
     }
   }
@@ -80,18 +81,22 @@ export async function openExportFile(file: ExportFile, config: MigrateConfig, is
   return { plan, records: jsonRecords(items, file, plan, issues) };
 }
 
-async function* csvRecords(rows: ReturnType<typeof readCsv>, file: ExportFile, plan: FilePlan, issues: IssueSink): AsyncGenerator<KeyedRecord[], void, undefined> {
-  let batch: KeyedRecord[] = [];
-  for await (const row of rows) {
-    const key = csvKey(plan, row.cells);
-    if (key === undefined) issues.push(missingKeyIssue(file, plan, row.line));
-    else batch.push({ key, line: row.line, data: row.cells });
-    if (batch.length >= BATCH) {
-      yield batch;
-      batch = [];
+async function* csvRecords(afterHeader: CsvRow[], batches: AsyncGenerator<CsvRow[]>, file: ExportFile, plan: FilePlan, issues: IssueSink): AsyncGenerator<KeyedRecord[], void, undefined> {
+  const keyed = (rows: CsvRow[]): KeyedRecord[] => {
+    const records: KeyedRecord[] = [];
+    for (const row of rows) {
+      const key = csvKey(plan, row.cells);
+      if (key === undefined) issues.push(missingKeyIssue(file, plan, row.line));
+      else records.push({ key, line: row.line, data: row.cells });
     }
+    return records;
+  };
+  try {
+    yield keyed(afterHeader);
+    for await (const rows of batches) yield keyed(rows);
+  } finally {
+    await batches.return(undefined);
   }
-  if (batch.length > 0) yield batch;
 }
 
 async function* jsonRecords(items: ReturnType<typeof readNdjson>, file: ExportFile, plan: FilePlan, issues: IssueSink): AsyncGenerator<KeyedRecord[], void, undefined> {

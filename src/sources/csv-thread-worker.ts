@@ -1,0 +1,63 @@
+import { parentPort } from 'node:worker_threads';
+import { readCsv, type CsvRow } from './csv.js';
+import { encodeBatch, serializeError, type FromWorker, type ToWorker } from './csv-thread-protocol.js';
+
+// The CSV parsing thread: reads the files the main thread opens (several at once, interleaved)
+// with the same readCsv as the main thread would, and sends their rows in batches, never more
+// batches ahead than the main thread has granted (credits): memory stays bounded.
+
+const ROWS_PER_BATCH = 1000;
+const CHARS_PER_BATCH = 1 << 19;
+
+interface OpenFile {
+  credits: number;
+  closed: boolean;
+  wake: (() => void) | undefined;
+}
+
+const port = parentPort;
+if (!port) throw new Error('csv-thread-worker.js runs as a worker thread');
+const files = new Map<number, OpenFile>();
+const send = (message: FromWorker): void => port.postMessage(message);
+
+port.on('message', (message: ToWorker) => {
+  if (message.type === 'open') {
+    const file: OpenFile = { credits: 0, closed: false, wake: undefined };
+    files.set(message.id, file);
+    void read(message.id, file, message);
+    return;
+  }
+  const file = files.get(message.id);
+  if (!file) return;
+  if (message.type === 'credit') file.credits += 1;
+  else file.closed = true;
+  file.wake?.();
+});
+
+async function read(id: number, file: OpenFile, open: Extract<ToWorker, { type: 'open' }>): Promise<void> {
+  let bytes = 0;
+  const rows = readCsv(open.absolutePath, { ...open.options, onBytes: (read) => (bytes = read) });
+  let batch: CsvRow[] = [];
+  let chars = 0;
+  const flush = async (): Promise<void> => {
+    while (file.credits === 0 && !file.closed) await new Promise<void>((resolve) => (file.wake = resolve));
+    file.credits -= 1;
+    if (!file.closed) send({ type: 'rows', id, batch: encodeBatch(batch), bytes });
+    batch = [];
+    chars = 0;
+  };
+  try {
+    for await (const row of rows) {
+      batch.push(row);
+      for (const cell of row.cells) chars += cell.length;
+      if (batch.length >= ROWS_PER_BATCH || chars >= CHARS_PER_BATCH) await flush();
+      if (file.closed) break;
+    }
+    if (batch.length > 0 && !file.closed) await flush();
+    if (!file.closed) send({ type: 'end', id, bytes });
+  } catch (error) {
+    if (!file.closed) send({ type: 'error', id, error: serializeError(error) });
+  } finally {
+    files.delete(id);
+  }
+}
