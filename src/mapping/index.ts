@@ -97,7 +97,7 @@ export async function openExport(dir: string, config: MigrateConfig, options: Op
   try {
     for (let index = 0; index < files.length; index += 1) opened.push(await open(index));
   } catch (error) {
-    await Promise.all(opened.map((file) => file.records.return(undefined)));
+    await Promise.all(opened.map((file) => file.close()));
     closeIssues();
     throw error;
   }
@@ -113,7 +113,7 @@ export async function openExport(dir: string, config: MigrateConfig, options: Op
   return {
     summary, entries, fileIssues,
     close: async () => {
-      await Promise.all(opened.map((file) => file.records.return(undefined)));
+      await Promise.all(opened.map((file) => file.close()));
       closeIssues();
     },
   };

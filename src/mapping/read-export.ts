@@ -25,6 +25,8 @@ export interface OpenedFile {
    * external account number are reported in `issues` and skipped.
    */
   records: AsyncGenerator<KeyedRecord[], void, undefined>;
+  /** Stops reading (also before `records` was started: returning a generator that never ran would not reach its reader). */
+  close(): Promise<void>;
 }
 
 const BATCH = 256;
@@ -70,7 +72,8 @@ export async function openExportFile(file: ExportFile, config: MigrateConfig, is
       if (!header) throw new InputError(file.file, 1, 'is empty: a CSV export file starts with a header row naming its columns.', 'input_empty');
       const plan = planFile(file.kind, file.file, header.cells, config);
       for (const column of plan.unknownColumns) issues.push(unknownColumnIssue(file.file, header.line, column, file.kind));
-      return { plan, records: csvRecords((first.value ?? []).slice(1), batches, file, plan, issues) };
+      const records = csvRecords((first.value ?? []).slice(1), batches, file, plan, issues);
+      return { plan, records, close: async () => void (await Promise.all([records.return(undefined), batches.return(undefined)])) };
     } catch (error) {
       await batches.return(undefined);
       throw error;
@@ -78,7 +81,8 @@ export async function openExportFile(file: ExportFile, config: MigrateConfig, is
   }
   const plan = planFile(file.kind, file.file, [], config);
   const items = file.format === 'json' ? readJsonArray(file.absolutePath, options) : readNdjson(file.absolutePath, options);
-  return { plan, records: jsonRecords(items, file, plan, issues) };
+  const records = jsonRecords(items, file, plan, issues);
+  return { plan, records, close: async () => void (await Promise.all([records.return(undefined), items.return(undefined)])) };
 }
 
 async function* csvRecords(afterHeader: CsvRow[], batches: AsyncGenerator<CsvRow[]>, file: ExportFile, plan: FilePlan, issues: IssueSink): AsyncGenerator<KeyedRecord[], void, undefined> {

@@ -123,6 +123,6 @@ export async function* streamEntries(files: ExportFile[], opened: OpenedFile[], 
       yield joinGroup({ externalAccountNumber: key, records }, setup);
     }
   } finally {
-    await Promise.all(cursors.map((cursor) => cursor.opened.records.return(undefined)));
+    await Promise.all(cursors.map((cursor) => cursor.opened.close()));
   }
 }

@@ -21,7 +21,7 @@ export interface RunResult {
 export function migrate(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): RunResult {
   const env = { ...process.env, ...options.env };
   if (!options.env || !('MIGRATE_SUPPLIER' in options.env)) delete env['MIGRATE_SUPPLIER'];
-  const result = spawnSync(process.execPath, [bin, ...args], { cwd: options.cwd ?? root, env, encoding: 'utf8', maxBuffer: 1 << 26 });
+  const result = spawnSync(process.execPath, [bin, ...args], { cwd: options.cwd ?? root, env, encoding: 'utf8', maxBuffer: 1 << 26, timeout: 60_000 });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
