@@ -2,7 +2,7 @@ import type { CountryCode } from 'libphonenumber-js';
 import type { FileMapping, MigrateConfig } from '../config/index.js';
 import { InputError } from '../errors.js';
 import type { FileKind } from '../sources/kinds.js';
-import { coerceValue, isEmptyCell } from './coerce.js';
+import { coerceValue, isEmptyCell, type CoerceContext } from './coerce.js';
 import { fieldType, NESTED_OBJECTS, type FieldType } from './fields.js';
 import { ExportCode } from './issue-codes.js';
 
@@ -33,6 +33,8 @@ interface ColumnPlan {
   field: string;
   path: string[];
   type: FieldType;
+  /** Built once per column, not once per cell (issue 4: one object per cell of 600,000 rows). */
+  context: CoerceContext;
 }
 
 /** How the columns of one file map to fields; compiled once per file from its header. */
@@ -78,7 +80,7 @@ export function planFile(kind: FileKind, file: string, header: string[], config:
     byField.set(field, column);
     if (field === 'external_account_number') plan.keyIndex = index;
     if (field !== column) plan.columnOf[field] = column;
-    plan.columns.push({ index, column, field, path: field.split('.'), type });
+    plan.columns.push({ index, column, field, path: field.split('.'), type, context: { mapping, field, phoneCountry: plan.phoneCountry } });
   });
   if (header.length > 0 && !byField.has('external_account_number') && mapping.constants['external_account_number'] === undefined) {
     throw new InputError(file, 1, 'has no external_account_number column (every record needs it to join its account); add the column, or rename the source column to it in the mapping file.', 'input_missing_key_column');
@@ -87,6 +89,11 @@ export function planFile(kind: FileKind, file: string, header: string[], config:
 }
 
 function setPath(target: Record<string, unknown>, path: string[], value: unknown): void {
+  // Most fields are top-level: skip the walk (issue 4 profile: setPath 350 ms self on 100k accounts).
+  if (path.length === 1) {
+    target[path[0] as string] = value;
+    return;
+  }
   let node = target;
   for (let index = 0; index < path.length - 1; index += 1) {
     const key = path[index] as string;
@@ -103,12 +110,13 @@ function getPath(target: Record<string, unknown>, path: string[]): unknown {
   return node;
 }
 
-function assign(plan: FilePlan, record: MappedRecord, field: string, path: string[], type: FieldType, raw: unknown, column: string | undefined): void {
+function assign(plan: FilePlan, record: MappedRecord, field: string, path: string[], type: FieldType, raw: unknown, column: string | undefined, context?: CoerceContext): void {
   const valueMap = plan.mapping.values[field];
-  const key = typeof raw === 'string' ? raw.trim() : raw;
+  // The trimmed key is only needed where the field has a value map (most have none).
+  const key = valueMap && typeof raw === 'string' ? raw.trim() : raw;
   const mapped = valueMap && typeof key === 'string' && Object.hasOwn(valueMap, key) ? valueMap[key] : raw;
   if (isEmptyCell(mapped)) return;
-  const result = coerceValue(type, mapped, { mapping: plan.mapping, field, phoneCountry: plan.phoneCountry });
+  const result = coerceValue(type, mapped, context ?? { mapping: plan.mapping, field, phoneCountry: plan.phoneCountry });
   setPath(record.fields, path, result.value);
   if (result.issue) record.issues.push({ attr: field, ...(column === undefined ? {} : { column }), ...result.issue });
 }
@@ -148,7 +156,7 @@ export function mapCsvRow(plan: FilePlan, line: number, cells: string[]): Mapped
     if (key !== undefined) record.fields['external_account_number'] = key.trim();
     return finish(plan, record);
   }
-  for (const column of plan.columns) assign(plan, record, column.field, column.path, column.type, cells[column.index], column.column);
+  for (const column of plan.columns) assign(plan, record, column.field, column.path, column.type, cells[column.index], column.column, column.context);
   return finish(plan, record);
 }
 
