@@ -11,6 +11,7 @@ import path from 'node:path';
 const { loadMigrateConfig } = await import('../../dist/config/index.js');
 const { openExport } = await import('../../dist/mapping/index.js');
 const schema = await import('../../dist/schema/index.js');
+const { isValidInternationalPhone } = await import('../../dist/schema/phone.js');
 
 const cpu = () => {
   const usage = process.cpuUsage();
@@ -38,6 +39,7 @@ const parts = {
   },
   'account payload schema + rules': () => accounts.forEach((account) => schema.validateAccountPayload(account.payload, { today })),
   '  of which isValidPhoneNumber': () => phones.forEach((phone) => isValidPhoneNumber(phone)),
+  '  of which isValidInternationalPhone': () => phones.forEach((phone) => isValidInternationalPhone(phone)),
   'notes + transactions requests': () => accounts.forEach((account) => {
     if (account.notes.length > 0) schema.validateNotesRequest({ ...head(account), notes: account.notes.map((item) => item.value) });
     if (account.transactions.length > 0) schema.validateTransactionsRequest({ ...head(account), transactions: account.transactions.map((item) => item.value) }, { today });
