@@ -7,15 +7,24 @@ export function fail(ctx: z.core.ParsePayload<unknown>, code: string, message: s
   ctx.issues.push({ code: 'custom', input: ctx.value, message, params: { code }, path });
 }
 
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+/** The value of the digits `0`-`9` at `text[start..start+count)`, or -1 if one is not a digit. */
+function digits(text: string, start: number, count: number): number {
+  let value = 0;
+  for (let index = start; index < start + count; index += 1) {
+    const digit = text.charCodeAt(index) - 48;
+    if (digit < 0 || digit > 9) return -1;
+    value = value * 10 + digit;
+  }
+  return value;
+}
 
 /** True when `value` is `YYYY-MM-DD` and names a day that exists (no 2023-02-30). */
 export function isCalendarDate(value: string): boolean {
-  const match = DATE.exec(value);
-  if (!match) return false;
-  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  // Arithmetic, not Date objects: this runs several times per row of an export (issue 4 benchmark).
-  if (month < 1 || month > 12 || day < 1) return false;
+  // Character arithmetic, not a RegExp or Date objects: this runs several times per row of an
+  // export (issue 4 benchmark: the RegExp version was about 2% of validate's time).
+  if (value.length !== 10 || value.charCodeAt(4) !== 45 || value.charCodeAt(7) !== 45) return false;
+  const [year, month, day] = [digits(value, 0, 4), digits(value, 5, 2), digits(value, 8, 2)];
+  if (year < 0 || month < 1 || month > 12 || day < 1) return false;
   const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   const days = month === 2 ? (leap ? 29 : 28) : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
   return day <= days;
