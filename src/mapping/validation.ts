@@ -4,9 +4,9 @@ import { concatIssues, IssueSpool, type IssueList } from './issue-spool.js';
 import { ExportNotSorted } from './stream-join.js';
 import type { ExportAccount, ExportEntry, SourceIssue } from './types.js';
 
-// What `migrate validate` reports, built from an open export (pure apart from reading the
-// reader): counts, every error in account order, and counts per code. Errors are spooled
-// (issue-spool.ts): memory stays flat however many there are; close() frees them.
+// What `migrate validate` reports, built from an export: counts, every error in account order,
+// and counts per code. Errors are spooled (issue-spool.ts): memory stays flat however many there
+// are; the result's close() frees them.
 
 export interface ExportValidation {
   ok: boolean;
@@ -34,7 +34,7 @@ export interface ValidateExportOptions {
   onEntry?: (entry: ExportEntry) => void;
 }
 
-/** Opens the export with the given join; the caller closes nothing (validateExportDirectory does). */
+/** Opens the export with the given join (validateExportDirectory closes it). */
 export type OpenExportWith = (join: JoinMode) => Promise<ExportReader>;
 
 /**
