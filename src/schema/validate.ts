@@ -29,6 +29,8 @@ function run(schema: z.ZodType, input: unknown, rules: ValidationIssue[]): Valid
   // reportInput: the issue carries the value, so a missing field ("required") differs from a wrong one.
   const parsed = schema.safeParse(input, { reportInput: true });
   const issues = parsed.success ? [] : toValidationIssues(parsed.error);
+  // Most records break no cross-field rule: skip building the dedupe set for them (issue 4).
+  if (rules.length === 0) return issues;
   const seen = new Set(issues.map((item) => `${item.attr}|${item.code}`));
   for (const rule of rules) {
     const key = `${rule.attr}|${rule.code}`;
