@@ -5,6 +5,9 @@ import type { CsvOptions, CsvRow } from './csv.js';
 // csv-thread-worker.ts). Rows travel as one string per batch, so that crossing threads costs a
 // copy of the text rather than a structured clone of thousands of small arrays.
 
+/** Rows per batch, in the worker and in the in-thread fallback alike. */
+export const ROWS_PER_BATCH = 1000;
+
 export type CsvThreadOptions = Omit<CsvOptions, 'onBytes'>;
 
 export type ToWorker =

@@ -1,12 +1,11 @@
 import { parentPort } from 'node:worker_threads';
 import { readCsv, type CsvRow } from './csv.js';
-import { encodeBatch, serializeError, type FromWorker, type ToWorker } from './csv-thread-protocol.js';
+import { encodeBatch, ROWS_PER_BATCH, serializeError, type FromWorker, type ToWorker } from './csv-thread-protocol.js';
 
 // The CSV parsing thread: reads the files the main thread opens (several at once, interleaved)
 // with the same readCsv as the main thread would, and sends their rows in batches, never more
 // batches ahead than the main thread has granted (credits): memory stays bounded.
 
-const ROWS_PER_BATCH = 1000;
 const CHARS_PER_BATCH = 1 << 19;
 
 interface OpenFile {

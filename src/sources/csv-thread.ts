@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { readCsv, type CsvOptions, type CsvRow } from './csv.js';
-import { decodeBatch, deserializeError, type FromWorker, type ToWorker } from './csv-thread-protocol.js';
+import { decodeBatch, deserializeError, ROWS_PER_BATCH, type FromWorker, type ToWorker } from './csv-thread-protocol.js';
 
 // CSV files parsed on a second core (issue 4: validate at half of bare csv-parse's speed): one
 // worker thread per process, started on first use, parses every open file (several at once for
@@ -11,7 +11,6 @@ import { decodeBatch, deserializeError, type FromWorker, type ToWorker } from '.
 
 /** Batches the worker may send ahead of the consumer, per file: memory stays bounded. */
 const CREDITS = 4;
-const ROWS_PER_BATCH = 1000;
 
 let worker: Worker | undefined;
 let nextId = 1;
