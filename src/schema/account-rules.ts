@@ -15,14 +15,15 @@ function issue(attr: string, code: string, detail: string): ValidationIssue {
 export function accountRules(payload: unknown, today: string): ValidationIssue[] {
   const raw = asObject(payload);
   if (!raw) return [];
-  return [
-    ...customerRules(raw),
-    ...billingRules(raw),
-    ...ledgerRules(raw, today),
-    ...statementRules(raw['statements'], 'statements'),
-    ...asList(raw['notes']).flatMap((note, index) => noteRules(note, attrOf('notes', index))),
-  ];
+  const issues = [...customerRules(raw), ...billingRules(raw)];
+  if (raw['ledgers'] !== undefined) issues.push(...ledgerRules(raw, today));
+  if (raw['statements'] !== undefined) issues.push(...statementRules(raw['statements'], 'statements'));
+  asList(raw['notes']).forEach((note, index) => issues.push(...noteRules(note, attrOf('notes', index))));
+  return issues;
 }
+
+/** Whether a customer's name may read "The Occupier": a cheap test before the exact one (this runs per customer). */
+const MAY_BE_THE_OCCUPIER = /occupier\s*$/i;
 
 function customerRules(raw: Raw): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
@@ -37,8 +38,9 @@ function customerRules(raw: Raw): ValidationIssue[] {
     if (domestic && !familyName) {
       issues.push(issue(attrOf('customers', index, 'family_name'), Code.customerFamilyNameRequired, 'A customer of a domestic account needs a family name.'));
     }
-    const fullName = [asString(person['given_name']), familyName].filter(Boolean).join(' ').trim().toLowerCase();
-    if (fullName === 'the occupier') {
+    const givenName = asString(person['given_name']);
+    const mayBe = MAY_BE_THE_OCCUPIER.test(familyName ?? '') || MAY_BE_THE_OCCUPIER.test(givenName ?? '');
+    if (mayBe && [givenName, familyName].filter(Boolean).join(' ').trim().toLowerCase() === 'the occupier') {
       issues.push(issue(attrOf('customers', index), Code.customerMayNotBeNamedTheOccupier, 'A customer may not be named "The Occupier"; use unknown_occupier instead.'));
     }
   });
@@ -56,7 +58,7 @@ function billingRules(raw: Raw): ValidationIssue[] {
   }
   const options = asObject(raw['account_billing_options']);
   if (options) {
-    const periodData = ['period_length', 'period_start_day', 'period_start_month'].some((key) => options[key] != null);
+    const periodData = options['period_length'] != null || options['period_start_day'] != null || options['period_start_month'] != null;
     if (options['use_industry_billing'] === true && periodData) {
       issues.push(issue('account_billing_options', Code.industryBillingWithPeriodData, 'Industry billing cannot be combined with period_length, period_start_day or period_start_month.'));
     } else if (options['use_industry_billing'] !== true && options['period_length'] === undefined) {

@@ -11,8 +11,13 @@ export interface ValidationIssue {
   detail: string;
 }
 
-/** Turns a zod error into the service's issue items, mapping zod's codes to the platform's. */
-export function toValidationIssues(error: z.core.$ZodError): ValidationIssue[] {
+/**
+ * Turns a zod error into the service's issue items, mapping zod's codes to the platform's.
+ * `input` is what was parsed: a type error's value is read from it (not with zod's
+ * reportInput, which slows every parse, also the successful ones), so that a missing field
+ * ("required") differs from a wrong one.
+ */
+export function toValidationIssues(error: z.core.$ZodError, input: unknown): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   for (const issue of error.issues) {
     const attr = issue.path.map(String).join('.');
@@ -26,19 +31,30 @@ export function toValidationIssues(error: z.core.$ZodError): ValidationIssue[] {
       }
       continue;
     }
-    issues.push({ attr, code: platformCode(issue), detail: issue.message });
+    issues.push({ attr, code: platformCode(issue, input), detail: issue.message });
   }
   return issues;
 }
 
-function platformCode(issue: z.core.$ZodIssue): string {
+function valueAt(input: unknown, path: PropertyKey[]): unknown {
+  let node = input;
+  for (const key of path) {
+    if (typeof node !== 'object' || node === null) return undefined;
+    node = (node as Record<PropertyKey, unknown>)[key];
+  }
+  return node;
+}
+
+function platformCode(issue: z.core.$ZodIssue, input: unknown): string {
   switch (issue.code) {
     case 'custom': {
       const code = (issue.params as { code?: unknown } | undefined)?.code;
       return typeof code === 'string' ? code : 'invalid';
     }
-    case 'invalid_type':
-      return issue.input === undefined ? 'required' : issue.input === null ? 'null' : 'invalid';
+    case 'invalid_type': {
+      const value = valueAt(input, issue.path);
+      return value === undefined ? 'required' : value === null ? 'null' : 'invalid';
+    }
     case 'invalid_value':
       return 'invalid_choice';
     case 'too_big':

@@ -20,7 +20,13 @@ export function asNumber(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
 
-/** Joins path parts into the service's dot-delimited `attr`. */
+/** Joins path parts into the service's dot-delimited `attr` (empty parts are skipped). */
 export function attrOf(...parts: Array<string | number>): string {
-  return parts.filter((part) => part !== '').join('.');
+  // A loop, not filter/join: rules build an attr per list item of every request (issue 4 profile).
+  let attr = '';
+  for (const part of parts) {
+    if (part === '') continue;
+    attr = attr === '' ? String(part) : `${attr}.${part}`;
+  }
+  return attr;
 }

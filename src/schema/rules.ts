@@ -9,6 +9,12 @@ import { asList, asNumber, asObject, asString, attrOf, type Raw } from './read.j
 
 const PAYMENT_LIKE = new Set(['PAYMENT', 'REPAYMENT']);
 const TAXABLE = new Set(['CHARGE', 'SUPPLY_CHARGE']);
+const SUPPLY_CHARGE_ONLY = new Set(['SUPPLY_CHARGE']);
+/** Fields that only some transaction types may carry. */
+const ALLOWED_ON: ReadonlyArray<[string, ReadonlySet<string>]> = [
+  ['reference', PAYMENT_LIKE], ['payment_type', PAYMENT_LIKE], ['product_code', SUPPLY_CHARGE_ONLY],
+  ['line_items', SUPPLY_CHARGE_ONLY], ['tax_items', TAXABLE],
+];
 const AMOUNT_TOLERANCE = 0.005;
 
 function issue(attr: string, code: string, detail: string): ValidationIssue {
@@ -48,11 +54,7 @@ export function transactionRules(transaction: unknown, prefix: string, today: st
   if (date && date > today) {
     issues.push(issue(attrOf(prefix, 'transaction_date'), Code.transactionInFuture, `transaction_date ${date} is in the future.`));
   }
-  const allowedOn: Array<[string, Set<string>]> = [
-    ['reference', PAYMENT_LIKE], ['payment_type', PAYMENT_LIKE], ['product_code', new Set(['SUPPLY_CHARGE'])],
-    ['line_items', new Set(['SUPPLY_CHARGE'])], ['tax_items', TAXABLE],
-  ];
-  for (const [field, types] of allowedOn) {
+  for (const [field, types] of ALLOWED_ON) {
     if (raw[field] !== undefined && type && !types.has(type)) {
       issues.push(issue(attrOf(prefix, field), Code.fieldNotAllowedForTransactionType, `${field} is not allowed on a ${type} transaction.`));
     }
@@ -106,10 +108,10 @@ export function duplicateRule(items: Array<{ item: unknown; attr: string }>, fie
 }
 
 export function transactionListRules(items: Array<{ item: unknown; attr: string }>, today: string): ValidationIssue[] {
-  return [
-    ...items.flatMap(({ item, attr }) => transactionRules(item, attr, today)),
-    ...duplicateRule(items, 'transaction_id', Code.duplicateTransactionIds, 'transaction_id'),
-  ];
+  const issues: ValidationIssue[] = [];
+  for (const { item, attr } of items) for (const found of transactionRules(item, attr, today)) issues.push(found);
+  for (const found of duplicateRule(items, 'transaction_id', Code.duplicateTransactionIds, 'transaction_id')) issues.push(found);
+  return issues;
 }
 
 export function statementRules(statements: unknown, prefix: string): ValidationIssue[] {

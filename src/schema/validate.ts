@@ -26,9 +26,8 @@ function todayOf(options: ValidationOptions): string {
 }
 
 function run(schema: z.ZodType, input: unknown, rules: ValidationIssue[]): ValidationIssue[] {
-  // reportInput: the issue carries the value, so a missing field ("required") differs from a wrong one.
-  const parsed = schema.safeParse(input, { reportInput: true });
-  const issues = parsed.success ? [] : toValidationIssues(parsed.error);
+  const parsed = schema.safeParse(input);
+  const issues = parsed.success ? [] : toValidationIssues(parsed.error, input);
   // Most records break no cross-field rule: skip building the dedupe set for them (issue 4).
   if (rules.length === 0) return issues;
   const seen = new Set(issues.map((item) => `${item.attr}|${item.code}`));
