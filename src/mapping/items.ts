@@ -18,14 +18,22 @@ export interface ItemSet {
   paymentInstructions: Array<MappedItem<PaymentInstructionRequest>>;
 }
 
-function toItems<T>(kind: FileKind, number: string, records: StagedRecord[]): Array<MappedItem<T>> {
-  return records
-    .filter((staged) => staged.record.kind === kind)
-    .map((staged) => ({
-      value: staged.record.fields as T,
-      origin: { file: staged.file, line: staged.record.line },
-      issues: staged.record.issues.map((issue) => recordIssue(staged.file, staged.record.line, number, issue)),
-    }));
+/** An account's records, by kind, each list in file order: the join reads each kind once. */
+export type RecordsByKind = Partial<Record<FileKind, StagedRecord[]>>;
+
+export function recordsByKind(records: StagedRecord[]): RecordsByKind {
+  const byKind: RecordsByKind = {};
+  for (const staged of records) (byKind[staged.record.kind] ??= []).push(staged);
+  return byKind;
+}
+
+function toItems<T>(records: StagedRecord[] | undefined, number: string): Array<MappedItem<T>> {
+  if (!records) return [];
+  return records.map((staged) => ({
+    value: staged.record.fields as T,
+    origin: { file: staged.file, line: staged.record.line },
+    issues: staged.record.issues.length === 0 ? [] : staged.record.issues.map((issue) => recordIssue(staged.file, staged.record.line, number, issue)),
+  }));
 }
 
 /** Puts the request's issues on the items they concern; attrs become relative to the item. */
@@ -48,12 +56,12 @@ function attach<T>(items: Array<MappedItem<T>>, listField: string | undefined, i
   }
 }
 
-export function itemsOf(number: string, supplier: string | undefined, records: StagedRecord[], context: JoinContext): ItemSet {
+export function itemsOf(number: string, supplier: string | undefined, records: RecordsByKind, context: JoinContext): ItemSet {
   const set: ItemSet = {
-    notes: toItems<Note>('notes', number, records),
-    transactions: toItems<Transaction>('transactions', number, records),
-    statements: toItems<HistoricalStatement>('statements', number, records),
-    paymentInstructions: toItems<PaymentInstructionRequest>('payment_instructions', number, records),
+    notes: toItems<Note>(records.notes, number),
+    transactions: toItems<Transaction>(records.transactions, number),
+    statements: toItems<HistoricalStatement>(records.statements, number),
+    paymentInstructions: toItems<PaymentInstructionRequest>(records.payment_instructions, number),
   };
   if (supplier === undefined) {
     for (const list of [set.notes, set.transactions, set.statements, set.paymentInstructions] as Array<Array<MappedItem<unknown>>>) {
@@ -61,14 +69,16 @@ export function itemsOf(number: string, supplier: string | undefined, records: S
       first?.issues.push({ ...first.origin, attr: 'import_supplier', externalAccountNumber: number, code: ExportCode.missingImportSupplier, message: 'No import supplier: give --supplier, set MIGRATE_SUPPLIER or import_supplier in migrate.config.json, or fill the import_supplier column.' });
     }
   }
-  const head = { import_supplier: supplier, external_account_number: number };
-  const requests: Array<[Array<MappedItem<unknown>>, string, (body: unknown) => ValidationIssue[]]> = [
-    [set.notes, 'notes', (body) => validateNotesRequest(body)],
-    [set.transactions, 'transactions', (body) => validateTransactionsRequest(body, { today: context.today })],
-    [set.statements, 'statements', (body) => validateHistoricalStatementsRequest(body)],
-  ];
-  for (const [items, field, validate] of requests) {
-    if (items.length > 0) attach(items, field, validate({ ...head, [field]: items.map((item) => item.value) }), number, context);
+  const values = <T>(items: Array<MappedItem<T>>): T[] => items.map((item) => item.value);
+  if (set.notes.length > 0) {
+    attach(set.notes, 'notes', validateNotesRequest({ import_supplier: supplier, external_account_number: number, notes: values(set.notes) }), number, context);
+  }
+  if (set.transactions.length > 0) {
+    const body = { import_supplier: supplier, external_account_number: number, transactions: values(set.transactions) };
+    attach(set.transactions, 'transactions', validateTransactionsRequest(body, { today: context.today }), number, context);
+  }
+  if (set.statements.length > 0) {
+    attach(set.statements, 'statements', validateHistoricalStatementsRequest({ import_supplier: supplier, external_account_number: number, statements: values(set.statements) }), number, context);
   }
   set.paymentInstructions.forEach((item, index) => {
     attach(set.paymentInstructions, undefined, validatePaymentInstructionRequest(item.value), number, context, index);

@@ -2,7 +2,7 @@ import type { AccountPayload, HistoricalStatement, Note, PaymentInstructionReque
 import { validateAccountPayload } from '../schema/index.js';
 import { ExportCode } from './issue-codes.js';
 import { locateIssue } from './locate.js';
-import { itemsOf, type ItemSet } from './items.js';
+import { itemsOf, recordsByKind, type ItemSet } from './items.js';
 import type { MappedRecord, RecordIssue } from './record.js';
 import type { ExportAccount, Origin, OrphanItems, SourceIssue } from './types.js';
 
@@ -32,13 +32,11 @@ function suppressedBy(mappingIssues: SourceIssue[]): (issue: SourceIssue) => boo
   return (issue) => attrs.some((attr) => issue.attr === attr || (issue.attr ?? '').startsWith(`${attr}.`));
 }
 
-function collect(payload: Record<string, unknown>, list: 'customers' | 'supply_addresses', accountOrigin: Origin, records: StagedRecord[], origins: Record<string, Origin>, issues: SourceIssue[], number: string): void {
+function collect(payload: Record<string, unknown>, list: 'customers' | 'supply_addresses', accountOrigin: Origin, rows: StagedRecord[], origins: Record<string, Origin>, issues: SourceIssue[], number: string): void {
   const inline = Array.isArray(payload[list]) ? (payload[list] as unknown[]) : [];
   inline.forEach((_, index) => {
     origins[`${list}.${index}`] = { ...accountOrigin, column: list };
   });
-  const kind = list === 'customers' ? 'customers' : 'supply_addresses';
-  const rows = records.filter((staged) => staged.record.kind === kind);
   rows.forEach((staged, offset) => {
     const index = inline.length + offset;
     origins[`${list}.${index}`] = { file: staged.file, line: staged.record.line };
@@ -48,7 +46,8 @@ function collect(payload: Record<string, unknown>, list: 'customers' | 'supply_a
 }
 
 export function joinAccount(number: string, records: StagedRecord[], context: JoinContext): ExportAccount {
-  const [main, ...duplicates] = records.filter((staged) => staged.record.kind === 'accounts');
+  const byKind = recordsByKind(records);
+  const [main, ...duplicates] = byKind.accounts ?? [];
   if (!main) throw new Error(`joinAccount(${number}) without an accounts record`);
   const origin: Origin = { file: main.file, line: main.record.line };
   const origins: Record<string, Origin> = { '': origin };
@@ -60,36 +59,47 @@ export function joinAccount(number: string, records: StagedRecord[], context: Jo
       code: ExportCode.duplicateExternalAccountNumber, message: `external_account_number ${number} is already on line ${main.record.line}; an account must appear once in ${main.file}.`,
     });
   }
-  collect(payload, 'customers', origin, records, origins, mappingIssues, number);
-  collect(payload, 'supply_addresses', origin, records, origins, mappingIssues, number);
+  collect(payload, 'customers', origin, byKind.customers ?? [], origins, mappingIssues, number);
+  collect(payload, 'supply_addresses', origin, byKind.supply_addresses ?? [], origins, mappingIssues, number);
   if (payload['import_supplier'] === undefined) {
     mappingIssues.push({ ...origin, attr: 'import_supplier', externalAccountNumber: number, code: ExportCode.missingImportSupplier, message: 'No import supplier: give --supplier, set MIGRATE_SUPPLIER or import_supplier in migrate.config.json, or fill the import_supplier column.' });
   }
   const located = { externalAccountNumber: number, origins, columnOf: context.columnOf };
   const hidden = suppressedBy(mappingIssues);
   const schemaIssues = validateAccountPayload(payload, { today: context.today }).map((issue) => locateIssue(located, issue)).filter((issue) => !hidden(issue));
-  const items = itemsOf(number, main.record.importSupplier ?? context.importSupplier, records, context);
-  const itemIssues = [items.notes, items.transactions, items.statements, items.paymentInstructions].flatMap((list) => list.flatMap((item) => item.issues));
+  const items = itemsOf(number, main.record.importSupplier ?? context.importSupplier, byKind, context);
+  const itemIssues: SourceIssue[] = [];
+  for (const list of [items.notes, items.transactions, items.statements, items.paymentInstructions] as Array<Array<{ issues: SourceIssue[] }>>) {
+    for (const item of list) for (const issue of item.issues) itemIssues.push(issue);
+  }
   return {
     externalAccountNumber: number,
     importSupplier: main.record.importSupplier ?? '',
     payload: payload as AccountPayload,
     origin,
     origins,
-    issues: [...mappingIssues, ...schemaIssues, ...itemIssues],
+    issues: mappingIssues.length + schemaIssues.length + itemIssues.length === 0 ? [] : [...mappingIssues, ...schemaIssues, ...itemIssues],
     columnOf: columnOfFiles(context.columnOf, records),
     ...items,
   };
 }
 
+/** The files that have renames, per columnOf table: most exports have none, and then no account needs a table of its own. */
+const renamedFiles = new WeakMap<Record<string, Record<string, string>>, Array<[string, Record<string, string>]>>();
+
 function columnOfFiles(columnOf: Record<string, Record<string, string>>, records: StagedRecord[]): Record<string, Record<string, string>> {
-  const files = new Set(records.map((staged) => staged.file));
-  return Object.fromEntries(Object.entries(columnOf).filter(([file, renames]) => files.has(file) && Object.keys(renames).length > 0));
+  let renamed = renamedFiles.get(columnOf);
+  if (!renamed) {
+    renamed = Object.entries(columnOf).filter(([, renames]) => Object.keys(renames).length > 0);
+    renamedFiles.set(columnOf, renamed);
+  }
+  if (renamed.length === 0) return {};
+  return Object.fromEntries(renamed.filter(([file]) => records.some((staged) => staged.file === file)));
 }
 
 export function joinOrphan(number: string, records: StagedRecord[], context: JoinContext): OrphanItems {
   const supplier = records.find((staged) => staged.record.importSupplier !== undefined)?.record.importSupplier ?? context.importSupplier;
-  const items: ItemSet = itemsOf(number, supplier, records, context);
+  const items: ItemSet = itemsOf(number, supplier, recordsByKind(records), context);
   return { externalAccountNumber: number, importSupplier: supplier ?? '', ...items };
 }
 

@@ -27,14 +27,24 @@ export interface MappedRecord {
   issues: RecordIssue[];
 }
 
-interface ColumnPlan {
-  index: number;
-  column: string;
+/** A field filled by a column, a default or a constant, compiled once per file. */
+interface FieldPlan {
   field: string;
   path: string[];
   type: FieldType;
-  /** Built once per column, not once per cell (issue 4: one object per cell of 600,000 rows). */
+  /** Built once per field, not once per cell (issue 4: one object per cell of 600,000 rows). */
   context: CoerceContext;
+  /** The external account number or supplier of a kind whose payload does not carry them: kept aside for the join. */
+  lifted: boolean;
+}
+
+interface ColumnPlan extends FieldPlan {
+  index: number;
+  column: string;
+}
+
+interface ValuePlan extends FieldPlan {
+  value: unknown;
 }
 
 /** How the columns of one file map to fields; compiled once per file from its header. */
@@ -51,16 +61,31 @@ export interface FilePlan {
   importSupplier: string | undefined;
   /** Index of the external_account_number column (CSV). */
   keyIndex: number | undefined;
+  defaults: ValuePlan[];
+  constants: ValuePlan[];
 }
 
 /** Keeps the external account number and supplier in the fragment only where the payload has them. */
 const KEYS_IN_PAYLOAD: ReadonlySet<FileKind> = new Set(['accounts', 'payment_instructions']);
+const KEY_FIELDS: ReadonlySet<string> = new Set(['external_account_number', 'import_supplier']);
+
+function fieldPlan(kind: FileKind, mapping: FileMapping, field: string, type: FieldType, phoneCountry: CountryCode | undefined): FieldPlan {
+  return { field, path: field.split('.'), type, context: { mapping, field, phoneCountry }, lifted: KEY_FIELDS.has(field) && !KEYS_IN_PAYLOAD.has(kind) };
+}
+
+function valuePlans(kind: FileKind, mapping: FileMapping, values: Record<string, unknown>, phoneCountry: CountryCode | undefined): ValuePlan[] {
+  return Object.entries(values).map(([field, value]) => ({ ...fieldPlan(kind, mapping, field, fieldType(kind, field) ?? 'string', phoneCountry), value }));
+}
 
 /** Compiles a CSV header (or, with an empty header, the rules of a JSON file, whose keys vary by record). */
 export function planFile(kind: FileKind, file: string, header: string[], config: MigrateConfig): FilePlan {
   const mapping = config.mapping[kind];
   const ignore = new Set(mapping.ignore);
-  const plan: FilePlan = { kind, mapping, columns: [], width: header.length, unknownColumns: [], columnOf: {}, phoneCountry: config.phoneDefaultCountry, importSupplier: config.importSupplier, keyIndex: undefined };
+  const phoneCountry = config.phoneDefaultCountry;
+  const plan: FilePlan = {
+    kind, mapping, columns: [], width: header.length, unknownColumns: [], columnOf: {}, phoneCountry, importSupplier: config.importSupplier, keyIndex: undefined,
+    defaults: valuePlans(kind, mapping, mapping.defaults, phoneCountry), constants: valuePlans(kind, mapping, mapping.constants, phoneCountry),
+  };
   if (header.length === 0) {
     // JSON: keys vary by record; every rename may occur.
     for (const [source, field] of Object.entries(mapping.rename)) plan.columnOf[field] = source;
@@ -80,7 +105,7 @@ export function planFile(kind: FileKind, file: string, header: string[], config:
     byField.set(field, column);
     if (field === 'external_account_number') plan.keyIndex = index;
     if (field !== column) plan.columnOf[field] = column;
-    plan.columns.push({ index, column, field, path: field.split('.'), type, context: { mapping, field, phoneCountry: plan.phoneCountry } });
+    plan.columns.push({ ...fieldPlan(kind, mapping, field, type, phoneCountry), index, column });
   });
   if (header.length > 0 && !byField.has('external_account_number') && mapping.constants['external_account_number'] === undefined) {
     throw new InputError(file, 1, 'has no external_account_number column (every record needs it to join its account); add the column, or rename the source column to it in the mapping file.', 'input_missing_key_column');
@@ -110,54 +135,48 @@ function getPath(target: Record<string, unknown>, path: string[]): unknown {
   return node;
 }
 
-function assign(plan: FilePlan, record: MappedRecord, field: string, path: string[], type: FieldType, raw: unknown, column: string | undefined, context?: CoerceContext): void {
+/** Where a record's lifted fields (external account number, supplier) go while it is mapped. */
+type Lifted = Record<string, unknown>;
+
+function assign(plan: FilePlan, record: MappedRecord, lifted: Lifted, target: FieldPlan, raw: unknown, column: string | undefined): void {
+  const { field } = target;
   const valueMap = plan.mapping.values[field];
   // The trimmed key is only needed where the field has a value map (most have none).
   const key = valueMap && typeof raw === 'string' ? raw.trim() : raw;
   const mapped = valueMap && typeof key === 'string' && Object.hasOwn(valueMap, key) ? valueMap[key] : raw;
   if (isEmptyCell(mapped)) return;
-  const result = coerceValue(type, mapped, context ?? { mapping: plan.mapping, field, phoneCountry: plan.phoneCountry });
-  setPath(record.fields, path, result.value);
+  const result = coerceValue(target.type, mapped, target.context);
+  setPath(target.lifted ? lifted : record.fields, target.path, result.value);
   if (result.issue) record.issues.push({ attr: field, ...(column === undefined ? {} : { column }), ...result.issue });
 }
 
 /** Constants always apply; defaults fill fields the record left empty (input-format "The mapping file"). */
-function applyConstantsAndDefaults(plan: FilePlan, record: MappedRecord): void {
-  for (const [field, value] of Object.entries(plan.mapping.defaults)) {
-    const path = field.split('.');
-    if (getPath(record.fields, path) === undefined) assign(plan, record, field, path, fieldType(plan.kind, field) ?? 'string', value, undefined);
+function finish(plan: FilePlan, record: MappedRecord, lifted: Lifted): MappedRecord {
+  for (const target of plan.defaults) {
+    if (getPath(target.lifted ? lifted : record.fields, target.path) === undefined) assign(plan, record, lifted, target, target.value, undefined);
   }
-  for (const [field, value] of Object.entries(plan.mapping.constants)) assign(plan, record, field, field.split('.'), fieldType(plan.kind, field) ?? 'string', value, undefined);
-}
-
-function finish(plan: FilePlan, record: MappedRecord): MappedRecord {
-  applyConstantsAndDefaults(plan, record);
-  const number = record.fields['external_account_number'];
-  const supplier = record.fields['import_supplier'];
+  for (const target of plan.constants) assign(plan, record, lifted, target, target.value, undefined);
+  const keys = KEYS_IN_PAYLOAD.has(plan.kind) ? record.fields : lifted;
+  const number = keys['external_account_number'];
+  const supplier = keys['import_supplier'];
   record.externalAccountNumber = typeof number === 'string' && number !== '' ? number : undefined;
   record.importSupplier = typeof supplier === 'string' && supplier !== '' ? supplier : plan.importSupplier;
-  if (KEYS_IN_PAYLOAD.has(plan.kind)) {
-    if (record.importSupplier !== undefined) record.fields['import_supplier'] = record.importSupplier;
-  } else if ('external_account_number' in record.fields || 'import_supplier' in record.fields) {
-    // A copy without the keys, not `delete`: deleting turns the object into a slow dictionary
-    // that the schemas then read field by field (issue 4 benchmark).
-    const { external_account_number: _number, import_supplier: _supplier, ...fields } = record.fields;
-    record.fields = fields;
-  }
+  if (KEYS_IN_PAYLOAD.has(plan.kind) && record.importSupplier !== undefined) record.fields['import_supplier'] = record.importSupplier;
   return record;
 }
 
 export function mapCsvRow(plan: FilePlan, line: number, cells: string[]): MappedRecord {
   const record: MappedRecord = { kind: plan.kind, line, externalAccountNumber: undefined, importSupplier: undefined, fields: {}, issues: [] };
+  const lifted: Lifted = {};
   if (cells.length !== plan.width) {
     // Cells of a shifted row land in the wrong fields: report the row once, not each symptom.
     record.issues.push({ attr: '', code: ExportCode.wrongColumnCount, message: `the row has ${cells.length} cells but the header has ${plan.width} columns (an unquoted delimiter in a value?); none of its cells is used.` });
     const key = plan.keyIndex === undefined ? undefined : cells[plan.keyIndex];
-    if (key !== undefined) record.fields['external_account_number'] = key.trim();
-    return finish(plan, record);
+    if (key !== undefined) (KEYS_IN_PAYLOAD.has(plan.kind) ? record.fields : lifted)['external_account_number'] = key.trim();
+    return finish(plan, record, lifted);
   }
-  for (const column of plan.columns) assign(plan, record, column.field, column.path, column.type, cells[column.index], column.column, column.context);
-  return finish(plan, record);
+  for (const column of plan.columns) assign(plan, record, lifted, column, cells[column.index], column.column);
+  return finish(plan, record, lifted);
 }
 
 /** Flattens the nested objects a JSON record may use (`billing_address: {...}`) into dotted columns. */
@@ -174,15 +193,16 @@ function jsonColumns(object: Record<string, unknown>): Array<[string, unknown]> 
 /** Maps a JSON/NDJSON record; undocumented keys are skipped here (jsonKey reports them once per file). */
 export function mapJsonRecord(plan: FilePlan, line: number, object: Record<string, unknown>): MappedRecord {
   const record: MappedRecord = { kind: plan.kind, line, externalAccountNumber: undefined, importSupplier: undefined, fields: {}, issues: [] };
+  const lifted: Lifted = {};
   const ignore = new Set(plan.mapping.ignore);
   for (const [column, value] of jsonColumns(object)) {
     if (ignore.has(column)) continue;
     const field = plan.mapping.rename[column] ?? column;
     const type = fieldType(plan.kind, field);
     if (!type) continue;
-    assign(plan, record, field, field.split('.'), type, value, column);
+    assign(plan, record, lifted, fieldPlan(plan.kind, plan.mapping, field, type, plan.phoneCountry), value, column);
   }
-  return finish(plan, record);
+  return finish(plan, record, lifted);
 }
 
 function keyText(value: unknown): string | undefined {
