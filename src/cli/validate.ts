@@ -58,8 +58,8 @@ export async function validateCommand(options: ValidateCommandOptions): Promise<
   let validation: ExportValidation;
   try {
     validation = await validateExportDirectory(
-      async (join) => {
-        const reader = await openExport(options.dir, config, { join, onProgress: (event) => progress?.reading(join, event.bytes, event.totalBytes) });
+      async (join, sortFiles) => {
+        const reader = await openExport(options.dir, config, { join, ...(sortFiles ? { sortFiles } : {}), onProgress: (event) => progress?.reading(join, event.bytes, event.totalBytes) });
         if (join === 'staged') progress?.joining(reader.summary.accounts + reader.summary.orphanAccounts);
         return reader;
       },

@@ -5,6 +5,7 @@ import { joinGroup, type JoinSetup } from './join-groups.js';
 import type { JoinContext } from './join.js';
 import { concatIssues, IssueSpool, type IssueList } from './issue-spool.js';
 import { CHILD_KINDS, notInAccountsIssue, openExportFile, type OpenedFile } from './read-export.js';
+import { sortedFile } from './sort-file.js';
 import { StagingStore } from './stage.js';
 import { streamEntries, type StreamCounts } from './stream-join.js';
 import type { ExportEntry } from './types.js';
@@ -31,9 +32,10 @@ export interface ExportSummary {
 /**
  * `staged`: every record goes to a scratch SQLite file first, then comes back grouped (any record
  * order; summary and file issues are complete when openExport returns). `streaming`: a merge
- * join over files sorted by external account number, in one pass and without a scratch file
- * (summary and file issues are complete once entries() has been read to the end); entries()
- * throws ExportNotSorted at the first record out of order.
+ * join over files sorted by external account number, in one pass (summary and file issues are
+ * complete once entries() has been read to the end); entries() throws ExportNotSorted at the
+ * first record out of order, except in the files named in `sortFiles`, which are sorted first
+ * (sort-file.ts: an external merge sort) while the others stream beside them.
  */
 export type JoinMode = 'staged' | 'streaming';
 
@@ -51,7 +53,9 @@ export type ReadPhaseProgress = { phase: 'read'; file: string; bytes: number; to
 export interface OpenExportOptions {
   /** Default `staged`. */
   join?: JoinMode;
-  /** Where the staging file goes (default: the OS temp dir). */
+  /** Streaming join: files (as named in the export) to sort before joining, because they are not in order. */
+  sortFiles?: ReadonlySet<string>;
+  /** Where the staging and sorting scratch files go (default: the OS temp dir). */
   scratchDir?: string;
   /** `YYYY-MM-DD` for "not in the future" rules (default: today, UTC). */
   today?: string;
@@ -64,7 +68,7 @@ export interface OpenExportOptions {
  */
 export async function openExport(dir: string, config: MigrateConfig, options: OpenExportOptions = {}): Promise<ExportReader> {
   const { files, ignored } = await findExportFiles(dir);
-  const issues = files.map(() => new IssueSpool(options.scratchDir));
+  const issues = files.map(() => new IssueSpool(options.scratchDir, { byLine: true }));
   const fileIssues = concatIssues(issues);
   const closeIssues = (): void => issues.forEach((spool) => spool.close());
   const summary: ExportSummary = {
@@ -74,7 +78,7 @@ export async function openExport(dir: string, config: MigrateConfig, options: Op
   };
   const progress = byteProgress(files, options.onProgress);
   const context: JoinContext = { today: options.today ?? new Date().toISOString().slice(0, 10), columnOf: {}, importSupplier: config.importSupplier };
-  const open = (index: number): Promise<OpenedFile> => openExportFile(files[index] as ExportFile, config, issues[index] as IssueSpool, progress(index));
+  const open = (index: number, read?: { thread: boolean }): Promise<OpenedFile> => openExportFile(files[index] as ExportFile, config, issues[index] as IssueSpool, progress(index), read);
   const setupOf = (opened: OpenedFile[]): JoinSetup => {
     context.columnOf = Object.fromEntries(files.map((file, index) => [file.file, opened[index]?.plan.columnOf ?? {}]));
     return { plans: opened.map((file) => file.plan), fileNames: files.map((file) => file.file), context };
@@ -94,8 +98,14 @@ export async function openExport(dir: string, config: MigrateConfig, options: Op
     };
   }
   const opened: OpenedFile[] = [];
+  const toSort = (index: number): boolean => options.sortFiles?.has(files[index]?.file ?? '') === true;
+  const parsedHere = inThisThread(files, toSort);
   try {
-    for (let index = 0; index < files.length; index += 1) opened.push(await open(index));
+    for (let index = 0; index < files.length; index += 1) {
+      const file = await open(index, { thread: index !== parsedHere });
+      // A file to sort is read to its end at once, beside the others (sort-file.ts).
+      opened.push(toSort(index) ? sortedFile(file, options.scratchDir) : file);
+    }
   } catch (error) {
     await Promise.all(opened.map((file) => file.close()));
     closeIssues();
@@ -117,6 +127,17 @@ export async function openExport(dir: string, config: MigrateConfig, options: Op
       closeIssues();
     },
   };
+}
+
+/**
+ * Files to sort are all read before the first account is joined. With two or more, the largest
+ * is parsed in this thread, the rest on the parsing thread: both cores read (else this thread
+ * would mostly wait). Returns its index, or -1.
+ */
+function inThisThread(files: ExportFile[], toSort: (index: number) => boolean): number {
+  const sorting = files.map((file, index) => ({ file, index })).filter(({ index }) => toSort(index));
+  if (sorting.length < 2) return -1;
+  return sorting.reduce((largest, next) => (next.file.bytes > largest.file.bytes ? next : largest)).index;
 }
 
 function countInto(summary: ExportSummary, records: number[], accounts: number, orphanAccounts: number): void {

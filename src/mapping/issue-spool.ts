@@ -1,13 +1,12 @@
-import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { readSync, writeSync } from 'node:fs';
+import { openScratchFile, type ScratchFile } from './scratch-file.js';
 import type { SourceIssue } from './types.js';
 
 // Problems of an export in the order found, with memory that does not grow with their number: a
 // date format wrong in every row of a million-row export is millions of errors. The first
 // IN_MEMORY stay in memory (the common case writes no file); the rest go to a scratch file as
-// JSON lines. The file is unlinked as soon as it is open, so even a killed run leaves nothing
-// behind (it holds customers' account numbers); where the OS refuses (Windows), close() removes it.
+// JSON lines, in a scratch file that nothing outlives (scratch-file.ts: it holds customers'
+// account numbers).
 
 const IN_MEMORY = 5_000;
 const FLUSH_CHARS = 1 << 20;
@@ -25,12 +24,18 @@ export class IssueSpool implements IssueList {
   readonly byCode: Record<string, number> = {};
   readonly #memory: SourceIssue[] = [];
   readonly #scratchDir: string | undefined;
-  #spill: { fd: number; dir: string | undefined; bytes: number } | undefined;
+  readonly #byLine: boolean;
+  #spill: { file: ScratchFile; bytes: number } | undefined;
   #pending = '';
   #length = 0;
 
-  constructor(scratchDir?: string) {
+  /**
+   * `byLine`: the problems of one file, handed out in line order while they fit in memory (a
+   * file the join reads sorted finds some in account order); past IN_MEMORY, in the order found.
+   */
+  constructor(scratchDir?: string, options: { byLine?: boolean } = {}) {
     this.#scratchDir = scratchDir;
+    this.#byLine = options.byLine === true;
   }
 
   get length(): number {
@@ -44,20 +49,26 @@ export class IssueSpool implements IssueList {
       this.#memory.push(issue);
       return;
     }
-    this.#spill ??= this.#openSpill();
+    this.#spill ??= { file: openScratchFile(this.#scratchDir, 'issues.ndjson'), bytes: 0 };
     this.#pending += `${JSON.stringify(issue)}\n`;
     if (this.#pending.length >= FLUSH_CHARS) this.#flush();
   }
 
   first(count: number): SourceIssue[] {
-    return this.#memory.slice(0, count);
+    return this.#inMemory().slice(0, count);
+  }
+
+  /** The problems held in memory, in the order they are handed out. */
+  #inMemory(): SourceIssue[] {
+    // Array.prototype.sort is stable: problems of one line keep their order.
+    return this.#byLine && this.#spill === undefined ? [...this.#memory].sort((a, b) => a.line - b.line) : this.#memory;
   }
 
   async *[Symbol.asyncIterator](): AsyncGenerator<SourceIssue> {
-    yield* this.#memory;
+    yield* this.#inMemory();
     if (this.#spill === undefined) return;
     this.#flush();
-    const { fd, bytes } = this.#spill;
+    const { file: { fd }, bytes } = this.#spill;
     const chunk = Buffer.alloc(1 << 20);
     let rest = '';
     for (let position = 0; position < bytes; ) {
@@ -70,28 +81,14 @@ export class IssueSpool implements IssueList {
   }
 
   close(): void {
-    if (!this.#spill) return;
-    closeSync(this.#spill.fd);
-    if (this.#spill.dir !== undefined) rmSync(this.#spill.dir, { recursive: true, force: true });
+    this.#spill?.file.close();
     this.#spill = undefined;
-  }
-
-  #openSpill(): { fd: number; dir: string | undefined; bytes: number } {
-    const dir = mkdtempSync(path.join(this.#scratchDir ?? os.tmpdir(), 'migrate-issues-'));
-    const file = path.join(dir, 'issues.ndjson');
-    const fd = openSync(file, 'w+', 0o600);
-    try {
-      rmSync(dir, { recursive: true });
-      return { fd, dir: undefined, bytes: 0 };
-    } catch {
-      return { fd, dir, bytes: 0 };
-    }
   }
 
   #flush(): void {
     if (!this.#spill || this.#pending === '') return;
     const bytes = Buffer.from(this.#pending, 'utf8');
-    writeSync(this.#spill.fd, bytes, 0, bytes.length, this.#spill.bytes);
+    writeSync(this.#spill.file.fd, bytes, 0, bytes.length, this.#spill.bytes);
     this.#spill.bytes += bytes.length;
     this.#pending = '';
   }

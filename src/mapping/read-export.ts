@@ -60,12 +60,15 @@ export function notInAccountsIssue(file: ExportFile, plan: FilePlan, line: numbe
   };
 }
 
-/** Opens one export file: reads a CSV header and compiles the file's plan before any record is handed out. */
-export async function openExportFile(file: ExportFile, config: MigrateConfig, issues: IssueSink, onBytes: (bytes: number) => void): Promise<OpenedFile> {
+/**
+ * Opens one export file: reads a CSV header and compiles the file's plan before any record is
+ * handed out. `thread: false`: a CSV file is parsed in this thread (see readCsvBatches).
+ */
+export async function openExportFile(file: ExportFile, config: MigrateConfig, issues: IssueSink, onBytes: (bytes: number) => void, read: { thread?: boolean } = {}): Promise<OpenedFile> {
   const mapping = config.mapping[file.kind];
   const options = { file: file.file, encoding: mapping.encoding, onBytes };
   if (file.format === 'csv') {
-    const batches = readCsvBatches(file.absolutePath, { ...options, delimiter: mapping.delimiter });
+    const batches = readCsvBatches(file.absolutePath, { ...options, delimiter: mapping.delimiter, ...read });
     try {
       const first = await batches.next();
       const header = first.done ? undefined : first.value[0];

@@ -17,6 +17,8 @@ export class ExportNotSorted extends Error {
     readonly line: number,
     readonly key: string,
     readonly previousKey: string,
+    /** `file` and the other files seen out of order in the records read ahead (to sort them all on the next read). */
+    readonly unsortedFiles: readonly string[] = [file],
   ) {
     super(`${file}:${line}: external_account_number ${key} comes after ${previousKey}`);
     this.name = 'ExportNotSorted';
@@ -30,6 +32,8 @@ export class ExportNotSorted extends Error {
  */
 export function compareKeys(a: string, b: string): number {
   if (a === b) return 0;
+  // Where either key has no unit from U+D800 up (account numbers are ASCII), the orders agree.
+  if (!HIGH_UNIT.test(a) || !HIGH_UNIT.test(b)) return a < b ? -1 : 1;
   const length = Math.min(a.length, b.length);
   let index = 0;
   while (index < length && a.charCodeAt(index) === b.charCodeAt(index)) index += 1;
@@ -37,6 +41,7 @@ export function compareKeys(a: string, b: string): number {
   return codePointRank(a.charCodeAt(index)) - codePointRank(b.charCodeAt(index));
 }
 
+const HIGH_UNIT = /[\ud800-\uffff]/;
 const codePointRank = (unit: number): number => (unit >= 0xd800 && unit <= 0xdfff ? unit + 0x10000 : unit);
 
 export interface StreamCounts {
@@ -81,6 +86,17 @@ class Cursor {
     }
   }
 
+  /** Whether the records read ahead (the rest of the batch) are already out of order. */
+  aheadOutOfOrder(): boolean {
+    let previous = this.head?.key;
+    for (let index = this.#next; index < this.#batch.length; index += 1) {
+      const key = (this.#batch[index] as KeyedRecord).key;
+      if (previous !== undefined && compareKeys(key, previous) < 0) return true;
+      previous = key;
+    }
+    return false;
+  }
+
   #take(): void {
     const previous = this.head;
     this.head = this.#batch[this.#next];
@@ -122,6 +138,12 @@ export async function* streamEntries(files: ExportFile[], opened: OpenedFile[], 
       else counts.orphanAccounts += 1;
       yield joinGroup({ externalAccountNumber: key, records }, setup);
     }
+  } catch (error) {
+    if (!(error instanceof ExportNotSorted)) throw error;
+    // A scattered file shows it within the records read ahead: name them all, so that the next
+    // read sorts every one of them rather than finding them one read at a time.
+    const others = cursors.filter((cursor) => cursor.file.file !== error.file && cursor.aheadOutOfOrder()).map((cursor) => cursor.file.file);
+    throw new ExportNotSorted(error.file, error.line, error.key, error.previousKey, [error.file, ...others]);
   } finally {
     await Promise.all(cursors.map((cursor) => cursor.opened.close()));
   }

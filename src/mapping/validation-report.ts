@@ -84,8 +84,9 @@ function summaryLines(validation: ExportValidation): string[] {
   const lines = [`Read ${summary.files.map((file) => `${file.file} (${file.records})`).join(', ')}${summary.configFile ? ` with mapping ${summary.configFile}` : ''}.`];
   if (summary.ignoredFiles.length > 0) lines.push(`Not export files, not read: ${summary.ignoredFiles.join(', ')}.`);
   if (validation.unsorted) {
-    const { file, line } = validation.unsorted;
-    lines.push(`Read twice: ${file} is not sorted by external_account_number (line ${line}); an export whose files are all sorted is read in one pass, about twice as fast.`);
+    const { file, line, sorted } = validation.unsorted;
+    const how = sorted ? `; the second read sorted ${sorted.join(', ')} on disk` : '';
+    lines.push(`Read twice: ${file} is not sorted by external_account_number (line ${line})${how}. An export whose files are all sorted is read in one pass, about twice as fast.`);
   }
   if (orphans.accounts > 0) {
     const sample = orphans.numbers.join(', ') + (orphans.accounts > orphans.numbers.length ? ', ...' : '');

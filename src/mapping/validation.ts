@@ -16,8 +16,11 @@ export interface ExportValidation {
   byCode: Record<string, number>;
   orphans: { accounts: number; records: number; numbers: string[] };
   summary: ExportSummary;
-  /** Where a streaming read found the export out of order, so that it was read again through the staging file. */
-  unsorted?: { file: string; line: number };
+  /**
+   * Where a streaming read found the export out of order, so that it was read again: `sorted`
+   * names the files the second read sorted on disk (absent: it went through the staging file).
+   */
+  unsorted?: { file: string; line: number; sorted?: string[] };
   /** Frees the spooled errors (after the reports are written). */
   close(): void;
 }
@@ -34,24 +37,32 @@ export interface ValidateExportOptions {
   onEntry?: (entry: ExportEntry) => void;
 }
 
-/** Opens the export with the given join (validateExportDirectory closes it). */
-export type OpenExportWith = (join: JoinMode) => Promise<ExportReader>;
+/** Opens the export with the given join, sorting `sortFiles` first (validateExportDirectory closes it). */
+export type OpenExportWith = (join: JoinMode, sortFiles?: ReadonlySet<string>) => Promise<ExportReader>;
 
 /**
  * Validates an export in one streaming pass when its files are sorted by external account
- * number, else (found out of order) again through the staging file: the result is the same
- * either way. --remote goes straight to the staged join, so that no account is sent twice.
+ * number; else (found out of order) reads it again with the files found out of order sorted on
+ * disk and the others streaming beside them (once more if another file turns out unsorted later
+ * on). The result is the same either way. --remote goes straight to the staged join, so that no
+ * account is sent twice.
  */
 export async function validateExportDirectory(open: OpenExportWith, options: ValidateExportOptions & { onRestart?: (unsorted: ExportNotSorted) => void } = {}): Promise<ExportValidation> {
   let unsorted: ExportNotSorted | undefined;
-  if (!options.remote) {
-    const reader = await open('streaming');
+  const sortFiles = new Set<string>();
+  while (!options.remote) {
+    const reader = await open('streaming', sortFiles);
     try {
-      return await validateExport(reader, options);
+      const result = await validateExport(reader, options);
+      return unsorted ? { ...result, unsorted: { file: unsorted.file, line: unsorted.line, sorted: [...sortFiles] } } : result;
     } catch (error) {
       if (!(error instanceof ExportNotSorted)) throw error;
-      unsorted = error;
+      unsorted ??= error;
       options.onRestart?.(error);
+      const before = sortFiles.size;
+      for (const file of error.unsortedFiles) sortFiles.add(file);
+      // Every file it names is sorted already (a reader that cannot sort): the staged join reads any order.
+      if (sortFiles.size === before) break;
     } finally {
       await reader.close();
     }

@@ -37,9 +37,13 @@ function thread(): Worker {
   return started;
 }
 
-/** readCsv's rows, in batches: header first, blank lines skipped, 1-based lines; the same InputErrors. */
-export async function* readCsvBatches(absolutePath: string, options: CsvOptions): AsyncGenerator<CsvRow[], void, undefined> {
-  if (!useThread()) {
+/**
+ * readCsv's rows, in batches: header first, blank lines skipped, 1-based lines; the same
+ * InputErrors. `thread: false` parses in this thread even where the worker is used, to parse
+ * two files at once (sort-file.ts reads every unsorted file before the join starts).
+ */
+export async function* readCsvBatches(absolutePath: string, options: CsvOptions & { thread?: boolean }): AsyncGenerator<CsvRow[], void, undefined> {
+  if (options.thread === false || !useThread()) {
     yield* batchesOf(readCsv(absolutePath, options));
     return;
   }

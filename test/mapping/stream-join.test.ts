@@ -110,9 +110,10 @@ describe('streaming join', () => {
 });
 
 describe('validateExportDirectory', () => {
-  const validate = (dir: string, env: NodeJS.ProcessEnv) => validateExportDirectory(async (join) => openExport(dir, await loadMigrateConfig({ cwd: dir, exportDir: dir, env }), { join, today: '2026-11-22' }));
+  const validate = (dir: string, env: NodeJS.ProcessEnv) =>
+    validateExportDirectory(async (join, sortFiles) => openExport(dir, await loadMigrateConfig({ cwd: dir, exportDir: dir, env }), { join, today: '2026-11-22', ...(sortFiles ? { sortFiles } : {}) }));
 
-  it('reads an export out of order again through the staging file, with the same result and a note saying why', async () => {
+  it('reads an export out of order again, sorting the files found out of order, with the same result and a note saying why', async () => {
     const invalid = path.join(root, 'fixtures', 'invalid');
     const dir = mkdtempSync(path.join(base, 'invalid-'));
     cpSync(invalid, dir, { recursive: true });
@@ -121,13 +122,27 @@ describe('validateExportDirectory', () => {
     const staged = await openExport(dir, config, { today: '2026-11-22' });
     const expected = await validateExport(staged);
     await staged.close();
-    expect(result.unsorted).toEqual({ file: 'accounts.csv', line: 3 });
+    expect(result.unsorted).toMatchObject({ file: 'accounts.csv', line: 3 });
+    expect(result.unsorted?.sorted).toContain('accounts.csv');
     const [got, want] = [await reports(result), await reports(expected)];
     expect(got.json).toEqual(want.json);
-    expect(got.text).toContain('Read twice: accounts.csv is not sorted by external_account_number (line 3); an export whose files are all sorted is read in one pass, about twice as fast.');
+    expect(got.text).toContain(`Read twice: accounts.csv is not sorted by external_account_number (line 3); the second read sorted ${result.unsorted?.sorted?.join(', ')} on disk. An export whose files are all sorted is read in one pass, about twice as fast.`);
     expect(got.text.replace(/^Read twice: .*\n/m, '')).toEqual(want.text);
     const planted = (JSON.parse(readFileSync(path.join(invalid, 'expectations.json'), 'utf8')) as { errors: unknown[] }).errors;
     expect(got.json.errors).toHaveLength(planted.length);
+  });
+
+  it('falls back to the staged join when the reader does not sort what it is asked to', async () => {
+    const dir = exportDir({ ...SORTED, 'customers.csv': `${CUSTOMERS}A4,Di,Four,\nA1,Ada,One,\n` });
+    const config = await loadMigrateConfig({ cwd: dir, exportDir: dir, env: { MIGRATE_SUPPLIER: 'ACME' } });
+    const joins: string[] = [];
+    const result = await validateExportDirectory(async (join) => {
+      joins.push(join);
+      return openExport(dir, config, { join, today: '2026-11-22' });
+    });
+    expect(joins).toEqual(['streaming', 'streaming', 'staged']);
+    expect(result.unsorted).toEqual({ file: 'customers.csv', line: 3 });
+    result.close();
   });
 
   it('reads a sorted export once, with the same result as the staged join', async () => {

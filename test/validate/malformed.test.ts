@@ -24,6 +24,17 @@ describe('migrate validate on input it cannot read', () => {
     expectUsageError(['validate', dir], /^migrate: accounts\.csv:\d+: cannot be parsed as CSV: a quoted field is never closed/);
   });
 
+  it('broken quoting in files that are being sorted (out of order), one parsed on each thread', () => {
+    const many = (rows: number, row: (n: number) => string): string => Array.from({ length: rows }, (_, n) => row(n)).join('');
+    const keys = (n: number): string => `A-${String((n * 7919) % 3000).padStart(4, '0')}`;
+    const dir = exportDir({
+      'accounts.csv': `external_account_number,account_type,billing_address.country,account_billing_options.period_length\n${many(3000, (n) => `A-${String(n).padStart(4, '0')},DOMESTIC,GB,MONTHLY\n`)}`,
+      'customers.csv': `external_account_number,given_name,family_name\n${many(3000, (n) => `${keys(n)},Ada,Lovelace\n`)}`,
+      'notes.csv': `external_account_number,body\n${many(2000, (n) => `${keys(n)},note ${n}\n`)}${keys(1)},"never closed\n${keys(2)},x\n`,
+    });
+    expectUsageError(['validate', dir], /^migrate: notes\.csv:\d+: cannot be parsed as CSV: a quoted field is never closed/);
+  });
+
   it('truncated JSON', () => {
     const dir = exportDir({ 'accounts.json': '[\n  {"external_account_number": "A-1"},\n  {"external_account_number": "A-2"' });
     expectUsageError(['validate', dir], /^migrate: accounts\.json:3: ends before its JSON array is closed \(truncated file\?\)\n$/);
