@@ -145,6 +145,38 @@ describe('validateExportDirectory', () => {
     result.close();
   });
 
+  it('lets the event loop turn while it validates accounts whose records are all at hand (timers, signals, the progress bar)', async () => {
+    const numbers = Array.from({ length: 1000 }, (_, index) => `A${String(index).padStart(4, '0')}`);
+    const dir = exportDir({ 'accounts.csv': `${ACCOUNTS}${numbers.map((key) => `${key},DOMESTIC,GB,MONTHLY,\n`).join('')}` });
+    const config = await loadMigrateConfig({ cwd: dir, exportDir: dir, env: { MIGRATE_SUPPLIER: 'ACME' } });
+    // The staged join reads its accounts back from SQLite synchronously: without turns, no
+    // setImmediate callback runs between the first and the last account.
+    const reader = await openExport(dir, config, { join: 'staged', today: '2026-11-22' });
+    let turns = 0;
+    let entries = 0;
+    let turnsAtLast = 0;
+    let spinning = true;
+    const spin = (): void => {
+      turns += 1;
+      if (spinning) setImmediate(spin);
+    };
+    try {
+      const result = await validateExport(reader, {
+        onEntry: () => {
+          entries += 1;
+          if (entries === 1) setImmediate(spin);
+          turnsAtLast = turns;
+        },
+      });
+      result.close();
+    } finally {
+      spinning = false;
+      await reader.close();
+    }
+    expect(entries).toBe(1000);
+    expect(turnsAtLast).toBeGreaterThanOrEqual(3);
+  });
+
   it('reads a sorted export once, with the same result as the staged join', async () => {
     const dir = exportDir(SORTED);
     const result = await validate(dir, { MIGRATE_SUPPLIER: 'ACME' });
