@@ -54,12 +54,41 @@ export async function* readCsv(absolutePath: string, options: CsvOptions): Async
       yield { line: start, cells };
     }
   } catch (error) {
+    if (error instanceof CsvError && error.code === 'CSV_QUOTE_NOT_CLOSED') {
+      const start = await unclosedRowLine(absolutePath, options, line);
+      throw new InputError(options.file, start, `cannot be parsed as CSV: ${plainCsvMessage(error)}`, 'input_unparseable', error);
+    }
     throw toInputError(options.file, error, line);
   } finally {
     parser.destroy();
     await feed;
   }
 }
+
+/**
+ * The line where the row holding a quote that is never closed starts (csv-parse reports the end
+ * of the file, which may be a million lines further on). `from` is a row boundary, every row
+ * before it complete; from there a quote toggles quoting and a newline outside quotes starts a
+ * row. A quote anywhere but around a field would have failed earlier, so the toggling is exact.
+ */
+async function unclosedRowLine(absolutePath: string, options: CsvOptions, from: number): Promise<number> {
+  let line = 1;
+  let rowStart = from;
+  let quoted = false;
+  for await (const chunk of utf8Chunks(absolutePath, { file: options.file, encoding: options.encoding })) {
+    for (let at = 0; at < chunk.length; at += 1) {
+      const byte = chunk[at];
+      if (byte === NEWLINE) {
+        line += 1;
+        if (line > from && !quoted) rowStart = line;
+      } else if (byte === QUOTE && line >= from) quoted = !quoted;
+    }
+  }
+  return rowStart;
+}
+
+const NEWLINE = 0x0a;
+const QUOTE = 0x22;
 
 function toInputError(file: string, error: unknown, fallbackLine: number): unknown {
   if (error instanceof InputError) return error;
@@ -73,7 +102,7 @@ function toInputError(file: string, error: unknown, fallbackLine: number): unkno
 function plainCsvMessage(error: CsvError): string {
   switch (error.code) {
     case 'CSV_QUOTE_NOT_CLOSED':
-      return 'a quoted field is never closed (a missing closing quote "); the rest of the file would be read as one cell.';
+      return 'a quoted field of the row starting on this line is never closed (a missing closing quote "); the rest of the file would be read as one cell.';
     case 'INVALID_OPENING_QUOTE':
     case 'CSV_INVALID_CLOSING_QUOTE':
       return 'a quote " appears inside an unquoted field, or after a closing quote; quote the field and double its inner quotes ("").';

@@ -48,9 +48,16 @@ describe('CSV reader', () => {
     expect(rows[1]).toEqual({ line: 2, cells: ['Amélie', 'Köln'] });
   });
 
-  it('refuses a quote that is never closed, naming the line', async () => {
+  it('refuses a quote that is never closed, naming the line where its row starts, not the end of the file', async () => {
     const error = await failure(csv('a,b\n1,2\n3,"open\n4,5\n'));
-    expect(error.message).toMatch(/^t\.csv:\d+: cannot be parsed as CSV: a quoted field is never closed/);
+    expect(error.line).toBe(3);
+    expect(error.message).toBe('t.csv:3: cannot be parsed as CSV: a quoted field of the row starting on this line is never closed (a missing closing quote "); the rest of the file would be read as one cell.');
+    // Far into a file, after quoted newlines, doubled quotes and blank lines, with thousands of lines after it.
+    const before = Array.from({ length: 3000 }, (_, n) => (n % 100 === 0 ? `${n},"two\nlines, ""quoted"""\n\n` : `${n},x\n`)).join('');
+    const linesBefore = 1 + 3000 + 2 * 30;
+    const after = Array.from({ length: 5000 }, (_, n) => `${n},y\n`).join('');
+    const far = await failure(csv(`a,b\n${before}broken,"no end\n${after}`));
+    expect(far.line).toBe(linesBefore + 1);
   });
 
   it('refuses a stray quote inside a field', async () => {

@@ -21,7 +21,7 @@ afterAll(cleanup);
 describe('migrate validate on input it cannot read', () => {
   it('broken quoting', () => {
     const dir = exportDir({ 'accounts.csv': `${ACCOUNTS}A-2,"DOMESTIC,GB,MONTHLY\nA-3,DOMESTIC,GB,MONTHLY\n` });
-    expectUsageError(['validate', dir], /^migrate: accounts\.csv:\d+: cannot be parsed as CSV: a quoted field is never closed/);
+    expectUsageError(['validate', dir], /^migrate: accounts\.csv:3: cannot be parsed as CSV: a quoted field of the row starting on this line is never closed/);
   });
 
   it('broken quoting in files that are being sorted (out of order), one parsed on each thread', () => {
@@ -32,7 +32,7 @@ describe('migrate validate on input it cannot read', () => {
       'customers.csv': `external_account_number,given_name,family_name\n${many(3000, (n) => `${keys(n)},Ada,Lovelace\n`)}`,
       'notes.csv': `external_account_number,body\n${many(2000, (n) => `${keys(n)},note ${n}\n`)}${keys(1)},"never closed\n${keys(2)},x\n`,
     });
-    expectUsageError(['validate', dir], /^migrate: notes\.csv:\d+: cannot be parsed as CSV: a quoted field is never closed/);
+    expectUsageError(['validate', dir], /^migrate: notes\.csv:2002: cannot be parsed as CSV: a quoted field of the row starting on this line is never closed/);
   });
 
   it('truncated JSON', () => {
