@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createImportServiceClient } from '../../src/api/index.js';
+import { keepHeapNearLiveData } from '../../src/cli/heap.js';
 import { loadMigrateConfig } from '../../src/config/index.js';
 import { DEFAULT_ENGINE_SETTINGS, runPush, type EngineEvent } from '../../src/engine/index.js';
 import { Ledger } from '../../src/ledger/index.js';
@@ -123,6 +124,8 @@ async function throughput(count?: number): Promise<void> {
 }
 
 async function memory(count: number): Promise<void> {
+  // As bin/migrate.js does.
+  keepHeapNearLiveData();
   const server = await startServer(0, 0);
   const base = await template();
   console.log(`push memory: ${count} accounts, sandbox without latency, concurrency 32`);
