@@ -63,7 +63,13 @@ export interface FilePlan {
   keyIndex: number | undefined;
   defaults: ValuePlan[];
   constants: ValuePlan[];
+  /** Accounts: the plans of the customers and supply addresses a JSON record may carry inline. */
+  inline?: Record<InlineList, FilePlan>;
 }
+
+/** Lists an accounts record may carry inline (input-format "Columns"), mapped with their own files' rules. */
+type InlineList = 'customers' | 'supply_addresses';
+const INLINE_LISTS: ReadonlySet<string> = new Set<InlineList>(['customers', 'supply_addresses']);
 
 /** Keeps the external account number and supplier in the fragment only where the payload has them. */
 const KEYS_IN_PAYLOAD: ReadonlySet<FileKind> = new Set(['accounts', 'payment_instructions']);
@@ -86,6 +92,7 @@ export function planFile(kind: FileKind, file: string, header: string[], config:
     kind, mapping, columns: [], width: header.length, unknownColumns: [], columnOf: {}, phoneCountry, importSupplier: config.importSupplier, keyIndex: undefined,
     defaults: valuePlans(kind, mapping, mapping.defaults, phoneCountry), constants: valuePlans(kind, mapping, mapping.constants, phoneCountry),
   };
+  if (kind === 'accounts') plan.inline = { customers: planFile('customers', file, [], config), supply_addresses: planFile('supply_addresses', file, [], config) };
   if (header.length === 0) {
     // JSON: keys vary by record; every rename may occur.
     for (const [source, field] of Object.entries(mapping.rename)) plan.columnOf[field] = source;
@@ -146,8 +153,34 @@ function assign(plan: FilePlan, record: MappedRecord, lifted: Lifted, target: Fi
   const mapped = valueMap && typeof key === 'string' && Object.hasOwn(valueMap, key) ? valueMap[key] : raw;
   if (isEmptyCell(mapped)) return;
   const result = coerceValue(target.type, mapped, target.context);
-  setPath(target.lifted ? lifted : record.fields, target.path, result.value);
+  const inlinePlan = plan.inline && INLINE_LISTS.has(field) ? plan.inline[field as InlineList] : undefined;
+  const value = inlinePlan && Array.isArray(result.value) ? mapInline(inlinePlan, record, field, result.value, column) : result.value;
+  setPath(target.lifted ? lifted : record.fields, target.path, value);
   if (result.issue) record.issues.push({ attr: field, ...(column === undefined ? {} : { column }), ...result.issue });
+}
+
+/**
+ * Customers or supply addresses given inline in an accounts record, mapped as the records of
+ * their own files are (the mapping file's customers or supply_addresses section: renames, value
+ * maps, date formats, phone numbers, defaults); their problems at `customers.N.field`, in the
+ * accounts record's column. An item that is not an object is left to the schema to refuse.
+ */
+function mapInline(itemPlan: FilePlan, record: MappedRecord, list: string, items: unknown[], column: string | undefined): unknown[] {
+  const where = column === undefined ? {} : { column };
+  return items.map((item, index) => {
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) return item;
+    const prefix = `${list}.${index}`;
+    for (const { key, type } of jsonFields(itemPlan, item as Record<string, unknown>)) {
+      if (type) continue;
+      record.issues.push({
+        attr: `${prefix}.${key}`, ...where, code: ExportCode.unknownColumn,
+        message: `"${key}" is not a documented field of ${itemPlan.kind}; rename it to a field or list it under mapping.${itemPlan.kind}.ignore in the mapping file (only documented fields may be sent).`,
+      });
+    }
+    const mapped = mapJsonRecord(itemPlan, record.line, item as Record<string, unknown>);
+    for (const issue of mapped.issues) record.issues.push({ ...issue, attr: issue.attr === '' ? prefix : `${prefix}.${issue.attr}`, ...where });
+    return mapped.fields;
+  });
 }
 
 /** Constants always apply; defaults fill fields the record left empty (input-format "The mapping file"). */
@@ -190,17 +223,23 @@ function jsonColumns(object: Record<string, unknown>): Array<[string, unknown]> 
   return columns;
 }
 
+/** The keys of a JSON record the mapping does not ignore, with the field each fills and its type (none: not a documented field). */
+function jsonFields(plan: FilePlan, object: Record<string, unknown>): Array<{ key: string; value: unknown; field: string; type: FieldType | undefined }> {
+  const ignore = new Set(plan.mapping.ignore);
+  return jsonColumns(object)
+    .filter(([key]) => !ignore.has(key))
+    .map(([key, value]) => {
+      const field = plan.mapping.rename[key] ?? key;
+      return { key, value, field, type: fieldType(plan.kind, field) };
+    });
+}
+
 /** Maps a JSON/NDJSON record; undocumented keys are skipped here (jsonKey reports them once per file). */
 export function mapJsonRecord(plan: FilePlan, line: number, object: Record<string, unknown>): MappedRecord {
   const record: MappedRecord = { kind: plan.kind, line, externalAccountNumber: undefined, importSupplier: undefined, fields: {}, issues: [] };
   const lifted: Lifted = {};
-  const ignore = new Set(plan.mapping.ignore);
-  for (const [column, value] of jsonColumns(object)) {
-    if (ignore.has(column)) continue;
-    const field = plan.mapping.rename[column] ?? column;
-    const type = fieldType(plan.kind, field);
-    if (!type) continue;
-    assign(plan, record, lifted, fieldPlan(plan.kind, plan.mapping, field, type, plan.phoneCountry), value, column);
+  for (const { key, value, field, type } of jsonFields(plan, object)) {
+    if (type) assign(plan, record, lifted, fieldPlan(plan.kind, plan.mapping, field, type, plan.phoneCountry), value, key);
   }
   return finish(plan, record, lifted);
 }
@@ -218,13 +257,10 @@ export function csvKey(plan: FilePlan, cells: string[]): string | undefined {
 
 /** The external account number of a JSON record; reports undocumented keys through `unknown`. */
 export function jsonKey(plan: FilePlan, object: Record<string, unknown>, unknown: (column: string) => void): string | undefined {
-  const ignore = new Set(plan.mapping.ignore);
   let key: unknown;
-  for (const [column, value] of jsonColumns(object)) {
-    if (ignore.has(column)) continue;
-    const field = plan.mapping.rename[column] ?? column;
+  for (const { key: column, value, field, type } of jsonFields(plan, object)) {
     if (field === 'external_account_number') key = value;
-    else if (!fieldType(plan.kind, field)) unknown(column);
+    else if (!type) unknown(column);
   }
   return keyText(plan.mapping.constants['external_account_number'] ?? key);
 }

@@ -85,6 +85,37 @@ describe('openExport: join, order, items', () => {
     expect(account.issues.map((issue) => [issue.file, issue.line, issue.column, issue.attr, issue.code])).toEqual([['accounts.json', 1, 'customers', 'customers.0.mobile', 'invalid_phone_number']]);
   });
 
+  it('maps inline customers and supply addresses with the mapping file rules of their own files, and locates their problems', async () => {
+    const config = {
+      import_supplier: 'ACME',
+      phone_default_country: 'GB',
+      mapping: {
+        customers: { rename: { Forename: 'given_name', Surname: 'family_name', MobileNo: 'mobile', DOB: 'date_of_birth', SMS: 'customer_preferences.opted_into_sms' }, values: { title: { D: 'Dr' } }, date_format: 'DD/MM/YYYY', ignore: ['LegacyId'] },
+        supply_addresses: { rename: { MovedIn: 'customer_at_supply_address_from_date' }, date_format: 'DD/MM/YYYY' },
+      },
+    };
+    const inline = {
+      external_account_number: 'J', account_type: 'DOMESTIC', billing_address: { country: 'GB' }, account_billing_options: { period_length: 'MONTHLY' },
+      customers: [
+        { Forename: 'Ada', Surname: 'One', MobileNo: '07911 123456', DOB: '09/12/1985', SMS: 'Y', title: 'D', LegacyId: 7, email: '' },
+        { Forename: 'Bob', Surname: 'Two', DOB: '31/02/1990', shoe_size: 9 },
+      ],
+      supply_addresses: [{ supply_address1: '1 High St', supply_postcode: 'LS1 1AA', MovedIn: '01/03/2024' }],
+    };
+    const { accounts, fileIssues } = await read({ 'migrate.config.json': JSON.stringify(config), 'accounts.ndjson': `{"external_account_number":"K","account_type":"DOMESTIC","billing_address":{"country":"GB"},"account_billing_options":{"period_length":"MONTHLY"}}\n${JSON.stringify(inline)}\n` });
+    expect(fileIssues).toEqual([]);
+    const account = accounts.find((candidate) => candidate.externalAccountNumber === 'J') as ExportAccount;
+    expect(account.payload.customers).toEqual([
+      { given_name: 'Ada', family_name: 'One', mobile: '+447911123456', date_of_birth: '1985-12-09', customer_preferences: { opted_into_sms: true }, title: 'Dr' },
+      { given_name: 'Bob', family_name: 'Two', date_of_birth: '31/02/1990' },
+    ]);
+    expect(account.payload.supply_addresses).toEqual([{ supply_address1: '1 High St', supply_postcode: 'LS1 1AA', customer_at_supply_address_from_date: '2024-03-01' }]);
+    expect(account.issues.map((issue) => [issue.file, issue.line, issue.column, issue.attr, issue.code])).toEqual([
+      ['accounts.ndjson', 2, 'customers', 'customers.1.shoe_size', 'unknown_column'],
+      ['accounts.ndjson', 2, 'customers', 'customers.1.date_of_birth', 'invalid_date'],
+    ]);
+  });
+
   it('groups post-import records per account, validates them as one request, and keeps accounts not in this export as orphans', async () => {
     const { accounts, orphans, reader } = await read({
       'accounts.csv': `${ACCOUNT}A,DOMESTIC,GB,MONTHLY\n`,
