@@ -59,12 +59,18 @@ function where(issue: SourceIssue): string {
   return field === undefined ? at : `${at} ${field}`;
 }
 
-/** The readable report: problems grouped by account, then a summary with counts per code. */
+/**
+ * The readable report: the file-level problems under one heading, in file and line order (a
+ * customer of an account not in the accounts file names its account in its message), then the
+ * problems grouped by account, then a summary with counts per code.
+ */
 export async function* textReport(validation: ExportValidation): AsyncGenerator<string> {
   let lines: string[] = [];
   let current: string | undefined;
+  let index = 0;
   for await (const issue of validation.errors) {
-    const group = issue.externalAccountNumber === '' ? '(export)' : issue.externalAccountNumber;
+    const group = index < validation.fileErrors || issue.externalAccountNumber === '' ? '(export)' : issue.externalAccountNumber;
+    index += 1;
     if (group !== current) {
       current = group;
       lines.push(group === '(export)' ? 'Export files:' : `Account ${group}:`);

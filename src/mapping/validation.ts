@@ -14,6 +14,8 @@ export interface ExportValidation {
   accounts: { total: number; valid: number; invalid: number };
   /** File-level problems first, then per account in export order (post-import records of other accounts among them). */
   errors: IssueList;
+  /** How many of `errors` are file-level problems (the first ones): rows out of place, unknown columns, records without an account. */
+  fileErrors: number;
   byCode: Record<string, number>;
   orphans: { accounts: number; records: number; numbers: string[] };
   summary: ExportSummary;
@@ -88,7 +90,7 @@ export async function validateExport(reader: ExportReader, options: ValidateExpo
   const fileErrors = new IssueSpool();
   const errors = concatIssues([fileErrors, accountErrors]);
   const result: ExportValidation = {
-    ok: true, accounts: { total: 0, valid: 0, invalid: 0 }, errors, byCode: {},
+    ok: true, accounts: { total: 0, valid: 0, invalid: 0 }, errors, fileErrors: 0, byCode: {},
     orphans: { accounts: 0, records: 0, numbers: [] }, summary: reader.summary,
     close: () => {
       fileErrors.close();
@@ -103,6 +105,7 @@ export async function validateExport(reader: ExportReader, options: ValidateExpo
     result.close();
     throw error;
   }
+  result.fileErrors = fileErrors.length;
   result.byCode = errors.byCode;
   result.ok = errors.length === 0;
   return result;

@@ -58,6 +58,9 @@ describe('migrate validate on the fixtures', () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('Account INV-PHONE:\n  customers.csv:3 mobile (customers.0.mobile)  invalid_phone_number  abcde is not a valid phone number');
     expect(result.stdout).toContain('Export files:\n  accounts.csv:1 legacy_flag  unknown_column');
+    // Every file-level problem under one heading, those of an account too (its message names it).
+    expect(result.stdout.match(/^Export files:$/gm)).toHaveLength(1);
+    expect(result.stdout).toMatch(/^Export files:\n(  .*\n)*  customers\.csv:11 external_account_number  account_not_in_accounts_file  account INV-GHOST is not/m);
     expect(result.stdout).toMatch(/1 post-import record\(s\) for 1 account\(s\) not in this export \(INV-LATER\): allowed/);
     expect(result.stdout).toMatch(/\n\s+2 {2}account_not_in_accounts_file\n/);
     expect(result.stdout).toContain('NOT OK');
