@@ -60,10 +60,12 @@ async function run(server: { url: string; apiKey: string }, base: ExportAccount,
   let startedAt = 0;
   let done = 0;
   let peakRss = process.memoryUsage().rss;
+  /** Accounts done when the peak was sampled; -1: while staging. */
+  let peakAt = -1;
   const samples: Array<[number, number]> = [];
   const sampler = setInterval(() => {
     const rss = process.memoryUsage().rss;
-    peakRss = Math.max(peakRss, rss);
+    if (rss > peakRss) [peakRss, peakAt] = [rss, startedAt > 0 ? done : -1];
     if (sampleMemory) samples.push([done, rss]);
     if (process.env['BENCH_TIMELINE'] && startedAt > 0) process.stderr.write(`${((performance.now() - startedAt) / 1000).toFixed(1)}s done ${done} inflight ${client.stats().inFlight} queued ${client.stats().queued} limit ${client.stats().concurrencyLimit}\n`);
   }, 250);
@@ -82,7 +84,7 @@ async function run(server: { url: string; apiKey: string }, base: ExportAccount,
   await client.close();
   ledger.close();
   rmSync(dir, { recursive: true, force: true });
-  return { result, seconds, done, requests, peakRss, samples };
+  return { result, seconds, done, requests, peakRss, peakAt, samples };
 }
 
 /** Requests/s the bare client gets from this sandbox at this concurrency (v2 status GETs): the machine's own ceiling. */
@@ -135,7 +137,7 @@ async function memory(count: number): Promise<void> {
     const [done, rss] = r.samples[i] ?? [0, 0];
     console.log(`  ${String(done).padStart(8)} done: rss ${(rss / 2 ** 20).toFixed(0)} MiB`);
   }
-  console.log(`  ${r.done} accounts done in ${r.seconds.toFixed(0)} s (${(r.done / r.seconds).toFixed(0)}/s); peak RSS ${(r.peakRss / 2 ** 20).toFixed(0)} MiB; ${r.result.reason}, exit ${r.result.exitCode}`);
+  console.log(`  ${r.done} accounts done in ${r.seconds.toFixed(0)} s (${(r.done / r.seconds).toFixed(0)}/s); peak RSS ${(r.peakRss / 2 ** 20).toFixed(0)} MiB (${r.peakAt < 0 ? 'while staging' : `at ${r.peakAt} accounts done`}); ${r.result.reason}, exit ${r.result.exitCode}`);
   server.child.stdin?.end();
 }
 

@@ -22,6 +22,9 @@ describe('listCheckWorthwhile', () => {
     [32, 0, true],
     [100, 5000, true],
     [100, 5001, false],
+    // Never a list too large to hold in memory, however many accounts wait.
+    [10_000, 50_000, true],
+    [10_000, 50_001, false],
   ])('%i parked, last list %i -> %s', (parked, size, expected) => {
     expect(listCheckWorthwhile(parked, size)).toBe(expected);
   });
