@@ -5,6 +5,7 @@ import { joinGroup, type JoinSetup } from './join-groups.js';
 import type { JoinContext } from './join.js';
 import { concatIssues, IssueSpool, type IssueList } from './issue-spool.js';
 import { CHILD_KINDS, notInAccountsIssue, openExportFile, type OpenedFile } from './read-export.js';
+import { eventLoopTurns } from './event-loop.js';
 import { sortedFile } from './sort-file.js';
 import { StagingStore } from './stage.js';
 import { streamEntries, type StreamCounts } from './stream-join.js';
@@ -193,5 +194,10 @@ async function stageFiles(files: ExportFile[], open: (index: number) => Promise<
 
 /** Entries in the order of their external account numbers: one sorted pass over the staged records. */
 async function* stagedEntries(store: StagingStore, setup: JoinSetup): AsyncGenerator<ExportEntry> {
-  for (const group of store.groups()) yield joinGroup(group, setup);
+  const turn = eventLoopTurns();
+  for (const group of store.groups()) {
+    yield joinGroup(group, setup);
+    const turning = turn();
+    if (turning) await turning;
+  }
 }

@@ -1,4 +1,5 @@
 import type { FileKind } from '../sources/kinds.js';
+import { eventLoopTurns } from './event-loop.js';
 import { joinGroup, type GroupRecord, type JoinSetup } from './join-groups.js';
 import { CHILD_KINDS, notInAccountsIssue, type IssueSink, type KeyedRecord, type OpenedFile } from './read-export.js';
 import type { ExportFile } from '../sources/index.js';
@@ -110,6 +111,7 @@ class Cursor {
 /** Merge-joins the opened files (accounts first); `issues[i]` collects the file issues of file i. */
 export async function* streamEntries(files: ExportFile[], opened: OpenedFile[], setup: JoinSetup, issues: IssueSink[], counts: StreamCounts): AsyncGenerator<ExportEntry> {
   const cursors = files.map((file, index) => new Cursor(index, file, opened[index] as OpenedFile));
+  const turn = eventLoopTurns();
   try {
     for (const cursor of cursors) await cursor.advance();
     for (;;) {
@@ -137,6 +139,8 @@ export async function* streamEntries(files: ExportFile[], opened: OpenedFile[], 
       if (hasAccount) counts.accounts += 1;
       else counts.orphanAccounts += 1;
       yield joinGroup({ externalAccountNumber: key, records }, setup);
+      const turning = turn();
+      if (turning) await turning;
     }
   } catch (error) {
     if (!(error instanceof ExportNotSorted)) throw error;

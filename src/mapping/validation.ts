@@ -1,4 +1,3 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import PQueue from 'p-queue';
 import type { ExportReader, ExportSummary, JoinMode } from './index.js';
 import { concatIssues, IssueSpool, type IssueList } from './issue-spool.js';
@@ -32,12 +31,6 @@ export interface ExportValidation {
 export type RemoteCheck = (account: ExportAccount) => Promise<SourceIssue[]>;
 
 const ORPHAN_SAMPLE = 20;
-/**
- * Entries between two turns of the event loop. A join whose records are all at hand (a sorted
- * scratch file read block by block, a staging file, batches the parsing thread sent ahead) only
- * awaits settled promises, which never let timers, signals or a progress bar's redraw run.
- */
-const ENTRIES_PER_TURN = 256;
 
 export interface ValidateExportOptions {
   remote?: RemoteCheck;
@@ -116,13 +109,7 @@ async function readEntries(reader: ExportReader, options: ValidateExportOptions,
   // A remote check that throws (authentication, service unreachable) stops the run: exit 3.
   const failure: { error?: unknown } = {};
   const pushAll = (issues: SourceIssue[]): void => issues.forEach((issue) => errors.push(issue));
-  let sinceTurn = 0;
   for await (const entry of reader.entries()) {
-    sinceTurn += 1;
-    if (sinceTurn === ENTRIES_PER_TURN) {
-      sinceTurn = 0;
-      await nextTurn();
-    }
     options.onEntry?.(entry);
     if (entry.kind === 'orphan') {
       const items = [entry.items.notes, entry.items.transactions, entry.items.statements, entry.items.paymentInstructions].flat();

@@ -145,7 +145,15 @@ describe('validateExportDirectory', () => {
     result.close();
   });
 
-  it('lets the event loop turn while it validates accounts whose records are all at hand (timers, signals, the progress bar)', async () => {
+  it.each([
+    ['validate', async (reader: ExportReader, onEntry: () => void) => (await validateExport(reader, { onEntry })).close()],
+    ['a bare read of the entries, as push staging does', async (reader: ExportReader, onEntry: () => void) => {
+      for await (const entry of reader.entries()) {
+        void entry;
+        onEntry();
+      }
+    }],
+  ])('lets the event loop turn while it joins accounts whose records are all at hand (timers, signals, the progress bar): %s', async (_, consume) => {
     const numbers = Array.from({ length: 1000 }, (_, index) => `A${String(index).padStart(4, '0')}`);
     const dir = exportDir({ 'accounts.csv': `${ACCOUNTS}${numbers.map((key) => `${key},DOMESTIC,GB,MONTHLY,\n`).join('')}` });
     const config = await loadMigrateConfig({ cwd: dir, exportDir: dir, env: { MIGRATE_SUPPLIER: 'ACME' } });
@@ -161,14 +169,11 @@ describe('validateExportDirectory', () => {
       if (spinning) setImmediate(spin);
     };
     try {
-      const result = await validateExport(reader, {
-        onEntry: () => {
-          entries += 1;
-          if (entries === 1) setImmediate(spin);
-          turnsAtLast = turns;
-        },
+      await consume(reader, () => {
+        entries += 1;
+        if (entries === 1) setImmediate(spin);
+        turnsAtLast = turns;
       });
-      result.close();
     } finally {
       spinning = false;
       await reader.close();
