@@ -63,6 +63,8 @@ export interface FilePlan {
   keyIndex: number | undefined;
   defaults: ValuePlan[];
   constants: ValuePlan[];
+  /** Source columns (JSON keys) the mapping ignores. */
+  ignored: ReadonlySet<string>;
   /** Accounts: the plans of the customers and supply addresses a JSON record may carry inline. */
   inline?: Record<InlineList, FilePlan>;
 }
@@ -90,7 +92,7 @@ export function planFile(kind: FileKind, file: string, header: string[], config:
   const phoneCountry = config.phoneDefaultCountry;
   const plan: FilePlan = {
     kind, mapping, columns: [], width: header.length, unknownColumns: [], columnOf: {}, phoneCountry, importSupplier: config.importSupplier, keyIndex: undefined,
-    defaults: valuePlans(kind, mapping, mapping.defaults, phoneCountry), constants: valuePlans(kind, mapping, mapping.constants, phoneCountry),
+    defaults: valuePlans(kind, mapping, mapping.defaults, phoneCountry), constants: valuePlans(kind, mapping, mapping.constants, phoneCountry), ignored: ignore,
   };
   if (kind === 'accounts') plan.inline = { customers: planFile('customers', file, [], config), supply_addresses: planFile('supply_addresses', file, [], config) };
   if (header.length === 0) {
@@ -170,15 +172,15 @@ function mapInline(itemPlan: FilePlan, record: MappedRecord, list: string, items
   return items.map((item, index) => {
     if (typeof item !== 'object' || item === null || Array.isArray(item)) return item;
     const prefix = `${list}.${index}`;
-    for (const { key, type } of jsonFields(itemPlan, item as Record<string, unknown>)) {
-      if (type) continue;
+    const unknownKey = (key: string): void => {
       record.issues.push({
         attr: `${prefix}.${key}`, ...where, code: ExportCode.unknownColumn,
         message: `"${key}" is not a documented field of ${itemPlan.kind}; rename it to a field or list it under mapping.${itemPlan.kind}.ignore in the mapping file (only documented fields may be sent).`,
       });
-    }
-    const mapped = mapJsonRecord(itemPlan, record.line, item as Record<string, unknown>);
-    for (const issue of mapped.issues) record.issues.push({ ...issue, attr: issue.attr === '' ? prefix : `${prefix}.${issue.attr}`, ...where });
+    };
+    const mapped = mapJsonRecord(itemPlan, record.line, item as Record<string, unknown>, unknownKey);
+    // The item's problems sit in the accounts record's column, not in the item's key.
+    for (const issue of mapped.issues) record.issues.push({ attr: issue.attr === '' ? prefix : `${prefix}.${issue.attr}`, ...where, code: issue.code, message: issue.message });
     return mapped.fields;
   });
 }
@@ -212,35 +214,37 @@ export function mapCsvRow(plan: FilePlan, line: number, cells: string[]): Mapped
   return finish(plan, record, lifted);
 }
 
-/** Flattens the nested objects a JSON record may use (`billing_address: {...}`) into dotted columns. */
-function jsonColumns(object: Record<string, unknown>): Array<[string, unknown]> {
-  const columns: Array<[string, unknown]> = [];
+type JsonFieldVisitor = (key: string, value: unknown, field: string, type: FieldType | undefined) => void;
+
+/**
+ * Visits the keys of a JSON record the mapping does not ignore, nested objects
+ * (`billing_address: {...}`) as dotted keys, with the field each fills and its type (undefined:
+ * not a documented field). No array per record: this runs for every JSON record, twice.
+ */
+function eachJsonField(plan: FilePlan, object: Record<string, unknown>, visit: JsonFieldVisitor): void {
+  const visitKey = (key: string, value: unknown): void => {
+    if (plan.ignored.has(key)) return;
+    const field = plan.mapping.rename[key] ?? key;
+    visit(key, value, field, fieldType(plan.kind, field));
+  };
   for (const [key, value] of Object.entries(object)) {
     if (NESTED_OBJECTS.has(key) && typeof value === 'object' && value !== null && !Array.isArray(value)) {
-      for (const [inner, innerValue] of Object.entries(value)) columns.push([`${key}.${inner}`, innerValue]);
-    } else columns.push([key, value]);
+      for (const [inner, innerValue] of Object.entries(value)) visitKey(`${key}.${inner}`, innerValue);
+    } else visitKey(key, value);
   }
-  return columns;
 }
 
-/** The keys of a JSON record the mapping does not ignore, with the field each fills and its type (none: not a documented field). */
-function jsonFields(plan: FilePlan, object: Record<string, unknown>): Array<{ key: string; value: unknown; field: string; type: FieldType | undefined }> {
-  const ignore = new Set(plan.mapping.ignore);
-  return jsonColumns(object)
-    .filter(([key]) => !ignore.has(key))
-    .map(([key, value]) => {
-      const field = plan.mapping.rename[key] ?? key;
-      return { key, value, field, type: fieldType(plan.kind, field) };
-    });
-}
-
-/** Maps a JSON/NDJSON record; undocumented keys are skipped here (jsonKey reports them once per file). */
-export function mapJsonRecord(plan: FilePlan, line: number, object: Record<string, unknown>): MappedRecord {
+/**
+ * Maps a JSON/NDJSON record. Undocumented keys are skipped, or handed to `unknown` (a file's
+ * records leave them to jsonKey, which reports them once per file).
+ */
+export function mapJsonRecord(plan: FilePlan, line: number, object: Record<string, unknown>, unknown?: (key: string) => void): MappedRecord {
   const record: MappedRecord = { kind: plan.kind, line, externalAccountNumber: undefined, importSupplier: undefined, fields: {}, issues: [] };
   const lifted: Lifted = {};
-  for (const { key, value, field, type } of jsonFields(plan, object)) {
+  eachJsonField(plan, object, (key, value, field, type) => {
     if (type) assign(plan, record, lifted, fieldPlan(plan.kind, plan.mapping, field, type, plan.phoneCountry), value, key);
-  }
+    else unknown?.(key);
+  });
   return finish(plan, record, lifted);
 }
 
@@ -258,9 +262,9 @@ export function csvKey(plan: FilePlan, cells: string[]): string | undefined {
 /** The external account number of a JSON record; reports undocumented keys through `unknown`. */
 export function jsonKey(plan: FilePlan, object: Record<string, unknown>, unknown: (column: string) => void): string | undefined {
   let key: unknown;
-  for (const { key: column, value, field, type } of jsonFields(plan, object)) {
+  eachJsonField(plan, object, (column, value, field, type) => {
     if (field === 'external_account_number') key = value;
     else if (!type) unknown(column);
-  }
+  });
   return keyText(plan.mapping.constants['external_account_number'] ?? key);
 }
