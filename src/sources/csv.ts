@@ -54,11 +54,8 @@ export async function* readCsv(absolutePath: string, options: CsvOptions): Async
       yield { line: start, cells };
     }
   } catch (error) {
-    if (error instanceof CsvError && error.code === 'CSV_QUOTE_NOT_CLOSED') {
-      const start = await unclosedRowLine(absolutePath, options, line);
-      throw new InputError(options.file, start, `cannot be parsed as CSV: ${plainCsvMessage(error)}`, 'input_unparseable', error);
-    }
-    throw toInputError(options.file, error, line);
+    if (!(error instanceof CsvError)) throw error;
+    throw new InputError(options.file, await csvErrorLine(absolutePath, options, error, line), `cannot be parsed as CSV: ${plainCsvMessage(error)}`, 'input_unparseable', error);
   } finally {
     parser.destroy();
     await feed;
@@ -90,13 +87,14 @@ async function unclosedRowLine(absolutePath: string, options: CsvOptions, from: 
 const NEWLINE = 0x0a;
 const QUOTE = 0x22;
 
-function toInputError(file: string, error: unknown, fallbackLine: number): unknown {
-  if (error instanceof InputError) return error;
-  if (error instanceof CsvError) {
-    const line = typeof (error as { lines?: unknown }).lines === 'number' ? (error as unknown as { lines: number }).lines : fallbackLine;
-    return new InputError(file, line, `cannot be parsed as CSV: ${plainCsvMessage(error)}`, 'input_unparseable', error);
-  }
-  return error;
+/**
+ * The line to name for csv-parse's error: where the row holding a never-closed quote starts, else
+ * csv-parse's own line, else the line of the row being read (`line`: every row before it complete).
+ */
+async function csvErrorLine(absolutePath: string, options: CsvOptions, error: CsvError, line: number): Promise<number> {
+  if (error.code === 'CSV_QUOTE_NOT_CLOSED') return unclosedRowLine(absolutePath, options, line);
+  const reported = (error as { lines?: unknown }).lines;
+  return typeof reported === 'number' ? reported : line;
 }
 
 function plainCsvMessage(error: CsvError): string {
