@@ -31,9 +31,9 @@ async function validate(dir) {
 }
 
 const [mode, dir] = process.argv.slice(2);
+if (!mode || !dir) throw new Error('usage: validate-child.mjs <csv-arrays|csv-columns|validate> <dir>');
 // As bin/migrate.js does, for validate (bare csv-parse runs as plain node).
 if (mode === 'validate') (await import('../../dist/cli/heap.js')).keepHeapNearLiveData();
-if (!mode || !dir) throw new Error('usage: validate-child.mjs <csv-arrays|csv-columns|validate> <dir>');
 const started = process.hrtime.bigint();
 const result = mode === 'validate' ? await validate(dir) : { rows: await bareCsv(dir, mode === 'csv-columns') };
 const seconds = Number(process.hrtime.bigint() - started) / 1e9;

@@ -58,6 +58,15 @@ describe('CSV reader', () => {
     const after = Array.from({ length: 5000 }, (_, n) => `${n},y\n`).join('');
     const far = await failure(csv(`a,b\n${before}broken,"no end\n${after}`));
     expect(far.line).toBe(linesBefore + 1);
+    // A slow reader: csv-parse's error drops the rows it had parsed but not handed out yet, so
+    // counting the lines of the rows read would name a line too early.
+    const slowly = async (): Promise<void> => {
+      for await (const row of readCsv(tempFile('t.csv', `a,b\n${before}broken,"no end\n${after}`), { file: 't.csv', delimiter: ',', encoding: 'utf8' })) {
+        void row;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    };
+    expect((await failure(slowly())).line).toBe(linesBefore + 1);
   });
 
   it('refuses a stray quote inside a field', async () => {
