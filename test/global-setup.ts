@@ -7,7 +7,10 @@ import { fileURLToPath } from 'node:url';
 export default function buildDist(): void {
   const root = fileURLToPath(new URL('..', import.meta.url));
   try {
-    execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'pipe' });
+    execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], {
+      cwd: root,
+      stdio: 'pipe',
+    });
   } catch (error) {
     const output = (error as { stdout?: Buffer }).stdout?.toString() ?? String(error);
     throw new Error(`The build of dist/ failed; tests that run bin/migrate.js need it:\n${output}`);

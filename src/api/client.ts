@@ -1,5 +1,12 @@
 import { undocumentedFields } from './documented-fields.js';
-import { AbortedError, ApiError, NetworkError, RateLimitedError, RequestRejectedError, UnexpectedResponseError } from './errors.js';
+import {
+  AbortedError,
+  ApiError,
+  NetworkError,
+  RateLimitedError,
+  RequestRejectedError,
+  UnexpectedResponseError,
+} from './errors.js';
 import type { ClientEvent } from './events.js';
 import { errorFromResponse, failureKindOf, type ServiceResponse } from './map-response.js';
 import { resolveClientOptions, type ClientOptions, type ResolvedClientOptions } from './options.js';
@@ -24,7 +31,8 @@ export interface ClientStats extends LimiterSnapshot {
   tokenRenewals: number;
 }
 
-type AttemptResult<T> = { ok: true; value: T } | { ok: false; error: ApiError; token: string | undefined; fromToken: boolean };
+type AttemptResult<T> =
+  { ok: true; value: T } | { ok: false; error: ApiError; token: string | undefined; fromToken: boolean };
 
 /** Resolves with the wait, or as soon as the signal aborts (the caller then gives up). */
 function abortable(wait: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
@@ -115,7 +123,7 @@ export class CallRunner {
     let renewed = false;
     let sent = 0;
     let last: ApiError | undefined;
-    for (let attempt = 1; ; ) {
+    for (let attempt = 1; ;) {
       if (this.#closed) throw new NetworkError(call.name, 'not_sent', 'the client was closed');
       if (options.signal?.aborted) throw this.#giveUp(new AbortedError(call.name, last), sent);
       const result = await this.#attempt(call, body);
@@ -123,7 +131,9 @@ export class CallRunner {
       if (result.ok) return result.value;
       last = result.error;
       // A token that cannot be had was already retried by the token mutation's own loop.
-      const decision = result.fromToken ? ({ retry: false } as const) : this.#decide(call, result.error, options.retry ?? 'auto', attempt, renewed);
+      const decision = result.fromToken
+        ? ({ retry: false } as const)
+        : this.#decide(call, result.error, options.retry ?? 'auto', attempt, renewed);
       if (!decision.retry) throw this.#giveUp(result.error, sent);
       if (decision.renewToken) {
         renewed = true;
@@ -138,7 +148,13 @@ export class CallRunner {
     }
   }
 
-  #decide<T>(call: EndpointCall<T>, error: ApiError, mode: RetryMode, attempt: number, renewed: boolean): RetryDecision {
+  #decide<T>(
+    call: EndpointCall<T>,
+    error: ApiError,
+    mode: RetryMode,
+    attempt: number,
+    renewed: boolean,
+  ): RetryDecision {
     const input = {
       failure: failureKindOf(error),
       safety: call.safety,
@@ -157,7 +173,12 @@ export class CallRunner {
       const undocumented = undocumentedFields(call.requestSchema, call.checked ?? call.body);
       if (undocumented.length > 0) {
         const fields = undocumented.map((issue) => issue.attr).join(', ');
-        throw new RequestRejectedError(call.name, undefined, `undocumented field(s) ${fields}; the spec allows documented fields only`, undocumented);
+        throw new RequestRejectedError(
+          call.name,
+          undefined,
+          `undocumented field(s) ${fields}; the spec allows documented fields only`,
+          undocumented,
+        );
       }
     }
     return JSON.stringify(call.body);
@@ -198,7 +219,10 @@ export class CallRunner {
     return this.#transport.send({ endpoint: call.name, method: call.method, path: call.path, headers, body });
   }
 
-  #interpret<T>(call: EndpointCall<T>, answer: ServiceResponse): { ok: true; value: T } | { ok: false; error: ApiError } {
+  #interpret<T>(
+    call: EndpointCall<T>,
+    answer: ServiceResponse,
+  ): { ok: true; value: T } | { ok: false; error: ApiError } {
     if (answer.status >= 200 && answer.status < 300) return { ok: true, value: call.success(answer) };
     // Error bodies become messages and outcome values that people read: scrub them first.
     const response = { ...answer, body: this.#redactor.redactDeep(answer.body) };
@@ -230,7 +254,14 @@ export class CallRunner {
 
   #giveUp(error: ApiError, sent: number): ApiError {
     error.attempts = sent;
-    this.#emit({ type: 'failed', endpoint: error.endpoint, code: error.code, status: error.status, attempts: error.attempts, ambiguous: error.ambiguous });
+    this.#emit({
+      type: 'failed',
+      endpoint: error.endpoint,
+      code: error.code,
+      status: error.status,
+      attempts: error.attempts,
+      ambiguous: error.ambiguous,
+    });
     return this.#redactor.scrubError(error);
   }
 

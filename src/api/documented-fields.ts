@@ -21,7 +21,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** What the walk needs of a schema, computed once per schema (zod builds `shape` on each access). */
-type Node = { kind: 'object'; fields: Map<string, z.ZodType> } | { kind: 'array'; element: z.ZodType } | { kind: 'other' };
+type Node =
+  { kind: 'object'; fields: Map<string, z.ZodType> } | { kind: 'array'; element: z.ZodType } | { kind: 'other' };
 const nodes = new WeakMap<z.ZodType, Node>();
 
 function nodeOf(schema: z.ZodType): Node {
@@ -31,7 +32,9 @@ function nodeOf(schema: z.ZodType): Node {
   if (inner instanceof z.ZodObject) {
     // A loose object (e.g. a metadata value) documents nothing about its keys.
     const loose = inner.def.catchall !== undefined && !(inner.def.catchall instanceof z.ZodNever);
-    node = loose ? { kind: 'other' } : { kind: 'object', fields: new Map(Object.entries(inner.shape as Record<string, z.ZodType>)) };
+    node = loose
+      ? { kind: 'other' }
+      : { kind: 'object', fields: new Map(Object.entries(inner.shape as Record<string, z.ZodType>)) };
   } else if (inner instanceof z.ZodArray) {
     node = { kind: 'array', element: inner.element as z.ZodType };
   } else {
@@ -51,13 +54,20 @@ export function undocumentedFields(schema: z.ZodType, value: unknown, path = '')
       const item = value[key];
       if (field !== undefined && (typeof item !== 'object' || item === null)) continue;
       const attr = path ? `${path}.${key}` : key;
-      if (field === undefined) issues.push({ attr, code: 'unknown_field', detail: `${key} is not a documented field; only documented fields may be sent.` });
+      if (field === undefined)
+        issues.push({
+          attr,
+          code: 'unknown_field',
+          detail: `${key} is not a documented field; only documented fields may be sent.`,
+        });
       else issues.push(...undocumentedFields(field, item, attr));
     }
     return issues;
   }
   if (node.kind === 'array' && Array.isArray(value)) {
-    return value.flatMap((item, index) => undocumentedFields(node.element, item, path ? `${path}.${index}` : String(index)));
+    return value.flatMap((item, index) =>
+      undocumentedFields(node.element, item, path ? `${path}.${index}` : String(index)),
+    );
   }
   return [];
 }

@@ -24,7 +24,13 @@ import {
   type V1StatusRecord,
   type V2StatusRecord,
 } from '../schema/index.js';
-import { AlreadyImportedError, NotFoundError, UnexpectedResponseError, ValidationFailedError, type ApiError } from './errors.js';
+import {
+  AlreadyImportedError,
+  NotFoundError,
+  UnexpectedResponseError,
+  ValidationFailedError,
+  type ApiError,
+} from './errors.js';
 import { detailOf, type ServiceResponse } from './map-response.js';
 import type { EndpointSafety } from './retry-policy.js';
 import type {
@@ -66,7 +72,12 @@ export function parseBody<S extends z.ZodType>(schema: S, name: string, response
   const parsed = schema.safeParse(response.body);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  throw new UnexpectedResponseError(name, response.status, issue?.message ?? 'does not match the spec', issue?.path.map(String).join('.') ?? '');
+  throw new UnexpectedResponseError(
+    name,
+    response.status,
+    issue?.message ?? 'does not match the spec',
+    issue?.path.map(String).join('.') ?? '',
+  );
 }
 
 /** The code the sandbox (and, we expect, the service) gives a create for a process still running. */
@@ -83,7 +94,8 @@ export function validateAccountCall(payload: AccountPayload): EndpointCall<Valid
     checked: payload,
     safety: 'idempotent',
     success: () => ({ kind: 'valid' }),
-    expected: (error) => (error instanceof ValidationFailedError ? { kind: 'invalid', errors: error.issues } : undefined),
+    expected: (error) =>
+      error instanceof ValidationFailedError ? { kind: 'invalid', errors: error.issues } : undefined,
   };
 }
 
@@ -100,7 +112,8 @@ export function createAccountCall(payload: AccountPayload): EndpointCall<CreateA
     safety: 'deduplicated',
     success: () => ({ kind: 'scheduled' }),
     expected: (error, response) => {
-      if (error instanceof AlreadyImportedError) return { kind: 'already_imported', platformAccountNumber: error.platformAccountNumber };
+      if (error instanceof AlreadyImportedError)
+        return { kind: 'already_imported', platformAccountNumber: error.platformAccountNumber };
       if (!(error instanceof ValidationFailedError)) return undefined;
       if (error.serviceCode === PROCESS_IN_PROGRESS) return { kind: 'in_progress', detail: detailOf(response.body) };
       return { kind: 'invalid', errors: error.issues };
@@ -108,7 +121,10 @@ export function createAccountCall(payload: AccountPayload): EndpointCall<CreateA
   };
 }
 
-export function importStatusCall(importSupplier: string, externalAccountNumber: string): EndpointCall<V2StatusRecord | null> {
+export function importStatusCall(
+  importSupplier: string,
+  externalAccountNumber: string,
+): EndpointCall<V2StatusRecord | null> {
   return {
     name: 'getImportStatus',
     method: 'GET',
@@ -119,7 +135,10 @@ export function importStatusCall(importSupplier: string, externalAccountNumber: 
   };
 }
 
-export function transferStatusCall(importSupplier: string, externalAccountNumber: string): EndpointCall<V1StatusRecord | null> {
+export function transferStatusCall(
+  importSupplier: string,
+  externalAccountNumber: string,
+): EndpointCall<V1StatusRecord | null> {
   return {
     name: 'getTransferStatus',
     method: 'GET',
@@ -160,8 +179,12 @@ export function notesCall(request: NotesRequest): EndpointCall<NotesOutcome> {
     requestSchema: notesRequestSchema,
     // A resent note is answered NOTE_ALREADY_EXISTS (same body and created_at, spec "Create notes").
     safety: 'deduplicated',
-    success: (response) => ({ kind: 'created', results: parseBody(notesCreatedSchema, 'createNotes', response).map(noteResult) }),
-    expected: (error) => (error instanceof ValidationFailedError ? { kind: 'invalid', errors: error.issues } : undefined),
+    success: (response) => ({
+      kind: 'created',
+      results: parseBody(notesCreatedSchema, 'createNotes', response).map(noteResult),
+    }),
+    expected: (error) =>
+      error instanceof ValidationFailedError ? { kind: 'invalid', errors: error.issues } : undefined,
   };
 }
 
@@ -169,7 +192,10 @@ function noteResult(item: z.infer<typeof notesCreatedSchema>[number]) {
   return { ...item, body: item.body ?? null };
 }
 
-export function transactionsCall(request: TransactionsRequest, flags: Partial<TransactionQueryFlags> = {}): EndpointCall<TransactionsOutcome> {
+export function transactionsCall(
+  request: TransactionsRequest,
+  flags: Partial<TransactionQueryFlags> = {},
+): EndpointCall<TransactionsOutcome> {
   const resolved = { ...DEFAULT_TRANSACTION_FLAGS, ...flags };
   const query = `check_previously_added=${resolved.check_previously_added}&force_add_to_current_statement=${resolved.force_add_to_current_statement}`;
   return {
@@ -181,11 +207,18 @@ export function transactionsCall(request: TransactionsRequest, flags: Partial<Tr
     // Only check_previously_added=true makes a resend harmless (TRANSACTION_ALREADY_EXISTS); without
     // it a resend after a lost answer could add the transactions twice.
     safety: resolved.check_previously_added ? 'deduplicated' : 'unsafe',
-    success: (response) => ({ kind: 'created', results: parseBody(transactionsCreatedSchema, 'createTransactions', response).results }),
+    success: (response) => ({
+      kind: 'created',
+      results: parseBody(transactionsCreatedSchema, 'createTransactions', response).results,
+    }),
     expected: (error, response) => {
       const failed = transactionImportErrorSchema.safeParse(response.body);
       if (response.status === 400 && failed.success) {
-        return { kind: 'import_error', errorDetail: failed.data.error_detail, transactionData: failed.data.transaction_data };
+        return {
+          kind: 'import_error',
+          errorDetail: failed.data.error_detail,
+          transactionData: failed.data.transaction_data,
+        };
       }
       return error instanceof ValidationFailedError ? { kind: 'invalid', errors: error.issues } : undefined;
     },
@@ -203,10 +236,15 @@ export function statementsCall(request: HistoricalStatementsRequest): EndpointCa
     // real-platform-notes §2.3): an outcome the engine verifies, never a second statement.
     safety: 'deduplicated',
     // The spec gives both 200 and 201 for success; any 2xx is read the same way.
-    success: (response) => ({ kind: 'created', statements: parseBody(historicalStatementsCreatedSchema, 'createHistoricalStatements', response).statements }),
+    success: (response) => ({
+      kind: 'created',
+      statements: parseBody(historicalStatementsCreatedSchema, 'createHistoricalStatements', response).statements,
+    }),
     expected: (error) => {
       if (!(error instanceof ValidationFailedError)) return undefined;
-      const exists = error.serviceCode === STATEMENT_EXISTS || (error.issues.length > 0 && error.issues.every((issue) => issue.code === STATEMENT_EXISTS));
+      const exists =
+        error.serviceCode === STATEMENT_EXISTS ||
+        (error.issues.length > 0 && error.issues.every((issue) => issue.code === STATEMENT_EXISTS));
       if (exists) return { kind: 'already_exists', detail: error.issues[0]?.detail ?? '' };
       return { kind: 'invalid', errors: error.issues };
     },

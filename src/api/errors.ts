@@ -51,7 +51,11 @@ export class ValidationFailedError extends ApiError {
   readonly issues: ValidationIssue[];
 
   constructor(endpoint: string, issues: ValidationIssue[], detail: string, serviceCode?: string, status = 400) {
-    super(`${endpoint}: the service rejected the data (${issues.length} problem(s)): ${detail}`, 'validation_failed', { endpoint, status, serviceCode });
+    super(`${endpoint}: the service rejected the data (${issues.length} problem(s)): ${detail}`, 'validation_failed', {
+      endpoint,
+      status,
+      serviceCode,
+    });
     this.issues = issues;
   }
 }
@@ -83,11 +87,15 @@ export class NotFoundError extends ApiError {
  */
 export class SupplierNotOngoingError extends ApiError {
   constructor(endpoint: string, detail: string, serviceCode: string, status: number) {
-    super(`${endpoint}: the import supplier is not accepting migrations (${serviceCode}): ${detail}`, 'supplier_not_ongoing', {
-      endpoint,
-      status,
-      serviceCode,
-    });
+    super(
+      `${endpoint}: the import supplier is not accepting migrations (${serviceCode}): ${detail}`,
+      'supplier_not_ongoing',
+      {
+        endpoint,
+        status,
+        serviceCode,
+      },
+    );
   }
 
   override get fatal(): boolean {
@@ -140,8 +148,14 @@ export class NetworkError extends ApiError {
   readonly phase: NetworkPhase;
 
   constructor(endpoint: string, phase: NetworkPhase, detail: string, cause?: unknown, code = 'network_error') {
-    const where = phase === 'sent' ? 'after the request was sent (it may have been applied)' : 'before the request was sent';
-    super(`${endpoint}: network failure ${where}: ${detail}`, code, { endpoint, retryable: true, ambiguous: phase === 'sent', cause });
+    const where =
+      phase === 'sent' ? 'after the request was sent (it may have been applied)' : 'before the request was sent';
+    super(`${endpoint}: network failure ${where}: ${detail}`, code, {
+      endpoint,
+      retryable: true,
+      ambiguous: phase === 'sent',
+      cause,
+    });
     this.phase = phase;
   }
 }
@@ -159,10 +173,14 @@ export class UnexpectedResponseError extends ApiError {
 
   constructor(endpoint: string, status: number | undefined, detail: string, field?: string) {
     const at = field === undefined ? '' : ` at "${field || '(body)'}"`;
-    super(`${endpoint}: unexpected response${status === undefined ? '' : ` (HTTP ${status})`}${at}: ${detail}`, 'unexpected_response', {
-      endpoint,
-      status,
-    });
+    super(
+      `${endpoint}: unexpected response${status === undefined ? '' : ` (HTTP ${status})`}${at}: ${detail}`,
+      'unexpected_response',
+      {
+        endpoint,
+        status,
+      },
+    );
     this.field = field;
   }
 }
@@ -171,9 +189,19 @@ export class UnexpectedResponseError extends ApiError {
 export class RequestRejectedError extends ApiError {
   readonly issues: ValidationIssue[];
 
-  constructor(endpoint: string, status: number | undefined, detail: string, issues: ValidationIssue[] = [], serviceCode?: string) {
+  constructor(
+    endpoint: string,
+    status: number | undefined,
+    detail: string,
+    issues: ValidationIssue[] = [],
+    serviceCode?: string,
+  ) {
     const code = status === undefined ? 'invalid_request' : 'request_rejected';
-    super(`${endpoint}: ${status === undefined ? 'request not sent' : `HTTP ${status}`}: ${detail}`, code, { endpoint, status, serviceCode });
+    super(`${endpoint}: ${status === undefined ? 'request not sent' : `HTTP ${status}`}: ${detail}`, code, {
+      endpoint,
+      status,
+      serviceCode,
+    });
     this.issues = issues;
   }
 }
@@ -182,7 +210,12 @@ export class RequestRejectedError extends ApiError {
 export class AbortedError extends ApiError {
   constructor(endpoint: string, last: ApiError | undefined) {
     const after = last ? ` after ${last.code}${last.ambiguous ? ' (the last attempt may have been applied)' : ''}` : '';
-    super(`${endpoint}: aborted by the caller${after}`, 'aborted', { endpoint, status: last?.status, ambiguous: last?.ambiguous ?? false, cause: last });
+    super(`${endpoint}: aborted by the caller${after}`, 'aborted', {
+      endpoint,
+      status: last?.status,
+      ambiguous: last?.ambiguous ?? false,
+      cause: last,
+    });
   }
 }
 

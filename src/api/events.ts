@@ -28,6 +28,18 @@ export type ClientEvent =
       pausedUntil: number;
     }
   /** A new access token was obtained. */
-  | { type: 'token_renewed'; reason: 'initial' | 'expiring' | 'unauthorized'; via: 'api_key' | 'refresh_token'; expiresAt: number | undefined }
+  | {
+      type: 'token_renewed';
+      reason: 'initial' | 'expiring' | 'unauthorized';
+      via: 'api_key' | 'refresh_token';
+      expiresAt: number | undefined;
+    }
   /** A call failed for good (after the retry policy gave up, or at once for a final answer). */
-  | { type: 'failed'; endpoint: string; code: string; status: number | undefined; attempts: number; ambiguous: boolean };
+  | {
+      type: 'failed';
+      endpoint: string;
+      code: string;
+      status: number | undefined;
+      attempts: number;
+      ambiguous: boolean;
+    };

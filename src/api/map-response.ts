@@ -34,7 +34,9 @@ const SUPPLIER_REFUSED_CODES: ReadonlySet<string> = new Set([
 ]);
 
 function record(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
 function text(value: unknown): string | undefined {
@@ -63,12 +65,17 @@ export function issuesFromBody(body: unknown): ValidationIssue[] {
   if (Array.isArray(errors) && errors.length > 0) {
     return errors.map((item) => {
       const entry = record(item) ?? {};
-      return { attr: text(entry['attr']) ?? '', code: text(entry['code']) ?? 'invalid', detail: text(entry['detail']) ?? '' };
+      return {
+        attr: text(entry['attr']) ?? '',
+        code: text(entry['code']) ?? 'invalid',
+        detail: text(entry['detail']) ?? '',
+      };
     });
   }
   const code = text(object['code']);
   // A bare {code, detail}, a domain error, or the payment-instruction body {error_detail, ...}.
-  if (code !== undefined || detailOf(object) !== '') return [{ attr: '', code: code ?? 'invalid', detail: detailOf(object) }];
+  if (code !== undefined || detailOf(object) !== '')
+    return [{ attr: '', code: code ?? 'invalid', detail: detailOf(object) }];
   const issues: ValidationIssue[] = [];
   flattenLegacy(object, [], issues);
   return issues;
@@ -80,7 +87,9 @@ function flattenLegacy(value: unknown, path: string[], out: ValidationIssue[]): 
     return;
   }
   if (Array.isArray(value)) {
-    value.forEach((item, index) => flattenLegacy(item, typeof item === 'string' ? path : [...path, String(index)], out));
+    value.forEach((item, index) =>
+      flattenLegacy(item, typeof item === 'string' ? path : [...path, String(index)], out),
+    );
     return;
   }
   const object = record(value);
@@ -124,14 +133,22 @@ function classify(response: ServiceResponse, context: MapContext): ApiError {
   }
   // The real platform checks "migration is ongoing" while validating the body (real-platform-notes
   // §0.5), so the code may come as an item of a validation body: the same for every account.
-  const notOngoing = status === 400 ? issuesFromBody(body).find((issue) => issue.code === Code.migrationNotOngoing) : undefined;
+  const notOngoing =
+    status === 400 ? issuesFromBody(body).find((issue) => issue.code === Code.migrationNotOngoing) : undefined;
   if (notOngoing) return new SupplierNotOngoingError(endpoint, notOngoing.detail || detail, notOngoing.code, status);
-  if (status === 429) return new RateLimitedError(endpoint, parseRetryAfter(response.headers['retry-after'], context.now));
-  if (status === 401 || status === 403) return new AuthenticationError(endpoint, detail || `HTTP ${status}`, { status, ...(serviceCode ? { serviceCode } : {}) });
+  if (status === 429)
+    return new RateLimitedError(endpoint, parseRetryAfter(response.headers['retry-after'], context.now));
+  if (status === 401 || status === 403)
+    return new AuthenticationError(endpoint, detail || `HTTP ${status}`, {
+      status,
+      ...(serviceCode ? { serviceCode } : {}),
+    });
   if (status === 404) return new NotFoundError(endpoint, detail || 'HTTP 404', serviceCode);
-  if (status >= 500) return new ServerError(endpoint, status, detail, context.write && !context.serverErrorMeansNotApplied);
+  if (status >= 500)
+    return new ServerError(endpoint, status, detail, context.write && !context.serverErrorMeansNotApplied);
   if (status === 400) return badRequest(body, endpoint, detail, serviceCode);
-  if (status >= 400) return new RequestRejectedError(endpoint, status, detail || `HTTP ${status}`, issuesFromBody(body), serviceCode);
+  if (status >= 400)
+    return new RequestRejectedError(endpoint, status, detail || `HTTP ${status}`, issuesFromBody(body), serviceCode);
   return new UnexpectedResponseError(endpoint, status, `HTTP ${status} is not an answer the spec gives`);
 }
 

@@ -87,7 +87,10 @@ const DEFAULTS = {
 
 /** `label` names what the user set: a client option, or a flag/variable when called from src/config. */
 function failAt(label: string, expected: string, actual: unknown): never {
-  throw new UsageError(`${label}: expected ${expected}, got ${JSON.stringify(actual) ?? String(actual)}`, 'invalid_client_option');
+  throw new UsageError(
+    `${label}: expected ${expected}, got ${JSON.stringify(actual) ?? String(actual)}`,
+    'invalid_client_option',
+  );
 }
 
 function fail(option: string, expected: string, actual: unknown): never {
@@ -118,7 +121,8 @@ export function checkBaseUrl(text: string, label = 'client option baseUrl'): URL
   } catch {
     return failAt(label, 'an absolute URL such as https://api.example.energy', text);
   }
-  if (url.username || url.password) failAt(label, 'a URL without user name or password', `${url.protocol}//…@${url.host}`);
+  if (url.username || url.password)
+    failAt(label, 'a URL without user name or password', `${url.protocol}//…@${url.host}`);
   if (url.search || url.hash) failAt(label, 'a URL without query or fragment', `${url.origin}${url.pathname}?…`);
   if (url.protocol === 'https:') return url;
   if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return url;
@@ -128,8 +132,10 @@ export function checkBaseUrl(text: string, label = 'client option baseUrl'): URL
 function checkCredentials(credentials: Credentials): Credentials {
   const apiKey = (credentials as { apiKey?: unknown }).apiKey;
   const token = (credentials as { token?: unknown }).token;
-  if (apiKey !== undefined && (typeof apiKey !== 'string' || apiKey.trim() === '')) fail('credentials.apiKey', 'a non-empty string', '(hidden)');
-  if (token !== undefined && (typeof token !== 'string' || token.trim() === '')) fail('credentials.token', 'a non-empty string', '(hidden)');
+  if (apiKey !== undefined && (typeof apiKey !== 'string' || apiKey.trim() === ''))
+    fail('credentials.apiKey', 'a non-empty string', '(hidden)');
+  if (token !== undefined && (typeof token !== 'string' || token.trim() === ''))
+    fail('credentials.token', 'a non-empty string', '(hidden)');
   if (apiKey === undefined && token === undefined) fail('credentials', 'an API key or a token', 'neither');
   return credentials;
 }
@@ -137,9 +143,16 @@ function checkCredentials(credentials: Credentials): Credentials {
 export function resolveClientOptions(options: ClientOptions): ResolvedClientOptions {
   const timeouts = { ...DEFAULTS.timeouts, ...options.timeouts };
   for (const [name, value] of Object.entries(timeouts)) positiveInteger(`timeouts.${name}`, value);
-  const retry = { ...DEFAULT_RETRY_POLICY, ...options.retry, ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }) };
-  if (!Number.isInteger(retry.maxRetries) || retry.maxRetries < 0) fail('maxRetries', 'an integer >= 0', retry.maxRetries);
-  (['baseDelayMs', 'maxDelayMs', 'maxRetryAfterMs'] as const).forEach((name) => nonNegative(`retry.${name}`, retry[name]));
+  const retry = {
+    ...DEFAULT_RETRY_POLICY,
+    ...options.retry,
+    ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
+  };
+  if (!Number.isInteger(retry.maxRetries) || retry.maxRetries < 0)
+    fail('maxRetries', 'an integer >= 0', retry.maxRetries);
+  (['baseDelayMs', 'maxDelayMs', 'maxRetryAfterMs'] as const).forEach((name) =>
+    nonNegative(`retry.${name}`, retry[name]),
+  );
   const rate = options.maxRequestsPerSecond;
   if (rate !== undefined && (!Number.isFinite(rate) || rate <= 0)) fail('maxRequestsPerSecond', 'a number > 0', rate);
   const tokenField = options.tokenField ?? DEFAULTS.tokenField;

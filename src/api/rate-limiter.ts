@@ -156,6 +156,11 @@ export class AdaptiveLimiter {
   }
 
   #emit(reason: LimitChange['reason'], previous: number): void {
-    this.#onChange?.({ reason, concurrencyLimit: this.#limit, previousConcurrencyLimit: previous, pausedUntil: this.#pausedUntil });
+    this.#onChange?.({
+      reason,
+      concurrencyLimit: this.#limit,
+      previousConcurrencyLimit: previous,
+      pausedUntil: this.#pausedUntil,
+    });
   }
 }

@@ -96,7 +96,9 @@ export function backoffDelay(attempt: number, policy: RetryPolicy, random: numbe
 export function decideRetry(input: RetryInput, policy: RetryPolicy = DEFAULT_RETRY_POLICY): RetryDecision {
   if (input.failure === 'unauthorized') {
     // Renew once per call; a second 401 with a fresh token means the credentials are refused.
-    return input.renewedAfterUnauthorized ? { retry: false, reason: 'renewal_refused' } : { retry: true, delayMs: 0, renewToken: true };
+    return input.renewedAfterUnauthorized
+      ? { retry: false, reason: 'renewal_refused' }
+      : { retry: true, delayMs: 0, renewToken: true };
   }
   if (!resendable(input)) return { retry: false, reason: 'not_retryable' };
   if (input.attempt > policy.maxRetries) return { retry: false, reason: 'retries_exhausted' };

@@ -119,7 +119,9 @@ export class TokenManager {
     const previous = this.#grant;
     this.#grant = undefined;
     const refreshToken = previous?.refreshToken;
-    const refreshUsable = refreshToken && (previous?.refreshExpiresAt === undefined || previous.refreshExpiresAt > this.#clock.now() + 1000);
+    const refreshUsable =
+      refreshToken &&
+      (previous?.refreshExpiresAt === undefined || previous.refreshExpiresAt > this.#clock.now() + 1000);
     if (refreshUsable) {
       try {
         return this.#accept(await this.#obtain({ refreshToken }), reason, 'refresh_token');
@@ -129,7 +131,10 @@ export class TokenManager {
       }
     }
     if (this.#apiKey === undefined) {
-      throw new AuthenticationError('obtainToken', 'the token given was refused or has expired, and no API key was given to obtain a new one (set MIGRATE_API_KEY or --api-key-file)');
+      throw new AuthenticationError(
+        'obtainToken',
+        'the token given was refused or has expired, and no API key was given to obtain a new one (set MIGRATE_API_KEY or --api-key-file)',
+      );
     }
     return this.#accept(await this.#obtain({ APIKey: this.#apiKey }), reason, 'api_key');
   }

@@ -46,7 +46,12 @@ export function readTokenResponse(field: string, response: ServiceResponse, now:
     return new AuthenticationError(TOKEN_ENDPOINT, typeof message === 'string' ? message : 'HTTP 400', { status: 400 });
   }
   if (response.status !== 200) {
-    return errorFromResponse(response, { endpoint: TOKEN_ENDPOINT, write: false, serverErrorMeansNotApplied: true, now });
+    return errorFromResponse(response, {
+      endpoint: TOKEN_ENDPOINT,
+      write: false,
+      serverErrorMeansNotApplied: true,
+      now,
+    });
   }
   const body = response.body as { data?: Record<string, unknown> | null; errors?: GraphqlError[] } | undefined;
   const first = Array.isArray(body?.errors) ? body.errors[0] : undefined;
@@ -54,7 +59,10 @@ export function readTokenResponse(field: string, response: ServiceResponse, now:
     const code = typeof first.extensions?.errorCode === 'string' ? first.extensions.errorCode : undefined;
     if (code === TOO_MANY_REQUESTS) return new RateLimitedError(TOKEN_ENDPOINT, undefined, 200);
     const message = typeof first.message === 'string' ? first.message : 'the token mutation returned an error';
-    return new AuthenticationError(TOKEN_ENDPOINT, `${message}${code ? ` (${code})` : ''}`, { status: 200, ...(code ? { serviceCode: code } : {}) });
+    return new AuthenticationError(TOKEN_ENDPOINT, `${message}${code ? ` (${code})` : ''}`, {
+      status: 200,
+      ...(code ? { serviceCode: code } : {}),
+    });
   }
   const parsed = obtainTokenResultSchema.safeParse(body?.data?.[field]);
   if (!parsed.success) {
@@ -94,10 +102,19 @@ export async function obtainTokenGrant(input: ObtainInput, deps: ObtainDeps): Pr
     let outcome: TokenGrant | ApiError;
     try {
       deps.onRequest();
-      const response = await transport.send({ endpoint: TOKEN_ENDPOINT, method: 'POST', path: options.tokenPath, headers, body });
+      const response = await transport.send({
+        endpoint: TOKEN_ENDPOINT,
+        method: 'POST',
+        path: options.tokenPath,
+        headers,
+        body,
+      });
       outcome = readTokenResponse(options.tokenField, response, options.clock.now());
     } catch (error) {
-      outcome = error instanceof ApiError ? error : new UnexpectedResponseError(TOKEN_ENDPOINT, undefined, safeCause(error, redactor).message);
+      outcome =
+        error instanceof ApiError
+          ? error
+          : new UnexpectedResponseError(TOKEN_ENDPOINT, undefined, safeCause(error, redactor).message);
     }
     if (!(outcome instanceof ApiError)) {
       redactor.add(outcome.token);
@@ -106,9 +123,28 @@ export async function obtainTokenGrant(input: ObtainInput, deps: ObtainDeps): Pr
     }
     const retryAfterMs = outcome instanceof RateLimitedError ? outcome.retryAfterMs : undefined;
     const failure = failureKindOf(outcome);
-    const decision = decideRetry({ failure, safety: 'idempotent', mode: 'auto', attempt, retryAfterMs, renewedAfterUnauthorized: true, random: options.random() }, options.retry);
+    const decision = decideRetry(
+      {
+        failure,
+        safety: 'idempotent',
+        mode: 'auto',
+        attempt,
+        retryAfterMs,
+        renewedAfterUnauthorized: true,
+        random: options.random(),
+      },
+      options.retry,
+    );
     if (!decision.retry) throw redactor.scrubError(outcome);
-    deps.emit({ type: 'retry', endpoint: TOKEN_ENDPOINT, attempt, delayMs: decision.delayMs, code: outcome.code, status: outcome.status, ambiguous: false });
+    deps.emit({
+      type: 'retry',
+      endpoint: TOKEN_ENDPOINT,
+      attempt,
+      delayMs: decision.delayMs,
+      code: outcome.code,
+      status: outcome.status,
+      ambiguous: false,
+    });
     await options.sleep(decision.delayMs);
   }
 }

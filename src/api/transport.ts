@@ -49,7 +49,11 @@ class ResponseCollector implements Dispatcher.DispatchHandler {
 
   readonly #maxBytes: number;
 
-  constructor(maxBytes: number, resolve: (response: RawResponse) => void, reject: (error: Error, sent: boolean) => void) {
+  constructor(
+    maxBytes: number,
+    resolve: (response: RawResponse) => void,
+    reject: (error: Error, sent: boolean) => void,
+  ) {
     this.#maxBytes = maxBytes;
     this.#resolve = resolve;
     this.#reject = reject;
@@ -112,7 +116,12 @@ function parseRawHeaders(raw: Buffer[]): Record<string, string | string[]> {
   return headers;
 }
 
-const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+const TIMEOUT_CODES = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'ETIMEDOUT',
+]);
 
 export class Transport {
   readonly #pool: Pool;
@@ -138,7 +147,11 @@ export class Transport {
   async send(request: TransportRequest): Promise<ServiceResponse> {
     const raw = await new Promise<RawResponse>((resolve, reject) => {
       const collector = new ResponseCollector(this.#maxBytes, resolve, (error, sent) =>
-        reject(error instanceof ResponseTooLargeError ? new UnexpectedResponseError(request.endpoint, undefined, error.message, '') : this.#networkError(request.endpoint, error, sent)),
+        reject(
+          error instanceof ResponseTooLargeError
+            ? new UnexpectedResponseError(request.endpoint, undefined, error.message, '')
+            : this.#networkError(request.endpoint, error, sent),
+        ),
       );
       const options: Dispatcher.DispatchOptions = {
         origin: this.#origin,
@@ -161,7 +174,9 @@ export class Transport {
     const cause = safeCause(error, this.#redactor);
     const detail = `${typeof code === 'string' ? `${code}: ` : ''}${cause.message}`;
     const phase = sent ? 'sent' : 'not_sent';
-    return typeof code === 'string' && TIMEOUT_CODES.has(code) ? new TimeoutError(endpoint, phase, detail, cause) : new NetworkError(endpoint, phase, detail, cause);
+    return typeof code === 'string' && TIMEOUT_CODES.has(code)
+      ? new TimeoutError(endpoint, phase, detail, cause)
+      : new NetworkError(endpoint, phase, detail, cause);
   }
 }
 

@@ -75,18 +75,36 @@ export interface ImportServiceClient {
   validateAccount(payload: AccountPayload, options?: CallOptions): Promise<ValidateOutcome>;
   createAccount(payload: AccountPayload, options?: CallOptions): Promise<CreateAccountOutcome>;
   /** v2 status; null when the import process does not exist (404). */
-  getImportStatus(importSupplier: string, externalAccountNumber: string, options?: CallOptions): Promise<V2StatusRecord | null>;
+  getImportStatus(
+    importSupplier: string,
+    externalAccountNumber: string,
+    options?: CallOptions,
+  ): Promise<V2StatusRecord | null>;
   /** v1 status; null when there is no account for the pair (404). */
-  getTransferStatus(importSupplier: string, externalAccountNumber: string, options?: CallOptions): Promise<V1StatusRecord | null>;
+  getTransferStatus(
+    importSupplier: string,
+    externalAccountNumber: string,
+    options?: CallOptions,
+  ): Promise<V1StatusRecord | null>;
   listAllImports(importSupplier: string, options?: CallOptions): Promise<ListItem[]>;
   listPendingImports(importSupplier: string, options?: CallOptions): Promise<ListItem[]>;
   /** [] also when the service answers 404 (spec: 200 "when imported accounts exist"). */
   listImportedAccounts(importSupplier: string, options?: CallOptions): Promise<ListItem[]>;
   /** Rejects with NotFoundError while the account is not imported. */
   createNotes(request: NotesRequest, options?: CallOptions): Promise<NotesOutcome>;
-  createTransactions(request: TransactionsRequest, flags?: Partial<TransactionQueryFlags>, options?: CallOptions): Promise<TransactionsOutcome>;
-  createHistoricalStatements(request: HistoricalStatementsRequest, options?: CallOptions): Promise<HistoricalStatementsOutcome>;
-  createPaymentInstruction(request: PaymentInstructionRequest, options?: CallOptions): Promise<PaymentInstructionOutcome>;
+  createTransactions(
+    request: TransactionsRequest,
+    flags?: Partial<TransactionQueryFlags>,
+    options?: CallOptions,
+  ): Promise<TransactionsOutcome>;
+  createHistoricalStatements(
+    request: HistoricalStatementsRequest,
+    options?: CallOptions,
+  ): Promise<HistoricalStatementsOutcome>;
+  createPaymentInstruction(
+    request: PaymentInstructionRequest,
+    options?: CallOptions,
+  ): Promise<PaymentInstructionOutcome>;
   /** Closes the connection pool; in-flight requests finish first. */
   close(): Promise<void>;
 }

@@ -57,6 +57,8 @@ function reportError(error: unknown): number {
 
 /** The version in package.json (dist/cli/main.js and src/cli/main.ts both sit two levels below it). */
 function packageVersion(): string {
-  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version?: string;
+  };
   return manifest.version ?? 'unknown';
 }

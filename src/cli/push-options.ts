@@ -9,17 +9,23 @@ import { UsageError } from '../errors.js';
 export function positiveInt(name: string, max: number): (value: string) => number {
   return (value) => {
     const number = Number(value);
-    if (!Number.isInteger(number) || number < 1 || number > max) throw new InvalidArgumentError(`${name} must be a whole number from 1 to ${max} (got "${value}").`);
+    if (!Number.isInteger(number) || number < 1 || number > max)
+      throw new InvalidArgumentError(`${name} must be a whole number from 1 to ${max} (got "${value}").`);
     return number;
   };
 }
 
 /** --only create,notes,...: the steps of the run. */
 export function parseSteps(value: string): ReadonlySet<PushStep> {
-  const names = value.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  const names = value
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
   const unknown = names.filter((name) => STEP_NAMES[name] === undefined);
   if (names.length === 0 || unknown.length > 0) {
-    throw new InvalidArgumentError(`--only takes a comma-separated list of ${Object.keys(STEP_NAMES).join(', ')} (got "${value}").`);
+    throw new InvalidArgumentError(
+      `--only takes a comma-separated list of ${Object.keys(STEP_NAMES).join(', ')} (got "${value}").`,
+    );
   }
   return new Set(names.map((name) => STEP_NAMES[name] as PushStep));
 }
@@ -30,7 +36,9 @@ export function parseMaxErrors(value: string): { count: number } | { percent: nu
   const number = Number(match?.[1]);
   if (match && match[2] === '%' && number <= 100) return { percent: number };
   if (match && match[2] === '' && Number.isInteger(number)) return { count: number };
-  throw new InvalidArgumentError(`--max-errors takes a whole number of failures (e.g. 25) or a percentage from 0% to 100% (e.g. 2%) (got "${value}").`);
+  throw new InvalidArgumentError(
+    `--max-errors takes a whole number of failures (e.g. 25) or a percentage from 0% to 100% (e.g. 2%) (got "${value}").`,
+  );
 }
 
 /** --accounts A,B,C or --accounts @file (one external account number per line; blank lines and # comments skipped). */
@@ -42,12 +50,22 @@ export async function readAccountsOption(value: string, cwd: string): Promise<Re
     try {
       text = await readFile(resolve(cwd, file), 'utf8');
     } catch (error) {
-      throw new UsageError(`--accounts @${file}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? 'error'}); give a file with one external account number per line`, 'accounts_file_unreadable');
+      throw new UsageError(
+        `--accounts @${file}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? 'error'}); give a file with one external account number per line`,
+        'accounts_file_unreadable',
+      );
     }
-    items = text.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== '' && !line.startsWith('#'));
+    items = text
+      .split(/\r?\n/)
+      .map((line) => line.trim())
+      .filter((line) => line !== '' && !line.startsWith('#'));
   } else {
-    items = value.split(',').map((item) => item.trim()).filter((item) => item !== '');
+    items = value
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item !== '');
   }
-  if (items.length === 0) throw new UsageError(`--accounts ${value}: no external account number given`, 'accounts_empty');
+  if (items.length === 0)
+    throw new UsageError(`--accounts ${value}: no external account number given`, 'accounts_empty');
   return new Set(items);
 }

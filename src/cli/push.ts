@@ -4,8 +4,20 @@ import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { createImportServiceClient, type ServiceClient } from '../api/index.js';
 import { loadMigrateConfig, type MigrateConfig } from '../config/index.js';
-import { loadServiceConfig, registerServiceOptions, serviceClientOptions, type ServiceFlags } from '../config/service.js';
-import { DEFAULT_ENGINE_SETTINGS, planDryRun, runPush, teeSink, type EngineSettings, type PushStep } from '../engine/index.js';
+import {
+  loadServiceConfig,
+  registerServiceOptions,
+  serviceClientOptions,
+  type ServiceFlags,
+} from '../config/service.js';
+import {
+  DEFAULT_ENGINE_SETTINGS,
+  planDryRun,
+  runPush,
+  teeSink,
+  type EngineSettings,
+  type PushStep,
+} from '../engine/index.js';
 import { ExitCode, FatalError, MigrateError, UsageError } from '../errors.js';
 import { acquireLock, Ledger, LedgerLockedError, prepareStateDir, type LedgerLock } from '../ledger/index.js';
 import { openExport, type ExportReader } from '../mapping/index.js';
@@ -41,26 +53,68 @@ export interface PushCommandOptions extends ServiceFlags {
 export function registerPushCommand(program: Command, setExitCode: (code: number) => void): void {
   const command = program
     .command('push')
-    .description('Push an export into the import service exactly once: create accounts, wait for processing, add notes, transactions, statements and payment instructions. Resumable; results in the ledger (--state).')
+    .description(
+      'Push an export into the import service exactly once: create accounts, wait for processing, add notes, transactions, statements and payment instructions. Resumable; results in the ledger (--state).',
+    )
     .argument('<dir>', 'the export directory')
     .option('--state <dir>', 'state directory holding the results ledger (one per migration cohort)', './.migrate')
-    .option('--supplier <code>', 'import supplier code where a record has none (else MIGRATE_SUPPLIER, else the mapping file)')
-    .option('--config <file>', 'mapping file (default: migrate.config.json in the export directory, else in the working directory)')
-    .option('--concurrency <n>', 'requests in flight at most', positiveInt('--concurrency', 1024), DEFAULT_ENGINE_SETTINGS.concurrency)
+    .option(
+      '--supplier <code>',
+      'import supplier code where a record has none (else MIGRATE_SUPPLIER, else the mapping file)',
+    )
+    .option(
+      '--config <file>',
+      'mapping file (default: migrate.config.json in the export directory, else in the working directory)',
+    )
+    .option(
+      '--concurrency <n>',
+      'requests in flight at most',
+      positiveInt('--concurrency', 1024),
+      DEFAULT_ENGINE_SETTINGS.concurrency,
+    )
     .option('--rate <n>', 'requests per second at most (default: no cap)', positiveInt('--rate', 100_000))
     .option('--retry-errored', 'create again accounts the platform ERRORED, even if their data did not change')
     .option('--no-wait', 'schedule accounts only; a later run polls them and pushes their records')
-    .option('--wait-timeout <seconds>', 'stop waiting when no account has progressed for this long', positiveInt('--wait-timeout', 7 * 86_400), 600)
-    .option('--no-check-previously-added', 'transactions: do not ask the service to skip transactions added before (then a transaction whose outcome is unknown is never resent)')
-    .option('--no-force-add-to-current-statement', 'transactions: fail those outside the open statement period instead of moving them into it')
+    .option(
+      '--wait-timeout <seconds>',
+      'stop waiting when no account has progressed for this long',
+      positiveInt('--wait-timeout', 7 * 86_400),
+      600,
+    )
+    .option(
+      '--no-check-previously-added',
+      'transactions: do not ask the service to skip transactions added before (then a transaction whose outcome is unknown is never resent)',
+    )
+    .option(
+      '--no-force-add-to-current-statement',
+      'transactions: fail those outside the open statement period instead of moving them into it',
+    )
     .option('--sandbox', 'start the built-in sandbox (a local simulator of the service) and push there')
     .option('--json', 'print one JSON summary document on stdout (with --dry-run: the plan, every account)')
-    .option('--dry-run', 'stage and validate, then print the plan (requests per step, why each account is or is not in it); sends nothing, changes no ledger')
-    .option('--limit <n>', "canary: only the first N accounts still to do (in the ledger's order)", positiveInt('--limit', 100_000_000))
+    .option(
+      '--dry-run',
+      'stage and validate, then print the plan (requests per step, why each account is or is not in it); sends nothing, changes no ledger',
+    )
+    .option(
+      '--limit <n>',
+      "canary: only the first N accounts still to do (in the ledger's order)",
+      positiveInt('--limit', 100_000_000),
+    )
     .option('--accounts <list>', 'only these external account numbers: A,B,C or @file (one per line)')
-    .option('--only <steps>', 'only these steps: comma-separated create,notes,transactions,statements,payment_instructions', parseSteps)
-    .option('--max-errors <n>', "stop taking new work once more than N (or N% of the run's accounts and records) failed in this run; exit 1", parseMaxErrors)
-    .option('--log-file <path>', 'append one JSON line per event (run id, account, step, outcome, code; no secret, no personal data) to this file (0600)');
+    .option(
+      '--only <steps>',
+      'only these steps: comma-separated create,notes,transactions,statements,payment_instructions',
+      parseSteps,
+    )
+    .option(
+      '--max-errors <n>',
+      "stop taking new work once more than N (or N% of the run's accounts and records) failed in this run; exit 1",
+      parseMaxErrors,
+    )
+    .option(
+      '--log-file <path>',
+      'append one JSON line per event (run id, account, step, outcome, code; no secret, no personal data) to this file (0600)',
+    );
   registerServiceOptions(command).action(async (dir: string, options: Omit<PushCommandOptions, 'dir'>) => {
     setExitCode(await pushCommand({ ...options, dir }));
   });
@@ -85,12 +139,16 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
   const startedAt = Date.now();
   const stateDir = resolve(options.state);
   const config = await loadMigrateConfig({
-    cwd: process.cwd(), exportDir: options.dir, env: process.env,
+    cwd: process.cwd(),
+    exportDir: options.dir,
+    env: process.env,
     ...(options.config === undefined ? {} : { configPath: options.config }),
     ...(options.supplier === undefined ? {} : { supplier: options.supplier }),
   });
-  const accounts = options.accounts === undefined ? undefined : await readAccountsOption(options.accounts, process.cwd());
-  const selection = options.limit === undefined && accounts === undefined ? undefined : { limit: options.limit, accounts };
+  const accounts =
+    options.accounts === undefined ? undefined : await readAccountsOption(options.accounts, process.cwd());
+  const selection =
+    options.limit === undefined && accounts === undefined ? undefined : { limit: options.limit, accounts };
   if (options.dryRun) return dryRun(options, config, stateDir, selection, signal);
   prepareStateDir(stateDir);
   const lock = await takeLock(stateDir);
@@ -98,7 +156,10 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
   // run may start: stop taking work and end with exit 3.
   const lockLost = new AbortController();
   const lockWatch = setInterval(() => lock.compromised() && lockLost.abort(), 1000);
-  const closers: Array<() => Promise<void> | void> = [() => lock.release().catch(() => undefined), () => clearInterval(lockWatch)];
+  const closers: Array<() => Promise<void> | void> = [
+    () => lock.release().catch(() => undefined),
+    () => clearInterval(lockWatch),
+  ];
   let thrown: unknown;
   try {
     const service = await openService(options, config);
@@ -109,7 +170,10 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
     let finished = false;
     // A run that ends by an exception (unreadable export, lost lock) is recorded as failed, not left `running`.
     closers.unshift(() => {
-      if (!finished) ledger.finishRun(runId, 'failed', thrown instanceof MigrateError ? thrown.exitCode : ExitCode.fatal, { ...ledger.read.counts() });
+      if (!finished)
+        ledger.finishRun(runId, 'failed', thrown instanceof MigrateError ? thrown.exitCode : ExitCode.fatal, {
+          ...ledger.read.counts(),
+        });
     });
     const reader = await openExport(options.dir, config, { scratchDir: stateDir });
     closers.unshift(() => reader.close());
@@ -117,16 +181,43 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
     const progress = createProgressReporter({ stream: process.stderr });
     closers.unshift(() => progress.stop());
     const log = options.logFile === undefined ? undefined : openLog(options.logFile, runId, ledger);
-    if (log) closers.unshift(() => closeLog(log, { outcome: 'failed', exitCode: thrown instanceof MigrateError ? thrown.exitCode : ExitCode.fatal }));
+    if (log)
+      closers.unshift(() =>
+        closeLog(log, {
+          outcome: 'failed',
+          exitCode: thrown instanceof MigrateError ? thrown.exitCode : ExitCode.fatal,
+        }),
+      );
     const result = await runPush({
-      ledger, client: service.client, settings: engineSettings(options), sink: log ? teeSink(progress, log) : progress, entries: reader.entries(),
-      signal: AbortSignal.any([signal, lockLost.signal]), selection, maxErrors: options.maxErrors,
+      ledger,
+      client: service.client,
+      settings: engineSettings(options),
+      sink: log ? teeSink(progress, log) : progress,
+      entries: reader.entries(),
+      signal: AbortSignal.any([signal, lockLost.signal]),
+      selection,
+      maxErrors: options.maxErrors,
     });
     if (log) closeLog(log, { outcome: result.reason, exitCode: result.exitCode });
-    if (result.unknownAccounts.length > 0) process.stderr.write(`migrate: --accounts: ${result.unknownAccounts.length} not in the export or the ledger (nothing done for them): ${result.unknownAccounts.slice(0, 20).join(', ')}\n`);
-    if (lockLost.signal.aborted) throw new FatalError(`the lock of ${stateDir} was lost during the run (${lock.compromised()?.message ?? 'unknown reason'}); stopped. Check that no other run uses this state directory, then run again.`, 'state_lock_lost');
+    if (result.unknownAccounts.length > 0)
+      process.stderr.write(
+        `migrate: --accounts: ${result.unknownAccounts.length} not in the export or the ledger (nothing done for them): ${result.unknownAccounts.slice(0, 20).join(', ')}\n`,
+      );
+    if (lockLost.signal.aborted)
+      throw new FatalError(
+        `the lock of ${stateDir} was lost during the run (${lock.compromised()?.message ?? 'unknown reason'}); stopped. Check that no other run uses this state directory, then run again.`,
+        'state_lock_lost',
+      );
     progress.stop();
-    const summary = buildPushSummary({ result, topErrors: ledger.read.topErrorCodes(5), startedAt, stateDir, processedThisRun: progress.tally.done.processed, unknownAccounts: result.unknownAccounts, ...(result.maxErrors === undefined ? {} : { maxErrors: result.maxErrors }) });
+    const summary = buildPushSummary({
+      result,
+      topErrors: ledger.read.topErrorCodes(5),
+      startedAt,
+      stateDir,
+      processedThisRun: progress.tally.done.processed,
+      unknownAccounts: result.unknownAccounts,
+      ...(result.maxErrors === undefined ? {} : { maxErrors: result.maxErrors }),
+    });
     ledger.finishRun(runId, result.reason, result.exitCode, { ...result.counts });
     finished = true;
     if (options.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
@@ -145,7 +236,8 @@ async function takeLock(stateDir: string): Promise<LedgerLock> {
   try {
     return await acquireLock(stateDir);
   } catch (error) {
-    if (error instanceof LedgerLockedError) throw new MigrateError(error.message, { code: 'state_locked', exitCode: ExitCode.locked });
+    if (error instanceof LedgerLockedError)
+      throw new MigrateError(error.message, { code: 'state_locked', exitCode: ExitCode.locked });
     throw error;
   }
 }
@@ -154,9 +246,14 @@ async function takeLock(stateDir: string): Promise<LedgerLock> {
 function refuseFileIssues(reader: ExportReader): void {
   const issues = reader.fileIssues;
   if (issues.length === 0) return;
-  const shown = issues.first(5).map((issue) => `  ${issue.file}:${issue.line}${issue.column ? ` (${issue.column})` : ''}: ${issue.message}`);
+  const shown = issues
+    .first(5)
+    .map((issue) => `  ${issue.file}:${issue.line}${issue.column ? ` (${issue.column})` : ''}: ${issue.message}`);
   const more = issues.length > 5 ? `\n  ... and ${issues.length - 5} more` : '';
-  throw new UsageError(`the export has ${issues.length} problem(s) outside any account; nothing was sent. Fix them (run \`migrate validate\` for the full list):\n${shown.join('\n')}${more}`, 'export_file_issues');
+  throw new UsageError(
+    `the export has ${issues.length} problem(s) outside any account; nothing was sent. Fix them (run \`migrate validate\` for the full list):\n${shown.join('\n')}${more}`,
+    'export_file_issues',
+  );
 }
 
 function engineSettings(options: PushCommandOptions): EngineSettings {
@@ -167,28 +264,55 @@ function engineSettings(options: PushCommandOptions): EngineSettings {
     retryErrored: options.retryErrored === true,
     wait: options.wait,
     waitTimeoutMs: options.waitTimeout * 1000,
-    transactionFlags: { check_previously_added: options.checkPreviouslyAdded, force_add_to_current_statement: options.forceAddToCurrentStatement },
+    transactionFlags: {
+      check_previously_added: options.checkPreviouslyAdded,
+      force_add_to_current_statement: options.forceAddToCurrentStatement,
+    },
   };
 }
 
 /** The options recorded with the run: never a secret (file paths only), sets as lists. */
 function runOptions(options: PushCommandOptions): Record<string, unknown> {
   const { apiKeyFile, tokenFile, only, ...rest } = options;
-  return { ...rest, apiKeyFile: apiKeyFile === undefined ? undefined : '(given)', tokenFile: tokenFile === undefined ? undefined : '(given)', only: only === undefined ? undefined : [...only] };
+  return {
+    ...rest,
+    apiKeyFile: apiKeyFile === undefined ? undefined : '(given)',
+    tokenFile: tokenFile === undefined ? undefined : '(given)',
+    only: only === undefined ? undefined : [...only],
+  };
 }
 
 /** The service from flags and environment (src/config/service.ts), or the built-in sandbox (--sandbox). */
-async function openService(options: PushCommandOptions, config: MigrateConfig): Promise<{ client: ServiceClient; close: () => Promise<void> }> {
+async function openService(
+  options: PushCommandOptions,
+  config: MigrateConfig,
+): Promise<{ client: ServiceClient; close: () => Promise<void> }> {
   const pace = { concurrency: options.concurrency, maxRequestsPerSecond: options.rate };
   // The demo path (issue 5 "--sandbox"): processing fast, no faults, the configured supplier Ongoing.
   const supplier = config.importSupplier;
   // The default suppliers stay: records may carry their own import_supplier (the configured one fills only gaps).
-  const sandbox = options.sandbox ? await startSandbox({ processingMs: 50, ...(supplier === undefined ? {} : { suppliers: { ...DEFAULT_SUPPLIERS, [supplier]: 'Ongoing' as const } }) }) : undefined;
+  const sandbox = options.sandbox
+    ? await startSandbox({
+        processingMs: 50,
+        ...(supplier === undefined ? {} : { suppliers: { ...DEFAULT_SUPPLIERS, [supplier]: 'Ongoing' as const } }),
+      })
+    : undefined;
   try {
-    const service = await loadServiceConfig({ flags: options, env: process.env, cwd: process.cwd(), sandbox: sandbox ? { url: sandbox.url, apiKey: sandbox.apiKey } : undefined });
+    const service = await loadServiceConfig({
+      flags: options,
+      env: process.env,
+      cwd: process.cwd(),
+      sandbox: sandbox ? { url: sandbox.url, apiKey: sandbox.apiKey } : undefined,
+    });
     for (const warning of service.warnings) process.stderr.write(`migrate: warning: ${warning}\n`);
     const client = createImportServiceClient(serviceClientOptions(service, pace));
-    return { client, close: async () => { await client.close(); await sandbox?.close(); } };
+    return {
+      client,
+      close: async () => {
+        await client.close();
+        await sandbox?.close();
+      },
+    };
   } catch (error) {
     await sandbox?.close();
     throw error;
@@ -202,16 +326,27 @@ function openLog(path: string, runId: number, ledger: Ledger): NdjsonLogSink {
 
 function closeLog(log: NdjsonLogSink, end: { outcome: string; exitCode: number }): void {
   log.close(end);
-  if (log.failure) process.stderr.write(`migrate: warning: --log-file: writing stopped (${(log.failure as NodeJS.ErrnoException).code ?? log.failure.message}); the run went on\n`);
+  if (log.failure)
+    process.stderr.write(
+      `migrate: warning: --log-file: writing stopped (${(log.failure as NodeJS.ErrnoException).code ?? log.failure.message}); the run went on\n`,
+    );
 }
 
 /**
  * --dry-run: stages the export into a scratch copy of the ledger (engine/dry-run.ts) and prints
  * the plan; no lock, no request, the state directory is only read (and not created).
  */
-async function dryRun(options: PushCommandOptions, config: MigrateConfig, stateDir: string, selection: { limit?: number | undefined; accounts?: ReadonlySet<string> | undefined } | undefined, signal: AbortSignal): Promise<number> {
+async function dryRun(
+  options: PushCommandOptions,
+  config: MigrateConfig,
+  stateDir: string,
+  selection: { limit?: number | undefined; accounts?: ReadonlySet<string> | undefined } | undefined,
+  signal: AbortSignal,
+): Promise<number> {
   // Credentials are checked (no request) so that a plan also says the real run could start.
-  if (!options.sandbox) for (const warning of (await loadServiceConfig({ flags: options, env: process.env, cwd: process.cwd() })).warnings) process.stderr.write(`migrate: warning: ${warning}\n`);
+  if (!options.sandbox)
+    for (const warning of (await loadServiceConfig({ flags: options, env: process.env, cwd: process.cwd() })).warnings)
+      process.stderr.write(`migrate: warning: ${warning}\n`);
   const scratch = mkdtempSync(join(tmpdir(), 'migrate-dry-run-'));
   let reader: ExportReader | undefined;
   try {
@@ -220,11 +355,21 @@ async function dryRun(options: PushCommandOptions, config: MigrateConfig, stateD
     const samples = new PlanSamples();
     const json = options.json ? new PlanJsonWriter((text) => process.stdout.write(text)) : undefined;
     const result = await planDryRun({
-      stateDir, scratchDir: scratch, entries: reader.entries(), settings: engineSettings(options), selection, signal,
+      stateDir,
+      scratchDir: scratch,
+      entries: reader.entries(),
+      settings: engineSettings(options),
+      selection,
+      signal,
       sink: { emit: () => undefined },
       onAccount: (row) => (json ? json.row(row) : samples.add(row)),
     });
-    const report = { stateDir, staged: result.staged, totals: result.scan.totals, unknownAccounts: result.scan.unknownAccounts };
+    const report = {
+      stateDir,
+      staged: result.staged,
+      totals: result.scan.totals,
+      unknownAccounts: result.scan.unknownAccounts,
+    };
     if (json) json.end(report);
     else process.stdout.write(renderPlan(report, samples));
     return ExitCode.ok;

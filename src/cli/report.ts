@@ -21,7 +21,7 @@ export function registerReportCommand(program: Command, setExitCode: (code: numb
     )
     .option('--state <dir>', 'state directory holding the results ledger', './.migrate')
     .option('--out <dir>', 'directory to write the report files into (created 0700; files 0600)', './migrate-report')
-    .option('--supplier <code>', 'only this import supplier\'s accounts (default: all)')
+    .option('--supplier <code>', "only this import supplier's accounts (default: all)")
     .option('--json', 'print summary.json on stdout instead of the file list')
     .action(async (options: ReportCommandOptions) => {
       setExitCode(await reportCommand(options));
@@ -34,10 +34,19 @@ export async function reportCommand(options: ReportCommandOptions): Promise<numb
   const source = openLedgerSource(stateDir);
   const out = stdoutOutput();
   try {
-    const summary = await writeReport(source, { stateDir, outDir: resolve(options.out), supplier: options.supplier }).catch((error: unknown) => {
+    const summary = await writeReport(source, {
+      stateDir,
+      outDir: resolve(options.out),
+      supplier: options.supplier,
+    }).catch((error: unknown) => {
       const code = (error as NodeJS.ErrnoException).code;
       // A file-system refusal (not a directory, no permission, disk full) is the operator's to fix: say where.
-      if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) throw new UsageError(`--out ${options.out}: cannot write the report there (${code}); give a writable directory`, 'report_unwritable', error);
+      if (typeof code === 'string' && /^E[A-Z]+$/.test(code))
+        throw new UsageError(
+          `--out ${options.out}: cannot write the report there (${code}); give a writable directory`,
+          'report_unwritable',
+          error,
+        );
       throw error;
     });
     await out.write(options.json ? `${JSON.stringify(summary, null, 2)}\n` : renderReport(summary));
@@ -61,7 +70,9 @@ const HINTS: Record<string, string> = {
 };
 
 function renderReport(summary: ReportSummary): string {
-  const lines = [`report of ${summary.state_dir}${summary.import_supplier ? ` (import supplier ${summary.import_supplier})` : ''}:`];
+  const lines = [
+    `report of ${summary.state_dir}${summary.import_supplier ? ` (import supplier ${summary.import_supplier})` : ''}:`,
+  ];
   for (const [name, file] of Object.entries(summary.files)) {
     const rows = name.endsWith('.csv') ? `${String(file.rows).padStart(8)} rows  ` : ' '.repeat(15);
     lines.push(`  ${file.path.padEnd(Math.max(40, file.path.length))} ${rows}${HINTS[name] ?? ''}`);

@@ -1,6 +1,12 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { ExitCode, UsageError } from '../errors.js';
-import { DEFAULT_API_KEY, parseSuppliers, startSandbox, type RunningSandbox, type SandboxOptions } from '../sandbox/index.js';
+import {
+  DEFAULT_API_KEY,
+  parseSuppliers,
+  startSandbox,
+  type RunningSandbox,
+  type SandboxOptions,
+} from '../sandbox/index.js';
 
 // `migrate sandbox`: runs the local simulator of the import service until SIGINT/SIGTERM.
 // Thin: flags -> options -> startSandbox; the behaviour lives in src/sandbox/.
@@ -8,9 +14,17 @@ import { DEFAULT_API_KEY, parseSuppliers, startSandbox, type RunningSandbox, typ
 function numberFlag(min: number, max = Infinity, integer = false): (value: string) => number {
   return (value) => {
     const parsed = Number(value);
-    if (value.trim() === '' || !Number.isFinite(parsed) || parsed < min || parsed > max || (integer && !Number.isInteger(parsed))) {
+    if (
+      value.trim() === '' ||
+      !Number.isFinite(parsed) ||
+      parsed < min ||
+      parsed > max ||
+      (integer && !Number.isInteger(parsed))
+    ) {
       const range = max === Infinity ? `>= ${min}` : `between ${min} and ${max}`;
-      throw new InvalidArgumentError(`expected ${integer ? 'an integer' : 'a number'} ${range}, got ${JSON.stringify(value)}.`);
+      throw new InvalidArgumentError(
+        `expected ${integer ? 'an integer' : 'a number'} ${range}, got ${JSON.stringify(value)}.`,
+      );
     }
     return parsed;
   };
@@ -25,7 +39,8 @@ function suppliersFlag(value: string): Record<string, string> {
 }
 
 function dateFlag(value: string): string {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(value))) throw new InvalidArgumentError(`expected a date YYYY-MM-DD, got ${JSON.stringify(value)}.`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(value)))
+    throw new InvalidArgumentError(`expected a date YYYY-MM-DD, got ${JSON.stringify(value)}.`);
   return value;
 }
 
@@ -39,11 +54,15 @@ interface SandboxFlags extends Omit<Partial<SandboxOptions>, 'log' | 'suppliers'
 
 function describe(sandbox: RunningSandbox, keyGiven: boolean): string {
   const { options } = sandbox;
-  const suppliers = Object.entries(options.suppliers).map(([code, status]) => `${code} (${status})`).join(', ');
+  const suppliers = Object.entries(options.suppliers)
+    .map(([code, status]) => `${code} (${status})`)
+    .join(', ');
   const faults = [
     options.latencyMs || options.jitterMs ? `latency ${options.latencyMs} ms + jitter ${options.jitterMs} ms` : '',
-    options.failRate ? `500s ${options.failRate}` : '', options.rateLimitRate ? `429s ${options.rateLimitRate} (Retry-After ${options.retryAfterSeconds} s)` : '',
-    options.dropRate ? `drops ${options.dropRate}` : '', options.ambiguousRate ? `ambiguous ${options.ambiguousRate}` : '',
+    options.failRate ? `500s ${options.failRate}` : '',
+    options.rateLimitRate ? `429s ${options.rateLimitRate} (Retry-After ${options.retryAfterSeconds} s)` : '',
+    options.dropRate ? `drops ${options.dropRate}` : '',
+    options.ambiguousRate ? `ambiguous ${options.ambiguousRate}` : '',
     options.maxRps ? `max ${options.maxRps} requests/s` : '',
   ].filter(Boolean);
   return [
@@ -100,7 +119,11 @@ export function registerSandboxCommand(program: Command, setExitCode: (code: num
     .option('--suppliers <list>', 'import suppliers and their status, e.g. ACME:Ongoing,PAUSED:Paused', suppliersFlag)
     .option('--processing-ms <ms>', 'time from create to PROCESSED/ERRORED (default 200)', numberFlag(0))
     .option('--errored-share <share>', 'share of created accounts that end ERRORED (0..1)', numberFlag(0, 1))
-    .option('--open-period-start <date>', 'first day of the open statement period (default: first of this month)', dateFlag)
+    .option(
+      '--open-period-start <date>',
+      'first day of the open statement period (default: first of this month)',
+      dateFlag,
+    )
     .option('--today <date>', 'the date for "not in the future" rules (default: today, UTC)', dateFlag)
     .option('--token-ttl <seconds>', 'access token lifetime (default 3600)', numberFlag(0.001))
     .option('--seed <n>', 'seed of every random choice (default 1)', numberFlag(-(2 ** 31), 2 ** 31, true))
@@ -113,7 +136,11 @@ export function registerSandboxCommand(program: Command, setExitCode: (code: num
     .option('--ambiguous-rate <share>', 'share of requests applied, then the connection destroyed', numberFlag(0, 1))
     .option('--max-rps <n>', 'a real rate limit: 429 + Retry-After above n requests per second', numberFlag(0))
     .option('--fault-token-issue', 'apply the random faults to the token mutation too')
-    .option('--flaky-attempts <n>', 'how many 500s a FLAKY- payment instruction gets before it succeeds (default 1)', numberFlag(0, Infinity, true))
+    .option(
+      '--flaky-attempts <n>',
+      'how many 500s a FLAKY- payment instruction gets before it succeeds (default 1)',
+      numberFlag(0, Infinity, true),
+    )
     .option('--max-body-bytes <n>', 'request bodies above this get 413 (default 5 MiB)', numberFlag(1, Infinity, true))
     .option('--no-retain-payloads', 'do not keep create payloads (large benchmarks)')
     .option('--no-request-log', 'do not keep a request log (large benchmarks)')

@@ -1,7 +1,12 @@
 import { resolve } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
 import { createImportServiceClient, type ServiceClient } from '../api/index.js';
-import { loadServiceConfig, registerServiceOptions, serviceClientOptions, type ServiceFlags } from '../config/service.js';
+import {
+  loadServiceConfig,
+  registerServiceOptions,
+  serviceClientOptions,
+  type ServiceFlags,
+} from '../config/service.js';
 import { ExitCode } from '../errors.js';
 import { tellAccountStory } from '../report/account-story.js';
 import { ledgerExists, openLedgerSource, type LedgerSource } from '../report/ledger-source.js';
@@ -24,7 +29,8 @@ export interface StatusCommandOptions extends ServiceFlags {
 function count(name: string, max: number): (value: string) => number {
   return (value) => {
     const number = Number(value);
-    if (!Number.isInteger(number) || number < 0 || number > max) throw new InvalidArgumentError(`${name} must be a whole number from 0 to ${max} (got "${value}").`);
+    if (!Number.isInteger(number) || number < 0 || number > max)
+      throw new InvalidArgumentError(`${name} must be a whole number from 0 to ${max} (got "${value}").`);
     return number;
   };
 }
@@ -37,12 +43,29 @@ export function registerStatusCommand(program: Command, setExitCode: (code: numb
         'accounts pending, ERRORED with their latest error, accounts only one side knows, post-import records outstanding. Changes nothing.',
     )
     .argument('<supplier>', 'the import supplier code')
-    .option('--state <dir>', 'state directory holding the results ledger (without one: the service view only)', './.migrate')
+    .option(
+      '--state <dir>',
+      'state directory holding the results ledger (without one: the service view only)',
+      './.migrate',
+    )
     .option('--offline', 'the ledger only: no request to the service, no credentials needed')
-    .option('--account <external_account_number>', "one account's whole story: ledger history, service status (v2 and v1), records")
+    .option(
+      '--account <external_account_number>',
+      "one account's whole story: ledger history, service status (v2 and v1), records",
+    )
     .option('--json', 'print one JSON document on stdout (every account as a row)')
-    .option('--max-rows <n>', 'accounts listed per section (counts are always complete)', count('--max-rows', 1_000_000), 20)
-    .option('--max-status-checks <n>', 'v2 status requests at most, one per open account', count('--max-status-checks', 1_000_000), 500);
+    .option(
+      '--max-rows <n>',
+      'accounts listed per section (counts are always complete)',
+      count('--max-rows', 1_000_000),
+      20,
+    )
+    .option(
+      '--max-status-checks <n>',
+      'v2 status requests at most, one per open account',
+      count('--max-status-checks', 1_000_000),
+      500,
+    );
   registerServiceOptions(command).action(async (supplier: string, options: Omit<StatusCommandOptions, 'supplier'>) => {
     setExitCode(await statusCommand({ ...options, supplier }));
   });
@@ -67,15 +90,31 @@ export async function statusCommand(options: StatusCommandOptions): Promise<numb
   }
 }
 
-async function printStatus(options: StatusCommandOptions, ledger: LedgerSource | undefined, client: ServiceClient | undefined, out: Output): Promise<void> {
+async function printStatus(
+  options: StatusCommandOptions,
+  ledger: LedgerSource | undefined,
+  client: ServiceClient | undefined,
+  out: Output,
+): Promise<void> {
   const render = { table: process.stdout.isTTY === true, color: colorWanted(process.stdout, process.env) };
   if (options.account !== undefined) {
-    const story = await tellAccountStory({ supplier: options.supplier, externalAccountNumber: options.account, ledger, client });
+    const story = await tellAccountStory({
+      supplier: options.supplier,
+      externalAccountNumber: options.account,
+      ledger,
+      client,
+    });
     await out.write(options.json ? `${JSON.stringify(story, null, 2)}\n` : renderAccountStory(story, render));
   } else if (options.json) {
     await printJson(options, ledger, client, out);
   } else {
-    const summary = await gatherStatus({ supplier: options.supplier, ledger, client, maxStatusChecks: options.maxStatusChecks, maxListed: options.maxRows });
+    const summary = await gatherStatus({
+      supplier: options.supplier,
+      ledger,
+      client,
+      maxStatusChecks: options.maxStatusChecks,
+      maxListed: options.maxRows,
+    });
     await out.write(renderStatus(summary, render));
   }
 }
@@ -83,7 +122,9 @@ async function printStatus(options: StatusCommandOptions, ledger: LedgerSource |
 function openLedger(options: StatusCommandOptions): LedgerSource | undefined {
   const stateDir = resolve(options.state);
   if (options.offline || ledgerExists(stateDir)) return openLedgerSource(stateDir);
-  process.stderr.write(`migrate: no ledger in ${stateDir}: showing the service's view only (give --state DIR for the ledger's)\n`);
+  process.stderr.write(
+    `migrate: no ledger in ${stateDir}: showing the service's view only (give --state DIR for the ledger's)\n`,
+  );
   return undefined;
 }
 
@@ -97,7 +138,12 @@ async function openClient(options: StatusCommandOptions): Promise<ServiceClient>
  * The JSON document, streamed: rows are written page by page as the ledger is read (with
  * back-pressure), then the counts and lists, so a million accounts never sit in memory.
  */
-async function printJson(options: StatusCommandOptions, ledger: LedgerSource | undefined, client: ServiceClient | undefined, out: Output): Promise<void> {
+async function printJson(
+  options: StatusCommandOptions,
+  ledger: LedgerSource | undefined,
+  client: ServiceClient | undefined,
+  out: Output,
+): Promise<void> {
   let chunk: string[] = [];
   let first = true;
   const onRow = (row: StatusRow): void => {
@@ -113,7 +159,15 @@ async function printJson(options: StatusCommandOptions, ledger: LedgerSource | u
     chunk = [];
     if (text !== '') await out.write(text);
   };
-  const summary = await gatherStatus({ supplier: options.supplier, ledger, client, maxStatusChecks: options.maxStatusChecks, maxListed: options.maxRows, onRow, onPage: flush });
+  const summary = await gatherStatus({
+    supplier: options.supplier,
+    ledger,
+    client,
+    maxStatusChecks: options.maxStatusChecks,
+    maxListed: options.maxRows,
+    onRow,
+    onPage: flush,
+  });
   await flush();
   const rest = JSON.stringify(summary, null, 2).slice(1);
   await out.write(`\n  ],${rest}\n`);

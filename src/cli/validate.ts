@@ -4,7 +4,12 @@ import { stringify } from 'csv-stringify/sync';
 import { chmod, open } from 'node:fs/promises';
 import { createImportServiceClient } from '../api/index.js';
 import { loadMigrateConfig } from '../config/index.js';
-import { loadServiceConfig, registerServiceOptions, serviceClientOptions, type ServiceFlags } from '../config/service.js';
+import {
+  loadServiceConfig,
+  registerServiceOptions,
+  serviceClientOptions,
+  type ServiceFlags,
+} from '../config/service.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { locateIssue, openExport } from '../mapping/index.js';
 import { errorRowBatches, jsonReport, textReport } from '../mapping/validation-report.js';
@@ -28,27 +33,43 @@ const CSV_COLUMNS = ['file', 'line', 'column', 'attr', 'external_account_number'
 export function registerValidateCommand(program: Command, setExitCode: (code: number) => void): void {
   const command = program
     .command('validate')
-    .description('Read, map and validate an export directory; report every problem with file, line, column and account. Exit 0 all valid, 1 some invalid, 2 unreadable input or bad configuration.')
+    .description(
+      'Read, map and validate an export directory; report every problem with file, line, column and account. Exit 0 all valid, 1 some invalid, 2 unreadable input or bad configuration.',
+    )
     .argument('<dir>', 'the export directory (accounts.csv, customers.csv, ...)')
     .option('--json', 'print one JSON document { ok, accounts, errors } instead of the readable report')
     .option('--errors-csv <file>', 'also write every error as a CSV row (file mode 0600)')
-    .option('--supplier <code>', 'import supplier code where a record has none (else MIGRATE_SUPPLIER, else the mapping file)')
-    .option('--config <file>', 'mapping file (default: migrate.config.json in the export directory, else in the working directory)')
-    .option('--remote', "also send every locally valid account to the service's validate endpoint; its errors are mapped back to file, line and column")
+    .option(
+      '--supplier <code>',
+      'import supplier code where a record has none (else MIGRATE_SUPPLIER, else the mapping file)',
+    )
+    .option(
+      '--config <file>',
+      'mapping file (default: migrate.config.json in the export directory, else in the working directory)',
+    )
+    .option(
+      '--remote',
+      "also send every locally valid account to the service's validate endpoint; its errors are mapped back to file, line and column",
+    )
     .option('--sandbox', 'with --remote: validate against the built-in sandbox instead of the service')
     .option('--concurrency <n>', 'with --remote: most requests in flight at once', '4');
   registerServiceOptions(command);
-  command
-    .action(async (dir: string, options: Omit<ValidateCommandOptions, 'dir'>) => {
-      setExitCode(await validateCommand({ ...options, dir }));
-    });
+  command.action(async (dir: string, options: Omit<ValidateCommandOptions, 'dir'>) => {
+    setExitCode(await validateCommand({ ...options, dir }));
+  });
 }
 
 /** `migrate validate <dir>`: returns the exit code; throws UsageError/InputError (exit 2) for input that cannot be read at all. */
 export async function validateCommand(options: ValidateCommandOptions): Promise<number> {
-  if (options.sandbox && !options.remote) throw new UsageError('--sandbox only applies with --remote (validate against the built-in sandbox).', 'sandbox_without_remote');
+  if (options.sandbox && !options.remote)
+    throw new UsageError(
+      '--sandbox only applies with --remote (validate against the built-in sandbox).',
+      'sandbox_without_remote',
+    );
   const config = await loadMigrateConfig({
-    cwd: process.cwd(), exportDir: options.dir, env: process.env,
+    cwd: process.cwd(),
+    exportDir: options.dir,
+    env: process.env,
     ...(options.config === undefined ? {} : { configPath: options.config }),
     ...(options.supplier === undefined ? {} : { supplier: options.supplier }),
   });
@@ -59,11 +80,19 @@ export async function validateCommand(options: ValidateCommandOptions): Promise<
   try {
     validation = await validateExportDirectory(
       async (join, sortFiles) => {
-        const reader = await openExport(options.dir, config, { join, ...(sortFiles ? { sortFiles } : {}), onProgress: (event) => progress?.reading(join, event.bytes, event.totalBytes) });
+        const reader = await openExport(options.dir, config, {
+          join,
+          ...(sortFiles ? { sortFiles } : {}),
+          onProgress: (event) => progress?.reading(join, event.bytes, event.totalBytes),
+        });
         if (join === 'staged') progress?.joining(reader.summary.accounts + reader.summary.orphanAccounts);
         return reader;
       },
-      { onEntry: () => progress?.tick(), onRestart: () => progress?.stop(), ...(remote ? { remote: remote.check, remoteConcurrency: remote.concurrency } : {}) },
+      {
+        onEntry: () => progress?.tick(),
+        onRestart: () => progress?.stop(),
+        ...(remote ? { remote: remote.check, remoteConcurrency: remote.concurrency } : {}),
+      },
     );
   } finally {
     progress?.stop();
@@ -84,25 +113,52 @@ export async function validateCommand(options: ValidateCommandOptions): Promise<
 
 function concurrencyOf(value: string | undefined): number {
   const concurrency = Number(value ?? '4');
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new UsageError(`--concurrency: expected a whole number from 1 to 64, got ${JSON.stringify(value)}.`, 'invalid_concurrency');
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64)
+    throw new UsageError(
+      `--concurrency: expected a whole number from 1 to 64, got ${JSON.stringify(value)}.`,
+      'invalid_concurrency',
+    );
   return concurrency;
 }
 
 /** The service's validate endpoint (spec "Validate account") for --remote; its attrs located like local errors. */
-async function openRemote(options: ValidateCommandOptions): Promise<{ check: RemoteCheck; concurrency: number; close: () => Promise<void> }> {
+async function openRemote(
+  options: ValidateCommandOptions,
+): Promise<{ check: RemoteCheck; concurrency: number; close: () => Promise<void> }> {
   const concurrency = concurrencyOf(options.concurrency);
   const sandbox = options.sandbox ? await startSandbox({}) : undefined;
   try {
-    const service = await loadServiceConfig({ flags: options, env: process.env, cwd: process.cwd(), sandbox: sandbox ? { url: sandbox.url, apiKey: sandbox.apiKey } : undefined });
+    const service = await loadServiceConfig({
+      flags: options,
+      env: process.env,
+      cwd: process.cwd(),
+      sandbox: sandbox ? { url: sandbox.url, apiKey: sandbox.apiKey } : undefined,
+    });
     for (const warning of service.warnings) process.stderr.write(`migrate: warning: ${warning}\n`);
     const client = createImportServiceClient(serviceClientOptions(service, { concurrency }));
     const check: RemoteCheck = async (account) => {
       const outcome = await client.validateAccount(account.payload);
       if (outcome.kind === 'valid') return [];
-      const errors = outcome.errors.length > 0 ? outcome.errors : [{ attr: '', code: 'account_failed_validation', detail: 'The service refused the account without naming a field.' }];
+      const errors =
+        outcome.errors.length > 0
+          ? outcome.errors
+          : [
+              {
+                attr: '',
+                code: 'account_failed_validation',
+                detail: 'The service refused the account without naming a field.',
+              },
+            ];
       return errors.map((error) => ({ ...locateIssue(account, error), message: `service: ${error.detail}` }));
     };
-    return { check, concurrency, close: async () => { await client.close(); await sandbox?.close(); } };
+    return {
+      check,
+      concurrency,
+      close: async () => {
+        await client.close();
+        await sandbox?.close();
+      },
+    };
   } catch (error) {
     await sandbox?.close();
     throw error;
@@ -116,11 +172,16 @@ async function writeErrorsCsv(file: string, validation: ExportValidation): Promi
     handle = await open(file, 'w', 0o600);
     await chmod(file, 0o600);
   } catch (error) {
-    throw new UsageError(`--errors-csv ${file}: cannot be written (${(error as NodeJS.ErrnoException).code ?? String(error)}).`, 'errors_csv_unwritable', error);
+    throw new UsageError(
+      `--errors-csv ${file}: cannot be written (${(error as NodeJS.ErrnoException).code ?? String(error)}).`,
+      'errors_csv_unwritable',
+      error,
+    );
   }
   try {
     await handle.write(stringify([], { header: true, columns: [...CSV_COLUMNS] }));
-    for await (const rows of errorRowBatches(validation)) await handle.write(stringify(rows, { columns: [...CSV_COLUMNS] }));
+    for await (const rows of errorRowBatches(validation))
+      await handle.write(stringify(rows, { columns: [...CSV_COLUMNS] }));
   } finally {
     await handle.close();
   }
@@ -134,7 +195,10 @@ class ProgressDisplay {
   reading(join: 'staged' | 'streaming', bytes: number, total: number): void {
     if (!this.#bar) {
       const label = join === 'streaming' ? 'validating' : 'reading   ';
-      this.#bar = new cliProgress.SingleBar({ stream: process.stderr, format: `${label} [{bar}] {percentage}%`, hideCursor: true, clearOnComplete: true }, cliProgress.Presets.shades_classic);
+      this.#bar = new cliProgress.SingleBar(
+        { stream: process.stderr, format: `${label} [{bar}] {percentage}%`, hideCursor: true, clearOnComplete: true },
+        cliProgress.Presets.shades_classic,
+      );
       this.#bar.start(Math.max(total, 1), 0);
     }
     this.#bar.update(bytes);
@@ -143,7 +207,15 @@ class ProgressDisplay {
   joining(total: number): void {
     this.#bar?.stop();
     this.#counting = true;
-    this.#bar = new cliProgress.SingleBar({ stream: process.stderr, format: 'validating [{bar}] {value}/{total} accounts', hideCursor: true, clearOnComplete: true }, cliProgress.Presets.shades_classic);
+    this.#bar = new cliProgress.SingleBar(
+      {
+        stream: process.stderr,
+        format: 'validating [{bar}] {value}/{total} accounts',
+        hideCursor: true,
+        clearOnComplete: true,
+      },
+      cliProgress.Presets.shades_classic,
+    );
     this.#bar.start(Math.max(total, 1), 0);
   }
 

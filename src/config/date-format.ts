@@ -26,10 +26,11 @@ function escape(text: string): string {
 
 /** Compiles a format, or says what is wrong with it. */
 export function parseDateFormat(source: string, withTime: boolean): { format?: DateFormat; problem?: string } {
-  if (/YY/.test(source) && !/YYYY/.test(source)) return { problem: `"${source}": two-digit years are ambiguous; use YYYY` };
+  if (/YY/.test(source) && !/YYYY/.test(source))
+    return { problem: `"${source}": two-digit years are ambiguous; use YYYY` };
   let regex = '';
   const order: string[] = [];
-  for (let rest = source; rest.length > 0; ) {
+  for (let rest = source; rest.length > 0;) {
     const token = TOKENS.find(([name]) => rest.startsWith(name));
     if (token) {
       regex += token[1];
@@ -41,10 +42,12 @@ export function parseDateFormat(source: string, withTime: boolean): { format?: D
     }
   }
   const has = (letter: string): boolean => order.includes(letter);
-  if (!has('Y') || !has('M') || !has('D')) return { problem: `"${source}" needs a year (YYYY), a month (MM or M) and a day (DD or D)` };
+  if (!has('Y') || !has('M') || !has('D'))
+    return { problem: `"${source}" needs a year (YYYY), a month (MM or M) and a day (DD or D)` };
   if (new Set(order).size !== order.length) return { problem: `"${source}" repeats a token` };
   if (withTime && !has('H')) return { problem: `"${source}" needs an hour (HH) for a datetime format` };
-  if (!withTime && (has('H') || has('m') || has('s'))) return { problem: `"${source}" has a time; use datetime_format for datetimes` };
+  if (!withTime && (has('H') || has('m') || has('s')))
+    return { problem: `"${source}" has a time; use datetime_format for datetimes` };
   return { format: { source, regex: new RegExp(`^${regex}$`), order } };
 }
 

@@ -4,7 +4,13 @@ import type { z } from 'zod';
 import { UsageError } from '../errors.js';
 import { FILE_KINDS, type FileKind } from '../sources/kinds.js';
 import { parseDateFormat, type DateFormat } from './date-format.js';
-import { fieldProblems, mappingFileSchema, type CountryCode, type FileMappingInput, type MappingFileInput } from './mapping-file.js';
+import {
+  fieldProblems,
+  mappingFileSchema,
+  type CountryCode,
+  type FileMappingInput,
+  type MappingFileInput,
+} from './mapping-file.js';
 
 export type { DateFormat } from './date-format.js';
 export { applyDateFormat } from './date-format.js';
@@ -63,7 +69,9 @@ export async function loadMigrateConfig(input: LoadMigrateConfigInput): Promise<
     importSupplier: supplier,
     configFile: located?.path,
     phoneDefaultCountry: file.phone_default_country as CountryCode | undefined,
-    mapping: Object.fromEntries(FILE_KINDS.map((kind) => [kind, completeMapping(file, file.mapping?.[kind] ?? {})])) as Record<FileKind, FileMapping>,
+    mapping: Object.fromEntries(
+      FILE_KINDS.map((kind) => [kind, completeMapping(file, file.mapping?.[kind] ?? {})]),
+    ) as Record<FileKind, FileMapping>,
   };
 }
 
@@ -75,7 +83,8 @@ async function locateConfigFile(input: LoadMigrateConfigInput): Promise<{ path: 
   if (input.configPath !== undefined) {
     const file = path.resolve(input.cwd, input.configPath);
     const text = await readText(file);
-    if (text === undefined) throw new UsageError(`--config ${input.configPath}: no such file (looked for ${file}).`, 'config_not_found');
+    if (text === undefined)
+      throw new UsageError(`--config ${input.configPath}: no such file (looked for ${file}).`, 'config_not_found');
     return { path: file, text };
   }
   const candidates = [input.exportDir, input.cwd].filter((dir): dir is string => dir !== undefined);
@@ -107,9 +116,14 @@ export function parseConfigFile(file: string, text: string): MappingFileInput {
   }
   const parsed = mappingFileSchema.safeParse(json);
   if (!parsed.success) throw new UsageError(`${file}: ${describeIssues(parsed.error)}`, 'config_invalid');
-  const problems = Object.entries(parsed.data.mapping ?? {}).flatMap(([kind, mapping]) => fieldProblems(kind as FileKind, mapping));
+  const problems = Object.entries(parsed.data.mapping ?? {}).flatMap(([kind, mapping]) =>
+    fieldProblems(kind as FileKind, mapping),
+  );
   if (problems.length > 0) {
-    throw new UsageError(`${file}: ${problems.map((problem) => `${problem.key}: ${problem.message}`).join('; ')}.`, 'config_invalid');
+    throw new UsageError(
+      `${file}: ${problems.map((problem) => `${problem.key}: ${problem.message}`).join('; ')}.`,
+      'config_invalid',
+    );
   }
   return parsed.data;
 }
@@ -118,7 +132,8 @@ function describeIssues(error: z.ZodError): string {
   return error.issues
     .flatMap((issue) => {
       const key = issue.path.map(String).join('.');
-      if (issue.code === 'unrecognized_keys') return issue.keys.map((name) => `${key ? `${key}.` : ''}${name}: unknown key`);
+      if (issue.code === 'unrecognized_keys')
+        return issue.keys.map((name) => `${key ? `${key}.` : ''}${name}: unknown key`);
       return [`${key || '(top level)'}: ${issue.message}`];
     })
     .join('; ');

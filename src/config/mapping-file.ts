@@ -10,7 +10,14 @@ import { parseDateFormat } from './date-format.js';
 
 export const ENCODINGS = ['utf8', 'utf-8', 'latin1', 'iso-8859-1', 'windows-1252', 'cp1252', 'utf-16le'] as const;
 
-const cellValue = z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.unknown()), z.record(z.string(), z.unknown())]);
+const cellValue = z.union([
+  z.string(),
+  z.number(),
+  z.boolean(),
+  z.null(),
+  z.array(z.unknown()),
+  z.record(z.string(), z.unknown()),
+]);
 const dateFormat = z.string().check((ctx) => {
   const problem = parseDateFormat(ctx.value, false).problem;
   if (problem) ctx.issues.push({ code: 'custom', input: ctx.value, message: problem });
@@ -29,9 +36,16 @@ const fileMappingShape = {
   defaults: z.record(z.string(), cellValue).optional(),
   values: z.record(z.string(), z.record(z.string(), cellValue)).optional(),
   // One format or a list (a value matching two of them differently is ambiguous, never guessed).
-  date_format: z.preprocess((value) => (typeof value === 'string' ? [value] : value), z.array(dateFormat).min(1)).optional(),
-  datetime_format: z.preprocess((value) => (typeof value === 'string' ? [value] : value), z.array(datetimeFormat).min(1)).optional(),
-  utc_offset: z.string().regex(/^(Z|[+-]\d{2}:\d{2})$/, 'utc_offset must be Z or +HH:MM / -HH:MM').optional(),
+  date_format: z
+    .preprocess((value) => (typeof value === 'string' ? [value] : value), z.array(dateFormat).min(1))
+    .optional(),
+  datetime_format: z
+    .preprocess((value) => (typeof value === 'string' ? [value] : value), z.array(datetimeFormat).min(1))
+    .optional(),
+  utc_offset: z
+    .string()
+    .regex(/^(Z|[+-]\d{2}:\d{2})$/, 'utc_offset must be Z or +HH:MM / -HH:MM')
+    .optional(),
   scale: z.record(z.string(), z.number().positive().finite()).optional(),
   delimiter: delimiter.optional(),
   encoding: encoding.optional(),
@@ -44,7 +58,10 @@ export const mappingFileSchema = z.strictObject({
   import_supplier: z.string().min(1).max(255).optional(),
   phone_default_country: z
     .string()
-    .refine((value) => (getCountries() as string[]).includes(value), 'phone_default_country must be an ISO 3166-1 alpha-2 code such as GB')
+    .refine(
+      (value) => (getCountries() as string[]).includes(value),
+      'phone_default_country must be an ISO 3166-1 alpha-2 code such as GB',
+    )
     .optional(),
   delimiter: delimiter.optional(),
   encoding: encoding.optional(),
@@ -59,17 +76,22 @@ export function fieldProblems(kind: FileKind, mapping: FileMappingInput): Array<
   const problems: Array<{ key: string; message: string }> = [];
   const at = `mapping.${kind}`;
   const check = (key: string, field: string): void => {
-    if (!fieldType(kind, field)) problems.push({ key, message: `"${field}" is not a documented field of ${kind} files` });
+    if (!fieldType(kind, field))
+      problems.push({ key, message: `"${field}" is not a documented field of ${kind} files` });
   };
   for (const [source, target] of Object.entries(mapping.rename ?? {})) check(`${at}.rename.${source}`, target);
   for (const field of Object.keys(mapping.constants ?? {})) check(`${at}.constants.${field}`, field);
   for (const field of Object.keys(mapping.defaults ?? {})) check(`${at}.defaults.${field}`, field);
   for (const field of Object.keys(mapping.values ?? {})) check(`${at}.values.${field}`, field);
   for (const field of Object.keys(mapping.scale ?? {})) {
-    if (!isScalable(kind, field)) problems.push({ key: `${at}.scale.${field}`, message: `"${field}" is not an amount field of ${kind} files` });
+    if (!isScalable(kind, field))
+      problems.push({ key: `${at}.scale.${field}`, message: `"${field}" is not an amount field of ${kind} files` });
   }
   if (mapping.datetime_format !== undefined && mapping.utc_offset === undefined) {
-    problems.push({ key: `${at}.utc_offset`, message: 'is required with datetime_format (a datetime is sent with its UTC offset; it is never guessed)' });
+    problems.push({
+      key: `${at}.utc_offset`,
+      message: 'is required with datetime_format (a datetime is sent with its UTC offset; it is never guessed)',
+    });
   }
   const targets = Object.values(mapping.rename ?? {});
   const twice = targets.find((target, index) => targets.indexOf(target) !== index);

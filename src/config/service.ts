@@ -73,10 +73,14 @@ async function readSecretFile(flag: string, file: string, cwd: string, warnings:
     text = await readFile(path, 'utf8');
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    throw new UsageError(`${flag} ${file}: cannot read the file (${typeof code === 'string' ? code : 'error'}); give a readable file holding the secret on its first line`, 'secret_file_unreadable');
+    throw new UsageError(
+      `${flag} ${file}: cannot read the file (${typeof code === 'string' ? code : 'error'}); give a readable file holding the secret on its first line`,
+      'secret_file_unreadable',
+    );
   }
   const secret = text.split(/\r?\n/)[0]?.trim() ?? '';
-  if (!secret) throw new UsageError(`${flag} ${file}: the file is empty; put the secret on its first line`, 'secret_file_empty');
+  if (!secret)
+    throw new UsageError(`${flag} ${file}: the file is empty; put the secret on its first line`, 'secret_file_empty');
   if (process.platform !== 'win32' && ((await stat(path)).mode & 0o077) !== 0) {
     warnings.push(`${flag} ${file} can be read by other users; restrict it with: chmod 600 ${file}`);
   }
@@ -92,16 +96,36 @@ function hideSecrets(credentials: Credentials, source: string): Credentials {
 
 function headerFormOf(value: string | undefined): HeaderForm | undefined {
   if (value === undefined || value === 'bare' || value === 'token') return value;
-  throw new UsageError(`--header-form: expected "bare" or "token", got ${JSON.stringify(value)}`, 'invalid_header_form');
+  throw new UsageError(
+    `--header-form: expected "bare" or "token", got ${JSON.stringify(value)}`,
+    'invalid_header_form',
+  );
 }
 
-async function loadCredentials(input: LoadServiceConfigInput, warnings: string[]): Promise<{ credentials: Credentials; source: string }> {
+async function loadCredentials(
+  input: LoadServiceConfigInput,
+  warnings: string[],
+): Promise<{ credentials: Credentials; source: string }> {
   const { flags, env, cwd } = input;
-  const apiKey = flags.apiKeyFile !== undefined ? await readSecretFile('--api-key-file', flags.apiKeyFile, cwd, warnings) : nonEmpty(env[SERVICE_ENV.apiKey]);
-  const token = flags.tokenFile !== undefined ? await readSecretFile('--token-file', flags.tokenFile, cwd, warnings) : nonEmpty(env[SERVICE_ENV.token]);
+  const apiKey =
+    flags.apiKeyFile !== undefined
+      ? await readSecretFile('--api-key-file', flags.apiKeyFile, cwd, warnings)
+      : nonEmpty(env[SERVICE_ENV.apiKey]);
+  const token =
+    flags.tokenFile !== undefined
+      ? await readSecretFile('--token-file', flags.tokenFile, cwd, warnings)
+      : nonEmpty(env[SERVICE_ENV.token]);
   const sources = [
-    apiKey === undefined ? undefined : flags.apiKeyFile !== undefined ? `--api-key-file ${flags.apiKeyFile}` : SERVICE_ENV.apiKey,
-    token === undefined ? undefined : flags.tokenFile !== undefined ? `--token-file ${flags.tokenFile}` : SERVICE_ENV.token,
+    apiKey === undefined
+      ? undefined
+      : flags.apiKeyFile !== undefined
+        ? `--api-key-file ${flags.apiKeyFile}`
+        : SERVICE_ENV.apiKey,
+    token === undefined
+      ? undefined
+      : flags.tokenFile !== undefined
+        ? `--token-file ${flags.tokenFile}`
+        : SERVICE_ENV.token,
   ].filter((item): item is string => item !== undefined);
   if (apiKey !== undefined) return { credentials: { apiKey, token }, source: sources.join(' + ') };
   if (token !== undefined) return { credentials: { token }, source: sources.join(' + ') };
@@ -119,17 +143,38 @@ export async function loadServiceConfig(input: LoadServiceConfigInput): Promise<
   const headerForm = headerFormOf(nonEmpty(flags.headerForm) ?? nonEmpty(env[SERVICE_ENV.headerForm]));
   if (sandbox) {
     const credentials = hideSecrets({ apiKey: sandbox.apiKey }, 'the built-in sandbox');
-    return { baseUrl: sandbox.url, credentials, tokenField, headerForm, credentialSource: 'the built-in sandbox', warnings };
+    return {
+      baseUrl: sandbox.url,
+      credentials,
+      tokenField,
+      headerForm,
+      credentialSource: 'the built-in sandbox',
+      warnings,
+    };
   }
   const baseUrl = nonEmpty(flags.baseUrl) ?? nonEmpty(env[SERVICE_ENV.baseUrl]);
-  if (baseUrl === undefined) throw new UsageError(`no service URL: pass --base-url URL or set ${SERVICE_ENV.baseUrl} (or use --sandbox)`, 'no_base_url');
+  if (baseUrl === undefined)
+    throw new UsageError(
+      `no service URL: pass --base-url URL or set ${SERVICE_ENV.baseUrl} (or use --sandbox)`,
+      'no_base_url',
+    );
   checkBaseUrl(baseUrl, flags.baseUrl !== undefined ? '--base-url' : SERVICE_ENV.baseUrl);
   const { credentials, source } = await loadCredentials(input, warnings);
-  return { baseUrl, credentials: hideSecrets(credentials, source), tokenField, headerForm, credentialSource: source, warnings };
+  return {
+    baseUrl,
+    credentials: hideSecrets(credentials, source),
+    tokenField,
+    headerForm,
+    credentialSource: source,
+    warnings,
+  };
 }
 
 /** ClientOptions from the config; the engine adds concurrency, rate, events. */
-export function serviceClientOptions(config: ServiceConfig, extra: Omit<ClientOptions, 'baseUrl' | 'credentials'> = {}): ClientOptions {
+export function serviceClientOptions(
+  config: ServiceConfig,
+  extra: Omit<ClientOptions, 'baseUrl' | 'credentials'> = {},
+): ClientOptions {
   return {
     baseUrl: config.baseUrl,
     credentials: config.credentials,

@@ -17,21 +17,36 @@ import { afterCreate, afterStatus, afterTransferStatus, type CreateResult, type 
  * and committed with the next group (the writer keeps order, so the next intent's commit
  * covers it); if it is lost in a crash, the intent before it is reconciled on the next run.
  */
-export async function applyTransition(ctx: StepContext, account: AccountRow, transition: Transition, durable = false): Promise<AccountRow> {
+export async function applyTransition(
+  ctx: StepContext,
+  account: AccountRow,
+  transition: Transition,
+  durable = false,
+): Promise<AccountRow> {
   const { patch } = transition;
-  const written = ctx.ledger.updateAccount(account.id, patch, { step: transition.step, from: account.state, detail: transition.detail ?? null });
+  const written = ctx.ledger.updateAccount(account.id, patch, {
+    step: transition.step,
+    from: account.state,
+    detail: transition.detail ?? null,
+  });
   if (durable) await written;
   else written.catch(ctx.writeFailed);
   const next: AccountRow = {
     ...account,
-    ...Object.fromEntries(Object.entries(patch).filter(([key, value]) => value !== undefined && key !== 'addAttempt' && key !== 'addPoll')),
+    ...Object.fromEntries(
+      Object.entries(patch).filter(([key, value]) => value !== undefined && key !== 'addAttempt' && key !== 'addPoll'),
+    ),
     attempts: account.attempts + (patch.addAttempt ? 1 : 0),
     polls: account.polls + (patch.addPoll ? 1 : 0),
     error: patch.error === undefined ? account.error : patch.error,
   } as AccountRow;
   if (next.state !== account.state) {
     ctx.sink.emit({
-      type: 'account', accountId: account.id, externalAccountNumber: account.externalAccountNumber, from: account.state, to: next.state,
+      type: 'account',
+      accountId: account.id,
+      externalAccountNumber: account.externalAccountNumber,
+      from: account.state,
+      to: next.state,
       ...(next.error ? { code: next.error.code } : {}),
     });
   }
@@ -39,7 +54,10 @@ export async function applyTransition(ctx: StepContext, account: AccountRow, tra
 }
 
 /** Calls the service; a fatal failure stops the run, anything else comes back as a Failure value. */
-export async function call<T>(ctx: StepContext, request: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; failure: Failure }> {
+export async function call<T>(
+  ctx: StepContext,
+  request: () => Promise<T>,
+): Promise<{ ok: true; value: T } | { ok: false; failure: Failure }> {
   try {
     const value = await request();
     ctx.succeeded();
@@ -61,53 +79,86 @@ export async function createAccount(ctx: StepContext, account: AccountRow): Prom
   if (account.error?.code === 'unexpected_response' && account.attempts >= UNEXPECTED_ATTEMPTS) {
     // Bounded across runs (failure.ts): held back like an ERRORED account (--retry-errored sends it again).
     const detail = `${account.attempts} creates answered in a way the spec does not describe; held back (check the service, then --retry-errored): ${account.error.detail}`;
-    return applyTransition(ctx, account, { step: 'create', detail: 'unexpected_response', patch: { state: 'errored', error: { code: 'unexpected_response', detail } } });
+    return applyTransition(ctx, account, {
+      step: 'create',
+      detail: 'unexpected_response',
+      patch: { state: 'errored', error: { code: 'unexpected_response', detail } },
+    });
   }
-  const intent = await applyTransition(ctx, account, { step: 'create', detail: 'intent', patch: { state: 'creating', addAttempt: true } }, true);
+  const intent = await applyTransition(
+    ctx,
+    account,
+    { step: 'create', detail: 'intent', patch: { state: 'creating', addAttempt: true } },
+    true,
+  );
   const payload = JSON.parse(account.payload ?? '{}') as AccountPayload;
   // 'safe': the client resends only what certainly did not reach the service; an ambiguous
   // failure comes back here and is reconciled through the v2 status (architecture.md).
   const answer = await call(ctx, () => ctx.client.createAccount(payload, { retry: 'safe' }));
   let result: CreateResult;
-  if (!answer.ok && answer.failure.class === 'data') result = { kind: 'invalid', error: recordServiceIssues(ctx, account, answer.failure.issues ?? [], answer.failure) };
+  if (!answer.ok && answer.failure.class === 'data')
+    result = { kind: 'invalid', error: recordServiceIssues(ctx, account, answer.failure.issues ?? [], answer.failure) };
   else if (!answer.ok) result = { kind: 'unsettled', error: errorInfoOf(answer.failure) };
-  else if (answer.value.kind === 'invalid') result = { kind: 'invalid', error: recordServiceIssues(ctx, account, answer.value.errors) };
+  else if (answer.value.kind === 'invalid')
+    result = { kind: 'invalid', error: recordServiceIssues(ctx, account, answer.value.errors) };
   else result = answer.value;
   const next = await applyTransition(ctx, intent, afterCreate(intent, result, clock(ctx), ctx.settings.pollSchedule));
   // A lost or unreadable answer: the v2 status says whether the create arrived.
-  if (!answer.ok && (answer.failure.class === 'ambiguous' || answer.failure.class === 'unexpected')) return checkStatus(ctx, next);
+  if (!answer.ok && (answer.failure.class === 'ambiguous' || answer.failure.class === 'unexpected'))
+    return checkStatus(ctx, next);
   return next;
 }
 
 /** v2 status: reconciles a `creating` account, or polls a `scheduled` one. */
 export async function checkStatus(ctx: StepContext, account: AccountRow): Promise<AccountRow> {
-  const answer = await call(ctx, () => ctx.client.getImportStatus(account.importSupplier, account.externalAccountNumber));
+  const answer = await call(ctx, () =>
+    ctx.client.getImportStatus(account.importSupplier, account.externalAccountNumber),
+  );
   if (!answer.ok) {
     // Could not ask: ask again later in this run (the poller takes creating and scheduled
     // accounts whose check is due); a create is never resent before the answer is known.
     const retryAt = ctx.now() + nextPollDelay(ctx.settings.pollSchedule, account.polls + 1, ctx.random());
-    return applyTransition(ctx, account, { step: account.state === 'creating' ? 'reconcile' : 'poll', detail: answer.failure.code, patch: { nextCheckAt: retryAt, addPoll: true } });
+    return applyTransition(ctx, account, {
+      step: account.state === 'creating' ? 'reconcile' : 'poll',
+      detail: answer.failure.code,
+      patch: { nextCheckAt: retryAt, addPoll: true },
+    });
   }
   const transition = afterStatus(account, answer.value, clock(ctx), ctx.settings.pollSchedule);
-  if (transition.patch.state !== 'processed' || account.platformAccountNumber !== null) return applyTransition(ctx, account, transition);
+  if (transition.patch.state !== 'processed' || account.platformAccountNumber !== null)
+    return applyTransition(ctx, account, transition);
   // v2 status gives the internal platform_identifier only; the platform account number that
   // operators and reports key on comes from v1 transfer status (spec "Account import status (v1)").
   const platformAccountNumber = await platformAccountNumberOf(ctx, account);
-  return applyTransition(ctx, account, platformAccountNumber === undefined ? transition : { ...transition, patch: { ...transition.patch, platformAccountNumber } });
+  return applyTransition(
+    ctx,
+    account,
+    platformAccountNumber === undefined
+      ? transition
+      : { ...transition, patch: { ...transition.patch, platformAccountNumber } },
+  );
 }
 
 /** The account's platform account number from v1 status; undefined when it cannot be had now (a later list or status call fills it). */
 async function platformAccountNumberOf(ctx: StepContext, account: AccountRow): Promise<string | undefined> {
-  const answer = await call(ctx, () => ctx.client.getTransferStatus(account.importSupplier, account.externalAccountNumber));
+  const answer = await call(ctx, () =>
+    ctx.client.getTransferStatus(account.importSupplier, account.externalAccountNumber),
+  );
   if (!answer.ok || answer.value === null || answer.value.platform_account_number === '') return undefined;
   return answer.value.platform_account_number;
 }
 
 /** v1 transfer status of an account known only by post-import records. */
 export async function resolveAccount(ctx: StepContext, account: AccountRow): Promise<AccountRow> {
-  const answer = await call(ctx, () => ctx.client.getTransferStatus(account.importSupplier, account.externalAccountNumber));
+  const answer = await call(ctx, () =>
+    ctx.client.getTransferStatus(account.importSupplier, account.externalAccountNumber),
+  );
   if (!answer.ok) {
-    return applyTransition(ctx, account, { step: 'resolve', detail: answer.failure.code, patch: { error: errorInfoOf(answer.failure) } });
+    return applyTransition(ctx, account, {
+      step: 'resolve',
+      detail: answer.failure.code,
+      patch: { error: errorInfoOf(answer.failure) },
+    });
   }
   return applyTransition(ctx, account, afterTransferStatus(answer.value));
 }
@@ -117,20 +168,39 @@ function clock(ctx: StepContext): { now: number; random: number } {
 }
 
 /** Stores the service's validation errors mapped back to file/line/column; returns the first as the account's error. */
-function recordServiceIssues(ctx: StepContext, account: AccountRow, errors: ValidationIssue[], refusedLocally?: Failure): ErrorInfo {
-  const stored = JSON.parse(account.origins ?? '{}') as { origins?: Record<string, Origin>; columnOf?: Record<string, Record<string, string>> };
-  const source = { externalAccountNumber: account.externalAccountNumber, origins: stored.origins ?? {}, ...(stored.columnOf ? { columnOf: stored.columnOf } : {}) };
+function recordServiceIssues(
+  ctx: StepContext,
+  account: AccountRow,
+  errors: ValidationIssue[],
+  refusedLocally?: Failure,
+): ErrorInfo {
+  const stored = JSON.parse(account.origins ?? '{}') as {
+    origins?: Record<string, Origin>;
+    columnOf?: Record<string, Record<string, string>>;
+  };
+  const source = {
+    externalAccountNumber: account.externalAccountNumber,
+    origins: stored.origins ?? {},
+    ...(stored.columnOf ? { columnOf: stored.columnOf } : {}),
+  };
   const issues: StoredIssue[] = errors.map((error) => {
     const located = locateIssue(source, error);
     return {
-      code: located.code, message: located.message, attr: located.attr, source: 'service',
-      ...(located.file === '' ? {} : { file: located.file, line: located.line }), column: located.column,
+      code: located.code,
+      message: located.message,
+      attr: located.attr,
+      source: 'service',
+      ...(located.file === '' ? {} : { file: located.file, line: located.line }),
+      column: located.column,
     };
   });
   // Committed with the transition queued right after it (group commit keeps the order); a failed commit fails that one too.
   ctx.ledger.commit(() => ctx.ledger.replaceIssues(account.id, issues)).catch(() => undefined);
   const first = issues[0];
-  if (first === undefined) return refusedLocally ? errorInfoOf(refusedLocally) : { code: 'account_failed_validation', detail: 'the service refused the account without details' };
+  if (first === undefined)
+    return refusedLocally
+      ? errorInfoOf(refusedLocally)
+      : { code: 'account_failed_validation', detail: 'the service refused the account without details' };
   // The client's own refusal keeps its code (invalid_request), with the first field's location.
   const code = refusedLocally ? refusedLocally.code : first.code;
   return { code, detail: first.message, attr: first.attr, file: first.file, line: first.line, column: first.column };

@@ -47,9 +47,17 @@ export async function planDryRun(input: DryRunInput): Promise<DryRunResult> {
   }
   const ledger = Ledger.open(input.scratchDir);
   try {
-    const staged = input.entries === undefined ? undefined : await stageExport(ledger, input.entries, input.sink, input.signal);
+    const staged =
+      input.entries === undefined ? undefined : await stageExport(ledger, input.entries, input.sink, input.signal);
     const { settings, selection } = input;
-    const options = { retryErrored: settings.retryErrored, wait: settings.wait, steps: settings.steps ?? new Set(PUSH_STEPS), transactionFlags: settings.transactionFlags, accounts: selection?.accounts, limit: selection?.limit };
+    const options = {
+      retryErrored: settings.retryErrored,
+      wait: settings.wait,
+      steps: settings.steps ?? new Set(PUSH_STEPS),
+      transactionFlags: settings.transactionFlags,
+      accounts: selection?.accounts,
+      limit: selection?.limit,
+    };
     return { staged, scan: scanPlan(ledger, options, input.onAccount) };
   } finally {
     ledger.close();

@@ -9,7 +9,14 @@ export type EngineEvent =
   | { type: 'staged'; accounts: number; invalid: number; orphans: number; changedAfterImport: number }
   /** The work the run starts with (accounts per state, pending items per kind). */
   | { type: 'plan'; toCreate: number; toProcess: number; items: Record<ItemKind, number> }
-  | { type: 'account'; accountId: number; externalAccountNumber: string; from: AccountState; to: AccountState; code?: string }
+  | {
+      type: 'account';
+      accountId: number;
+      externalAccountNumber: string;
+      from: AccountState;
+      to: AccountState;
+      code?: string;
+    }
   | { type: 'items'; accountId: number; kind: ItemKind; done: number; failed: number; unknown: number }
   | { type: 'retrying'; code: string }
   | { type: 'stopping'; reason: StopReason; detail?: string };

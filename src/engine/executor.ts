@@ -47,7 +47,14 @@ export class Executor {
   readonly #selection: Selection | undefined;
   readonly #budget: ErrorBudget | undefined;
 
-  constructor(ledger: Ledger, client: ImportServiceClient, settings: EngineSettings, sink: EventSink, selection?: Selection, maxErrors?: number) {
+  constructor(
+    ledger: Ledger,
+    client: ImportServiceClient,
+    settings: EngineSettings,
+    sink: EventSink,
+    selection?: Selection,
+    maxErrors?: number,
+  ) {
     this.#ledger = ledger;
     this.#settings = settings;
     this.#selection = selection;
@@ -61,7 +68,10 @@ export class Executor {
       },
     };
     this.#ctx = {
-      ledger, client, settings, sink: counting,
+      ledger,
+      client,
+      settings,
+      sink: counting,
       now: () => Date.now(),
       random: () => Math.random(),
       failed: (failure) => this.#failed(failure),
@@ -69,7 +79,12 @@ export class Executor {
         this.#consecutiveFailures = 0;
       },
       stopping: () => this.#stop !== undefined,
-      writeFailed: (error: unknown) => this.stop('fatal', { class: 'fatal', code: 'ledger_write_failed', detail: error instanceof Error ? error.message : String(error) }),
+      writeFailed: (error: unknown) =>
+        this.stop('fatal', {
+          class: 'fatal',
+          code: 'ledger_write_failed',
+          detail: error instanceof Error ? error.message : String(error),
+        }),
     };
   }
 
@@ -116,21 +131,33 @@ export class Executor {
     this.#consecutiveFailures += 1;
     this.#ctx.sink.emit({ type: 'retrying', code: failure.code });
     if (this.#consecutiveFailures >= this.#settings.maxConsecutiveFailures) {
-      throw new StopRun({ class: 'fatal', code: 'service_unreachable', detail: `the service failed ${this.#consecutiveFailures} requests in a row (last: ${failure.code}: ${failure.detail})` });
+      throw new StopRun({
+        class: 'fatal',
+        code: 'service_unreachable',
+        detail: `the service failed ${this.#consecutiveFailures} requests in a row (last: ${failure.code}: ${failure.detail})`,
+      });
     }
   }
 
   #enqueue(account: AccountRow, priority: number, work: (account: AccountRow) => Promise<AccountRow | void>): void {
     this.#active.add(account.id);
     void this.#queue
-      .add(async () => {
-        if (this.#stop !== undefined) return;
-        const last = await work(account);
-        if (last) this.#selection?.update(last);
-      }, { priority })
+      .add(
+        async () => {
+          if (this.#stop !== undefined) return;
+          const last = await work(account);
+          if (last) this.#selection?.update(last);
+        },
+        { priority },
+      )
       .catch((error: unknown) => {
         if (error instanceof StopRun) this.stop('fatal', error.failure);
-        else this.stop('fatal', { class: 'fatal', code: 'internal_error', detail: error instanceof Error ? error.message : String(error) });
+        else
+          this.stop('fatal', {
+            class: 'fatal',
+            code: 'internal_error',
+            detail: error instanceof Error ? error.message : String(error),
+          });
       })
       .finally(() => {
         this.#active.delete(account.id);
@@ -151,7 +178,9 @@ export class Executor {
         if (this.#stop !== undefined) return;
         // The poller may have taken it meanwhile (a creating account with a due check).
         if (this.#active.has(account.id)) continue;
-        this.#enqueue(account, account.state === 'processed' ? PRIORITY.poll : PRIORITY.create, (row) => this.#advance(row));
+        this.#enqueue(account, account.state === 'processed' ? PRIORITY.poll : PRIORITY.create, (row) =>
+          this.#advance(row),
+        );
       }
     }
   }
@@ -207,7 +236,11 @@ export class Executor {
     while (this.#stop === undefined) {
       const now = Date.now();
       if (this.#settings.wait) this.#takeDueChecks(now);
-      const next = !this.#settings.wait ? null : this.#selection ? this.#selection.nextCheckAt() : this.#ledger.nextCheckAt();
+      const next = !this.#settings.wait
+        ? null
+        : this.#selection
+          ? this.#selection.nextCheckAt()
+          : this.#ledger.nextCheckAt();
       if (pumpDone && this.#active.size === 0 && this.#queue.size === 0 && next === null) return;
       if (pumpDone && this.#active.size === 0 && now - this.#lastProgressAt > this.#settings.waitTimeoutMs) {
         this.stop('wait_timeout');
@@ -238,10 +271,13 @@ export class Executor {
     }
     if (now - this.#lastListAt >= LIST_INTERVAL_MS) {
       this.#lastListAt = now;
-      const parked = this.#selection ? this.#selection.countInState('scheduled') : this.#ledger.countInState('scheduled');
+      const parked = this.#selection
+        ? this.#selection.countInState('scheduled')
+        : this.#ledger.countInState('scheduled');
       // The list has no pagination: before the first call, estimate its size from what the ledger knows is imported.
       this.#lastListSize ??= this.#ledger.countInState('done') + this.#ledger.countInState('processed');
-      if (listCheckWorthwhile(parked, this.#lastListSize)) void this.#queue.add(() => this.#listImported(), { priority: PRIORITY.list }).catch(() => undefined);
+      if (listCheckWorthwhile(parked, this.#lastListSize))
+        void this.#queue.add(() => this.#listImported(), { priority: PRIORITY.list }).catch(() => undefined);
     }
   }
 
@@ -262,10 +298,12 @@ export class Executor {
   async #listImported(): Promise<void> {
     for (const supplier of this.#ledger.scheduledSuppliers()) {
       if (this.#stop !== undefined) return;
-      const answer = await call(this.#ctx, () => this.#ctx.client.listImportedAccounts(supplier)).catch((error: unknown) => {
-        if (error instanceof StopRun) this.stop('fatal', error.failure);
-        return undefined;
-      });
+      const answer = await call(this.#ctx, () => this.#ctx.client.listImportedAccounts(supplier)).catch(
+        (error: unknown) => {
+          if (error instanceof StopRun) this.stop('fatal', error.failure);
+          return undefined;
+        },
+      );
       if (answer === undefined || !answer.ok) continue;
       this.#lastListSize = answer.value.length;
       // Filtered in memory against the parked accounts: one ledger lookup per match, not per listed account.
@@ -276,7 +314,12 @@ export class Executor {
         if (room <= 0) return;
         if (!listed.platform_account_number || !parked.has(listed.external_account_number)) continue;
         const account = this.#ledger.findAccount(supplier, listed.external_account_number);
-        if (account?.state !== 'scheduled' || this.#active.has(account.id) || (this.#selection && !this.#selection.has(account.id))) continue;
+        if (
+          account?.state !== 'scheduled' ||
+          this.#active.has(account.id) ||
+          (this.#selection && !this.#selection.has(account.id))
+        )
+          continue;
         room -= 1;
         this.#enqueue(account, PRIORITY.poll, async (row) => {
           const next = await applyTransition(this.#ctx, row, afterListedImported(listed.platform_account_number ?? ''));

@@ -53,10 +53,17 @@ export function classifyFailure(error: unknown): Failure {
   const code = typeof like.code === 'string' ? like.code : 'unexpected_error';
   const detail = typeof like.message === 'string' ? like.message : String(error);
   const status = typeof like.status === 'number' ? like.status : undefined;
-  if (like.fatal === true || FATAL_CODES.has(code) || status === 401 || status === 403) return { class: 'fatal', code, detail };
+  if (like.fatal === true || FATAL_CODES.has(code) || status === 401 || status === 403)
+    return { class: 'fatal', code, detail };
   if (like.ambiguous === true) return { class: 'ambiguous', code, detail };
   if (status === 404 || code === 'not_found') return { class: 'not_found', code, detail };
-  if (code === 'invalid_request') return { class: 'data', code, detail, ...(Array.isArray(like.issues) ? { issues: like.issues as ValidationIssue[] } : {}) };
+  if (code === 'invalid_request')
+    return {
+      class: 'data',
+      code,
+      detail,
+      ...(Array.isArray(like.issues) ? { issues: like.issues as ValidationIssue[] } : {}),
+    };
   if (code === 'unexpected_response') return { class: 'unexpected', code, detail };
   return { class: 'transient', code, detail };
 }

@@ -20,7 +20,17 @@ export type { Failure } from './failure.js';
 export { exitCodeOf } from './outcome.js';
 export { DEFAULT_POLL_SCHEDULE, type PollSchedule } from './poll-schedule.js';
 export type { StageSummary } from './stage.js';
-export { PLAN_REASONS, PUSH_STEPS, REQUEST_KINDS, STEP_NAMES, type AccountPlan, type PlanReason, type PlanTotals, type PushStep, type RequestKind } from './plan.js';
+export {
+  PLAN_REASONS,
+  PUSH_STEPS,
+  REQUEST_KINDS,
+  STEP_NAMES,
+  type AccountPlan,
+  type PlanReason,
+  type PlanTotals,
+  type PushStep,
+  type RequestKind,
+} from './plan.js';
 export { scanPlan, type PlannedAccount, type PlanScan } from './plan-scan.js';
 export { planDryRun, type DryRunResult } from './dry-run.js';
 
@@ -65,7 +75,13 @@ export interface PushResult {
 
 /** The plan options of a run's settings (steps from --only; every step by default). */
 export function planOptionsOf(settings: EngineSettings, accounts?: ReadonlySet<string>): PlanOptions {
-  return { retryErrored: settings.retryErrored, wait: settings.wait, steps: settings.steps ?? new Set(PUSH_STEPS), transactionFlags: settings.transactionFlags, accounts };
+  return {
+    retryErrored: settings.retryErrored,
+    wait: settings.wait,
+    steps: settings.steps ?? new Set(PUSH_STEPS),
+    transactionFlags: settings.transactionFlags,
+    accounts,
+  };
 }
 
 /** Stages the export into the ledger, then runs the state machine until done, stopped, or timed out. */
@@ -75,9 +91,13 @@ export async function runPush(run: PushRun): Promise<PushResult> {
   const extra = { unknownAccounts: [] as string[] };
   if (run.signal?.aborted) return finish(ledger, 'interrupted', undefined, staged, settings, extra);
   // A filtered run, or a budget in percent, needs the plan: which accounts, how much work.
-  const scan = run.selection !== undefined || (run.maxErrors !== undefined && 'percent' in run.maxErrors) ? scanPlan(ledger, { ...planOptionsOf(settings, run.selection?.accounts), limit: run.selection?.limit }) : undefined;
+  const scan =
+    run.selection !== undefined || (run.maxErrors !== undefined && 'percent' in run.maxErrors)
+      ? scanPlan(ledger, { ...planOptionsOf(settings, run.selection?.accounts), limit: run.selection?.limit })
+      : undefined;
   const selection = run.selection !== undefined && scan !== undefined ? new Selection(scan.selected) : undefined;
-  const maxErrors = run.maxErrors === undefined ? undefined : errorLimitOf(run.maxErrors, scan === undefined ? 0 : workOf(scan.totals));
+  const maxErrors =
+    run.maxErrors === undefined ? undefined : errorLimitOf(run.maxErrors, scan === undefined ? 0 : workOf(scan.totals));
   Object.assign(extra, { unknownAccounts: scan?.unknownAccounts ?? [] }, maxErrors === undefined ? {} : { maxErrors });
   sink.emit(scan && selection ? planEventOf(scan) : planEvent(ledger, settings));
   const executor = new Executor(ledger, run.client, settings, sink, selection, maxErrors);
@@ -85,17 +105,33 @@ export async function runPush(run: PushRun): Promise<PushResult> {
   run.signal?.addEventListener('abort', onAbort, { once: true });
   try {
     const result = await executor.run();
-    const filtered = run.selection !== undefined || (settings.steps !== undefined && settings.steps.size < PUSH_STEPS.length);
+    const filtered =
+      run.selection !== undefined || (settings.steps !== undefined && settings.steps.size < PUSH_STEPS.length);
     return finish(ledger, result.reason, result.fatal, staged, settings, extra, filtered);
   } finally {
     run.signal?.removeEventListener('abort', onAbort);
   }
 }
 
-function finish(ledger: Ledger, reason: StopReason, fatal: Failure | undefined, staged: StageSummary | undefined, settings: EngineSettings, extra: Pick<PushResult, 'unknownAccounts' | 'maxErrors'>, filtered = false): PushResult {
+function finish(
+  ledger: Ledger,
+  reason: StopReason,
+  fatal: Failure | undefined,
+  staged: StageSummary | undefined,
+  settings: EngineSettings,
+  extra: Pick<PushResult, 'unknownAccounts' | 'maxErrors'>,
+  filtered = false,
+): PushResult {
   ledger.flush();
   const counts = ledger.read.counts();
-  return { reason, ...(fatal ? { fatal } : {}), staged, counts, exitCode: exitCodeOf(reason, counts, settings.wait, filtered), ...extra };
+  return {
+    reason,
+    ...(fatal ? { fatal } : {}),
+    staged,
+    counts,
+    exitCode: exitCodeOf(reason, counts, settings.wait, filtered),
+    ...extra,
+  };
 }
 
 /** The work --max-errors N% is a share of: the accounts in the plan and the records it sends. */
@@ -104,21 +140,38 @@ function workOf(totals: PlanTotals): number {
 }
 
 /** The plan event of a filtered run: progress totals count only the selected accounts' work. */
-function planEventOf(scan: PlanScan): { type: 'plan'; toCreate: number; toProcess: number; items: Record<ItemKind, number> } {
+function planEventOf(scan: PlanScan): {
+  type: 'plan';
+  toCreate: number;
+  toProcess: number;
+  items: Record<ItemKind, number>;
+} {
   const reasons = scan.totals.reasons;
-  const toProcess = (reasons.create ?? 0) + (reasons.retry_errored ?? 0) + (reasons.reconcile ?? 0) + (reasons.wait ?? 0);
+  const toProcess =
+    (reasons.create ?? 0) + (reasons.retry_errored ?? 0) + (reasons.reconcile ?? 0) + (reasons.wait ?? 0);
   return { type: 'plan', toCreate: scan.totals.requests.create, toProcess, items: { ...scan.totals.records } };
 }
 
-function planEvent(ledger: Ledger, settings: EngineSettings): { type: 'plan'; toCreate: number; toProcess: number; items: Record<ItemKind, number> } {
+function planEvent(
+  ledger: Ledger,
+  settings: EngineSettings,
+): { type: 'plan'; toCreate: number; toProcess: number; items: Record<ItemKind, number> } {
   const a = ledger.read.counts().accounts;
   // Records of accounts this run can bring to processed (not those held back as invalid or errored).
-  const waiting = ledger.read.waitingItems(['staged', 'creating', 'scheduled', 'processed', 'unresolved', ...(settings.retryErrored ? ['errored' as const] : [])]);
+  const waiting = ledger.read.waitingItems([
+    'staged',
+    'creating',
+    'scheduled',
+    'processed',
+    'unresolved',
+    ...(settings.retryErrored ? ['errored' as const] : []),
+  ]);
   const items = Object.fromEntries(ITEM_KINDS.map((kind) => [kind, waiting[kind] ?? 0])) as Record<ItemKind, number>;
   return {
     type: 'plan',
     toCreate: (a.staged ?? 0) + (a.creating ?? 0) + (settings.retryErrored ? (a.errored ?? 0) : 0),
-    toProcess: (a.staged ?? 0) + (a.creating ?? 0) + (a.scheduled ?? 0) + (settings.retryErrored ? (a.errored ?? 0) : 0),
+    toProcess:
+      (a.staged ?? 0) + (a.creating ?? 0) + (a.scheduled ?? 0) + (settings.retryErrored ? (a.errored ?? 0) : 0),
     items,
   };
 }

@@ -1,5 +1,18 @@
-import type { HistoricalStatement, Note, PaymentInstructionRequest, Transaction, ValidationIssue } from '../schema/index.js';
-import { ITEM_KINDS, type AccountRow, type ErrorInfo, type ItemKind, type ItemPatch, type ItemRow } from '../ledger/index.js';
+import type {
+  HistoricalStatement,
+  Note,
+  PaymentInstructionRequest,
+  Transaction,
+  ValidationIssue,
+} from '../schema/index.js';
+import {
+  ITEM_KINDS,
+  type AccountRow,
+  type ErrorInfo,
+  type ItemKind,
+  type ItemPatch,
+  type ItemRow,
+} from '../ledger/index.js';
 import { call } from './account-steps.js';
 import type { StepContext } from './context.js';
 import { errorInfoOf, UNEXPECTED_ATTEMPTS, type Failure } from './failure.js';
@@ -59,14 +72,30 @@ const SENDERS: Record<ItemKind, Sender> = {
 };
 
 /** Records an outcome (queued; committed with the next group, before the next intent). */
-function settle(ctx: StepContext, account: AccountRow, items: readonly ItemRow[], patch: ItemPatch, detail?: string): ItemRow[] {
+function settle(
+  ctx: StepContext,
+  account: AccountRow,
+  items: readonly ItemRow[],
+  patch: ItemPatch,
+  detail?: string,
+): ItemRow[] {
   if (items.length === 0) return [];
-  ctx.ledger.updateItems(items.map((item) => item.id), patch, { accountId: account.id, step: items[0]?.kind ?? 'item', ...(detail ? { detail } : {}) }).catch(ctx.writeFailed);
+  ctx.ledger
+    .updateItems(
+      items.map((item) => item.id),
+      patch,
+      { accountId: account.id, step: items[0]?.kind ?? 'item', ...(detail ? { detail } : {}) },
+    )
+    .catch(ctx.writeFailed);
   const count = items.length;
   if (patch.state === 'done' || patch.state === 'failed' || patch.state === 'unknown') {
     ctx.sink.emit({
-      type: 'items', accountId: account.id, kind: items[0]?.kind ?? 'note',
-      done: patch.state === 'done' ? count : 0, failed: patch.state === 'failed' ? count : 0, unknown: patch.state === 'unknown' ? count : 0,
+      type: 'items',
+      accountId: account.id,
+      kind: items[0]?.kind ?? 'note',
+      done: patch.state === 'done' ? count : 0,
+      failed: patch.state === 'failed' ? count : 0,
+      unknown: patch.state === 'unknown' ? count : 0,
     });
   }
   return items.map((item) => ({ ...item, state: patch.state ?? item.state }));
@@ -79,22 +108,49 @@ function settle(ctx: StepContext, account: AccountRow, items: readonly ItemRow[]
  */
 async function intent(ctx: StepContext, account: AccountRow, items: readonly ItemRow[]): Promise<ItemRow[]> {
   const kind = items[0]?.kind ?? 'note';
-  const durable = kind === 'payment_instruction' || (kind === 'transaction' && !ctx.settings.transactionFlags.check_previously_added);
-  await ctx.ledger.updateItems(items.map((item) => item.id), { state: 'sending', addAttempt: true }, { accountId: account.id, step: kind, detail: 'intent' }, durable);
+  const durable =
+    kind === 'payment_instruction' || (kind === 'transaction' && !ctx.settings.transactionFlags.check_previously_added);
+  await ctx.ledger.updateItems(
+    items.map((item) => item.id),
+    { state: 'sending', addAttempt: true },
+    { accountId: account.id, step: kind, detail: 'intent' },
+    durable,
+  );
   return items.map((item) => ({ ...item, state: 'sending' as const }));
 }
 
 /** A request that failed without a definite answer: what happens to its items. */
-function unsettled(ctx: StepContext, account: AccountRow, items: readonly ItemRow[], failure: Failure, resendSafe: boolean): Sent {
+function unsettled(
+  ctx: StepContext,
+  account: AccountRow,
+  items: readonly ItemRow[],
+  failure: Failure,
+  resendSafe: boolean,
+): Sent {
   const error = errorInfoOf(failure);
   if (failure.class === 'data') {
     // Refused by the client before sending (an undocumented field): the export must change.
-    for (const item of items) settle(ctx, account, [item], { state: 'failed', error: { ...error, attr: failure.issues?.[0]?.attr, file: item.originFile ?? undefined, line: item.originLine ?? undefined } });
+    for (const item of items)
+      settle(ctx, account, [item], {
+        state: 'failed',
+        error: {
+          ...error,
+          attr: failure.issues?.[0]?.attr,
+          file: item.originFile ?? undefined,
+          line: item.originLine ?? undefined,
+        },
+      });
     return { retry: [] };
   }
   if (failure.class === 'unexpected') return unexpected(ctx, account, items, failure, resendSafe);
   if (failure.class === 'ambiguous' && !resendSafe) {
-    settle(ctx, account, items, { state: 'unknown', error: { code: 'outcome_unknown', detail: `sent, no answer (${failure.code}); not resent: the service cannot deduplicate it` } });
+    settle(ctx, account, items, {
+      state: 'unknown',
+      error: {
+        code: 'outcome_unknown',
+        detail: `sent, no answer (${failure.code}); not resent: the service cannot deduplicate it`,
+      },
+    });
     return { retry: [] };
   }
   // Ambiguous: still `sending`, and the resend is answered by the service's dedup.
@@ -110,14 +166,37 @@ function unsettled(ctx: StepContext, account: AccountRow, items: readonly ItemRo
  * those that landed), at most UNEXPECTED_ATTEMPTS sends in all; then, or where nothing dedups
  * (payment instructions), they are recorded and never resent.
  */
-function unexpected(ctx: StepContext, account: AccountRow, items: readonly ItemRow[], failure: Failure, resendSafe: boolean): Sent {
+function unexpected(
+  ctx: StepContext,
+  account: AccountRow,
+  items: readonly ItemRow[],
+  failure: Failure,
+  resendSafe: boolean,
+): Sent {
   if (!resendSafe) {
-    settle(ctx, account, items, { state: 'unknown', error: { code: 'outcome_unknown', detail: `the answer did not match the spec (${failure.detail}); not resent: the service cannot deduplicate it` } });
+    settle(ctx, account, items, {
+      state: 'unknown',
+      error: {
+        code: 'outcome_unknown',
+        detail: `the answer did not match the spec (${failure.detail}); not resent: the service cannot deduplicate it`,
+      },
+    });
     return { retry: [] };
   }
   const spent = items.filter((item) => item.attempts + 1 >= UNEXPECTED_ATTEMPTS);
-  settle(ctx, account, spent, { state: 'failed', error: { code: failure.code, detail: `${UNEXPECTED_ATTEMPTS} answers that do not match the spec; given up (check the service, then change the record to send it again): ${failure.detail}` } });
-  settle(ctx, account, items.filter((item) => !spent.includes(item)), { error: errorInfoOf(failure) });
+  settle(ctx, account, spent, {
+    state: 'failed',
+    error: {
+      code: failure.code,
+      detail: `${UNEXPECTED_ATTEMPTS} answers that do not match the spec; given up (check the service, then change the record to send it again): ${failure.detail}`,
+    },
+  });
+  settle(
+    ctx,
+    account,
+    items.filter((item) => !spent.includes(item)),
+    { error: errorInfoOf(failure) },
+  );
   return { blocked: true, retry: [] };
 }
 
@@ -133,30 +212,57 @@ function issuesByIndex(field: string, errors: ValidationIssue[], items: readonly
     const index = match ? Number(match[1]) : -1;
     const item = items[index];
     if (item === undefined || byIndex.has(index)) continue;
-    byIndex.set(index, { code: error.code, detail: error.detail, attr: match?.[2], file: item.originFile ?? undefined, line: item.originLine ?? undefined });
+    byIndex.set(index, {
+      code: error.code,
+      detail: error.detail,
+      attr: match?.[2],
+      file: item.originFile ?? undefined,
+      line: item.originLine ?? undefined,
+    });
   }
   return byIndex;
 }
 
 /** A 400 refused the whole request: items it names fail (data class); the others go back to pending and are sent again. */
-function refused(ctx: StepContext, account: AccountRow, items: readonly ItemRow[], field: string, errors: ValidationIssue[]): Sent {
+function refused(
+  ctx: StepContext,
+  account: AccountRow,
+  items: readonly ItemRow[],
+  field: string,
+  errors: ValidationIssue[],
+): Sent {
   const byIndex = issuesByIndex(field, errors, items);
   if (byIndex.size === 0) {
     const first = errors[0];
     const error: ErrorInfo = { code: first?.code ?? 'invalid', detail: first?.detail ?? 'refused by the service' };
-    for (const item of items) settle(ctx, account, [item], { state: 'failed', error: { ...error, file: item.originFile ?? undefined, line: item.originLine ?? undefined } });
+    for (const item of items)
+      settle(ctx, account, [item], {
+        state: 'failed',
+        error: { ...error, file: item.originFile ?? undefined, line: item.originLine ?? undefined },
+      });
     return { retry: [] };
   }
   for (const [index, error] of byIndex) {
     const item = items[index];
     if (item) settle(ctx, account, [item], { state: 'failed', error });
   }
-  return { retry: settle(ctx, account, items.filter((_, index) => !byIndex.has(index)), { state: 'pending' }) };
+  return {
+    retry: settle(
+      ctx,
+      account,
+      items.filter((_, index) => !byIndex.has(index)),
+      { state: 'pending' },
+    ),
+  };
 }
 
 async function sendNotes(ctx: StepContext, account: AccountRow, batch: ItemRow[]): Promise<Sent> {
   const items = await intent(ctx, account, batch);
-  const request = { import_supplier: account.importSupplier, external_account_number: account.externalAccountNumber, notes: items.map((item) => parse<Note>(item)) };
+  const request = {
+    import_supplier: account.importSupplier,
+    external_account_number: account.externalAccountNumber,
+    notes: items.map((item) => parse<Note>(item)),
+  };
   const answer = await call(ctx, () => ctx.client.createNotes(request));
   if (!answer.ok) return unsettled(ctx, account, items, answer.failure, true);
   if (answer.value.kind === 'invalid') return refused(ctx, account, items, 'notes', answer.value.errors);
@@ -176,11 +282,21 @@ async function sendTransactions(ctx: StepContext, account: AccountRow, batch: It
   if (!flags.check_previously_added && batch.some((item) => item.state === 'sending')) {
     // Without the service's dedup a transaction whose request may have landed is never resent
     // (batches are of one transaction then, so every answer is about exactly one).
-    settle(ctx, account, batch, { state: 'unknown', error: { code: 'outcome_unknown', detail: 'sent before without an answer; check_previously_added is off, so it is not resent' } });
+    settle(ctx, account, batch, {
+      state: 'unknown',
+      error: {
+        code: 'outcome_unknown',
+        detail: 'sent before without an answer; check_previously_added is off, so it is not resent',
+      },
+    });
     return { retry: [] };
   }
   const items = await intent(ctx, account, batch);
-  const request = { import_supplier: account.importSupplier, external_account_number: account.externalAccountNumber, transactions: items.map((item) => parse<Transaction>(item)) };
+  const request = {
+    import_supplier: account.importSupplier,
+    external_account_number: account.externalAccountNumber,
+    transactions: items.map((item) => parse<Transaction>(item)),
+  };
   const answer = await call(ctx, () => ctx.client.createTransactions(request, flags));
   if (!answer.ok) return unsettled(ctx, account, items, answer.failure, flags.check_previously_added);
   const outcome = answer.value;
@@ -189,12 +305,22 @@ async function sendTransactions(ctx: StepContext, account: AccountRow, batch: It
     const failedId = outcome.transactionData['transaction_id'];
     const failing = items.filter((item) => item.naturalKey === failedId);
     const targets = failing.length > 0 ? failing : items.slice(0, 1);
-    settle(ctx, account, targets, { state: 'failed', error: { code: 'transaction_import_error', detail: outcome.errorDetail, file: targets[0]?.originFile ?? undefined, line: targets[0]?.originLine ?? undefined } });
+    settle(ctx, account, targets, {
+      state: 'failed',
+      error: {
+        code: 'transaction_import_error',
+        detail: outcome.errorDetail,
+        file: targets[0]?.originFile ?? undefined,
+        line: targets[0]?.originLine ?? undefined,
+      },
+    });
     // Whether the others of the request were committed is not documented: they stay `sending`
     // and are sent again; check_previously_added answers TRANSACTION_ALREADY_EXISTS for those that were.
     return { retry: items.filter((item) => !targets.includes(item)) };
   }
-  const byId = new Map(outcome.results.map((result) => [String(result.transaction_data['transaction_id']), result.status]));
+  const byId = new Map(
+    outcome.results.map((result) => [String(result.transaction_data['transaction_id']), result.status]),
+  );
   const retry: ItemRow[] = [];
   for (const item of items) {
     const status = byId.get(item.naturalKey) ?? (items.length === 1 ? outcome.results[0]?.status : undefined);
@@ -202,7 +328,13 @@ async function sendTransactions(ctx: StepContext, account: AccountRow, batch: It
     else settle(ctx, account, [item], { state: 'done', result: status, error: null });
   }
   if (!flags.check_previously_added && retry.length > 0) {
-    settle(ctx, account, retry, { state: 'unknown', error: { code: 'outcome_unknown', detail: 'the service did not report this transaction; check_previously_added is off, so it is not resent' } });
+    settle(ctx, account, retry, {
+      state: 'unknown',
+      error: {
+        code: 'outcome_unknown',
+        detail: 'the service did not report this transaction; check_previously_added is off, so it is not resent',
+      },
+    });
     return { retry: [] };
   }
   return { retry };
@@ -210,7 +342,11 @@ async function sendTransactions(ctx: StepContext, account: AccountRow, batch: It
 
 async function sendStatements(ctx: StepContext, account: AccountRow, batch: ItemRow[]): Promise<Sent> {
   const items = await intent(ctx, account, batch);
-  const request = { import_supplier: account.importSupplier, external_account_number: account.externalAccountNumber, statements: items.map((item) => parse<HistoricalStatement>(item)) };
+  const request = {
+    import_supplier: account.importSupplier,
+    external_account_number: account.externalAccountNumber,
+    statements: items.map((item) => parse<HistoricalStatement>(item)),
+  };
   const answer = await call(ctx, () => ctx.client.createHistoricalStatements(request));
   if (!answer.ok) return unsettled(ctx, account, items, answer.failure, true);
   const outcome = answer.value;
@@ -241,7 +377,13 @@ async function sendPaymentInstruction(ctx: StepContext, account: AccountRow, bat
     // The spec gives payment instructions no dedup and no read endpoint: an instruction that
     // may have been created cannot be checked, and a resend could set up a second one at the
     // vendor. It is recorded `unknown` for an operator (README "Rerun semantics").
-    settle(ctx, account, leftovers, { state: 'unknown', error: { code: 'outcome_unknown', detail: 'a previous request may have created it; no dedup exists for payment instructions, so it is not resent' } });
+    settle(ctx, account, leftovers, {
+      state: 'unknown',
+      error: {
+        code: 'outcome_unknown',
+        detail: 'a previous request may have created it; no dedup exists for payment instructions, so it is not resent',
+      },
+    });
     return { retry: [] };
   }
   const [item] = await intent(ctx, account, batch.slice(0, 1));
@@ -254,7 +396,13 @@ async function sendPaymentInstruction(ctx: StepContext, account: AccountRow, bat
   }
   // 400: invalid, or the vendor failed persistently: "not to be retried in the same form" (spec).
   const first = answer.value.errors[0];
-  const error: ErrorInfo = { code: first?.code ?? 'payment_instruction_refused', detail: first?.detail ?? answer.value.detail, attr: first?.attr, file: item.originFile ?? undefined, line: item.originLine ?? undefined };
+  const error: ErrorInfo = {
+    code: first?.code ?? 'payment_instruction_refused',
+    detail: first?.detail ?? answer.value.detail,
+    attr: first?.attr,
+    file: item.originFile ?? undefined,
+    line: item.originLine ?? undefined,
+  };
   settle(ctx, account, [item], { state: 'failed', error });
   return { retry: [] };
 }

@@ -15,7 +15,12 @@ export function exitCodeOf(reason: StopReason, counts: LedgerCounts, wait: boole
   if (reason === 'wait_timeout' || reason === 'max_errors') return ExitCode.someFailed;
   const accounts = counts.accounts;
   const notAttempted = filtered ? 0 : (accounts.staged ?? 0);
-  const left = (accounts.invalid ?? 0) + (accounts.errored ?? 0) + (accounts.unresolved ?? 0) + (accounts.creating ?? 0) + notAttempted;
+  const left =
+    (accounts.invalid ?? 0) +
+    (accounts.errored ?? 0) +
+    (accounts.unresolved ?? 0) +
+    (accounts.creating ?? 0) +
+    notAttempted;
   const waiting = wait && !filtered ? (accounts.scheduled ?? 0) + (accounts.processed ?? 0) : 0;
   let items = 0;
   for (const states of Object.values(counts.items)) {

@@ -26,10 +26,16 @@ export interface PlanScan {
 const PAGE = 1000;
 
 /** Records waiting to be sent (pending or sending) per account and kind, for the accounts of one page. */
-function pendingOfPage(ledger: Ledger, firstId: number, lastId: number): Map<number, Partial<Record<ItemKind, number>>> {
+function pendingOfPage(
+  ledger: Ledger,
+  firstId: number,
+  lastId: number,
+): Map<number, Partial<Record<ItemKind, number>>> {
   // A read of the ledger's own tables, by the owner of the writes (the engine); one query per page.
   const rows = ledger.db
-    .prepare(`SELECT account_id AS a, kind AS k, COUNT(*) AS n FROM items WHERE account_id BETWEEN ? AND ? AND state IN ('pending', 'sending') GROUP BY account_id, kind`)
+    .prepare(
+      `SELECT account_id AS a, kind AS k, COUNT(*) AS n FROM items WHERE account_id BETWEEN ? AND ? AND state IN ('pending', 'sending') GROUP BY account_id, kind`,
+    )
     .all(firstId, lastId) as Array<{ a: number; k: ItemKind; n: number }>;
   const byAccount = new Map<number, Partial<Record<ItemKind, number>>>();
   for (const row of rows) {
@@ -44,7 +50,11 @@ function pendingOfPage(ledger: Ledger, firstId: number, lastId: number): Map<num
  * Plans every account of the ledger in id order (the ledger's order: --limit takes the first
  * N accounts in the plan). `onAccount` receives each row as it is planned (streamed output).
  */
-export function scanPlan(ledger: Ledger, options: PlanOptions & { limit?: number | undefined }, onAccount?: (row: PlannedAccount) => void): PlanScan {
+export function scanPlan(
+  ledger: Ledger,
+  options: PlanOptions & { limit?: number | undefined },
+  onAccount?: (row: PlannedAccount) => void,
+): PlanScan {
   ledger.flush();
   const totals = emptyTotals();
   const selected: PlanScan['selected'] = new Map();
@@ -58,15 +68,22 @@ export function scanPlan(ledger: Ledger, options: PlanOptions & { limit?: number
       afterId = account.id;
       if (options.accounts?.has(account.externalAccountNumber)) seen.add(account.externalAccountNumber);
       let plan = planAccount(account, pending.get(account.id) ?? {}, options);
-      if (plan.inPlan && options.limit !== undefined && selected.size >= options.limit) plan = { inPlan: false, reason: 'beyond_limit', requests: {}, records: {} };
+      if (plan.inPlan && options.limit !== undefined && selected.size >= options.limit)
+        plan = { inPlan: false, reason: 'beyond_limit', requests: {}, records: {} };
       if (plan.inPlan) selected.set(account.id, { state: account.state, nextCheckAt: account.nextCheckAt });
       addToTotals(totals, plan);
       onAccount?.({
-        id: account.id, importSupplier: account.importSupplier, externalAccountNumber: account.externalAccountNumber, state: account.state,
-        nextCheckAt: account.nextCheckAt, errorCode: account.error?.code, plan,
+        id: account.id,
+        importSupplier: account.importSupplier,
+        externalAccountNumber: account.externalAccountNumber,
+        state: account.state,
+        nextCheckAt: account.nextCheckAt,
+        errorCode: account.error?.code,
+        plan,
       });
     }
   }
-  const unknownAccounts = options.accounts === undefined ? [] : [...options.accounts].filter((number) => !seen.has(number));
+  const unknownAccounts =
+    options.accounts === undefined ? [] : [...options.accounts].filter((number) => !seen.has(number));
   return { totals, selected, unknownAccounts };
 }

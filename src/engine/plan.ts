@@ -11,11 +11,22 @@ export type PushStep = 'create' | ItemKind;
 export const PUSH_STEPS: readonly PushStep[] = ['create', 'note', 'transaction', 'statement', 'payment_instruction'];
 /** --only's names (the spec's endpoint nouns) -> steps. */
 export const STEP_NAMES: Readonly<Record<string, PushStep>> = {
-  create: 'create', notes: 'note', transactions: 'transaction', statements: 'statement', payment_instructions: 'payment_instruction',
+  create: 'create',
+  notes: 'note',
+  transactions: 'transaction',
+  statements: 'statement',
+  payment_instructions: 'payment_instruction',
 };
 
 /** The kinds of request a plan counts (per step of the pipeline). */
-export const REQUEST_KINDS = ['create', 'status_check', 'note', 'transaction', 'statement', 'payment_instruction'] as const;
+export const REQUEST_KINDS = [
+  'create',
+  'status_check',
+  'note',
+  'transaction',
+  'statement',
+  'payment_instruction',
+] as const;
 export type RequestKind = (typeof REQUEST_KINDS)[number];
 
 export interface PlanOptions {
@@ -64,7 +75,10 @@ export function itemRequests(kind: ItemKind, count: number, flags: TransactionQu
   return Math.ceil(count / batch);
 }
 
-function itemsPlan(pending: Partial<Record<ItemKind, number>>, options: PlanOptions): Partial<Record<RequestKind, number>> {
+function itemsPlan(
+  pending: Partial<Record<ItemKind, number>>,
+  options: PlanOptions,
+): Partial<Record<RequestKind, number>> {
   const requests: Partial<Record<RequestKind, number>> = {};
   for (const [kind, count] of Object.entries(pending) as Array<[ItemKind, number]>) {
     if (count > 0 && options.steps.has(kind)) requests[kind] = itemRequests(kind, count, options.transactionFlags);
@@ -72,7 +86,10 @@ function itemsPlan(pending: Partial<Record<ItemKind, number>>, options: PlanOpti
   return requests;
 }
 
-function recordsOf(requests: Partial<Record<RequestKind, number>>, pending: Partial<Record<ItemKind, number>>): Partial<Record<ItemKind, number>> {
+function recordsOf(
+  requests: Partial<Record<RequestKind, number>>,
+  pending: Partial<Record<ItemKind, number>>,
+): Partial<Record<ItemKind, number>> {
   return Object.fromEntries(Object.entries(pending).filter(([kind]) => (requests[kind as RequestKind] ?? 0) > 0));
 }
 
@@ -82,27 +99,43 @@ const has = (requests: Partial<Record<RequestKind, number>>): boolean => Object.
  * One account's plan from its ledger state and its records waiting to be sent (pending or
  * sending, per kind). --limit is applied by the caller over the accounts in the plan.
  */
-export function planAccount(account: Pick<AccountRow, 'state' | 'externalAccountNumber'>, pending: Partial<Record<ItemKind, number>>, options: PlanOptions): AccountPlan {
+export function planAccount(
+  account: Pick<AccountRow, 'state' | 'externalAccountNumber'>,
+  pending: Partial<Record<ItemKind, number>>,
+  options: PlanOptions,
+): AccountPlan {
   const planned = decide(account, pending, options);
   return { ...planned, records: recordsOf(planned.requests, pending) };
 }
 
-function decide(account: Pick<AccountRow, 'state' | 'externalAccountNumber'>, pending: Partial<Record<ItemKind, number>>, options: PlanOptions): Omit<AccountPlan, 'records'> {
+function decide(
+  account: Pick<AccountRow, 'state' | 'externalAccountNumber'>,
+  pending: Partial<Record<ItemKind, number>>,
+  options: PlanOptions,
+): Omit<AccountPlan, 'records'> {
   const out = (reason: PlanReason): Omit<AccountPlan, 'records'> => ({ inPlan: false, reason, requests: {} });
-  if (options.accounts !== undefined && !options.accounts.has(account.externalAccountNumber)) return out('not_selected_accounts');
+  if (options.accounts !== undefined && !options.accounts.has(account.externalAccountNumber))
+    return out('not_selected_accounts');
   const creates = options.steps.has('create');
   const records = itemsPlan(pending, options);
   const afterProcessing = options.wait ? records : {};
   const statusChecks = options.wait ? 1 : 0;
   switch (account.state) {
-    case 'done': return out('done');
-    case 'invalid': return out('invalid');
+    case 'done':
+      return out('done');
+    case 'invalid':
+      return out('invalid');
     case 'errored':
     case 'staged': {
       if (account.state === 'errored' && !options.retryErrored) return out('errored');
       if (!creates) return out('not_selected_steps');
-      const reason: PlanReason = account.state === 'errored' ? 'retry_errored' : has(afterProcessing) ? 'create' : 'create_only';
-      return { inPlan: true, reason, requests: { create: 1, ...(statusChecks ? { status_check: statusChecks } : {}), ...afterProcessing } };
+      const reason: PlanReason =
+        account.state === 'errored' ? 'retry_errored' : has(afterProcessing) ? 'create' : 'create_only';
+      return {
+        inPlan: true,
+        reason,
+        requests: { create: 1, ...(statusChecks ? { status_check: statusChecks } : {}), ...afterProcessing },
+      };
     }
     case 'creating':
       // Reconciling is a read; a create found never received is sent again only when create is a step.
@@ -131,7 +164,9 @@ export interface PlanTotals {
 
 export function emptyTotals(): PlanTotals {
   return {
-    accounts: 0, inPlan: 0, reasons: {},
+    accounts: 0,
+    inPlan: 0,
+    reasons: {},
     requests: { create: 0, status_check: 0, note: 0, transaction: 0, statement: 0, payment_instruction: 0 },
     records: { note: 0, transaction: 0, statement: 0, payment_instruction: 0 },
   };
@@ -141,6 +176,7 @@ export function addToTotals(totals: PlanTotals, plan: AccountPlan): void {
   totals.accounts += 1;
   if (plan.inPlan) totals.inPlan += 1;
   totals.reasons[plan.reason] = (totals.reasons[plan.reason] ?? 0) + 1;
-  for (const [kind, count] of Object.entries(plan.requests) as Array<[RequestKind, number]>) totals.requests[kind] += count;
+  for (const [kind, count] of Object.entries(plan.requests) as Array<[RequestKind, number]>)
+    totals.requests[kind] += count;
   for (const [kind, count] of Object.entries(plan.records) as Array<[ItemKind, number]>) totals.records[kind] += count;
 }

@@ -10,7 +10,12 @@ export class Selection {
   readonly #entries: Map<number, { state: AccountState; nextCheckAt: number | null }>;
 
   constructor(entries: ReadonlyMap<number, { state: AccountState; nextCheckAt: number | null }>) {
-    this.#entries = new Map([...entries].map(([id, entry]) => [id, { state: entry.state, nextCheckAt: isParked(entry.state) ? entry.nextCheckAt : null }]));
+    this.#entries = new Map(
+      [...entries].map(([id, entry]) => [
+        id,
+        { state: entry.state, nextCheckAt: isParked(entry.state) ? entry.nextCheckAt : null },
+      ]),
+    );
   }
 
   get size(): number {
@@ -30,13 +35,18 @@ export class Selection {
   /** Ids whose status check is due, earliest first. */
   due(now: number, limit: number): number[] {
     const due: Array<[number, number]> = [];
-    for (const [id, entry] of this.#entries) if (entry.nextCheckAt !== null && entry.nextCheckAt <= now) due.push([id, entry.nextCheckAt]);
-    return due.sort((a, b) => a[1] - b[1]).slice(0, limit).map(([id]) => id);
+    for (const [id, entry] of this.#entries)
+      if (entry.nextCheckAt !== null && entry.nextCheckAt <= now) due.push([id, entry.nextCheckAt]);
+    return due
+      .sort((a, b) => a[1] - b[1])
+      .slice(0, limit)
+      .map(([id]) => id);
   }
 
   nextCheckAt(): number | null {
     let next: number | null = null;
-    for (const entry of this.#entries.values()) if (entry.nextCheckAt !== null && (next === null || entry.nextCheckAt < next)) next = entry.nextCheckAt;
+    for (const entry of this.#entries.values())
+      if (entry.nextCheckAt !== null && (next === null || entry.nextCheckAt < next)) next = entry.nextCheckAt;
     return next;
   }
 

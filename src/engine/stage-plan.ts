@@ -17,32 +17,56 @@ export type AccountDecision =
 
 const SENT_STATES: ReadonlySet<AccountState> = new Set(['creating', 'scheduled', 'processed', 'done']);
 
-export function decideAccount(existing: AccountRow | undefined, incoming: IncomingAccount, invalidFromService: boolean): AccountDecision {
+export function decideAccount(
+  existing: AccountRow | undefined,
+  incoming: IncomingAccount,
+  invalidFromService: boolean,
+): AccountDecision {
   const fresh: AccountState = incoming.valid ? 'staged' : 'invalid';
   if (existing === undefined) return { action: 'insert', state: fresh };
   const replace = { payload: incoming.payload, fingerprint: incoming.fingerprint, changedFingerprint: null };
   if (existing.payload === null) {
     // Known so far only by post-import records (or resolved as imported by another tool).
-    if (existing.state === 'unresolved') return { action: 'update', step: 'stage', patch: { ...replace, state: fresh, error: null } };
-    return { action: 'update', step: 'stage', detail: 'payload recorded for an account imported before', patch: replace };
+    if (existing.state === 'unresolved')
+      return { action: 'update', step: 'stage', patch: { ...replace, state: fresh, error: null } };
+    return {
+      action: 'update',
+      step: 'stage',
+      detail: 'payload recorded for an account imported before',
+      patch: replace,
+    };
   }
   const changed = existing.fingerprint !== incoming.fingerprint;
   if (SENT_STATES.has(existing.state) || (existing.state === 'errored' && !changed)) {
-    if (!changed) return existing.changedFingerprint === null ? { action: 'keep' } : { action: 'update', step: 'stage', patch: { changedFingerprint: null } };
+    if (!changed)
+      return existing.changedFingerprint === null
+        ? { action: 'keep' }
+        : { action: 'update', step: 'stage', patch: { changedFingerprint: null } };
     if (existing.changedFingerprint === incoming.fingerprint) return { action: 'keep' };
     // The service cannot update an imported account: record the change for the report, never drop it silently.
-    return { action: 'update', step: 'stage', detail: 'data changed after import', patch: { changedFingerprint: incoming.fingerprint } };
+    return {
+      action: 'update',
+      step: 'stage',
+      detail: 'data changed after import',
+      patch: { changedFingerprint: incoming.fingerprint },
+    };
   }
   if (changed) {
     // staged, invalid, errored or unresolved with new data: (re)try it.
-    return { action: 'update', step: 'stage', detail: 'data changed', patch: { ...replace, state: fresh, error: null } };
+    return {
+      action: 'update',
+      step: 'stage',
+      detail: 'data changed',
+      patch: { ...replace, state: fresh, error: null },
+    };
   }
   // Same data. A locally invalid account is re-checked (the mapping file may have been fixed);
   // one the service refused stays invalid until its data changes.
   if (existing.state === 'invalid' && !invalidFromService && incoming.valid) {
     return { action: 'update', step: 'stage', detail: 'now valid', patch: { state: 'staged', error: null } };
   }
-  if (existing.state === 'staged' && !incoming.valid) return { action: 'update', step: 'stage', patch: { state: 'invalid' } };
+  if (existing.state === 'staged' && !incoming.valid)
+    return { action: 'update', step: 'stage', patch: { state: 'invalid' } };
   return { action: 'keep' };
 }
 
@@ -66,16 +90,35 @@ export function decideItem(existing: ItemRow | undefined, incoming: IncomingItem
     case 'unknown':
     case 'sending':
       // Sent (or maybe sent) already: a change is reported, not sent again.
-      if (!changed) return existing.changedFingerprint === null ? { action: 'keep' } : { action: 'update', patch: { changedFingerprint: null } };
+      if (!changed)
+        return existing.changedFingerprint === null
+          ? { action: 'keep' }
+          : { action: 'update', patch: { changedFingerprint: null } };
       if (existing.changedFingerprint === incoming.fingerprint) return { action: 'keep' };
-      return { action: 'update', detail: 'data changed after it was sent', patch: { changedFingerprint: incoming.fingerprint } };
+      return {
+        action: 'update',
+        detail: 'data changed after it was sent',
+        patch: { changedFingerprint: incoming.fingerprint },
+      };
     case 'failed':
       // Refused by the service (data class): retried only when its data changed.
       if (!changed) return { action: 'keep' };
-      return { action: 'update', detail: 'data changed', patch: { state: fresh, body: incoming.body, fingerprint: incoming.fingerprint, error: null } };
+      return {
+        action: 'update',
+        detail: 'data changed',
+        patch: { state: fresh, body: incoming.body, fingerprint: incoming.fingerprint, error: null },
+      };
     case 'pending':
     case 'held':
       if (!changed && existing.state === fresh) return { action: 'keep' };
-      return { action: 'update', patch: { state: fresh, body: incoming.body, fingerprint: incoming.fingerprint, ...(existing.state === 'held' ? { error: null } : {}) } };
+      return {
+        action: 'update',
+        patch: {
+          state: fresh,
+          body: incoming.body,
+          fingerprint: incoming.fingerprint,
+          ...(existing.state === 'held' ? { error: null } : {}),
+        },
+      };
   }
 }

@@ -17,7 +17,13 @@ export interface StageSummary {
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
-export async function stageExport(ledger: Ledger, entries: AsyncIterable<ExportEntry>, sink: EventSink, signal?: AbortSignal, batchSize = 500): Promise<StageSummary> {
+export async function stageExport(
+  ledger: Ledger,
+  entries: AsyncIterable<ExportEntry>,
+  sink: EventSink,
+  signal?: AbortSignal,
+  batchSize = 500,
+): Promise<StageSummary> {
   const summary: StageSummary = { accounts: 0, invalid: 0, orphans: 0, changedAfterImport: 0 };
   let batch: ExportEntry[] = [];
   const apply = (): void => {
@@ -52,7 +58,8 @@ function stageAccount(ledger: Ledger, account: ExportAccount, summary: StageSumm
   const payload = canonicalJson(account.payload);
   const incoming = { payload, fingerprint: sha256(payload), valid: account.issues.length === 0 };
   const existing = ledger.findAccount(account.importSupplier, account.externalAccountNumber);
-  const fromService = existing?.state === 'invalid' && ledger.read.issues(existing.id).some((issue) => issue.source === 'service');
+  const fromService =
+    existing?.state === 'invalid' && ledger.read.issues(existing.id).some((issue) => issue.source === 'service');
   const decision = decideAccount(existing, incoming, fromService);
   if (!incoming.valid) summary.invalid += 1;
   const firstIssue = account.issues[0];
@@ -76,14 +83,27 @@ function stageAccount(ledger: Ledger, account: ExportAccount, summary: StageSumm
   } else {
     id = existing?.id ?? 0;
     if (decision.action === 'update') {
-      const origin = { originFile: account.origin.file, originLine: account.origin.line, origins: originsJson(account) };
+      const origin = {
+        originFile: account.origin.file,
+        originLine: account.origin.line,
+        origins: originsJson(account),
+      };
       const state = decision.patch.state;
       const withError = state === 'invalid' && error !== undefined ? { error } : {};
-      ledger.updateAccountNow(id, { ...origin, ...decision.patch, ...withError }, { step: decision.step, from: existing?.state ?? null, detail: decision.detail ?? null });
+      ledger.updateAccountNow(
+        id,
+        { ...origin, ...decision.patch, ...withError },
+        { step: decision.step, from: existing?.state ?? null, detail: decision.detail ?? null },
+      );
       if (decision.patch.changedFingerprint) summary.changedAfterImport += 1;
     }
   }
-  const state = decision.action === 'insert' ? decision.state : decision.action === 'update' ? (decision.patch.state ?? existing?.state) : existing?.state;
+  const state =
+    decision.action === 'insert'
+      ? decision.state
+      : decision.action === 'update'
+        ? (decision.patch.state ?? existing?.state)
+        : existing?.state;
   if (state === 'invalid' && !fromService) ledger.replaceIssues(id, account.issues.map(storedIssue));
   if (state === 'staged') ledger.replaceIssues(id, []);
   return id;
@@ -130,7 +150,12 @@ function stageItems(ledger: Ledger, accountId: number, source: ItemSource): void
   if (reopened) {
     const account = ledger.accountById(accountId);
     // New records for an account already done: it goes back to its post-import steps.
-    if (account?.state === 'done') ledger.updateAccountNow(accountId, { state: 'processed' }, { step: 'stage', from: 'done', detail: 'new post-import records' });
+    if (account?.state === 'done')
+      ledger.updateAccountNow(
+        accountId,
+        { state: 'processed' },
+        { step: 'stage', from: 'done', detail: 'new post-import records' },
+      );
   }
 }
 
@@ -145,22 +170,59 @@ function stageItem(ledger: Ledger, accountId: number, kind: ItemKind, item: Mapp
   const error = firstIssue === undefined ? null : errorOfIssue(firstIssue);
   const origin = { originFile: item.origin.file, originLine: item.origin.line };
   if (decision.action === 'insert') {
-    const id = ledger.insertItem({ accountId, kind, naturalKey: key, body, fingerprint: incoming.fingerprint, state: decision.state, originFile: origin.originFile, originLine: origin.originLine });
+    const id = ledger.insertItem({
+      accountId,
+      kind,
+      naturalKey: key,
+      body,
+      fingerprint: incoming.fingerprint,
+      state: decision.state,
+      originFile: origin.originFile,
+      originLine: origin.originLine,
+    });
     if (error !== null) ledger.updateItemsNow([id], { error });
     return decision.state === 'pending';
   }
   if (decision.action === 'update' && existing !== undefined) {
     const held = decision.patch.state === 'held' ? { error } : {};
-    ledger.updateItemsNow([existing.id], { ...origin, ...decision.patch, ...held }, decision.detail === undefined ? undefined : { accountId, step: 'stage', from: existing.state, detail: decision.detail });
+    ledger.updateItemsNow(
+      [existing.id],
+      { ...origin, ...decision.patch, ...held },
+      decision.detail === undefined
+        ? undefined
+        : { accountId, step: 'stage', from: existing.state, detail: decision.detail },
+    );
     return decision.patch.state === 'pending';
   }
   return false;
 }
 
-function errorOfIssue(issue: SourceIssue): { code: string; detail: string; attr?: string; file: string; line: number; column?: string } {
-  return { code: issue.code, detail: issue.message, attr: issue.attr, file: issue.file, line: issue.line, column: issue.column };
+function errorOfIssue(issue: SourceIssue): {
+  code: string;
+  detail: string;
+  attr?: string;
+  file: string;
+  line: number;
+  column?: string;
+} {
+  return {
+    code: issue.code,
+    detail: issue.message,
+    attr: issue.attr,
+    file: issue.file,
+    line: issue.line,
+    column: issue.column,
+  };
 }
 
 function storedIssue(issue: SourceIssue): StoredIssue {
-  return { code: issue.code, message: issue.message, attr: issue.attr, file: issue.file, line: issue.line, column: issue.column, source: 'local' };
+  return {
+    code: issue.code,
+    message: issue.message,
+    attr: issue.attr,
+    file: issue.file,
+    line: issue.line,
+    column: issue.column,
+    source: 'local',
+  };
 }

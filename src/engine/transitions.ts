@@ -29,27 +29,50 @@ export type CreateResult =
   /** No answer after the request may have been sent, or retries ran out: reconcile before resending. */
   | { kind: 'unsettled'; error: ErrorInfo };
 
-export function afterCreate(account: AccountRow, result: CreateResult, clock: Clock, schedule: PollSchedule): Transition {
+export function afterCreate(
+  account: AccountRow,
+  result: CreateResult,
+  clock: Clock,
+  schedule: PollSchedule,
+): Transition {
   switch (result.kind) {
     case 'scheduled':
     case 'in_progress':
       return {
         step: 'create',
         ...(result.kind === 'in_progress' ? { detail: 'import process already in progress' } : {}),
-        patch: { state: 'scheduled', sentFingerprint: account.fingerprint, error: null, nextCheckAt: clock.now + nextPollDelay(schedule, 0, clock.random) },
+        patch: {
+          state: 'scheduled',
+          sentFingerprint: account.fingerprint,
+          error: null,
+          nextCheckAt: clock.now + nextPollDelay(schedule, 0, clock.random),
+        },
       };
     case 'already_imported':
       // The pair was imported before (by an earlier run whose outcome was lost, or another tool): adopt it.
       return {
         step: 'create',
         detail: 'already imported: adopted',
-        patch: { state: 'processed', sentFingerprint: account.fingerprint, platformAccountNumber: result.platformAccountNumber, error: null },
+        patch: {
+          state: 'processed',
+          sentFingerprint: account.fingerprint,
+          platformAccountNumber: result.platformAccountNumber,
+          error: null,
+        },
       };
     case 'invalid':
       return { step: 'create', detail: result.error.code, patch: { state: 'invalid', error: result.error } };
     case 'unsettled':
       // Keep the intent: the next attempt asks the v2 status before anything is resent.
-      return { step: 'create', detail: result.error.code, patch: { state: 'creating', error: result.error, nextCheckAt: clock.now + nextPollDelay(schedule, 0, clock.random) } };
+      return {
+        step: 'create',
+        detail: result.error.code,
+        patch: {
+          state: 'creating',
+          error: result.error,
+          nextCheckAt: clock.now + nextPollDelay(schedule, 0, clock.random),
+        },
+      };
   }
 }
 
@@ -57,7 +80,12 @@ export function afterCreate(account: AccountRow, result: CreateResult, clock: Cl
  * A v2 status answer (null = 404, no import process), for an account that is `creating`
  * (reconciling an intent) or `scheduled` (waiting for processing).
  */
-export function afterStatus(account: AccountRow, status: V2StatusRecord | null, clock: Clock, schedule: PollSchedule): Transition {
+export function afterStatus(
+  account: AccountRow,
+  status: V2StatusRecord | null,
+  clock: Clock,
+  schedule: PollSchedule,
+): Transition {
   if (status === null) {
     if (account.state === 'creating') {
       // The create never reached the service: sending it again cannot duplicate anything.
@@ -69,7 +97,13 @@ export function afterStatus(account: AccountRow, status: V2StatusRecord | null, 
     case 'PROCESSED':
       return {
         step: account.state === 'creating' ? 'reconcile' : 'poll',
-        patch: { state: 'processed', sentFingerprint: account.sentFingerprint ?? account.fingerprint, platformIdentifier: status.platform_identifier, error: null, nextCheckAt: null },
+        patch: {
+          state: 'processed',
+          sentFingerprint: account.sentFingerprint ?? account.fingerprint,
+          platformIdentifier: status.platform_identifier,
+          error: null,
+          nextCheckAt: null,
+        },
       };
     case 'PENDING':
     case 'IN_PROGRESS':
@@ -82,7 +116,16 @@ export function afterStatus(account: AccountRow, status: V2StatusRecord | null, 
         code: status.latest_error?.code ?? status.status.toLowerCase(),
         detail: status.latest_error?.detail ?? `import process ${status.status}`,
       };
-      return { step: 'poll', detail: error.code, patch: { state: 'errored', sentFingerprint: account.sentFingerprint ?? account.fingerprint, error, nextCheckAt: null } };
+      return {
+        step: 'poll',
+        detail: error.code,
+        patch: {
+          state: 'errored',
+          sentFingerprint: account.sentFingerprint ?? account.fingerprint,
+          error,
+          nextCheckAt: null,
+        },
+      };
     }
   }
 }
@@ -103,7 +146,11 @@ function waitAgain(account: AccountRow, clock: Clock, schedule: PollSchedule, de
 
 /** The imported-accounts list named this scheduled account with its platform account number. */
 export function afterListedImported(platformAccountNumber: string): Transition {
-  return { step: 'poll', detail: 'listed as imported', patch: { state: 'processed', platformAccountNumber, error: null, nextCheckAt: null } };
+  return {
+    step: 'poll',
+    detail: 'listed as imported',
+    patch: { state: 'processed', platformAccountNumber, error: null, nextCheckAt: null },
+  };
 }
 
 /**
@@ -112,17 +159,25 @@ export function afterListedImported(platformAccountNumber: string): Transition {
  */
 export function afterTransferStatus(status: V1StatusRecord | null): Transition {
   if (status !== null && status.status === 'COMPLETED' && status.platform_account_number !== '') {
-    return { step: 'resolve', patch: { state: 'processed', platformAccountNumber: status.platform_account_number, error: null } };
+    return {
+      step: 'resolve',
+      patch: { state: 'processed', platformAccountNumber: status.platform_account_number, error: null },
+    };
   }
   const detail = status === null ? 'no account for this external account number' : `import status ${status.status}`;
   return {
     step: 'resolve',
     detail,
-    patch: { state: 'unresolved', error: { code: 'account_not_imported', detail: `post-import records wait: ${detail}` } },
+    patch: {
+      state: 'unresolved',
+      error: { code: 'account_not_imported', detail: `post-import records wait: ${detail}` },
+    },
   };
 }
 
 /** The states the engine works on when it pulls pages from the ledger. */
 export function workableStates(retryErrored: boolean): AccountState[] {
-  return retryErrored ? ['staged', 'creating', 'processed', 'unresolved', 'errored'] : ['staged', 'creating', 'processed', 'unresolved'];
+  return retryErrored
+    ? ['staged', 'creating', 'processed', 'unresolved', 'errored']
+    : ['staged', 'creating', 'processed', 'unresolved'];
 }

@@ -3,7 +3,16 @@ import { openLedgerDb } from './db.js';
 import { LedgerReader } from './read.js';
 import { setClause, toAccountRow, toItemRow } from './rows.js';
 import { GroupWriter } from './writer.js';
-import type { AccountPatch, AccountRow, AccountState, ItemKind, ItemPatch, ItemRow, ItemState, StoredIssue } from './types.js';
+import type {
+  AccountPatch,
+  AccountRow,
+  AccountState,
+  ItemKind,
+  ItemPatch,
+  ItemRow,
+  ItemState,
+  StoredIssue,
+} from './types.js';
 
 /** What a state change records in the events table (an account's history). */
 export interface EventNote {
@@ -81,7 +90,10 @@ export class Ledger {
   startRun(command: string, options: Record<string, unknown>): number {
     this.#prepare(`UPDATE runs SET status = 'crashed' WHERE status = 'running'`).run();
     const result = this.#prepare('INSERT INTO runs (command, started_at, status, options) VALUES (?, ?, ?, ?)').run(
-      command, now(), 'running', JSON.stringify(options),
+      command,
+      now(),
+      'running',
+      JSON.stringify(options),
     );
     this.#runId = Number(result.lastInsertRowid);
     return this.#runId;
@@ -90,7 +102,11 @@ export class Ledger {
   finishRun(runId: number, status: string, exitCode: number, counts: Record<string, unknown>): void {
     this.#writer.flush();
     this.#prepare('UPDATE runs SET ended_at = ?, status = ?, exit_code = ?, counts = ? WHERE id = ?').run(
-      now(), status, exitCode, JSON.stringify(counts), runId,
+      now(),
+      status,
+      exitCode,
+      JSON.stringify(counts),
+      runId,
     );
   }
 
@@ -103,7 +119,8 @@ export class Ledger {
   findAccount(importSupplier: string, externalAccountNumber: string): AccountRow | undefined {
     this.flush();
     const raw = this.#prepare('SELECT * FROM accounts WHERE import_supplier = ? AND external_account_number = ?').get(
-      importSupplier, externalAccountNumber,
+      importSupplier,
+      externalAccountNumber,
     ) as Record<string, unknown> | undefined;
     return raw === undefined ? undefined : toAccountRow(raw);
   }
@@ -113,8 +130,19 @@ export class Ledger {
     const result = this.#prepare(
       `INSERT INTO accounts (import_supplier, external_account_number, state, payload, fingerprint, origin_file, origin_line,
         origins, last_run_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(account.importSupplier, account.externalAccountNumber, account.state, account.payload, account.fingerprint,
-      account.originFile, account.originLine, account.origins, this.#runId, at, at);
+    ).run(
+      account.importSupplier,
+      account.externalAccountNumber,
+      account.state,
+      account.payload,
+      account.fingerprint,
+      account.originFile,
+      account.originLine,
+      account.origins,
+      this.#runId,
+      at,
+      at,
+    );
     const id = Number(result.lastInsertRowid);
     this.#event(id, { to: account.state, ...event });
     return id;
@@ -123,7 +151,10 @@ export class Ledger {
   updateAccountNow(id: number, patch: AccountPatch, event?: EventNote): void {
     const { sql, params } = setClause(patch, 'account');
     this.#prepare(`UPDATE accounts SET ${sql}${sql ? ', ' : ''}last_run_id = ?, updated_at = ? WHERE id = ?`).run(
-      ...params, this.#runId, now(), id,
+      ...params,
+      this.#runId,
+      now(),
+      id,
     );
     if (event !== undefined) this.#event(id, { to: patch.state ?? null, ...event });
   }
@@ -134,8 +165,16 @@ export class Ledger {
       'INSERT INTO account_issues (account_id, code, message, attr, file, line, column_name, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     );
     for (const issue of issues) {
-      insert.run(accountId, issue.code, issue.message, issue.attr ?? null, issue.file ?? null, issue.line ?? null,
-        issue.column ?? null, issue.source);
+      insert.run(
+        accountId,
+        issue.code,
+        issue.message,
+        issue.attr ?? null,
+        issue.file ?? null,
+        issue.line ?? null,
+        issue.column ?? null,
+        issue.source,
+      );
     }
   }
 
@@ -146,7 +185,9 @@ export class Ledger {
 
   findItem(accountId: number, kind: ItemKind, naturalKey: string): ItemRow | undefined {
     const raw = this.#prepare('SELECT * FROM items WHERE account_id = ? AND kind = ? AND natural_key = ?').get(
-      accountId, kind, naturalKey,
+      accountId,
+      kind,
+      naturalKey,
     ) as Record<string, unknown> | undefined;
     return raw === undefined ? undefined : toItemRow(raw);
   }
@@ -155,8 +196,17 @@ export class Ledger {
     const result = this.#prepare(
       `INSERT INTO items (account_id, kind, natural_key, body, fingerprint, state, origin_file, origin_line, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(item.accountId, item.kind, item.naturalKey, item.body, item.fingerprint, item.state, item.originFile,
-      item.originLine, now());
+    ).run(
+      item.accountId,
+      item.kind,
+      item.naturalKey,
+      item.body,
+      item.fingerprint,
+      item.state,
+      item.originFile,
+      item.originLine,
+      now(),
+    );
     return Number(result.lastInsertRowid);
   }
 
@@ -178,7 +228,12 @@ export class Ledger {
   }
 
   /** `durable`: fsynced even against a power loss (intents the service cannot deduplicate). */
-  updateItems(ids: readonly number[], patch: ItemPatch, event?: EventNote & { accountId: number }, durable = false): Promise<void> {
+  updateItems(
+    ids: readonly number[],
+    patch: ItemPatch,
+    event?: EventNote & { accountId: number },
+    durable = false,
+  ): Promise<void> {
     return this.#writer.write(() => this.updateItemsNow(ids, patch, event), durable);
   }
 
@@ -204,7 +259,9 @@ export class Ledger {
     // `+state`: walk the primary key from afterId and filter, O(rows) over a whole pass. With the
     // (state, id) index SQLite sorts every remaining match per page: quadratic at a million.
     const rows = this.#prepare(`SELECT * FROM accounts WHERE id > ? AND +state IN (${marks}) ORDER BY id LIMIT ?`).all(
-      afterId, ...states, limit,
+      afterId,
+      ...states,
+      limit,
     ) as Array<Record<string, unknown>>;
     return rows.map(toAccountRow);
   }
@@ -213,29 +270,43 @@ export class Ledger {
   dueChecks(nowMs: number, limit: number): AccountRow[] {
     this.flush();
     // One indexed range scan per state (an IN list would sort every due row before the LIMIT).
-    const query = this.#prepare(`SELECT * FROM accounts WHERE state = ? AND next_check_at <= ? ORDER BY next_check_at LIMIT ?`);
-    const rows = [...(query.all('scheduled', nowMs, limit) as Array<Record<string, unknown>>), ...(query.all('creating', nowMs, limit) as Array<Record<string, unknown>>)];
-    return rows.map(toAccountRow).sort((a, b) => (a.nextCheckAt ?? 0) - (b.nextCheckAt ?? 0)).slice(0, limit);
+    const query = this.#prepare(
+      `SELECT * FROM accounts WHERE state = ? AND next_check_at <= ? ORDER BY next_check_at LIMIT ?`,
+    );
+    const rows = [
+      ...(query.all('scheduled', nowMs, limit) as Array<Record<string, unknown>>),
+      ...(query.all('creating', nowMs, limit) as Array<Record<string, unknown>>),
+    ];
+    return rows
+      .map(toAccountRow)
+      .sort((a, b) => (a.nextCheckAt ?? 0) - (b.nextCheckAt ?? 0))
+      .slice(0, limit);
   }
 
   /** When the earliest scheduled account is due (ms), or null when none is scheduled. */
   nextCheckAt(): number | null {
     this.flush();
     const query = this.#prepare(`SELECT MIN(next_check_at) AS at FROM accounts WHERE state = ?`);
-    const times = [query.get('scheduled'), query.get('creating')].map((row) => (row as { at: number | null }).at).filter((at): at is number => at !== null);
+    const times = [query.get('scheduled'), query.get('creating')]
+      .map((row) => (row as { at: number | null }).at)
+      .filter((at): at is number => at !== null);
     return times.length === 0 ? null : Math.min(...times);
   }
 
   /** Import suppliers that have scheduled accounts (for the imported-accounts list call). */
   scheduledSuppliers(): string[] {
-    const rows = this.#prepare(`SELECT DISTINCT import_supplier AS s FROM accounts WHERE state = 'scheduled' LIMIT 20`).all() as Array<{ s: string }>;
+    const rows = this.#prepare(
+      `SELECT DISTINCT import_supplier AS s FROM accounts WHERE state = 'scheduled' LIMIT 20`,
+    ).all() as Array<{ s: string }>;
     return rows.map((row) => row.s);
   }
 
   /** External account numbers of a supplier's scheduled accounts (bounded by how many wait for processing). */
   scheduledNumbers(importSupplier: string): Set<string> {
     this.flush();
-    const rows = this.#prepare(`SELECT external_account_number AS n FROM accounts WHERE state = 'scheduled' AND import_supplier = ?`).all(importSupplier) as Array<{ n: string }>;
+    const rows = this.#prepare(
+      `SELECT external_account_number AS n FROM accounts WHERE state = 'scheduled' AND import_supplier = ?`,
+    ).all(importSupplier) as Array<{ n: string }>;
     return new Set(rows.map((row) => row.n));
   }
 
@@ -248,7 +319,8 @@ export class Ledger {
   itemsOf(accountId: number, states: readonly ItemState[]): ItemRow[] {
     const marks = states.map(() => '?').join(', ');
     const rows = this.#prepare(`SELECT * FROM items WHERE account_id = ? AND state IN (${marks}) ORDER BY id`).all(
-      accountId, ...states,
+      accountId,
+      ...states,
     ) as Array<Record<string, unknown>>;
     return rows.map(toItemRow);
   }
@@ -256,7 +328,16 @@ export class Ledger {
   #event(accountId: number, event: EventNote): void {
     this.#prepare(
       'INSERT INTO events (run_id, account_id, item_id, at, step, from_state, to_state, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-    ).run(this.#runId, accountId, event.itemId ?? null, now(), event.step, event.from ?? null, event.to ?? null, event.detail ?? null);
+    ).run(
+      this.#runId,
+      accountId,
+      event.itemId ?? null,
+      now(),
+      event.step,
+      event.from ?? null,
+      event.to ?? null,
+      event.detail ?? null,
+    );
   }
 
   /** Commits what is queued, checkpoints the WAL and closes the database. */

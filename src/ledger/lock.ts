@@ -57,12 +57,15 @@ export async function acquireLock(stateDir: string, options: { staleMs?: number 
     try {
       release = await lockfile.lock(target, settings);
     } catch (again) {
-      if ((again as { code?: string }).code === 'ELOCKED') throw new LedgerLockedError(stateDir, readHolder(holderFile, lockDir)?.pid);
+      if ((again as { code?: string }).code === 'ELOCKED')
+        throw new LedgerLockedError(stateDir, readHolder(holderFile, lockDir)?.pid);
       throw again;
     }
   }
   // Beside the lock directory (proper-lockfile removes it with rmdir); the inode ties it to this lock.
-  writeFileSync(holderFile, JSON.stringify({ pid: process.pid, host: hostname(), ino: statSync(lockDir).ino }), { mode: 0o600 });
+  writeFileSync(holderFile, JSON.stringify({ pid: process.pid, host: hostname(), ino: statSync(lockDir).ino }), {
+    mode: 0o600,
+  });
   return {
     release: async () => {
       try {
@@ -81,7 +84,9 @@ function readHolder(holderFile: string, lockDir: string): { pid: number; host: s
   try {
     const parsed = JSON.parse(readFileSync(holderFile, 'utf8')) as { pid?: unknown; host?: unknown; ino?: unknown };
     if (parsed.ino !== statSync(lockDir).ino) return undefined;
-    return typeof parsed.pid === 'number' && typeof parsed.host === 'string' ? { pid: parsed.pid, host: parsed.host } : undefined;
+    return typeof parsed.pid === 'number' && typeof parsed.host === 'string'
+      ? { pid: parsed.pid, host: parsed.host }
+      : undefined;
   } catch {
     return undefined;
   }

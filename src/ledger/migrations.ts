@@ -84,7 +84,9 @@ export const LEDGER_SCHEMA_VERSION = MIGRATIONS.length;
 export function migrate(db: Database.Database): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > MIGRATIONS.length) {
-    throw new Error(`the ledger has schema version ${current}, newer than this migrate (${MIGRATIONS.length}); upgrade migrate`);
+    throw new Error(
+      `the ledger has schema version ${current}, newer than this migrate (${MIGRATIONS.length}); upgrade migrate`,
+    );
   }
   for (let version = current; version < MIGRATIONS.length; version += 1) {
     const sql = MIGRATIONS[version] ?? '';

@@ -1,6 +1,15 @@
 import type Database from 'better-sqlite3';
 import { toAccountRow, toItemRow, toStoredIssue } from './rows.js';
-import type { AccountRow, AccountState, ItemKind, ItemRow, ItemState, LedgerEvent, RunRow, StoredIssue } from './types.js';
+import type {
+  AccountRow,
+  AccountState,
+  ItemKind,
+  ItemRow,
+  ItemState,
+  LedgerEvent,
+  RunRow,
+  StoredIssue,
+} from './types.js';
 
 type Raw = Record<string, unknown>;
 
@@ -29,11 +38,15 @@ export class LedgerReader {
       accounts[row['state'] as AccountState] = Number(row['n']);
     }
     const items: LedgerCounts['items'] = {};
-    for (const row of this.#db.prepare('SELECT kind, state, COUNT(*) AS n FROM items GROUP BY kind, state').all() as Raw[]) {
+    for (const row of this.#db
+      .prepare('SELECT kind, state, COUNT(*) AS n FROM items GROUP BY kind, state')
+      .all() as Raw[]) {
       const kind = row['kind'] as ItemKind;
       (items[kind] ??= {})[row['state'] as ItemState] = Number(row['n']);
     }
-    const changed = this.#db.prepare('SELECT COUNT(*) AS n FROM accounts WHERE changed_fingerprint IS NOT NULL').get() as Raw;
+    const changed = this.#db
+      .prepare('SELECT COUNT(*) AS n FROM accounts WHERE changed_fingerprint IS NOT NULL')
+      .get() as Raw;
     return { accounts, items, changedAfterImport: Number(changed['n']) };
   }
 
@@ -69,7 +82,11 @@ export class LedgerReader {
 
   /** Accounts with this external account number under any supplier. */
   accountsByNumber(externalAccountNumber: string): AccountRow[] {
-    return (this.#db.prepare('SELECT * FROM accounts WHERE external_account_number = ? ORDER BY id').all(externalAccountNumber) as Raw[]).map(toAccountRow);
+    return (
+      this.#db
+        .prepare('SELECT * FROM accounts WHERE external_account_number = ? ORDER BY id')
+        .all(externalAccountNumber) as Raw[]
+    ).map(toAccountRow);
   }
 
   /** One account's history, oldest first. */
@@ -89,7 +106,9 @@ export class LedgerReader {
   }
 
   items(accountId: number): ItemRow[] {
-    return (this.#db.prepare('SELECT * FROM items WHERE account_id = ? ORDER BY kind, id').all(accountId) as Raw[]).map(toItemRow);
+    return (this.#db.prepare('SELECT * FROM items WHERE account_id = ? ORDER BY kind, id').all(accountId) as Raw[]).map(
+      toItemRow,
+    );
   }
 
   /** Items in some states (e.g. failed, unknown) across accounts, paged by item id. */
@@ -102,7 +121,9 @@ export class LedgerReader {
   }
 
   issues(accountId: number): StoredIssue[] {
-    const rows = this.#db.prepare('SELECT * FROM account_issues WHERE account_id = ? ORDER BY rowid').all(accountId) as Raw[];
+    const rows = this.#db
+      .prepare('SELECT * FROM account_issues WHERE account_id = ? ORDER BY rowid')
+      .all(accountId) as Raw[];
     return rows.map(toStoredIssue);
   }
 

@@ -1,11 +1,22 @@
-import type { AccountPatch, AccountRow, ErrorInfo, ItemPatch, ItemRow, AccountState, ItemKind, ItemState, StoredIssue } from './types.js';
+import type {
+  AccountPatch,
+  AccountRow,
+  ErrorInfo,
+  ItemPatch,
+  ItemRow,
+  AccountState,
+  ItemKind,
+  ItemState,
+  StoredIssue,
+} from './types.js';
 
 // Mapping between SQLite rows (snake_case columns) and the ledger's typed rows.
 
 type Raw = Record<string, unknown>;
 
 const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
-const num = (value: unknown): number | null => (typeof value === 'number' ? value : typeof value === 'bigint' ? Number(value) : null);
+const num = (value: unknown): number | null =>
+  typeof value === 'number' ? value : typeof value === 'bigint' ? Number(value) : null;
 
 function errorOf(raw: Raw): ErrorInfo | null {
   const code = str(raw['error_code']);
@@ -65,14 +76,27 @@ export function toItemRow(raw: Raw): ItemRow {
 }
 
 const ACCOUNT_COLUMNS: Record<string, string> = {
-  state: 'state', payload: 'payload', fingerprint: 'fingerprint', sentFingerprint: 'sent_fingerprint',
-  changedFingerprint: 'changed_fingerprint', originFile: 'origin_file', originLine: 'origin_line', origins: 'origins',
-  platformAccountNumber: 'platform_account_number', platformIdentifier: 'platform_identifier', nextCheckAt: 'next_check_at',
+  state: 'state',
+  payload: 'payload',
+  fingerprint: 'fingerprint',
+  sentFingerprint: 'sent_fingerprint',
+  changedFingerprint: 'changed_fingerprint',
+  originFile: 'origin_file',
+  originLine: 'origin_line',
+  origins: 'origins',
+  platformAccountNumber: 'platform_account_number',
+  platformIdentifier: 'platform_identifier',
+  nextCheckAt: 'next_check_at',
 };
 
 const ITEM_COLUMNS: Record<string, string> = {
-  state: 'state', body: 'body', fingerprint: 'fingerprint', changedFingerprint: 'changed_fingerprint', result: 'result',
-  originFile: 'origin_file', originLine: 'origin_line',
+  state: 'state',
+  body: 'body',
+  fingerprint: 'fingerprint',
+  changedFingerprint: 'changed_fingerprint',
+  result: 'result',
+  originFile: 'origin_file',
+  originLine: 'origin_line',
 };
 
 /** `SET` clause and parameters of a patch; column names come from the fixed tables above, never from input. */
@@ -88,7 +112,10 @@ export function toStoredIssue(raw: Raw): StoredIssue {
   };
 }
 
-export function setClause(patch: AccountPatch | ItemPatch, columns: 'account' | 'item'): { sql: string; params: unknown[] } {
+export function setClause(
+  patch: AccountPatch | ItemPatch,
+  columns: 'account' | 'item',
+): { sql: string; params: unknown[] } {
   const table = columns === 'account' ? ACCOUNT_COLUMNS : ITEM_COLUMNS;
   const parts: string[] = [];
   const params: unknown[] = [];
@@ -103,7 +130,14 @@ export function setClause(patch: AccountPatch | ItemPatch, columns: 'account' | 
   if (patch.error !== undefined) {
     const error = patch.error;
     parts.push('error_code = ?, error_detail = ?, error_attr = ?, error_file = ?, error_line = ?, error_column = ?');
-    params.push(error?.code ?? null, error?.detail ?? null, error?.attr ?? null, error?.file ?? null, error?.line ?? null, error?.column ?? null);
+    params.push(
+      error?.code ?? null,
+      error?.detail ?? null,
+      error?.attr ?? null,
+      error?.file ?? null,
+      error?.line ?? null,
+      error?.column ?? null,
+    );
   }
   return { sql: parts.join(', '), params };
 }

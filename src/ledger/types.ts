@@ -5,7 +5,16 @@ import type { PostImportKind } from '../mapping/types.js';
  * machine"), plus `unresolved`: an account known only through post-import records of an export
  * that does not hold it; it is looked up on the service before its records are pushed.
  */
-export const ACCOUNT_STATES = ['staged', 'invalid', 'creating', 'scheduled', 'processed', 'errored', 'done', 'unresolved'] as const;
+export const ACCOUNT_STATES = [
+  'staged',
+  'invalid',
+  'creating',
+  'scheduled',
+  'processed',
+  'errored',
+  'done',
+  'unresolved',
+] as const;
 export type AccountState = (typeof ACCOUNT_STATES)[number];
 
 /**

@@ -8,7 +8,8 @@ import { ExportCode } from './issue-codes.js';
 // yields an issue and keeps its text, so that the payload still shows what was there and the
 // schema does not report the field as missing as well.
 
-export type Coerced = { value: unknown; issue?: undefined } | { value: unknown; issue: { code: string; message: string } };
+export type Coerced =
+  { value: unknown; issue?: undefined } | { value: unknown; issue: { code: string; message: string } };
 
 export interface CoerceContext {
   mapping: FileMapping;
@@ -33,9 +34,15 @@ export function coerceValue(type: FieldType, input: unknown, context: CoerceCont
   const value = typeof input === 'string' ? input.trim() : input;
   switch (type) {
     case 'string':
-      return typeof value === 'string' ? { value } : typeof value === 'number' ? { value: String(value) } : fail(value, ExportCode.invalidType, `${context.field} must be text.`);
+      return typeof value === 'string'
+        ? { value }
+        : typeof value === 'number'
+          ? { value: String(value) }
+          : fail(value, ExportCode.invalidType, `${context.field} must be text.`);
     case 'phone':
-      return typeof value === 'string' ? { value: normalisePhone(value, context.phoneCountry) } : fail(value, ExportCode.invalidType, `${context.field} must be text.`);
+      return typeof value === 'string'
+        ? { value: normalisePhone(value, context.phoneCountry) }
+        : fail(value, ExportCode.invalidType, `${context.field} must be text.`);
     case 'boolean':
       return coerceBoolean(value, context.field);
     case 'integer':
@@ -59,18 +66,28 @@ function coerceBoolean(value: unknown, field: string): Coerced {
   const text = String(value).toLowerCase();
   if (TRUE.has(text)) return { value: true };
   if (FALSE.has(text)) return { value: false };
-  return fail(value, ExportCode.invalidBoolean, `${field}: "${String(value)}" is not a boolean (true/false, 1/0, yes/no, y/n); map other values with "values" in the mapping file.`);
+  return fail(
+    value,
+    ExportCode.invalidBoolean,
+    `${field}: "${String(value)}" is not a boolean (true/false, 1/0, yes/no, y/n); map other values with "values" in the mapping file.`,
+  );
 }
 
 function coerceNumber(type: 'integer' | 'number' | 'amount', value: unknown, context: CoerceContext): Coerced {
   let number: number;
   if (typeof value === 'number') number = value;
   else if (typeof value === 'string' && DECIMAL.test(value)) number = Number(value);
-  else return fail(value, ExportCode.invalidNumber, `${context.field}: "${String(value)}" is not a number ("." as the decimal point, no currency sign or thousands separator).`);
+  else
+    return fail(
+      value,
+      ExportCode.invalidNumber,
+      `${context.field}: "${String(value)}" is not a number ("." as the decimal point, no currency sign or thousands separator).`,
+    );
   const factor = context.mapping.scale[context.field];
   // Scaling (pence -> pounds) in binary floating point leaves noise such as 12.340000000000002.
   if (factor !== undefined) number = Number((number * factor).toFixed(10));
-  if (type === 'integer' && !Number.isInteger(number)) return fail(value, ExportCode.invalidInteger, `${context.field}: "${String(value)}" is not a whole number.`);
+  if (type === 'integer' && !Number.isInteger(number))
+    return fail(value, ExportCode.invalidInteger, `${context.field}: "${String(value)}" is not a whole number.`);
   return { value: number };
 }
 
@@ -88,10 +105,18 @@ function coerceDate(value: unknown, context: CoerceContext): Coerced {
   }
   if (readings.size === 1) return { value: [...readings][0] };
   if (readings.size > 1) {
-    return fail(text, ExportCode.ambiguousDate, `${context.field}: "${text}" is ambiguous: it reads as ${[...readings].join(' or ')} under the declared date formats; it is never guessed.`);
+    return fail(
+      text,
+      ExportCode.ambiguousDate,
+      `${context.field}: "${text}" is ambiguous: it reads as ${[...readings].join(' or ')} under the declared date formats; it is never guessed.`,
+    );
   }
-  if (matched || /^\d{4}-\d{2}-\d{2}$/.test(text)) return fail(text, ExportCode.invalidDate, `${context.field}: "${text}" is not a date that exists.`);
-  const declared = formats.length > 0 ? `YYYY-MM-DD or ${formats.map((format) => format.source).join(', ')}` : 'YYYY-MM-DD (declare other formats with "date_format" in the mapping file)';
+  if (matched || /^\d{4}-\d{2}-\d{2}$/.test(text))
+    return fail(text, ExportCode.invalidDate, `${context.field}: "${text}" is not a date that exists.`);
+  const declared =
+    formats.length > 0
+      ? `YYYY-MM-DD or ${formats.map((format) => format.source).join(', ')}`
+      : 'YYYY-MM-DD (declare other formats with "date_format" in the mapping file)';
   return fail(text, ExportCode.invalidDate, `${context.field}: "${text}" is not a date in the format ${declared}.`);
 }
 
@@ -106,7 +131,11 @@ function coerceDatetime(value: unknown, context: CoerceContext): Coerced {
     if (isIsoDatetime(iso)) return { value: iso };
     return fail(text, ExportCode.invalidDatetime, `${context.field}: "${text}" is not a datetime that exists.`);
   }
-  return fail(text, ExportCode.invalidDatetime, `${context.field}: "${text}" is not an ISO 8601 datetime with a UTC offset (e.g. 2024-01-31T09:30:00Z); declare other formats with "datetime_format" and "utc_offset".`);
+  return fail(
+    text,
+    ExportCode.invalidDatetime,
+    `${context.field}: "${text}" is not an ISO 8601 datetime with a UTC offset (e.g. 2024-01-31T09:30:00Z); declare other formats with "datetime_format" and "utc_offset".`,
+  );
 }
 
 function coerceJson(type: 'json' | 'json-array', value: unknown, field: string): Coerced {
@@ -118,8 +147,10 @@ function coerceJson(type: 'json' | 'json-array', value: unknown, field: string):
       return fail(value, ExportCode.invalidJson, `${field}: the cell is not valid JSON (${(error as Error).message}).`);
     }
   }
-  if (type === 'json-array' && !Array.isArray(parsed)) return fail(value, ExportCode.invalidType, `${field} must be a JSON array.`);
-  if (type === 'json' && parsed !== null && (typeof parsed !== 'object' || Array.isArray(parsed))) return fail(value, ExportCode.invalidType, `${field} must be a JSON object.`);
+  if (type === 'json-array' && !Array.isArray(parsed))
+    return fail(value, ExportCode.invalidType, `${field} must be a JSON array.`);
+  if (type === 'json' && parsed !== null && (typeof parsed !== 'object' || Array.isArray(parsed)))
+    return fail(value, ExportCode.invalidType, `${field} must be a JSON object.`);
   return { value: parsed };
 }
 
@@ -132,10 +163,14 @@ function coerceDocumentPaths(value: unknown, field: string): Coerced {
       if (json.issue) return json;
       list = json.value;
     } else {
-      list = value.split(';').map((part) => part.trim()).filter((part) => part !== '');
+      list = value
+        .split(';')
+        .map((part) => part.trim())
+        .filter((part) => part !== '');
     }
   }
-  if (!Array.isArray(list)) return fail(value, ExportCode.invalidType, `${field} must be paths separated by ";" or a JSON array of strings.`);
+  if (!Array.isArray(list))
+    return fail(value, ExportCode.invalidType, `${field} must be paths separated by ";" or a JSON array of strings.`);
   return { value: list.map((item: unknown) => (typeof item === 'string' ? { document_path: item } : item)) };
 }
 

@@ -18,7 +18,10 @@ export type FieldType =
   | 'json-array'
   | 'document-paths';
 
-const common = { external_account_number: 'string', import_supplier: 'string' } as const satisfies Record<string, FieldType>;
+const common = { external_account_number: 'string', import_supplier: 'string' } as const satisfies Record<
+  string,
+  FieldType
+>;
 
 const accounts = {
   ...common,
@@ -118,7 +121,12 @@ const statements = {
   statement_path: 'string',
 } as const satisfies Record<string, FieldType>;
 
-const paymentInstructions = { ...common, vendor: 'string', reference: 'string', type: 'string' } as const satisfies Record<string, FieldType>;
+const paymentInstructions = {
+  ...common,
+  vendor: 'string',
+  reference: 'string',
+  type: 'string',
+} as const satisfies Record<string, FieldType>;
 
 export const FIELDS: Record<FileKind, Readonly<Record<string, FieldType>>> = {
   accounts,
@@ -131,7 +139,11 @@ export const FIELDS: Record<FileKind, Readonly<Record<string, FieldType>>> = {
 };
 
 /** Objects whose dotted fields a JSON record may give nested (`{"billing_address": {"country": "GB"}}`). */
-export const NESTED_OBJECTS: ReadonlySet<string> = new Set(['billing_address', 'account_billing_options', 'customer_preferences']);
+export const NESTED_OBJECTS: ReadonlySet<string> = new Set([
+  'billing_address',
+  'account_billing_options',
+  'customer_preferences',
+]);
 
 export function fieldType(kind: FileKind, field: string): FieldType | undefined {
   return Object.hasOwn(FIELDS[kind], field) ? FIELDS[kind][field] : undefined;

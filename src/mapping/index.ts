@@ -67,7 +67,11 @@ export interface OpenExportOptions {
  * Opens an export directory and hands out its accounts one by one, mapped, joined and validated.
  * Throws UsageError/InputError when the directory or a file cannot be read at all.
  */
-export async function openExport(dir: string, config: MigrateConfig, options: OpenExportOptions = {}): Promise<ExportReader> {
+export async function openExport(
+  dir: string,
+  config: MigrateConfig,
+  options: OpenExportOptions = {},
+): Promise<ExportReader> {
   const { files, ignored } = await findExportFiles(dir);
   const issues = files.map(() => new IssueSpool(options.scratchDir, { byLine: true }));
   const fileIssues = concatIssues(issues);
@@ -75,23 +79,35 @@ export async function openExport(dir: string, config: MigrateConfig, options: Op
   const summary: ExportSummary = {
     files: files.map((file) => ({ file: file.file, kind: file.kind, format: file.format, records: 0 })),
     records: Object.fromEntries(FILE_KINDS.map((kind) => [kind, 0])) as Record<FileKind, number>,
-    accounts: 0, orphanAccounts: 0, ignoredFiles: ignored, configFile: config.configFile,
+    accounts: 0,
+    orphanAccounts: 0,
+    ignoredFiles: ignored,
+    configFile: config.configFile,
   };
   const progress = byteProgress(files, options.onProgress);
-  const context: JoinContext = { today: options.today ?? new Date().toISOString().slice(0, 10), columnOf: {}, importSupplier: config.importSupplier };
-  const open = (index: number, read?: { thread: boolean }): Promise<OpenedFile> => openExportFile(files[index] as ExportFile, config, issues[index] as IssueSpool, progress(index), read);
+  const context: JoinContext = {
+    today: options.today ?? new Date().toISOString().slice(0, 10),
+    columnOf: {},
+    importSupplier: config.importSupplier,
+  };
+  const open = (index: number, read?: { thread: boolean }): Promise<OpenedFile> =>
+    openExportFile(files[index] as ExportFile, config, issues[index] as IssueSpool, progress(index), read);
   const setupOf = (opened: OpenedFile[]): JoinSetup => {
     context.columnOf = Object.fromEntries(files.map((file, index) => [file.file, opened[index]?.plan.columnOf ?? {}]));
     return { plans: opened.map((file) => file.plan), fileNames: files.map((file) => file.file), context };
   };
   if ((options.join ?? 'staged') === 'staged') {
-    const { store, opened } = await stageFiles(files, open, issues, summary, options.scratchDir).catch((error: unknown) => {
-      closeIssues();
-      throw error;
-    });
+    const { store, opened } = await stageFiles(files, open, issues, summary, options.scratchDir).catch(
+      (error: unknown) => {
+        closeIssues();
+        throw error;
+      },
+    );
     const setup = setupOf(opened);
     return {
-      summary, fileIssues, entries: () => stagedEntries(store, setup),
+      summary,
+      fileIssues,
+      entries: () => stagedEntries(store, setup),
       close: async () => {
         store.close();
         closeIssues();
@@ -122,7 +138,9 @@ export async function openExport(dir: string, config: MigrateConfig, options: Op
     countInto(summary, counts.records, counts.accounts, counts.orphanAccounts);
   };
   return {
-    summary, entries, fileIssues,
+    summary,
+    entries,
+    fileIssues,
     close: async () => {
       await Promise.all(opened.map((file) => file.close()));
       closeIssues();
@@ -153,17 +171,31 @@ function countInto(summary: ExportSummary, records: number[], accounts: number, 
 }
 
 /** Progress in bytes over all files, whichever order they are read in. */
-function byteProgress(files: ExportFile[], onProgress: OpenExportOptions['onProgress']): (index: number) => (bytes: number) => void {
+function byteProgress(
+  files: ExportFile[],
+  onProgress: OpenExportOptions['onProgress'],
+): (index: number) => (bytes: number) => void {
   const done = files.map(() => 0);
   const totalBytes = files.reduce((sum, file) => sum + file.bytes, 0);
   return (index) => (bytes) => {
     done[index] = bytes;
-    onProgress?.({ phase: 'read', file: files[index]?.file ?? '', bytes: done.reduce((sum, value) => sum + value, 0), totalBytes });
+    onProgress?.({
+      phase: 'read',
+      file: files[index]?.file ?? '',
+      bytes: done.reduce((sum, value) => sum + value, 0),
+      totalBytes,
+    });
   };
 }
 
 /** The staged join's first pass: every file, one after the other, into the scratch store. */
-async function stageFiles(files: ExportFile[], open: (index: number) => Promise<OpenedFile>, issues: IssueSpool[], summary: ExportSummary, scratchDir: string | undefined): Promise<{ store: StagingStore; opened: OpenedFile[] }> {
+async function stageFiles(
+  files: ExportFile[],
+  open: (index: number) => Promise<OpenedFile>,
+  issues: IssueSpool[],
+  summary: ExportSummary,
+  scratchDir: string | undefined,
+): Promise<{ store: StagingStore; opened: OpenedFile[] }> {
   const store = new StagingStore(scratchDir);
   const opened: OpenedFile[] = [];
   const records = files.map(() => 0);

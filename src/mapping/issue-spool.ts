@@ -68,10 +68,13 @@ export class IssueSpool implements IssueList {
     yield* this.#inMemory();
     if (this.#spill === undefined) return;
     this.#flush();
-    const { file: { fd }, bytes } = this.#spill;
+    const {
+      file: { fd },
+      bytes,
+    } = this.#spill;
     const chunk = Buffer.alloc(1 << 20);
     let rest = '';
-    for (let position = 0; position < bytes; ) {
+    for (let position = 0; position < bytes;) {
       const read = readSync(fd, chunk, 0, chunk.length, position);
       position += read;
       const lines = (rest + chunk.toString('utf8', 0, read)).split('\n');
@@ -102,7 +105,8 @@ export function concatIssues(lists: IssueList[]): IssueList {
     },
     get byCode() {
       const byCode: Record<string, number> = {};
-      for (const list of lists) for (const [code, count] of Object.entries(list.byCode)) byCode[code] = (byCode[code] ?? 0) + count;
+      for (const list of lists)
+        for (const [code, count] of Object.entries(list.byCode)) byCode[code] = (byCode[code] ?? 0) + count;
       return byCode;
     },
     first: (count) => lists.flatMap((list) => list.first(count)).slice(0, count),

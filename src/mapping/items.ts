@@ -1,5 +1,16 @@
-import type { HistoricalStatement, Note, PaymentInstructionRequest, Transaction, ValidationIssue } from '../schema/index.js';
-import { validateHistoricalStatementsRequest, validateNotesRequest, validatePaymentInstructionRequest, validateTransactionsRequest } from '../schema/index.js';
+import type {
+  HistoricalStatement,
+  Note,
+  PaymentInstructionRequest,
+  Transaction,
+  ValidationIssue,
+} from '../schema/index.js';
+import {
+  validateHistoricalStatementsRequest,
+  validateNotesRequest,
+  validatePaymentInstructionRequest,
+  validateTransactionsRequest,
+} from '../schema/index.js';
 import type { FileKind } from '../sources/kinds.js';
 import { ExportCode } from './issue-codes.js';
 import type { JoinContext, StagedRecord } from './join.js';
@@ -32,12 +43,22 @@ function toItems<T>(records: StagedRecord[] | undefined, number: string): Array<
   return records.map((staged) => ({
     value: staged.record.fields as T,
     origin: { file: staged.file, line: staged.record.line },
-    issues: staged.record.issues.length === 0 ? [] : staged.record.issues.map((issue) => recordIssue(staged.file, staged.record.line, number, issue)),
+    issues:
+      staged.record.issues.length === 0
+        ? []
+        : staged.record.issues.map((issue) => recordIssue(staged.file, staged.record.line, number, issue)),
   }));
 }
 
 /** Puts the request's issues on the items they concern; attrs become relative to the item. */
-function attach<T>(items: Array<MappedItem<T>>, listField: string | undefined, issues: ValidationIssue[], number: string, context: JoinContext, offset = 0): void {
+function attach<T>(
+  items: Array<MappedItem<T>>,
+  listField: string | undefined,
+  issues: ValidationIssue[],
+  number: string,
+  context: JoinContext,
+  offset = 0,
+): void {
   for (const issue of issues) {
     const parts = issue.attr === '' ? [] : issue.attr.split('.');
     let index = offset;
@@ -49,14 +70,32 @@ function attach<T>(items: Array<MappedItem<T>>, listField: string | undefined, i
     const item = items[index];
     if (!item) continue;
     const attr = rest.join('.');
-    if (item.issues.some((known) => known.attr !== undefined && attr !== '' && (attr === known.attr || attr.startsWith(`${known.attr}.`)))) continue;
+    if (
+      item.issues.some(
+        (known) =>
+          known.attr !== undefined && attr !== '' && (attr === known.attr || attr.startsWith(`${known.attr}.`)),
+      )
+    )
+      continue;
     const column = rest.length > 0 ? columnOfPath(item.origin.file, rest, context.columnOf) : undefined;
-    const located: SourceIssue = { ...item.origin, ...(column === undefined ? {} : { column }), ...(attr === '' ? {} : { attr }), externalAccountNumber: number, code: issue.code, message: issue.detail };
+    const located: SourceIssue = {
+      ...item.origin,
+      ...(column === undefined ? {} : { column }),
+      ...(attr === '' ? {} : { attr }),
+      externalAccountNumber: number,
+      code: issue.code,
+      message: issue.detail,
+    };
     item.issues.push(located);
   }
 }
 
-export function itemsOf(number: string, supplier: string | undefined, records: RecordsByKind, context: JoinContext): ItemSet {
+export function itemsOf(
+  number: string,
+  supplier: string | undefined,
+  records: RecordsByKind,
+  context: JoinContext,
+): ItemSet {
   const set: ItemSet = {
     notes: toItems<Note>(records.notes, number),
     transactions: toItems<Transaction>(records.transactions, number),
@@ -64,21 +103,52 @@ export function itemsOf(number: string, supplier: string | undefined, records: R
     paymentInstructions: toItems<PaymentInstructionRequest>(records.payment_instructions, number),
   };
   if (supplier === undefined) {
-    for (const list of [set.notes, set.transactions, set.statements, set.paymentInstructions] as Array<Array<MappedItem<unknown>>>) {
+    for (const list of [set.notes, set.transactions, set.statements, set.paymentInstructions] as Array<
+      Array<MappedItem<unknown>>
+    >) {
       const first = list[0];
-      first?.issues.push({ ...first.origin, attr: 'import_supplier', externalAccountNumber: number, code: ExportCode.missingImportSupplier, message: 'No import supplier: give --supplier, set MIGRATE_SUPPLIER or import_supplier in migrate.config.json, or fill the import_supplier column.' });
+      first?.issues.push({
+        ...first.origin,
+        attr: 'import_supplier',
+        externalAccountNumber: number,
+        code: ExportCode.missingImportSupplier,
+        message:
+          'No import supplier: give --supplier, set MIGRATE_SUPPLIER or import_supplier in migrate.config.json, or fill the import_supplier column.',
+      });
     }
   }
   const values = <T>(items: Array<MappedItem<T>>): T[] => items.map((item) => item.value);
   if (set.notes.length > 0) {
-    attach(set.notes, 'notes', validateNotesRequest({ import_supplier: supplier, external_account_number: number, notes: values(set.notes) }), number, context);
+    attach(
+      set.notes,
+      'notes',
+      validateNotesRequest({ import_supplier: supplier, external_account_number: number, notes: values(set.notes) }),
+      number,
+      context,
+    );
   }
   if (set.transactions.length > 0) {
     const body = { import_supplier: supplier, external_account_number: number, transactions: values(set.transactions) };
-    attach(set.transactions, 'transactions', validateTransactionsRequest(body, { today: context.today }), number, context);
+    attach(
+      set.transactions,
+      'transactions',
+      validateTransactionsRequest(body, { today: context.today }),
+      number,
+      context,
+    );
   }
   if (set.statements.length > 0) {
-    attach(set.statements, 'statements', validateHistoricalStatementsRequest({ import_supplier: supplier, external_account_number: number, statements: values(set.statements) }), number, context);
+    attach(
+      set.statements,
+      'statements',
+      validateHistoricalStatementsRequest({
+        import_supplier: supplier,
+        external_account_number: number,
+        statements: values(set.statements),
+      }),
+      number,
+      context,
+    );
   }
   set.paymentInstructions.forEach((item, index) => {
     attach(set.paymentInstructions, undefined, validatePaymentInstructionRequest(item.value), number, context, index);

@@ -31,13 +31,16 @@ export interface JoinSetup {
 function mapRecord(raw: GroupRecord, setup: JoinSetup): StagedRecord {
   const plan = setup.plans[raw.fileIndex];
   if (!plan) throw new Error(`no plan for file ${raw.fileIndex}`);
-  const record = Array.isArray(raw.data) ? mapCsvRow(plan, raw.line, raw.data) : mapJsonRecord(plan, raw.line, raw.data);
+  const record = Array.isArray(raw.data)
+    ? mapCsvRow(plan, raw.line, raw.data)
+    : mapJsonRecord(plan, raw.line, raw.data);
   return { file: setup.fileNames[raw.fileIndex] ?? '?', record };
 }
 
 export function joinGroup(group: RecordGroup, setup: JoinSetup): ExportEntry {
   const staged = group.records.map((raw) => mapRecord(raw, setup));
   const number = group.externalAccountNumber;
-  if (group.records.some((raw) => raw.kind === 'accounts')) return { kind: 'account', account: joinAccount(number, staged, setup.context) };
+  if (group.records.some((raw) => raw.kind === 'accounts'))
+    return { kind: 'account', account: joinAccount(number, staged, setup.context) };
   return { kind: 'orphan', items: joinOrphan(number, staged, setup.context) };
 }

@@ -1,4 +1,10 @@
-import type { AccountPayload, HistoricalStatement, Note, PaymentInstructionRequest, Transaction } from '../schema/index.js';
+import type {
+  AccountPayload,
+  HistoricalStatement,
+  Note,
+  PaymentInstructionRequest,
+  Transaction,
+} from '../schema/index.js';
 import { validateAccountPayload } from '../schema/index.js';
 import { ExportCode } from './issue-codes.js';
 import { locateIssue } from './locate.js';
@@ -23,7 +29,15 @@ export interface JoinContext {
 
 export function recordIssue(file: string, line: number, number: string, issue: RecordIssue, prefix = ''): SourceIssue {
   const attr = [prefix, issue.attr].filter((part) => part !== '').join('.');
-  return { file, line, ...(issue.column === undefined ? {} : { column: issue.column }), ...(attr === '' ? {} : { attr }), externalAccountNumber: number, code: issue.code, message: issue.message };
+  return {
+    file,
+    line,
+    ...(issue.column === undefined ? {} : { column: issue.column }),
+    ...(attr === '' ? {} : { attr }),
+    externalAccountNumber: number,
+    code: issue.code,
+    message: issue.message,
+  };
 }
 
 /** An issue at `attr` hides the schema's verdict on the same value (it was not coerced, so the schema would only repeat it). */
@@ -32,7 +46,15 @@ function suppressedBy(mappingIssues: SourceIssue[]): (issue: SourceIssue) => boo
   return (issue) => attrs.some((attr) => issue.attr === attr || (issue.attr ?? '').startsWith(`${attr}.`));
 }
 
-function collect(payload: Record<string, unknown>, list: 'customers' | 'supply_addresses', accountOrigin: Origin, rows: StagedRecord[], origins: Record<string, Origin>, issues: SourceIssue[], number: string): void {
+function collect(
+  payload: Record<string, unknown>,
+  list: 'customers' | 'supply_addresses',
+  accountOrigin: Origin,
+  rows: StagedRecord[],
+  origins: Record<string, Origin>,
+  issues: SourceIssue[],
+  number: string,
+): void {
   const inline = Array.isArray(payload[list]) ? (payload[list] as unknown[]) : [];
   inline.forEach((_, index) => {
     origins[`${list}.${index}`] = { ...accountOrigin, column: list };
@@ -40,7 +62,8 @@ function collect(payload: Record<string, unknown>, list: 'customers' | 'supply_a
   rows.forEach((staged, offset) => {
     const index = inline.length + offset;
     origins[`${list}.${index}`] = { file: staged.file, line: staged.record.line };
-    for (const issue of staged.record.issues) issues.push(recordIssue(staged.file, staged.record.line, number, issue, `${list}.${index}`));
+    for (const issue of staged.record.issues)
+      issues.push(recordIssue(staged.file, staged.record.line, number, issue, `${list}.${index}`));
   });
   if (inline.length + rows.length > 0) payload[list] = [...inline, ...rows.map((staged) => staged.record.fields)];
 }
@@ -55,21 +78,36 @@ export function joinAccount(number: string, records: StagedRecord[], context: Jo
   const mappingIssues = main.record.issues.map((issue) => recordIssue(main.file, main.record.line, number, issue));
   for (const duplicate of duplicates) {
     mappingIssues.push({
-      file: duplicate.file, line: duplicate.record.line, column: context.columnOf[duplicate.file]?.['external_account_number'] ?? 'external_account_number', externalAccountNumber: number,
-      code: ExportCode.duplicateExternalAccountNumber, message: `external_account_number ${number} is already on line ${main.record.line}; an account must appear once in ${main.file}.`,
+      file: duplicate.file,
+      line: duplicate.record.line,
+      column: context.columnOf[duplicate.file]?.['external_account_number'] ?? 'external_account_number',
+      externalAccountNumber: number,
+      code: ExportCode.duplicateExternalAccountNumber,
+      message: `external_account_number ${number} is already on line ${main.record.line}; an account must appear once in ${main.file}.`,
     });
   }
   collect(payload, 'customers', origin, byKind.customers ?? [], origins, mappingIssues, number);
   collect(payload, 'supply_addresses', origin, byKind.supply_addresses ?? [], origins, mappingIssues, number);
   if (payload['import_supplier'] === undefined) {
-    mappingIssues.push({ ...origin, attr: 'import_supplier', externalAccountNumber: number, code: ExportCode.missingImportSupplier, message: 'No import supplier: give --supplier, set MIGRATE_SUPPLIER or import_supplier in migrate.config.json, or fill the import_supplier column.' });
+    mappingIssues.push({
+      ...origin,
+      attr: 'import_supplier',
+      externalAccountNumber: number,
+      code: ExportCode.missingImportSupplier,
+      message:
+        'No import supplier: give --supplier, set MIGRATE_SUPPLIER or import_supplier in migrate.config.json, or fill the import_supplier column.',
+    });
   }
   const located = { externalAccountNumber: number, origins, columnOf: context.columnOf };
   const hidden = suppressedBy(mappingIssues);
-  const schemaIssues = validateAccountPayload(payload, { today: context.today }).map((issue) => locateIssue(located, issue)).filter((issue) => !hidden(issue));
+  const schemaIssues = validateAccountPayload(payload, { today: context.today })
+    .map((issue) => locateIssue(located, issue))
+    .filter((issue) => !hidden(issue));
   const items = itemsOf(number, main.record.importSupplier ?? context.importSupplier, byKind, context);
   const itemIssues: SourceIssue[] = [];
-  for (const list of [items.notes, items.transactions, items.statements, items.paymentInstructions] as Array<Array<{ issues: SourceIssue[] }>>) {
+  for (const list of [items.notes, items.transactions, items.statements, items.paymentInstructions] as Array<
+    Array<{ issues: SourceIssue[] }>
+  >) {
     for (const item of list) for (const issue of item.issues) itemIssues.push(issue);
   }
   return {
@@ -78,7 +116,10 @@ export function joinAccount(number: string, records: StagedRecord[], context: Jo
     payload: payload as AccountPayload,
     origin,
     origins,
-    issues: mappingIssues.length + schemaIssues.length + itemIssues.length === 0 ? [] : [...mappingIssues, ...schemaIssues, ...itemIssues],
+    issues:
+      mappingIssues.length + schemaIssues.length + itemIssues.length === 0
+        ? []
+        : [...mappingIssues, ...schemaIssues, ...itemIssues],
     columnOf: columnOfFiles(context.columnOf, records),
     ...items,
   };
@@ -87,7 +128,10 @@ export function joinAccount(number: string, records: StagedRecord[], context: Jo
 /** The files that have renames, per columnOf table: most exports have none, and then no account needs a table of its own. */
 const renamedFiles = new WeakMap<Record<string, Record<string, string>>, Array<[string, Record<string, string>]>>();
 
-function columnOfFiles(columnOf: Record<string, Record<string, string>>, records: StagedRecord[]): Record<string, Record<string, string>> {
+function columnOfFiles(
+  columnOf: Record<string, Record<string, string>>,
+  records: StagedRecord[],
+): Record<string, Record<string, string>> {
   let renamed = renamedFiles.get(columnOf);
   if (!renamed) {
     renamed = Object.entries(columnOf).filter(([, renames]) => Object.keys(renames).length > 0);
@@ -98,7 +142,9 @@ function columnOfFiles(columnOf: Record<string, Record<string, string>>, records
 }
 
 export function joinOrphan(number: string, records: StagedRecord[], context: JoinContext): OrphanItems {
-  const supplier = records.find((staged) => staged.record.importSupplier !== undefined)?.record.importSupplier ?? context.importSupplier;
+  const supplier =
+    records.find((staged) => staged.record.importSupplier !== undefined)?.record.importSupplier ??
+    context.importSupplier;
   const items: ItemSet = itemsOf(number, supplier, recordsByKind(records), context);
   return { externalAccountNumber: number, importSupplier: supplier ?? '', ...items };
 }

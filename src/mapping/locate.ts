@@ -19,7 +19,10 @@ export interface Locatable {
 /** Inline lists only a JSON accounts record can carry (input-format "Columns"); in a CSV file they are never a column. */
 const JSON_ONLY: ReadonlySet<string> = new Set(['customers', 'supply_addresses']);
 
-function longestOrigin(origins: Record<string, Origin>, parts: string[]): { prefix: string[]; origin: Origin } | undefined {
+function longestOrigin(
+  origins: Record<string, Origin>,
+  parts: string[],
+): { prefix: string[]; origin: Origin } | undefined {
   for (let length = parts.length; length >= 0; length -= 1) {
     const prefix = parts.slice(0, length);
     const origin = origins[prefix.join('.')];
@@ -29,13 +32,22 @@ function longestOrigin(origins: Record<string, Origin>, parts: string[]): { pref
 }
 
 /** The source column holding `rest` (a path inside the record): the longest prefix that is a column of the file's kind. */
-export function columnOfPath(file: string, rest: string[], columnOf: Record<string, Record<string, string>> | undefined): string | undefined {
+export function columnOfPath(
+  file: string,
+  rest: string[],
+  columnOf: Record<string, Record<string, string>> | undefined,
+): string | undefined {
   const kind = kindOfFile(file);
   for (let length = rest.length; length >= 1; length -= 1) {
     const field = rest.slice(0, length).join('.');
     const renamed = columnOf?.[file]?.[field];
     if (renamed !== undefined) return renamed;
-    if (kind && fieldType(kind, field) && !(JSON_ONLY.has(field) && kind === 'accounts' && file.toLowerCase().endsWith('.csv'))) return field;
+    if (
+      kind &&
+      fieldType(kind, field) &&
+      !(JSON_ONLY.has(field) && kind === 'accounts' && file.toLowerCase().endsWith('.csv'))
+    )
+      return field;
   }
   return undefined;
 }
@@ -43,11 +55,17 @@ export function columnOfPath(file: string, rest: string[], columnOf: Record<stri
 export function locateIssue(source: Locatable, issue: ValidationIssue): SourceIssue {
   const parts = issue.attr === '' ? [] : issue.attr.split('.');
   const found = longestOrigin(source.origins, parts);
-  const base = { externalAccountNumber: source.externalAccountNumber, code: issue.code, message: issue.detail, ...(issue.attr === '' ? {} : { attr: issue.attr }) };
+  const base = {
+    externalAccountNumber: source.externalAccountNumber,
+    code: issue.code,
+    message: issue.detail,
+    ...(issue.attr === '' ? {} : { attr: issue.attr }),
+  };
   if (!found) return { file: '', line: 0, ...base };
   const rest = parts.slice(found.prefix.length);
   // An origin with its own column (a customer given inline in a JSON accounts record) is the fallback.
-  const column = (rest.length > 0 ? columnOfPath(found.origin.file, rest, source.columnOf) : undefined) ?? found.origin.column;
+  const column =
+    (rest.length > 0 ? columnOfPath(found.origin.file, rest, source.columnOf) : undefined) ?? found.origin.column;
   return { file: found.origin.file, line: found.origin.line, ...(column === undefined ? {} : { column }), ...base };
 }
 

@@ -39,7 +39,11 @@ export const CHILD_KINDS: ReadonlySet<string> = new Set(['customers', 'supply_ad
 
 function unknownColumnIssue(file: string, line: number, column: string, kind: string): SourceIssue {
   return {
-    file, line, column, externalAccountNumber: '', code: ExportCode.unknownColumn,
+    file,
+    line,
+    column,
+    externalAccountNumber: '',
+    code: ExportCode.unknownColumn,
     message: `"${column}" is not a documented column of ${kind} files; rename it to a field or list it under mapping.${kind}.ignore in the mapping file (only documented fields may be sent).`,
   };
 }
@@ -49,13 +53,24 @@ function keyColumn(plan: FilePlan): string {
 }
 
 function missingKeyIssue(file: ExportFile, plan: FilePlan, line: number): SourceIssue {
-  return { file: file.file, line, column: keyColumn(plan), externalAccountNumber: '', code: ExportCode.missingExternalAccountNumber, message: 'The record has no external_account_number; it cannot be joined to an account.' };
+  return {
+    file: file.file,
+    line,
+    column: keyColumn(plan),
+    externalAccountNumber: '',
+    code: ExportCode.missingExternalAccountNumber,
+    message: 'The record has no external_account_number; it cannot be joined to an account.',
+  };
 }
 
 /** A customer or supply address whose account is not in the accounts file (the join refuses it). */
 export function notInAccountsIssue(file: ExportFile, plan: FilePlan, line: number, key: string): SourceIssue {
   return {
-    file: file.file, line, column: keyColumn(plan), externalAccountNumber: key, code: ExportCode.accountNotInAccountsFile,
+    file: file.file,
+    line,
+    column: keyColumn(plan),
+    externalAccountNumber: key,
+    code: ExportCode.accountNotInAccountsFile,
     message: `account ${key} is not in the accounts file; a ${file.kind === 'customers' ? 'customer' : 'supply address'} is sent inside its account's payload, so the account must be in this export.`,
   };
 }
@@ -64,7 +79,13 @@ export function notInAccountsIssue(file: ExportFile, plan: FilePlan, line: numbe
  * Opens one export file: reads a CSV header and compiles the file's plan before any record is
  * handed out. `thread: false`: a CSV file is parsed in this thread (see readCsvBatches).
  */
-export async function openExportFile(file: ExportFile, config: MigrateConfig, issues: IssueSink, onBytes: (bytes: number) => void, read: { thread?: boolean } = {}): Promise<OpenedFile> {
+export async function openExportFile(
+  file: ExportFile,
+  config: MigrateConfig,
+  issues: IssueSink,
+  onBytes: (bytes: number) => void,
+  read: { thread?: boolean } = {},
+): Promise<OpenedFile> {
   const mapping = config.mapping[file.kind];
   const options = { file: file.file, encoding: mapping.encoding, onBytes };
   if (file.format === 'csv') {
@@ -72,23 +93,45 @@ export async function openExportFile(file: ExportFile, config: MigrateConfig, is
     try {
       const first = await batches.next();
       const header = first.done ? undefined : first.value[0];
-      if (!header) throw new InputError(file.file, 1, 'is empty: a CSV export file starts with a header row naming its columns.', 'input_empty');
+      if (!header)
+        throw new InputError(
+          file.file,
+          1,
+          'is empty: a CSV export file starts with a header row naming its columns.',
+          'input_empty',
+        );
       const plan = planFile(file.kind, file.file, header.cells, config);
-      for (const column of plan.unknownColumns) issues.push(unknownColumnIssue(file.file, header.line, column, file.kind));
+      for (const column of plan.unknownColumns)
+        issues.push(unknownColumnIssue(file.file, header.line, column, file.kind));
       const records = csvRecords((first.value ?? []).slice(1), batches, file, plan, issues);
-      return { plan, records, close: async () => void (await Promise.all([records.return(undefined), batches.return(undefined)])) };
+      return {
+        plan,
+        records,
+        close: async () => void (await Promise.all([records.return(undefined), batches.return(undefined)])),
+      };
     } catch (error) {
       await batches.return(undefined);
       throw error;
     }
   }
   const plan = planFile(file.kind, file.file, [], config);
-  const items = file.format === 'json' ? readJsonArray(file.absolutePath, options) : readNdjson(file.absolutePath, options);
+  const items =
+    file.format === 'json' ? readJsonArray(file.absolutePath, options) : readNdjson(file.absolutePath, options);
   const records = jsonRecords(items, file, plan, issues);
-  return { plan, records, close: async () => void (await Promise.all([records.return(undefined), items.return(undefined)])) };
+  return {
+    plan,
+    records,
+    close: async () => void (await Promise.all([records.return(undefined), items.return(undefined)])),
+  };
 }
 
-async function* csvRecords(afterHeader: CsvRow[], batches: AsyncGenerator<CsvRow[]>, file: ExportFile, plan: FilePlan, issues: IssueSink): AsyncGenerator<KeyedRecord[], void, undefined> {
+async function* csvRecords(
+  afterHeader: CsvRow[],
+  batches: AsyncGenerator<CsvRow[]>,
+  file: ExportFile,
+  plan: FilePlan,
+  issues: IssueSink,
+): AsyncGenerator<KeyedRecord[], void, undefined> {
   const keyed = (rows: CsvRow[]): KeyedRecord[] => {
     const records: KeyedRecord[] = [];
     for (const row of rows) {
@@ -106,7 +149,12 @@ async function* csvRecords(afterHeader: CsvRow[], batches: AsyncGenerator<CsvRow
   }
 }
 
-async function* jsonRecords(items: ReturnType<typeof readNdjson>, file: ExportFile, plan: FilePlan, issues: IssueSink): AsyncGenerator<KeyedRecord[], void, undefined> {
+async function* jsonRecords(
+  items: ReturnType<typeof readNdjson>,
+  file: ExportFile,
+  plan: FilePlan,
+  issues: IssueSink,
+): AsyncGenerator<KeyedRecord[], void, undefined> {
   // JSON keys vary by record: an undocumented key is reported once per file, where it first appears.
   const reported = new Set<string>();
   let batch: KeyedRecord[] = [];

@@ -77,12 +77,32 @@ const INLINE_LISTS: ReadonlySet<string> = new Set<InlineList>(['customers', 'sup
 const KEYS_IN_PAYLOAD: ReadonlySet<FileKind> = new Set(['accounts', 'payment_instructions']);
 const KEY_FIELDS: ReadonlySet<string> = new Set(['external_account_number', 'import_supplier']);
 
-function fieldPlan(kind: FileKind, mapping: FileMapping, field: string, type: FieldType, phoneCountry: CountryCode | undefined): FieldPlan {
-  return { field, path: field.split('.'), type, context: { mapping, field, phoneCountry }, lifted: KEY_FIELDS.has(field) && !KEYS_IN_PAYLOAD.has(kind) };
+function fieldPlan(
+  kind: FileKind,
+  mapping: FileMapping,
+  field: string,
+  type: FieldType,
+  phoneCountry: CountryCode | undefined,
+): FieldPlan {
+  return {
+    field,
+    path: field.split('.'),
+    type,
+    context: { mapping, field, phoneCountry },
+    lifted: KEY_FIELDS.has(field) && !KEYS_IN_PAYLOAD.has(kind),
+  };
 }
 
-function valuePlans(kind: FileKind, mapping: FileMapping, values: Record<string, unknown>, phoneCountry: CountryCode | undefined): ValuePlan[] {
-  return Object.entries(values).map(([field, value]) => ({ ...fieldPlan(kind, mapping, field, fieldType(kind, field) ?? 'string', phoneCountry), value }));
+function valuePlans(
+  kind: FileKind,
+  mapping: FileMapping,
+  values: Record<string, unknown>,
+  phoneCountry: CountryCode | undefined,
+): ValuePlan[] {
+  return Object.entries(values).map(([field, value]) => ({
+    ...fieldPlan(kind, mapping, field, fieldType(kind, field) ?? 'string', phoneCountry),
+    value,
+  }));
 }
 
 /** Compiles a CSV header (or, with an empty header, the rules of a JSON file, whose keys vary by record). */
@@ -91,10 +111,24 @@ export function planFile(kind: FileKind, file: string, header: string[], config:
   const ignore = new Set(mapping.ignore);
   const phoneCountry = config.phoneDefaultCountry;
   const plan: FilePlan = {
-    kind, mapping, columns: [], width: header.length, unknownColumns: [], columnOf: {}, phoneCountry, importSupplier: config.importSupplier, keyIndex: undefined,
-    defaults: valuePlans(kind, mapping, mapping.defaults, phoneCountry), constants: valuePlans(kind, mapping, mapping.constants, phoneCountry), ignored: ignore,
+    kind,
+    mapping,
+    columns: [],
+    width: header.length,
+    unknownColumns: [],
+    columnOf: {},
+    phoneCountry,
+    importSupplier: config.importSupplier,
+    keyIndex: undefined,
+    defaults: valuePlans(kind, mapping, mapping.defaults, phoneCountry),
+    constants: valuePlans(kind, mapping, mapping.constants, phoneCountry),
+    ignored: ignore,
   };
-  if (kind === 'accounts') plan.inline = { customers: planFile('customers', file, [], config), supply_addresses: planFile('supply_addresses', file, [], config) };
+  if (kind === 'accounts')
+    plan.inline = {
+      customers: planFile('customers', file, [], config),
+      supply_addresses: planFile('supply_addresses', file, [], config),
+    };
   if (header.length === 0) {
     // JSON: keys vary by record; every rename may occur.
     for (const [source, field] of Object.entries(mapping.rename)) plan.columnOf[field] = source;
@@ -110,14 +144,29 @@ export function planFile(kind: FileKind, file: string, header: string[], config:
       return;
     }
     const earlier = byField.get(field);
-    if (earlier !== undefined) throw new InputError(file, 1, `columns "${earlier}" and "${column}" both fill ${field}; rename or ignore one of them in the mapping file.`, 'input_duplicate_column');
+    if (earlier !== undefined)
+      throw new InputError(
+        file,
+        1,
+        `columns "${earlier}" and "${column}" both fill ${field}; rename or ignore one of them in the mapping file.`,
+        'input_duplicate_column',
+      );
     byField.set(field, column);
     if (field === 'external_account_number') plan.keyIndex = index;
     if (field !== column) plan.columnOf[field] = column;
     plan.columns.push({ ...fieldPlan(kind, mapping, field, type, phoneCountry), index, column });
   });
-  if (header.length > 0 && !byField.has('external_account_number') && mapping.constants['external_account_number'] === undefined) {
-    throw new InputError(file, 1, 'has no external_account_number column (every record needs it to join its account); add the column, or rename the source column to it in the mapping file.', 'input_missing_key_column');
+  if (
+    header.length > 0 &&
+    !byField.has('external_account_number') &&
+    mapping.constants['external_account_number'] === undefined
+  ) {
+    throw new InputError(
+      file,
+      1,
+      'has no external_account_number column (every record needs it to join its account); add the column, or rename the source column to it in the mapping file.',
+      'input_missing_key_column',
+    );
   }
   return plan;
 }
@@ -140,14 +189,22 @@ function setPath(target: Record<string, unknown>, path: string[], value: unknown
 
 function getPath(target: Record<string, unknown>, path: string[]): unknown {
   let node: unknown = target;
-  for (const key of path) node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[key] : undefined;
+  for (const key of path)
+    node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[key] : undefined;
   return node;
 }
 
 /** Where a record's lifted fields (external account number, supplier) go while it is mapped. */
 type Lifted = Record<string, unknown>;
 
-function assign(plan: FilePlan, record: MappedRecord, lifted: Lifted, target: FieldPlan, raw: unknown, column: string | undefined): void {
+function assign(
+  plan: FilePlan,
+  record: MappedRecord,
+  lifted: Lifted,
+  target: FieldPlan,
+  raw: unknown,
+  column: string | undefined,
+): void {
   const { field } = target;
   const valueMap = plan.mapping.values[field];
   // The trimmed key is only needed where the field has a value map (most have none).
@@ -156,7 +213,10 @@ function assign(plan: FilePlan, record: MappedRecord, lifted: Lifted, target: Fi
   if (isEmptyCell(mapped)) return;
   const result = coerceValue(target.type, mapped, target.context);
   const inlinePlan = plan.inline && INLINE_LISTS.has(field) ? plan.inline[field as InlineList] : undefined;
-  const value = inlinePlan && Array.isArray(result.value) ? mapInline(inlinePlan, record, field, result.value, column) : result.value;
+  const value =
+    inlinePlan && Array.isArray(result.value)
+      ? mapInline(inlinePlan, record, field, result.value, column)
+      : result.value;
   setPath(target.lifted ? lifted : record.fields, target.path, value);
   if (result.issue) record.issues.push({ attr: field, ...(column === undefined ? {} : { column }), ...result.issue });
 }
@@ -167,20 +227,34 @@ function assign(plan: FilePlan, record: MappedRecord, lifted: Lifted, target: Fi
  * maps, date formats, phone numbers, defaults); their problems at `customers.N.field`, in the
  * accounts record's column. An item that is not an object is left to the schema to refuse.
  */
-function mapInline(itemPlan: FilePlan, record: MappedRecord, list: string, items: unknown[], column: string | undefined): unknown[] {
+function mapInline(
+  itemPlan: FilePlan,
+  record: MappedRecord,
+  list: string,
+  items: unknown[],
+  column: string | undefined,
+): unknown[] {
   const where = column === undefined ? {} : { column };
   return items.map((item, index) => {
     if (typeof item !== 'object' || item === null || Array.isArray(item)) return item;
     const prefix = `${list}.${index}`;
     const unknownKey = (key: string): void => {
       record.issues.push({
-        attr: `${prefix}.${key}`, ...where, code: ExportCode.unknownColumn,
+        attr: `${prefix}.${key}`,
+        ...where,
+        code: ExportCode.unknownColumn,
         message: `"${key}" is not a documented field of ${itemPlan.kind}; rename it to a field or list it under mapping.${itemPlan.kind}.ignore in the mapping file (only documented fields may be sent).`,
       });
     };
     const mapped = mapJsonRecord(itemPlan, record.line, item as Record<string, unknown>, unknownKey);
     // The item's problems sit in the accounts record's column, not in the item's key.
-    for (const issue of mapped.issues) record.issues.push({ attr: issue.attr === '' ? prefix : `${prefix}.${issue.attr}`, ...where, code: issue.code, message: issue.message });
+    for (const issue of mapped.issues)
+      record.issues.push({
+        attr: issue.attr === '' ? prefix : `${prefix}.${issue.attr}`,
+        ...where,
+        code: issue.code,
+        message: issue.message,
+      });
     return mapped.fields;
   });
 }
@@ -188,7 +262,8 @@ function mapInline(itemPlan: FilePlan, record: MappedRecord, list: string, items
 /** Constants always apply; defaults fill fields the record left empty (input-format "The mapping file"). */
 function finish(plan: FilePlan, record: MappedRecord, lifted: Lifted): MappedRecord {
   for (const target of plan.defaults) {
-    if (getPath(target.lifted ? lifted : record.fields, target.path) === undefined) assign(plan, record, lifted, target, target.value, undefined);
+    if (getPath(target.lifted ? lifted : record.fields, target.path) === undefined)
+      assign(plan, record, lifted, target, target.value, undefined);
   }
   for (const target of plan.constants) assign(plan, record, lifted, target, target.value, undefined);
   const keys = KEYS_IN_PAYLOAD.has(plan.kind) ? record.fields : lifted;
@@ -196,18 +271,31 @@ function finish(plan: FilePlan, record: MappedRecord, lifted: Lifted): MappedRec
   const supplier = keys['import_supplier'];
   record.externalAccountNumber = typeof number === 'string' && number !== '' ? number : undefined;
   record.importSupplier = typeof supplier === 'string' && supplier !== '' ? supplier : plan.importSupplier;
-  if (KEYS_IN_PAYLOAD.has(plan.kind) && record.importSupplier !== undefined) record.fields['import_supplier'] = record.importSupplier;
+  if (KEYS_IN_PAYLOAD.has(plan.kind) && record.importSupplier !== undefined)
+    record.fields['import_supplier'] = record.importSupplier;
   return record;
 }
 
 export function mapCsvRow(plan: FilePlan, line: number, cells: string[]): MappedRecord {
-  const record: MappedRecord = { kind: plan.kind, line, externalAccountNumber: undefined, importSupplier: undefined, fields: {}, issues: [] };
+  const record: MappedRecord = {
+    kind: plan.kind,
+    line,
+    externalAccountNumber: undefined,
+    importSupplier: undefined,
+    fields: {},
+    issues: [],
+  };
   const lifted: Lifted = {};
   if (cells.length !== plan.width) {
     // Cells of a shifted row land in the wrong fields: report the row once, not each symptom.
-    record.issues.push({ attr: '', code: ExportCode.wrongColumnCount, message: `the row has ${cells.length} cells but the header has ${plan.width} columns (an unquoted delimiter in a value?); none of its cells is used.` });
+    record.issues.push({
+      attr: '',
+      code: ExportCode.wrongColumnCount,
+      message: `the row has ${cells.length} cells but the header has ${plan.width} columns (an unquoted delimiter in a value?); none of its cells is used.`,
+    });
     const key = plan.keyIndex === undefined ? undefined : cells[plan.keyIndex];
-    if (key !== undefined) (KEYS_IN_PAYLOAD.has(plan.kind) ? record.fields : lifted)['external_account_number'] = key.trim();
+    if (key !== undefined)
+      (KEYS_IN_PAYLOAD.has(plan.kind) ? record.fields : lifted)['external_account_number'] = key.trim();
     return finish(plan, record, lifted);
   }
   for (const column of plan.columns) assign(plan, record, lifted, column, cells[column.index], column.column);
@@ -238,11 +326,24 @@ function eachJsonField(plan: FilePlan, object: Record<string, unknown>, visit: J
  * Maps a JSON/NDJSON record. Undocumented keys are skipped, or handed to `unknown` (a file's
  * records leave them to jsonKey, which reports them once per file).
  */
-export function mapJsonRecord(plan: FilePlan, line: number, object: Record<string, unknown>, unknown?: (key: string) => void): MappedRecord {
-  const record: MappedRecord = { kind: plan.kind, line, externalAccountNumber: undefined, importSupplier: undefined, fields: {}, issues: [] };
+export function mapJsonRecord(
+  plan: FilePlan,
+  line: number,
+  object: Record<string, unknown>,
+  unknown?: (key: string) => void,
+): MappedRecord {
+  const record: MappedRecord = {
+    kind: plan.kind,
+    line,
+    externalAccountNumber: undefined,
+    importSupplier: undefined,
+    fields: {},
+    issues: [],
+  };
   const lifted: Lifted = {};
   eachJsonField(plan, object, (key, value, field, type) => {
-    if (type) assign(plan, record, lifted, fieldPlan(plan.kind, plan.mapping, field, type, plan.phoneCountry), value, key);
+    if (type)
+      assign(plan, record, lifted, fieldPlan(plan.kind, plan.mapping, field, type, plan.phoneCountry), value, key);
     else unknown?.(key);
   });
   return finish(plan, record, lifted);
@@ -260,7 +361,11 @@ export function csvKey(plan: FilePlan, cells: string[]): string | undefined {
 }
 
 /** The external account number of a JSON record; reports undocumented keys through `unknown`. */
-export function jsonKey(plan: FilePlan, object: Record<string, unknown>, unknown: (column: string) => void): string | undefined {
+export function jsonKey(
+  plan: FilePlan,
+  object: Record<string, unknown>,
+  unknown: (column: string) => void,
+): string | undefined {
   let key: unknown;
   eachJsonField(plan, object, (column, value, field, type) => {
     if (field === 'external_account_number') key = value;

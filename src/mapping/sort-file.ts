@@ -39,7 +39,8 @@ export function encodeRecord(record: KeyedRecord): { text: string; plain: boolea
   const head = `${key}${US}${String(line).padStart(LINE_DIGITS, '0')}`;
   if (Array.isArray(data)) {
     const cells = data.join(US);
-    if (cells.indexOf(RS) === -1 && separators(cells) === data.length - 1) return { text: `${head}${US}${cells}`, plain: true };
+    if (cells.indexOf(RS) === -1 && separators(cells) === data.length - 1)
+      return { text: `${head}${US}${cells}`, plain: true };
   }
   return { text: `${head}${GS}${JSON.stringify(data)}`, plain: true };
 }
@@ -106,7 +107,13 @@ class RunReader {
         this.head = undefined;
         return;
       }
-      const read = readSync(this.fd, this.#buffer, 0, Math.min(this.#buffer.length, this.run.end - this.#position), this.#position);
+      const read = readSync(
+        this.fd,
+        this.#buffer,
+        0,
+        Math.min(this.#buffer.length, this.run.end - this.#position),
+        this.#position,
+      );
       if (read === 0) throw new Error('a sorted run ended early on the scratch file');
       this.#position += read;
       const text = this.#rest + this.#decoder.write(this.#buffer.subarray(0, read));
@@ -153,7 +160,7 @@ class RunHeap {
   #push(reader: RunReader): void {
     const items = this.#items;
     items.push(reader);
-    for (let at = items.length - 1; at > 0; ) {
+    for (let at = items.length - 1; at > 0;) {
       const parent = (at - 1) >> 1;
       if (!this.#less(items[at] as RunReader, items[parent] as RunReader)) break;
       [items[at], items[parent]] = [items[parent] as RunReader, items[at] as RunReader];
@@ -163,7 +170,7 @@ class RunHeap {
 
   #down(start: number): void {
     const items = this.#items;
-    for (let at = start; ; ) {
+    for (let at = start; ;) {
       const left = 2 * at + 1;
       const right = left + 1;
       let least = at;

@@ -49,7 +49,9 @@ export class StagingStore {
       CREATE TABLE accounts (ean TEXT PRIMARY KEY) WITHOUT ROWID;
       CREATE TABLE orphans (ean TEXT PRIMARY KEY) WITHOUT ROWID;`);
     this.#insert = this.#db.prepare('INSERT INTO records (ean, kind, file, line, data) VALUES (?, ?, ?, ?, ?)');
-    this.#insertMany = this.#db.prepare(`INSERT INTO records (ean, kind, file, line, data) VALUES ${Array(ROWS_PER_INSERT).fill('(?, ?, ?, ?, ?)').join(', ')}`);
+    this.#insertMany = this.#db.prepare(
+      `INSERT INTO records (ean, kind, file, line, data) VALUES ${Array(ROWS_PER_INSERT).fill('(?, ?, ?, ?, ?)').join(', ')}`,
+    );
     this.#insertAccount = this.#db.prepare('INSERT OR IGNORE INTO accounts (ean) VALUES (?)');
     this.#insertOrphan = this.#db.prepare('INSERT OR IGNORE INTO orphans (ean) VALUES (?)');
     this.#hasAccount = this.#db.prepare('SELECT 1 FROM accounts WHERE ean = ?').pluck();
@@ -58,19 +60,31 @@ export class StagingStore {
   /** Whether the accounts file (read first) has this account. Rows of one account often follow each other: the last answer is kept. */
   hasAccount(externalAccountNumber: string): boolean {
     if (this.#lastChecked?.ean !== externalAccountNumber) {
-      this.#lastChecked = { ean: externalAccountNumber, found: this.#hasAccount.get(externalAccountNumber) !== undefined };
+      this.#lastChecked = {
+        ean: externalAccountNumber,
+        found: this.#hasAccount.get(externalAccountNumber) !== undefined,
+      };
     }
     return this.#lastChecked.found;
   }
 
   add(externalAccountNumber: string, record: GroupRecord): void {
     if (this.#pending === 0) this.#db.exec('BEGIN');
-    this.#rows.push(externalAccountNumber, KIND_CODE.get(record.kind), record.fileIndex, record.line, encodeData(record.data));
+    this.#rows.push(
+      externalAccountNumber,
+      KIND_CODE.get(record.kind),
+      record.fileIndex,
+      record.line,
+      encodeData(record.data),
+    );
     if (this.#rows.length >= ROWS_PER_INSERT * 5) this.#writeRows();
     if (record.kind === 'accounts') {
       this.#insertAccount.run(externalAccountNumber);
       if (this.#lastChecked?.ean === externalAccountNumber) this.#lastChecked = undefined;
-    } else if ((KIND_CODE.get(record.kind) ?? 0) >= (KIND_CODE.get('notes') ?? 0) && !this.hasAccount(externalAccountNumber)) {
+    } else if (
+      (KIND_CODE.get(record.kind) ?? 0) >= (KIND_CODE.get('notes') ?? 0) &&
+      !this.hasAccount(externalAccountNumber)
+    ) {
       this.#insertOrphan.run(externalAccountNumber);
     }
     this.#pending += 1;
@@ -79,7 +93,8 @@ export class StagingStore {
 
   #writeRows(): void {
     if (this.#rows.length === ROWS_PER_INSERT * 5) this.#insertMany.run(this.#rows);
-    else for (let start = 0; start < this.#rows.length; start += 5) this.#insert.run(this.#rows.slice(start, start + 5));
+    else
+      for (let start = 0; start < this.#rows.length; start += 5) this.#insert.run(this.#rows.slice(start, start + 5));
     this.#rows = [];
   }
 
@@ -100,7 +115,10 @@ export class StagingStore {
   /** Every staged record, grouped by external account number (in its sort order), each group in file order. */
   *groups(): Generator<RecordGroup> {
     this.flush();
-    const rows = this.#db.prepare('SELECT ean, kind, file, line, data FROM records ORDER BY ean, seq').raw().iterate() as IterableIterator<[string, number, number, number, string]>;
+    const rows = this.#db
+      .prepare('SELECT ean, kind, file, line, data FROM records ORDER BY ean, seq')
+      .raw()
+      .iterate() as IterableIterator<[string, number, number, number, string]>;
     this.#open = rows;
     try {
       let current: RecordGroup | undefined;

@@ -109,14 +109,21 @@ class Cursor {
 }
 
 /** Merge-joins the opened files (accounts first); `issues[i]` collects the file issues of file i. */
-export async function* streamEntries(files: ExportFile[], opened: OpenedFile[], setup: JoinSetup, issues: IssueSink[], counts: StreamCounts): AsyncGenerator<ExportEntry> {
+export async function* streamEntries(
+  files: ExportFile[],
+  opened: OpenedFile[],
+  setup: JoinSetup,
+  issues: IssueSink[],
+  counts: StreamCounts,
+): AsyncGenerator<ExportEntry> {
   const cursors = files.map((file, index) => new Cursor(index, file, opened[index] as OpenedFile));
   const turn = eventLoopTurns();
   try {
     for (const cursor of cursors) await cursor.advance();
     for (;;) {
       let key: string | undefined;
-      for (const cursor of cursors) if (cursor.head && (key === undefined || compareKeys(cursor.head.key, key) < 0)) key = cursor.head.key;
+      for (const cursor of cursors)
+        if (cursor.head && (key === undefined || compareKeys(cursor.head.key, key) < 0)) key = cursor.head.key;
       if (key === undefined) return;
       const records: GroupRecord[] = [];
       let hasAccount = false;
@@ -126,7 +133,8 @@ export async function* streamEntries(files: ExportFile[], opened: OpenedFile[], 
           const { line, data } = cursor.head;
           if (kind === 'accounts') hasAccount = true;
           // Files come accounts first, so a customer's account is known by the time it is read.
-          if (CHILD_KINDS.has(kind) && !hasAccount) (issues[cursor.index] as IssueSink).push(notInAccountsIssue(cursor.file, cursor.opened.plan, line, key));
+          if (CHILD_KINDS.has(kind) && !hasAccount)
+            (issues[cursor.index] as IssueSink).push(notInAccountsIssue(cursor.file, cursor.opened.plan, line, key));
           else {
             records.push({ kind, fileIndex: cursor.index, line, data });
             counts.records[cursor.index] = (counts.records[cursor.index] ?? 0) + 1;
@@ -146,7 +154,9 @@ export async function* streamEntries(files: ExportFile[], opened: OpenedFile[], 
     if (!(error instanceof ExportNotSorted)) throw error;
     // A scattered file shows it within the records read ahead: name them all, so that the next
     // read sorts every one of them rather than finding them one read at a time.
-    const others = cursors.filter((cursor) => cursor.file.file !== error.file && cursor.aheadOutOfOrder()).map((cursor) => cursor.file.file);
+    const others = cursors
+      .filter((cursor) => cursor.file.file !== error.file && cursor.aheadOutOfOrder())
+      .map((cursor) => cursor.file.file);
     throw new ExportNotSorted(error.file, error.line, error.key, error.previousKey, [error.file, ...others]);
   } finally {
     await Promise.all(cursors.map((cursor) => cursor.opened.close()));

@@ -1,4 +1,10 @@
-import type { AccountPayload, HistoricalStatement, Note, PaymentInstructionRequest, Transaction } from '../schema/index.js';
+import type {
+  AccountPayload,
+  HistoricalStatement,
+  Note,
+  PaymentInstructionRequest,
+  Transaction,
+} from '../schema/index.js';
 
 // The contract between reading an export (sources + mapping) and its users: `migrate validate`
 // and the engine's staging into the ledger. Everything is keyed by external account number and

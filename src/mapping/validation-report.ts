@@ -19,13 +19,21 @@ export interface ErrorRow {
 
 export function errorRow(issue: SourceIssue): ErrorRow {
   return {
-    file: issue.file, line: issue.line, column: issue.column ?? null, attr: issue.attr ?? null,
-    external_account_number: issue.externalAccountNumber === '' ? null : issue.externalAccountNumber, code: issue.code, message: issue.message,
+    file: issue.file,
+    line: issue.line,
+    column: issue.column ?? null,
+    attr: issue.attr ?? null,
+    external_account_number: issue.externalAccountNumber === '' ? null : issue.externalAccountNumber,
+    code: issue.code,
+    message: issue.message,
   };
 }
 
 /** The errors in batches of rows. */
-export async function* errorRowBatches(validation: ExportValidation, size = LINES_PER_CHUNK): AsyncGenerator<ErrorRow[]> {
+export async function* errorRowBatches(
+  validation: ExportValidation,
+  size = LINES_PER_CHUNK,
+): AsyncGenerator<ErrorRow[]> {
   let batch: ErrorRow[] = [];
   for await (const issue of validation.errors) {
     batch.push(errorRow(issue));
@@ -55,7 +63,10 @@ export async function* jsonReport(validation: ExportValidation): AsyncGenerator<
 
 function where(issue: SourceIssue): string {
   const at = issue.line > 0 ? `${issue.file}:${issue.line}` : issue.file || '(service)';
-  const field = issue.column !== undefined && issue.attr !== undefined && issue.column !== issue.attr ? `${issue.column} (${issue.attr})` : (issue.column ?? issue.attr);
+  const field =
+    issue.column !== undefined && issue.attr !== undefined && issue.column !== issue.attr
+      ? `${issue.column} (${issue.attr})`
+      : (issue.column ?? issue.attr);
   return field === undefined ? at : `${at} ${field}`;
 }
 
@@ -69,7 +80,8 @@ export async function* textReport(validation: ExportValidation): AsyncGenerator<
   let current: string | undefined;
   let index = 0;
   for await (const issue of validation.errors) {
-    const group = index < validation.fileErrors || issue.externalAccountNumber === '' ? '(export)' : issue.externalAccountNumber;
+    const group =
+      index < validation.fileErrors || issue.externalAccountNumber === '' ? '(export)' : issue.externalAccountNumber;
     index += 1;
     if (group !== current) {
       current = group;
@@ -87,18 +99,26 @@ export async function* textReport(validation: ExportValidation): AsyncGenerator<
 
 function summaryLines(validation: ExportValidation): string[] {
   const { summary, accounts, orphans } = validation;
-  const lines = [`Read ${summary.files.map((file) => `${file.file} (${file.records})`).join(', ')}${summary.configFile ? ` with mapping ${summary.configFile}` : ''}.`];
+  const lines = [
+    `Read ${summary.files.map((file) => `${file.file} (${file.records})`).join(', ')}${summary.configFile ? ` with mapping ${summary.configFile}` : ''}.`,
+  ];
   if (summary.ignoredFiles.length > 0) lines.push(`Not export files, not read: ${summary.ignoredFiles.join(', ')}.`);
   if (validation.unsorted) {
     const { file, line, sorted } = validation.unsorted;
     const how = sorted ? `; the second read sorted ${sorted.join(', ')} on disk` : '';
-    lines.push(`Read twice: ${file} is not sorted by external_account_number (line ${line})${how}. An export whose files are all sorted is read in one pass, about twice as fast.`);
+    lines.push(
+      `Read twice: ${file} is not sorted by external_account_number (line ${line})${how}. An export whose files are all sorted is read in one pass, about twice as fast.`,
+    );
   }
   if (orphans.accounts > 0) {
     const sample = orphans.numbers.join(', ') + (orphans.accounts > orphans.numbers.length ? ', ...' : '');
-    lines.push(`${orphans.records} post-import record(s) for ${orphans.accounts} account(s) not in this export (${sample}): allowed; push adds them to accounts imported earlier.`);
+    lines.push(
+      `${orphans.records} post-import record(s) for ${orphans.accounts} account(s) not in this export (${sample}): allowed; push adds them to accounts imported earlier.`,
+    );
   }
-  lines.push(`${accounts.total} account(s): ${accounts.valid} valid, ${accounts.invalid} invalid; ${validation.errors.length} error(s).`);
+  lines.push(
+    `${accounts.total} account(s): ${accounts.valid} valid, ${accounts.invalid} invalid; ${validation.errors.length} error(s).`,
+  );
   const codes = Object.entries(validation.byCode).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
   for (const [code, count] of codes) lines.push(`  ${String(count).padStart(7)}  ${code}`);
   lines.push(validation.ok ? 'OK: every account is valid.' : 'NOT OK: fix the problems above and run validate again.');

@@ -49,14 +49,19 @@ export type OpenExportWith = (join: JoinMode, sortFiles?: ReadonlySet<string>) =
  * on). The result is the same either way. --remote goes straight to the staged join, so that no
  * account is sent twice.
  */
-export async function validateExportDirectory(open: OpenExportWith, options: ValidateExportOptions & { onRestart?: (unsorted: ExportNotSorted) => void } = {}): Promise<ExportValidation> {
+export async function validateExportDirectory(
+  open: OpenExportWith,
+  options: ValidateExportOptions & { onRestart?: (unsorted: ExportNotSorted) => void } = {},
+): Promise<ExportValidation> {
   let unsorted: ExportNotSorted | undefined;
   const sortFiles = new Set<string>();
   while (!options.remote) {
     const reader = await open('streaming', sortFiles);
     try {
       const result = await validateExport(reader, options);
-      return unsorted ? { ...result, unsorted: { file: unsorted.file, line: unsorted.line, sorted: [...sortFiles] } } : result;
+      return unsorted
+        ? { ...result, unsorted: { file: unsorted.file, line: unsorted.line, sorted: [...sortFiles] } }
+        : result;
     } catch (error) {
       if (!(error instanceof ExportNotSorted)) throw error;
       unsorted ??= error;
@@ -78,13 +83,21 @@ export async function validateExportDirectory(open: OpenExportWith, options: Val
   }
 }
 
-export async function validateExport(reader: ExportReader, options: ValidateExportOptions = {}): Promise<ExportValidation> {
+export async function validateExport(
+  reader: ExportReader,
+  options: ValidateExportOptions = {},
+): Promise<ExportValidation> {
   const accountErrors = new IssueSpool();
   const fileErrors = new IssueSpool();
   const errors = concatIssues([fileErrors, accountErrors]);
   const result: ExportValidation = {
-    ok: true, accounts: { total: 0, valid: 0, invalid: 0 }, errors, fileErrors: 0, byCode: {},
-    orphans: { accounts: 0, records: 0, numbers: [] }, summary: reader.summary,
+    ok: true,
+    accounts: { total: 0, valid: 0, invalid: 0 },
+    errors,
+    fileErrors: 0,
+    byCode: {},
+    orphans: { accounts: 0, records: 0, numbers: [] },
+    summary: reader.summary,
     close: () => {
       fileErrors.close();
       accountErrors.close();
@@ -104,7 +117,12 @@ export async function validateExport(reader: ExportReader, options: ValidateExpo
   return result;
 }
 
-async function readEntries(reader: ExportReader, options: ValidateExportOptions, result: ExportValidation, errors: IssueSpool): Promise<void> {
+async function readEntries(
+  reader: ExportReader,
+  options: ValidateExportOptions,
+  result: ExportValidation,
+  errors: IssueSpool,
+): Promise<void> {
   const queue = new PQueue({ concurrency: options.remoteConcurrency ?? 4 });
   // A remote check that throws (authentication, service unreachable) stops the run: exit 3.
   const failure: { error?: unknown } = {};
@@ -112,7 +130,12 @@ async function readEntries(reader: ExportReader, options: ValidateExportOptions,
   for await (const entry of reader.entries()) {
     options.onEntry?.(entry);
     if (entry.kind === 'orphan') {
-      const items = [entry.items.notes, entry.items.transactions, entry.items.statements, entry.items.paymentInstructions].flat();
+      const items = [
+        entry.items.notes,
+        entry.items.transactions,
+        entry.items.statements,
+        entry.items.paymentInstructions,
+      ].flat();
       result.orphans.accounts += 1;
       result.orphans.records += items.length;
       if (result.orphans.numbers.length < ORPHAN_SAMPLE) result.orphans.numbers.push(entry.items.externalAccountNumber);
@@ -129,17 +152,19 @@ async function readEntries(reader: ExportReader, options: ValidateExportOptions,
       await queue.onSizeLessThan(queue.concurrency * 2);
       const check = options.remote;
       if (failure.error !== undefined) break;
-      queue.add(async () => {
-        const issues = await check(account);
-        if (issues.length === 0) result.accounts.valid += 1;
-        else {
-          result.accounts.invalid += 1;
-          pushAll(issues);
-        }
-      }).catch((error: unknown) => {
-        failure.error ??= error;
-        queue.clear();
-      });
+      queue
+        .add(async () => {
+          const issues = await check(account);
+          if (issues.length === 0) result.accounts.valid += 1;
+          else {
+            result.accounts.invalid += 1;
+            pushAll(issues);
+          }
+        })
+        .catch((error: unknown) => {
+          failure.error ??= error;
+          queue.clear();
+        });
     } else {
       result.accounts.valid += 1;
     }

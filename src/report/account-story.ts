@@ -24,8 +24,19 @@ export interface AccountStory {
     changed_after_import: boolean;
     error: AccountRow['error'];
     issues: StoredIssue[];
-    history: Array<Pick<LedgerEvent, 'at' | 'runId' | 'step' | 'fromState' | 'toState' | 'detail'> & { record: string | null }>;
-    records: Array<{ record: string; key: string; state: string; result: string | null; attempts: number; file: string | null; line: number | null; error: ItemRow['error'] }>;
+    history: Array<
+      Pick<LedgerEvent, 'at' | 'runId' | 'step' | 'fromState' | 'toState' | 'detail'> & { record: string | null }
+    >;
+    records: Array<{
+      record: string;
+      key: string;
+      state: string;
+      result: string | null;
+      attempts: number;
+      file: string | null;
+      line: number | null;
+      error: ItemRow['error'];
+    }>;
   } | null;
   service: { v2: V2StatusRecord | null; v1: V1StatusRecord | null } | null;
   /** Other import suppliers the ledger has this external account number under (a wrong supplier given). */
@@ -40,21 +51,32 @@ export async function tellAccountStory(input: {
 }): Promise<AccountStory> {
   const { supplier, externalAccountNumber, ledger, client } = input;
   const account = ledger?.read.account(supplier, externalAccountNumber);
-  const service = client === undefined
-    ? null
-    : await Promise.all([client.getImportStatus(supplier, externalAccountNumber), client.getTransferStatus(supplier, externalAccountNumber)]).then(([v2, v1]) => ({ v2, v1 }));
+  const service =
+    client === undefined
+      ? null
+      : await Promise.all([
+          client.getImportStatus(supplier, externalAccountNumber),
+          client.getTransferStatus(supplier, externalAccountNumber),
+        ]).then(([v2, v1]) => ({ v2, v1 }));
   return {
     import_supplier: supplier,
     external_account_number: externalAccountNumber,
     ledger: ledger === undefined || account === undefined ? null : ledgerStory(ledger, account),
     service,
-    other_suppliers: (ledger?.read.accountsByNumber(externalAccountNumber) ?? []).map((row) => row.importSupplier).filter((code) => code !== supplier),
+    other_suppliers: (ledger?.read.accountsByNumber(externalAccountNumber) ?? [])
+      .map((row) => row.importSupplier)
+      .filter((code) => code !== supplier),
   };
 }
 
 function ledgerStory(ledger: LedgerSource, account: AccountRow): NonNullable<AccountStory['ledger']> {
   const items = ledger.read.items(account.id);
-  const kindOf = new Map(items.map((item) => [item.id, `${item.kind}${item.originLine === null ? '' : ` (${item.originFile}:${item.originLine})`}`]));
+  const kindOf = new Map(
+    items.map((item) => [
+      item.id,
+      `${item.kind}${item.originLine === null ? '' : ` (${item.originFile}:${item.originLine})`}`,
+    ]),
+  );
   return {
     state: account.state,
     platform_account_number: account.platformAccountNumber,
@@ -68,12 +90,23 @@ function ledgerStory(ledger: LedgerSource, account: AccountRow): NonNullable<Acc
     error: account.error,
     issues: ledger.read.issues(account.id),
     history: ledger.read.history(account.id).map((event) => ({
-      at: event.at, runId: event.runId, step: event.step, fromState: event.fromState, toState: event.toState, detail: event.detail,
+      at: event.at,
+      runId: event.runId,
+      step: event.step,
+      fromState: event.fromState,
+      toState: event.toState,
+      detail: event.detail,
       record: event.itemId === null ? null : (kindOf.get(event.itemId) ?? null),
     })),
     records: items.map((item) => ({
-      record: item.kind, key: recordKeyOf(item.kind, item.naturalKey), state: item.state, result: item.result, attempts: item.attempts,
-      file: item.originFile, line: item.originLine, error: item.error,
+      record: item.kind,
+      key: recordKeyOf(item.kind, item.naturalKey),
+      state: item.state,
+      result: item.result,
+      attempts: item.attempts,
+      file: item.originFile,
+      line: item.originLine,
+      error: item.error,
     })),
   };
 }

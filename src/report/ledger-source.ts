@@ -4,7 +4,17 @@ import type Database from 'better-sqlite3';
 import { UsageError } from '../errors.js';
 import { openLedgerDbReadOnly } from '../ledger/db.js';
 import { toAccountRow, toItemRow, toStoredIssue } from '../ledger/rows.js';
-import { ITEM_KINDS, LEDGER_FILE, LedgerReader, type AccountRow, type AccountState, type ItemKind, type ItemRow, type ItemState, type StoredIssue } from '../ledger/index.js';
+import {
+  ITEM_KINDS,
+  LEDGER_FILE,
+  LedgerReader,
+  type AccountRow,
+  type AccountState,
+  type ItemKind,
+  type ItemRow,
+  type ItemState,
+  type StoredIssue,
+} from '../ledger/index.js';
 
 // Reads for `migrate status` and `migrate report` that the LedgerReader does not offer (per
 // supplier, joined with the account's number, batched per page of accounts), on the same
@@ -34,13 +44,20 @@ export function ledgerExists(stateDir: string): boolean {
 /** Opens a state directory's ledger read-only (a push may be writing it: WAL lets both go on). */
 export function openLedgerSource(stateDir: string): LedgerSource {
   if (!ledgerExists(stateDir)) {
-    throw new UsageError(`no ledger in ${stateDir} (${LEDGER_FILE} not found): give the --state directory of the migration's push runs`, 'ledger_not_found');
+    throw new UsageError(
+      `no ledger in ${stateDir} (${LEDGER_FILE} not found): give the --state directory of the migration's push runs`,
+      'ledger_not_found',
+    );
   }
   let db: Database.Database;
   try {
     db = openLedgerDbReadOnly(stateDir);
   } catch (error) {
-    throw new UsageError(`${join(stateDir, LEDGER_FILE)}: cannot be opened (${(error as Error).message})`, 'ledger_unreadable', error);
+    throw new UsageError(
+      `${join(stateDir, LEDGER_FILE)}: cannot be opened (${(error as Error).message})`,
+      'ledger_unreadable',
+      error,
+    );
   }
   return new LedgerSource(db);
 }
@@ -62,10 +79,31 @@ export class LedgerSource {
    * (...)` SQLite sorts every remaining match for each page (quadratic over a million accounts).
    * `+import_supplier` keeps the planner off the (supplier, number) index, which would sort too.
    */
-  accounts({ supplier, state, afterId, limit }: { supplier?: string | undefined; state?: AccountState | undefined; afterId: number; limit: number }): AccountRow[] {
-    const where = [state === undefined ? '' : 'state = ? AND', 'id > ?', supplier === undefined ? '' : 'AND +import_supplier = ?'].join(' ');
-    const params = [...(state === undefined ? [] : [state]), afterId, ...(supplier === undefined ? [] : [supplier]), limit];
-    return (this.#db.prepare(`SELECT * FROM accounts WHERE ${where} ORDER BY id LIMIT ?`).all(...params) as Raw[]).map(toAccountRow);
+  accounts({
+    supplier,
+    state,
+    afterId,
+    limit,
+  }: {
+    supplier?: string | undefined;
+    state?: AccountState | undefined;
+    afterId: number;
+    limit: number;
+  }): AccountRow[] {
+    const where = [
+      state === undefined ? '' : 'state = ? AND',
+      'id > ?',
+      supplier === undefined ? '' : 'AND +import_supplier = ?',
+    ].join(' ');
+    const params = [
+      ...(state === undefined ? [] : [state]),
+      afterId,
+      ...(supplier === undefined ? [] : [supplier]),
+      limit,
+    ];
+    return (this.#db.prepare(`SELECT * FROM accounts WHERE ${where} ORDER BY id LIMIT ?`).all(...params) as Raw[]).map(
+      toAccountRow,
+    );
   }
 
   /** Done and outstanding item counts of several accounts, by account id. */
@@ -73,7 +111,9 @@ export class LedgerSource {
     const tallies = new Map<number, ItemTally>();
     if (accountIds.length === 0) return tallies;
     const rows = this.#db
-      .prepare(`SELECT account_id AS id, state = 'done' AS done, COUNT(*) AS n FROM items WHERE account_id IN (${marks(accountIds)}) GROUP BY account_id, state = 'done'`)
+      .prepare(
+        `SELECT account_id AS id, state = 'done' AS done, COUNT(*) AS n FROM items WHERE account_id IN (${marks(accountIds)}) GROUP BY account_id, state = 'done'`,
+      )
       .all(...accountIds) as Raw[];
     for (const row of rows) {
       const tally = tallies.get(Number(row['id'])) ?? { done: 0, outstanding: 0 };
@@ -88,7 +128,9 @@ export class LedgerSource {
   issuesOf(accountIds: readonly number[]): Map<number, StoredIssue[]> {
     const issues = new Map<number, StoredIssue[]>();
     if (accountIds.length === 0) return issues;
-    const rows = this.#db.prepare(`SELECT * FROM account_issues WHERE account_id IN (${marks(accountIds)}) ORDER BY rowid`).all(...accountIds) as Raw[];
+    const rows = this.#db
+      .prepare(`SELECT * FROM account_issues WHERE account_id IN (${marks(accountIds)}) ORDER BY rowid`)
+      .all(...accountIds) as Raw[];
     for (const row of rows) {
       const id = Number(row['account_id']);
       issues.set(id, [...(issues.get(id) ?? []), toStoredIssue(row)]);
@@ -100,7 +142,19 @@ export class LedgerSource {
    * Items of one kind in one state joined with their account, paged by item id. One (state,
    * kind) at a time: the items_by_state (state, kind) index ends in the rowid, so rows come in id order.
    */
-  items({ state, kind, supplier, afterId, limit }: { state: ItemState; kind: ItemKind; supplier?: string | undefined; afterId: number; limit: number }): ItemWithAccount[] {
+  items({
+    state,
+    kind,
+    supplier,
+    afterId,
+    limit,
+  }: {
+    state: ItemState;
+    kind: ItemKind;
+    supplier?: string | undefined;
+    afterId: number;
+    limit: number;
+  }): ItemWithAccount[] {
     const bySupplier = supplier === undefined ? '' : 'AND +a.import_supplier = ?';
     const rows = this.#db
       .prepare(
@@ -118,14 +172,23 @@ export class LedgerSource {
   }
 
   /** Account counts per state and item counts per kind and state, of one supplier or all. */
-  counts(supplier?: string): { accounts: Partial<Record<AccountState, number>>; items: Record<string, Partial<Record<ItemState, number>>> } {
+  counts(supplier?: string): {
+    accounts: Partial<Record<AccountState, number>>;
+    items: Record<string, Partial<Record<ItemState, number>>>;
+  } {
     const params = supplier === undefined ? [] : [supplier];
     const accounts: Partial<Record<AccountState, number>> = {};
-    const accountRows = this.#db.prepare(`SELECT state, COUNT(*) AS n FROM accounts ${supplier === undefined ? '' : 'WHERE import_supplier = ?'} GROUP BY state`).all(...params) as Raw[];
+    const accountRows = this.#db
+      .prepare(
+        `SELECT state, COUNT(*) AS n FROM accounts ${supplier === undefined ? '' : 'WHERE import_supplier = ?'} GROUP BY state`,
+      )
+      .all(...params) as Raw[];
     for (const row of accountRows) accounts[row['state'] as AccountState] = Number(row['n']);
     const items: Record<string, Partial<Record<ItemState, number>>> = {};
     const itemRows = this.#db
-      .prepare(`SELECT it.kind AS kind, it.state AS state, COUNT(*) AS n FROM items it JOIN accounts a ON a.id = it.account_id ${supplier === undefined ? '' : 'WHERE a.import_supplier = ?'} GROUP BY it.kind, it.state`)
+      .prepare(
+        `SELECT it.kind AS kind, it.state AS state, COUNT(*) AS n FROM items it JOIN accounts a ON a.id = it.account_id ${supplier === undefined ? '' : 'WHERE a.import_supplier = ?'} GROUP BY it.kind, it.state`,
+      )
       .all(...params) as Raw[];
     for (const row of itemRows) (items[String(row['kind'])] ??= {})[row['state'] as ItemState] = Number(row['n']);
     return { accounts, items };
@@ -158,7 +221,10 @@ export class LedgerSource {
  * Every row of a paged query, page after page: the caller sees one flat async stream while at
  * most one page is held (the consumer's back-pressure pauses the next read).
  */
-export async function* pagesOf<T extends { id: number }>(fetch: (afterId: number, limit: number) => T[], pageSize = 1000): AsyncGenerator<T[]> {
+export async function* pagesOf<T extends { id: number }>(
+  fetch: (afterId: number, limit: number) => T[],
+  pageSize = 1000,
+): AsyncGenerator<T[]> {
   let afterId = 0;
   for (;;) {
     const page = fetch(afterId, pageSize);
@@ -170,18 +236,30 @@ export async function* pagesOf<T extends { id: number }>(fetch: (afterId: number
 }
 
 /** Pages of accounts in any of `states` (one state after another), or of all accounts when none is given. */
-export async function* accountPagesOf(source: LedgerSource, options: { supplier?: string | undefined; states?: readonly AccountState[]; pageSize?: number }): AsyncGenerator<AccountRow[]> {
+export async function* accountPagesOf(
+  source: LedgerSource,
+  options: { supplier?: string | undefined; states?: readonly AccountState[]; pageSize?: number },
+): AsyncGenerator<AccountRow[]> {
   const states = options.states === undefined || options.states.length === 0 ? [undefined] : options.states;
   for (const state of states) {
-    yield* pagesOf((afterId, limit) => source.accounts({ supplier: options.supplier, state, afterId, limit }), options.pageSize);
+    yield* pagesOf(
+      (afterId, limit) => source.accounts({ supplier: options.supplier, state, afterId, limit }),
+      options.pageSize,
+    );
   }
 }
 
 /** Pages of items in any of `states`, kind after kind (ITEM_KINDS order), joined with their account. */
-export async function* itemPagesOf(source: LedgerSource, options: { supplier?: string | undefined; states: readonly ItemState[]; pageSize?: number }): AsyncGenerator<ItemWithAccount[]> {
+export async function* itemPagesOf(
+  source: LedgerSource,
+  options: { supplier?: string | undefined; states: readonly ItemState[]; pageSize?: number },
+): AsyncGenerator<ItemWithAccount[]> {
   for (const kind of ITEM_KINDS) {
     for (const state of options.states) {
-      yield* pagesOf((afterId, limit) => source.items({ state, kind, supplier: options.supplier, afterId, limit }), options.pageSize);
+      yield* pagesOf(
+        (afterId, limit) => source.items({ state, kind, supplier: options.supplier, afterId, limit }),
+        options.pageSize,
+      );
     }
   }
 }

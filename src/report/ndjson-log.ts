@@ -49,14 +49,35 @@ export function logLineOf(event: EngineEvent, accountNumberOf: (accountId: numbe
     case 'staging':
       return { event: 'staging', accounts: event.accounts, orphans: event.orphans };
     case 'staged':
-      return { event: 'staged', accounts: event.accounts, invalid: event.invalid, orphans: event.orphans, changed_after_import: event.changedAfterImport };
+      return {
+        event: 'staged',
+        accounts: event.accounts,
+        invalid: event.invalid,
+        orphans: event.orphans,
+        changed_after_import: event.changedAfterImport,
+      };
     case 'plan':
       return { event: 'plan', to_create: event.toCreate, to_process: event.toProcess, items: { ...event.items } };
     case 'account':
-      return { event: 'account', account: event.externalAccountNumber, step: stepOf(event.from, event.to), from: event.from, outcome: event.to, code: event.code };
+      return {
+        event: 'account',
+        account: event.externalAccountNumber,
+        step: stepOf(event.from, event.to),
+        from: event.from,
+        outcome: event.to,
+        code: event.code,
+      };
     case 'items': {
       const outcome = event.failed > 0 ? 'failed' : event.unknown > 0 ? 'unknown' : 'done';
-      return { event: 'items', account: accountNumberOf(event.accountId), step: event.kind, outcome, done: event.done, failed: event.failed, unknown: event.unknown };
+      return {
+        event: 'items',
+        account: accountNumberOf(event.accountId),
+        step: event.kind,
+        outcome,
+        done: event.done,
+        failed: event.failed,
+        unknown: event.unknown,
+      };
     }
     case 'retrying':
       return { event: 'retrying', code: event.code };
@@ -79,11 +100,16 @@ export function createNdjsonLogSink(path: string, options: NdjsonLogOptions): Nd
   } catch (error) {
     if (fd !== undefined) closeSync(fd);
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    throw new UsageError(`--log-file ${path}: cannot be opened for writing (${code}); give a writable path`, 'log_file_unwritable', error);
+    throw new UsageError(
+      `--log-file ${path}: cannot be opened for writing (${code}); give a writable path`,
+      'log_file_unwritable',
+      error,
+    );
   }
   const now = options.now ?? (() => new Date());
   const numbers = new Map<number, string>();
-  const lookup = (accountId: number): string | undefined => numbers.get(accountId) ?? options.accountNumberOf?.(accountId);
+  const lookup = (accountId: number): string | undefined =>
+    numbers.get(accountId) ?? options.accountNumberOf?.(accountId);
   let buffer: string[] = [];
   let size = 0;
   let scheduled = false;

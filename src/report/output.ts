@@ -31,15 +31,17 @@ export function stdoutOutput(stream: NodeJS.WriteStream = process.stdout): Outpu
   return {
     write: async (text) => {
       check();
-      const drained = stream.write(text) ? Promise.resolve() : new Promise<void>((resolve) => {
-        const done = (): void => {
-          stream.off('drain', done);
-          stream.off('error', done);
-          resolve();
-        };
-        stream.once('drain', done);
-        stream.once('error', done);
-      });
+      const drained = stream.write(text)
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            const done = (): void => {
+              stream.off('drain', done);
+              stream.off('error', done);
+              resolve();
+            };
+            stream.once('drain', done);
+            stream.once('error', done);
+          });
       await drained;
       // An EPIPE is reported asynchronously: let it arrive before the next write is accepted.
       await new Promise((resolve) => setImmediate(resolve));

@@ -2,7 +2,14 @@ import type { EngineEvent, EventSink } from '../engine/index.js';
 import type { ItemKind } from '../ledger/index.js';
 
 /** The steps shown as progress (issue 5 "Progress and summary"). */
-export const PROGRESS_STEPS = ['created', 'processed', 'note', 'transaction', 'statement', 'payment_instruction'] as const;
+export const PROGRESS_STEPS = [
+  'created',
+  'processed',
+  'note',
+  'transaction',
+  'statement',
+  'payment_instruction',
+] as const;
 export type ProgressStep = (typeof PROGRESS_STEPS)[number];
 
 export const STEP_LABELS: Record<ProgressStep, string> = {
@@ -16,8 +23,22 @@ export const STEP_LABELS: Record<ProgressStep, string> = {
 
 /** Counts per step, fed by engine events; pure bookkeeping shared by the bars and the plain lines. */
 export class ProgressTally implements EventSink {
-  readonly totals: Record<ProgressStep, number> = { created: 0, processed: 0, note: 0, transaction: 0, statement: 0, payment_instruction: 0 };
-  readonly done: Record<ProgressStep, number> = { created: 0, processed: 0, note: 0, transaction: 0, statement: 0, payment_instruction: 0 };
+  readonly totals: Record<ProgressStep, number> = {
+    created: 0,
+    processed: 0,
+    note: 0,
+    transaction: 0,
+    statement: 0,
+    payment_instruction: 0,
+  };
+  readonly done: Record<ProgressStep, number> = {
+    created: 0,
+    processed: 0,
+    note: 0,
+    transaction: 0,
+    statement: 0,
+    payment_instruction: 0,
+  };
   failed = 0;
   invalid = 0;
   errored = 0;
@@ -59,7 +80,9 @@ export class ProgressTally implements EventSink {
   /** One plain line: counts per step, rate of accounts processed per second, elapsed time. */
   line(now = Date.now()): string {
     const seconds = Math.max(0.001, (now - this.startedAt) / 1000);
-    const parts = PROGRESS_STEPS.filter((step) => this.totals[step] > 0 || this.done[step] > 0).map((step) => `${STEP_LABELS[step]} ${this.done[step]}/${this.totals[step]}`);
+    const parts = PROGRESS_STEPS.filter((step) => this.totals[step] > 0 || this.done[step] > 0).map(
+      (step) => `${STEP_LABELS[step]} ${this.done[step]}/${this.totals[step]}`,
+    );
     const rate = (this.done.processed / seconds).toFixed(1);
     const problems = this.invalid + this.errored + this.failed;
     return `${parts.join(', ') || 'nothing to do'}; ${rate} accounts/s; ${problems} problems; ${Math.round(seconds)}s`;

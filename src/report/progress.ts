@@ -23,18 +23,28 @@ export interface ProgressOptions {
 export function createProgressReporter(options: ProgressOptions): ProgressReporter & { tally: ProgressTally } {
   const tally = new ProgressTally();
   if (options.silent) return { tally, emit: (event) => tally.emit(event), stop: () => undefined };
-  return options.stream.isTTY ? barsReporter(tally, options.stream) : linesReporter(tally, options.stream, options.intervalSeconds ?? 5);
+  return options.stream.isTTY
+    ? barsReporter(tally, options.stream)
+    : linesReporter(tally, options.stream, options.intervalSeconds ?? 5);
 }
 
-function linesReporter(tally: ProgressTally, stream: NodeJS.WriteStream, intervalSeconds: number): ProgressReporter & { tally: ProgressTally } {
+function linesReporter(
+  tally: ProgressTally,
+  stream: NodeJS.WriteStream,
+  intervalSeconds: number,
+): ProgressReporter & { tally: ProgressTally } {
   const timer = setInterval(() => stream.write(`migrate: ${tally.line()}\n`), intervalSeconds * 1000);
   timer.unref();
   return {
     tally,
     emit: (event) => {
       tally.emit(event);
-      if (event.type === 'staged') stream.write(`migrate: staged ${event.accounts} accounts (${event.invalid} invalid), ${event.orphans} accounts with records only\n`);
-      if (event.type === 'stopping' && event.reason !== 'finished') stream.write(`migrate: stopping (${event.reason})${event.detail ? `: ${event.detail}` : ''}\n`);
+      if (event.type === 'staged')
+        stream.write(
+          `migrate: staged ${event.accounts} accounts (${event.invalid} invalid), ${event.orphans} accounts with records only\n`,
+        );
+      if (event.type === 'stopping' && event.reason !== 'finished')
+        stream.write(`migrate: stopping (${event.reason})${event.detail ? `: ${event.detail}` : ''}\n`);
     },
     stop: () => clearInterval(timer),
   };
@@ -73,7 +83,8 @@ function barsReporter(tally: ProgressTally, stream: NodeJS.WriteStream): Progres
     tally,
     emit: (event: EngineEvent) => {
       tally.emit(event);
-      if (event.type === 'stopping' && event.reason !== 'finished') multibar.log(`stopping (${event.reason})${event.detail ? `: ${event.detail}` : ''}\n`);
+      if (event.type === 'stopping' && event.reason !== 'finished')
+        multibar.log(`stopping (${event.reason})${event.detail ? `: ${event.detail}` : ''}\n`);
     },
     stop: () => {
       // Idempotent: the command stops it before printing the summary and again when closing.

@@ -6,21 +6,63 @@ import type { ItemTally, ItemWithAccount } from './ledger-source.js';
 // (Data Loader's failure: ids written against the wrong rows).
 
 export const ACCOUNTS_COLUMNS = [
-  'import_supplier', 'external_account_number', 'state', 'platform_account_number', 'platform_identifier',
-  'first_staged_at', 'updated_at', 'create_attempts', 'last_run', 'items_done', 'items_outstanding',
-  'changed_after_import', 'error_code', 'error_detail', 'error_file', 'error_line',
+  'import_supplier',
+  'external_account_number',
+  'state',
+  'platform_account_number',
+  'platform_identifier',
+  'first_staged_at',
+  'updated_at',
+  'create_attempts',
+  'last_run',
+  'items_done',
+  'items_outstanding',
+  'changed_after_import',
+  'error_code',
+  'error_detail',
+  'error_file',
+  'error_line',
 ] as const;
 
 export const FIX_DATA_COLUMNS = [
-  'import_supplier', 'external_account_number', 'record', 'record_key', 'file', 'line', 'column', 'attr', 'code', 'message', 'found_by',
+  'import_supplier',
+  'external_account_number',
+  'record',
+  'record_key',
+  'file',
+  'line',
+  'column',
+  'attr',
+  'code',
+  'message',
+  'found_by',
 ] as const;
 
 export const RETRY_COLUMNS = [
-  'import_supplier', 'external_account_number', 'record', 'record_key', 'state', 'attempts', 'code', 'detail', 'file', 'line', 'next_run',
+  'import_supplier',
+  'external_account_number',
+  'record',
+  'record_key',
+  'state',
+  'attempts',
+  'code',
+  'detail',
+  'file',
+  'line',
+  'next_run',
 ] as const;
 
 export const UNKNOWN_COLUMNS = [
-  'import_supplier', 'external_account_number', 'record', 'record_key', 'attempts', 'code', 'detail', 'file', 'line', 'what_to_do',
+  'import_supplier',
+  'external_account_number',
+  'record',
+  'record_key',
+  'attempts',
+  'code',
+  'detail',
+  'file',
+  'line',
+  'what_to_do',
 ] as const;
 
 export type CsvRecord = Record<string, string | number>;
@@ -63,31 +105,54 @@ export function recordKeyOf(kind: ItemKind, naturalKey: string): string {
  * stored; an account the platform ERRORED, at its line of the accounts file.
  */
 export function accountFixRows(account: AccountRow, issues: readonly StoredIssue[]): CsvRecord[] {
-  const base = { import_supplier: account.importSupplier, external_account_number: account.externalAccountNumber, record: 'account', record_key: '' };
+  const base = {
+    import_supplier: account.importSupplier,
+    external_account_number: account.externalAccountNumber,
+    record: 'account',
+    record_key: '',
+  };
   if (account.state === 'invalid' && issues.length > 0) {
     return issues.map((issue) => ({
-      ...base, file: text(issue.file), line: text(issue.line), column: text(issue.column), attr: text(issue.attr),
-      code: issue.code, message: issue.message, found_by: issue.source === 'service' ? 'service validation' : 'local validation',
+      ...base,
+      file: text(issue.file),
+      line: text(issue.line),
+      column: text(issue.column),
+      attr: text(issue.attr),
+      code: issue.code,
+      message: issue.message,
+      found_by: issue.source === 'service' ? 'service validation' : 'local validation',
     }));
   }
   const error = account.error;
   if ((account.state !== 'invalid' && account.state !== 'errored') || error === null) return [];
-  return [{
-    ...base,
-    file: text(error.file ?? account.originFile), line: text(error.line ?? account.originLine), column: text(error.column), attr: text(error.attr),
-    code: error.code, message: error.detail,
-    found_by: account.state === 'errored' ? 'platform processing (ERRORED)' : 'service validation',
-  }];
+  return [
+    {
+      ...base,
+      file: text(error.file ?? account.originFile),
+      line: text(error.line ?? account.originLine),
+      column: text(error.column),
+      attr: text(error.attr),
+      code: error.code,
+      message: error.detail,
+      found_by: account.state === 'errored' ? 'platform processing (ERRORED)' : 'service validation',
+    },
+  ];
 }
 
 /** A fix-data.csv row of a record the service refused (failed) or that is invalid in the export (held). */
 export function itemFixRow(item: ItemWithAccount): CsvRecord {
   return {
-    import_supplier: item.importSupplier, external_account_number: item.externalAccountNumber,
-    record: item.kind, record_key: recordKeyOf(item.kind, item.naturalKey),
-    file: text(item.error?.file ?? item.originFile), line: text(item.error?.line ?? item.originLine), column: text(item.error?.column),
-    attr: text(item.error?.attr), code: item.error?.code ?? (item.state === 'held' ? 'invalid_record' : 'refused'),
-    message: item.error?.detail ?? '', found_by: item.state === 'held' ? 'local validation' : 'service (refused)',
+    import_supplier: item.importSupplier,
+    external_account_number: item.externalAccountNumber,
+    record: item.kind,
+    record_key: recordKeyOf(item.kind, item.naturalKey),
+    file: text(item.error?.file ?? item.originFile),
+    line: text(item.error?.line ?? item.originLine),
+    column: text(item.error?.column),
+    attr: text(item.error?.attr),
+    code: item.error?.code ?? (item.state === 'held' ? 'invalid_record' : 'refused'),
+    message: item.error?.detail ?? '',
+    found_by: item.state === 'held' ? 'local validation' : 'service (refused)',
   };
 }
 
@@ -95,7 +160,13 @@ export function itemFixRow(item: ItemWithAccount): CsvRecord {
 export function listedWithAccount(item: ItemWithAccount, issues: readonly StoredIssue[] | undefined): boolean {
   const error = item.error;
   if (error === null || issues === undefined) return false;
-  return issues.some((issue) => issue.code === error.code && issue.file === error.file && issue.line === error.line && (issue.column ?? '') === (error.column ?? ''));
+  return issues.some(
+    (issue) =>
+      issue.code === error.code &&
+      issue.file === error.file &&
+      issue.line === error.line &&
+      (issue.column ?? '') === (error.column ?? ''),
+  );
 }
 
 const ACCOUNT_NEXT_RUN: Partial<Record<string, string>> = {
@@ -109,12 +180,22 @@ const ACCOUNT_NEXT_RUN: Partial<Record<string, string>> = {
 /** A retry.csv row of an account: a transient failure, an unconfirmed create, or records waiting for their account. */
 export function accountRetryRow(account: AccountRow): CsvRecord | undefined {
   const waiting = account.state === 'creating' || account.state === 'unresolved';
-  const failedTransiently = account.error !== null && (account.state === 'staged' || account.state === 'scheduled' || account.state === 'processed');
+  const failedTransiently =
+    account.error !== null &&
+    (account.state === 'staged' || account.state === 'scheduled' || account.state === 'processed');
   if (!waiting && !failedTransiently) return undefined;
   return {
-    import_supplier: account.importSupplier, external_account_number: account.externalAccountNumber, record: 'account', record_key: '',
-    state: account.state, attempts: account.attempts, code: text(account.error?.code), detail: text(account.error?.detail),
-    file: text(account.originFile), line: text(account.originLine), next_run: ACCOUNT_NEXT_RUN[account.state] ?? '',
+    import_supplier: account.importSupplier,
+    external_account_number: account.externalAccountNumber,
+    record: 'account',
+    record_key: '',
+    state: account.state,
+    attempts: account.attempts,
+    code: text(account.error?.code),
+    detail: text(account.error?.detail),
+    file: text(account.originFile),
+    line: text(account.originLine),
+    next_run: ACCOUNT_NEXT_RUN[account.state] ?? '',
   };
 }
 
@@ -126,9 +207,16 @@ const ITEM_NEXT_RUN: Partial<Record<ItemState, string>> = {
 /** A retry.csv row of a record: pending after a transient failure, or sent without an answer (resent safely). */
 export function itemRetryRow(item: ItemWithAccount): CsvRecord {
   return {
-    import_supplier: item.importSupplier, external_account_number: item.externalAccountNumber,
-    record: item.kind, record_key: recordKeyOf(item.kind, item.naturalKey), state: item.state, attempts: item.attempts,
-    code: text(item.error?.code), detail: text(item.error?.detail), file: text(item.originFile), line: text(item.originLine),
+    import_supplier: item.importSupplier,
+    external_account_number: item.externalAccountNumber,
+    record: item.kind,
+    record_key: recordKeyOf(item.kind, item.naturalKey),
+    state: item.state,
+    attempts: item.attempts,
+    code: text(item.error?.code),
+    detail: text(item.error?.detail),
+    file: text(item.originFile),
+    line: text(item.originLine),
     next_run: ITEM_NEXT_RUN[item.state] ?? '',
   };
 }
@@ -136,9 +224,15 @@ export function itemRetryRow(item: ItemWithAccount): CsvRecord {
 /** An unknown-outcome.csv row: sent, no answer, and no dedup to resend it safely: a person checks the platform. */
 export function unknownRow(item: ItemWithAccount): CsvRecord {
   return {
-    import_supplier: item.importSupplier, external_account_number: item.externalAccountNumber,
-    record: item.kind, record_key: recordKeyOf(item.kind, item.naturalKey), attempts: item.attempts,
-    code: text(item.error?.code), detail: text(item.error?.detail), file: text(item.originFile), line: text(item.originLine),
+    import_supplier: item.importSupplier,
+    external_account_number: item.externalAccountNumber,
+    record: item.kind,
+    record_key: recordKeyOf(item.kind, item.naturalKey),
+    attempts: item.attempts,
+    code: text(item.error?.code),
+    detail: text(item.error?.detail),
+    file: text(item.originFile),
+    line: text(item.originLine),
     what_to_do: 'check on the platform whether it exists; if not, add it by hand (migrate never resends it)',
   };
 }

@@ -42,7 +42,14 @@ export interface StatusSummary {
   sources: { ledger: boolean; service: boolean };
   counts: {
     ledger: Partial<Record<AccountState, number>> | null;
-    service: { all: number; imported: number; pending: number; status_checked: number; status_not_checked: number; errored: number } | null;
+    service: {
+      all: number;
+      imported: number;
+      pending: number;
+      status_checked: number;
+      status_not_checked: number;
+      errored: number;
+    } | null;
     errored: number;
     only_in_ledger: number;
     only_on_service: number;
@@ -60,7 +67,8 @@ export interface StatusSummary {
 export async function gatherStatus(input: StatusInput): Promise<StatusSummary> {
   const { supplier, ledger, client } = input;
   const service = client === undefined ? undefined : await readLists(client, supplier);
-  const v2 = client === undefined ? new Map<string, V2StatusRecord | null>() : await checkOpenAccounts(client, input, service);
+  const v2 =
+    client === undefined ? new Map<string, V2StatusRecord | null>() : await checkOpenAccounts(client, input, service);
   const summary = emptySummary(input, service);
   summary.counts.service = service === undefined ? null : serviceCounts(service, v2.size, input);
   const take = (row: StatusRow): void => {
@@ -69,10 +77,22 @@ export async function gatherStatus(input: StatusInput): Promise<StatusSummary> {
   };
   const online = service !== undefined;
   if (ledger !== undefined) {
-    for await (const page of accountPagesOf(ledger, { supplier, ...(input.pageSize === undefined ? {} : { pageSize: input.pageSize }) })) {
+    for await (const page of accountPagesOf(ledger, {
+      supplier,
+      ...(input.pageSize === undefined ? {} : { pageSize: input.pageSize }),
+    })) {
       for (const account of page) {
         const number = account.externalAccountNumber;
-        take(joinRow({ supplier, externalAccountNumber: number, account, entry: service?.get(number), online, v2: v2.get(number) }));
+        take(
+          joinRow({
+            supplier,
+            externalAccountNumber: number,
+            account,
+            entry: service?.get(number),
+            online,
+            v2: v2.get(number),
+          }),
+        );
         // What is left in the index afterwards is what only the service knows.
         service?.delete(number);
       }
@@ -94,10 +114,18 @@ async function readLists(client: ImportServiceClient, supplier: string): Promise
 }
 
 /** v2 status of the ledger's open accounts (or, without a ledger, of the service's pending ones), bounded. */
-async function checkOpenAccounts(client: ImportServiceClient, input: StatusInput, service: Map<string, ServiceEntry> | undefined): Promise<Map<string, V2StatusRecord | null>> {
-  const numbers = input.ledger !== undefined
-    ? await openAccountNumbers(input.ledger, input.supplier, input.maxStatusChecks)
-    : [...(service ?? new Map<string, ServiceEntry>())].filter(([, entry]) => entry.pending).slice(0, input.maxStatusChecks).map(([number]) => number);
+async function checkOpenAccounts(
+  client: ImportServiceClient,
+  input: StatusInput,
+  service: Map<string, ServiceEntry> | undefined,
+): Promise<Map<string, V2StatusRecord | null>> {
+  const numbers =
+    input.ledger !== undefined
+      ? await openAccountNumbers(input.ledger, input.supplier, input.maxStatusChecks)
+      : [...(service ?? new Map<string, ServiceEntry>())]
+          .filter(([, entry]) => entry.pending)
+          .slice(0, input.maxStatusChecks)
+          .map(([number]) => number);
   const answers = new Map<string, V2StatusRecord | null>();
   // A few at a time: the client paces itself too, this only bounds what is queued.
   for (let start = 0; start < numbers.length; start += 8) {
@@ -120,12 +148,23 @@ async function openAccountNumbers(ledger: LedgerSource, supplier: string, max: n
   return numbers;
 }
 
-function serviceCounts(service: Map<string, ServiceEntry>, checked: number, input: StatusInput): NonNullable<StatusSummary['counts']['service']> {
+function serviceCounts(
+  service: Map<string, ServiceEntry>,
+  checked: number,
+  input: StatusInput,
+): NonNullable<StatusSummary['counts']['service']> {
   let pending = 0;
   for (const entry of service.values()) if (entry.pending) pending += 1;
   const open = input.ledger?.counts(input.supplier).accounts;
   const openTotal = open === undefined ? pending : OPEN_STATES.reduce((sum, state) => sum + (open[state] ?? 0), 0);
-  return { all: service.size, imported: service.size - pending, pending, status_checked: checked, status_not_checked: Math.max(0, openTotal - checked), errored: 0 };
+  return {
+    all: service.size,
+    imported: service.size - pending,
+    pending,
+    status_checked: checked,
+    status_not_checked: Math.max(0, openTotal - checked),
+    errored: 0,
+  };
 }
 
 function emptySummary(input: StatusInput, service: Map<string, ServiceEntry> | undefined): StatusSummary {
@@ -135,17 +174,31 @@ function emptySummary(input: StatusInput, service: Map<string, ServiceEntry> | u
     generated_at: new Date().toISOString(),
     sources: { ledger: input.ledger !== undefined, service: service !== undefined },
     counts: {
-      ledger: ledgerCounts?.accounts ?? null, service: null, errored: 0, only_in_ledger: 0, only_on_service: 0, differs: 0,
+      ledger: ledgerCounts?.accounts ?? null,
+      service: null,
+      errored: 0,
+      only_in_ledger: 0,
+      only_on_service: 0,
+      differs: 0,
       items_outstanding: ledgerCounts === undefined ? null : outstandingCounts(ledgerCounts.items),
     },
-    errored: [], pending_on_service: [], only_in_ledger: [], only_on_service: [], differs: [], items_outstanding: [],
+    errored: [],
+    pending_on_service: [],
+    only_in_ledger: [],
+    only_on_service: [],
+    differs: [],
+    items_outstanding: [],
   };
 }
 
-function outstandingCounts(items: Record<string, Partial<Record<ItemState, number>>>): Record<string, Partial<Record<ItemState, number>>> {
+function outstandingCounts(
+  items: Record<string, Partial<Record<ItemState, number>>>,
+): Record<string, Partial<Record<ItemState, number>>> {
   const result: Record<string, Partial<Record<ItemState, number>>> = {};
   for (const [kind, states] of Object.entries(items)) {
-    const kept = Object.fromEntries(Object.entries(states).filter(([state]) => (OUTSTANDING_ITEMS as readonly string[]).includes(state)));
+    const kept = Object.fromEntries(
+      Object.entries(states).filter(([state]) => (OUTSTANDING_ITEMS as readonly string[]).includes(state)),
+    );
     if (Object.keys(kept).length > 0) result[kind] = kept;
   }
   return result;
@@ -160,7 +213,11 @@ function tally(summary: StatusSummary, row: StatusRow, max: number): void {
   if (isErrored(row)) {
     summary.counts.errored += 1;
     if (summary.counts.service !== null && row.service_status !== null) summary.counts.service.errored += 1;
-    push(summary.errored, { external_account_number: number, code: row.latest_error?.code ?? '', detail: row.latest_error?.detail ?? '' }, max);
+    push(
+      summary.errored,
+      { external_account_number: number, code: row.latest_error?.code ?? '', detail: row.latest_error?.detail ?? '' },
+      max,
+    );
   }
   // ERRORED processes stay on the pending list (no account exists): listed once, with their error, above.
   else if (row.service === 'pending') push(summary.pending_on_service, number, max);
@@ -169,21 +226,38 @@ function tally(summary: StatusSummary, row: StatusRow, max: number): void {
     push(summary.only_in_ledger, { external_account_number: number, state: row.state ?? '' }, max);
   } else if (row.mismatch === 'only_on_service') {
     summary.counts.only_on_service += 1;
-    push(summary.only_on_service, { external_account_number: number, platform_account_number: row.platform_account_number }, max);
+    push(
+      summary.only_on_service,
+      { external_account_number: number, platform_account_number: row.platform_account_number },
+      max,
+    );
   } else if (row.mismatch === 'differs') {
     summary.counts.differs += 1;
-    push(summary.differs, { external_account_number: number, state: row.state ?? '', service: row.service_status ?? row.service ?? '' }, max);
+    push(
+      summary.differs,
+      { external_account_number: number, state: row.state ?? '', service: row.service_status ?? row.service ?? '' },
+      max,
+    );
   }
 }
 
-async function addOutstandingItems(summary: StatusSummary, ledger: LedgerSource, supplier: string, max: number): Promise<void> {
+async function addOutstandingItems(
+  summary: StatusSummary,
+  ledger: LedgerSource,
+  supplier: string,
+  max: number,
+): Promise<void> {
   if (max === 0) return;
   for await (const page of itemPagesOf(ledger, { supplier, states: OUTSTANDING_ITEMS, pageSize: max })) {
     for (const item of page) {
       if (summary.items_outstanding.length >= max) return;
       summary.items_outstanding.push({
-      external_account_number: item.externalAccountNumber, record: item.kind, state: item.state,
-        code: item.error?.code ?? null, file: item.originFile, line: item.originLine,
+        external_account_number: item.externalAccountNumber,
+        record: item.kind,
+        state: item.state,
+        code: item.error?.code ?? null,
+        file: item.originFile,
+        line: item.originLine,
       });
     }
   }

@@ -63,7 +63,11 @@ function listingOf(entry: ServiceEntry | undefined): ServiceListing {
   return entry.pending ? 'pending' : 'imported';
 }
 
-export function mismatchOf(state: AccountState | null, listing: ServiceListing | null, v2: V2Status | null): Mismatch | null {
+export function mismatchOf(
+  state: AccountState | null,
+  listing: ServiceListing | null,
+  v2: V2Status | null,
+): Mismatch | null {
   if (listing === null) return null;
   if (state === null) return listing === 'absent' ? null : 'only_on_service';
   if (listing === 'absent') return SENT_STATES.has(state) ? 'only_in_ledger' : null;
@@ -87,7 +91,8 @@ export function joinRow(input: {
   const v2Status = v2?.status ?? null;
   const state = account?.state ?? null;
   const latest = v2?.latest_error ?? null;
-  const ledgerError = account !== undefined && (account.state === 'errored' || account.state === 'invalid') ? account.error : null;
+  const ledgerError =
+    account !== undefined && (account.state === 'errored' || account.state === 'invalid') ? account.error : null;
   return {
     import_supplier: input.supplier,
     external_account_number: input.externalAccountNumber,
@@ -95,12 +100,20 @@ export function joinRow(input: {
     service: listing,
     service_status: v2Status,
     platform_account_number: entry?.platformAccountNumber ?? account?.platformAccountNumber ?? null,
-    latest_error: latest ? { code: latest.code ?? '', detail: latest.detail ?? '' } : ledgerError ? { code: ledgerError.code, detail: ledgerError.detail } : null,
+    latest_error: latest
+      ? { code: latest.code ?? '', detail: latest.detail ?? '' }
+      : ledgerError
+        ? { code: ledgerError.code, detail: ledgerError.detail }
+        : null,
     mismatch: mismatchOf(state, listing, v2Status),
   };
 }
 
 /** Whether the row shows an account ERRORED on the platform (v2 says so, or the ledger recorded it). */
 export function isErrored(row: StatusRow): boolean {
-  return row.service_status === 'ERRORED' || row.service_status === 'DRY_RUN_ERRORED' || (row.service_status === null && row.state === 'errored');
+  return (
+    row.service_status === 'ERRORED' ||
+    row.service_status === 'DRY_RUN_ERRORED' ||
+    (row.service_status === null && row.state === 'errored')
+  );
 }

@@ -5,16 +5,26 @@ import { PLAN_REASONS, REQUEST_KINDS } from '../engine/index.js';
 // is not in the plan. Plain text keeps a few account numbers per reason; --json has every account.
 
 const REQUEST_LABELS: Record<RequestKind, string> = {
-  create: 'account creates', status_check: 'status checks (v2/v1, at least)', note: 'notes requests', transaction: 'transactions requests',
-  statement: 'statements requests', payment_instruction: 'payment instruction requests',
+  create: 'account creates',
+  status_check: 'status checks (v2/v1, at least)',
+  note: 'notes requests',
+  transaction: 'transactions requests',
+  statement: 'statements requests',
+  payment_instruction: 'payment instruction requests',
 };
 
 /** One --json row: keyed by external account number, never by row position. */
 export function planRow(row: PlannedAccount): Record<string, unknown> {
   return {
-    external_account_number: row.externalAccountNumber, import_supplier: row.importSupplier, state: row.state, in_plan: row.plan.inPlan,
-    reason: row.plan.reason, why: PLAN_REASONS[row.plan.reason], ...(row.errorCode ? { error_code: row.errorCode } : {}),
-    requests: row.plan.requests, records: row.plan.records,
+    external_account_number: row.externalAccountNumber,
+    import_supplier: row.importSupplier,
+    state: row.state,
+    in_plan: row.plan.inPlan,
+    reason: row.plan.reason,
+    why: PLAN_REASONS[row.plan.reason],
+    ...(row.errorCode ? { error_code: row.errorCode } : {}),
+    requests: row.plan.requests,
+    records: row.plan.records,
   };
 }
 
@@ -48,8 +58,15 @@ export interface PlanReport {
 export function renderPlan(report: PlanReport, samples: PlanSamples): string {
   const { totals } = report;
   const lines = ['', 'push --dry-run: the plan. Nothing was sent and the ledger was not changed.'];
-  if (report.staged) lines.push(`  export: ${report.staged.accounts} accounts (${report.staged.invalid} invalid), ${report.staged.orphans} accounts with records only`);
-  lines.push(`  accounts in the plan: ${totals.inPlan} of ${totals.accounts} (the ledger with this export staged)`, '', '  requests (the fewest; retries add more)');
+  if (report.staged)
+    lines.push(
+      `  export: ${report.staged.accounts} accounts (${report.staged.invalid} invalid), ${report.staged.orphans} accounts with records only`,
+    );
+  lines.push(
+    `  accounts in the plan: ${totals.inPlan} of ${totals.accounts} (the ledger with this export staged)`,
+    '',
+    '  requests (the fewest; retries add more)',
+  );
   for (const kind of REQUEST_KINDS) {
     const records = kind === 'create' || kind === 'status_check' ? '' : `  (${totals.records[kind]} records)`;
     lines.push(`    ${REQUEST_LABELS[kind].padEnd(36)}${String(totals.requests[kind]).padStart(9)}${records}`);
@@ -58,9 +75,16 @@ export function renderPlan(report: PlanReport, samples: PlanSamples): string {
   for (const [reason, count] of Object.entries(totals.reasons) as Array<[PlanReason, number]>) {
     const shown = samples.of(reason);
     const more = count > shown.length ? ` and ${count - shown.length} more` : '';
-    lines.push(`    ${String(count).padStart(9)}  ${PLAN_REASONS[reason]}`, `               ${shown.join(', ')}${more}`);
+    lines.push(
+      `    ${String(count).padStart(9)}  ${PLAN_REASONS[reason]}`,
+      `               ${shown.join(', ')}${more}`,
+    );
   }
-  if (report.unknownAccounts.length > 0) lines.push('', `  --accounts not in the export or the ledger (${report.unknownAccounts.length}): ${report.unknownAccounts.slice(0, 20).join(', ')}${report.unknownAccounts.length > 20 ? ', ...' : ''}`);
+  if (report.unknownAccounts.length > 0)
+    lines.push(
+      '',
+      `  --accounts not in the export or the ledger (${report.unknownAccounts.length}): ${report.unknownAccounts.slice(0, 20).join(', ')}${report.unknownAccounts.length > 20 ? ', ...' : ''}`,
+    );
   lines.push('', `  ledger: ${report.stateDir} (only read)`, '  --json lists every account with its reason.', '');
   return lines.join('\n');
 }

@@ -23,11 +23,22 @@ export interface PushSummary {
 }
 
 const ACCOUNT_LABELS: Record<string, string> = {
-  done: 'done', processed: 'imported, records left', scheduled: 'waiting for processing', creating: 'create unconfirmed',
-  staged: 'not sent yet', invalid: 'invalid (held back)', errored: 'errored on the platform', unresolved: 'records wait for their account',
+  done: 'done',
+  processed: 'imported, records left',
+  scheduled: 'waiting for processing',
+  creating: 'create unconfirmed',
+  staged: 'not sent yet',
+  invalid: 'invalid (held back)',
+  errored: 'errored on the platform',
+  unresolved: 'records wait for their account',
 };
 
-const ITEM_LABELS: Record<string, string> = { note: 'notes', transaction: 'transactions', statement: 'statements', payment_instruction: 'payment instructions' };
+const ITEM_LABELS: Record<string, string> = {
+  note: 'notes',
+  transaction: 'transactions',
+  statement: 'statements',
+  payment_instruction: 'payment instructions',
+};
 
 /** Whether colour is wanted: a terminal, and NO_COLOR (https://no-color.org) not set. */
 export function colorWanted(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean {
@@ -39,18 +50,36 @@ export function renderSummary(summary: PushSummary, color: boolean): string {
   const c = new Chalk({ level: color ? 1 : 0 });
   const lines: string[] = [];
   const waiting = (summary.accounts.scheduled ?? 0) + (summary.accounts.processed ?? 0);
-  const headline = summary.exitCode === 0 && waiting > 0 ? c.green(`push finished: ${waiting} accounts wait for processing; run push again to continue`) :
-    summary.exitCode === 0 ? c.green('push finished: everything done') : summary.result === 'finished' ? c.yellow('push finished with accounts or records not done') : summary.result === 'max_errors' ? c.red('push stopped: more failures than --max-errors allows; see `migrate report`, then run push again to continue') : c.red(`push stopped: ${summary.result}`);
-  lines.push('', c.bold(headline) + ` (${summary.durationSeconds.toFixed(1)}s, ${summary.accountsPerSecond.toFixed(1)} accounts/s)`);
+  const headline =
+    summary.exitCode === 0 && waiting > 0
+      ? c.green(`push finished: ${waiting} accounts wait for processing; run push again to continue`)
+      : summary.exitCode === 0
+        ? c.green('push finished: everything done')
+        : summary.result === 'finished'
+          ? c.yellow('push finished with accounts or records not done')
+          : summary.result === 'max_errors'
+            ? c.red(
+                'push stopped: more failures than --max-errors allows; see `migrate report`, then run push again to continue',
+              )
+            : c.red(`push stopped: ${summary.result}`);
+  lines.push(
+    '',
+    c.bold(headline) + ` (${summary.durationSeconds.toFixed(1)}s, ${summary.accountsPerSecond.toFixed(1)} accounts/s)`,
+  );
   if (summary.fatal) lines.push(c.red(`  ${summary.fatal.code}: ${summary.fatal.detail}`));
-  if (summary.staged) lines.push(`  export: ${summary.staged.accounts} accounts (${summary.staged.invalid} invalid), ${summary.staged.orphans} accounts with records only`);
+  if (summary.staged)
+    lines.push(
+      `  export: ${summary.staged.accounts} accounts (${summary.staged.invalid} invalid), ${summary.staged.orphans} accounts with records only`,
+    );
   lines.push('', c.bold('  accounts'));
   for (const state of ACCOUNT_STATES) {
     const count = summary.accounts[state];
     if (!count) continue;
     const label = (ACCOUNT_LABELS[state] ?? state).padEnd(32);
     const text = `    ${label}${String(count).padStart(9)}`;
-    lines.push(state === 'done' ? c.green(text) : ['invalid', 'errored'].includes(state) ? c.red(text) : c.yellow(text));
+    lines.push(
+      state === 'done' ? c.green(text) : ['invalid', 'errored'].includes(state) ? c.red(text) : c.yellow(text),
+    );
   }
   const itemLines = ITEM_KINDS.flatMap((kind) => {
     const states = summary.items[kind];
@@ -59,19 +88,37 @@ export function renderSummary(summary: PushSummary, color: boolean): string {
     return [`    ${(ITEM_LABELS[kind] ?? kind).padEnd(32)}${parts.join(', ')}`];
   });
   if (itemLines.length > 0) lines.push('', c.bold('  post-import records'), ...itemLines);
-  if (summary.changedAfterImport > 0) lines.push('', c.yellow(`  ${summary.changedAfterImport} accounts changed in the export after they were imported; the service cannot update them (see the report).`));
+  if (summary.changedAfterImport > 0)
+    lines.push(
+      '',
+      c.yellow(
+        `  ${summary.changedAfterImport} accounts changed in the export after they were imported; the service cannot update them (see the report).`,
+      ),
+    );
   if (summary.topErrors.length > 0) {
     lines.push('', c.bold('  most frequent errors'));
     for (const error of summary.topErrors) lines.push(`    ${error.code.padEnd(48)}${String(error.count).padStart(9)}`);
   }
-  if (summary.unknownAccounts) lines.push('', c.yellow(`  --accounts not in the export or the ledger (${summary.unknownAccounts.length}): ${summary.unknownAccounts.slice(0, 20).join(', ')}`));
+  if (summary.unknownAccounts)
+    lines.push(
+      '',
+      c.yellow(
+        `  --accounts not in the export or the ledger (${summary.unknownAccounts.length}): ${summary.unknownAccounts.slice(0, 20).join(', ')}`,
+      ),
+    );
   lines.push('', `  ledger: ${summary.stateDir}`, '');
   return lines.join('\n');
 }
 
 /** Builds the summary of a finished push from the engine's result and the ledger's error codes. */
 export function buildPushSummary(input: {
-  result: { reason: PushSummary['result']; exitCode: number; fatal?: { code: string; detail: string }; counts: LedgerCounts; staged?: PushSummary['staged'] | undefined };
+  result: {
+    reason: PushSummary['result'];
+    exitCode: number;
+    fatal?: { code: string; detail: string };
+    counts: LedgerCounts;
+    staged?: PushSummary['staged'] | undefined;
+  };
   topErrors: PushSummary['topErrors'];
   startedAt: number;
   stateDir: string;

@@ -6,8 +6,18 @@ import { stringify } from 'csv-stringify';
 import type { AccountState, ItemState } from '../ledger/index.js';
 import { accountPagesOf, itemPagesOf, type ItemWithAccount, type LedgerSource } from './ledger-source.js';
 import {
-  ACCOUNTS_COLUMNS, accountFixRows, accountRetryRow, accountsCsvRow, FIX_DATA_COLUMNS, itemFixRow, itemRetryRow,
-  listedWithAccount, RETRY_COLUMNS, UNKNOWN_COLUMNS, unknownRow, type CsvRecord,
+  ACCOUNTS_COLUMNS,
+  accountFixRows,
+  accountRetryRow,
+  accountsCsvRow,
+  FIX_DATA_COLUMNS,
+  itemFixRow,
+  itemRetryRow,
+  listedWithAccount,
+  RETRY_COLUMNS,
+  UNKNOWN_COLUMNS,
+  unknownRow,
+  type CsvRecord,
 } from './report-rows.js';
 
 // `migrate report` (issue 6): the ledger, written as files keyed by external account number.
@@ -40,7 +50,14 @@ export interface ReportSummary {
   items: Record<string, Partial<Record<ItemState, number>>>;
   files: Record<string, { path: string; rows: number }>;
   top_error_codes: Array<{ code: string; count: number }>;
-  runs: Array<{ id: number; command: string; started_at: string; ended_at: string | null; status: string; exit_code: number | null }>;
+  runs: Array<{
+    id: number;
+    command: string;
+    started_at: string;
+    ended_at: string | null;
+    status: string;
+    exit_code: number | null;
+  }>;
 }
 
 /** Writes every report file into `outDir` (created 0700 when missing); returns what summary.json holds. */
@@ -57,7 +74,11 @@ export async function writeReport(source: LedgerSource, options: ReportOptions):
   await write(REPORT_FILES.accounts, ACCOUNTS_COLUMNS, accountsRows(scope));
   await write(REPORT_FILES.fixData, FIX_DATA_COLUMNS, fixDataRows(scope));
   await write(REPORT_FILES.retry, RETRY_COLUMNS, retryRows(scope));
-  await write(REPORT_FILES.unknown, UNKNOWN_COLUMNS, itemRows(scope, ['unknown'], (item) => [unknownRow(item)]));
+  await write(
+    REPORT_FILES.unknown,
+    UNKNOWN_COLUMNS,
+    itemRows(scope, ['unknown'], (item) => [unknownRow(item)]),
+  );
   const counts = source.counts(options.supplier);
   const summary: ReportSummary = {
     generated_at: new Date().toISOString(),
@@ -67,7 +88,16 @@ export async function writeReport(source: LedgerSource, options: ReportOptions):
     items: counts.items,
     files,
     top_error_codes: source.topErrorCodes(options.supplier, 10),
-    runs: source.read.runs(10).map((run) => ({ id: run.id, command: run.command, started_at: run.startedAt, ended_at: run.endedAt, status: run.status, exit_code: run.exitCode })),
+    runs: source.read
+      .runs(10)
+      .map((run) => ({
+        id: run.id,
+        command: run.command,
+        started_at: run.startedAt,
+        ended_at: run.endedAt,
+        status: run.status,
+        exit_code: run.exitCode,
+      })),
   };
   const summaryPath = join(options.outDir, REPORT_FILES.summary);
   files[REPORT_FILES.summary] = { path: summaryPath, rows: 1 };
@@ -91,7 +121,11 @@ async function writeCsv(path: string, columns: readonly string[], rows: AsyncIte
       yield row;
     }
   }
-  await pipeline(Readable.from(counted()), stringify({ header: true, columns: [...columns] }), createWriteStream(partial, { flags: 'wx', mode: 0o600 }));
+  await pipeline(
+    Readable.from(counted()),
+    stringify({ header: true, columns: [...columns] }),
+    createWriteStream(partial, { flags: 'wx', mode: 0o600 }),
+  );
   chmodSync(partial, 0o600);
   renameSync(partial, path);
   return count;
@@ -105,8 +139,15 @@ function writeWhole(path: string, content: string): void {
   renameSync(partial, path);
 }
 
-function accountPages(scope: Scope, states?: readonly AccountState[]): AsyncGenerator<ReturnType<LedgerSource['accounts']>> {
-  return accountPagesOf(scope.source, { supplier: scope.supplier, ...(states ? { states } : {}), pageSize: scope.page });
+function accountPages(
+  scope: Scope,
+  states?: readonly AccountState[],
+): AsyncGenerator<ReturnType<LedgerSource['accounts']>> {
+  return accountPagesOf(scope.source, {
+    supplier: scope.supplier,
+    ...(states ? { states } : {}),
+    pageSize: scope.page,
+  });
 }
 
 function itemPages(scope: Scope, states: readonly ItemState[]): AsyncGenerator<ItemWithAccount[]> {
@@ -127,7 +168,9 @@ async function* fixDataRows(scope: Scope): AsyncGenerator<CsvRecord> {
     for (const account of accounts) yield* accountFixRows(account, issues.get(account.id) ?? []);
   }
   for await (const items of itemPages(scope, ['held', 'failed'])) {
-    const issues = scope.source.issuesOf([...new Set(items.filter((item) => item.accountState === 'invalid').map((item) => item.accountId))]);
+    const issues = scope.source.issuesOf([
+      ...new Set(items.filter((item) => item.accountState === 'invalid').map((item) => item.accountId)),
+    ]);
     for (const item of items) {
       if (item.state === 'held' && listedWithAccount(item, issues.get(item.accountId))) continue;
       yield itemFixRow(item);
@@ -144,10 +187,16 @@ async function* retryRows(scope: Scope): AsyncGenerator<CsvRecord> {
     }
   }
   // A pending record without an error has simply not been sent yet: not a failure.
-  yield* itemRows(scope, ['pending', 'sending'], (item) => (item.state === 'sending' || item.error !== null ? [itemRetryRow(item)] : []));
+  yield* itemRows(scope, ['pending', 'sending'], (item) =>
+    item.state === 'sending' || item.error !== null ? [itemRetryRow(item)] : [],
+  );
 }
 
-async function* itemRows(scope: Scope, states: readonly ItemState[], rowsOf: (item: ItemWithAccount) => CsvRecord[]): AsyncGenerator<CsvRecord> {
+async function* itemRows(
+  scope: Scope,
+  states: readonly ItemState[],
+  rowsOf: (item: ItemWithAccount) => CsvRecord[],
+): AsyncGenerator<CsvRecord> {
   for await (const items of itemPages(scope, states)) {
     for (const item of items) yield* rowsOf(item);
   }

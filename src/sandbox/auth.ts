@@ -55,24 +55,28 @@ export class TokenIssuer {
    * `Token <token>`. The API key itself is not a token and is refused.
    */
   check(header: string | undefined, now: number): TokenCheck {
-    if (header === undefined || header.trim() === '') return { ok: false, detail: 'Authentication credentials were not provided.' };
+    if (header === undefined || header.trim() === '')
+      return { ok: false, detail: 'Authentication credentials were not provided.' };
     const value = header.trim();
     const token = /^Token\s+/i.test(value) ? value.replace(/^Token\s+/i, '') : value;
     const known = this.#verified.get(token);
-    if (known !== undefined) return known > now ? { ok: true } : { ok: false, detail: 'Signature of the token has expired.' };
+    if (known !== undefined)
+      return known > now ? { ok: true } : { ok: false, detail: 'Signature of the token has expired.' };
     const parts = token.split('.');
     if (parts.length !== 3) return { ok: false, detail: 'Invalid token.' };
     const [head = '', body = '', signature = ''] = parts;
     const expected = Buffer.from(this.#sign(`${head}.${body}`));
     const given = Buffer.from(signature);
-    if (expected.length !== given.length || !timingSafeEqual(expected, given)) return { ok: false, detail: 'Invalid token.' };
+    if (expected.length !== given.length || !timingSafeEqual(expected, given))
+      return { ok: false, detail: 'Invalid token.' };
     let exp: unknown;
     try {
       exp = (JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as { exp?: unknown }).exp;
     } catch {
       return { ok: false, detail: 'Invalid token.' };
     }
-    if (typeof exp !== 'number' || exp * 1000 <= now) return { ok: false, detail: 'Signature of the token has expired.' };
+    if (typeof exp !== 'number' || exp * 1000 <= now)
+      return { ok: false, detail: 'Signature of the token has expired.' };
     if (this.#verified.size >= 1000) this.#verified.clear();
     this.#verified.set(token, exp * 1000);
     return { ok: true };

@@ -74,7 +74,8 @@ export class RateLimiter {
   /** Takes a token; returns undefined if one was free, else the whole seconds until one is. */
   take(now: number): number | undefined {
     if (this.#rate <= 0) return undefined;
-    if (this.#last !== -Infinity) this.#tokens = Math.min(this.#rate, this.#tokens + ((now - this.#last) / 1000) * this.#rate);
+    if (this.#last !== -Infinity)
+      this.#tokens = Math.min(this.#rate, this.#tokens + ((now - this.#last) / 1000) * this.#rate);
     else this.#tokens = this.#rate;
     this.#last = now;
     if (this.#tokens >= 1) {

@@ -16,7 +16,11 @@ function graphqlError(status: number, message: string): Reply {
 }
 
 function failure(field: string, code: string, message: string): Reply {
-  const error = { message, path: [field], extensions: { errorType: 'AUTHORIZATION', errorCode: code, errorDescription: message } };
+  const error = {
+    message,
+    path: [field],
+    extensions: { errorType: 'AUTHORIZATION', errorCode: code, errorDescription: message },
+  };
   return { status: 200, body: { data: { [field]: null }, errors: [error] } };
 }
 
@@ -49,7 +53,10 @@ function selection(query: string, fieldEnd: number): string[] | undefined {
   }
   const close = query.indexOf('}', index);
   if (index >= query.length || close < 0) return undefined;
-  return query.slice(index + 1, close).split(/[\s,]+/).filter(Boolean);
+  return query
+    .slice(index + 1, close)
+    .split(/[\s,]+/)
+    .filter(Boolean);
 }
 
 export function obtainToken(body: unknown, issuer: TokenIssuer, apiKey: string, now: number): Reply {
@@ -58,16 +65,21 @@ export function obtainToken(body: unknown, issuer: TokenIssuer, apiKey: string, 
   if (typeof query !== 'string' || query.trim() === '') return graphqlError(400, 'Must provide query string.');
   const variables = asObject(request?.['variables']) ?? {};
   const match = FIELD.exec(query);
-  if (!match || !/^\s*mutation\b/.test(query)) return graphqlError(400, 'This sandbox answers only the mutation obtainKrakenToken (or obtainToken).');
+  if (!match || !/^\s*mutation\b/.test(query))
+    return graphqlError(400, 'This sandbox answers only the mutation obtainKrakenToken (or obtainToken).');
   const field = match[1] ?? 'obtainKrakenToken';
   const selected = selection(query, match.index + match[0].length - 1);
   const unknown = selected?.filter((name) => !(RESULT_FIELDS as readonly string[]).includes(name)) ?? [];
   if (!selected || selected.length === 0 || unknown.length > 0) {
-    return graphqlError(400, `Select the result fields of ${field} among ${RESULT_FIELDS.join(', ')}${unknown.length ? `; unknown: ${unknown.join(', ')}` : ''}.`);
+    return graphqlError(
+      400,
+      `Select the result fields of ${field} among ${RESULT_FIELDS.join(', ')}${unknown.length ? `; unknown: ${unknown.join(', ')}` : ''}.`,
+    );
   }
   const key = argument(query, variables, 'APIKey');
   const refreshToken = argument(query, variables, 'refreshToken');
-  if (key !== undefined && refreshToken !== undefined) return failure(field, 'KT-CT-1139', 'Use one of APIKey or refreshToken, not both.');
+  if (key !== undefined && refreshToken !== undefined)
+    return failure(field, 'KT-CT-1139', 'Use one of APIKey or refreshToken, not both.');
   if (typeof refreshToken === 'string') {
     const state = issuer.redeemRefreshToken(refreshToken, now);
     if (state === 'expired') return failure(field, 'KT-CT-1134', 'Refresh token has expired.');
@@ -76,5 +88,10 @@ export function obtainToken(body: unknown, issuer: TokenIssuer, apiKey: string, 
     return failure(field, 'KT-CT-1139', 'Authentication failed.');
   }
   const issued = issuer.issue(now);
-  return { status: 200, body: { data: { [field]: Object.fromEntries(selected.map((name) => [name, issued[name as keyof typeof issued]])) } } };
+  return {
+    status: 200,
+    body: {
+      data: { [field]: Object.fromEntries(selected.map((name) => [name, issued[name as keyof typeof issued]])) },
+    },
+  };
 }

@@ -54,7 +54,8 @@ function nestingDepth(text: string): number {
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index);
     if (inString) {
-      if (code === 92) index++; // backslash: skip the escaped character
+      if (code === 92)
+        index++; // backslash: skip the escaped character
       else if (code === 34) inString = false;
     } else if (code === 34) inString = true;
     else if (code === 123 || code === 91) deepest = Math.max(deepest, ++depth);
@@ -69,17 +70,29 @@ export function parseJson(bytes: Buffer): JsonParse {
   try {
     text = utf8.decode(bytes);
   } catch {
-    return { kind: 'error', reply: { status: 400, body: { detail: 'JSON parse error - the body is not valid UTF-8.', code: 'parse_error' } } };
+    return {
+      kind: 'error',
+      reply: { status: 400, body: { detail: 'JSON parse error - the body is not valid UTF-8.', code: 'parse_error' } },
+    };
   }
   if (text.trim() === '') return { kind: 'ok', value: {} };
   if (nestingDepth(text) > MAX_JSON_DEPTH) {
-    return { kind: 'error', reply: { status: 400, body: { detail: `JSON parse error - nested deeper than ${MAX_JSON_DEPTH} levels.`, code: 'parse_error' } } };
+    return {
+      kind: 'error',
+      reply: {
+        status: 400,
+        body: { detail: `JSON parse error - nested deeper than ${MAX_JSON_DEPTH} levels.`, code: 'parse_error' },
+      },
+    };
   }
   try {
     return { kind: 'ok', value: JSON.parse(text) as unknown };
   } catch (error) {
     const reason = error instanceof Error ? error.message : 'invalid JSON';
-    return { kind: 'error', reply: { status: 400, body: { detail: `JSON parse error - ${reason}`, code: 'parse_error' } } };
+    return {
+      kind: 'error',
+      reply: { status: 400, body: { detail: `JSON parse error - ${reason}`, code: 'parse_error' } },
+    };
   }
 }
 

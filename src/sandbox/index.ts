@@ -12,8 +12,21 @@ import { ProcessStore } from './store.js';
 // used by the CLI command, by tests and by the `--sandbox` runs of the other commands.
 
 export type { FaultOptions, SandboxOptions, SupplierStatus } from './options.js';
-export { DEFAULT_API_KEY, DEFAULT_SUPPLIERS, parseSuppliers, resolveSandboxOptions, SUPPLIER_STATUSES } from './options.js';
-export type { InspectedAccount, InspectedNote, InspectedPaymentInstruction, InspectedTransaction, SandboxControl, SandboxInspector } from './inspector.js';
+export {
+  DEFAULT_API_KEY,
+  DEFAULT_SUPPLIERS,
+  parseSuppliers,
+  resolveSandboxOptions,
+  SUPPLIER_STATUSES,
+} from './options.js';
+export type {
+  InspectedAccount,
+  InspectedNote,
+  InspectedPaymentInstruction,
+  InspectedTransaction,
+  SandboxControl,
+  SandboxInspector,
+} from './inspector.js';
 export type { RequestLogEntry } from './request-log.js';
 export type { FaultName } from './faults.js';
 export type { LatestError } from './records.js';

@@ -105,7 +105,10 @@ export function createInspector(runtime: SandboxRuntime): SandboxInspector {
       const record = store.get(supplier, externalAccountNumber, Date.now());
       return record ? inspect(record) : undefined;
     },
-    accounts: (supplier) => (supplier === undefined ? store.supplierCodes() : [supplier]).flatMap((code) => store.list(code, Date.now()).map(inspect)),
+    accounts: (supplier) =>
+      (supplier === undefined ? store.supplierCodes() : [supplier]).flatMap((code) =>
+        store.list(code, Date.now()).map(inspect),
+      ),
     accountCount: () => store.size,
     supplierStatus: (code) => store.suppliers.get(code),
     requests: () => log.entries(),
@@ -119,7 +122,10 @@ export function createInspector(runtime: SandboxRuntime): SandboxInspector {
 export function createControl(runtime: SandboxRuntime): SandboxControl {
   return {
     setSupplierStatus: (code, status) => {
-      if (!(SUPPLIER_STATUSES as readonly string[]).includes(status)) throw new RangeError(`supplier status: expected ${SUPPLIER_STATUSES.join(', ')}, got ${JSON.stringify(status)}`);
+      if (!(SUPPLIER_STATUSES as readonly string[]).includes(status))
+        throw new RangeError(
+          `supplier status: expected ${SUPPLIER_STATUSES.join(', ')}, got ${JSON.stringify(status)}`,
+        );
       runtime.store.suppliers.set(code, status);
     },
     settleAll: () => runtime.store.settleAll(Date.now()),

@@ -60,7 +60,11 @@ export interface SandboxOptions extends FaultOptions {
   log: ((line: string) => void) | undefined;
 }
 
-export const DEFAULT_SUPPLIERS: Record<string, SupplierStatus> = { ACME: 'Ongoing', PAUSED: 'Paused', COMPLETE: 'Complete' };
+export const DEFAULT_SUPPLIERS: Record<string, SupplierStatus> = {
+  ACME: 'Ongoing',
+  PAUSED: 'Paused',
+  COMPLETE: 'Complete',
+};
 
 export const DEFAULT_API_KEY = 'sandbox-api-key';
 
@@ -108,24 +112,64 @@ function check(ok: boolean, name: string, expected: string, actual: unknown): vo
 export function resolveSandboxOptions(partial: Partial<SandboxOptions> = {}): SandboxOptions {
   const defined = Object.fromEntries(Object.entries(partial).filter(([, value]) => value !== undefined));
   const options = { ...defaultSandboxOptions(), ...defined } as SandboxOptions;
-  if (defined['openPeriodStart'] === undefined && typeof options.today === 'string') options.openPeriodStart = `${options.today.slice(0, 7)}-01`;
-  const nonNegative = (name: keyof SandboxOptions) => check(Number.isFinite(options[name]) && (options[name] as number) >= 0, name, 'a number >= 0', options[name]);
-  const share = (name: keyof SandboxOptions) => check(Number.isFinite(options[name]) && (options[name] as number) >= 0 && (options[name] as number) <= 1, name, 'a share between 0 and 1', options[name]);
-  (['latencyMs', 'jitterMs', 'retryAfterSeconds', 'maxRps', 'processingMs', 'flakyAttempts'] as const).forEach(nonNegative);
+  if (defined['openPeriodStart'] === undefined && typeof options.today === 'string')
+    options.openPeriodStart = `${options.today.slice(0, 7)}-01`;
+  const nonNegative = (name: keyof SandboxOptions) =>
+    check(Number.isFinite(options[name]) && (options[name] as number) >= 0, name, 'a number >= 0', options[name]);
+  const share = (name: keyof SandboxOptions) =>
+    check(
+      Number.isFinite(options[name]) && (options[name] as number) >= 0 && (options[name] as number) <= 1,
+      name,
+      'a share between 0 and 1',
+      options[name],
+    );
+  (['latencyMs', 'jitterMs', 'retryAfterSeconds', 'maxRps', 'processingMs', 'flakyAttempts'] as const).forEach(
+    nonNegative,
+  );
   (['failRate', 'rateLimitRate', 'dropRate', 'ambiguousRate', 'erroredShare'] as const).forEach(share);
   const faultSum = options.failRate + options.rateLimitRate + options.dropRate + options.ambiguousRate;
   check(faultSum <= 1, 'failRate + rateLimitRate + dropRate + ambiguousRate', 'a total share <= 1', faultSum);
-  check(Number.isInteger(options.port) && options.port >= 0 && options.port <= 65535, 'port', 'an integer 0..65535', options.port);
-  check(Number.isFinite(options.tokenTtlSeconds) && options.tokenTtlSeconds > 0, 'tokenTtlSeconds', 'a number > 0', options.tokenTtlSeconds);
-  check(Number.isFinite(options.refreshTtlSeconds) && options.refreshTtlSeconds > 0, 'refreshTtlSeconds', 'a number > 0', options.refreshTtlSeconds);
+  check(
+    Number.isInteger(options.port) && options.port >= 0 && options.port <= 65535,
+    'port',
+    'an integer 0..65535',
+    options.port,
+  );
+  check(
+    Number.isFinite(options.tokenTtlSeconds) && options.tokenTtlSeconds > 0,
+    'tokenTtlSeconds',
+    'a number > 0',
+    options.tokenTtlSeconds,
+  );
+  check(
+    Number.isFinite(options.refreshTtlSeconds) && options.refreshTtlSeconds > 0,
+    'refreshTtlSeconds',
+    'a number > 0',
+    options.refreshTtlSeconds,
+  );
   check(Number.isSafeInteger(options.seed), 'seed', 'an integer', options.seed);
-  check(Number.isInteger(options.maxBodyBytes) && options.maxBodyBytes > 0, 'maxBodyBytes', 'an integer > 0', options.maxBodyBytes);
+  check(
+    Number.isInteger(options.maxBodyBytes) && options.maxBodyBytes > 0,
+    'maxBodyBytes',
+    'an integer > 0',
+    options.maxBodyBytes,
+  );
   check(typeof options.apiKey === 'string' && options.apiKey.length > 0, 'apiKey', 'a non-empty string', '(hidden)');
-  check(DATE.test(options.openPeriodStart) && !Number.isNaN(Date.parse(options.openPeriodStart)), 'openPeriodStart', 'a date YYYY-MM-DD', options.openPeriodStart);
+  check(
+    DATE.test(options.openPeriodStart) && !Number.isNaN(Date.parse(options.openPeriodStart)),
+    'openPeriodStart',
+    'a date YYYY-MM-DD',
+    options.openPeriodStart,
+  );
   check(options.today === undefined || DATE.test(options.today), 'today', 'a date YYYY-MM-DD', options.today);
   for (const [code, status] of Object.entries(options.suppliers)) {
     check(code.length > 0, 'suppliers', 'non-empty supplier codes', code);
-    check((SUPPLIER_STATUSES as readonly string[]).includes(status), `suppliers.${code}`, SUPPLIER_STATUSES.join(', '), status);
+    check(
+      (SUPPLIER_STATUSES as readonly string[]).includes(status),
+      `suppliers.${code}`,
+      SUPPLIER_STATUSES.join(', '),
+      status,
+    );
   }
   return { ...options, suppliers: { ...options.suppliers } };
 }
@@ -133,14 +177,20 @@ export function resolveSandboxOptions(partial: Partial<SandboxOptions> = {}): Sa
 /** Parses `ACME:Ongoing,PAUSED:Paused` (status optional, default Ongoing; case-insensitive). */
 export function parseSuppliers(text: string): Record<string, SupplierStatus> {
   const suppliers: Record<string, SupplierStatus> = {};
-  for (const part of text.split(',').map((item) => item.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean)) {
     const [code = '', statusText = 'Ongoing', ...rest] = part.split(':').map((item) => item.trim());
     const status = SUPPLIER_STATUSES.find((item) => item.toLowerCase() === statusText.toLowerCase());
     if (!code || rest.length > 0 || !status) {
-      throw new RangeError(`--suppliers: expected CODE[:STATUS] items separated by commas, STATUS one of ${SUPPLIER_STATUSES.join(', ')}; got ${JSON.stringify(part)}`);
+      throw new RangeError(
+        `--suppliers: expected CODE[:STATUS] items separated by commas, STATUS one of ${SUPPLIER_STATUSES.join(', ')}; got ${JSON.stringify(part)}`,
+      );
     }
     suppliers[code] = status;
   }
-  if (Object.keys(suppliers).length === 0) throw new RangeError('--suppliers: expected at least one supplier, e.g. ACME:Ongoing');
+  if (Object.keys(suppliers).length === 0)
+    throw new RangeError('--suppliers: expected at least one supplier, e.g. ACME:Ongoing');
   return suppliers;
 }

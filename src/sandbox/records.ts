@@ -72,4 +72,3 @@ export interface ProcessRecord {
   payload: unknown;
   post: PostImportData | undefined;
 }
-

@@ -22,14 +22,44 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', pattern: '/v2/data-import/accounts/validate/', kind: 'rest', handler: validateAccount },
   { method: 'POST', pattern: '/v2/data-import/accounts/', kind: 'rest', handler: createAccount },
   { method: 'GET', pattern: '/v2/data-import/accounts/:supplier/:external/', kind: 'rest', handler: getImportStatus },
-  { method: 'GET', pattern: '/v1/data-import/account-transfer-status/:supplier/:external/', kind: 'rest', handler: getTransferStatus },
-  { method: 'GET', pattern: '/v1/data-import/all-account-import-processes/:supplier/', kind: 'rest', handler: listAllImports },
-  { method: 'GET', pattern: '/v1/data-import/pending-account-import-processes/:supplier/', kind: 'rest', handler: listPendingImports },
-  { method: 'GET', pattern: '/v1/data-import/imported-account-import-processes/:supplier/', kind: 'rest', handler: listImportedAccounts },
+  {
+    method: 'GET',
+    pattern: '/v1/data-import/account-transfer-status/:supplier/:external/',
+    kind: 'rest',
+    handler: getTransferStatus,
+  },
+  {
+    method: 'GET',
+    pattern: '/v1/data-import/all-account-import-processes/:supplier/',
+    kind: 'rest',
+    handler: listAllImports,
+  },
+  {
+    method: 'GET',
+    pattern: '/v1/data-import/pending-account-import-processes/:supplier/',
+    kind: 'rest',
+    handler: listPendingImports,
+  },
+  {
+    method: 'GET',
+    pattern: '/v1/data-import/imported-account-import-processes/:supplier/',
+    kind: 'rest',
+    handler: listImportedAccounts,
+  },
   { method: 'POST', pattern: '/v1/data-import/notes/create/', kind: 'rest', handler: createNotes },
   { method: 'POST', pattern: '/v1/data-import/transactions/create/', kind: 'rest', handler: createTransactions },
-  { method: 'POST', pattern: '/v1/data-import/historical-statements/create/', kind: 'rest', handler: createHistoricalStatements },
-  { method: 'POST', pattern: '/v1/data-import/payment-instruction/create/', kind: 'rest', handler: createPaymentInstruction },
+  {
+    method: 'POST',
+    pattern: '/v1/data-import/historical-statements/create/',
+    kind: 'rest',
+    handler: createHistoricalStatements,
+  },
+  {
+    method: 'POST',
+    pattern: '/v1/data-import/payment-instruction/create/',
+    kind: 'rest',
+    handler: createPaymentInstruction,
+  },
 ];
 
 export type RouteMatch =
@@ -37,7 +67,11 @@ export type RouteMatch =
   | { kind: 'method_not_allowed'; allowed: string[] }
   | { kind: 'not_found' };
 
-const COMPILED = ROUTES.map((route) => ({ route, parts: route.pattern.split('/'), literal: !route.pattern.includes(':') }));
+const COMPILED = ROUTES.map((route) => ({
+  route,
+  parts: route.pattern.split('/'),
+  literal: !route.pattern.includes(':'),
+}));
 
 function matchParts(want: string[], got: string[]): string[] | undefined {
   if (want.length !== got.length) return undefined;

@@ -45,13 +45,25 @@ function reply(status: number, body: unknown, headers?: Record<string, string>):
 
 function parseBody(request: IncomingMessage, bytes: Buffer): { body: unknown } | { outcome: Outcome } {
   if (!isJsonContentType(request.headers['content-type'])) {
-    return { outcome: reply(415, { detail: `Unsupported media type "${request.headers['content-type'] ?? ''}" in request; send application/json.`, code: 'unsupported_media_type' }) };
+    return {
+      outcome: reply(415, {
+        detail: `Unsupported media type "${request.headers['content-type'] ?? ''}" in request; send application/json.`,
+        code: 'unsupported_media_type',
+      }),
+    };
   }
   const parsed = parseJson(bytes);
   return parsed.kind === 'ok' ? { body: parsed.value } : { outcome: { reply: parsed.reply } };
 }
 
-function runEndpoint(runtime: SandboxRuntime, request: IncomingMessage, route: Route, params: string[], bytes: Buffer, query: URLSearchParams): Outcome {
+function runEndpoint(
+  runtime: SandboxRuntime,
+  request: IncomingMessage,
+  route: Route,
+  params: string[],
+  bytes: Buffer,
+  query: URLSearchParams,
+): Outcome {
   const now = Date.now();
   if (route.kind === 'token') {
     const parsed = parseBody(request, bytes);
@@ -68,17 +80,39 @@ function runEndpoint(runtime: SandboxRuntime, request: IncomingMessage, route: R
   }
   const { options } = runtime;
   const context: HandlerContext = {
-    store: runtime.store, now, today: options.today ?? new Date(now).toISOString().slice(0, 10), openPeriodStart: options.openPeriodStart,
-    params, query, body, flakyCounts: runtime.flakyCounts, flakyAttempts: options.flakyAttempts, retainPayloads: options.retainPayloads,
+    store: runtime.store,
+    now,
+    today: options.today ?? new Date(now).toISOString().slice(0, 10),
+    openPeriodStart: options.openPeriodStart,
+    params,
+    query,
+    body,
+    flakyCounts: runtime.flakyCounts,
+    flakyAttempts: options.flakyAttempts,
+    retainPayloads: options.retainPayloads,
   };
   return { reply: route.handler ? route.handler(context) : { status: 500, body: { detail: 'No handler.' } } };
 }
 
-async function decide(runtime: SandboxRuntime, request: IncomingMessage, url: URL, note: (fault: FaultName) => void): Promise<Outcome> {
+async function decide(
+  runtime: SandboxRuntime,
+  request: IncomingMessage,
+  url: URL,
+  note: (fault: FaultName) => void,
+): Promise<Outcome> {
   const read = await readBody(request, runtime.options.maxBodyBytes);
   if (read.kind === 'aborted') return { aborted: true };
   if (read.kind === 'too_large') {
-    return { reply: { status: 413, body: { detail: `Request body is larger than ${runtime.options.maxBodyBytes} bytes.`, code: 'request_too_large' } }, closeConnection: true };
+    return {
+      reply: {
+        status: 413,
+        body: {
+          detail: `Request body is larger than ${runtime.options.maxBodyBytes} bytes.`,
+          code: 'request_too_large',
+        },
+      },
+      closeConnection: true,
+    };
   }
   const match = matchRoute(request.method ?? '', url.pathname);
   if (match.kind === 'not_found') {
@@ -86,29 +120,50 @@ async function decide(runtime: SandboxRuntime, request: IncomingMessage, url: UR
     return reply(404, { detail: `Not found: ${url.pathname}.${hint}`, code: 'not_found' });
   }
   if (match.kind === 'method_not_allowed') {
-    return reply(405, { detail: `Method "${request.method ?? ''}" not allowed.`, code: 'method_not_allowed' }, { allow: match.allowed.join(', ') });
+    return reply(
+      405,
+      { detail: `Method "${request.method ?? ''}" not allowed.`, code: 'method_not_allowed' },
+      { allow: match.allowed.join(', ') },
+    );
   }
   const faultable = match.route.kind === 'rest' || runtime.faults.options.faultTokenIssue;
   const wait = match.route.kind === 'rest' ? runtime.faults.throttle(Date.now()) : undefined;
   await sleep(runtime, runtime.faults.delayMs());
   if (wait !== undefined) {
     note('max_rps');
-    return reply(429, { detail: `Request was throttled. Expected available in ${wait} seconds.`, code: 'throttled' }, { 'retry-after': String(wait) });
+    return reply(
+      429,
+      { detail: `Request was throttled. Expected available in ${wait} seconds.`, code: 'throttled' },
+      { 'retry-after': String(wait) },
+    );
   }
   const fault = faultable ? runtime.faults.draw() : undefined;
   if (fault) note(fault);
   if (fault === 'drop') return { destroy: true };
   if (fault === 'rate_limit') {
     const seconds = runtime.faults.options.retryAfterSeconds;
-    return reply(429, { detail: `Request was throttled. Expected available in ${seconds} seconds.`, code: 'throttled' }, { 'retry-after': String(seconds) });
+    return reply(
+      429,
+      { detail: `Request was throttled. Expected available in ${seconds} seconds.`, code: 'throttled' },
+      { 'retry-after': String(seconds) },
+    );
   }
   if (fault === 'server_error') return reply(500, { detail: 'A server error occurred.', code: 'error' });
-  const outcome = runEndpoint(runtime, request, match.route, match.params, read.kind === 'ok' ? read.bytes : Buffer.alloc(0), url.searchParams);
+  const outcome = runEndpoint(
+    runtime,
+    request,
+    match.route,
+    match.params,
+    read.kind === 'ok' ? read.bytes : Buffer.alloc(0),
+    url.searchParams,
+  );
   return fault === 'ambiguous' ? { destroy: true } : outcome;
 }
 
 /** The request listener of the sandbox's HTTP server. */
-export function createRequestListener(runtime: SandboxRuntime): (request: IncomingMessage, response: ServerResponse) => void {
+export function createRequestListener(
+  runtime: SandboxRuntime,
+): (request: IncomingMessage, response: ServerResponse) => void {
   return (request, response) => {
     const startedAt = epochNow();
     const seq = runtime.log.begin();
@@ -122,8 +177,19 @@ export function createRequestListener(runtime: SandboxRuntime): (request: Incomi
     response.on('close', () => {
       const endedAt = epochNow();
       const status = response.headersSent ? response.statusCode : null;
-      runtime.log.end({ seq, method: request.method ?? '', path: url.pathname, query: url.search.replace(/^\?/, ''), status, fault, startedAt, endedAt });
-      runtime.options.log?.(`${request.method ?? ''} ${url.pathname} ${status ?? '-'} ${Math.round(endedAt - startedAt)}ms${fault ? ` [${fault}]` : ''}`);
+      runtime.log.end({
+        seq,
+        method: request.method ?? '',
+        path: url.pathname,
+        query: url.search.replace(/^\?/, ''),
+        status,
+        fault,
+        startedAt,
+        endedAt,
+      });
+      runtime.options.log?.(
+        `${request.method ?? ''} ${url.pathname} ${status ?? '-'} ${Math.round(endedAt - startedAt)}ms${fault ? ` [${fault}]` : ''}`,
+      );
     });
     decide(runtime, request, url, (name) => (fault = name))
       .then((outcome) => {

@@ -95,8 +95,19 @@ export class ProcessStore {
     let record = processes.get(externalAccountNumber);
     if (!record) {
       record = {
-        supplier, externalAccountNumber, status: 'PENDING', createdAt: now, modifiedAt: now, generation: 0, fate: null,
-        latestError: null, accountNumber: null, accountCreatedAt: null, createRequestsAccepted: 0, payload: undefined, post: undefined,
+        supplier,
+        externalAccountNumber,
+        status: 'PENDING',
+        createdAt: now,
+        modifiedAt: now,
+        generation: 0,
+        fate: null,
+        latestError: null,
+        accountNumber: null,
+        accountCreatedAt: null,
+        createRequestsAccepted: 0,
+        payload: undefined,
+        post: undefined,
       };
       processes.set(externalAccountNumber, record);
       this.#count++;
@@ -118,7 +129,13 @@ export class ProcessStore {
   #fateOf(record: ProcessRecord): LatestError | 'CANCELLED' | null {
     if (record.externalAccountNumber.startsWith('ERR-')) return FORCED_ERROR;
     if (record.externalAccountNumber.startsWith('CANCEL-')) return 'CANCELLED';
-    const share = hashShare(this.#settings.seed, 'errored', record.supplier, record.externalAccountNumber, record.createRequestsAccepted);
+    const share = hashShare(
+      this.#settings.seed,
+      'errored',
+      record.supplier,
+      record.externalAccountNumber,
+      record.createRequestsAccepted,
+    );
     return share < this.#settings.erroredShare ? RANDOM_ERROR : null;
   }
 
@@ -170,7 +187,9 @@ export class ProcessStore {
   /** Deterministic from the seed and the pair; probes on the rare collision so numbers stay unique. */
   #newAccountNumber(record: ProcessRecord): number {
     for (let probe = 0; ; probe++) {
-      const value = hash53(`${record.supplier}\u0000${record.externalAccountNumber}\u0000${probe}`, this.#settings.seed) % 4294967296;
+      const value =
+        hash53(`${record.supplier}\u0000${record.externalAccountNumber}\u0000${probe}`, this.#settings.seed) %
+        4294967296;
       if (!this.#usedAccountNumbers.has(value)) {
         this.#usedAccountNumbers.add(value);
         return value;

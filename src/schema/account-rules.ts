@@ -29,19 +29,33 @@ function customerRules(raw: Raw): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const customers = asList(raw['customers']);
   if (raw['unknown_occupier'] === true && customers.length > 0) {
-    issues.push(issue('customers', Code.customerWithUnknownOccupier, 'An unknown-occupier account may not have customers.'));
+    issues.push(
+      issue('customers', Code.customerWithUnknownOccupier, 'An unknown-occupier account may not have customers.'),
+    );
   }
   const domestic = (asString(raw['account_type']) ?? '').startsWith('DOMESTIC');
   customers.forEach((customer, index) => {
     const person = asObject(customer) ?? {};
     const familyName = asString(person['family_name']);
     if (domestic && !familyName) {
-      issues.push(issue(attrOf('customers', index, 'family_name'), Code.customerFamilyNameRequired, 'A customer of a domestic account needs a family name.'));
+      issues.push(
+        issue(
+          attrOf('customers', index, 'family_name'),
+          Code.customerFamilyNameRequired,
+          'A customer of a domestic account needs a family name.',
+        ),
+      );
     }
     const givenName = asString(person['given_name']);
     const mayBe = MAY_BE_THE_OCCUPIER.test(familyName ?? '') || MAY_BE_THE_OCCUPIER.test(givenName ?? '');
     if (mayBe && [givenName, familyName].filter(Boolean).join(' ').trim().toLowerCase() === 'the occupier') {
-      issues.push(issue(attrOf('customers', index), Code.customerMayNotBeNamedTheOccupier, 'A customer may not be named "The Occupier"; use unknown_occupier instead.'));
+      issues.push(
+        issue(
+          attrOf('customers', index),
+          Code.customerMayNotBeNamedTheOccupier,
+          'A customer may not be named "The Occupier"; use unknown_occupier instead.',
+        ),
+      );
     }
   });
   return issues;
@@ -50,22 +64,49 @@ function customerRules(raw: Raw): ValidationIssue[] {
 function billingRules(raw: Raw): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   if ((asString(raw['billing_email']) ?? '').includes('blackhole+')) {
-    issues.push(issue('billing_email', Code.billingEmailNotValid, 'A blackhole+ address is not a valid billing e-mail.'));
+    issues.push(
+      issue('billing_email', Code.billingEmailNotValid, 'A blackhole+ address is not a valid billing e-mail.'),
+    );
   }
   const address = asObject(raw['billing_address']);
   if (address && address['street_address'] !== undefined && address['structured_street_address'] != null) {
-    issues.push(issue('billing_address.structured_street_address', Code.streetAddressAndStructured, 'Send street_address or structured_street_address, not both.'));
+    issues.push(
+      issue(
+        'billing_address.structured_street_address',
+        Code.streetAddressAndStructured,
+        'Send street_address or structured_street_address, not both.',
+      ),
+    );
   }
   const options = asObject(raw['account_billing_options']);
   if (options) {
-    const periodData = options['period_length'] != null || options['period_start_day'] != null || options['period_start_month'] != null;
+    const periodData =
+      options['period_length'] != null || options['period_start_day'] != null || options['period_start_month'] != null;
     if (options['use_industry_billing'] === true && periodData) {
-      issues.push(issue('account_billing_options', Code.industryBillingWithPeriodData, 'Industry billing cannot be combined with period_length, period_start_day or period_start_month.'));
+      issues.push(
+        issue(
+          'account_billing_options',
+          Code.industryBillingWithPeriodData,
+          'Industry billing cannot be combined with period_length, period_start_day or period_start_month.',
+        ),
+      );
     } else if (options['use_industry_billing'] !== true && options['period_length'] === undefined) {
-      issues.push(issue('account_billing_options.period_length', Code.periodDataRequired, 'Without industry billing, period_length is required.'));
+      issues.push(
+        issue(
+          'account_billing_options.period_length',
+          Code.periodDataRequired,
+          'Without industry billing, period_length is required.',
+        ),
+      );
     }
     if (options['period_length'] === 'QUARTERLY' && options['period_start_month'] == null) {
-      issues.push(issue('account_billing_options.period_start_month', Code.periodStartMonthRequired, 'A QUARTERLY period needs period_start_month.'));
+      issues.push(
+        issue(
+          'account_billing_options.period_start_month',
+          Code.periodStartMonthRequired,
+          'A QUARTERLY period needs period_start_month.',
+        ),
+      );
     }
   }
   return issues;
@@ -80,26 +121,57 @@ function ledgerRules(raw: Raw, today: string): ValidationIssue[] {
     const ledger = asObject(entry) ?? {};
     const at = attrOf('ledgers', index);
     const code = asString(ledger['ledger_code']);
-    if (code !== undefined && codes.has(code)) issues.push(issue(attrOf(at, 'ledger_code'), Code.duplicateLedgerEntriesFound, `ledger_code ${code} appears more than once.`));
+    if (code !== undefined && codes.has(code))
+      issues.push(
+        issue(
+          attrOf(at, 'ledger_code'),
+          Code.duplicateLedgerEntriesFound,
+          `ledger_code ${code} appears more than once.`,
+        ),
+      );
     if (code !== undefined) codes.add(code);
     const closing = asString(ledger['last_statement_closing_date']);
     const closingDate = closing !== undefined && isCalendarDate(closing) ? closing : undefined;
-    const current = asList(ledger['current_statement_transactions']).map((item, i) => ({ item, attr: attrOf(at, 'current_statement_transactions', i) }));
-    const historical = asList(ledger['historical_statement_transactions']).map((item, i) => ({ item, attr: attrOf(at, 'historical_statement_transactions', i) }));
+    const current = asList(ledger['current_statement_transactions']).map((item, i) => ({
+      item,
+      attr: attrOf(at, 'current_statement_transactions', i),
+    }));
+    const historical = asList(ledger['historical_statement_transactions']).map((item, i) => ({
+      item,
+      attr: attrOf(at, 'historical_statement_transactions', i),
+    }));
     if (historical.length > 0 && closing === undefined) {
-      issues.push(issue(attrOf(at, 'last_statement_closing_date'), Code.historicalTransactionsRequireClosingDate, 'Historical statement transactions need last_statement_closing_date.'));
+      issues.push(
+        issue(
+          attrOf(at, 'last_statement_closing_date'),
+          Code.historicalTransactionsRequireClosingDate,
+          'Historical statement transactions need last_statement_closing_date.',
+        ),
+      );
     }
     if (closingDate) {
       for (const { item, attr } of current) {
         const date = asString(asObject(item)?.['transaction_date']);
         if (date && isCalendarDate(date) && date <= closingDate) {
-          issues.push(issue(attrOf(attr, 'transaction_date'), Code.currentTransactionBeforeClosingDate, `A current statement transaction (${date}) must be after last_statement_closing_date ${closingDate}.`));
+          issues.push(
+            issue(
+              attrOf(attr, 'transaction_date'),
+              Code.currentTransactionBeforeClosingDate,
+              `A current statement transaction (${date}) must be after last_statement_closing_date ${closingDate}.`,
+            ),
+          );
         }
       }
       for (const { item, attr } of historical) {
         const date = asString(asObject(item)?.['transaction_date']);
         if (date && isCalendarDate(date) && date > closingDate) {
-          issues.push(issue(attrOf(attr, 'transaction_date'), Code.historicalTransactionAfterClosingDate, `A historical statement transaction (${date}) must not be after last_statement_closing_date ${closingDate}.`));
+          issues.push(
+            issue(
+              attrOf(attr, 'transaction_date'),
+              Code.historicalTransactionAfterClosingDate,
+              `A historical statement transaction (${date}) must not be after last_statement_closing_date ${closingDate}.`,
+            ),
+          );
         }
       }
     }
@@ -111,7 +183,13 @@ function ledgerRules(raw: Raw, today: string): ValidationIssue[] {
   if (transferBalance !== undefined && balances.length > 0 && balances.every((balance) => balance !== undefined)) {
     const sum = balances.reduce<number>((total, balance) => total + (balance ?? 0), 0);
     if (Math.abs(sum - transferBalance) > AMOUNT_TOLERANCE) {
-      issues.push(issue('transfer_balance', Code.ledgerBalancesNotEqualToTransferBalance, `transfer_balance ${transferBalance} is not the sum of the ledger balances (${sum.toFixed(2)}).`));
+      issues.push(
+        issue(
+          'transfer_balance',
+          Code.ledgerBalancesNotEqualToTransferBalance,
+          `transfer_balance ${transferBalance} is not the sum of the ledger balances (${sum.toFixed(2)}).`,
+        ),
+      );
     }
   }
   return issues;

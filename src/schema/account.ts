@@ -7,8 +7,17 @@ import { transactionSchema } from './transaction.js';
 // Enumerations the real platform documents (real-platform-notes §4.1, §4.4); the spec lists
 // one value of each as occurring and says the rest is "not shown".
 export const ACCOUNT_TYPES = [
-  'DOMESTIC', 'BUSINESS', 'MANAGED', 'PORTFOLIO_LEAD', 'DOMESTIC_VACANT', 'BUSINESS_VACANT', 'DOMESTIC_OCCUPIER',
-  'BUSINESS_OCCUPIER', 'SYSTEM', 'DOMESTIC_THIRD_PARTY_BILLED', 'BUSINESS_THIRD_PARTY_BILLED',
+  'DOMESTIC',
+  'BUSINESS',
+  'MANAGED',
+  'PORTFOLIO_LEAD',
+  'DOMESTIC_VACANT',
+  'BUSINESS_VACANT',
+  'DOMESTIC_OCCUPIER',
+  'BUSINESS_OCCUPIER',
+  'SYSTEM',
+  'DOMESTIC_THIRD_PARTY_BILLED',
+  'BUSINESS_THIRD_PARTY_BILLED',
 ] as const;
 export const COMMUNICATION_PREFERENCES = ['ONLINE', 'PRINT'] as const;
 export const DOCUMENT_ACCESSIBILITY = ['LARGE_PRINT', 'BRAILLE', 'SPOKEN'] as const;

@@ -9,10 +9,23 @@ import { isValidPhoneNumber, Metadata } from 'libphonenumber-js';
  */
 
 /** Types after FIXED_LINE, in the order the library's getNumberType tries them. */
-const OTHER_TYPES = ['MOBILE', 'PREMIUM_RATE', 'TOLL_FREE', 'SHARED_COST', 'VOIP', 'PERSONAL_NUMBER', 'PAGER', 'UAN', 'VOICEMAIL'] as const;
+const OTHER_TYPES = [
+  'MOBILE',
+  'PREMIUM_RATE',
+  'TOLL_FREE',
+  'SHARED_COST',
+  'VOIP',
+  'PERSONAL_NUMBER',
+  'PAGER',
+  'UAN',
+  'VOICEMAIL',
+] as const;
 
 /** The Metadata methods the library itself uses; its .d.ts declares only a few of them. */
-interface TypeDefinition { pattern(): string; possibleLengths(): number[] | undefined }
+interface TypeDefinition {
+  pattern(): string;
+  possibleLengths(): number[] | undefined;
+}
 interface RuntimeMetadata {
   selectNumberingPlan(country: string): void;
   numberingPlan: { nationalNumberPattern(): string; nationalPrefixForParsing(): string | undefined } | undefined;
@@ -28,7 +41,10 @@ function newMetadata(): RuntimeMetadata {
   return new Metadata() as unknown as RuntimeMetadata;
 }
 
-interface TypeRule { readonly re: RegExp; readonly lengths: readonly number[] | undefined }
+interface TypeRule {
+  readonly re: RegExp;
+  readonly lengths: readonly number[] | undefined;
+}
 
 interface Plan {
   readonly national: RegExp;

@@ -40,13 +40,18 @@ export function isIsoDatetime(value: string): boolean {
 
 /** `YYYY-MM-DD` that exists (spec "General rules"). */
 export const date = z.string().check((ctx) => {
-  if (!isCalendarDate(ctx.value)) fail(ctx, Code.invalidDate, `${JSON.stringify(ctx.value)} is not a date in the format YYYY-MM-DD.`);
+  if (!isCalendarDate(ctx.value))
+    fail(ctx, Code.invalidDate, `${JSON.stringify(ctx.value)} is not a date in the format YYYY-MM-DD.`);
 });
 
 /** ISO 8601 datetime with `Z` or an offset (spec "General rules"). */
 export const datetime = z.string().check((ctx) => {
   if (!isIsoDatetime(ctx.value)) {
-    fail(ctx, Code.invalidDatetime, `${JSON.stringify(ctx.value)} is not an ISO 8601 datetime with a UTC offset, e.g. 2024-01-31T09:30:00Z.`);
+    fail(
+      ctx,
+      Code.invalidDatetime,
+      `${JSON.stringify(ctx.value)} is not an ISO 8601 datetime with a UTC offset, e.g. 2024-01-31T09:30:00Z.`,
+    );
   }
 });
 
@@ -54,25 +59,41 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const TEST_EMAIL = /^(test|xxx)@|@test\.com$|@test\.co\.uk$|\.xxx?$/i;
 
 /** An e-mail address; the platform refuses obvious test addresses (real-platform-notes §4.2). */
-export const email = z.string().max(254).check((ctx) => {
-  if (!EMAIL.test(ctx.value)) fail(ctx, Code.invalidEmail, `${JSON.stringify(ctx.value)} is not a valid e-mail address.`);
-  else if (TEST_EMAIL.test(ctx.value)) fail(ctx, Code.possibleTestEmailAddress, `${ctx.value} looks like a test e-mail address.`);
-});
+export const email = z
+  .string()
+  .max(254)
+  .check((ctx) => {
+    if (!EMAIL.test(ctx.value))
+      fail(ctx, Code.invalidEmail, `${JSON.stringify(ctx.value)} is not a valid e-mail address.`);
+    else if (TEST_EMAIL.test(ctx.value))
+      fail(ctx, Code.possibleTestEmailAddress, `${ctx.value} looks like a test e-mail address.`);
+  });
 
 /** A phone number in international format, `+` and country code first (spec: customer mobile/landline). */
-export const phone = z.string().max(32).check((ctx) => {
-  // Exactly libphonenumber-js's answer, with each country's patterns compiled once (phone.ts).
-  if (!isValidInternationalPhone(ctx.value)) {
-    fail(ctx, Code.invalidPhoneNumber, `${ctx.value} is not a valid phone number in international format (e.g. +447911123456).`);
-  }
-});
+export const phone = z
+  .string()
+  .max(32)
+  .check((ctx) => {
+    // Exactly libphonenumber-js's answer, with each country's patterns compiled once (phone.ts).
+    if (!isValidInternationalPhone(ctx.value)) {
+      fail(
+        ctx,
+        Code.invalidPhoneNumber,
+        `${ctx.value} is not a valid phone number in international format (e.g. +447911123456).`,
+      );
+    }
+  });
 
 /** A path relative to the supplier's document root; it may not climb out of it. */
-export const documentPath = z.string().min(1).max(1024).check((ctx) => {
-  if (ctx.value.split(/[\\/]/).includes('..')) {
-    fail(ctx, Code.invalidDocumentPath, `${ctx.value} leaves the supplier's document root ('..' is not allowed).`);
-  }
-});
+export const documentPath = z
+  .string()
+  .min(1)
+  .max(1024)
+  .check((ctx) => {
+    if (ctx.value.split(/[\\/]/).includes('..')) {
+      fail(ctx, Code.invalidDocumentPath, `${ctx.value} leaves the supplier's document root ('..' is not allowed).`);
+    }
+  });
 
 /** Money and other amounts: JSON numbers in requests (spec: "number in requests"). */
 export const amount = z.number().finite();
@@ -88,7 +109,8 @@ export const metadata = z
   .check((ctx) => {
     const seen = new Set<string>();
     ctx.value.forEach((item, index) => {
-      if (seen.has(item.key)) fail(ctx, Code.metadataHasDuplicateKeys, `metadata key ${item.key} appears more than once.`, [index, 'key']);
+      if (seen.has(item.key))
+        fail(ctx, Code.metadataHasDuplicateKeys, `metadata key ${item.key} appears more than once.`, [index, 'key']);
       seen.add(item.key);
     });
   });

@@ -11,7 +11,14 @@ const importSupplier = z.string().min(1).max(255);
 const externalAccountNumber = z.string().min(1).max(128);
 
 /** Real platform's payment instruction types (real-platform-notes §2.4); the spec lists CARD. */
-export const PAYMENT_INSTRUCTION_TYPES = ['BPAY', 'CARD', 'CUSTOM', 'DIRECT_DEBIT', 'GMO_REFUND', 'PAYMENT_SLIP'] as const;
+export const PAYMENT_INSTRUCTION_TYPES = [
+  'BPAY',
+  'CARD',
+  'CUSTOM',
+  'DIRECT_DEBIT',
+  'GMO_REFUND',
+  'PAYMENT_SLIP',
+] as const;
 
 /** POST /v2/data-import/accounts/validate/ and POST /v2/data-import/accounts/ */
 export const accountRequestSchema = z.strictObject({ payload: accountPayloadSchema });

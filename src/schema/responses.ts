@@ -3,10 +3,23 @@ import { z } from 'zod';
 // Response bodies as the spec gives them ("Endpoints", "Errors"). Objects are loose: the spec
 // says existing endpoints may gain fields, so unknown response fields are accepted.
 
-export const V2_STATUSES = ['PENDING', 'IN_PROGRESS', 'PROCESSED', 'CANCELLED', 'ERRORED', 'DRY_RUN_SUCCEEDED', 'DRY_RUN_ERRORED'] as const;
+export const V2_STATUSES = [
+  'PENDING',
+  'IN_PROGRESS',
+  'PROCESSED',
+  'CANCELLED',
+  'ERRORED',
+  'DRY_RUN_SUCCEEDED',
+  'DRY_RUN_ERRORED',
+] as const;
 export const V1_STATUSES = ['UNKNOWN', 'COMPLETED', 'IN_PROGRESS'] as const;
 export const NOTE_STATUSES = ['NOTE_CREATION_SUCCESS', 'NOTE_ALREADY_EXISTS'] as const;
-export const TRANSACTION_STATUSES = ['TRANSACTION_ADDED_TO_ACCOUNT', 'TRANSACTION_ALREADY_EXISTS', 'TRANSACTION_IMPORT_SUCCESS', 'TRANSACTION_IMPORT_ERROR'] as const;
+export const TRANSACTION_STATUSES = [
+  'TRANSACTION_ADDED_TO_ACCOUNT',
+  'TRANSACTION_ALREADY_EXISTS',
+  'TRANSACTION_IMPORT_SUCCESS',
+  'TRANSACTION_IMPORT_ERROR',
+] as const;
 
 export type V2Status = (typeof V2_STATUSES)[number];
 export type V1Status = (typeof V1_STATUSES)[number];
@@ -47,7 +60,9 @@ export const notesCreatedSchema = z.array(
 
 /** 201 of transactions create. */
 export const transactionsCreatedSchema = z.looseObject({
-  results: z.array(z.looseObject({ status: z.enum(TRANSACTION_STATUSES), transaction_data: z.record(z.string(), z.unknown()) })),
+  results: z.array(
+    z.looseObject({ status: z.enum(TRANSACTION_STATUSES), transaction_data: z.record(z.string(), z.unknown()) }),
+  ),
 });
 
 /** 400 of transactions create when a transaction fails to import. */

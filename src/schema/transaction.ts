@@ -6,8 +6,20 @@ import { amount, date } from './primitives.js';
 // `tax_type` are tenant-specific open lists and stay free text.
 export const TRANSACTION_TYPES = ['CHARGE', 'CREDIT', 'PAYMENT', 'REPAYMENT', 'SUPPLY_CHARGE'] as const;
 export const PAYMENT_TYPES = [
-  'DEBIT_CARD', 'CREDIT_CARD', 'DD_REGULAR_COLLECTION', 'DIRECT_CREDIT', 'DD_FIRST_COLLECTION',
-  'DD_RE_PRESENTATION', 'DD_FINAL_COLLECTION', 'CHEQUE', 'BACS_DEPOSIT', 'BACS', 'CASH', 'BPAY', 'EFT', 'CARD_REFUND',
+  'DEBIT_CARD',
+  'CREDIT_CARD',
+  'DD_REGULAR_COLLECTION',
+  'DIRECT_CREDIT',
+  'DD_FIRST_COLLECTION',
+  'DD_RE_PRESENTATION',
+  'DD_FINAL_COLLECTION',
+  'CHEQUE',
+  'BACS_DEPOSIT',
+  'BACS',
+  'CASH',
+  'BPAY',
+  'EFT',
+  'CARD_REFUND',
 ] as const;
 export const TAX_UNIT_TYPES = ['PROPORTION', 'CURRENCY_PER_KWH'] as const;
 

@@ -53,11 +53,18 @@ export function validateAccountRequest(body: unknown, options: ValidationOptions
 
 export function validateNotesRequest(body: unknown): ValidationIssue[] {
   const notes = asList(asObject(body)?.['notes']);
-  return run(notesRequestSchema, body, notes.flatMap((note, index) => noteRules(note, attrOf('notes', index))));
+  return run(
+    notesRequestSchema,
+    body,
+    notes.flatMap((note, index) => noteRules(note, attrOf('notes', index))),
+  );
 }
 
 export function validateTransactionsRequest(body: unknown, options: ValidationOptions = {}): ValidationIssue[] {
-  const items = asList(asObject(body)?.['transactions']).map((item, index) => ({ item, attr: attrOf('transactions', index) }));
+  const items = asList(asObject(body)?.['transactions']).map((item, index) => ({
+    item,
+    attr: attrOf('transactions', index),
+  }));
   return run(transactionsRequestSchema, body, transactionListRules(items, todayOf(options)));
 }
 

@@ -15,7 +15,9 @@ export type ToWorker =
   | { type: 'credit'; id: number }
   | { type: 'close'; id: number };
 
-export type SerializedError = { kind: 'input'; file: string; line: number | undefined; message: string; code: string } | { kind: 'other'; message: string; stack: string | undefined };
+export type SerializedError =
+  | { kind: 'input'; file: string; line: number | undefined; message: string; code: string }
+  | { kind: 'other'; message: string; stack: string | undefined };
 
 export type FromWorker =
   | { type: 'rows'; id: number; batch: EncodedBatch; bytes: number }
@@ -40,7 +42,9 @@ export function encodeBatch(rows: CsvRow[]): EncodedBatch {
   // Exactly one separator between cells and between rows means no cell holds one.
   const separators = occurrences(text, US) + occurrences(text, RS);
   const expected = cells - rows.length + Math.max(0, rows.length - 1);
-  return separators === expected ? { text, json: false, lines } : { text: JSON.stringify(rows.map((row) => row.cells)), json: true, lines };
+  return separators === expected
+    ? { text, json: false, lines }
+    : { text: JSON.stringify(rows.map((row) => row.cells)), json: true, lines };
 }
 
 function occurrences(text: string, char: string): number {
@@ -51,14 +55,22 @@ function occurrences(text: string, char: string): number {
 
 export function decodeBatch(batch: EncodedBatch): CsvRow[] {
   if (batch.lines.length === 0) return [];
-  const cells: string[][] = batch.json ? (JSON.parse(batch.text) as string[][]) : batch.text.split(RS).map((row) => row.split(US));
+  const cells: string[][] = batch.json
+    ? (JSON.parse(batch.text) as string[][])
+    : batch.text.split(RS).map((row) => row.split(US));
   return cells.map((row, index) => ({ line: batch.lines[index] ?? 0, cells: row }));
 }
 
 export function serializeError(error: unknown): SerializedError {
   if (error instanceof InputError) {
     const prefix = `${error.line === undefined ? error.file : `${error.file}:${error.line}`}: `;
-    return { kind: 'input', file: error.file, line: error.line, message: error.message.slice(prefix.length), code: error.code };
+    return {
+      kind: 'input',
+      file: error.file,
+      line: error.line,
+      message: error.message.slice(prefix.length),
+      code: error.code,
+    };
   }
   const plain = error instanceof Error ? error : new Error(String(error));
   return { kind: 'other', message: plain.message, stack: plain.stack };

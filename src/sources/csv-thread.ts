@@ -1,7 +1,13 @@
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { readCsv, type CsvOptions, type CsvRow } from './csv.js';
-import { decodeBatch, deserializeError, ROWS_PER_BATCH, type FromWorker, type ToWorker } from './csv-thread-protocol.js';
+import {
+  decodeBatch,
+  deserializeError,
+  ROWS_PER_BATCH,
+  type FromWorker,
+  type ToWorker,
+} from './csv-thread-protocol.js';
 
 // CSV files parsed on a second core (issue 4: validate at half of bare csv-parse's speed): one
 // worker thread per process, started on first use, parses every open file (several at once for
@@ -23,10 +29,13 @@ function useThread(): boolean {
 
 function thread(): Worker {
   if (worker) return worker;
-  const started = new Worker(new URL('./csv-thread-worker.js', import.meta.url), { resourceLimits: { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 64 } });
+  const started = new Worker(new URL('./csv-thread-worker.js', import.meta.url), {
+    resourceLimits: { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 64 },
+  });
   const fail = (error: Error): void => {
     if (worker === started) worker = undefined;
-    for (const [id, listener] of listeners) listener({ type: 'error', id, error: { kind: 'other', message: error.message, stack: error.stack } });
+    for (const [id, listener] of listeners)
+      listener({ type: 'error', id, error: { kind: 'other', message: error.message, stack: error.stack } });
   };
   started.on('message', (message: FromWorker) => listeners.get(message.id)?.(message));
   started.on('error', fail);
@@ -42,7 +51,10 @@ function thread(): Worker {
  * InputErrors. `thread: false` parses in this thread even where the worker is used, to parse
  * two files at once (sort-file.ts reads every unsorted file before the join starts).
  */
-export async function* readCsvBatches(absolutePath: string, options: CsvOptions & { thread?: boolean }): AsyncGenerator<CsvRow[], void, undefined> {
+export async function* readCsvBatches(
+  absolutePath: string,
+  options: CsvOptions & { thread?: boolean },
+): AsyncGenerator<CsvRow[], void, undefined> {
   if (options.thread === false || !useThread()) {
     yield* batchesOf(readCsv(absolutePath, options));
     return;
@@ -61,7 +73,12 @@ export async function* readCsvBatches(absolutePath: string, options: CsvOptions 
   active += 1;
   let finished = false;
   try {
-    post({ type: 'open', id, absolutePath, options: { file: options.file, encoding: options.encoding, delimiter: options.delimiter } });
+    post({
+      type: 'open',
+      id,
+      absolutePath,
+      options: { file: options.file, encoding: options.encoding, delimiter: options.delimiter },
+    });
     for (let credit = 0; credit < CREDITS; credit += 1) post({ type: 'credit', id });
     for (;;) {
       while (inbox.length === 0) await new Promise<void>((resolve) => (wake = resolve));

@@ -20,7 +20,13 @@ export interface CsvOptions extends DecodeOptions {
 export async function* readCsv(absolutePath: string, options: CsvOptions): AsyncGenerator<CsvRow> {
   // No `info`: it costs a third of csv-parse's time. Lines are counted here instead: a row starts
   // one line after the previous row ends, plus the newlines inside its quoted cells.
-  const parser = parse({ bom: true, delimiter: options.delimiter, relax_column_count: true, skip_empty_lines: false, record_delimiter: ['\r\n', '\n'] });
+  const parser = parse({
+    bom: true,
+    delimiter: options.delimiter,
+    relax_column_count: true,
+    skip_empty_lines: false,
+    record_delimiter: ['\r\n', '\n'],
+  });
   const feed = (async () => {
     try {
       for await (const text of utf8Chunks(absolutePath, options)) {
@@ -55,7 +61,13 @@ export async function* readCsv(absolutePath: string, options: CsvOptions): Async
     }
   } catch (error) {
     if (!(error instanceof CsvError)) throw error;
-    throw new InputError(options.file, await csvErrorLine(absolutePath, options, error, line), `cannot be parsed as CSV: ${plainCsvMessage(error)}`, 'input_unparseable', error);
+    throw new InputError(
+      options.file,
+      await csvErrorLine(absolutePath, options, error, line),
+      `cannot be parsed as CSV: ${plainCsvMessage(error)}`,
+      'input_unparseable',
+      error,
+    );
   } finally {
     parser.destroy();
     await feed;

@@ -7,8 +7,13 @@ import { InputError } from '../errors.js';
 // guess, never hide). The error names the line where the first bad byte sits.
 
 const ENCODING_LABELS: Record<string, string> = {
-  utf8: 'utf-8', 'utf-8': 'utf-8', latin1: 'windows-1252', 'iso-8859-1': 'windows-1252',
-  'windows-1252': 'windows-1252', cp1252: 'windows-1252', 'utf-16le': 'utf-16le',
+  utf8: 'utf-8',
+  'utf-8': 'utf-8',
+  latin1: 'windows-1252',
+  'iso-8859-1': 'windows-1252',
+  'windows-1252': 'windows-1252',
+  cp1252: 'windows-1252',
+  'utf-16le': 'utf-16le',
 };
 
 export interface DecodeOptions {
@@ -39,7 +44,8 @@ export async function* utf8Chunks(absolutePath: string, options: DecodeOptions):
     yield* checkedUtf8Bytes(absolutePath, options);
     return;
   }
-  for await (const chunk of checkedChunks(absolutePath, options)) yield chunk.utf8 ? chunk.bytes : Buffer.from(chunk.text, 'utf8');
+  for await (const chunk of checkedChunks(absolutePath, options))
+    yield chunk.utf8 ? chunk.bytes : Buffer.from(chunk.text, 'utf8');
 }
 
 function labelOf(encoding: string): string {
@@ -92,7 +98,10 @@ async function* checkedUtf8Bytes(absolutePath: string, options: DecodeOptions): 
   throw new InputError(options.file, undefined, `is not valid ${options.encoding} text.`, 'input_bad_encoding');
 }
 
-async function* checkedChunks(absolutePath: string, options: DecodeOptions): AsyncGenerator<{ text: string; bytes: Buffer; utf8: boolean }> {
+async function* checkedChunks(
+  absolutePath: string,
+  options: DecodeOptions,
+): AsyncGenerator<{ text: string; bytes: Buffer; utf8: boolean }> {
   const label = labelOf(options.encoding);
   const decoder = new TextDecoder(label, { fatal: true, ignoreBOM: false });
   const checkNul = label !== 'utf-16le';
@@ -108,12 +117,23 @@ async function* checkedChunks(absolutePath: string, options: DecodeOptions): Asy
       } catch (error) {
         const loose = new TextDecoder(label).decode(chunk);
         const at = linesBefore + countNewlines(loose, Math.max(0, loose.indexOf('\uFFFD'))) + 1;
-        throw new InputError(options.file, at, `is not valid ${options.encoding} text. If the export uses another encoding (latin1, windows-1252), set "encoding" in the mapping file.`, 'input_bad_encoding', error);
+        throw new InputError(
+          options.file,
+          at,
+          `is not valid ${options.encoding} text. If the export uses another encoding (latin1, windows-1252), set "encoding" in the mapping file.`,
+          'input_bad_encoding',
+          error,
+        );
       }
       if (checkNul) {
         const nul = text.indexOf('\u0000');
         if (nul !== -1) {
-          throw new InputError(options.file, linesBefore + countNewlines(text, nul) + 1, 'holds binary data (a NUL byte); an export file must be CSV, JSON or NDJSON text.', 'input_binary');
+          throw new InputError(
+            options.file,
+            linesBefore + countNewlines(text, nul) + 1,
+            'holds binary data (a NUL byte); an export file must be CSV, JSON or NDJSON text.',
+            'input_binary',
+          );
         }
       }
       linesBefore += countNewlines(text);
@@ -125,10 +145,22 @@ async function* checkedChunks(absolutePath: string, options: DecodeOptions): Asy
   } catch (error) {
     if (error instanceof InputError) throw error;
     if (error instanceof TypeError) {
-      throw new InputError(options.file, linesBefore + 1, `ends inside a multi-byte character: not valid ${options.encoding} text.`, 'input_bad_encoding', error);
+      throw new InputError(
+        options.file,
+        linesBefore + 1,
+        `ends inside a multi-byte character: not valid ${options.encoding} text.`,
+        'input_bad_encoding',
+        error,
+      );
     }
     const code = (error as NodeJS.ErrnoException).code;
-    throw new InputError(options.file, undefined, `cannot be read (${code ?? (error as Error).message}).`, 'input_unreadable', error);
+    throw new InputError(
+      options.file,
+      undefined,
+      `cannot be read (${code ?? (error as Error).message}).`,
+      'input_unreadable',
+      error,
+    );
   } finally {
     stream.destroy();
   }

@@ -27,8 +27,15 @@ export async function findExportFiles(dir: string): Promise<ExportFiles> {
   let names: string[];
   try {
     const info = await stat(dir);
-    if (!info.isDirectory()) throw new UsageError(`${dir} is not a directory; give the export directory (the one holding accounts.csv).`, 'export_dir_not_directory');
-    names = (await readdir(dir, { withFileTypes: true })).filter((entry) => entry.isFile()).map((entry) => entry.name).sort();
+    if (!info.isDirectory())
+      throw new UsageError(
+        `${dir} is not a directory; give the export directory (the one holding accounts.csv).`,
+        'export_dir_not_directory',
+      );
+    names = (await readdir(dir, { withFileTypes: true }))
+      .filter((entry) => entry.isFile())
+      .map((entry) => entry.name)
+      .sort();
   } catch (error) {
     if (error instanceof UsageError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
@@ -45,13 +52,23 @@ export async function findExportFiles(dir: string): Promise<ExportFiles> {
     }
     const earlier = byKind.get(classified.kind);
     if (earlier) {
-      throw new InputError(name, undefined, `and ${earlier.file} both hold ${classified.kind} records; keep one of them (one format per base name).`, 'input_two_formats');
+      throw new InputError(
+        name,
+        undefined,
+        `and ${earlier.file} both hold ${classified.kind} records; keep one of them (one format per base name).`,
+        'input_two_formats',
+      );
     }
     const absolutePath = path.join(dir, name);
     byKind.set(classified.kind, { ...classified, file: name, absolutePath, bytes: (await stat(absolutePath)).size });
   }
   if (!byKind.has('accounts')) {
-    throw new InputError(dir, undefined, 'has no accounts file (accounts.csv, accounts.json or accounts.ndjson); it is the one file an export must have.', 'input_no_accounts');
+    throw new InputError(
+      dir,
+      undefined,
+      'has no accounts file (accounts.csv, accounts.json or accounts.ndjson); it is the one file an export must have.',
+      'input_no_accounts',
+    );
   }
   // Accounts first, then the order of FILE_KINDS, so that joins see their parents first.
   const files = FILE_KINDS.flatMap((kind) => byKind.get(kind) ?? []);

@@ -12,7 +12,12 @@ export interface JsonRecord {
 
 function asRecord(file: string, line: number, value: unknown, what: string): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new InputError(file, line, `${what} is not a JSON object; every record must be an object such as {"external_account_number": "..."}.`, 'input_unparseable');
+    throw new InputError(
+      file,
+      line,
+      `${what} is not a JSON object; every record must be an object such as {"external_account_number": "..."}.`,
+      'input_unparseable',
+    );
   }
   return value as Record<string, unknown>;
 }
@@ -22,7 +27,13 @@ function parseElement(file: string, line: number, text: string, what: string): R
     return asRecord(file, line, JSON.parse(text), what);
   } catch (error) {
     if (error instanceof InputError) throw error;
-    throw new InputError(file, line, `${what} is not valid JSON (${(error as Error).message}).`, 'input_unparseable', error);
+    throw new InputError(
+      file,
+      line,
+      `${what} is not valid JSON (${(error as Error).message}).`,
+      'input_unparseable',
+      error,
+    );
   }
 }
 
@@ -40,7 +51,16 @@ interface ArrayScan {
 
 /** Yields each element of a top-level JSON array of objects. */
 export async function* readJsonArray(absolutePath: string, options: DecodeOptions): AsyncGenerator<JsonRecord> {
-  const scan: ArrayScan = { state: 'start', depth: 0, inString: false, escaped: false, line: 1, startLine: 1, buffer: '', count: 0 };
+  const scan: ArrayScan = {
+    state: 'start',
+    depth: 0,
+    inString: false,
+    escaped: false,
+    line: 1,
+    startLine: 1,
+    buffer: '',
+    count: 0,
+  };
   let first = true;
   for await (let text of decodeFile(absolutePath, options)) {
     if (first && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
@@ -48,7 +68,10 @@ export async function* readJsonArray(absolutePath: string, options: DecodeOption
     yield* scanChunk(options.file, scan, text);
   }
   if (scan.state !== 'end') {
-    const what = scan.state === 'start' ? 'is empty: expected a JSON array of records' : 'ends before its JSON array is closed (truncated file?)';
+    const what =
+      scan.state === 'start'
+        ? 'is empty: expected a JSON array of records'
+        : 'ends before its JSON array is closed (truncated file?)';
     throw new InputError(options.file, scan.line, what, 'input_unparseable');
   }
 }
@@ -81,7 +104,13 @@ function* scanChunk(file: string, scan: ArrayScan, text: string): Generator<Json
     }
     if (char === 32 || char === 9 || char === 10 || char === 13) continue;
     if (scan.state === 'start') {
-      if (char !== 91) throw new InputError(file, scan.line, 'is not a JSON array: a .json export file must hold [ {record}, {record}, ... ] (use .ndjson for one object per line).', 'input_unparseable');
+      if (char !== 91)
+        throw new InputError(
+          file,
+          scan.line,
+          'is not a JSON array: a .json export file must hold [ {record}, {record}, ... ] (use .ndjson for one object per line).',
+          'input_unparseable',
+        );
       scan.state = 'between';
     } else if (scan.state === 'between') {
       if (char === 44) continue;
@@ -89,7 +118,8 @@ function* scanChunk(file: string, scan: ArrayScan, text: string): Generator<Json
         scan.state = 'end';
         continue;
       }
-      if (char !== 123) throw new InputError(file, scan.line, `record ${scan.count + 1} is not a JSON object.`, 'input_unparseable');
+      if (char !== 123)
+        throw new InputError(file, scan.line, `record ${scan.count + 1} is not a JSON object.`, 'input_unparseable');
       scan.state = 'element';
       scan.depth = 1;
       scan.startLine = scan.line;

@@ -31,9 +31,13 @@ async function imported(externalAccountNumber: string): Promise<string> {
 describe('account endpoints (v2)', () => {
   it('validate: valid, and invalid with the service issue items', async () => {
     expect(await client.validateAccount(account('V-1'))).toEqual({ kind: 'valid' });
-    const outcome = await client.validateAccount(account('V-2', { customers: [{ family_name: 'Smith', mobile: 'abcde' }] }));
+    const outcome = await client.validateAccount(
+      account('V-2', { customers: [{ family_name: 'Smith', mobile: 'abcde' }] }),
+    );
     expect(outcome.kind).toBe('invalid');
-    expect(outcome.kind === 'invalid' && outcome.errors).toContainEqual(expect.objectContaining({ attr: 'customers.0.mobile', code: 'invalid_phone_number' }));
+    expect(outcome.kind === 'invalid' && outcome.errors).toContainEqual(
+      expect.objectContaining({ attr: 'customers.0.mobile', code: 'invalid_phone_number' }),
+    );
     expect(harness.sandbox.inspect.account('ACME', 'V-1')).toBeUndefined();
   });
 
@@ -45,7 +49,10 @@ describe('account endpoints (v2)', () => {
       expect(again).toMatchObject({ kind: 'in_progress' });
       slow.sandbox.control.settleAll();
       const number = slow.sandbox.inspect.account('ACME', 'C-1')?.platformAccountNumber;
-      expect(await slow.client.createAccount(account('C-1'))).toEqual({ kind: 'already_imported', platformAccountNumber: number });
+      expect(await slow.client.createAccount(account('C-1'))).toEqual({
+        kind: 'already_imported',
+        platformAccountNumber: number,
+      });
       const invalid = await slow.client.createAccount(account('C-2', { billing_email: 'not-an-email' }));
       expect(invalid).toMatchObject({ kind: 'invalid', errors: [expect.objectContaining({ attr: 'billing_email' })] });
       expect(slow.sandbox.inspect.account('ACME', 'C-1')?.createRequestsAccepted).toBe(1);
@@ -80,7 +87,10 @@ describe('account endpoints (v2)', () => {
 describe('status and listing endpoints (v1)', () => {
   it('transfer status: COMPLETED with the account number; null when unknown', async () => {
     const number = await imported('T-1');
-    expect(await client.getTransferStatus('ACME', 'T-1')).toMatchObject({ status: 'COMPLETED', platform_account_number: number });
+    expect(await client.getTransferStatus('ACME', 'T-1')).toMatchObject({
+      status: 'COMPLETED',
+      platform_account_number: number,
+    });
     expect(await client.getTransferStatus('ACME', 'T-unknown')).toBeNull();
   });
 
@@ -94,7 +104,9 @@ describe('status and listing endpoints (v1)', () => {
       const all = await slow.client.listAllImports('ACME');
       expect(all.map((item) => item.external_account_number).sort()).toEqual(['L-done', 'L-early', 'L-pending-2']);
       const pending = await slow.client.listPendingImports('ACME');
-      expect(pending).toEqual([{ external_account_number: 'L-pending-2', platform_account_number: null, account_created_at: null }]);
+      expect(pending).toEqual([
+        { external_account_number: 'L-pending-2', platform_account_number: null, account_created_at: null },
+      ]);
       const importedList = await slow.client.listImportedAccounts('ACME');
       expect(importedList.map((item) => item.external_account_number).sort()).toEqual(['L-done', 'L-early']);
       expect(importedList.every((item) => /^A-/.test(item.platform_account_number ?? ''))).toBe(true);
@@ -113,64 +125,144 @@ describe('status and listing endpoints (v1)', () => {
 describe('post-import endpoints (v1)', () => {
   it('notes: created, then NOTE_ALREADY_EXISTS on a resend; invalid; NotFoundError before import', async () => {
     await imported('N-1');
-    const request = { import_supplier: 'ACME', external_account_number: 'N-1', notes: [{ body: 'Moved from legacy system.' }] };
-    expect(await client.createNotes(request)).toMatchObject({ kind: 'created', results: [{ status: 'NOTE_CREATION_SUCCESS', body: 'Moved from legacy system.' }] });
-    expect(await client.createNotes(request)).toMatchObject({ kind: 'created', results: [{ status: 'NOTE_ALREADY_EXISTS' }] });
+    const request = {
+      import_supplier: 'ACME',
+      external_account_number: 'N-1',
+      notes: [{ body: 'Moved from legacy system.' }],
+    };
+    expect(await client.createNotes(request)).toMatchObject({
+      kind: 'created',
+      results: [{ status: 'NOTE_CREATION_SUCCESS', body: 'Moved from legacy system.' }],
+    });
+    expect(await client.createNotes(request)).toMatchObject({
+      kind: 'created',
+      results: [{ status: 'NOTE_ALREADY_EXISTS' }],
+    });
     expect(harness.sandbox.inspect.account('ACME', 'N-1')?.notes.filter((note) => !note.bySandbox)).toHaveLength(1);
     const invalid = await client.createNotes({ ...request, notes: [{ is_pinned: true }] });
     expect(invalid.kind).toBe('invalid');
-    const missing = await client.createNotes({ ...request, external_account_number: 'N-none' }).catch((caught: unknown) => caught);
+    const missing = await client
+      .createNotes({ ...request, external_account_number: 'N-none' })
+      .catch((caught: unknown) => caught);
     expect(missing).toBeInstanceOf(NotFoundError);
   });
 
   it('transactions: added, then TRANSACTION_ALREADY_EXISTS; both query flags sent; import error names the transaction', async () => {
     await imported('X-1');
-    const transaction = { transaction_id: 'tx-1', transaction_date: today(), amount: 12.5, type: 'CHARGE' as const, reason: 'IMPORTED_CHARGE' };
+    const transaction = {
+      transaction_id: 'tx-1',
+      transaction_date: today(),
+      amount: 12.5,
+      type: 'CHARGE' as const,
+      reason: 'IMPORTED_CHARGE',
+    };
     const request = { import_supplier: 'ACME', external_account_number: 'X-1', transactions: [transaction] };
     const first = await client.createTransactions(request);
-    expect(first).toMatchObject({ kind: 'created', results: [{ status: 'TRANSACTION_ADDED_TO_ACCOUNT', transaction_data: { amount: '12.50' } }] });
-    expect(await client.createTransactions(request)).toMatchObject({ kind: 'created', results: [{ status: 'TRANSACTION_ALREADY_EXISTS' }] });
-    const log = harness.sandbox.inspect.requests().filter((entry) => entry.path === '/v1/data-import/transactions/create/');
+    expect(first).toMatchObject({
+      kind: 'created',
+      results: [{ status: 'TRANSACTION_ADDED_TO_ACCOUNT', transaction_data: { amount: '12.50' } }],
+    });
+    expect(await client.createTransactions(request)).toMatchObject({
+      kind: 'created',
+      results: [{ status: 'TRANSACTION_ALREADY_EXISTS' }],
+    });
+    const log = harness.sandbox.inspect
+      .requests()
+      .filter((entry) => entry.path === '/v1/data-import/transactions/create/');
     expect(log.at(-1)?.query).toBe('check_previously_added=true&force_add_to_current_statement=true');
     const old = { ...transaction, transaction_id: 'tx-old', transaction_date: '2020-01-01' };
-    const failed = await client.createTransactions({ ...request, transactions: [old] }, { force_add_to_current_statement: false });
+    const failed = await client.createTransactions(
+      { ...request, transactions: [old] },
+      { force_add_to_current_statement: false },
+    );
     expect(failed).toMatchObject({ kind: 'import_error', transactionData: { transaction_id: 'tx-old' } });
-    expect(harness.sandbox.inspect.requests().at(-1)?.query).toBe('check_previously_added=true&force_add_to_current_statement=false');
-    expect(harness.sandbox.inspect.account('ACME', 'X-1')?.transactions.map((item) => item.transactionId)).toEqual(['tx-1']);
+    expect(harness.sandbox.inspect.requests().at(-1)?.query).toBe(
+      'check_previously_added=true&force_add_to_current_statement=false',
+    );
+    expect(harness.sandbox.inspect.account('ACME', 'X-1')?.transactions.map((item) => item.transactionId)).toEqual([
+      'tx-1',
+    ]);
   });
 
   it('historical statements: created, then already_exists on a resend; invalid', async () => {
     await imported('H-1');
-    const statement = { statement_id: 'st-1', bill_period_from_date: '2026-01-01', bill_period_to_date: '2026-01-31', issued_date: '2026-02-02', gross_amount: 4200 };
+    const statement = {
+      statement_id: 'st-1',
+      bill_period_from_date: '2026-01-01',
+      bill_period_to_date: '2026-01-31',
+      issued_date: '2026-02-02',
+      gross_amount: 4200,
+    };
     const request = { import_supplier: 'ACME', external_account_number: 'H-1', statements: [statement] };
-    expect(await client.createHistoricalStatements(request)).toMatchObject({ kind: 'created', statements: [{ statement_id: 'st-1' }] });
+    expect(await client.createHistoricalStatements(request)).toMatchObject({
+      kind: 'created',
+      statements: [{ statement_id: 'st-1' }],
+    });
     expect(await client.createHistoricalStatements(request)).toMatchObject({ kind: 'already_exists' });
-    const invalid = await client.createHistoricalStatements({ ...request, statements: [{ ...statement, statement_id: 'st-2', bill_period_to_date: '2025-01-01' }] });
+    const invalid = await client.createHistoricalStatements({
+      ...request,
+      statements: [{ ...statement, statement_id: 'st-2', bill_period_to_date: '2025-01-01' }],
+    });
     expect(invalid.kind).toBe('invalid');
     expect(harness.sandbox.inspect.account('ACME', 'H-1')?.historicalStatements).toHaveLength(1);
   });
 
   it('payment instruction: created; FAIL- refused (400, not resent); FLAKY- resent as is after its 500', async () => {
     const number = await imported('P-1');
-    const request = { import_supplier: 'ACME', external_account_number: 'P-1', vendor: 'STRIPE', type: 'CARD' as const };
-    expect(await client.createPaymentInstruction({ ...request, reference: 'pi-1' })).toEqual({ kind: 'created', platformAccountNumber: number, reference: 'pi-1' });
+    const request = {
+      import_supplier: 'ACME',
+      external_account_number: 'P-1',
+      vendor: 'STRIPE',
+      type: 'CARD' as const,
+    };
+    expect(await client.createPaymentInstruction({ ...request, reference: 'pi-1' })).toEqual({
+      kind: 'created',
+      platformAccountNumber: number,
+      reference: 'pi-1',
+    });
     const sentBefore = harness.sandbox.inspect.requestCount();
     const refused = await client.createPaymentInstruction({ ...request, reference: 'FAIL-1' });
-    expect(refused).toMatchObject({ kind: 'refused', errors: [expect.objectContaining({ code: 'payment_vendor_failed' })] });
+    expect(refused).toMatchObject({
+      kind: 'refused',
+      errors: [expect.objectContaining({ code: 'payment_vendor_failed' })],
+    });
     expect(refused.kind === 'refused' && refused.detail).toMatch(/no instruction/);
     expect(harness.sandbox.inspect.requestCount() - sentBefore).toBe(1);
-    expect(await client.createPaymentInstruction({ ...request, reference: 'FLAKY-1' })).toMatchObject({ kind: 'created', reference: 'FLAKY-1' });
-    expect(harness.events).toContainEqual(expect.objectContaining({ type: 'retry', endpoint: 'createPaymentInstruction', code: 'server_error', status: 500, ambiguous: false }));
-    expect(harness.sandbox.inspect.account('ACME', 'P-1')?.paymentInstructions.map((item) => item.reference)).toEqual(['pi-1', 'FLAKY-1']);
+    expect(await client.createPaymentInstruction({ ...request, reference: 'FLAKY-1' })).toMatchObject({
+      kind: 'created',
+      reference: 'FLAKY-1',
+    });
+    expect(harness.events).toContainEqual(
+      expect.objectContaining({
+        type: 'retry',
+        endpoint: 'createPaymentInstruction',
+        code: 'server_error',
+        status: 500,
+        ambiguous: false,
+      }),
+    );
+    expect(harness.sandbox.inspect.account('ACME', 'P-1')?.paymentInstructions.map((item) => item.reference)).toEqual([
+      'pi-1',
+      'FLAKY-1',
+    ]);
   });
 
   it('a supplier that is Paused: every write fails with the fatal SupplierNotOngoingError', async () => {
-    const error = await client.createAccount(account('Z-1', { import_supplier: 'PAUSED' })).catch((caught: unknown) => caught);
+    const error = await client
+      .createAccount(account('Z-1', { import_supplier: 'PAUSED' }))
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(SupplierNotOngoingError);
-    expect(error).toMatchObject({ code: 'supplier_not_ongoing', serviceCode: 'import_supplier_migration_not_ongoing', status: 400, fatal: true });
+    expect(error).toMatchObject({
+      code: 'supplier_not_ongoing',
+      serviceCode: 'import_supplier_migration_not_ongoing',
+      status: 400,
+      fatal: true,
+    });
     harness.sandbox.control.setSupplierStatus('ACME', 'Complete');
     try {
-      const notes = await client.createNotes({ import_supplier: 'ACME', external_account_number: 'N-1', notes: [{ body: 'late' }] }).catch((caught: unknown) => caught);
+      const notes = await client
+        .createNotes({ import_supplier: 'ACME', external_account_number: 'N-1', notes: [{ body: 'late' }] })
+        .catch((caught: unknown) => caught);
       expect(notes).toBeInstanceOf(SupplierNotOngoingError);
     } finally {
       harness.sandbox.control.setSupplierStatus('ACME', 'Ongoing');
@@ -184,7 +276,10 @@ describe('requests and options', () => {
     const payload = { ...account('U-1'), favourite_colour: 'blue' } as never;
     const error = await client.createAccount(payload).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(RequestRejectedError);
-    expect(error).toMatchObject({ code: 'invalid_request', issues: [expect.objectContaining({ attr: 'favourite_colour', code: 'unknown_field' })] });
+    expect(error).toMatchObject({
+      code: 'invalid_request',
+      issues: [expect.objectContaining({ attr: 'favourite_colour', code: 'unknown_field' })],
+    });
     expect(harness.sandbox.inspect.requestCount()).toBe(before);
   });
 
@@ -198,7 +293,8 @@ describe('requests and options', () => {
   });
 
   it('base URL: https, or http on loopback only', () => {
-    const make = (baseUrl: string) => () => createImportServiceClient({ baseUrl, credentials: { apiKey: 'key-123456' } });
+    const make = (baseUrl: string) => () =>
+      createImportServiceClient({ baseUrl, credentials: { apiKey: 'key-123456' } });
     expect(make('http://api.example.energy')).toThrow(UsageError);
     expect(make('http://api.example.energy')).toThrow(/https/);
     expect(make('ftp://127.0.0.1')).toThrow(UsageError);

@@ -28,16 +28,35 @@ async function migrateOne(client: ServiceClient, id: string, settleAll: () => vo
   settleAll();
   const base = { import_supplier: 'ACME', external_account_number: id };
   const notes = await client.createNotes({ ...base, notes: [{ body: `Note of ${id}` }] });
-  const transactions = await client.createTransactions({ ...base, transactions: [{ transaction_id: `${id}-t1`, transaction_date: today(), amount: 10, type: 'CHARGE', reason: 'IMPORTED_CHARGE' }] });
-  const statements = await client.createHistoricalStatements({ ...base, statements: [{ statement_id: `${id}-s1`, bill_period_from_date: '2026-01-01', bill_period_to_date: '2026-01-31' }] });
-  const instruction = await settle(client.createPaymentInstruction({ ...base, vendor: 'STRIPE', reference: `${id}-pi`, type: 'CARD' }));
+  const transactions = await client.createTransactions({
+    ...base,
+    transactions: [
+      { transaction_id: `${id}-t1`, transaction_date: today(), amount: 10, type: 'CHARGE', reason: 'IMPORTED_CHARGE' },
+    ],
+  });
+  const statements = await client.createHistoricalStatements({
+    ...base,
+    statements: [{ statement_id: `${id}-s1`, bill_period_from_date: '2026-01-01', bill_period_to_date: '2026-01-31' }],
+  });
+  const instruction = await settle(
+    client.createPaymentInstruction({ ...base, vendor: 'STRIPE', reference: `${id}-pi`, type: 'CARD' }),
+  );
   return { notes, transactions, statements, instruction };
 }
 
 describe('every fault mode on', () => {
   it('each account is created once and each post-import item exists once; only a payment instruction may stay ambiguous', async () => {
     harness = await startHarness(
-      { seed: 7, latencyMs: 2, jitterMs: 3, failRate: 0.1, rateLimitRate: 0.05, retryAfterSeconds: 0, dropRate: 0.05, ambiguousRate: 0.05 },
+      {
+        seed: 7,
+        latencyMs: 2,
+        jitterMs: 3,
+        failRate: 0.1,
+        rateLimitRate: 0.05,
+        retryAfterSeconds: 0,
+        dropRate: 0.05,
+        ambiguousRate: 0.05,
+      },
       { concurrency: 4, maxRetries: 10, rateLimitPauseMs: 20, recoveryIntervalMs: 50 },
     );
     const { sandbox, client, events } = harness;
@@ -49,8 +68,14 @@ describe('every fault mode on', () => {
     expect(events.some((event) => event.type === 'retry' && event.ambiguous)).toBe(true);
     expect(sandbox.inspect.maxInFlight()).toBeLessThanOrEqual(4);
     // A payment instruction is never resent after a lost answer (500s and 429s are).
-    expect(events.filter((event) => event.type === 'retry' && event.endpoint === 'createPaymentInstruction' && event.ambiguous)).toEqual([]);
-    expect(events.some((event) => event.type === 'retry' && event.endpoint === 'createAccount' && event.ambiguous)).toBe(true);
+    expect(
+      events.filter(
+        (event) => event.type === 'retry' && event.endpoint === 'createPaymentInstruction' && event.ambiguous,
+      ),
+    ).toEqual([]);
+    expect(
+      events.some((event) => event.type === 'retry' && event.endpoint === 'createAccount' && event.ambiguous),
+    ).toBe(true);
 
     results.forEach((result, index) => {
       const state = sandbox.inspect.account('ACME', ids[index] as string);
@@ -110,7 +135,10 @@ describe('concurrency and rate', () => {
     harness = await startHarness({}, { concurrency: 8, maxRequestsPerSecond: 40 });
     const { sandbox, client } = harness;
     await Promise.all(Array.from({ length: 50 }, (_, index) => client.getImportStatus('ACME', `R-${index}`)));
-    const starts = sandbox.inspect.requests().filter((entry) => entry.path.startsWith('/v2/')).map((entry) => entry.startedAt);
+    const starts = sandbox.inspect
+      .requests()
+      .filter((entry) => entry.path.startsWith('/v2/'))
+      .map((entry) => entry.startedAt);
     const busiest = Math.max(...starts.map((from) => starts.filter((at) => at >= from && at < from + 1000).length));
     expect(busiest).toBeLessThanOrEqual(41);
     expect(busiest).toBeGreaterThanOrEqual(35);
@@ -120,7 +148,9 @@ describe('concurrency and rate', () => {
   it('429s from a service rate limit slow the whole client down', async () => {
     harness = await startHarness({ maxRps: 50 }, { concurrency: 16, recoveryIntervalMs: 5000, maxRetries: 10 });
     const { sandbox, client, events } = harness;
-    const results = await Promise.all(Array.from({ length: 150 }, (_, index) => client.getImportStatus('ACME', `L-${index}`)));
+    const results = await Promise.all(
+      Array.from({ length: 150 }, (_, index) => client.getImportStatus('ACME', `L-${index}`)),
+    );
     expect(results.every((result) => result === null)).toBe(true);
     const cut = events.find((event) => event.type === 'limit_changed' && event.reason === 'rate_limited');
     expect(cut).toMatchObject({ previousConcurrencyLimit: 16, concurrencyLimit: 8 });
@@ -147,7 +177,9 @@ describe('tokens', () => {
     }
     expect(sandbox.inspect.requests().filter((entry) => entry.status === 401)).toEqual([]);
     const renewals = events.filter((event) => event.type === 'token_renewed');
-    expect(renewals.filter((event) => event.type === 'token_renewed' && event.reason === 'expiring').length).toBeGreaterThanOrEqual(3);
+    expect(
+      renewals.filter((event) => event.type === 'token_renewed' && event.reason === 'expiring').length,
+    ).toBeGreaterThanOrEqual(3);
     expect(renewals.every((event) => event.type === 'token_renewed' && event.reason !== 'unauthorized')).toBe(true);
   });
 
@@ -168,7 +200,9 @@ describe('tokens', () => {
     expect(await client.getImportStatus('ACME', 'U-1')).toBeNull();
     expect(await client.getImportStatus('ACME', 'U-2')).toBeNull();
     expect(sandbox.inspect.requests().map((entry) => entry.status)).toEqual([401, 200, 404, 404]);
-    expect(events.filter((event) => event.type === 'token_renewed')).toEqual([expect.objectContaining({ reason: 'unauthorized', via: 'api_key' })]);
+    expect(events.filter((event) => event.type === 'token_renewed')).toEqual([
+      expect.objectContaining({ reason: 'unauthorized', via: 'api_key' }),
+    ]);
   });
 
   it('a wrong API key: AuthenticationError (fatal), no REST request sent', async () => {

@@ -18,8 +18,20 @@ import { json, startScriptedServer, type Script, type ScriptedServer } from './h
 // The retry decision at work over real sockets: what is resent, how often, after how long, and
 // what is reported when the policy gives up.
 
-const status = { status: 'PENDING', platform_identifier: null, created_at: '2026-11-22T08:00:00+00:00', modified_at: '2026-11-22T08:00:00+00:00', latest_error: null };
-const instruction = { import_supplier: 'ACME', external_account_number: 'P-1', vendor: 'STRIPE', reference: 'pi-1', type: 'CARD' as const };
+const status = {
+  status: 'PENDING',
+  platform_identifier: null,
+  created_at: '2026-11-22T08:00:00+00:00',
+  modified_at: '2026-11-22T08:00:00+00:00',
+  latest_error: null,
+};
+const instruction = {
+  import_supplier: 'ACME',
+  external_account_number: 'P-1',
+  vendor: 'STRIPE',
+  reference: 'pi-1',
+  type: 'CARD' as const,
+};
 
 let server: ScriptedServer | undefined;
 let client: ServiceClient | undefined;
@@ -65,10 +77,18 @@ async function freePort(): Promise<number> {
 
 describe('network failures', () => {
   it('connection refused: never sent, resent up to the limit, then the last error with the attempt count', async () => {
-    const { client: c, events } = connect(`http://127.0.0.1:${await freePort()}`, { credentials: { token: 'pre-obtained-token' } });
+    const { client: c, events } = connect(`http://127.0.0.1:${await freePort()}`, {
+      credentials: { token: 'pre-obtained-token' },
+    });
     const error = await c.createPaymentInstruction(instruction).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(NetworkError);
-    expect(error).toMatchObject({ phase: 'not_sent', ambiguous: false, retryable: true, attempts: 4, endpoint: 'createPaymentInstruction' });
+    expect(error).toMatchObject({
+      phase: 'not_sent',
+      ambiguous: false,
+      retryable: true,
+      attempts: 4,
+      endpoint: 'createPaymentInstruction',
+    });
     expect(events.filter((event) => event.type === 'retry')).toHaveLength(3);
     expect(events.at(-1)).toMatchObject({ type: 'failed', code: 'network_error', attempts: 4, ambiguous: false });
   });
@@ -88,7 +108,10 @@ describe('network failures', () => {
   it("retry 'safe' and 'never' let the caller reconcile instead", async () => {
     const s = await serve((_request, _response, socket) => socket.destroy());
     const { client: c } = connect(s.url);
-    await expect(c.createAccount(account('R-2'), { retry: 'safe' })).rejects.toMatchObject({ ambiguous: true, attempts: 1 });
+    await expect(c.createAccount(account('R-2'), { retry: 'safe' })).rejects.toMatchObject({
+      ambiguous: true,
+      attempts: 1,
+    });
     await expect(c.getImportStatus('ACME', 'R-2', { retry: 'never' })).rejects.toMatchObject({ attempts: 1 });
     expect(s.rest()).toHaveLength(2);
   });
@@ -124,7 +147,14 @@ describe('answers', () => {
     expect(await c.getImportStatus('ACME', 'S-1')).toMatchObject({ status: 'PENDING' });
     expect(events).toContainEqual({ type: 'rate_limited', endpoint: 'getImportStatus', retryAfterMs: 2000 });
     expect(events).toContainEqual(expect.objectContaining({ type: 'retry', delayMs: 2000, code: 'rate_limited' }));
-    expect(events).toContainEqual(expect.objectContaining({ type: 'limit_changed', reason: 'rate_limited', concurrencyLimit: 4, previousConcurrencyLimit: 8 }));
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: 'limit_changed',
+        reason: 'rate_limited',
+        concurrencyLimit: 4,
+        previousConcurrencyLimit: 8,
+      }),
+    );
   });
 
   it('a body that does not match the spec is an UnexpectedResponseError naming the field', async () => {
@@ -149,7 +179,11 @@ describe('answers', () => {
 describe('cancellation', () => {
   it('an aborted signal stops the wait to resend; the error says the last attempt may have been applied', async () => {
     const s = await serve((_request, response) => json(response, 503, { detail: 'down' }));
-    const { client: c } = connect(s.url, { sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)), retry: { baseDelayMs: 60_000, maxDelayMs: 60_000 }, random: () => 0.99 });
+    const { client: c } = connect(s.url, {
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+      retry: { baseDelayMs: 60_000, maxDelayMs: 60_000 },
+      random: () => 0.99,
+    });
     const controller = new AbortController();
     const started = Date.now();
     const pending = c.createAccount(account('X-1'), { signal: controller.signal }).catch((caught: unknown) => caught);
@@ -193,9 +227,15 @@ describe('authentication', () => {
     expect(first?.headers.authorization).toMatch(/sig-1$/);
     expect(second?.headers.authorization).toMatch(/sig-2$/);
     expect(s.received.filter((request) => request.url === '/v1/graphql/')).toHaveLength(2);
-    expect(events.filter((event) => event.type === 'token_renewed').map((event) => event.type === 'token_renewed' && event.reason)).toEqual(['initial', 'unauthorized']);
+    expect(
+      events
+        .filter((event) => event.type === 'token_renewed')
+        .map((event) => event.type === 'token_renewed' && event.reason),
+    ).toEqual(['initial', 'unauthorized']);
     // the renewal used the refresh token, the key went out once
-    expect(JSON.parse(s.received.filter((request) => request.url === '/v1/graphql/')[1]?.body ?? '{}').variables.input).toEqual({ refreshToken: 'refresh-1-abcdef' });
+    expect(
+      JSON.parse(s.received.filter((request) => request.url === '/v1/graphql/')[1]?.body ?? '{}').variables.input,
+    ).toEqual({ refreshToken: 'refresh-1-abcdef' });
   });
 
   it('a 401 with the fresh token too: AuthenticationError, fatal, after exactly two requests', async () => {

@@ -16,7 +16,12 @@ import {
 import { errorFromResponse, failureKindOf, issuesFromBody, type MapContext } from '../../src/api/map-response.js';
 import { ExitCode, MigrateError } from '../../src/errors.js';
 
-const read: MapContext = { endpoint: 'getImportStatus', write: false, serverErrorMeansNotApplied: false, now: Date.parse('2026-11-22T08:00:00Z') };
+const read: MapContext = {
+  endpoint: 'getImportStatus',
+  write: false,
+  serverErrorMeansNotApplied: false,
+  now: Date.parse('2026-11-22T08:00:00Z'),
+};
 const write: MapContext = { ...read, endpoint: 'createAccount', write: true };
 
 const validationBody = {
@@ -27,15 +32,86 @@ const validationBody = {
 
 describe('errorFromResponse: one function maps an answer to its class', () => {
   // [status, body, headers, context, class, code, retryable, ambiguous, fatal]
-  type Row = [number, unknown, Record<string, string>, MapContext, new (...args: never[]) => ApiError, string, boolean, boolean, boolean];
+  type Row = [
+    number,
+    unknown,
+    Record<string, string>,
+    MapContext,
+    new (...args: never[]) => ApiError,
+    string,
+    boolean,
+    boolean,
+    boolean,
+  ];
   const table: Row[] = [
     [400, validationBody, {}, write, ValidationFailedError, 'validation_failed', false, false, false],
-    [400, { non_field_errors: { detail: 'already', code: 'account_import_process_already_imported' }, account_id: 'A-12345678' }, {}, write, AlreadyImportedError, 'already_imported', false, false, false],
-    [400, { detail: 'paused', code: 'import_supplier_migration_not_ongoing' }, {}, write, SupplierNotOngoingError, 'supplier_not_ongoing', false, false, true],
-    [400, { detail: 'no such supplier', code: 'invalid_import_supplier' }, {}, read, SupplierNotOngoingError, 'supplier_not_ongoing', false, false, true],
-    [400, { detail: 'x', code: 'account_failed_validation', errors: [{ attr: 'import_supplier', code: 'import_supplier_migration_not_ongoing', detail: 'paused' }] }, {}, write, SupplierNotOngoingError, 'supplier_not_ongoing', false, false, true],
+    [
+      400,
+      {
+        non_field_errors: { detail: 'already', code: 'account_import_process_already_imported' },
+        account_id: 'A-12345678',
+      },
+      {},
+      write,
+      AlreadyImportedError,
+      'already_imported',
+      false,
+      false,
+      false,
+    ],
+    [
+      400,
+      { detail: 'paused', code: 'import_supplier_migration_not_ongoing' },
+      {},
+      write,
+      SupplierNotOngoingError,
+      'supplier_not_ongoing',
+      false,
+      false,
+      true,
+    ],
+    [
+      400,
+      { detail: 'no such supplier', code: 'invalid_import_supplier' },
+      {},
+      read,
+      SupplierNotOngoingError,
+      'supplier_not_ongoing',
+      false,
+      false,
+      true,
+    ],
+    [
+      400,
+      {
+        detail: 'x',
+        code: 'account_failed_validation',
+        errors: [{ attr: 'import_supplier', code: 'import_supplier_migration_not_ongoing', detail: 'paused' }],
+      },
+      {},
+      write,
+      SupplierNotOngoingError,
+      'supplier_not_ongoing',
+      false,
+      false,
+      true,
+    ],
     // an unknown supplier named by one record is that record's problem
-    [400, { detail: 'x', code: 'invalid', errors: [{ attr: 'import_supplier', code: 'invalid_import_supplier', detail: 'unknown' }] }, {}, write, ValidationFailedError, 'validation_failed', false, false, false],
+    [
+      400,
+      {
+        detail: 'x',
+        code: 'invalid',
+        errors: [{ attr: 'import_supplier', code: 'invalid_import_supplier', detail: 'unknown' }],
+      },
+      {},
+      write,
+      ValidationFailedError,
+      'validation_failed',
+      false,
+      false,
+      false,
+    ],
     [400, undefined, {}, write, RequestRejectedError, 'request_rejected', false, false, false],
     [401, { detail: 'Invalid token.' }, {}, read, AuthenticationError, 'authentication_failed', false, false, true],
     [403, { detail: 'Forbidden' }, {}, read, AuthenticationError, 'authentication_failed', false, false, true],
@@ -47,7 +123,17 @@ describe('errorFromResponse: one function maps an answer to its class', () => {
     // a 5xx after a write may have applied part of it
     [500, { detail: 'boom' }, {}, write, ServerError, 'server_error', true, true, false],
     // the payment-instruction rule: its 500 means nothing was applied
-    [500, undefined, {}, { ...write, serverErrorMeansNotApplied: true }, ServerError, 'server_error', true, false, false],
+    [
+      500,
+      undefined,
+      {},
+      { ...write, serverErrorMeansNotApplied: true },
+      ServerError,
+      'server_error',
+      true,
+      false,
+      false,
+    ],
     [502, '<html>bad gateway</html>', {}, read, ServerError, 'server_error', true, false, false],
     [302, undefined, {}, read, UnexpectedResponseError, 'unexpected_response', false, false, false],
   ];
@@ -64,14 +150,33 @@ describe('errorFromResponse: one function maps an answer to its class', () => {
   });
 
   it('carries what each class promises', () => {
-    const invalid = errorFromResponse({ status: 400, headers: {}, body: validationBody }, write) as ValidationFailedError;
+    const invalid = errorFromResponse(
+      { status: 400, headers: {}, body: validationBody },
+      write,
+    ) as ValidationFailedError;
     expect(invalid.issues).toEqual(validationBody.errors);
     expect(invalid.serviceCode).toBe('account_failed_validation');
-    const already = errorFromResponse({ status: 400, headers: {}, body: { non_field_errors: { detail: 'x', code: 'account_import_process_already_imported' }, account_id: 'A-0000ABCD' } }, write) as AlreadyImportedError;
+    const already = errorFromResponse(
+      {
+        status: 400,
+        headers: {},
+        body: {
+          non_field_errors: { detail: 'x', code: 'account_import_process_already_imported' },
+          account_id: 'A-0000ABCD',
+        },
+      },
+      write,
+    ) as AlreadyImportedError;
     expect(already.platformAccountNumber).toBe('A-0000ABCD');
-    const limited = errorFromResponse({ status: 429, headers: { 'retry-after': '3' }, body: undefined }, read) as RateLimitedError;
+    const limited = errorFromResponse(
+      { status: 429, headers: { 'retry-after': '3' }, body: undefined },
+      read,
+    ) as RateLimitedError;
     expect(limited.retryAfterMs).toBe(3000);
-    const noHint = errorFromResponse({ status: 429, headers: { 'retry-after': '0' }, body: undefined }, read) as RateLimitedError;
+    const noHint = errorFromResponse(
+      { status: 429, headers: { 'retry-after': '0' }, body: undefined },
+      read,
+    ) as RateLimitedError;
     expect(noHint.retryAfterMs).toBeUndefined();
   });
 
@@ -110,13 +215,33 @@ describe('failureKindOf: the retry policy view', () => {
 describe('issuesFromBody: every 400 shape read into issue items', () => {
   const table: Array<[string, unknown, Array<{ attr: string; code: string; detail: string }>]> = [
     ['standardized', validationBody, validationBody.errors],
-    ['legacy nested map', { customers: { '0': { landline: ['abcde is not a valid phone number'] } } }, [{ attr: 'customers.0.landline', code: 'invalid', detail: 'abcde is not a valid phone number' }]],
-    ['legacy list of messages', { transactions: { '0': { reason: ['Not a valid string.', 'Required.'] } } }, [
-      { attr: 'transactions.0.reason', code: 'invalid', detail: 'Not a valid string.' },
-      { attr: 'transactions.0.reason', code: 'invalid', detail: 'Required.' },
-    ]],
-    ['non_field_errors', { non_field_errors: ['Either account_number or external_account_number must be provided.'] }, [{ attr: '', code: 'invalid', detail: 'Either account_number or external_account_number must be provided.' }]],
-    ['domain error', { code: 'import_process_failed_validation', detail: 'Import process validation failed', domain: 'import_process' }, [{ attr: '', code: 'import_process_failed_validation', detail: 'Import process validation failed' }]],
+    [
+      'legacy nested map',
+      { customers: { '0': { landline: ['abcde is not a valid phone number'] } } },
+      [{ attr: 'customers.0.landline', code: 'invalid', detail: 'abcde is not a valid phone number' }],
+    ],
+    [
+      'legacy list of messages',
+      { transactions: { '0': { reason: ['Not a valid string.', 'Required.'] } } },
+      [
+        { attr: 'transactions.0.reason', code: 'invalid', detail: 'Not a valid string.' },
+        { attr: 'transactions.0.reason', code: 'invalid', detail: 'Required.' },
+      ],
+    ],
+    [
+      'non_field_errors',
+      { non_field_errors: ['Either account_number or external_account_number must be provided.'] },
+      [{ attr: '', code: 'invalid', detail: 'Either account_number or external_account_number must be provided.' }],
+    ],
+    [
+      'domain error',
+      {
+        code: 'import_process_failed_validation',
+        detail: 'Import process validation failed',
+        domain: 'import_process',
+      },
+      [{ attr: '', code: 'import_process_failed_validation', detail: 'Import process validation failed' }],
+    ],
     ['detail only', { detail: 'Bad request.' }, [{ attr: '', code: 'invalid', detail: 'Bad request.' }]],
     ['not an object', 'oops', []],
     ['nothing', undefined, []],

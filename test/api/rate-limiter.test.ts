@@ -5,7 +5,12 @@ import { FakeTime, flush } from './helpers/fake-time.js';
 function setup(options: { concurrency: number; maxRequestsPerSecond?: number; recoveryIntervalMs?: number }) {
   const time = new FakeTime();
   const changes: LimitChange[] = [];
-  const limiter = new AdaptiveLimiter({ ...options, clock: time.clock, sleep: time.sleep, onChange: (change) => changes.push(change) });
+  const limiter = new AdaptiveLimiter({
+    ...options,
+    clock: time.clock,
+    sleep: time.sleep,
+    onChange: (change) => changes.push(change),
+  });
   const started: Ticket[] = [];
   const request = () => limiter.acquire().then((ticket) => started.push(ticket));
   return { time, limiter, started, changes, request };

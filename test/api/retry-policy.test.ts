@@ -57,8 +57,15 @@ describe('decideRetry: whether to resend', () => {
 
   it('a 401 renews the token once, in every mode, then gives up', () => {
     for (const mode of ['auto', 'safe', 'never'] as const) {
-      expect(decideRetry({ ...base, failure: 'unauthorized', mode })).toEqual({ retry: true, delayMs: 0, renewToken: true });
-      expect(decideRetry({ ...base, failure: 'unauthorized', mode, renewedAfterUnauthorized: true })).toEqual({ retry: false, reason: 'renewal_refused' });
+      expect(decideRetry({ ...base, failure: 'unauthorized', mode })).toEqual({
+        retry: true,
+        delayMs: 0,
+        renewToken: true,
+      });
+      expect(decideRetry({ ...base, failure: 'unauthorized', mode, renewedAfterUnauthorized: true })).toEqual({
+        retry: false,
+        reason: 'renewal_refused',
+      });
     }
   });
 
@@ -66,13 +73,23 @@ describe('decideRetry: whether to resend', () => {
     const policy = { ...DEFAULT_RETRY_POLICY, maxRetries: 3 };
     expect(decideRetry({ ...base, attempt: 3 }, policy).retry).toBe(true);
     expect(decideRetry({ ...base, attempt: 4 }, policy)).toEqual({ retry: false, reason: 'retries_exhausted' });
-    expect(decideRetry({ ...base, attempt: 1 }, { ...policy, maxRetries: 0 })).toEqual({ retry: false, reason: 'retries_exhausted' });
+    expect(decideRetry({ ...base, attempt: 1 }, { ...policy, maxRetries: 0 })).toEqual({
+      retry: false,
+      reason: 'retries_exhausted',
+    });
   });
 
   it('a Retry-After overrides the backoff; one longer than the cap is not waited out', () => {
-    expect(decideRetry({ ...base, failure: 'rate_limited', retryAfterMs: 7000 })).toEqual({ retry: true, delayMs: 7000, renewToken: false });
+    expect(decideRetry({ ...base, failure: 'rate_limited', retryAfterMs: 7000 })).toEqual({
+      retry: true,
+      delayMs: 7000,
+      renewToken: false,
+    });
     const policy = { ...DEFAULT_RETRY_POLICY, maxRetryAfterMs: 5000 };
-    expect(decideRetry({ ...base, failure: 'rate_limited', retryAfterMs: 7000 }, policy)).toEqual({ retry: false, reason: 'retry_after_too_long' });
+    expect(decideRetry({ ...base, failure: 'rate_limited', retryAfterMs: 7000 }, policy)).toEqual({
+      retry: false,
+      reason: 'retry_after_too_long',
+    });
   });
 
   it('without a hint, waits a full-jitter backoff', () => {

@@ -46,12 +46,28 @@ describe('secrets never appear', () => {
   const tokens = new Set<string>();
 
   beforeAll(async () => {
-    sandbox = await startSandbox({ apiKey: API_KEY, processingMs: 0, tokenTtlSeconds: 0.5, seed: 3, failRate: 0.2, dropRate: 0.1, ambiguousRate: 0.1, rateLimitRate: 0.1, retryAfterSeconds: 0 });
+    sandbox = await startSandbox({
+      apiKey: API_KEY,
+      processingMs: 0,
+      tokenTtlSeconds: 0.5,
+      seed: 3,
+      failRate: 0.2,
+      dropRate: 0.1,
+      ambiguousRate: 0.1,
+      rateLimitRate: 0.1,
+      retryAfterSeconds: 0,
+    });
     // A service that echoes the Authorization header and the request body (the token mutation's body holds the key).
     echo = await startScriptedServer((request, response) => {
       tokens.add(String(request.headers.authorization));
-      if (request.url.includes('/notes/')) json(response, 500, { detail: `failed for ${request.headers.authorization} ${request.body}` });
-      else if (request.url.includes('/accounts/validate/')) json(response, 400, { detail: `bad ${request.headers.authorization}`, code: 'x', errors: [{ attr: '', code: 'x', detail: String(request.headers.authorization) }] });
+      if (request.url.includes('/notes/'))
+        json(response, 500, { detail: `failed for ${request.headers.authorization} ${request.body}` });
+      else if (request.url.includes('/accounts/validate/'))
+        json(response, 400, {
+          detail: `bad ${request.headers.authorization}`,
+          code: 'x',
+          errors: [{ attr: '', code: 'x', detail: String(request.headers.authorization) }],
+        });
       else json(response, 401, { detail: `Token ${request.headers.authorization} refused` });
     });
   });
@@ -76,23 +92,53 @@ describe('secrets never appear', () => {
       }
     };
     const retry = { baseDelayMs: 1, maxDelayMs: 5 };
-    const faulty = createImportServiceClient({ baseUrl: sandbox.url, credentials: { apiKey: API_KEY }, onEvent, retry, maxRetries: 2, rateLimitPauseMs: 5 });
-    const wrongKey = createImportServiceClient({ baseUrl: sandbox.url, credentials: { apiKey: `${API_KEY}-wrong` }, onEvent, retry });
-    const echoed = createImportServiceClient({ baseUrl: echo.url, credentials: { apiKey: API_KEY }, onEvent, retry, maxRetries: 1 });
+    const faulty = createImportServiceClient({
+      baseUrl: sandbox.url,
+      credentials: { apiKey: API_KEY },
+      onEvent,
+      retry,
+      maxRetries: 2,
+      rateLimitPauseMs: 5,
+    });
+    const wrongKey = createImportServiceClient({
+      baseUrl: sandbox.url,
+      credentials: { apiKey: `${API_KEY}-wrong` },
+      onEvent,
+      retry,
+    });
+    const echoed = createImportServiceClient({
+      baseUrl: echo.url,
+      credentials: { apiKey: API_KEY },
+      onEvent,
+      retry,
+      maxRetries: 1,
+    });
     for (let index = 0; index < 20; index += 1) {
       await collect(faulty.createAccount(account(`K-${index}`)));
-      await collect(faulty.createPaymentInstruction({ import_supplier: 'ACME', external_account_number: `K-${index}`, vendor: 'STRIPE', reference: `pi-${index}`, type: 'CARD' }));
+      await collect(
+        faulty.createPaymentInstruction({
+          import_supplier: 'ACME',
+          external_account_number: `K-${index}`,
+          vendor: 'STRIPE',
+          reference: `pi-${index}`,
+          type: 'CARD',
+        }),
+      );
       await new Promise((resolve) => setTimeout(resolve, 30));
     }
     await collect(wrongKey.getImportStatus('ACME', 'K-1'));
     await collect(echoed.getImportStatus('ACME', 'K-1'));
-    await collect(echoed.createNotes({ import_supplier: 'ACME', external_account_number: 'K-1', notes: [{ body: 'x' }] }));
+    await collect(
+      echoed.createNotes({ import_supplier: 'ACME', external_account_number: 'K-1', notes: [{ body: 'x' }] }),
+    );
     await collect(echoed.validateAccount(account('K-1')));
     await Promise.all([faulty.close(), wrongKey.close(), echoed.close()]);
 
     expect(errors.length).toBeGreaterThan(3);
     expect(events.some((event) => event.type === 'token_renewed' && event.reason === 'expiring')).toBe(true);
-    const secrets = [API_KEY, ...[...tokens].map((header) => header.replace(/^Token /, ''))].filter((value) => value.length > 8);
+    const secrets = [API_KEY, ...[...tokens].map((header) => header.replace(/^Token /, ''))].filter(
+      (value) => value.length > 8,
+    );
     expect(secrets.length).toBeGreaterThan(1);
     const everything = [output, JSON.stringify(events), ...errors.map(renderings)].join('\n');
     expect(everything).toContain('[REDACTED]');
@@ -108,9 +154,18 @@ describe('secrets never appear', () => {
     try {
       const file = join(dir, 'key.txt');
       await writeFile(file, `${API_KEY}\n`, { mode: 0o600 });
-      const config = await loadServiceConfig({ flags: { baseUrl: 'https://api.example.energy', apiKeyFile: file }, env: {}, cwd: dir });
+      const config = await loadServiceConfig({
+        flags: { baseUrl: 'https://api.example.energy', apiKeyFile: file },
+        env: {},
+        cwd: dir,
+      });
       expect(config.credentials.apiKey).toBe(API_KEY);
-      for (const text of [JSON.stringify(config), inspect(config, { depth: 10 }), describeServiceConfig(config), String(config)]) {
+      for (const text of [
+        JSON.stringify(config),
+        inspect(config, { depth: 10 }),
+        describeServiceConfig(config),
+        String(config),
+      ]) {
         expect(text).not.toContain('SECRET');
       }
     } finally {

@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadServiceConfig, registerServiceOptions, serviceClientOptions, type ServiceFlags } from '../../src/config/service.js';
+import {
+  loadServiceConfig,
+  registerServiceOptions,
+  serviceClientOptions,
+  type ServiceFlags,
+} from '../../src/config/service.js';
 import { UsageError } from '../../src/errors.js';
 
 let dir: string;
@@ -41,7 +46,9 @@ describe('loadServiceConfig', () => {
   });
 
   it('a pre-obtained token, alone or with a key', async () => {
-    expect((await load({ baseUrl: url }, { MIGRATE_TOKEN: 'env-token-123' })).credentials).toEqual({ token: 'env-token-123' });
+    expect((await load({ baseUrl: url }, { MIGRATE_TOKEN: 'env-token-123' })).credentials).toEqual({
+      token: 'env-token-123',
+    });
     const both = await load({ baseUrl: url, tokenFile: 'token.txt' }, { MIGRATE_API_KEY: 'env-key-123456' });
     expect(both.credentials).toEqual({ apiKey: 'env-key-123456', token: 'pre-obtained-token' });
     expect(both.credentialSource).toBe('MIGRATE_API_KEY + --token-file token.txt');
@@ -51,10 +58,18 @@ describe('loadServiceConfig', () => {
     [{ baseUrl: url }, {}, /no credentials.*MIGRATE_API_KEY.*--api-key-file/],
     [{}, { MIGRATE_API_KEY: 'k-123456' }, /no service URL.*--base-url/],
     [{ baseUrl: 'http://api.example.energy' }, { MIGRATE_API_KEY: 'k-123456' }, /--base-url: expected an https URL/],
-    [{}, { MIGRATE_API_KEY: 'k-123456', MIGRATE_BASE_URL: 'http://10.0.0.1' }, /MIGRATE_BASE_URL: expected an https URL/],
+    [
+      {},
+      { MIGRATE_API_KEY: 'k-123456', MIGRATE_BASE_URL: 'http://10.0.0.1' },
+      /MIGRATE_BASE_URL: expected an https URL/,
+    ],
     [{ baseUrl: url, apiKeyFile: 'missing.txt' }, {}, /--api-key-file missing\.txt: cannot read the file \(ENOENT\)/],
     [{ baseUrl: url, apiKeyFile: 'empty.txt' }, {}, /--api-key-file empty\.txt: the file is empty/],
-    [{ baseUrl: url, headerForm: 'Bearer' }, { MIGRATE_API_KEY: 'k-123456' }, /--header-form: expected "bare" or "token"/],
+    [
+      { baseUrl: url, headerForm: 'Bearer' },
+      { MIGRATE_API_KEY: 'k-123456' },
+      /--header-form: expected "bare" or "token"/,
+    ],
   ] as Array<[ServiceFlags, NodeJS.ProcessEnv, RegExp]>)('refuses %j %j', async (flags, env, message) => {
     const error = await load(flags, env).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UsageError);
@@ -62,14 +77,28 @@ describe('loadServiceConfig', () => {
   });
 
   it('--sandbox replaces URL and key', async () => {
-    const config = await loadServiceConfig({ flags: {}, env: {}, cwd: dir, sandbox: { url: 'http://127.0.0.1:5555', apiKey: 'sandbox-api-key' } });
+    const config = await loadServiceConfig({
+      flags: {},
+      env: {},
+      cwd: dir,
+      sandbox: { url: 'http://127.0.0.1:5555', apiKey: 'sandbox-api-key' },
+    });
     expect(config).toMatchObject({ baseUrl: 'http://127.0.0.1:5555', credentialSource: 'the built-in sandbox' });
     expect(config.credentials.apiKey).toBe('sandbox-api-key');
   });
 
   it('to client options, with header form and token field', async () => {
-    const config = await load({ baseUrl: url, headerForm: 'token', tokenField: 'obtainToken' }, { MIGRATE_API_KEY: 'env-key-123456' });
-    expect(serviceClientOptions(config, { concurrency: 4 })).toMatchObject({ baseUrl: url, headerForm: 'token', tokenField: 'obtainToken', concurrency: 4, credentials: { apiKey: 'env-key-123456' } });
+    const config = await load(
+      { baseUrl: url, headerForm: 'token', tokenField: 'obtainToken' },
+      { MIGRATE_API_KEY: 'env-key-123456' },
+    );
+    expect(serviceClientOptions(config, { concurrency: 4 })).toMatchObject({
+      baseUrl: url,
+      headerForm: 'token',
+      tokenField: 'obtainToken',
+      concurrency: 4,
+      credentials: { apiKey: 'env-key-123456' },
+    });
   });
 });
 

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { AuthenticationError } from '../../src/api/errors.js';
-import { TokenManager, decodeJwtTimes, type Credentials, type ObtainInput, type TokenGrant, type TokenRenewal } from '../../src/api/token-manager.js';
+import {
+  TokenManager,
+  decodeJwtTimes,
+  type Credentials,
+  type ObtainInput,
+  type TokenGrant,
+  type TokenRenewal,
+} from '../../src/api/token-manager.js';
 import { FakeTime } from './helpers/fake-time.js';
 
 function jwt(claims: Record<string, number>): string {
@@ -9,7 +16,10 @@ function jwt(claims: Record<string, number>): string {
 }
 
 /** A fake token service: numbered tokens that live `ttlMs`, refresh tokens that can be refused. */
-function setup(credentials: Credentials, options: { ttlMs?: number; refuseRefresh?: boolean; refuseKey?: boolean } = {}) {
+function setup(
+  credentials: Credentials,
+  options: { ttlMs?: number; refuseRefresh?: boolean; refuseKey?: boolean } = {},
+) {
   const time = new FakeTime();
   time.now = 1_000_000;
   const calls: ObtainInput[] = [];
@@ -18,12 +28,25 @@ function setup(credentials: Credentials, options: { ttlMs?: number; refuseRefres
   const obtain = async (input: ObtainInput): Promise<TokenGrant> => {
     calls.push(input);
     await Promise.resolve();
-    if ('refreshToken' in input && options.refuseRefresh) throw new AuthenticationError('obtainToken', 'Refresh token has expired. (KT-CT-1134)');
-    if ('APIKey' in input && options.refuseKey) throw new AuthenticationError('obtainToken', 'Authentication failed. (KT-CT-1139)');
+    if ('refreshToken' in input && options.refuseRefresh)
+      throw new AuthenticationError('obtainToken', 'Refresh token has expired. (KT-CT-1134)');
+    if ('APIKey' in input && options.refuseKey)
+      throw new AuthenticationError('obtainToken', 'Authentication failed. (KT-CT-1139)');
     issued += 1;
-    return { token: `token-${issued}`, issuedAt: time.now, expiresAt: time.now + (options.ttlMs ?? 3_600_000), refreshToken: `refresh-${issued}` };
+    return {
+      token: `token-${issued}`,
+      issuedAt: time.now,
+      expiresAt: time.now + (options.ttlMs ?? 3_600_000),
+      refreshToken: `refresh-${issued}`,
+    };
   };
-  const manager = new TokenManager({ credentials, obtain, clock: time.clock, renewMarginMs: 60_000, onRenewed: (renewal) => renewals.push(renewal) });
+  const manager = new TokenManager({
+    credentials,
+    obtain,
+    clock: time.clock,
+    renewMarginMs: 60_000,
+    onRenewed: (renewal) => renewals.push(renewal),
+  });
   return { time, manager, calls, renewals };
 }
 
@@ -75,7 +98,10 @@ describe('TokenManager', () => {
   it('after a 401 renews once for everyone holding the rejected token', async () => {
     const { manager, calls } = setup({ apiKey: 'key-123456' });
     const rejected = await manager.current();
-    const renewed = await Promise.all([manager.renewAfterUnauthorized(rejected), manager.renewAfterUnauthorized(rejected)]);
+    const renewed = await Promise.all([
+      manager.renewAfterUnauthorized(rejected),
+      manager.renewAfterUnauthorized(rejected),
+    ]);
     expect(renewed).toEqual(['token-2', 'token-2']);
     // A late 401 for the old token does not renew again.
     expect(await manager.renewAfterUnauthorized(rejected)).toBe('token-2');
@@ -86,7 +112,11 @@ describe('TokenManager', () => {
     const time = new FakeTime();
     time.now = 10_000_000;
     const token = jwt({ iat: 10_000, exp: 10_000 + 3600 });
-    const manager = new TokenManager({ credentials: { token }, obtain: () => Promise.reject(new Error('must not be called')), clock: time.clock });
+    const manager = new TokenManager({
+      credentials: { token },
+      obtain: () => Promise.reject(new Error('must not be called')),
+      clock: time.clock,
+    });
     expect(await manager.current()).toBe(token);
     time.now = (10_000 + 3600) * 1000;
     await expect(manager.current()).rejects.toBeInstanceOf(AuthenticationError);

@@ -10,7 +10,10 @@ const grant = (payload: Record<string, number>, extra: Record<string, unknown> =
 
 describe('tokenMutationBody', () => {
   it('puts the key in variables only, and selects the fields the client reads', () => {
-    const body = JSON.parse(tokenMutationBody('obtainKrakenToken', { APIKey: 'secret-key-1' })) as { query: string; variables: unknown };
+    const body = JSON.parse(tokenMutationBody('obtainKrakenToken', { APIKey: 'secret-key-1' })) as {
+      query: string;
+      variables: unknown;
+    };
     expect(body.query).not.toContain('secret-key-1');
     expect(body.query).toMatch(/obtainKrakenToken\(input: \$input\) \{ token payload refreshToken refreshExpiresIn \}/);
     expect(body.variables).toEqual({ input: { APIKey: 'secret-key-1' } });
@@ -19,7 +22,13 @@ describe('tokenMutationBody', () => {
 
 describe('readTokenResponse', () => {
   it('a grant: expiry from payload.exp, refresh token and its expiry', () => {
-    expect(readTokenResponse('obtainKrakenToken', grant({ iat: seconds, exp: seconds + 3600 }, { refreshToken: 'r-1', refreshExpiresIn: seconds + 86400 }), now)).toEqual({
+    expect(
+      readTokenResponse(
+        'obtainKrakenToken',
+        grant({ iat: seconds, exp: seconds + 3600 }, { refreshToken: 'r-1', refreshExpiresIn: seconds + 86400 }),
+        now,
+      ),
+    ).toEqual({
       token: 'a.b.c',
       expiresAt: now + 3_600_000,
       issuedAt: now,
@@ -32,7 +41,11 @@ describe('readTokenResponse', () => {
     ['service clock 10 min ahead', 600],
     ['service clock 10 min behind', -600],
   ])('%s: the expiry is moved onto the local clock', (_name, skew) => {
-    const result = readTokenResponse('obtainKrakenToken', grant({ iat: seconds + skew, exp: seconds + skew + 3600 }), now);
+    const result = readTokenResponse(
+      'obtainKrakenToken',
+      grant({ iat: seconds + skew, exp: seconds + skew + 3600 }),
+      now,
+    );
     expect(result).toMatchObject({ expiresAt: now + 3_600_000 });
   });
 
@@ -42,13 +55,46 @@ describe('readTokenResponse', () => {
   });
 
   it.each([
-    ['wrong key (KT-CT-1139)', answer({ data: { obtainKrakenToken: null }, errors: [{ message: 'Authentication failed.', extensions: { errorCode: 'KT-CT-1139' } }] }), AuthenticationError, 'KT-CT-1139'],
-    ['refresh token expired (KT-CT-1134)', answer({ errors: [{ message: 'expired', extensions: { errorCode: 'KT-CT-1134' } }] }), AuthenticationError, 'KT-CT-1134'],
-    ['too many requests (KT-CT-1199)', answer({ errors: [{ message: 'slow', extensions: { errorCode: 'KT-CT-1199' } }] }), RateLimitedError, undefined],
-    ['a query the service does not know (wrong --token-field)', answer({ errors: [{ message: 'Cannot query field' }] }, 400), AuthenticationError, undefined],
+    [
+      'wrong key (KT-CT-1139)',
+      answer({
+        data: { obtainKrakenToken: null },
+        errors: [{ message: 'Authentication failed.', extensions: { errorCode: 'KT-CT-1139' } }],
+      }),
+      AuthenticationError,
+      'KT-CT-1139',
+    ],
+    [
+      'refresh token expired (KT-CT-1134)',
+      answer({ errors: [{ message: 'expired', extensions: { errorCode: 'KT-CT-1134' } }] }),
+      AuthenticationError,
+      'KT-CT-1134',
+    ],
+    [
+      'too many requests (KT-CT-1199)',
+      answer({ errors: [{ message: 'slow', extensions: { errorCode: 'KT-CT-1199' } }] }),
+      RateLimitedError,
+      undefined,
+    ],
+    [
+      'a query the service does not know (wrong --token-field)',
+      answer({ errors: [{ message: 'Cannot query field' }] }, 400),
+      AuthenticationError,
+      undefined,
+    ],
     ['server error', answer({ detail: 'boom' }, 502), ServerError, undefined],
-    ['no payload selected', answer({ data: { obtainKrakenToken: { token: 'a.b.c' } } }), UnexpectedResponseError, undefined],
-    ['another root field', answer({ data: { obtainToken: { token: 'a.b.c', payload: { exp: 1 } } } }), UnexpectedResponseError, undefined],
+    [
+      'no payload selected',
+      answer({ data: { obtainKrakenToken: { token: 'a.b.c' } } }),
+      UnexpectedResponseError,
+      undefined,
+    ],
+    [
+      'another root field',
+      answer({ data: { obtainToken: { token: 'a.b.c', payload: { exp: 1 } } } }),
+      UnexpectedResponseError,
+      undefined,
+    ],
   ] as const)('%s', (_name, response, cls, serviceCode) => {
     const error = readTokenResponse('obtainKrakenToken', response, now);
     expect(error).toBeInstanceOf(cls);
@@ -56,6 +102,8 @@ describe('readTokenResponse', () => {
   });
 
   it('an unexpected shape names the field', () => {
-    expect(readTokenResponse('obtainKrakenToken', answer({ data: { obtainKrakenToken: { token: 'a.b.c' } } }), now)).toMatchObject({ field: 'data.obtainKrakenToken.payload' });
+    expect(
+      readTokenResponse('obtainKrakenToken', answer({ data: { obtainKrakenToken: { token: 'a.b.c' } } }), now),
+    ).toMatchObject({ field: 'data.obtainKrakenToken.payload' });
   });
 });

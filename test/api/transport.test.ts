@@ -27,9 +27,21 @@ function open(url: string, maxResponseBytes?: number): Transport {
 
 describe('Transport', () => {
   it('sends under the base URL path; reads status, lower-case headers and JSON', async () => {
-    server = await startScriptedServer((request, response) => json(response, 201, { echo: request.url, method: request.method, body: request.body }, { 'Retry-After': '3' }));
-    const answer = await open(server.url).send({ endpoint: 'e', method: 'POST', path: '/v1/x/?a=1', headers: { 'content-type': 'application/json' }, body: '{"k":1}' });
-    expect(answer).toMatchObject({ status: 201, headers: { 'retry-after': '3' }, body: { echo: '/prefix/v1/x/?a=1', method: 'POST', body: '{"k":1}' } });
+    server = await startScriptedServer((request, response) =>
+      json(response, 201, { echo: request.url, method: request.method, body: request.body }, { 'Retry-After': '3' }),
+    );
+    const answer = await open(server.url).send({
+      endpoint: 'e',
+      method: 'POST',
+      path: '/v1/x/?a=1',
+      headers: { 'content-type': 'application/json' },
+      body: '{"k":1}',
+    });
+    expect(answer).toMatchObject({
+      status: 201,
+      headers: { 'retry-after': '3' },
+      body: { echo: '/prefix/v1/x/?a=1', method: 'POST', body: '{"k":1}' },
+    });
   });
 
   it('an empty body is undefined; a non-JSON error body is undefined; a non-JSON success is unexpected', async () => {
@@ -42,13 +54,20 @@ describe('Transport', () => {
     });
     const t = open(server.url);
     expect((await t.send({ endpoint: 'e', method: 'GET', path: '/empty/', headers: {} })).body).toBeUndefined();
-    expect(await t.send({ endpoint: 'e', method: 'GET', path: '/html-error/', headers: {} })).toMatchObject({ status: 502, body: undefined });
-    await expect(t.send({ endpoint: 'e', method: 'GET', path: '/html/', headers: {} })).rejects.toBeInstanceOf(UnexpectedResponseError);
+    expect(await t.send({ endpoint: 'e', method: 'GET', path: '/html-error/', headers: {} })).toMatchObject({
+      status: 502,
+      body: undefined,
+    });
+    await expect(t.send({ endpoint: 'e', method: 'GET', path: '/html/', headers: {} })).rejects.toBeInstanceOf(
+      UnexpectedResponseError,
+    );
   });
 
   it('a body beyond the limit is refused, not buffered', async () => {
     server = await startScriptedServer((_request, response) => json(response, 200, { items: 'x'.repeat(100_000) }));
-    const error = await open(server.url, 10_000).send({ endpoint: 'listAllImports', method: 'GET', path: '/big/', headers: {} }).catch((caught: unknown) => caught);
+    const error = await open(server.url, 10_000)
+      .send({ endpoint: 'listAllImports', method: 'GET', path: '/big/', headers: {} })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UnexpectedResponseError);
     expect((error as Error).message).toMatch(/listAllImports.*larger than 10000 bytes/);
   });
@@ -56,13 +75,17 @@ describe('Transport', () => {
   it('a reset after the request arrived is "sent"; a refused connection is "not_sent"', async () => {
     server = await startScriptedServer((_request, _response, socket) => socket.destroy());
     const t = open(server.url);
-    await expect(t.send({ endpoint: 'e', method: 'POST', path: '/x/', headers: {}, body: '{}' })).rejects.toMatchObject({ phase: 'sent', ambiguous: true });
+    await expect(t.send({ endpoint: 'e', method: 'POST', path: '/x/', headers: {}, body: '{}' })).rejects.toMatchObject(
+      { phase: 'sent', ambiguous: true },
+    );
     const url = server.url;
     await server.close();
     server = undefined;
     await t.close();
     const fresh = open(url);
-    const error = await fresh.send({ endpoint: 'e', method: 'POST', path: '/x/', headers: {}, body: '{}' }).catch((caught: unknown) => caught);
+    const error = await fresh
+      .send({ endpoint: 'e', method: 'POST', path: '/x/', headers: {}, body: '{}' })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(NetworkError);
     expect(error).toMatchObject({ phase: 'not_sent', ambiguous: false });
   });

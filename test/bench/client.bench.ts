@@ -21,7 +21,9 @@ const ROUNDS = 3;
 
 async function startServer(latencyMs: number): Promise<{ url: string; apiKey: string; child: ChildProcess }> {
   const script = fileURLToPath(new URL('./client-sandbox-server.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', script, String(latencyMs)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', script, String(latencyMs)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
   const [line] = (await once(lines, 'line')) as [string];
   return { ...(JSON.parse(line) as { url: string; apiKey: string }), child };
@@ -57,7 +59,11 @@ async function run(count: number, concurrency: number, call: (index: number) => 
 /** Bare undici against the same server, with a token the client obtained (the baseline). */
 function bareCall(pool: Pool, token: string, prefix: string): (index: number) => Promise<unknown> {
   return async (index) => {
-    const response = await pool.request({ path: `/v2/data-import/accounts/ACME/${prefix}-${index}/`, method: 'GET', headers: { authorization: token } });
+    const response = await pool.request({
+      path: `/v2/data-import/accounts/ACME/${prefix}-${index}/`,
+      method: 'GET',
+      headers: { authorization: token },
+    });
     return response.body.text();
   };
 }
@@ -66,47 +72,91 @@ async function tokenOf(url: string, apiKey: string): Promise<string> {
   const response = await fetch(`${url}/v1/graphql/`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query: 'mutation Obtain($input: ObtainJSONWebTokenInput!) { obtainKrakenToken(input: $input) { token } }', variables: { input: { APIKey: apiKey } } }),
+    body: JSON.stringify({
+      query: 'mutation Obtain($input: ObtainJSONWebTokenInput!) { obtainKrakenToken(input: $input) { token } }',
+      variables: { input: { APIKey: apiKey } },
+    }),
   });
   return ((await response.json()) as { data: { obtainKrakenToken: { token: string } } }).data.obtainKrakenToken.token;
 }
 
 /** Best of ROUNDS for both, alternating so that both see the same machine. */
-async function compare(count: number, concurrency: number, bare: (index: number) => Promise<unknown>, client: (index: number) => Promise<unknown>) {
-  const best = { bare: { cpuMicrosPerRequest: Infinity, perSecond: 0 }, client: { cpuMicrosPerRequest: Infinity, perSecond: 0 } };
+async function compare(
+  count: number,
+  concurrency: number,
+  bare: (index: number) => Promise<unknown>,
+  client: (index: number) => Promise<unknown>,
+) {
+  const best = {
+    bare: { cpuMicrosPerRequest: Infinity, perSecond: 0 },
+    client: { cpuMicrosPerRequest: Infinity, perSecond: 0 },
+  };
   for (let round = 0; round < ROUNDS; round += 1) {
-    for (const [name, call] of [['bare', bare], ['client', client]] as const) {
+    for (const [name, call] of [
+      ['bare', bare],
+      ['client', client],
+    ] as const) {
       const figure = await run(count, concurrency, (index) => call(round * count + index));
-      best[name] = { cpuMicrosPerRequest: Math.min(best[name].cpuMicrosPerRequest, figure.cpuMicrosPerRequest), perSecond: Math.max(best[name].perSecond, figure.perSecond) };
+      best[name] = {
+        cpuMicrosPerRequest: Math.min(best[name].cpuMicrosPerRequest, figure.cpuMicrosPerRequest),
+        perSecond: Math.max(best[name].perSecond, figure.perSecond),
+      };
     }
   }
   return best;
 }
 
 function line(name: string, value: string, ratio: number, limit: string): void {
-  console.log(`${name.padEnd(58)} ${value.padStart(26)}   ratio to limit ${ratio.toFixed(2)} (${limit})${ratio <= 1 ? '' : '  OVER'}`);
+  console.log(
+    `${name.padEnd(58)} ${value.padStart(26)}   ratio to limit ${ratio.toFixed(2)} (${limit})${ratio <= 1 ? '' : '  OVER'}`,
+  );
 }
 
 async function cpuCost(): Promise<void> {
   const server = await startServer(0);
   const concurrency = 16;
   const pool = new Pool(server.url, { connections: concurrency });
-  const client = createImportServiceClient({ baseUrl: server.url, credentials: { apiKey: server.apiKey }, concurrency });
+  const client = createImportServiceClient({
+    baseUrl: server.url,
+    credentials: { apiKey: server.apiKey },
+    concurrency,
+  });
   try {
     const token = await tokenOf(server.url, server.apiKey);
-    await compare(500, concurrency, bareCall(pool, token, 'warm'), (index) => client.getImportStatus('ACME', `warm-${index}`));
-    const reads = await compare(REQUESTS, concurrency, bareCall(pool, token, 'bare'), (index) => client.getImportStatus('ACME', `C-${index}`));
+    await compare(500, concurrency, bareCall(pool, token, 'warm'), (index) =>
+      client.getImportStatus('ACME', `warm-${index}`),
+    );
+    const reads = await compare(REQUESTS, concurrency, bareCall(pool, token, 'bare'), (index) =>
+      client.getImportStatus('ACME', `C-${index}`),
+    );
     const ratio = reads.client.cpuMicrosPerRequest / reads.bare.cpuMicrosPerRequest;
-    line(`CPU per GET, zero latency, concurrency ${concurrency}`, `${reads.client.cpuMicrosPerRequest.toFixed(0)} µs vs bare ${reads.bare.cpuMicrosPerRequest.toFixed(0)} µs`, ratio / 1.5, 'client/bare <= 1.5');
+    line(
+      `CPU per GET, zero latency, concurrency ${concurrency}`,
+      `${reads.client.cpuMicrosPerRequest.toFixed(0)} µs vs bare ${reads.bare.cpuMicrosPerRequest.toFixed(0)} µs`,
+      ratio / 1.5,
+      'client/bare <= 1.5',
+    );
     let created = 0;
     const bareCreate = async () => {
       const body = JSON.stringify({ payload: accountOf((created += 1)) });
-      const response = await pool.request({ path: '/v2/data-import/accounts/', method: 'POST', headers: { authorization: token, 'content-type': 'application/json' }, body });
+      const response = await pool.request({
+        path: '/v2/data-import/accounts/',
+        method: 'POST',
+        headers: { authorization: token, 'content-type': 'application/json' },
+        body,
+      });
       return response.body.text();
     };
-    const creates = await compare(REQUESTS, concurrency, bareCreate, () => client.createAccount(accountOf((created += 1))));
+    const creates = await compare(REQUESTS, concurrency, bareCreate, () =>
+      client.createAccount(accountOf((created += 1))),
+    );
     const createRatio = creates.client.cpuMicrosPerRequest / creates.bare.cpuMicrosPerRequest;
-    line(`CPU per POST create, zero latency, concurrency ${concurrency}`, `${creates.client.cpuMicrosPerRequest.toFixed(0)} µs vs bare ${creates.bare.cpuMicrosPerRequest.toFixed(0)} µs`, createRatio / 1.5, 'client/bare <= 1.5');
+    line(
+      `CPU per POST create, zero latency, concurrency ${concurrency}`,
+      `${creates.client.cpuMicrosPerRequest.toFixed(0)} µs vs bare ${creates.bare.cpuMicrosPerRequest.toFixed(0)} µs`,
+      createRatio / 1.5,
+      'client/bare <= 1.5',
+    );
   } finally {
     await client.close();
     await pool.close();
@@ -121,15 +171,28 @@ async function busyShare(): Promise<void> {
     const token = await tokenOf(server.url, server.apiKey);
     for (const concurrency of [16, 64, 256]) {
       const pool = new Pool(server.url, { connections: concurrency });
-      const client = createImportServiceClient({ baseUrl: server.url, credentials: { apiKey: server.apiKey }, concurrency });
+      const client = createImportServiceClient({
+        baseUrl: server.url,
+        credentials: { apiKey: server.apiKey },
+        concurrency,
+      });
       const count = Math.max(REQUESTS, concurrency * 20);
-      await compare(concurrency * 2, concurrency, bareCall(pool, token, 'warm'), (index) => client.getImportStatus('ACME', `warm-${index}`));
-      const best = await compare(count, concurrency, bareCall(pool, token, `b${concurrency}`), (index) => client.getImportStatus('ACME', `c${concurrency}-${index}`));
+      await compare(concurrency * 2, concurrency, bareCall(pool, token, 'warm'), (index) =>
+        client.getImportStatus('ACME', `warm-${index}`),
+      );
+      const best = await compare(count, concurrency, bareCall(pool, token, `b${concurrency}`), (index) =>
+        client.getImportStatus('ACME', `c${concurrency}-${index}`),
+      );
       await client.close();
       await pool.close();
       const bound = concurrency / (latencyMs / 1000);
       const share = { bare: best.bare.perSecond / bound, client: best.client.perSecond / bound };
-      line(`busy share, ${latencyMs} ms latency, concurrency ${concurrency}`, `${share.client.toFixed(2)} vs bare ${share.bare.toFixed(2)}`, 0.95 / (share.client / share.bare), 'client/bare >= 0.95');
+      line(
+        `busy share, ${latencyMs} ms latency, concurrency ${concurrency}`,
+        `${share.client.toFixed(2)} vs bare ${share.bare.toFixed(2)}`,
+        0.95 / (share.client / share.bare),
+        'client/bare >= 0.95',
+      );
     }
   } finally {
     server.child.stdin?.end();

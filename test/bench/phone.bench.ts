@@ -20,7 +20,8 @@ const varied: string[] = [];
 for (const [country, national] of Object.entries(examples)) {
   const code = codes.countries[country]?.[0];
   if (!code) continue;
-  for (let d = 0; d < 10; d++) varied.push(`+${code}${national.slice(0, -1)}${d}`, `+${code}${national}${d}`, `+${code} ${national}`);
+  for (let d = 0; d < 10; d++)
+    varied.push(`+${code}${national.slice(0, -1)}${d}`, `+${code}${national}${d}`, `+${code} ${national}`);
 }
 
 function measure(label: string, values: string[], check: (value: string) => boolean): number {
@@ -33,7 +34,10 @@ function measure(label: string, values: string[], check: (value: string) => bool
 }
 
 const plusAndValid = (value: string): boolean => value.startsWith('+') && isValidPhoneNumber(value);
-for (const [name, values] of [['benchmark numbers', bench], ['varied (all countries)', varied]] as const) {
+for (const [name, values] of [
+  ['benchmark numbers', bench],
+  ['varied (all countries)', varied],
+] as const) {
   console.log(`${name}: ${values.length}`);
   for (let round = 1; round <= 2; round++) {
     const library = measure(`round ${round} isValidPhoneNumber`, values, plusAndValid);

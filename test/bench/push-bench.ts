@@ -23,8 +23,15 @@ import type { ExportAccount, ExportEntry } from '../../src/mapping/types.js';
 const ROOT = join(import.meta.dirname, '..', '..');
 const MIN_REQUESTS_PER_ACCOUNT = 4;
 
-async function startServer(latencyMs: number, processingMs: number): Promise<{ url: string; apiKey: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/bench/push-sandbox-server.ts'), String(latencyMs), String(processingMs)], { stdio: ['pipe', 'pipe', 'inherit'] });
+async function startServer(
+  latencyMs: number,
+  processingMs: number,
+): Promise<{ url: string; apiKey: string; child: ChildProcess }> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(ROOT, 'test/bench/push-sandbox-server.ts'), String(latencyMs), String(processingMs)],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
   const line = await new Promise<string>((resolve) => createInterface({ input: child.stdout! }).once('line', resolve));
   return { ...(JSON.parse(line) as { url: string; apiKey: string }), child };
 }
@@ -34,7 +41,8 @@ async function template(): Promise<ExportAccount> {
   const config = await loadMigrateConfig({ cwd: ROOT, env: {} });
   const reader = await openExport(join(ROOT, 'fixtures/sample'), config);
   try {
-    for await (const entry of reader.entries()) if (entry.kind === 'account' && entry.account.issues.length === 0) return entry.account;
+    for await (const entry of reader.entries())
+      if (entry.kind === 'account' && entry.account.issues.length === 0) return entry.account;
   } finally {
     await reader.close();
   }
@@ -44,19 +52,42 @@ async function template(): Promise<ExportAccount> {
 async function* accounts(base: ExportAccount, count: number, prefix: string): AsyncGenerator<ExportEntry> {
   for (let n = 0; n < count; n += 1) {
     const number = `${prefix}-${n}`;
-    const note = { value: { body: `Migrated account ${number}`, created_at: '2026-01-01T09:00:00Z' }, origin: { file: 'notes.csv', line: n + 2 }, issues: [] };
+    const note = {
+      value: { body: `Migrated account ${number}`, created_at: '2026-01-01T09:00:00Z' },
+      origin: { file: 'notes.csv', line: n + 2 },
+      issues: [],
+    };
     yield {
       kind: 'account',
-      account: { ...base, externalAccountNumber: number, payload: { ...base.payload, external_account_number: number }, notes: [note], transactions: [], statements: [], paymentInstructions: [] },
+      account: {
+        ...base,
+        externalAccountNumber: number,
+        payload: { ...base.payload, external_account_number: number },
+        notes: [note],
+        transactions: [],
+        statements: [],
+        paymentInstructions: [],
+      },
     };
   }
 }
 
-async function run(server: { url: string; apiKey: string }, base: ExportAccount, count: number, concurrency: number, prefix: string, sampleMemory: boolean) {
+async function run(
+  server: { url: string; apiKey: string },
+  base: ExportAccount,
+  count: number,
+  concurrency: number,
+  prefix: string,
+  sampleMemory: boolean,
+) {
   const dir = mkdtempSync(join(tmpdir(), 'bench-push-'));
   const ledger = Ledger.open(dir);
   ledger.startRun('bench', { concurrency });
-  const client = createImportServiceClient({ baseUrl: server.url, credentials: { apiKey: server.apiKey }, concurrency });
+  const client = createImportServiceClient({
+    baseUrl: server.url,
+    credentials: { apiKey: server.apiKey },
+    concurrency,
+  });
   let startedAt = 0;
   let done = 0;
   let peakRss = process.memoryUsage().rss;
@@ -67,13 +98,17 @@ async function run(server: { url: string; apiKey: string }, base: ExportAccount,
     const rss = process.memoryUsage().rss;
     if (rss > peakRss) [peakRss, peakAt] = [rss, startedAt > 0 ? done : -1];
     if (sampleMemory) samples.push([done, rss]);
-    if (process.env['BENCH_TIMELINE'] && startedAt > 0) process.stderr.write(`${((performance.now() - startedAt) / 1000).toFixed(1)}s done ${done} inflight ${client.stats().inFlight} queued ${client.stats().queued} limit ${client.stats().concurrencyLimit}\n`);
+    if (process.env['BENCH_TIMELINE'] && startedAt > 0)
+      process.stderr.write(
+        `${((performance.now() - startedAt) / 1000).toFixed(1)}s done ${done} inflight ${client.stats().inFlight} queued ${client.stats().queued} limit ${client.stats().concurrencyLimit}\n`,
+      );
   }, 250);
   const sink = {
     emit: (event: EngineEvent) => {
       if (event.type === 'plan') startedAt = performance.now();
       if (event.type === 'account' && event.to === 'done') done += 1;
-      if (event.type === 'staging' && sampleMemory && event.accounts % 100_000 === 0) console.log(`  staged ${event.accounts}, rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`);
+      if (event.type === 'staging' && sampleMemory && event.accounts % 100_000 === 0)
+        console.log(`  staged ${event.accounts}, rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`);
     },
   };
   const settings = { ...DEFAULT_ENGINE_SETTINGS, concurrency };
@@ -89,16 +124,22 @@ async function run(server: { url: string; apiKey: string }, base: ExportAccount,
 
 /** Requests/s the bare client gets from this sandbox at this concurrency (v2 status GETs): the machine's own ceiling. */
 async function bareCeiling(server: { url: string; apiKey: string }, concurrency: number): Promise<number> {
-  const client = createImportServiceClient({ baseUrl: server.url, credentials: { apiKey: server.apiKey }, concurrency });
+  const client = createImportServiceClient({
+    baseUrl: server.url,
+    credentials: { apiKey: server.apiKey },
+    concurrency,
+  });
   await client.getImportStatus('ACME', 'warm-up');
   const start = performance.now();
   let sent = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (performance.now() - start < 3000) {
-      await client.getImportStatus('ACME', `none-${sent}`);
-      sent += 1;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() - start < 3000) {
+        await client.getImportStatus('ACME', `none-${sent}`);
+        sent += 1;
+      }
+    }),
+  );
   await client.close();
   return sent / ((performance.now() - start) / 1000);
 }
@@ -107,8 +148,12 @@ async function throughput(count?: number): Promise<void> {
   const latencyMs = 20;
   const server = await startServer(latencyMs, 100);
   const base = await template();
-  console.log(`push throughput, sandbox latency ${latencyMs} ms, one note per account (min ${MIN_REQUESTS_PER_ACCOUNT} requests/account)`);
-  for (const concurrency of (process.env['BENCH_CONCURRENCY'] ? [Number(process.env['BENCH_CONCURRENCY'])] : [8, 32, 128])) {
+  console.log(
+    `push throughput, sandbox latency ${latencyMs} ms, one note per account (min ${MIN_REQUESTS_PER_ACCOUNT} requests/account)`,
+  );
+  for (const concurrency of process.env['BENCH_CONCURRENCY']
+    ? [Number(process.env['BENCH_CONCURRENCY'])]
+    : [8, 32, 128]) {
     const bound = concurrency / ((latencyMs / 1000) * MIN_REQUESTS_PER_ACCOUNT);
     const n = count ?? Math.ceil(bound * 8);
     const ceiling = await bareCeiling(server, concurrency);
@@ -137,7 +182,9 @@ async function memory(count: number): Promise<void> {
     const [done, rss] = r.samples[i] ?? [0, 0];
     console.log(`  ${String(done).padStart(8)} done: rss ${(rss / 2 ** 20).toFixed(0)} MiB`);
   }
-  console.log(`  ${r.done} accounts done in ${r.seconds.toFixed(0)} s (${(r.done / r.seconds).toFixed(0)}/s); peak RSS ${(r.peakRss / 2 ** 20).toFixed(0)} MiB (${r.peakAt < 0 ? 'while staging' : `at ${r.peakAt} accounts done`}); ${r.result.reason}, exit ${r.result.exitCode}`);
+  console.log(
+    `  ${r.done} accounts done in ${r.seconds.toFixed(0)} s (${(r.done / r.seconds).toFixed(0)}/s); peak RSS ${(r.peakRss / 2 ** 20).toFixed(0)} MiB (${r.peakAt < 0 ? 'while staging' : `at ${r.peakAt} accounts done`}); ${r.result.reason}, exit ${r.result.exitCode}`,
+  );
   server.child.stdin?.end();
 }
 

@@ -29,16 +29,61 @@ function fill(): void {
     ledger.batch(() => {
       for (let n = start; n < Math.min(ACCOUNTS, start + batch); n += 1) {
         const kind = n % 10 === 3 ? 'invalid' : n % 10 === 7 ? 'errored' : 'done';
-        const id = ledger.insertAccount({ importSupplier: 'ACME', externalAccountNumber: `BENCH-${n}`, state: kind, payload: '{}', fingerprint: 'f', originFile: 'accounts.csv', originLine: n + 2, origins: null }, { step: 'stage' });
+        const id = ledger.insertAccount(
+          {
+            importSupplier: 'ACME',
+            externalAccountNumber: `BENCH-${n}`,
+            state: kind,
+            payload: '{}',
+            fingerprint: 'f',
+            originFile: 'accounts.csv',
+            originLine: n + 2,
+            origins: null,
+          },
+          { step: 'stage' },
+        );
         if (kind === 'invalid') {
           ledger.replaceIssues(id, [
-            { code: 'invalid_email', message: 'not an e-mail', file: 'accounts.csv', line: n + 2, column: 'billing_email', source: 'local' },
-            { code: 'invalid_phone_number', message: 'not a phone', file: 'customers.csv', line: n + 2, column: 'mobile', source: 'local' },
+            {
+              code: 'invalid_email',
+              message: 'not an e-mail',
+              file: 'accounts.csv',
+              line: n + 2,
+              column: 'billing_email',
+              source: 'local',
+            },
+            {
+              code: 'invalid_phone_number',
+              message: 'not a phone',
+              file: 'customers.csv',
+              line: n + 2,
+              column: 'mobile',
+              source: 'local',
+            },
           ]);
-        } else if (kind === 'errored') ledger.updateAccountNow(id, { error: { code: 'account_creation_failed', detail: 'no' } });
+        } else if (kind === 'errored')
+          ledger.updateAccountNow(id, { error: { code: 'account_creation_failed', detail: 'no' } });
         else ledger.updateAccountNow(id, { platformAccountNumber: `A-${n.toString(16).padStart(8, '0')}` });
-        ledger.insertItem({ accountId: id, kind: 'note', naturalKey: `note ${n}`, body: '{}', fingerprint: 'f', state: kind === 'done' ? 'done' : 'pending', originFile: 'notes.csv', originLine: n + 2 });
-        ledger.insertItem({ accountId: id, kind: 'transaction', naturalKey: `T-${n}`, body: '{}', fingerprint: 'f', state: kind === 'done' ? 'done' : 'pending', originFile: 'transactions.csv', originLine: n + 2 });
+        ledger.insertItem({
+          accountId: id,
+          kind: 'note',
+          naturalKey: `note ${n}`,
+          body: '{}',
+          fingerprint: 'f',
+          state: kind === 'done' ? 'done' : 'pending',
+          originFile: 'notes.csv',
+          originLine: n + 2,
+        });
+        ledger.insertItem({
+          accountId: id,
+          kind: 'transaction',
+          naturalKey: `T-${n}`,
+          body: '{}',
+          fingerprint: 'f',
+          state: kind === 'done' ? 'done' : 'pending',
+          originFile: 'transactions.csv',
+          originLine: n + 2,
+        });
       }
     });
   }
@@ -63,20 +108,37 @@ async function measure<T>(label: string, work: () => Promise<T>): Promise<T> {
   clearInterval(sampler);
   const growthMb = (peak - base) / 2 ** 20;
   const seconds = (performance.now() - started) / 1000;
-  console.log(`${label}: ${seconds.toFixed(1)} s (${Math.round(ACCOUNTS / seconds)} accounts/s); live heap growth ${growthMb.toFixed(1)} MB, ratio to the ${HEAP_LIMIT_MB} MB limit ${(growthMb / HEAP_LIMIT_MB).toFixed(2)}`);
+  console.log(
+    `${label}: ${seconds.toFixed(1)} s (${Math.round(ACCOUNTS / seconds)} accounts/s); live heap growth ${growthMb.toFixed(1)} MB, ratio to the ${HEAP_LIMIT_MB} MB limit ${(growthMb / HEAP_LIMIT_MB).toFixed(2)}`,
+  );
   return result;
 }
 
 async function main(): Promise<void> {
   const fillStart = performance.now();
   fill();
-  console.log(`ledger of ${ACCOUNTS} accounts filled in ${((performance.now() - fillStart) / 1000).toFixed(1)} s (${(statSync(join(state, 'ledger.sqlite')).size / 2 ** 20).toFixed(0)} MB)`);
+  console.log(
+    `ledger of ${ACCOUNTS} accounts filled in ${((performance.now() - fillStart) / 1000).toFixed(1)} s (${(statSync(join(state, 'ledger.sqlite')).size / 2 ** 20).toFixed(0)} MB)`,
+  );
   const source = openLedgerSource(state);
   try {
-    const summary = await measure('migrate report', () => writeReport(source, { stateDir: state, outDir: join(dir, 'out') }));
-    console.log(`  accounts.csv ${summary.files[REPORT_FILES.accounts]?.rows} rows, fix-data.csv ${summary.files[REPORT_FILES.fixData]?.rows} rows`);
+    const summary = await measure('migrate report', () =>
+      writeReport(source, { stateDir: state, outDir: join(dir, 'out') }),
+    );
+    console.log(
+      `  accounts.csv ${summary.files[REPORT_FILES.accounts]?.rows} rows, fix-data.csv ${summary.files[REPORT_FILES.fixData]?.rows} rows`,
+    );
     let rows = 0;
-    await measure('migrate status --offline --json (row pass)', () => gatherStatus({ supplier: 'ACME', ledger: source, client: undefined, maxStatusChecks: 0, maxListed: 20, onRow: () => (rows += 1) }));
+    await measure('migrate status --offline --json (row pass)', () =>
+      gatherStatus({
+        supplier: 'ACME',
+        ledger: source,
+        client: undefined,
+        maxStatusChecks: 0,
+        maxListed: 20,
+        onRow: () => (rows += 1),
+      }),
+    );
     console.log(`  ${rows} rows`);
   } finally {
     source.close();

@@ -25,9 +25,18 @@ async function validate(dir) {
   const { openExport } = await import('../../dist/mapping/index.js');
   const { validateExportDirectory } = await import('../../dist/mapping/validation.js');
   const config = await loadMigrateConfig({ cwd: dir, env: {}, supplier: 'BENCH' });
-  const result = await validateExportDirectory((join, sortFiles) => openExport(dir, config, { join, sortFiles, today: '2026-11-22' }));
+  const result = await validateExportDirectory((join, sortFiles) =>
+    openExport(dir, config, { join, sortFiles, today: '2026-11-22' }),
+  );
   if (!result.ok) throw new Error(`benchmark data should be valid: ${JSON.stringify(result.errors.slice(0, 3))}`);
-  return { rows: Object.values(result.summary.records).reduce((sum, count) => sum + count, 0), join: !result.unsorted ? 'streaming' : result.unsorted.sorted ? `streaming, sorting ${result.unsorted.sorted.join(' ')}` : 'staged after streaming' };
+  return {
+    rows: Object.values(result.summary.records).reduce((sum, count) => sum + count, 0),
+    join: !result.unsorted
+      ? 'streaming'
+      : result.unsorted.sorted
+        ? `streaming, sorting ${result.unsorted.sorted.join(' ')}`
+        : 'staged after streaming',
+  };
 }
 
 const [mode, dir] = process.argv.slice(2);

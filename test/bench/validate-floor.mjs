@@ -28,22 +28,37 @@ const accounts = [];
 for await (const entry of reader.entries()) if (entry.kind === 'account') accounts.push(entry.account);
 await reader.close();
 const rows = Object.values(reader.summary.records).reduce((sum, count) => sum + count, 0);
-const phones = accounts.flatMap((account) => (account.payload.customers ?? []).flatMap((customer) => [customer.mobile, customer.landline])).filter((value) => value !== undefined);
-const head = (account) => ({ import_supplier: account.importSupplier, external_account_number: account.externalAccountNumber });
+const phones = accounts
+  .flatMap((account) => (account.payload.customers ?? []).flatMap((customer) => [customer.mobile, customer.landline]))
+  .filter((value) => value !== undefined);
+const head = (account) => ({
+  import_supplier: account.importSupplier,
+  external_account_number: account.externalAccountNumber,
+});
 
 const parts = {
   'bare csv-parse (arrays), all files': async () => {
     for (const name of readdirSync(dir).filter((file) => file.endsWith('.csv'))) {
-      for await (const record of createReadStream(path.join(dir, name)).pipe(parse({ bom: true, skip_empty_lines: true }))) void record;
+      for await (const record of createReadStream(path.join(dir, name)).pipe(
+        parse({ bom: true, skip_empty_lines: true }),
+      ))
+        void record;
     }
   },
-  'account payload schema + rules': () => accounts.forEach((account) => schema.validateAccountPayload(account.payload, { today })),
+  'account payload schema + rules': () =>
+    accounts.forEach((account) => schema.validateAccountPayload(account.payload, { today })),
   '  of which isValidPhoneNumber': () => phones.forEach((phone) => isValidPhoneNumber(phone)),
   '  of which isValidInternationalPhone': () => phones.forEach((phone) => isValidInternationalPhone(phone)),
-  'notes + transactions requests': () => accounts.forEach((account) => {
-    if (account.notes.length > 0) schema.validateNotesRequest({ ...head(account), notes: account.notes.map((item) => item.value) });
-    if (account.transactions.length > 0) schema.validateTransactionsRequest({ ...head(account), transactions: account.transactions.map((item) => item.value) }, { today });
-  }),
+  'notes + transactions requests': () =>
+    accounts.forEach((account) => {
+      if (account.notes.length > 0)
+        schema.validateNotesRequest({ ...head(account), notes: account.notes.map((item) => item.value) });
+      if (account.transactions.length > 0)
+        schema.validateTransactionsRequest(
+          { ...head(account), transactions: account.transactions.map((item) => item.value) },
+          { today },
+        );
+    }),
 };
 const results = {};
 for (const [name, run] of Object.entries(parts)) {
@@ -56,5 +71,10 @@ for (const [name, run] of Object.entries(parts)) {
   results[name] = total / rounds;
 }
 const csv = results['bare csv-parse (arrays), all files'];
-console.log(`${accounts.length} accounts, ${rows} rows, ${phones.length} phone numbers; CPU ms per pass (share of the budget = 2 x bare csv-parse):`);
-for (const [name, ms] of Object.entries(results)) console.log(`  ${name.padEnd(36)} ${String(Math.round(ms)).padStart(6)} ms  ${(ms / (2 * csv)).toFixed(2)} of the budget`);
+console.log(
+  `${accounts.length} accounts, ${rows} rows, ${phones.length} phone numbers; CPU ms per pass (share of the budget = 2 x bare csv-parse):`,
+);
+for (const [name, ms] of Object.entries(results))
+  console.log(
+    `  ${name.padEnd(36)} ${String(Math.round(ms)).padStart(6)} ms  ${(ms / (2 * csv)).toFixed(2)} of the budget`,
+  );

@@ -17,7 +17,10 @@ const cpu = () => {
 
 async function bare(dir) {
   for (const name of readdirSync(dir).filter((file) => file.endsWith('.csv'))) {
-    for await (const record of createReadStream(path.join(dir, name)).pipe(parse({ bom: true, skip_empty_lines: true }))) void record;
+    for await (const record of createReadStream(path.join(dir, name)).pipe(
+      parse({ bom: true, skip_empty_lines: true }),
+    ))
+      void record;
   }
 }
 
@@ -40,4 +43,11 @@ for (let round = 0; round < rounds; round += 1) {
   if (!result.ok) throw new Error('benchmark data should be valid');
 }
 const ms = (value) => Math.round(value / rounds);
-console.log(JSON.stringify({ csvMs: ms(totals.csv), readStageMs: ms(totals.read), joinValidateMs: ms(totals.join), ratio: +(totals.csv / (totals.read + totals.join)).toFixed(3) }));
+console.log(
+  JSON.stringify({
+    csvMs: ms(totals.csv),
+    readStageMs: ms(totals.read),
+    joinValidateMs: ms(totals.join),
+    ratio: +(totals.csv / (totals.read + totals.join)).toFixed(3),
+  }),
+);

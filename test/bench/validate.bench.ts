@@ -15,8 +15,13 @@ import { generateExport } from './validate-data.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.join(here, '..', '..');
-const sizes = process.argv.slice(2).map(Number).filter((size) => size > 0);
-const orders: Array<'sorted' | 'scattered'> = process.argv.includes('--scattered') ? ['sorted', 'scattered'] : ['sorted'];
+const sizes = process.argv
+  .slice(2)
+  .map(Number)
+  .filter((size) => size > 0);
+const orders: Array<'sorted' | 'scattered'> = process.argv.includes('--scattered')
+  ? ['sorted', 'scattered']
+  : ['sorted'];
 
 interface Measure {
   rows: number;
@@ -26,40 +31,72 @@ interface Measure {
 }
 
 function measure(mode: string, dir: string): Measure {
-  return JSON.parse(execFileSync(process.execPath, [path.join(here, 'validate-child.mjs'), mode, dir], { encoding: 'utf8', maxBuffer: 1 << 20 })) as Measure;
+  return JSON.parse(
+    execFileSync(process.execPath, [path.join(here, 'validate-child.mjs'), mode, dir], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 20,
+    }),
+  ) as Measure;
 }
 
 const rate = (m: Measure): number => m.rows / m.seconds;
 const fmt = (value: number): string => Math.round(value).toLocaleString('en-GB');
 
 // The measured code is the compiled code users run (dist/, plain node).
-execFileSync(path.join(root, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+execFileSync(path.join(root, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.build.json'], {
+  cwd: root,
+  stdio: 'inherit',
+});
 
-const results: Array<{ accounts: number; order: string; rows: number; arrays: Measure; columns: Measure; validate: Measure }> = [];
-for (const accounts of sizes.length > 0 ? sizes : [100_000, 1_000_000]) for (const order of orders) {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'migrate-bench-'));
-  try {
-    const counts = await generateExport(dir, accounts, order);
-    const rows = Object.values(counts).reduce((sum, count) => sum + count, 0);
-    const arrays = measure('csv-arrays', dir);
-    const columns = measure('csv-columns', dir);
-    const validate = measure('validate', dir);
-    results.push({ accounts, order, rows, arrays, columns, validate });
-    console.log(`\n${fmt(accounts)} accounts, ${order}, ${fmt(rows)} data rows (${Object.entries(counts).map(([file, count]) => `${file} ${fmt(count)}`).join(', ')})`);
-    console.log(`  bare csv-parse, arrays:        ${fmt(rate(arrays))} rows/s, peak RSS ${arrays.peakRssMb.toFixed(0)} MB`);
-    console.log(`  bare csv-parse, columns: true: ${fmt(rate(columns))} rows/s, peak RSS ${columns.peakRssMb.toFixed(0)} MB`);
-    console.log(`  migrate validate (read, map, join: ${validate.join}, schemas): ${fmt(rate(validate))} rows/s in ${validate.seconds.toFixed(1)} s, peak RSS ${validate.peakRssMb.toFixed(0)} MB`);
-    const ratio = rate(validate) / rate(arrays);
-    console.log(`  throughput: ${ratio.toFixed(2)} x bare csv-parse (arrays), ${(rate(validate) / rate(columns)).toFixed(2)} x (columns); limit >= 0.50 -> ${ratio >= 0.5 ? 'PASS' : 'FAIL'}`);
-    console.log(`  peak RSS: ${(validate.peakRssMb / 300).toFixed(2)} of the 300 MB limit -> ${validate.peakRssMb < 300 ? 'PASS' : 'FAIL'}`);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+const results: Array<{
+  accounts: number;
+  order: string;
+  rows: number;
+  arrays: Measure;
+  columns: Measure;
+  validate: Measure;
+}> = [];
+for (const accounts of sizes.length > 0 ? sizes : [100_000, 1_000_000])
+  for (const order of orders) {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'migrate-bench-'));
+    try {
+      const counts = await generateExport(dir, accounts, order);
+      const rows = Object.values(counts).reduce((sum, count) => sum + count, 0);
+      const arrays = measure('csv-arrays', dir);
+      const columns = measure('csv-columns', dir);
+      const validate = measure('validate', dir);
+      results.push({ accounts, order, rows, arrays, columns, validate });
+      console.log(
+        `\n${fmt(accounts)} accounts, ${order}, ${fmt(rows)} data rows (${Object.entries(counts)
+          .map(([file, count]) => `${file} ${fmt(count)}`)
+          .join(', ')})`,
+      );
+      console.log(
+        `  bare csv-parse, arrays:        ${fmt(rate(arrays))} rows/s, peak RSS ${arrays.peakRssMb.toFixed(0)} MB`,
+      );
+      console.log(
+        `  bare csv-parse, columns: true: ${fmt(rate(columns))} rows/s, peak RSS ${columns.peakRssMb.toFixed(0)} MB`,
+      );
+      console.log(
+        `  migrate validate (read, map, join: ${validate.join}, schemas): ${fmt(rate(validate))} rows/s in ${validate.seconds.toFixed(1)} s, peak RSS ${validate.peakRssMb.toFixed(0)} MB`,
+      );
+      const ratio = rate(validate) / rate(arrays);
+      console.log(
+        `  throughput: ${ratio.toFixed(2)} x bare csv-parse (arrays), ${(rate(validate) / rate(columns)).toFixed(2)} x (columns); limit >= 0.50 -> ${ratio >= 0.5 ? 'PASS' : 'FAIL'}`,
+      );
+      console.log(
+        `  peak RSS: ${(validate.peakRssMb / 300).toFixed(2)} of the 300 MB limit -> ${validate.peakRssMb < 300 ? 'PASS' : 'FAIL'}`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }
-}
 for (const order of orders) {
   const measured = results.filter((result) => result.order === order);
   if (measured.length < 2) continue;
   const [small, large] = [measured[0]!, measured[measured.length - 1]!];
   const growth = large.validate.peakRssMb / small.validate.peakRssMb;
-  console.log(`\n${order}: peak RSS growth ${fmt(small.accounts)} -> ${fmt(large.accounts)} accounts: x${growth.toFixed(2)} (input x${(large.rows / small.rows).toFixed(0)}); flat (< x1.5) -> ${growth < 1.5 ? 'PASS' : 'FAIL'}`);
+  console.log(
+    `\n${order}: peak RSS growth ${fmt(small.accounts)} -> ${fmt(large.accounts)} accounts: x${growth.toFixed(2)} (input x${(large.rows / small.rows).toFixed(0)}); flat (< x1.5) -> ${growth < 1.5 ? 'PASS' : 'FAIL'}`,
+  );
 }

@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 
 // The real binary's entry and exit (dist/ is built by test/global-setup.ts).
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const run = (args: string[]) => spawnSync(process.execPath, ['bin/migrate.js', ...args], { cwd: root, encoding: 'utf8' });
+const run = (args: string[]) =>
+  spawnSync(process.execPath, ['bin/migrate.js', ...args], { cwd: root, encoding: 'utf8' });
 
 describe('migrate', () => {
   it('--version prints the package version, exit 0', () => {

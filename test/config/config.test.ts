@@ -19,7 +19,10 @@ function dirs(): { cwd: string; exportDir: string } {
 async function usageError(configText: string): Promise<string> {
   const { cwd } = dirs();
   writeFileSync(path.join(cwd, 'migrate.config.json'), configText);
-  const error = await loadMigrateConfig({ cwd, env: {} }).then(() => undefined, (caught: unknown) => caught);
+  const error = await loadMigrateConfig({ cwd, env: {} }).then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
   expect(error).toBeInstanceOf(UsageError);
   return (error as UsageError).message;
 }
@@ -30,7 +33,13 @@ describe('loadMigrateConfig', () => {
     const config = await loadMigrateConfig({ cwd, env: {} });
     expect(config.configFile).toBeUndefined();
     expect(config.importSupplier).toBeUndefined();
-    expect(config.mapping.accounts).toMatchObject({ delimiter: ',', encoding: 'utf8', rename: {}, ignore: [], dateFormats: [] });
+    expect(config.mapping.accounts).toMatchObject({
+      delimiter: ',',
+      encoding: 'utf8',
+      rename: {},
+      ignore: [],
+      dateFormats: [],
+    });
   });
 
   it('takes the supplier from --supplier, else MIGRATE_SUPPLIER, else the file', async () => {
@@ -38,7 +47,9 @@ describe('loadMigrateConfig', () => {
     writeFileSync(path.join(cwd, 'migrate.config.json'), JSON.stringify({ import_supplier: 'FILE' }));
     expect((await loadMigrateConfig({ cwd, env: {} })).importSupplier).toBe('FILE');
     expect((await loadMigrateConfig({ cwd, env: { MIGRATE_SUPPLIER: 'ENV' } })).importSupplier).toBe('ENV');
-    expect((await loadMigrateConfig({ cwd, env: { MIGRATE_SUPPLIER: 'ENV' }, supplier: 'FLAG' })).importSupplier).toBe('FLAG');
+    expect((await loadMigrateConfig({ cwd, env: { MIGRATE_SUPPLIER: 'ENV' }, supplier: 'FLAG' })).importSupplier).toBe(
+      'FLAG',
+    );
   });
 
   it("prefers the export directory's migrate.config.json over the working directory's; --config over both", async () => {
@@ -50,34 +61,66 @@ describe('loadMigrateConfig', () => {
     expect(fromExport.importSupplier).toBe('EXPORT');
     expect(fromExport.configFile).toBe(path.join(exportDir, 'migrate.config.json'));
     writeFileSync(path.join(cwd, 'other.json'), JSON.stringify({ import_supplier: 'FLAG' }));
-    expect((await loadMigrateConfig({ cwd, exportDir, configPath: 'other.json', env: {} })).importSupplier).toBe('FLAG');
-    await expect(loadMigrateConfig({ cwd, configPath: 'missing.json', env: {} })).rejects.toThrow(/--config missing\.json: no such file/);
+    expect((await loadMigrateConfig({ cwd, exportDir, configPath: 'other.json', env: {} })).importSupplier).toBe(
+      'FLAG',
+    );
+    await expect(loadMigrateConfig({ cwd, configPath: 'missing.json', env: {} })).rejects.toThrow(
+      /--config missing\.json: no such file/,
+    );
   });
 
   it('compiles the per-file rules with file-level delimiter and encoding defaults', async () => {
     const { cwd } = dirs();
-    writeFileSync(path.join(cwd, 'migrate.config.json'), JSON.stringify({
-      delimiter: ';', encoding: 'latin1', phone_default_country: 'GB',
-      mapping: { customers: { delimiter: '\t', rename: { Surname: 'family_name' }, date_format: 'DD/MM/YYYY' }, transactions: { scale: { amount: 0.01 } } },
-    }));
+    writeFileSync(
+      path.join(cwd, 'migrate.config.json'),
+      JSON.stringify({
+        delimiter: ';',
+        encoding: 'latin1',
+        phone_default_country: 'GB',
+        mapping: {
+          customers: { delimiter: '\t', rename: { Surname: 'family_name' }, date_format: 'DD/MM/YYYY' },
+          transactions: { scale: { amount: 0.01 } },
+        },
+      }),
+    );
     const config = await loadMigrateConfig({ cwd, env: {} });
     expect(config.phoneDefaultCountry).toBe('GB');
     expect(config.mapping.accounts).toMatchObject({ delimiter: ';', encoding: 'latin1' });
-    expect(config.mapping.customers).toMatchObject({ delimiter: '\t', encoding: 'latin1', rename: { Surname: 'family_name' } });
+    expect(config.mapping.customers).toMatchObject({
+      delimiter: '\t',
+      encoding: 'latin1',
+      rename: { Surname: 'family_name' },
+    });
     expect(config.mapping.customers.dateFormats.map((format) => format.source)).toEqual(['DD/MM/YYYY']);
     expect(config.mapping.transactions.scale).toEqual({ amount: 0.01 });
   });
 
   it('names the key at fault for every kind of mistake', async () => {
     expect(await usageError('{"mapping": {"acounts": {}}}')).toMatch(/mapping\.acounts: unknown key/);
-    expect(await usageError('{"mapping": {"accounts": {"renames": {}}}}')).toMatch(/mapping\.accounts\.renames: unknown key/);
-    expect(await usageError('{"mapping": {"accounts": {"rename": {"Ref": "account_ref"}}}}')).toMatch(/mapping\.accounts\.rename\.Ref: "account_ref" is not a documented field of accounts files/);
-    expect(await usageError('{"mapping": {"customers": {"scale": {"given_name": 100}}}}')).toMatch(/mapping\.customers\.scale\.given_name: "given_name" is not an amount field/);
-    expect(await usageError('{"mapping": {"accounts": {"date_format": "DD/MM/YY"}}}')).toMatch(/mapping\.accounts\.date_format\.0: "DD\/MM\/YY": two-digit years are ambiguous/);
-    expect(await usageError('{"mapping": {"notes": {"datetime_format": "DD/MM/YYYY HH:mm"}}}')).toMatch(/mapping\.notes\.utc_offset: is required with datetime_format/);
-    expect(await usageError('{"mapping": {"accounts": {"encoding": "ebcdic"}}}')).toMatch(/mapping\.accounts\.encoding:/);
-    expect(await usageError('{"phone_default_country": "XX"}')).toMatch(/phone_default_country: phone_default_country must be an ISO 3166-1 alpha-2 code/);
-    expect(await usageError('{"mapping": {"accounts": {"rename": {"A": "billing_name", "B": "billing_name"}}}}')).toMatch(/two columns are renamed to "billing_name"/);
+    expect(await usageError('{"mapping": {"accounts": {"renames": {}}}}')).toMatch(
+      /mapping\.accounts\.renames: unknown key/,
+    );
+    expect(await usageError('{"mapping": {"accounts": {"rename": {"Ref": "account_ref"}}}}')).toMatch(
+      /mapping\.accounts\.rename\.Ref: "account_ref" is not a documented field of accounts files/,
+    );
+    expect(await usageError('{"mapping": {"customers": {"scale": {"given_name": 100}}}}')).toMatch(
+      /mapping\.customers\.scale\.given_name: "given_name" is not an amount field/,
+    );
+    expect(await usageError('{"mapping": {"accounts": {"date_format": "DD/MM/YY"}}}')).toMatch(
+      /mapping\.accounts\.date_format\.0: "DD\/MM\/YY": two-digit years are ambiguous/,
+    );
+    expect(await usageError('{"mapping": {"notes": {"datetime_format": "DD/MM/YYYY HH:mm"}}}')).toMatch(
+      /mapping\.notes\.utc_offset: is required with datetime_format/,
+    );
+    expect(await usageError('{"mapping": {"accounts": {"encoding": "ebcdic"}}}')).toMatch(
+      /mapping\.accounts\.encoding:/,
+    );
+    expect(await usageError('{"phone_default_country": "XX"}')).toMatch(
+      /phone_default_country: phone_default_country must be an ISO 3166-1 alpha-2 code/,
+    );
+    expect(
+      await usageError('{"mapping": {"accounts": {"rename": {"A": "billing_name", "B": "billing_name"}}}}'),
+    ).toMatch(/two columns are renamed to "billing_name"/);
     expect(await usageError('{"import_supplier": "ACME",}')).toMatch(/migrate\.config\.json: not valid JSON/);
   });
 });

@@ -18,7 +18,8 @@ export interface E2eExport {
   failingPaymentInstructions: string[];
 }
 
-const ACCOUNT_HEADER = 'external_account_number,import_supplier,account_type,billing_name,billing_email,billing_address.street_address,billing_address.locality,billing_address.postal_code,billing_address.country,account_billing_options.period_length,account_billing_options.period_start_day,account_billing_options.use_industry_billing,communication_preference';
+const ACCOUNT_HEADER =
+  'external_account_number,import_supplier,account_type,billing_name,billing_email,billing_address.street_address,billing_address.locality,billing_address.postal_code,billing_address.country,account_billing_options.period_length,account_billing_options.period_start_day,account_billing_options.use_industry_billing,communication_preference';
 
 export function writeE2eExport(root: string, size: number, prefix = 'E2E'): E2eExport {
   const dir = join(root, 'export');
@@ -26,26 +27,43 @@ export function writeE2eExport(root: string, size: number, prefix = 'E2E'): E2eE
   const month = new Date().toISOString().slice(0, 7);
   const today = new Date().toISOString().slice(0, 10);
   const day = today.slice(8) === '01' ? '01' : '02';
-  const result: E2eExport = { dir, valid: [], invalid: [], errored: [], notes: new Map(), transactions: new Map(), statements: new Map(), paymentInstructions: new Map(), failingPaymentInstructions: [] };
+  const result: E2eExport = {
+    dir,
+    valid: [],
+    invalid: [],
+    errored: [],
+    notes: new Map(),
+    transactions: new Map(),
+    statements: new Map(),
+    paymentInstructions: new Map(),
+    failingPaymentInstructions: [],
+  };
   const accounts = [ACCOUNT_HEADER];
   const customers = ['external_account_number,given_name,family_name,email,mobile'];
   const supply = ['external_account_number,supply_address1,supply_postcode,customer_at_supply_address_from_date'];
   const notes = ['external_account_number,body,created_at'];
   const transactions = ['external_account_number,transaction_id,transaction_date,amount,type,reason'];
-  const statements = ['external_account_number,statement_id,bill_period_from_date,bill_period_to_date,issued_date,number,gross_amount'];
+  const statements = [
+    'external_account_number,statement_id,bill_period_from_date,bill_period_to_date,issued_date,number,gross_amount',
+  ];
   const instructions = ['external_account_number,import_supplier,vendor,reference,type'];
   for (let n = 1; n <= size; n += 1) {
     const kind = n % 10 === 3 ? 'invalid' : n % 10 === 7 ? 'errored' : 'valid';
     const number = kind === 'errored' ? `ERR-${prefix}-${n}` : `${prefix}-${String(n).padStart(4, '0')}`;
     const email = kind === 'invalid' ? 'not-an-e-mail' : `person${n}@example.org`;
-    accounts.push(`${number},ACME,DOMESTIC,Person ${n},${email},${n} High Street,York,YO1 7HH,GB,MONTHLY,1,false,ONLINE`);
+    accounts.push(
+      `${number},ACME,DOMESTIC,Person ${n},${email},${n} High Street,York,YO1 7HH,GB,MONTHLY,1,false,ONLINE`,
+    );
     customers.push(`${number},Given${n},Family${n},c${n}@example.org,+4479111${String(23000 + n).padStart(5, '0')}`);
     supply.push(`${number},${n} High Street,YO1 7HH,2024-01-01`);
     result[kind].push(number);
     const accountNotes = n % 2 === 0 ? [`note one of ${n}`, `note two of ${n}`] : [`only note of ${n}`];
     for (const [i, body] of accountNotes.entries()) notes.push(`${number},${body},${month}-0${i + 1}T09:00:00Z`);
     const ids = [`${number}-T1`, `${number}-T2`];
-    transactions.push(`${number},${ids[0]},${month}-${day},12.50,CHARGE,IMPORTED_CHARGE`, `${number},${ids[1]},${month}-${day},3.10,CREDIT,IMPORTED_CREDIT`);
+    transactions.push(
+      `${number},${ids[0]},${month}-${day},12.50,CHARGE,IMPORTED_CHARGE`,
+      `${number},${ids[1]},${month}-${day},3.10,CREDIT,IMPORTED_CREDIT`,
+    );
     const statementIds = n % 3 === 0 ? [] : [`${number}-S1`, `${number}-S2`];
     for (const id of statementIds) statements.push(`${number},${id},2024-01-01,2024-01-31,2024-02-03,INV-${id},4050`);
     const reference = n % 11 === 5 ? `FAIL-${n}` : n % 11 === 8 ? `FLAKY-${n}` : `pm_${n}`;
@@ -63,8 +81,13 @@ export function writeE2eExport(root: string, size: number, prefix = 'E2E'): E2eE
     }
   }
   const files: Record<string, string[]> = {
-    'accounts.csv': accounts, 'customers.csv': customers, 'supply_addresses.csv': supply, 'notes.csv': notes,
-    'transactions.csv': transactions, 'statements.csv': statements, 'payment_instructions.csv': instructions,
+    'accounts.csv': accounts,
+    'customers.csv': customers,
+    'supply_addresses.csv': supply,
+    'notes.csv': notes,
+    'transactions.csv': transactions,
+    'statements.csv': statements,
+    'payment_instructions.csv': instructions,
   };
   for (const [name, lines] of Object.entries(files)) writeFileSync(join(dir, name), `${lines.join('\n')}\n`);
   return result;

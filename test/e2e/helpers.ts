@@ -10,12 +10,17 @@ const BIN = join(ROOT, 'bin', 'migrate.js');
 /** The e2e tests run the real binary: build dist/ once per test file. */
 export function buildOnce(): void {
   try {
-    execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'pipe' });
+    execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+      cwd: ROOT,
+      stdio: 'pipe',
+    });
   } catch (error) {
     // tsc emits despite type errors; in a shared checkout those may be in another command's
     // half-finished files. The push code itself is type-checked by `npm run typecheck`.
     const output = String((error as { stdout?: Buffer }).stdout ?? '');
-    const ours = output.split('\n').filter((line) => /src\/(cli\/push|engine|ledger|report\/(progress|summary))/.test(line));
+    const ours = output
+      .split('\n')
+      .filter((line) => /src\/(cli\/push|engine|ledger|report\/(progress|summary))/.test(line));
     if (ours.length > 0) throw new Error(`build failed:\n${ours.join('\n')}`);
   }
 }
@@ -28,10 +33,19 @@ export interface RunResult {
 }
 
 /** Runs `migrate push` as a child process; `kill` sends a signal after some milliseconds. */
-export function push(sandbox: RunningSandbox, exportDir: string, stateDir: string, extra: string[] = [], kill?: { afterMs: number; signal: NodeJS.Signals; afterOutput?: RegExp }): Promise<RunResult> {
+export function push(
+  sandbox: RunningSandbox,
+  exportDir: string,
+  stateDir: string,
+  extra: string[] = [],
+  kill?: { afterMs: number; signal: NodeJS.Signals; afterOutput?: RegExp },
+): Promise<RunResult> {
   const target = extra.includes('--sandbox') ? [] : ['--base-url', sandbox.url];
   const args = [BIN, 'push', exportDir, ...target, '--state', stateDir, ...extra];
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, MIGRATE_API_KEY: sandbox.apiKey, NO_COLOR: '1' } });
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, MIGRATE_API_KEY: sandbox.apiKey, NO_COLOR: '1' },
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -53,13 +67,22 @@ export function push(sandbox: RunningSandbox, exportDir: string, stateDir: strin
 
 /** POST requests the sandbox received, except the token mutation. */
 export function writesReceived(sandbox: RunningSandbox): number {
-  return sandbox.inspect.requests().filter((entry) => entry.method === 'POST' && !entry.path.includes('graphql')).length;
+  return sandbox.inspect.requests().filter((entry) => entry.method === 'POST' && !entry.path.includes('graphql'))
+    .length;
 }
 
 /** The most REST requests (token mutation excluded: the client does not gate it) the sandbox had in flight at once. */
 export function maxRestInFlight(sandbox: RunningSandbox): number {
-  const edges = sandbox.inspect.requests().filter((entry) => !entry.path.includes('graphql'))
-    .flatMap((entry) => [[entry.startedAt, 1], [entry.endedAt, -1]] as Array<[number, number]>)
+  const edges = sandbox.inspect
+    .requests()
+    .filter((entry) => !entry.path.includes('graphql'))
+    .flatMap(
+      (entry) =>
+        [
+          [entry.startedAt, 1],
+          [entry.endedAt, -1],
+        ] as Array<[number, number]>,
+    )
     .sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   let current = 0;
   let max = 0;
@@ -71,7 +94,11 @@ export function maxRestInFlight(sandbox: RunningSandbox): number {
 }
 
 /** Item states by kind for one account, from the ledger (read-only, no lock). */
-export function ledgerItems(stateDir: string, supplier: string, number: string): Array<{ kind: string; key: string; state: string }> {
+export function ledgerItems(
+  stateDir: string,
+  supplier: string,
+  number: string,
+): Array<{ kind: string; key: string; state: string }> {
   const reader = openLedgerReader(stateDir);
   try {
     const account = reader.read.account(supplier, number);
@@ -98,26 +125,44 @@ export function ledgerAccountState(stateDir: string, supplier: string, number: s
  * have landed: created at most once, never resent); invalid accounts never sent; ERR-
  * accounts ERRORED after one create.
  */
-export function expectExactState(sandbox: RunningSandbox, data: E2eExport, stateDir: string, expect: (value: unknown, message?: string) => any): void {
+export function expectExactState(
+  sandbox: RunningSandbox,
+  data: E2eExport,
+  stateDir: string,
+  expect: (value: unknown, message?: string) => any,
+): void {
   for (const number of data.valid) {
     const account = sandbox.inspect.account('ACME', number);
     expect(account?.createRequestsAccepted, `${number} creates`).toBe(1);
     expect(account?.status, number).toBe('PROCESSED');
-    expect(account?.notes.filter((note) => !note.bySandbox).map((note) => note.body).sort(), `${number} notes`).toEqual([...(data.notes.get(number) ?? [])].sort());
-    expect(account?.transactions.map((t) => t.transactionId).sort(), `${number} transactions`).toEqual([...(data.transactions.get(number) ?? [])].sort());
-    expect(account?.historicalStatements.map((s) => s['statement_id']).sort(), `${number} statements`).toEqual([...(data.statements.get(number) ?? [])].sort());
+    expect(
+      account?.notes
+        .filter((note) => !note.bySandbox)
+        .map((note) => note.body)
+        .sort(),
+      `${number} notes`,
+    ).toEqual([...(data.notes.get(number) ?? [])].sort());
+    expect(account?.transactions.map((t) => t.transactionId).sort(), `${number} transactions`).toEqual(
+      [...(data.transactions.get(number) ?? [])].sort(),
+    );
+    expect(account?.historicalStatements.map((s) => s['statement_id']).sort(), `${number} statements`).toEqual(
+      [...(data.statements.get(number) ?? [])].sort(),
+    );
     const reference = data.paymentInstructions.get(number);
     const created = account?.paymentInstructions.map((pi) => pi.reference) ?? [];
     if (reference === undefined) {
       expect(created, `${number} payment instructions`).toEqual([]);
     } else {
       const state = ledgerItems(stateDir, 'ACME', number).find((item) => item.kind === 'payment_instruction')?.state;
-      if (state === 'unknown') expect(created.length <= 1, `${number} unknown payment instruction created at most once`).toBe(true);
+      if (state === 'unknown')
+        expect(created.length <= 1, `${number} unknown payment instruction created at most once`).toBe(true);
       else expect(created, `${number} payment instruction (${state})`).toEqual([reference]);
     }
   }
-  for (const number of data.failingPaymentInstructions) expect(sandbox.inspect.account('ACME', number)?.paymentInstructions, number).toEqual([]);
-  for (const number of data.invalid) expect(sandbox.inspect.account('ACME', number), `${number} never sent`).toBeUndefined();
+  for (const number of data.failingPaymentInstructions)
+    expect(sandbox.inspect.account('ACME', number)?.paymentInstructions, number).toEqual([]);
+  for (const number of data.invalid)
+    expect(sandbox.inspect.account('ACME', number), `${number} never sent`).toBeUndefined();
   for (const number of data.errored) {
     const account = sandbox.inspect.account('ACME', number);
     expect(account?.status, number).toBe('ERRORED');

@@ -28,8 +28,16 @@ describe('migrate push', () => {
 
   it('lands every valid account exactly once through 500s, 429s, dropped and ambiguous connections and short tokens; a rerun sends no POST', async () => {
     sandbox = await startSandbox({
-      processingMs: 150, failRate: 0.06, rateLimitRate: 0.01, retryAfterSeconds: 0, dropRate: 0.04, ambiguousRate: 0.04,
-      tokenTtlSeconds: 2, latencyMs: 2, seed: 7, flakyAttempts: 1,
+      processingMs: 150,
+      failRate: 0.06,
+      rateLimitRate: 0.01,
+      retryAfterSeconds: 0,
+      dropRate: 0.04,
+      ambiguousRate: 0.04,
+      tokenTtlSeconds: 2,
+      latencyMs: 2,
+      seed: 7,
+      flakyAttempts: 1,
     });
     const { dir, state } = workspace('faults');
     const data = writeE2eExport(dir, 40);
@@ -41,7 +49,9 @@ describe('migrate push', () => {
     expectExactState(sandbox, data, state, expect);
     for (const number of data.failingPaymentInstructions) {
       // Refused by the vendor (400), or `unknown` when its request lost its connection (never resent).
-      expect(['failed', 'unknown']).toContain(ledgerItems(state, 'ACME', number).find((item) => item.kind === 'payment_instruction')?.state);
+      expect(['failed', 'unknown']).toContain(
+        ledgerItems(state, 'ACME', number).find((item) => item.kind === 'payment_instruction')?.state,
+      );
     }
 
     sandbox.control.setFaults({ failRate: 0, rateLimitRate: 0, dropRate: 0, ambiguousRate: 0 });
@@ -50,7 +60,11 @@ describe('migrate push', () => {
     expect(rerun.code, rerun.stderr).toBe(1);
     expect(writesReceived(sandbox)).toBe(0);
     const summary = JSON.parse(rerun.stdout) as { accounts: Record<string, number> };
-    expect(summary.accounts).toMatchObject({ done: data.valid.length, invalid: data.invalid.length, errored: data.errored.length });
+    expect(summary.accounts).toMatchObject({
+      done: data.valid.length,
+      invalid: data.invalid.length,
+      errored: data.errored.length,
+    });
     expectExactState(sandbox, data, state, expect);
   });
 
@@ -62,7 +76,10 @@ describe('migrate push', () => {
       let seed = 1;
       for (let attempt = 0; attempt < 4; attempt += 1) {
         seed = (seed * 48271) % 2147483647;
-        const result = await push(sandbox, data.dir, state, ['--concurrency', '3'], { afterMs: 400 + (seed % 900), signal: 'SIGKILL' });
+        const result = await push(sandbox, data.dir, state, ['--concurrency', '3'], {
+          afterMs: 400 + (seed % 900),
+          signal: 'SIGKILL',
+        });
         expect(result.signal === 'SIGKILL' || result.code === 1, result.stderr).toBe(true);
       }
       const final = await push(sandbox, data.dir, state, ['--concurrency', '3']);
@@ -78,7 +95,11 @@ describe('migrate push', () => {
     try {
       const { dir, state } = workspace('term');
       const data = writeE2eExport(dir, 30, 'TERM');
-      const stopped = await push(sandbox, data.dir, state, ['--concurrency', '2'], { afterMs: 600, signal: 'SIGTERM', afterOutput: /staged \d+ accounts/ });
+      const stopped = await push(sandbox, data.dir, state, ['--concurrency', '2'], {
+        afterMs: 600,
+        signal: 'SIGTERM',
+        afterOutput: /staged \d+ accounts/,
+      });
       expect(stopped.code, stopped.stderr).toBe(130);
       const reader = openLedgerReader(state);
       expect(reader.read.runs(1)[0]).toMatchObject({ status: 'interrupted', exitCode: 130 });
@@ -125,7 +146,10 @@ describe('migrate push', () => {
       expect(paused.stderr).toMatch(/not accepting migrations/);
       expect(sandbox.inspect.accountCount()).toBe(0);
       sandbox.control.setSupplierStatus('ACME', 'Ongoing');
-      const refused = await push({ ...sandbox, apiKey: 'wrong-key' } as RunningSandbox, data.dir, state, ['--concurrency', '2']);
+      const refused = await push({ ...sandbox, apiKey: 'wrong-key' } as RunningSandbox, data.dir, state, [
+        '--concurrency',
+        '2',
+      ]);
       expect(refused.code, refused.stderr).toBe(3);
       expect(refused.stderr).toMatch(/authentication failed/);
       expect(refused.stderr + refused.stdout).not.toContain('wrong-key');
@@ -142,7 +166,11 @@ describe('migrate push', () => {
       const data = writeE2eExport(dir, 12, 'RATE');
       const result = await push(sandbox, data.dir, state, ['--concurrency', '8', '--rate', '20']);
       expect(result.code, result.stderr).toBe(1);
-      const starts = sandbox.inspect.requests().filter((entry) => !entry.path.includes('graphql')).map((entry) => entry.startedAt).sort((a, b) => a - b);
+      const starts = sandbox.inspect
+        .requests()
+        .filter((entry) => !entry.path.includes('graphql'))
+        .map((entry) => entry.startedAt)
+        .sort((a, b) => a - b);
       expect(starts.length).toBeGreaterThan(40);
       let busiest = 0;
       for (let i = 0, j = 0; i < starts.length; i += 1) {
@@ -158,7 +186,12 @@ describe('migrate push', () => {
 
   it('--sandbox pushes the sample export to the built-in sandbox and exits 0', async () => {
     const { state } = workspace('demo');
-    const result = await push({ url: 'http://127.0.0.1:1', apiKey: 'unused' } as RunningSandbox, 'fixtures/sample', state, ['--sandbox']);
+    const result = await push(
+      { url: 'http://127.0.0.1:1', apiKey: 'unused' } as RunningSandbox,
+      'fixtures/sample',
+      state,
+      ['--sandbox'],
+    );
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/push finished: everything done/);
     expect(result.stdout).toMatch(/done\s+50/);

@@ -18,12 +18,26 @@ function mapped<T>(value: T, file: string, line: number): MappedItem<T> {
 
 export function accountEntry(spec: AccountSpec, line = 2, supplier = 'ACME'): ExportEntry {
   const issues: SourceIssue[] = spec.invalid
-    ? [{ file: 'accounts.csv', line, column: 'billing_email', attr: 'billing_email', externalAccountNumber: spec.number, code: 'invalid_email', message: 'not an e-mail address' }]
+    ? [
+        {
+          file: 'accounts.csv',
+          line,
+          column: 'billing_email',
+          attr: 'billing_email',
+          externalAccountNumber: spec.number,
+          code: 'invalid_email',
+          message: 'not an e-mail address',
+        },
+      ]
     : [];
   const account: ExportAccount = {
     externalAccountNumber: spec.number,
     importSupplier: supplier,
-    payload: { import_supplier: supplier, external_account_number: spec.number, billing_name: spec.billingName ?? `Name ${spec.number}` } as ExportAccount['payload'],
+    payload: {
+      import_supplier: supplier,
+      external_account_number: spec.number,
+      billing_name: spec.billingName ?? `Name ${spec.number}`,
+    } as ExportAccount['payload'],
     origin: { file: 'accounts.csv', line },
     origins: { '': { file: 'accounts.csv', line } },
     issues,
@@ -32,19 +46,50 @@ export function accountEntry(spec: AccountSpec, line = 2, supplier = 'ACME'): Ex
   return { kind: 'account', account };
 }
 
-function items(spec: Omit<AccountSpec, 'invalid' | 'billingName'>, supplier: string): Pick<ExportAccount, 'notes' | 'transactions' | 'statements' | 'paymentInstructions'> {
+function items(
+  spec: Omit<AccountSpec, 'invalid' | 'billingName'>,
+  supplier: string,
+): Pick<ExportAccount, 'notes' | 'transactions' | 'statements' | 'paymentInstructions'> {
   return {
-    notes: (spec.notes ?? []).map((body, i) => mapped({ body, created_at: '2024-01-01T00:00:00Z' }, 'notes.csv', i + 2)),
-    transactions: (spec.transactions ?? []).map((id, i) => mapped({ transaction_id: id, transaction_date: '2024-01-01', amount: 1, type: 'CHARGE' as const }, 'transactions.csv', i + 2)),
-    statements: (spec.statements ?? []).map((id, i) => mapped({ statement_id: id, bill_period_from_date: '2024-01-01', bill_period_to_date: '2024-01-31' }, 'statements.csv', i + 2)),
+    notes: (spec.notes ?? []).map((body, i) =>
+      mapped({ body, created_at: '2024-01-01T00:00:00Z' }, 'notes.csv', i + 2),
+    ),
+    transactions: (spec.transactions ?? []).map((id, i) =>
+      mapped(
+        { transaction_id: id, transaction_date: '2024-01-01', amount: 1, type: 'CHARGE' as const },
+        'transactions.csv',
+        i + 2,
+      ),
+    ),
+    statements: (spec.statements ?? []).map((id, i) =>
+      mapped(
+        { statement_id: id, bill_period_from_date: '2024-01-01', bill_period_to_date: '2024-01-31' },
+        'statements.csv',
+        i + 2,
+      ),
+    ),
     paymentInstructions: (spec.paymentInstructions ?? []).map((reference, i) =>
-      mapped({ import_supplier: supplier, external_account_number: spec.number, vendor: 'STRIPE', reference, type: 'CARD' as const }, 'payment_instructions.csv', i + 2),
+      mapped(
+        {
+          import_supplier: supplier,
+          external_account_number: spec.number,
+          vendor: 'STRIPE',
+          reference,
+          type: 'CARD' as const,
+        },
+        'payment_instructions.csv',
+        i + 2,
+      ),
     ),
   };
 }
 
 export function orphanEntry(spec: Omit<AccountSpec, 'invalid' | 'billingName'>, supplier = 'ACME'): ExportEntry {
-  const orphan: OrphanItems = { externalAccountNumber: spec.number, importSupplier: supplier, ...items(spec, supplier) };
+  const orphan: OrphanItems = {
+    externalAccountNumber: spec.number,
+    importSupplier: supplier,
+    ...items(spec, supplier),
+  };
   return { kind: 'orphan', items: orphan };
 }
 

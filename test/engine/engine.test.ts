@@ -14,19 +14,42 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-const fast: EngineSettings = { ...DEFAULT_ENGINE_SETTINGS, pollSchedule: { firstDelayMs: 5, factor: 2, maxDelayMs: 20, jitter: 0 }, waitTimeoutMs: 5_000, drainMs: 1_000 };
+const fast: EngineSettings = {
+  ...DEFAULT_ENGINE_SETTINGS,
+  pollSchedule: { firstDelayMs: 5, factor: 2, maxDelayMs: 20, jitter: 0 },
+  waitTimeoutMs: 5_000,
+  drainMs: 1_000,
+};
 
-async function push(service: FakeService, entries: ExportEntry[] | undefined, settings: Partial<EngineSettings> = {}, signal?: AbortSignal) {
+async function push(
+  service: FakeService,
+  entries: ExportEntry[] | undefined,
+  settings: Partial<EngineSettings> = {},
+  signal?: AbortSignal,
+) {
   const ledger = Ledger.open(dir);
   ledger.startRun('push', {});
   try {
-    return await runPush({ ledger, client: service, settings: { ...fast, ...settings }, sink: nullSink, entries: entries && stream(entries), ...(signal ? { signal } : {}) });
+    return await runPush({
+      ledger,
+      client: service,
+      settings: { ...fast, ...settings },
+      sink: nullSink,
+      entries: entries && stream(entries),
+      ...(signal ? { signal } : {}),
+    });
   } finally {
     ledger.close();
   }
 }
 
-const full = (n: number): AccountSpec => ({ number: `A-${n}`, notes: [`note ${n}`], transactions: [`T-${n}-1`, `T-${n}-2`], statements: [`S-${n}`], paymentInstructions: [`PI-${n}`] });
+const full = (n: number): AccountSpec => ({
+  number: `A-${n}`,
+  notes: [`note ${n}`],
+  transactions: [`T-${n}-1`, `T-${n}-2`],
+  statements: [`S-${n}`],
+  paymentInstructions: [`PI-${n}`],
+});
 
 function expectExact(service: FakeService, specs: AccountSpec[]): void {
   for (const spec of specs) {
@@ -43,7 +66,14 @@ describe('push engine against an in-memory service', () => {
   it('imports every valid account once with its records, holds invalid ones back, and a rerun sends nothing', async () => {
     const specs = Array.from({ length: 30 }, (_, n) => full(n));
     const service = new FakeService();
-    const result = await push(service, [...specs.map((spec, n) => accountEntry(spec, n + 2)), accountEntry({ number: 'BAD-1', notes: ['x'], invalid: true })], { concurrency: 4 });
+    const result = await push(
+      service,
+      [
+        ...specs.map((spec, n) => accountEntry(spec, n + 2)),
+        accountEntry({ number: 'BAD-1', notes: ['x'], invalid: true }),
+      ],
+      { concurrency: 4 },
+    );
     expect(result.reason).toBe('finished');
     expectExact(service, specs);
     expect(service.accounts.has('BAD-1')).toBe(false);
@@ -51,7 +81,10 @@ describe('push engine against an in-memory service', () => {
     expect(result.counts.accounts).toEqual({ done: 30, invalid: 1 });
     expect(result.exitCode).toBe(1);
     const calls = service.calls.length;
-    const again = await push(service, [...specs.map((spec, n) => accountEntry(spec, n + 2)), accountEntry({ number: 'BAD-1', notes: ['x'], invalid: true })]);
+    const again = await push(service, [
+      ...specs.map((spec, n) => accountEntry(spec, n + 2)),
+      accountEntry({ number: 'BAD-1', notes: ['x'], invalid: true }),
+    ]);
     expect(service.calls.length).toBe(calls);
     expect(again.exitCode).toBe(1);
   });
@@ -76,7 +109,8 @@ describe('push engine against an in-memory service', () => {
 
   it('resends notes, transactions and statements after ambiguous failures: the service dedups them', async () => {
     const service = new FakeService();
-    service.fault = (method, n) => (['notes', 'transactions', 'statements'].includes(method) && n === 1 ? 'ambiguous' : 'none');
+    service.fault = (method, n) =>
+      ['notes', 'transactions', 'statements'].includes(method) && n === 1 ? 'ambiguous' : 'none';
     const spec = { ...full(1), statements: ['S-1', 'S-2'] };
     const result = await push(service, [accountEntry(spec)]);
     expect(result.exitCode).toBe(0);
@@ -122,7 +156,11 @@ describe('push engine against an in-memory service', () => {
   it('stops with a fatal result when the supplier does not accept migrations', async () => {
     const service = new FakeService();
     service.supplierOngoing = false;
-    const result = await push(service, Array.from({ length: 20 }, (_, n) => accountEntry(full(n))), { concurrency: 2 });
+    const result = await push(
+      service,
+      Array.from({ length: 20 }, (_, n) => accountEntry(full(n))),
+      { concurrency: 2 },
+    );
     expect(result.reason).toBe('fatal');
     expect(result.fatal?.code).toBe('import_supplier_migration_not_ongoing');
     expect(result.exitCode).toBe(3);
@@ -132,19 +170,29 @@ describe('push engine against an in-memory service', () => {
   it('treats a run of failures as the service being unreachable', async () => {
     const service = new FakeService();
     service.fault = () => 'fail';
-    const result = await push(service, Array.from({ length: 40 }, (_, n) => accountEntry(full(n))), { maxConsecutiveFailures: 5 });
+    const result = await push(
+      service,
+      Array.from({ length: 40 }, (_, n) => accountEntry(full(n))),
+      { maxConsecutiveFailures: 5 },
+    );
     expect(result.reason).toBe('fatal');
     expect(result.fatal?.code).toBe('service_unreachable');
     service.fault = () => 'none';
     const rerun = await push(service, undefined);
     expect(rerun.exitCode).toBe(0);
-    expectExact(service, Array.from({ length: 40 }, (_, n) => full(n)));
+    expectExact(
+      service,
+      Array.from({ length: 40 }, (_, n) => full(n)),
+    );
   });
 
   it('pushes records of a later export for an imported account, and waits for an unknown one', async () => {
     const service = new FakeService();
     await push(service, [accountEntry(full(1))]);
-    const later = await push(service, [orphanEntry({ number: 'A-1', notes: ['later note'], transactions: ['T-9'] }), orphanEntry({ number: 'NEW-1', notes: ['x'] })]);
+    const later = await push(service, [
+      orphanEntry({ number: 'A-1', notes: ['later note'], transactions: ['T-9'] }),
+      orphanEntry({ number: 'NEW-1', notes: ['x'] }),
+    ]);
     expect(service.accounts.get('A-1')?.notes.map((note) => note.body)).toEqual(['note 1', 'later note']);
     expect(service.accounts.get('A-1')?.transactions).toEqual(['T-1-1', 'T-1-2', 'T-9']);
     expect(later.counts.accounts).toEqual({ done: 1, unresolved: 1 });
@@ -165,10 +213,18 @@ describe('push engine against an in-memory service', () => {
     const specs = Array.from({ length: 60 }, (_, n) => full(n));
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 30);
-    const first = await push(service, specs.map((spec) => accountEntry(spec)), { concurrency: 3 }, controller.signal);
+    const first = await push(
+      service,
+      specs.map((spec) => accountEntry(spec)),
+      { concurrency: 3 },
+      controller.signal,
+    );
     expect(first.reason).toBe('interrupted');
     expect(first.exitCode).toBe(130);
-    const second = await push(service, specs.map((spec) => accountEntry(spec)));
+    const second = await push(
+      service,
+      specs.map((spec) => accountEntry(spec)),
+    );
     expect(second.exitCode).toBe(0);
     expectExact(service, specs);
   });

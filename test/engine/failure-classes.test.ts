@@ -2,7 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { NotFoundError, RequestRejectedError, ServerError, SupplierNotOngoingError, UnexpectedResponseError } from '../../src/api/errors.js';
+import {
+  NotFoundError,
+  RequestRejectedError,
+  ServerError,
+  SupplierNotOngoingError,
+  UnexpectedResponseError,
+} from '../../src/api/errors.js';
 import { DEFAULT_ENGINE_SETTINGS, runPush, type EngineEvent, type EngineSettings } from '../../src/engine/index.js';
 import { classifyFailure } from '../../src/engine/failure.js';
 import { Ledger } from '../../src/ledger/index.js';
@@ -20,14 +26,25 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-const fast: EngineSettings = { ...DEFAULT_ENGINE_SETTINGS, pollSchedule: { firstDelayMs: 5, factor: 2, maxDelayMs: 20, jitter: 0 }, waitTimeoutMs: 5_000, drainMs: 1_000 };
+const fast: EngineSettings = {
+  ...DEFAULT_ENGINE_SETTINGS,
+  pollSchedule: { firstDelayMs: 5, factor: 2, maxDelayMs: 20, jitter: 0 },
+  waitTimeoutMs: 5_000,
+  drainMs: 1_000,
+};
 
 async function push(service: FakeService, entries: ExportEntry[]) {
   const ledger = Ledger.open(dir);
   ledger.startRun('push', {});
   const events: EngineEvent[] = [];
   try {
-    const result = await runPush({ ledger, client: service, settings: fast, sink: { emit: (event) => events.push(event) }, entries: stream(entries) });
+    const result = await runPush({
+      ledger,
+      client: service,
+      settings: fast,
+      sink: { emit: (event) => events.push(event) },
+      entries: stream(entries),
+    });
     return { result, events };
   } finally {
     ledger.close();
@@ -45,7 +62,12 @@ function inLedger<T>(read: (ledger: Ledger) => T): T {
 
 describe('classifyFailure', () => {
   it.each([
-    [new RequestRejectedError('createAccount', undefined, 'undocumented field(s) foo', [{ attr: 'foo', code: 'undocumented_field', detail: 'x' }]), 'data'],
+    [
+      new RequestRejectedError('createAccount', undefined, 'undocumented field(s) foo', [
+        { attr: 'foo', code: 'undocumented_field', detail: 'x' },
+      ]),
+      'data',
+    ],
     [new RequestRejectedError('createNotes', 413, 'too large'), 'transient'],
     [new UnexpectedResponseError('createNotes', 201, 'not a list', 'results'), 'unexpected'],
     [new ServerError('createNotes', 500, 'boom', false), 'transient'],
@@ -57,7 +79,11 @@ describe('classifyFailure', () => {
   });
 
   it('keeps the refused fields of an invalid_request', () => {
-    const failure = classifyFailure(new RequestRejectedError('createAccount', undefined, 'undocumented', [{ attr: 'customers.0.nickname', code: 'undocumented_field', detail: 'x' }]));
+    const failure = classifyFailure(
+      new RequestRejectedError('createAccount', undefined, 'undocumented', [
+        { attr: 'customers.0.nickname', code: 'undocumented_field', detail: 'x' },
+      ]),
+    );
     expect(failure.issues?.[0]?.attr).toBe('customers.0.nickname');
   });
 });
@@ -67,10 +93,16 @@ describe('the engine and the failure classes', () => {
     const service = new FakeService();
     const original = service.createAccount;
     service.createAccount = (async (payload: { external_account_number?: string }) => {
-      if (payload.external_account_number === 'UND-1') throw new RequestRejectedError('createAccount', undefined, 'undocumented field(s) nickname', [{ attr: 'nickname', code: 'undocumented_field', detail: 'not a documented field' }]);
+      if (payload.external_account_number === 'UND-1')
+        throw new RequestRejectedError('createAccount', undefined, 'undocumented field(s) nickname', [
+          { attr: 'nickname', code: 'undocumented_field', detail: 'not a documented field' },
+        ]);
       return original(payload);
     }) as typeof service.createAccount;
-    const entries = [accountEntry({ number: 'OK-1', notes: ['n'] }), accountEntry({ number: 'UND-1', notes: ['m'] }, 3)];
+    const entries = [
+      accountEntry({ number: 'OK-1', notes: ['n'] }),
+      accountEntry({ number: 'UND-1', notes: ['m'] }, 3),
+    ];
     const { result, events } = await push(service, entries);
     expect(result.counts.accounts).toEqual({ done: 1, invalid: 1 });
     expect(events.some((event) => event.type === 'retrying')).toBe(false);
@@ -104,11 +136,18 @@ describe('the engine and the failure classes', () => {
       service.calls.push('payment');
       throw new UnexpectedResponseError('createPaymentInstruction', 201, 'no reference', 'reference');
     }) as typeof service.createPaymentInstruction;
-    const entries = [accountEntry({ number: 'N-1', notes: ['n'] }), accountEntry({ number: 'P-1', paymentInstructions: ['PI-1'] }, 3)];
+    const entries = [
+      accountEntry({ number: 'N-1', notes: ['n'] }),
+      accountEntry({ number: 'P-1', paymentInstructions: ['PI-1'] }, 3),
+    ];
     const states = (number = 'N-1'): Record<string, { state: string; code: string | undefined; attempts: number }> =>
       inLedger((ledger) => {
         const account = ledger.findAccount('ACME', number);
-        return Object.fromEntries(ledger.read.items(account?.id ?? 0).map((item) => [item.kind, { state: item.state, code: item.error?.code, attempts: item.attempts }]));
+        return Object.fromEntries(
+          ledger.read
+            .items(account?.id ?? 0)
+            .map((item) => [item.kind, { state: item.state, code: item.error?.code, attempts: item.attempts }]),
+        );
       });
     await push(service, entries);
     expect(states()['note']).toEqual({ state: 'sending', code: 'unexpected_response', attempts: 1 });
@@ -121,6 +160,9 @@ describe('the engine and the failure classes', () => {
     const notesSent = service.calls.filter((call) => call === 'notes').length;
     await push(service, entries);
     expect(service.calls.filter((call) => call === 'notes').length, 'given up: not sent again').toBe(notesSent);
-    expect(service.calls.filter((call) => call === 'payment'), 'the payment instruction was sent once').toHaveLength(1);
+    expect(
+      service.calls.filter((call) => call === 'payment'),
+      'the payment instruction was sent once',
+    ).toHaveLength(1);
   });
 });

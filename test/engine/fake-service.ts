@@ -78,9 +78,20 @@ export class FakeService implements ImportServiceClient {
       this.#ongoing();
       const number = payload.external_account_number ?? '';
       const existing = this.accounts.get(number);
-      if (existing?.status === 'PROCESSED') return { kind: 'already_imported' as const, platformAccountNumber: existing.number };
+      if (existing?.status === 'PROCESSED')
+        return { kind: 'already_imported' as const, platformAccountNumber: existing.number };
       if (existing) existing.creates += 1;
-      else this.accounts.set(number, { creates: 1, polls: 0, status: 'PENDING', number: `P-${number}`, notes: [], transactions: [], statements: [], paymentInstructions: [] });
+      else
+        this.accounts.set(number, {
+          creates: 1,
+          polls: 0,
+          status: 'PENDING',
+          number: `P-${number}`,
+          notes: [],
+          transactions: [],
+          statements: [],
+          paymentInstructions: [],
+        });
       return { kind: 'scheduled' as const };
     });
 
@@ -89,10 +100,15 @@ export class FakeService implements ImportServiceClient {
       const account = this.accounts.get(number);
       if (account === undefined) return null;
       account.polls += 1;
-      if (account.status === 'PENDING' && account.polls >= this.pollsToSettle) account.status = number.startsWith('ERR-') ? 'ERRORED' : 'PROCESSED';
+      if (account.status === 'PENDING' && account.polls >= this.pollsToSettle)
+        account.status = number.startsWith('ERR-') ? 'ERRORED' : 'PROCESSED';
       return {
-        status: account.status, platform_identifier: account.status === 'PROCESSED' ? `K-${number}` : null, created_at: 'x', modified_at: 'x',
-        latest_error: account.status === 'ERRORED' ? { code: 'meter_failure', detail: 'failed', domain: 'import_process' } : null,
+        status: account.status,
+        platform_identifier: account.status === 'PROCESSED' ? `K-${number}` : null,
+        created_at: 'x',
+        modified_at: 'x',
+        latest_error:
+          account.status === 'ERRORED' ? { code: 'meter_failure', detail: 'failed', domain: 'import_process' } : null,
       };
     });
 
@@ -100,44 +116,73 @@ export class FakeService implements ImportServiceClient {
     this.#run('transfer', () => {
       const account = this.accounts.get(number);
       if (account === undefined) return null;
-      return { status: account.status === 'PROCESSED' ? ('COMPLETED' as const) : ('IN_PROGRESS' as const), platform_account_number: account.status === 'PROCESSED' ? account.number : '' };
+      return {
+        status: account.status === 'PROCESSED' ? ('COMPLETED' as const) : ('IN_PROGRESS' as const),
+        platform_account_number: account.status === 'PROCESSED' ? account.number : '',
+      };
     });
 
   listAllImports = async () => this.#run('list', () => []);
   listPendingImports = async () => this.#run('list', () => []);
   listImportedAccounts = async () =>
     this.#run('list', () =>
-      [...this.accounts.entries()].filter(([, a]) => a.status === 'PROCESSED').map(([number, a]) => ({ external_account_number: number, platform_account_number: a.number, account_created_at: 'x' })),
+      [...this.accounts.entries()]
+        .filter(([, a]) => a.status === 'PROCESSED')
+        .map(([number, a]) => ({
+          external_account_number: number,
+          platform_account_number: a.number,
+          account_created_at: 'x',
+        })),
     );
 
-  createNotes = async (request: { external_account_number: string; notes: Array<{ body?: string; created_at?: string }> }) =>
+  createNotes = async (request: {
+    external_account_number: string;
+    notes: Array<{ body?: string; created_at?: string }>;
+  }) =>
     this.#run('notes', () => {
       this.#ongoing();
       const account = this.#imported(request.external_account_number);
       const results = request.notes.map((note) => {
-        const exists = account.notes.some((n) => n.body === note.body && (note.created_at === undefined || n.created_at === note.created_at));
-        if (!exists) account.notes.push({ body: note.body ?? '', ...(note.created_at ? { created_at: note.created_at } : {}) });
-        return { body: note.body ?? null, created_at: note.created_at ?? 'now', status: exists ? ('NOTE_ALREADY_EXISTS' as const) : ('NOTE_CREATION_SUCCESS' as const) };
+        const exists = account.notes.some(
+          (n) => n.body === note.body && (note.created_at === undefined || n.created_at === note.created_at),
+        );
+        if (!exists)
+          account.notes.push({ body: note.body ?? '', ...(note.created_at ? { created_at: note.created_at } : {}) });
+        return {
+          body: note.body ?? null,
+          created_at: note.created_at ?? 'now',
+          status: exists ? ('NOTE_ALREADY_EXISTS' as const) : ('NOTE_CREATION_SUCCESS' as const),
+        };
       });
       return { kind: 'created' as const, results };
     });
 
   /** Transactions dedup by id only when check_previously_added is on, like the service. */
-  createTransactions = async (request: { external_account_number: string; transactions: Array<{ transaction_id: string }> }, flags?: { check_previously_added?: boolean }) =>
+  createTransactions = async (
+    request: { external_account_number: string; transactions: Array<{ transaction_id: string }> },
+    flags?: { check_previously_added?: boolean },
+  ) =>
     this.#run('transactions', () => {
       const account = this.#imported(request.external_account_number);
       const results = request.transactions.map((t) => {
         const exists = flags?.check_previously_added !== false && account.transactions.includes(t.transaction_id);
         if (!exists) account.transactions.push(t.transaction_id);
-        return { status: exists ? 'TRANSACTION_ALREADY_EXISTS' : 'TRANSACTION_ADDED_TO_ACCOUNT', transaction_data: { ...t } };
+        return {
+          status: exists ? 'TRANSACTION_ALREADY_EXISTS' : 'TRANSACTION_ADDED_TO_ACCOUNT',
+          transaction_data: { ...t },
+        };
       });
       return { kind: 'created' as const, results };
     });
 
-  createHistoricalStatements = async (request: { external_account_number: string; statements: Array<{ statement_id: string }> }) =>
+  createHistoricalStatements = async (request: {
+    external_account_number: string;
+    statements: Array<{ statement_id: string }>;
+  }) =>
     this.#run('statements', () => {
       const account = this.#imported(request.external_account_number);
-      if (request.statements.some((s) => account.statements.includes(s.statement_id))) return { kind: 'already_exists' as const, detail: 'exists' };
+      if (request.statements.some((s) => account.statements.includes(s.statement_id)))
+        return { kind: 'already_exists' as const, detail: 'exists' };
       account.statements.push(...request.statements.map((s) => s.statement_id));
       return { kind: 'created' as const, statements: request.statements };
     });
@@ -145,7 +190,8 @@ export class FakeService implements ImportServiceClient {
   createPaymentInstruction = async (request: { external_account_number: string; reference: string }) =>
     this.#run('payment', () => {
       const account = this.#imported(request.external_account_number);
-      if (request.reference.startsWith('FAIL-')) return { kind: 'refused' as const, detail: 'vendor says no', errors: [] };
+      if (request.reference.startsWith('FAIL-'))
+        return { kind: 'refused' as const, detail: 'vendor says no', errors: [] };
       account.paymentInstructions.push(request.reference);
       return { kind: 'created' as const, platformAccountNumber: account.number, reference: request.reference };
     });

@@ -8,9 +8,21 @@ describe('exitCodeOf', () => {
     ['everything done', 'finished', { ...none, accounts: { done: 3 }, items: { note: { done: 2 } } }, true, 0],
     ['an invalid account', 'finished', { ...none, accounts: { done: 3, invalid: 1 } }, true, 1],
     ['an errored account', 'finished', { ...none, accounts: { errored: 1 } }, true, 1],
-    ['a payment instruction of unknown outcome', 'finished', { ...none, accounts: { done: 1 }, items: { payment_instruction: { unknown: 1 } } }, true, 1],
+    [
+      'a payment instruction of unknown outcome',
+      'finished',
+      { ...none, accounts: { done: 1 }, items: { payment_instruction: { unknown: 1 } } },
+      true,
+      1,
+    ],
     ['scheduled, waiting', 'finished', { ...none, accounts: { scheduled: 1 } }, true, 1],
-    ['scheduled with --no-wait', 'finished', { ...none, accounts: { scheduled: 1 }, items: { note: { pending: 1 } } }, false, 0],
+    [
+      'scheduled with --no-wait',
+      'finished',
+      { ...none, accounts: { scheduled: 1 }, items: { note: { pending: 1 } } },
+      false,
+      0,
+    ],
     ['a create left unconfirmed', 'finished', { ...none, accounts: { creating: 1 } }, false, 1],
     ['fatal', 'fatal', { ...none, accounts: { done: 1 } }, true, 3],
     ['interrupted', 'interrupted', { ...none, accounts: { done: 1 } }, true, 130],
@@ -21,9 +33,17 @@ describe('exitCodeOf', () => {
 
   it.each([
     ['a canary: the rest still staged', { ...none, accounts: { done: 2, staged: 98 } }, 0],
-    ['only notes: other records still pending', { ...none, accounts: { processed: 2 }, items: { note: { done: 2 }, transaction: { pending: 4 } } }, 0],
+    [
+      'only notes: other records still pending',
+      { ...none, accounts: { processed: 2 }, items: { note: { done: 2 }, transaction: { pending: 4 } } },
+      0,
+    ],
     ['a canary with an errored account', { ...none, accounts: { done: 1, errored: 1, staged: 98 } }, 1],
-    ['a canary leaving a record of unknown outcome', { ...none, accounts: { done: 2, staged: 98 }, items: { payment_instruction: { unknown: 1 } } }, 1],
+    [
+      'a canary leaving a record of unknown outcome',
+      { ...none, accounts: { done: 2, staged: 98 }, items: { payment_instruction: { unknown: 1 } } },
+      1,
+    ],
   ] as const)('filtered run (--limit, --accounts, --only), %s -> %i', (_name, counts, code) => {
     expect(exitCodeOf('finished', counts, true, true)).toBe(code);
   });

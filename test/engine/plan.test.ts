@@ -7,15 +7,27 @@ import type { AccountState } from '../../src/ledger/index.js';
 // The pure plan of a push (--dry-run, --limit, --accounts, --only) and the --max-errors budget.
 
 const options = (over: Partial<PlanOptions> = {}): PlanOptions => ({
-  retryErrored: false, wait: true, steps: new Set(PUSH_STEPS), transactionFlags: { check_previously_added: true, force_add_to_current_statement: true }, ...over,
+  retryErrored: false,
+  wait: true,
+  steps: new Set(PUSH_STEPS),
+  transactionFlags: { check_previously_added: true, force_add_to_current_statement: true },
+  ...over,
 });
-const plan = (state: AccountState, pending: Record<string, number> = {}, over: Partial<PlanOptions> = {}) => planAccount({ state, externalAccountNumber: 'A-1' }, pending, options(over));
+const plan = (state: AccountState, pending: Record<string, number> = {}, over: Partial<PlanOptions> = {}) =>
+  planAccount({ state, externalAccountNumber: 'A-1' }, pending, options(over));
 const only = (...steps: PushStep[]): Partial<PlanOptions> => ({ steps: new Set(steps) });
 
 describe('planAccount', () => {
   it.each([
     ['staged', {}, {}, true, 'create_only', { create: 1, status_check: 1 }],
-    ['staged', { note: 150, transaction: 3 }, {}, true, 'create', { create: 1, status_check: 1, note: 2, transaction: 1 }],
+    [
+      'staged',
+      { note: 150, transaction: 3 },
+      {},
+      true,
+      'create',
+      { create: 1, status_check: 1, note: 2, transaction: 1 },
+    ],
     ['staged', { note: 1 }, { wait: false }, true, 'create_only', { create: 1 }],
     ['staged', { note: 1 }, only('note'), false, 'not_selected_steps', {}],
     ['staged', { note: 1 }, { accounts: new Set(['B-2']) }, false, 'not_selected_accounts', {}],
@@ -29,7 +41,14 @@ describe('planAccount', () => {
     ['processed', { note: 2, transaction: 2 }, only('note'), true, 'post_import', { note: 1 }],
     ['processed', { transaction: 2 }, only('note'), false, 'not_selected_steps', {}],
     ['processed', {}, {}, true, 'finish', {}],
-    ['processed', { transaction: 3 }, { transactionFlags: { check_previously_added: false, force_add_to_current_statement: true } }, true, 'post_import', { transaction: 3 }],
+    [
+      'processed',
+      { transaction: 3 },
+      { transactionFlags: { check_previously_added: false, force_add_to_current_statement: true } },
+      true,
+      'post_import',
+      { transaction: 3 },
+    ],
     ['unresolved', { note: 1 }, {}, true, 'resolve', { status_check: 1, note: 1 }],
   ] as const)('%s %j %j -> in plan %s, %s', (state, pending, over, inPlan, reason, requests) => {
     expect(plan(state, pending, over)).toMatchObject({ inPlan, reason, requests });
@@ -42,7 +61,13 @@ describe('planAccount', () => {
 
 describe('Selection', () => {
   it('polls only its parked accounts, and forgets those no longer parked', () => {
-    const selection = new Selection(new Map([[1, { state: 'scheduled' as const, nextCheckAt: 100 }], [2, { state: 'staged' as const, nextCheckAt: 5 }], [3, { state: 'creating' as const, nextCheckAt: 50 }]]));
+    const selection = new Selection(
+      new Map([
+        [1, { state: 'scheduled' as const, nextCheckAt: 100 }],
+        [2, { state: 'staged' as const, nextCheckAt: 5 }],
+        [3, { state: 'creating' as const, nextCheckAt: 50 }],
+      ]),
+    );
     expect(selection.due(100, 10)).toEqual([3, 1]);
     expect(selection.due(60, 10)).toEqual([3]);
     expect(selection.nextCheckAt()).toBe(50);
@@ -55,7 +80,7 @@ describe('Selection', () => {
 });
 
 describe('--max-errors', () => {
-  it('N tolerates N failures; N% is a share of the run\'s work', () => {
+  it("N tolerates N failures; N% is a share of the run's work", () => {
     expect(errorLimitOf({ count: 3 }, 1000)).toBe(3);
     expect(errorLimitOf({ percent: 2 }, 450)).toBe(9);
     const budget = new ErrorBudget(2);

@@ -4,7 +4,9 @@ import { DEFAULT_POLL_SCHEDULE, listCheckWorthwhile, nextPollDelay } from '../..
 describe('nextPollDelay', () => {
   it('grows geometrically to the cap', () => {
     const schedule = { ...DEFAULT_POLL_SCHEDULE, jitter: 0 };
-    expect([0, 1, 2, 3, 10, 100].map((n) => nextPollDelay(schedule, n, 0.3))).toEqual([500, 1000, 2000, 4000, 30_000, 30_000]);
+    expect([0, 1, 2, 3, 10, 100].map((n) => nextPollDelay(schedule, n, 0.3))).toEqual([
+      500, 1000, 2000, 4000, 30_000, 30_000,
+    ]);
   });
 
   it('spreads checks of accounts created together within the jitter share', () => {

@@ -3,8 +3,15 @@ import { ProgressTally } from '../../src/report/progress-tally.js';
 import { colorWanted, renderSummary, type PushSummary } from '../../src/report/summary.js';
 
 const summary: PushSummary = {
-  result: 'finished', exitCode: 1, durationSeconds: 2, stateDir: '/tmp/s', accounts: { done: 5, invalid: 1 }, items: { note: { done: 4, failed: 1 } },
-  changedAfterImport: 1, topErrors: [{ code: 'invalid_phone_number', count: 1 }], accountsPerSecond: 2.5,
+  result: 'finished',
+  exitCode: 1,
+  durationSeconds: 2,
+  stateDir: '/tmp/s',
+  accounts: { done: 5, invalid: 1 },
+  items: { note: { done: 4, failed: 1 } },
+  changedAfterImport: 1,
+  topErrors: [{ code: 'invalid_phone_number', count: 1 }],
+  accountsPerSecond: 2.5,
 };
 
 describe('summary', () => {
@@ -19,7 +26,9 @@ describe('summary', () => {
   });
 
   it('says when accounts were only scheduled (--no-wait)', () => {
-    expect(renderSummary({ ...summary, exitCode: 0, accounts: { scheduled: 3 } }, false)).toContain('3 accounts wait for processing; run push again');
+    expect(renderSummary({ ...summary, exitCode: 0, accounts: { scheduled: 3 } }, false)).toContain(
+      '3 accounts wait for processing; run push again',
+    );
     expect(renderSummary({ ...summary, exitCode: 0, accounts: { done: 3 } }, false)).toContain('everything done');
   });
 
@@ -34,7 +43,12 @@ describe('summary', () => {
 describe('progress tally', () => {
   it('counts steps from engine events', () => {
     const tally = new ProgressTally();
-    tally.emit({ type: 'plan', toCreate: 2, toProcess: 2, items: { note: 3, transaction: 0, statement: 0, payment_instruction: 0 } });
+    tally.emit({
+      type: 'plan',
+      toCreate: 2,
+      toProcess: 2,
+      items: { note: 3, transaction: 0, statement: 0, payment_instruction: 0 },
+    });
     tally.emit({ type: 'account', accountId: 1, externalAccountNumber: 'A', from: 'creating', to: 'scheduled' });
     tally.emit({ type: 'account', accountId: 1, externalAccountNumber: 'A', from: 'scheduled', to: 'processed' });
     tally.emit({ type: 'items', accountId: 1, kind: 'note', done: 2, failed: 1, unknown: 0 });

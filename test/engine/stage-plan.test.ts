@@ -4,9 +4,26 @@ import { decideAccount, decideItem } from '../../src/engine/stage-plan.js';
 
 function row(state: AccountState, fingerprint = 'old', payload: string | null = '{}'): AccountRow {
   return {
-    id: 7, importSupplier: 'ACME', externalAccountNumber: 'A', state, payload, fingerprint, sentFingerprint: null, changedFingerprint: null,
-    originFile: null, originLine: null, origins: null, platformAccountNumber: null, platformIdentifier: null, attempts: 0, polls: 0,
-    nextCheckAt: null, error: null, lastRunId: null, createdAt: '', updatedAt: '',
+    id: 7,
+    importSupplier: 'ACME',
+    externalAccountNumber: 'A',
+    state,
+    payload,
+    fingerprint,
+    sentFingerprint: null,
+    changedFingerprint: null,
+    originFile: null,
+    originLine: null,
+    origins: null,
+    platformAccountNumber: null,
+    platformIdentifier: null,
+    attempts: 0,
+    polls: 0,
+    nextCheckAt: null,
+    error: null,
+    lastRunId: null,
+    createdAt: '',
+    updatedAt: '',
   };
 }
 
@@ -27,31 +44,63 @@ describe('decideAccount (rerun semantics)', () => {
 
   it.each(['invalid', 'errored', 'staged', 'unresolved'] as const)('%s with changed data is staged again', (state) => {
     const decision = decideAccount(row(state), changed, state === 'invalid');
-    expect(decision).toMatchObject({ action: 'update', patch: { state: 'staged', fingerprint: 'new', payload: '{"a":1}', error: null } });
+    expect(decision).toMatchObject({
+      action: 'update',
+      patch: { state: 'staged', fingerprint: 'new', payload: '{"a":1}', error: null },
+    });
   });
 
-  it.each(['creating', 'scheduled', 'processed', 'done'] as const)('%s with changed data is reported, not resent', (state) => {
-    const decision = decideAccount(row(state), changed, false);
-    expect(decision).toMatchObject({ action: 'update', detail: 'data changed after import', patch: { changedFingerprint: 'new' } });
-    expect(decision.action === 'update' && decision.patch.state).toBeFalsy();
-  });
+  it.each(['creating', 'scheduled', 'processed', 'done'] as const)(
+    '%s with changed data is reported, not resent',
+    (state) => {
+      const decision = decideAccount(row(state), changed, false);
+      expect(decision).toMatchObject({
+        action: 'update',
+        detail: 'data changed after import',
+        patch: { changedFingerprint: 'new' },
+      });
+      expect(decision.action === 'update' && decision.patch.state).toBeFalsy();
+    },
+  );
 
   it('a locally invalid account whose problems are fixed is staged', () => {
     expect(decideAccount(row('invalid'), same, false)).toMatchObject({ action: 'update', patch: { state: 'staged' } });
   });
 
   it('an account known only by post-import records gets its payload', () => {
-    expect(decideAccount(row('unresolved', '', null), changed, false)).toMatchObject({ action: 'update', patch: { state: 'staged', payload: '{"a":1}' } });
+    expect(decideAccount(row('unresolved', '', null), changed, false)).toMatchObject({
+      action: 'update',
+      patch: { state: 'staged', payload: '{"a":1}' },
+    });
   });
 
   it('a change reverted to what was imported clears the flag', () => {
     const existing = { ...row('done'), changedFingerprint: 'new' };
-    expect(decideAccount(existing, same, false)).toEqual({ action: 'update', step: 'stage', patch: { changedFingerprint: null } });
+    expect(decideAccount(existing, same, false)).toEqual({
+      action: 'update',
+      step: 'stage',
+      patch: { changedFingerprint: null },
+    });
   });
 });
 
 function item(state: ItemState, fingerprint = 'old'): ItemRow {
-  return { id: 1, accountId: 7, kind: 'note', naturalKey: 'k', body: '{}', fingerprint, changedFingerprint: null, state, result: null, attempts: 0, originFile: null, originLine: null, error: null, updatedAt: '' };
+  return {
+    id: 1,
+    accountId: 7,
+    kind: 'note',
+    naturalKey: 'k',
+    body: '{}',
+    fingerprint,
+    changedFingerprint: null,
+    state,
+    result: null,
+    attempts: 0,
+    originFile: null,
+    originLine: null,
+    error: null,
+    updatedAt: '',
+  };
 }
 
 describe('decideItem', () => {
@@ -69,7 +118,10 @@ describe('decideItem', () => {
   });
 
   it('a failed item with changed data is sent again', () => {
-    expect(decideItem(item('failed'), newer)).toMatchObject({ action: 'update', patch: { state: 'pending', body: '{"x":1}', error: null } });
+    expect(decideItem(item('failed'), newer)).toMatchObject({
+      action: 'update',
+      patch: { state: 'pending', body: '{"x":1}', error: null },
+    });
   });
 
   it.each(['done', 'sending', 'unknown'] as const)('%s with changed data is reported, never resent', (state) => {

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { AccountRow } from '../../src/ledger/index.js';
-import { afterCreate, afterListedImported, afterStatus, afterTransferStatus, workableStates } from '../../src/engine/transitions.js';
+import {
+  afterCreate,
+  afterListedImported,
+  afterStatus,
+  afterTransferStatus,
+  workableStates,
+} from '../../src/engine/transitions.js';
 import type { V2StatusRecord } from '../../src/schema/index.js';
 
 const schedule = { firstDelayMs: 1000, factor: 2, maxDelayMs: 8000, jitter: 0 };
@@ -8,9 +14,27 @@ const clock = { now: 1_000_000, random: 0.5 };
 
 function account(overrides: Partial<AccountRow> = {}): AccountRow {
   return {
-    id: 1, importSupplier: 'ACME', externalAccountNumber: 'A-1', state: 'creating', payload: '{}', fingerprint: 'f1', sentFingerprint: null,
-    changedFingerprint: null, originFile: 'accounts.csv', originLine: 2, origins: null, platformAccountNumber: null, platformIdentifier: null,
-    attempts: 1, polls: 0, nextCheckAt: null, error: null, lastRunId: 1, createdAt: '', updatedAt: '', ...overrides,
+    id: 1,
+    importSupplier: 'ACME',
+    externalAccountNumber: 'A-1',
+    state: 'creating',
+    payload: '{}',
+    fingerprint: 'f1',
+    sentFingerprint: null,
+    changedFingerprint: null,
+    originFile: 'accounts.csv',
+    originLine: 2,
+    origins: null,
+    platformAccountNumber: null,
+    platformIdentifier: null,
+    attempts: 1,
+    polls: 0,
+    nextCheckAt: null,
+    error: null,
+    lastRunId: 1,
+    createdAt: '',
+    updatedAt: '',
+    ...overrides,
   };
 }
 
@@ -35,7 +59,10 @@ describe('afterCreate', () => {
   });
 
   it('adopts the account number of an account imported before', () => {
-    expect(afterCreate(account(), { kind: 'already_imported', platformAccountNumber: 'P-9' }, clock, schedule).patch.platformAccountNumber).toBe('P-9');
+    expect(
+      afterCreate(account(), { kind: 'already_imported', platformAccountNumber: 'P-9' }, clock, schedule).patch
+        .platformAccountNumber,
+    ).toBe('P-9');
   });
 });
 
@@ -56,17 +83,29 @@ describe('afterStatus', () => {
   });
 
   it('records latest_error of an ERRORED import', () => {
-    const result = afterStatus(account({ state: 'scheduled' }), status('ERRORED', { latest_error: { code: 'BAD', detail: 'meter', domain: 'd' } }), clock, schedule);
+    const result = afterStatus(
+      account({ state: 'scheduled' }),
+      status('ERRORED', { latest_error: { code: 'BAD', detail: 'meter', domain: 'd' } }),
+      clock,
+      schedule,
+    );
     expect(result.patch.error).toEqual({ code: 'BAD', detail: 'meter' });
   });
 
   it('backs off per account: the delay doubles with each check, up to the cap', () => {
-    const delays = [0, 1, 2, 3, 4, 5].map((polls) => (afterStatus(account({ state: 'scheduled', polls }), status('PENDING'), clock, schedule).patch.nextCheckAt ?? 0) - clock.now);
+    const delays = [0, 1, 2, 3, 4, 5].map(
+      (polls) =>
+        (afterStatus(account({ state: 'scheduled', polls }), status('PENDING'), clock, schedule).patch.nextCheckAt ??
+          0) - clock.now,
+    );
     expect(delays).toEqual([2000, 4000, 8000, 8000, 8000, 8000]);
   });
 
   it('keeps the platform identifier of a processed import', () => {
-    expect(afterStatus(account({ state: 'scheduled' }), status('PROCESSED', { platform_identifier: 'K-1' }), clock, schedule).patch.platformIdentifier).toBe('K-1');
+    expect(
+      afterStatus(account({ state: 'scheduled' }), status('PROCESSED', { platform_identifier: 'K-1' }), clock, schedule)
+        .patch.platformIdentifier,
+    ).toBe('K-1');
   });
 });
 

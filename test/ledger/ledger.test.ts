@@ -4,7 +4,16 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { acquireLock, canonicalJson, fingerprintOf, Ledger, LEDGER_FILE, LEDGER_SCHEMA_VERSION, LedgerLockedError, openLedgerReader } from '../../src/ledger/index.js';
+import {
+  acquireLock,
+  canonicalJson,
+  fingerprintOf,
+  Ledger,
+  LEDGER_FILE,
+  LEDGER_SCHEMA_VERSION,
+  LedgerLockedError,
+  openLedgerReader,
+} from '../../src/ledger/index.js';
 
 let dir: string;
 beforeEach(() => {
@@ -13,7 +22,14 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const newAccount = (n: number, state: 'staged' | 'invalid' = 'staged') => ({
-  importSupplier: 'ACME', externalAccountNumber: `A-${n}`, state, payload: '{}', fingerprint: 'f', originFile: 'accounts.csv', originLine: n + 1, origins: null,
+  importSupplier: 'ACME',
+  externalAccountNumber: `A-${n}`,
+  state,
+  payload: '{}',
+  fingerprint: 'f',
+  originFile: 'accounts.csv',
+  originLine: n + 1,
+  origins: null,
 });
 
 describe('opening a ledger', () => {
@@ -58,16 +74,24 @@ describe('writes and reads', () => {
   it('group-commits queued updates in order, records history, and pages by id', async () => {
     const ledger = Ledger.open(dir);
     ledger.startRun('push', { concurrency: 8 });
-    const ids = ledger.batch(() => Array.from({ length: 10 }, (_, n) => ledger.insertAccount(newAccount(n), { step: 'stage' })));
+    const ids = ledger.batch(() =>
+      Array.from({ length: 10 }, (_, n) => ledger.insertAccount(newAccount(n), { step: 'stage' })),
+    );
     const id = ids[0] ?? 0;
     await Promise.all([
-      ledger.updateAccount(id, { state: 'creating', addAttempt: true }, { step: 'create', from: 'staged', detail: 'intent' }),
+      ledger.updateAccount(
+        id,
+        { state: 'creating', addAttempt: true },
+        { step: 'create', from: 'staged', detail: 'intent' },
+      ),
       ledger.updateAccount(id, { state: 'scheduled', nextCheckAt: 5 }, { step: 'create', from: 'creating' }),
     ]);
     const row = ledger.accountById(id);
     expect(row).toMatchObject({ state: 'scheduled', attempts: 1, nextCheckAt: 5 });
     expect(ledger.read.history(id).map((event) => [event.step, event.fromState, event.toState])).toEqual([
-      ['stage', null, 'staged'], ['create', 'staged', 'creating'], ['create', 'creating', 'scheduled'],
+      ['stage', null, 'staged'],
+      ['create', 'staged', 'creating'],
+      ['create', 'creating', 'scheduled'],
     ]);
     const first = ledger.pageAccounts(['staged'], 0, 4);
     expect(first.map((account) => account.externalAccountNumber)).toEqual(['A-1', 'A-2', 'A-3', 'A-4']);
@@ -81,12 +105,50 @@ describe('writes and reads', () => {
   it('stores errors with their origin and counts them', async () => {
     const ledger = Ledger.open(dir);
     const id = ledger.batch(() => ledger.insertAccount(newAccount(1, 'invalid'), { step: 'stage' }));
-    const itemId = ledger.batch(() => ledger.insertItem({ accountId: id, kind: 'note', naturalKey: 'k', body: '{}', fingerprint: 'x', state: 'pending', originFile: 'notes.csv', originLine: 3 }));
-    await ledger.updateAccount(id, { error: { code: 'invalid_phone_number', detail: 'bad', attr: 'customers.0.mobile', file: 'customers.csv', line: 4, column: 'mobile' } });
-    await ledger.updateItems([itemId], { state: 'failed', error: { code: 'x', detail: 'y', file: 'notes.csv', line: 3 } }, { accountId: id, step: 'note' });
-    expect(ledger.accountById(id)?.error).toEqual({ code: 'invalid_phone_number', detail: 'bad', attr: 'customers.0.mobile', file: 'customers.csv', line: 4, column: 'mobile' });
-    expect(ledger.read.counts()).toEqual({ accounts: { invalid: 1 }, items: { note: { failed: 1 } }, changedAfterImport: 0 });
-    expect(ledger.read.topErrorCodes()).toEqual([{ code: 'invalid_phone_number', count: 1 }, { code: 'x', count: 1 }]);
+    const itemId = ledger.batch(() =>
+      ledger.insertItem({
+        accountId: id,
+        kind: 'note',
+        naturalKey: 'k',
+        body: '{}',
+        fingerprint: 'x',
+        state: 'pending',
+        originFile: 'notes.csv',
+        originLine: 3,
+      }),
+    );
+    await ledger.updateAccount(id, {
+      error: {
+        code: 'invalid_phone_number',
+        detail: 'bad',
+        attr: 'customers.0.mobile',
+        file: 'customers.csv',
+        line: 4,
+        column: 'mobile',
+      },
+    });
+    await ledger.updateItems(
+      [itemId],
+      { state: 'failed', error: { code: 'x', detail: 'y', file: 'notes.csv', line: 3 } },
+      { accountId: id, step: 'note' },
+    );
+    expect(ledger.accountById(id)?.error).toEqual({
+      code: 'invalid_phone_number',
+      detail: 'bad',
+      attr: 'customers.0.mobile',
+      file: 'customers.csv',
+      line: 4,
+      column: 'mobile',
+    });
+    expect(ledger.read.counts()).toEqual({
+      accounts: { invalid: 1 },
+      items: { note: { failed: 1 } },
+      changedAfterImport: 0,
+    });
+    expect(ledger.read.topErrorCodes()).toEqual([
+      { code: 'invalid_phone_number', count: 1 },
+      { code: 'x', count: 1 },
+    ]);
     ledger.close();
   });
 
@@ -123,14 +185,20 @@ describe('the state directory lock', () => {
     const child = spawn(process.execPath, ['-e', '0']);
     const deadPid = await new Promise<number>((resolve) => child.on('exit', () => resolve(child.pid ?? 0)));
     mkdirSync(join(dir, 'run.lock'));
-    writeFileSync(join(dir, 'run.holder.json'), JSON.stringify({ pid: deadPid, host: hostname(), ino: statSync(join(dir, 'run.lock')).ino }));
+    writeFileSync(
+      join(dir, 'run.holder.json'),
+      JSON.stringify({ pid: deadPid, host: hostname(), ino: statSync(join(dir, 'run.lock')).ino }),
+    );
     const lock = await acquireLock(dir);
     await lock.release();
   });
 
   it('a lock of a live process is not taken over', async () => {
     mkdirSync(join(dir, 'run.lock'));
-    writeFileSync(join(dir, 'run.holder.json'), JSON.stringify({ pid: process.ppid, host: hostname(), ino: statSync(join(dir, 'run.lock')).ino }));
+    writeFileSync(
+      join(dir, 'run.holder.json'),
+      JSON.stringify({ pid: process.ppid, host: hostname(), ino: statSync(join(dir, 'run.lock')).ino }),
+    );
     await expect(acquireLock(dir)).rejects.toThrow(/another migrate run \(pid \d+\) holds/);
   });
 });

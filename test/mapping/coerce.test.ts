@@ -5,10 +5,24 @@ import { coerceValue } from '../../src/mapping/coerce.js';
 import type { FieldType } from '../../src/mapping/fields.js';
 
 function mapping(overrides: Partial<FileMapping> = {}): FileMapping {
-  return { rename: {}, ignore: [], constants: {}, defaults: {}, values: {}, dateFormats: [], datetimeFormats: [], utcOffset: undefined, scale: {}, delimiter: ',', encoding: 'utf8', ...overrides };
+  return {
+    rename: {},
+    ignore: [],
+    constants: {},
+    defaults: {},
+    values: {},
+    dateFormats: [],
+    datetimeFormats: [],
+    utcOffset: undefined,
+    scale: {},
+    delimiter: ',',
+    encoding: 'utf8',
+    ...overrides,
+  };
 }
 
-const formats = (...sources: string[]) => sources.map((source) => parseDateFormat(source, source.includes('HH')).format!);
+const formats = (...sources: string[]) =>
+  sources.map((source) => parseDateFormat(source, source.includes('HH')).format!);
 
 function coerce(type: FieldType, value: unknown, overrides: Partial<FileMapping> = {}, phoneCountry?: 'GB') {
   return coerceValue(type, value, { mapping: mapping(overrides), field: 'f', phoneCountry });
@@ -36,7 +50,9 @@ describe('coercing cells (input-format "Values")', () => {
     expect(coerce('date', '28/02/2023').issue?.message).toContain('declare other formats with "date_format"');
     expect(coerce('date', '28/02/2023', { dateFormats: formats('DD/MM/YYYY') })).toEqual({ value: '2023-02-28' });
     expect(coerce('date', '1/2/2023', { dateFormats: formats('D/M/YYYY') })).toEqual({ value: '2023-02-01' });
-    expect(coerce('date', '31/02/2023', { dateFormats: formats('DD/MM/YYYY') }).issue?.message).toContain('is not a date that exists');
+    expect(coerce('date', '31/02/2023', { dateFormats: formats('DD/MM/YYYY') }).issue?.message).toContain(
+      'is not a date that exists',
+    );
     const both = formats('DD/MM/YYYY', 'MM/DD/YYYY');
     expect(coerce('date', '13/02/2023', { dateFormats: both })).toEqual({ value: '2023-02-13' });
     const ambiguous = coerce('date', '03/04/2023', { dateFormats: both });
@@ -47,15 +63,22 @@ describe('coercing cells (input-format "Values")', () => {
   it('reads ISO datetimes with an offset, and declared formats with the declared offset', () => {
     expect(coerce('datetime', '2024-01-31T09:30:00+01:00')).toEqual({ value: '2024-01-31T09:30:00+01:00' });
     expect(coerce('datetime', '2024-01-31 09:30').issue?.code).toBe('invalid_datetime');
-    expect(coerce('datetime', '31/01/2024 09:30', { datetimeFormats: formats('DD/MM/YYYY HH:mm'), utcOffset: 'Z' })).toEqual({ value: '2024-01-31T09:30:00Z' });
-    expect(coerce('datetime', '31/01/2024 25:30', { datetimeFormats: formats('DD/MM/YYYY HH:mm'), utcOffset: 'Z' }).issue?.code).toBe('invalid_datetime');
+    expect(
+      coerce('datetime', '31/01/2024 09:30', { datetimeFormats: formats('DD/MM/YYYY HH:mm'), utcOffset: 'Z' }),
+    ).toEqual({ value: '2024-01-31T09:30:00Z' });
+    expect(
+      coerce('datetime', '31/01/2024 25:30', { datetimeFormats: formats('DD/MM/YYYY HH:mm'), utcOffset: 'Z' }).issue
+        ?.code,
+    ).toBe('invalid_datetime');
   });
 
   it('reads JSON cells and document paths', () => {
     expect(coerce('json-array', '[{"key": "a", "value": {}}]')).toEqual({ value: [{ key: 'a', value: {} }] });
     expect(coerce('json-array', '{"a": 1}').issue?.code).toBe('invalid_type');
     expect(coerce('json', '{bad').issue?.code).toBe('invalid_json');
-    expect(coerce('document-paths', 'a.pdf; b/c.pdf')).toEqual({ value: [{ document_path: 'a.pdf' }, { document_path: 'b/c.pdf' }] });
+    expect(coerce('document-paths', 'a.pdf; b/c.pdf')).toEqual({
+      value: [{ document_path: 'a.pdf' }, { document_path: 'b/c.pdf' }],
+    });
     expect(coerce('document-paths', '["x.pdf"]')).toEqual({ value: [{ document_path: 'x.pdf' }] });
   });
 

@@ -8,7 +8,15 @@ import { build, migrate } from '../validate/helpers.js';
 const base = mkdtempSync(path.join(os.tmpdir(), 'migrate-spool-test-'));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
-const issue = (index: number): SourceIssue => ({ file: 'customers.csv', line: index + 2, column: 'mobile', attr: 'customers.0.mobile', externalAccountNumber: `A${index}`, code: index % 3 === 0 ? 'invalid_phone_number' : 'invalid_date', message: `problem ${index} \u00e9 "quoted"\nsecond line` });
+const issue = (index: number): SourceIssue => ({
+  file: 'customers.csv',
+  line: index + 2,
+  column: 'mobile',
+  attr: 'customers.0.mobile',
+  externalAccountNumber: `A${index}`,
+  code: index % 3 === 0 ? 'invalid_phone_number' : 'invalid_date',
+  message: `problem ${index} \u00e9 "quoted"\nsecond line`,
+});
 
 async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
   const list: T[] = [];
@@ -48,12 +56,22 @@ describe('migrate validate with many errors', () => {
   it('reports every one of them in --json and --errors-csv', () => {
     build();
     const dir = mkdtempSync(path.join(base, 'export-'));
-    const rows = Array.from({ length: 6000 }, (_, index) => `A${String(index).padStart(5, '0')},DOMESTIC,GB,MONTHLY,2024-13-01`);
-    writeFileSync(path.join(dir, 'accounts.csv'), `external_account_number,account_type,billing_address.country,account_billing_options.period_length,date_of_sale\n${rows.join('\n')}\n`);
+    const rows = Array.from(
+      { length: 6000 },
+      (_, index) => `A${String(index).padStart(5, '0')},DOMESTIC,GB,MONTHLY,2024-13-01`,
+    );
+    writeFileSync(
+      path.join(dir, 'accounts.csv'),
+      `external_account_number,account_type,billing_address.country,account_billing_options.period_length,date_of_sale\n${rows.join('\n')}\n`,
+    );
     const csv = path.join(dir, 'errors.csv');
     const result = migrate(['validate', dir, '--json', '--supplier', 'ACME', '--errors-csv', csv], { cwd: dir });
     expect(result.code).toBe(1);
-    const report = JSON.parse(result.stdout) as { ok: boolean; accounts: unknown; errors: Array<{ line: number; code: string }> };
+    const report = JSON.parse(result.stdout) as {
+      ok: boolean;
+      accounts: unknown;
+      errors: Array<{ line: number; code: string }>;
+    };
     expect(report.ok).toBe(false);
     expect(report.accounts).toEqual({ total: 6000, valid: 0, invalid: 6000 });
     expect(report.errors.map((error) => error.line)).toEqual(rows.map((_, index) => index + 2));

@@ -4,7 +4,13 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadMigrateConfig } from '../../src/config/index.js';
 import { InputError } from '../../src/errors.js';
-import { ExportNotSorted, openExport, type ExportEntry, type JoinMode, type SourceIssue } from '../../src/mapping/index.js';
+import {
+  ExportNotSorted,
+  openExport,
+  type ExportEntry,
+  type JoinMode,
+  type SourceIssue,
+} from '../../src/mapping/index.js';
 import type { KeyedRecord, OpenedFile } from '../../src/mapping/read-export.js';
 import type { FilePlan } from '../../src/mapping/record.js';
 import { decodeRecord, encodeRecord, sortedFile } from '../../src/mapping/sort-file.js';
@@ -18,16 +24,30 @@ const base = mkdtempSync(path.join(os.tmpdir(), 'migrate-sort-test-'));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 let seed = 11;
-const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 const pick = <T>(items: T[]): T => items[Math.floor(random() * items.length)] as T;
 
 /** Records with awkward keys (above U+FFFF, U+E000-U+FFFF, control characters) and cells (separators, newlines, multi-byte text), some as JSON objects. */
 function records(count: number): KeyedRecord[] {
   const keyParts = ['A', 'a', '0', '-', 'é', '\ue000', '\u{1f600}', '\u0001', '\u001f', ' '];
-  const cells = ['', 'plain', 'two\nlines', 'unit\u001fsep', 'record\u001esep', 'group\u001dsep', 'ünïcødé', '€100', '"quoted"', 'x'.repeat(300)];
+  const cells = [
+    '',
+    'plain',
+    'two\nlines',
+    'unit\u001fsep',
+    'record\u001esep',
+    'group\u001dsep',
+    'ünïcødé',
+    '€100',
+    '"quoted"',
+    'x'.repeat(300),
+  ];
   return Array.from({ length: count }, (_, index) => {
     const key = Array.from({ length: 1 + Math.floor(random() * 3) }, () => pick(keyParts)).join('');
-    const data = random() < 0.1 ? { external_account_number: key, body: pick(cells), n: index } : Array.from({ length: 1 + Math.floor(random() * 4) }, () => pick(cells));
+    const data =
+      random() < 0.1
+        ? { external_account_number: key, body: pick(cells), n: index }
+        : Array.from({ length: 1 + Math.floor(random() * 4) }, () => pick(cells));
     return { key, line: index + 2, data };
   });
 }
@@ -71,19 +91,27 @@ describe('sortedFile', () => {
   });
 
   it.each([
-    ['plain keys', 8000, (list: KeyedRecord[]) => list.map((record) => ({ ...record, key: `ACC-${record.key.codePointAt(0)}-${record.line % 97}` }))],
+    [
+      'plain keys',
+      8000,
+      (list: KeyedRecord[]) =>
+        list.map((record) => ({ ...record, key: `ACC-${record.key.codePointAt(0)}-${record.line % 97}` })),
+    ],
     ['awkward keys', 8000, (list: KeyedRecord[]) => list],
     ['records larger than a run', 600, (list: KeyedRecord[]) => list],
-  ])('merges many runs from the scratch file into the same order (%s), leaving nothing behind', async (_, runBytes, keys) => {
-    const list = keys(records(3000));
-    const scratchDir = mkdtempSync(path.join(base, 'scratch-'));
-    const file = sortedFile(sourceOf(list), scratchDir, runBytes);
-    const sorted = await drain(file);
-    expect(sorted).toEqual(expected(list));
-    expect(sorted.length).toBe(3000);
-    await file.close();
-    expect(readdirSync(scratchDir)).toEqual([]);
-  });
+  ])(
+    'merges many runs from the scratch file into the same order (%s), leaving nothing behind',
+    async (_, runBytes, keys) => {
+      const list = keys(records(3000));
+      const scratchDir = mkdtempSync(path.join(base, 'scratch-'));
+      const file = sortedFile(sourceOf(list), scratchDir, runBytes);
+      const sorted = await drain(file);
+      expect(sorted).toEqual(expected(list));
+      expect(sorted.length).toBe(3000);
+      await file.close();
+      expect(readdirSync(scratchDir)).toEqual([]);
+    },
+  );
 
   it('can be closed while it is still reading, and closes its source', async () => {
     const source = sourceOf(records(3000), 10);
@@ -97,7 +125,12 @@ describe('sortedFile', () => {
       plan: {} as FilePlan,
       records: (async function* () {
         yield records(10);
-        throw new InputError('customers.csv', 12, 'cannot be parsed as CSV: a quoted field is never closed.', 'input_unparseable');
+        throw new InputError(
+          'customers.csv',
+          12,
+          'cannot be parsed as CSV: a quoted field is never closed.',
+          'input_unparseable',
+        );
       })(),
       close: async () => undefined,
     };
@@ -117,7 +150,11 @@ function exportDir(files: Record<string, string>): string {
   return dir;
 }
 
-async function readAll(dir: string, join: JoinMode, sortFiles?: Set<string>): Promise<{ entries: ExportEntry[]; issues: SourceIssue[]; summary: unknown }> {
+async function readAll(
+  dir: string,
+  join: JoinMode,
+  sortFiles?: Set<string>,
+): Promise<{ entries: ExportEntry[]; issues: SourceIssue[]; summary: unknown }> {
   const config = await loadMigrateConfig({ cwd: dir, exportDir: dir, env: { MIGRATE_SUPPLIER: 'ACME' } });
   const reader = await openExport(dir, config, { join, today: '2026-11-22', ...(sortFiles ? { sortFiles } : {}) });
   try {
@@ -145,7 +182,7 @@ describe('the streaming join over files it sorts', () => {
     expect([...(error as ExportNotSorted).unsortedFiles].sort()).toEqual(['customers.csv', 'notes.csv']);
   });
 
-  it('gives the staged join\'s entries, summary and file issues', async () => {
+  it("gives the staged join's entries, summary and file issues", async () => {
     const dir = exportDir(SCATTERED);
     const staged = await readAll(dir, 'staged');
     const sorted = await readAll(dir, 'streaming', new Set(['customers.csv', 'notes.csv']));
@@ -155,6 +192,9 @@ describe('the streaming join over files it sorts', () => {
     // The case covers what it claims: records of one account from several places in a file, in file order.
     const a1 = sorted.entries.find((entry) => entry.kind === 'account' && entry.account.externalAccountNumber === 'A1');
     expect(a1?.kind === 'account' ? a1.account.notes.map((note) => note.origin.line) : []).toEqual([5, 7]);
-    expect(sorted.issues.map((issue) => [issue.file, issue.line, issue.code])).toEqual([['customers.csv', 4, 'account_not_in_accounts_file'], ['notes.csv', 4, 'missing_external_account_number']]);
+    expect(sorted.issues.map((issue) => [issue.file, issue.line, issue.code])).toEqual([
+      ['customers.csv', 4, 'account_not_in_accounts_file'],
+      ['notes.csv', 4, 'missing_external_account_number'],
+    ]);
   });
 });

@@ -4,7 +4,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadMigrateConfig } from '../../src/config/index.js';
-import { ExportNotSorted, openExport, type ExportEntry, type ExportReader, type JoinMode, type SourceIssue } from '../../src/mapping/index.js';
+import {
+  ExportNotSorted,
+  openExport,
+  type ExportEntry,
+  type ExportReader,
+  type JoinMode,
+  type SourceIssue,
+} from '../../src/mapping/index.js';
 import { compareKeys } from '../../src/mapping/stream-join.js';
 import { jsonReport, textReport } from '../../src/mapping/validation-report.js';
 import { validateExport, validateExportDirectory, type ExportValidation } from '../../src/mapping/validation.js';
@@ -28,7 +35,11 @@ async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
   return list;
 }
 
-async function readAll(dir: string, join: JoinMode, scratchDir?: string): Promise<{ entries: ExportEntry[]; reader: ExportReader; fileIssues: SourceIssue[] }> {
+async function readAll(
+  dir: string,
+  join: JoinMode,
+  scratchDir?: string,
+): Promise<{ entries: ExportEntry[]; reader: ExportReader; fileIssues: SourceIssue[] }> {
   const config = await loadMigrateConfig({ cwd: dir, exportDir: dir, env: { MIGRATE_SUPPLIER: 'ACME' } });
   const reader = await openExport(dir, config, { join, today: '2026-11-22', ...(scratchDir ? { scratchDir } : {}) });
   try {
@@ -41,10 +52,14 @@ async function readAll(dir: string, join: JoinMode, scratchDir?: string): Promis
 
 /** What a validation puts in its reports, read back from the report generators. */
 async function reports(validation: ExportValidation): Promise<{ json: { errors: unknown[] }; text: string }> {
-  return { json: JSON.parse((await all(jsonReport(validation))).join('')) as { errors: unknown[] }, text: (await all(textReport(validation))).join('') };
+  return {
+    json: JSON.parse((await all(jsonReport(validation))).join('')) as { errors: unknown[] },
+    text: (await all(textReport(validation))).join(''),
+  };
 }
 
-const ACCOUNTS = 'external_account_number,account_type,billing_address.country,account_billing_options.period_length,colour\n';
+const ACCOUNTS =
+  'external_account_number,account_type,billing_address.country,account_billing_options.period_length,colour\n';
 const CUSTOMERS = 'external_account_number,given_name,family_name,mobile\n';
 const NOTES = 'external_account_number,body\n';
 
@@ -53,11 +68,12 @@ const SORTED = {
   'accounts.csv': `${ACCOUNTS}A1,DOMESTIC,GB,MONTHLY,red\nA2,DOMESTIC,GB,MONTHLY,\nA2,BUSINESS,GB,MONTHLY,\n,DOMESTIC,GB,MONTHLY,\nA4,DOMESTIC,GB,MONTHLY,\n`,
   'customers.csv': `${CUSTOMERS}A1,Ada,One,+447911123456\nA1,Bob,One,07911\nA3,Cy,Three,\nA4,Di,Four,\n`,
   'notes.csv': `${NOTES}A0,before every account\nA1,first\nA1,second\n,no key\nA3,orphan\nA9,after every account\n`,
-  'transactions.ndjson': '{"external_account_number":"A1","transaction_id":"T1","transaction_date":"2026-11-01","amount":5,"type":"CHARGE","size":"L"}\n{"external_account_number":"A4","transaction_id":"T1","transaction_date":"2026-11-01","amount":5,"type":"CHARGE"}\n',
+  'transactions.ndjson':
+    '{"external_account_number":"A1","transaction_id":"T1","transaction_date":"2026-11-01","amount":5,"type":"CHARGE","size":"L"}\n{"external_account_number":"A4","transaction_id":"T1","transaction_date":"2026-11-01","amount":5,"type":"CHARGE"}\n',
 };
 
 describe('streaming join', () => {
-  it('gives exactly the staged join\'s entries, summary and file issues on sorted files, without a staging file', async () => {
+  it("gives exactly the staged join's entries, summary and file issues on sorted files, without a staging file", async () => {
     const dir = exportDir(SORTED);
     const staged = await readAll(dir, 'staged');
     const scratchDir = mkdtempSync(path.join(base, 'scratch-'));
@@ -67,12 +83,23 @@ describe('streaming join', () => {
     expect(streamed.reader.summary).toEqual(staged.reader.summary);
     expect(streamed.fileIssues).toEqual(staged.fileIssues);
     // The case covers what it claims to cover.
-    expect(streamed.entries.map((entry) => (entry.kind === 'account' ? entry.account.externalAccountNumber : `orphan ${entry.items.externalAccountNumber}`))).toEqual(['orphan A0', 'A1', 'A2', 'orphan A3', 'A4', 'orphan A9']);
+    expect(
+      streamed.entries.map((entry) =>
+        entry.kind === 'account' ? entry.account.externalAccountNumber : `orphan ${entry.items.externalAccountNumber}`,
+      ),
+    ).toEqual(['orphan A0', 'A1', 'A2', 'orphan A3', 'A4', 'orphan A9']);
     expect(streamed.fileIssues.map((issue) => [issue.file, issue.line, issue.code])).toEqual([
-      ['accounts.csv', 1, 'unknown_column'], ['accounts.csv', 5, 'missing_external_account_number'], ['customers.csv', 4, 'account_not_in_accounts_file'],
-      ['notes.csv', 5, 'missing_external_account_number'], ['transactions.ndjson', 1, 'unknown_column'],
+      ['accounts.csv', 1, 'unknown_column'],
+      ['accounts.csv', 5, 'missing_external_account_number'],
+      ['customers.csv', 4, 'account_not_in_accounts_file'],
+      ['notes.csv', 5, 'missing_external_account_number'],
+      ['transactions.ndjson', 1, 'unknown_column'],
     ]);
-    expect(streamed.reader.summary).toMatchObject({ accounts: 3, orphanAccounts: 3, records: { accounts: 4, customers: 3, notes: 5, transactions: 2 } });
+    expect(streamed.reader.summary).toMatchObject({
+      accounts: 3,
+      orphanAccounts: 3,
+      records: { accounts: 4, customers: 3, notes: 5, transactions: 2 },
+    });
   });
 
   it('stops at the first record out of order, naming the file, the line and both keys', async () => {
@@ -96,8 +123,12 @@ describe('streaming join', () => {
   it('orders keys as SQLite does (UTF-8 bytes), including characters above U+FFFF', () => {
     const alphabet = ['A', 'a', '0', '-', 'é', '\u00ff', '\u0100', '\ue000', '\uffff', '\u{10000}', '\u{1f600}'];
     let seed = 7;
-    const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-    const keys = Array.from({ length: 2000 }, () => Array.from({ length: 1 + Math.floor(random() * 4) }, () => alphabet[Math.floor(random() * alphabet.length)]).join(''));
+    const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const keys = Array.from({ length: 2000 }, () =>
+      Array.from({ length: 1 + Math.floor(random() * 4) }, () => alphabet[Math.floor(random() * alphabet.length)]).join(
+        '',
+      ),
+    );
     const db = new Database(':memory:');
     db.exec('CREATE TABLE k (key TEXT)');
     const insert = db.prepare('INSERT INTO k VALUES (?)');
@@ -111,7 +142,13 @@ describe('streaming join', () => {
 
 describe('validateExportDirectory', () => {
   const validate = (dir: string, env: NodeJS.ProcessEnv) =>
-    validateExportDirectory(async (join, sortFiles) => openExport(dir, await loadMigrateConfig({ cwd: dir, exportDir: dir, env }), { join, today: '2026-11-22', ...(sortFiles ? { sortFiles } : {}) }));
+    validateExportDirectory(async (join, sortFiles) =>
+      openExport(dir, await loadMigrateConfig({ cwd: dir, exportDir: dir, env }), {
+        join,
+        today: '2026-11-22',
+        ...(sortFiles ? { sortFiles } : {}),
+      }),
+    );
 
   it('reads an export out of order again, sorting the files found out of order, with the same result and a note saying why', async () => {
     const invalid = path.join(root, 'fixtures', 'invalid');
@@ -126,9 +163,12 @@ describe('validateExportDirectory', () => {
     expect(result.unsorted?.sorted).toContain('accounts.csv');
     const [got, want] = [await reports(result), await reports(expected)];
     expect(got.json).toEqual(want.json);
-    expect(got.text).toContain(`Read twice: accounts.csv is not sorted by external_account_number (line 3); the second read sorted ${result.unsorted?.sorted?.join(', ')} on disk. An export whose files are all sorted is read in one pass, about twice as fast.`);
+    expect(got.text).toContain(
+      `Read twice: accounts.csv is not sorted by external_account_number (line 3); the second read sorted ${result.unsorted?.sorted?.join(', ')} on disk. An export whose files are all sorted is read in one pass, about twice as fast.`,
+    );
     expect(got.text.replace(/^Read twice: .*\n/m, '')).toEqual(want.text);
-    const planted = (JSON.parse(readFileSync(path.join(invalid, 'expectations.json'), 'utf8')) as { errors: unknown[] }).errors;
+    const planted = (JSON.parse(readFileSync(path.join(invalid, 'expectations.json'), 'utf8')) as { errors: unknown[] })
+      .errors;
     expect(got.json.errors).toHaveLength(planted.length);
   });
 
@@ -146,41 +186,52 @@ describe('validateExportDirectory', () => {
   });
 
   it.each([
-    ['validate', async (reader: ExportReader, onEntry: () => void) => (await validateExport(reader, { onEntry })).close()],
-    ['a bare read of the entries, as push staging does', async (reader: ExportReader, onEntry: () => void) => {
-      for await (const entry of reader.entries()) {
-        void entry;
-        onEntry();
-      }
-    }],
-  ])('lets the event loop turn while it joins accounts whose records are all at hand (timers, signals, the progress bar): %s', async (_, consume) => {
-    const numbers = Array.from({ length: 1000 }, (_, index) => `A${String(index).padStart(4, '0')}`);
-    const dir = exportDir({ 'accounts.csv': `${ACCOUNTS}${numbers.map((key) => `${key},DOMESTIC,GB,MONTHLY,\n`).join('')}` });
-    const config = await loadMigrateConfig({ cwd: dir, exportDir: dir, env: { MIGRATE_SUPPLIER: 'ACME' } });
-    // The staged join reads its accounts back from SQLite synchronously: without turns, no
-    // setImmediate callback runs between the first and the last account.
-    const reader = await openExport(dir, config, { join: 'staged', today: '2026-11-22' });
-    let turns = 0;
-    let entries = 0;
-    let turnsAtLast = 0;
-    let spinning = true;
-    const spin = (): void => {
-      turns += 1;
-      if (spinning) setImmediate(spin);
-    };
-    try {
-      await consume(reader, () => {
-        entries += 1;
-        if (entries === 1) setImmediate(spin);
-        turnsAtLast = turns;
+    [
+      'validate',
+      async (reader: ExportReader, onEntry: () => void) => (await validateExport(reader, { onEntry })).close(),
+    ],
+    [
+      'a bare read of the entries, as push staging does',
+      async (reader: ExportReader, onEntry: () => void) => {
+        for await (const entry of reader.entries()) {
+          void entry;
+          onEntry();
+        }
+      },
+    ],
+  ])(
+    'lets the event loop turn while it joins accounts whose records are all at hand (timers, signals, the progress bar): %s',
+    async (_, consume) => {
+      const numbers = Array.from({ length: 1000 }, (_, index) => `A${String(index).padStart(4, '0')}`);
+      const dir = exportDir({
+        'accounts.csv': `${ACCOUNTS}${numbers.map((key) => `${key},DOMESTIC,GB,MONTHLY,\n`).join('')}`,
       });
-    } finally {
-      spinning = false;
-      await reader.close();
-    }
-    expect(entries).toBe(1000);
-    expect(turnsAtLast).toBeGreaterThanOrEqual(3);
-  });
+      const config = await loadMigrateConfig({ cwd: dir, exportDir: dir, env: { MIGRATE_SUPPLIER: 'ACME' } });
+      // The staged join reads its accounts back from SQLite synchronously: without turns, no
+      // setImmediate callback runs between the first and the last account.
+      const reader = await openExport(dir, config, { join: 'staged', today: '2026-11-22' });
+      let turns = 0;
+      let entries = 0;
+      let turnsAtLast = 0;
+      let spinning = true;
+      const spin = (): void => {
+        turns += 1;
+        if (spinning) setImmediate(spin);
+      };
+      try {
+        await consume(reader, () => {
+          entries += 1;
+          if (entries === 1) setImmediate(spin);
+          turnsAtLast = turns;
+        });
+      } finally {
+        spinning = false;
+        await reader.close();
+      }
+      expect(entries).toBe(1000);
+      expect(turnsAtLast).toBeGreaterThanOrEqual(3);
+    },
+  );
 
   it('reads a sorted export once, with the same result as the staged join', async () => {
     const dir = exportDir(SORTED);
@@ -192,6 +243,12 @@ describe('validateExportDirectory', () => {
     expect(result.unsorted).toBeUndefined();
     expect(await reports(result)).toEqual(await reports(expected));
     expect(result.accounts).toEqual(expected.accounts);
-    expect(result.errors.first(5).map((issue) => issue.code)).toEqual(['unknown_column', 'missing_external_account_number', 'account_not_in_accounts_file', 'missing_external_account_number', 'unknown_column']);
+    expect(result.errors.first(5).map((issue) => issue.code)).toEqual([
+      'unknown_column',
+      'missing_external_account_number',
+      'account_not_in_accounts_file',
+      'missing_external_account_number',
+      'unknown_column',
+    ]);
   });
 });

@@ -22,12 +22,18 @@ function workspace(name: string): { dir: string; state: string } {
 }
 
 /** Accounts the sandbox holds for ACME, by external account number. */
-const created = (sandbox: RunningSandbox): string[] => sandbox.inspect.accounts('ACME').map((account) => account.externalAccountNumber).sort();
+const created = (sandbox: RunningSandbox): string[] =>
+  sandbox.inspect
+    .accounts('ACME')
+    .map((account) => account.externalAccountNumber)
+    .sort();
 
 function ledgerSnapshot(state: string): unknown {
   const reader = openLedgerReader(state);
   try {
-    const accounts = reader.read.accounts({ limit: 1000 }).map((row) => ({ ...row, items: reader.read.items(row.id), history: reader.read.history(row.id).length }));
+    const accounts = reader.read
+      .accounts({ limit: 1000 })
+      .map((row) => ({ ...row, items: reader.read.items(row.id), history: reader.read.history(row.id).length }));
     return { counts: reader.read.counts(), runs: reader.read.runs(100), accounts };
   } finally {
     reader.close();
@@ -36,7 +42,12 @@ function ledgerSnapshot(state: string): unknown {
 
 interface PlanDocument {
   dryRun: true;
-  accounts: Array<{ external_account_number: string; in_plan: boolean; reason: string; requests: Record<string, number> }>;
+  accounts: Array<{
+    external_account_number: string;
+    in_plan: boolean;
+    reason: string;
+    requests: Record<string, number>;
+  }>;
   totals: { accounts: number; inPlan: number; reasons: Record<string, number>; requests: Record<string, number> };
   unknownAccounts: string[];
 }
@@ -61,9 +72,17 @@ describe('migrate push operator options', () => {
     expect(plan.totals.requests['create']).toBe(toCreate);
     expect(plan.totals.reasons['invalid']).toBe(data.invalid.length);
     expect(plan.accounts).toHaveLength(10);
-    for (const number of data.invalid) expect(plan.accounts.find((row) => row.external_account_number === number)).toMatchObject({ in_plan: false, reason: 'invalid' });
+    for (const number of data.invalid)
+      expect(plan.accounts.find((row) => row.external_account_number === number)).toMatchObject({
+        in_plan: false,
+        reason: 'invalid',
+      });
     const withNotes = plan.accounts.find((row) => row.external_account_number === data.valid[0]);
-    expect(withNotes).toMatchObject({ in_plan: true, reason: 'create', requests: { create: 1, status_check: 1, note: 1, transaction: 1 } });
+    expect(withNotes).toMatchObject({
+      in_plan: true,
+      reason: 'create',
+      requests: { create: 1, status_check: 1, note: 1, transaction: 1 },
+    });
 
     const real = await push(sandbox, data.dir, state, []);
     expect(real.code, real.stderr).toBe(1);
@@ -74,7 +93,11 @@ describe('migrate push operator options', () => {
     expect(sandbox.inspect.requests()).toEqual([]);
     expect(ledgerSnapshot(state)).toEqual(before);
     const second = JSON.parse(again.stdout) as PlanDocument;
-    expect(second.totals.reasons).toEqual({ done: data.valid.length, invalid: data.invalid.length, retry_errored: data.errored.length });
+    expect(second.totals.reasons).toEqual({
+      done: data.valid.length,
+      invalid: data.invalid.length,
+      retry_errored: data.errored.length,
+    });
     expect(second.totals.requests['create']).toBe(data.errored.length);
 
     const text = await push(sandbox, data.dir, state, ['--dry-run', '--limit', '1']);
@@ -96,7 +119,9 @@ describe('migrate push operator options', () => {
     const second = await push(sandbox, data.dir, state, ['--limit', '2', '--json']);
     expect(second.code, second.stderr).toBe(1);
     expect(created(sandbox).filter((n) => n.includes('LIM'))).toEqual(todo.slice(0, 5));
-    expect((JSON.parse(second.stdout) as { accounts: Record<string, number> }).accounts['staged']).toBe(todo.length - 5);
+    expect((JSON.parse(second.stdout) as { accounts: Record<string, number> }).accounts['staged']).toBe(
+      todo.length - 5,
+    );
 
     const chosen = todo.slice(-1)[0] ?? '';
     const named = await push(sandbox, data.dir, state, ['--accounts', `${chosen},NOPE-1`]);
@@ -128,7 +153,9 @@ describe('migrate push operator options', () => {
     sandbox.inspect.resetLog();
     const notes = await push(sandbox, data.dir, state, ['--only', 'notes']);
     expect(notes.code, notes.stderr).toBe(1);
-    const posts = sandbox.inspect.requests().filter((entry) => entry.method === 'POST' && !entry.path.includes('graphql'));
+    const posts = sandbox.inspect
+      .requests()
+      .filter((entry) => entry.method === 'POST' && !entry.path.includes('graphql'));
     expect(posts.length).toBeGreaterThan(0);
     expect(posts.every((entry) => entry.path === '/v1/data-import/notes/create/')).toBe(true);
     const account = sandbox.inspect.account('ACME', one);
@@ -152,14 +179,31 @@ describe('migrate push operator options', () => {
       expect(result.code, result.stderr).toBe(1);
       expect(statSync(log).mode & 0o777).toBe(0o600);
       const text = readFileSync(log, 'utf8');
-      const lines = text.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+      const lines = text
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
       const reader = openLedgerReader(state);
       const runId = reader.read.runs(1)[0]?.id;
       reader.close();
       expect(lines.every((line) => line['run'] === runId)).toBe(true);
       expect(lines.at(-1)).toMatchObject({ event: 'log_closed', outcome: 'finished', exit_code: 1 });
-      expect(lines.filter((line) => line['event'] === 'account' && line['outcome'] === 'errored').map((line) => line['account'])).toEqual(data.errored);
-      for (const forbidden of ['sk-live-VERY-SECRET-KEY-987', 'Authorization', 'example.org', 'Person ', 'Given', 'Family', 'High Street', 'note one of', '+44']) {
+      expect(
+        lines
+          .filter((line) => line['event'] === 'account' && line['outcome'] === 'errored')
+          .map((line) => line['account']),
+      ).toEqual(data.errored);
+      for (const forbidden of [
+        'sk-live-VERY-SECRET-KEY-987',
+        'Authorization',
+        'example.org',
+        'Person ',
+        'Given',
+        'Family',
+        'High Street',
+        'note one of',
+        '+44',
+      ]) {
         expect(text, forbidden).not.toContain(forbidden);
       }
     } finally {
@@ -172,7 +216,12 @@ describe('migrate push operator options', () => {
     const data = writeE2eExport(dir, 2, 'KEY');
     const keyFile = join(dir, 'key');
     writeFileSync(keyFile, `${sandbox.apiKey}\n`, { mode: 0o600 });
-    const result = await push({ ...sandbox, apiKey: 'wrong-key' } as RunningSandbox, data.dir, state, ['--api-key-file', keyFile, '--header-form', 'token']);
+    const result = await push({ ...sandbox, apiKey: 'wrong-key' } as RunningSandbox, data.dir, state, [
+      '--api-key-file',
+      keyFile,
+      '--header-form',
+      'token',
+    ]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout + result.stderr).not.toContain(sandbox.apiKey);
   });
@@ -183,7 +232,10 @@ describe('migrate push operator options', () => {
     // Without an import_supplier column, the configured supplier (--supplier) fills it.
     for (const name of ['accounts.csv', 'payment_instructions.csv']) {
       const path = join(data.dir, name);
-      const rows = readFileSync(path, 'utf8').trimEnd().split('\n').map((line) => line.split(','));
+      const rows = readFileSync(path, 'utf8')
+        .trimEnd()
+        .split('\n')
+        .map((line) => line.split(','));
       const column = rows[0]?.indexOf('import_supplier') ?? -1;
       writeFileSync(path, `${rows.map((cells) => cells.filter((_, i) => i !== column).join(',')).join('\n')}\n`);
     }
@@ -196,7 +248,13 @@ describe('migrate push operator options', () => {
     const { dir, state } = workspace('usage');
     const data = writeE2eExport(dir, 2, 'USE');
     sandbox.inspect.resetLog();
-    for (const extra of [['--only', 'notes,accounts'], ['--max-errors', '5x'], ['--max-errors', '101%'], ['--limit', '0'], ['--accounts', '@/nonexistent/list']]) {
+    for (const extra of [
+      ['--only', 'notes,accounts'],
+      ['--max-errors', '5x'],
+      ['--max-errors', '101%'],
+      ['--limit', '0'],
+      ['--accounts', '@/nonexistent/list'],
+    ]) {
       const result = await push(sandbox, data.dir, state, extra);
       expect(result.code, `${extra.join(' ')}: ${result.stderr}`).toBe(2);
       expect(result.stderr).toMatch(/--only|--max-errors|--limit|--accounts/);
@@ -213,11 +271,16 @@ describe('--max-errors', () => {
       const data = writeE2eExport(dir, 30, 'MAX');
       const stopped = await push(sandbox, data.dir, state, ['--max-errors', '2', '--concurrency', '1', '--json']);
       expect(stopped.code, stopped.stderr).toBe(1);
-      const summary = JSON.parse(stopped.stdout) as { result: string; maxErrors: number; accounts: Record<string, number> };
+      const summary = JSON.parse(stopped.stdout) as {
+        result: string;
+        maxErrors: number;
+        accounts: Record<string, number>;
+      };
       expect(summary).toMatchObject({ result: 'max_errors', maxErrors: 2 });
       expect(summary.accounts['errored']).toBe(3);
       expect(summary.accounts['creating'] ?? 0).toBe(0);
-      const left = (summary.accounts['scheduled'] ?? 0) + (summary.accounts['processed'] ?? 0) + (summary.accounts['staged'] ?? 0);
+      const left =
+        (summary.accounts['scheduled'] ?? 0) + (summary.accounts['processed'] ?? 0) + (summary.accounts['staged'] ?? 0);
       expect(left, 'work left for the next run').toBeGreaterThan(0);
       const reader = openLedgerReader(state);
       expect(reader.read.runs(1)[0]).toMatchObject({ status: 'max_errors', exitCode: 1 });
@@ -228,7 +291,8 @@ describe('--max-errors', () => {
       const final = JSON.parse(rest.stdout) as { accounts: Record<string, number> };
       const total = data.valid.length + data.errored.length;
       expect((final.accounts['done'] ?? 0) + (final.accounts['errored'] ?? 0)).toBe(total);
-      for (const account of sandbox.inspect.accounts('ACME')) expect(account.createRequestsAccepted, account.externalAccountNumber).toBe(1);
+      for (const account of sandbox.inspect.accounts('ACME'))
+        expect(account.createRequestsAccepted, account.externalAccountNumber).toBe(1);
     } finally {
       await sandbox.close();
     }

@@ -32,10 +32,22 @@ beforeAll(async () => {
   const reader = await openExport(ops.dir, config, { scratchDir: join(dir, 'state') });
   logPath = join(dir, 'push.ndjson');
   runId = ledger.startRun('push', {});
-  const log = createNdjsonLogSink(logPath, { runId, accountNumberOf: (id) => ledger.accountById(id)?.externalAccountNumber });
+  const log = createNdjsonLogSink(logPath, {
+    runId,
+    accountNumberOf: (id) => ledger.accountById(id)?.externalAccountNumber,
+  });
   let result: Awaited<ReturnType<typeof runPush>> | undefined;
   try {
-    result = await runPush({ ledger, client, settings: { ...DEFAULT_ENGINE_SETTINGS, pollSchedule: { ...DEFAULT_ENGINE_SETTINGS.pollSchedule, firstDelayMs: 20, maxDelayMs: 100 } }, sink: log, entries: reader.entries() });
+    result = await runPush({
+      ledger,
+      client,
+      settings: {
+        ...DEFAULT_ENGINE_SETTINGS,
+        pollSchedule: { ...DEFAULT_ENGINE_SETTINGS.pollSchedule, firstDelayMs: 20, maxDelayMs: 100 },
+      },
+      sink: log,
+      entries: reader.entries(),
+    });
   } finally {
     log.close(result === undefined ? undefined : { outcome: result.reason, exitCode: result.exitCode });
     reader.close();
@@ -49,7 +61,11 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const lines = (): Array<Record<string, unknown>> => readFileSync(logPath, 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+const lines = (): Array<Record<string, unknown>> =>
+  readFileSync(logPath, 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 describe('the log of a real push', () => {
   it("tells each account's steps with run id and external account number", () => {
@@ -58,7 +74,9 @@ describe('the log of a real push', () => {
     const errored = all.filter((line) => line['event'] === 'account' && line['outcome'] === 'errored');
     expect(errored.map((line) => line['account']).sort()).toEqual(ops.errored);
     expect(errored.every((line) => line['step'] === 'poll' && line['code'] === 'account_creation_failed')).toBe(true);
-    const done = all.filter((line) => line['event'] === 'account' && line['outcome'] === 'done').map((line) => line['account']);
+    const done = all
+      .filter((line) => line['event'] === 'account' && line['outcome'] === 'done')
+      .map((line) => line['account']);
     expect(done.sort()).toEqual([...ops.done, 'OPS-0005'].sort());
     const refused = all.find((line) => line['event'] === 'items' && line['outcome'] === 'failed');
     expect(refused).toMatchObject({ account: 'OPS-0005', step: 'payment_instruction', failed: 1 });

@@ -35,13 +35,26 @@ export function writeOpsExport(root: string): OpsExport {
   mkdirSync(dir, { recursive: true });
   const month = new Date().toISOString().slice(0, 7);
   const day = new Date().toISOString().slice(8, 10) === '01' ? '01' : '02';
-  const accounts = ['external_account_number,import_supplier,account_type,billing_name,billing_email,date_of_sale,communication_preference'];
+  const accounts = [
+    'external_account_number,import_supplier,account_type,billing_name,billing_email,date_of_sale,communication_preference',
+  ];
   const customers = ['external_account_number,given_name,family_name,email,mobile'];
   const notes = ['external_account_number,body,created_at'];
   const transactions = ['external_account_number,transaction_id,transaction_date,amount,type,reason'];
   const instructions = ['external_account_number,import_supplier,vendor,reference,type'];
   const result: OpsExport = { dir, done: [], invalid: [], errored: [], planted: [], personal: [] };
-  const numbers = ['OPS-0001', 'OPS-0002', 'OPS-0003', 'OPS-0004', 'OPS-0005', 'OPS-0006', 'OPS-0007', 'OPS-0008', 'ERR-0001', 'ERR-0002'];
+  const numbers = [
+    'OPS-0001',
+    'OPS-0002',
+    'OPS-0003',
+    'OPS-0004',
+    'OPS-0005',
+    'OPS-0006',
+    'OPS-0007',
+    'OPS-0008',
+    'ERR-0001',
+    'ERR-0002',
+  ];
   for (const [index, number] of numbers.entries()) {
     const name = `Person${index} Surname${index}`;
     const email = number === 'OPS-0007' ? 'not-an-e-mail' : `person${index}.private@example.org`;

@@ -1,4 +1,13 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  existsSync,
+  readdirSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -19,15 +28,41 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 type Row = Record<string, string>;
-const csv = (out: string, name: string): Row[] => parse(readFileSync(join(out, name), 'utf8'), { columns: true }) as Row[];
+const csv = (out: string, name: string): Row[] =>
+  parse(readFileSync(join(out, name), 'utf8'), { columns: true }) as Row[];
 
 function account(ledger: Ledger, number: string, accountState: AccountState, line: number, supplier = 'ACME'): number {
-  const row: NewAccount = { importSupplier: supplier, externalAccountNumber: number, state: accountState, payload: '{}', fingerprint: `f-${number}`, originFile: 'accounts.csv', originLine: line, origins: null };
+  const row: NewAccount = {
+    importSupplier: supplier,
+    externalAccountNumber: number,
+    state: accountState,
+    payload: '{}',
+    fingerprint: `f-${number}`,
+    originFile: 'accounts.csv',
+    originLine: line,
+    origins: null,
+  };
   return ledger.insertAccount(row, { step: 'stage' });
 }
 
-function item(ledger: Ledger, accountId: number, kind: 'note' | 'transaction' | 'payment_instruction', key: string, itemState: ItemState, line: number): number {
-  return ledger.insertItem({ accountId, kind, naturalKey: key, body: '{}', fingerprint: `f-${key}`, state: itemState, originFile: `${kind}s.csv`, originLine: line });
+function item(
+  ledger: Ledger,
+  accountId: number,
+  kind: 'note' | 'transaction' | 'payment_instruction',
+  key: string,
+  itemState: ItemState,
+  line: number,
+): number {
+  return ledger.insertItem({
+    accountId,
+    kind,
+    naturalKey: key,
+    body: '{}',
+    fingerprint: `f-${key}`,
+    state: itemState,
+    originFile: `${kind}s.csv`,
+    originLine: line,
+  });
 }
 
 /** A ledger with one account in every state that matters to the report, and records in every state. */
@@ -41,19 +76,47 @@ function fillLedger(): void {
     item(ledger, done, 'transaction', 'T-1', 'done', 2);
     const invalid = account(ledger, 'BAD-1', 'invalid', 3);
     ledger.replaceIssues(invalid, [
-      { code: 'invalid_phone_number', message: 'bad phone', attr: 'customers.0.mobile', file: 'customers.csv', line: 4, column: 'mobile', source: 'local' },
-      { code: 'invalid_date', message: 'bad date', attr: 'transaction_date', file: 'transactions.csv', line: 7, column: 'transaction_date', source: 'local' },
+      {
+        code: 'invalid_phone_number',
+        message: 'bad phone',
+        attr: 'customers.0.mobile',
+        file: 'customers.csv',
+        line: 4,
+        column: 'mobile',
+        source: 'local',
+      },
+      {
+        code: 'invalid_date',
+        message: 'bad date',
+        attr: 'transaction_date',
+        file: 'transactions.csv',
+        line: 7,
+        column: 'transaction_date',
+        source: 'local',
+      },
     ]);
-    ledger.updateAccountNow(invalid, { error: { code: 'invalid_phone_number', detail: 'bad phone', file: 'customers.csv', line: 4 } });
+    ledger.updateAccountNow(invalid, {
+      error: { code: 'invalid_phone_number', detail: 'bad phone', file: 'customers.csv', line: 4 },
+    });
     // Held because of the issue listed with its account already: not repeated in fix-data.
     const held = item(ledger, invalid, 'transaction', 'T-BAD', 'held', 7);
-    ledger.updateItemsNow([held], { error: { code: 'invalid_date', detail: 'bad date', file: 'transactions.csv', line: 7, column: 'transaction_date' } });
+    ledger.updateItemsNow([held], {
+      error: {
+        code: 'invalid_date',
+        detail: 'bad date',
+        file: 'transactions.csv',
+        line: 7,
+        column: 'transaction_date',
+      },
+    });
     const errored = account(ledger, 'ERR-1', 'errored', 5);
     ledger.updateAccountNow(errored, { error: { code: 'account_creation_failed', detail: 'could not be created' } });
     const processed = account(ledger, 'PART-1', 'processed', 6);
     ledger.updateAccountNow(processed, { platformAccountNumber: 'A-00000002' });
     const refused = item(ledger, processed, 'payment_instruction', 'FAIL-1', 'failed', 3);
-    ledger.updateItemsNow([refused], { error: { code: 'payment_vendor_failed', detail: 'vendor says no', file: 'payment_instructions.csv', line: 3 } });
+    ledger.updateItemsNow([refused], {
+      error: { code: 'payment_vendor_failed', detail: 'vendor says no', file: 'payment_instructions.csv', line: 3 },
+    });
     const transient = item(ledger, processed, 'transaction', 'T-500', 'pending', 9);
     ledger.updateItemsNow([transient], { error: { code: 'server_error', detail: '500 after retries' } });
     item(ledger, processed, 'transaction', 'T-NEW', 'pending', 10);
@@ -84,20 +147,51 @@ describe('migrate report files', () => {
     const out = join(dir, 'out');
     const summary = await report(out);
     const rows = csv(out, REPORT_FILES.accounts);
-    expect(rows.map((row) => row['external_account_number']).sort()).toEqual(['BAD-1', 'CRE-1', 'DONE-1', 'ERR-1', 'NEW-1', 'ORPHAN-1', 'OTHER-1', 'PART-1']);
+    expect(rows.map((row) => row['external_account_number']).sort()).toEqual([
+      'BAD-1',
+      'CRE-1',
+      'DONE-1',
+      'ERR-1',
+      'NEW-1',
+      'ORPHAN-1',
+      'OTHER-1',
+      'PART-1',
+    ]);
     const byNumber = new Map(rows.map((row) => [row['external_account_number'], row]));
-    expect(byNumber.get('DONE-1')).toMatchObject({ state: 'done', platform_account_number: 'A-00000001', platform_identifier: '101', items_done: '2', items_outstanding: '0' });
-    expect(byNumber.get('PART-1')).toMatchObject({ state: 'processed', platform_account_number: 'A-00000002', items_done: '0', items_outstanding: '5' });
+    expect(byNumber.get('DONE-1')).toMatchObject({
+      state: 'done',
+      platform_account_number: 'A-00000001',
+      platform_identifier: '101',
+      items_done: '2',
+      items_outstanding: '0',
+    });
+    expect(byNumber.get('PART-1')).toMatchObject({
+      state: 'processed',
+      platform_account_number: 'A-00000002',
+      items_done: '0',
+      items_outstanding: '5',
+    });
     expect(byNumber.get('ERR-1')).toMatchObject({ state: 'errored', error_code: 'account_creation_failed' });
     expect(summary.files[REPORT_FILES.accounts]?.rows).toBe(8);
-    expect(summary.accounts).toMatchObject({ done: 2, invalid: 1, errored: 1, processed: 1, creating: 1, staged: 1, unresolved: 1 });
+    expect(summary.accounts).toMatchObject({
+      done: 2,
+      invalid: 1,
+      errored: 1,
+      processed: 1,
+      creating: 1,
+      staged: 1,
+      unresolved: 1,
+    });
   });
 
   it('fix-data.csv names every data error with file and line, once', async () => {
     fillLedger();
     const out = join(dir, 'out');
     await report(out);
-    const rows = csv(out, REPORT_FILES.fixData).map((row) => `${row['external_account_number']} ${row['record']} ${row['file']}:${row['line']} ${row['column']} ${row['code']}`);
+    const rows = csv(out, REPORT_FILES.fixData).map(
+      (row) =>
+        `${row['external_account_number']} ${row['record']} ${row['file']}:${row['line']} ${row['column']} ${row['code']}`,
+    );
     expect(rows.sort()).toEqual([
       'BAD-1 account customers.csv:4 mobile invalid_phone_number',
       'BAD-1 account transactions.csv:7 transaction_date invalid_date',
@@ -110,7 +204,9 @@ describe('migrate report files', () => {
     fillLedger();
     const out = join(dir, 'out');
     await report(out);
-    const retry = csv(out, REPORT_FILES.retry).map((row) => `${row['external_account_number']} ${row['record']} ${row['record_key']} ${row['state']} ${row['code']}`);
+    const retry = csv(out, REPORT_FILES.retry).map(
+      (row) => `${row['external_account_number']} ${row['record']} ${row['record_key']} ${row['state']} ${row['code']}`,
+    );
     expect(retry.sort()).toEqual([
       'CRE-1 account  creating connection_reset',
       'ORPHAN-1 account  unresolved ',
@@ -120,7 +216,12 @@ describe('migrate report files', () => {
     ]);
     const unknown = csv(out, REPORT_FILES.unknown);
     expect(unknown).toHaveLength(1);
-    expect(unknown[0]).toMatchObject({ external_account_number: 'PART-1', record: 'payment_instruction', record_key: 'pm_lost', code: 'outcome_unknown' });
+    expect(unknown[0]).toMatchObject({
+      external_account_number: 'PART-1',
+      record: 'payment_instruction',
+      record_key: 'pm_lost',
+      code: 'outcome_unknown',
+    });
     expect(readFileSync(join(out, REPORT_FILES.retry), 'utf8')).not.toContain('body');
   });
 
@@ -131,12 +232,23 @@ describe('migrate report files', () => {
     expect(csv(out, REPORT_FILES.accounts).map((row) => row['external_account_number'])).toEqual(['OTHER-1']);
     expect(csv(out, REPORT_FILES.fixData)).toEqual([]);
     const summary = JSON.parse(readFileSync(join(out, REPORT_FILES.summary), 'utf8'));
-    expect(summary).toMatchObject({ import_supplier: 'OTHER', accounts: { done: 1 }, top_error_codes: [], runs: [{ command: 'push', status: 'running' }] });
+    expect(summary).toMatchObject({
+      import_supplier: 'OTHER',
+      accounts: { done: 1 },
+      top_error_codes: [],
+      runs: [{ command: 'push', status: 'running' }],
+    });
     await report(out, 'ACME');
     const acme = JSON.parse(readFileSync(join(out, REPORT_FILES.summary), 'utf8'));
-    expect(acme.top_error_codes.map((entry: { code: string }) => entry.code).sort()).toEqual(
-      ['account_creation_failed', 'connection_reset', 'invalid_date', 'invalid_phone_number', 'outcome_unknown', 'payment_vendor_failed', 'server_error'],
-    );
+    expect(acme.top_error_codes.map((entry: { code: string }) => entry.code).sort()).toEqual([
+      'account_creation_failed',
+      'connection_reset',
+      'invalid_date',
+      'invalid_phone_number',
+      'outcome_unknown',
+      'payment_vendor_failed',
+      'server_error',
+    ]);
   });
 
   it('creates the directory 0700 and every file 0600, replacing an old report whole (no partial files left)', async () => {

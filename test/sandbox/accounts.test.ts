@@ -10,8 +10,10 @@ afterEach(async () => {
   session = undefined;
 });
 const open = async (options: Parameters<typeof openSession>[0] = {}) => (session = await openSession(options));
-const v2 = (s: Session, ext: string, supplier = 'ACME') => s.get(`/v2/data-import/accounts/${supplier}/${encodeURIComponent(ext)}/`);
-const v1 = (s: Session, ext: string, supplier = 'ACME') => s.get(`/v1/data-import/account-transfer-status/${supplier}/${encodeURIComponent(ext)}/`);
+const v2 = (s: Session, ext: string, supplier = 'ACME') =>
+  s.get(`/v2/data-import/accounts/${supplier}/${encodeURIComponent(ext)}/`);
+const v1 = (s: Session, ext: string, supplier = 'ACME') =>
+  s.get(`/v1/data-import/account-transfer-status/${supplier}/${encodeURIComponent(ext)}/`);
 const OFFSET_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}\+00:00$/;
 
 describe('validate', () => {
@@ -25,7 +27,10 @@ describe('validate', () => {
   it('reports every problem at once in the spec body, attr paths such as customers.0.landline', async () => {
     const s = await open();
     const payload = account('V-2', {
-      customers: [{ family_name: 'X', landline: 'abcde' }, { family_name: 'Y', email: 'not-an-email' }],
+      customers: [
+        { family_name: 'X', landline: 'abcde' },
+        { family_name: 'Y', email: 'not-an-email' },
+      ],
       date_of_sale: '2023-02-30',
       colour: 'blue',
     });
@@ -34,13 +39,20 @@ describe('validate', () => {
     expect(answer.body.detail).toBe('Could not validate account data.');
     expect(answer.body.code).toBe('account_failed_validation');
     const found = answer.body.errors.map((item: { attr: string; code: string }) => `${item.attr}:${item.code}`).sort();
-    expect(found).toEqual(['colour:unknown_field', 'customers.0.landline:invalid_phone_number', 'customers.1.email:invalid_email', 'date_of_sale:invalid_date']);
+    expect(found).toEqual([
+      'colour:unknown_field',
+      'customers.0.landline:invalid_phone_number',
+      'customers.1.email:invalid_email',
+      'date_of_sale:invalid_date',
+    ]);
     for (const item of answer.body.errors) expect(typeof item.detail).toBe('string');
   });
 
   it('agrees with the local validator (src/schema) on the same payload', async () => {
     const s = await open();
-    const body = { payload: account('V-3', { customers: [{ mobile: '07123456789' }], billing_email: 'test@example.org' }) };
+    const body = {
+      payload: account('V-3', { customers: [{ mobile: '07123456789' }], billing_email: 'test@example.org' }),
+    };
     const answer = await s.post('/v2/data-import/accounts/validate/', body);
     expect(answer.body.errors).toEqual(validateAccountRequest(body));
   });
@@ -59,7 +71,10 @@ describe('validate', () => {
 describe('create and the asynchronous process', () => {
   it('schedules (201 {}), then PENDING -> IN_PROGRESS -> PROCESSED with platform_identifier set', async () => {
     const s = await open({ processingMs: 400 });
-    expect(await s.post('/v2/data-import/accounts/', { payload: account('C-1') })).toMatchObject({ status: 201, body: {} });
+    expect(await s.post('/v2/data-import/accounts/', { payload: account('C-1') })).toMatchObject({
+      status: 201,
+      body: {},
+    });
     const pending = await v2(s, 'C-1');
     expect(pending.body).toMatchObject({ status: 'PENDING', platform_identifier: null, latest_error: null });
     expect(pending.body.created_at).toMatch(OFFSET_DATETIME);
@@ -74,7 +89,10 @@ describe('create and the asynchronous process', () => {
     const transfer = await v1(s, 'C-1');
     expect(transfer.body.status).toBe('COMPLETED');
     expect(transfer.body.platform_account_number).toMatch(/^A-[0-9A-F]{8}$/);
-    expect(s.sandbox.inspect.account('ACME', 'C-1')).toMatchObject({ createRequestsAccepted: 1, payload: account('C-1') });
+    expect(s.sandbox.inspect.account('ACME', 'C-1')).toMatchObject({
+      createRequestsAccepted: 1,
+      payload: account('C-1'),
+    });
   });
 
   it('refuses a create while the process is PENDING or IN_PROGRESS (account_import_process_in_progress)', async () => {
@@ -93,7 +111,10 @@ describe('create and the asynchronous process', () => {
     expect(again.status).toBe(400);
     const number = s.sandbox.inspect.account('ACME', 'C-3')?.platformAccountNumber;
     expect(again.body).toEqual({
-      non_field_errors: { detail: 'The account import process with the account number C-3 has already been imported.', code: 'account_import_process_already_imported' },
+      non_field_errors: {
+        detail: 'The account import process with the account number C-3 has already been imported.',
+        code: 'account_import_process_already_imported',
+      },
       account_id: number,
     });
   });
@@ -103,7 +124,11 @@ describe('create and the asynchronous process', () => {
     await s.importAccount('ERR-1');
     const status = await v2(s, 'ERR-1');
     expect(status.body).toMatchObject({ status: 'ERRORED', platform_identifier: null });
-    expect(status.body.latest_error).toEqual({ code: 'account_creation_failed', detail: expect.stringContaining('ERR-'), domain: 'import_process' });
+    expect(status.body.latest_error).toEqual({
+      code: 'account_creation_failed',
+      detail: expect.stringContaining('ERR-'),
+      domain: 'import_process',
+    });
     expect((await v1(s, 'ERR-1')).body).toEqual({ status: 'UNKNOWN', platform_account_number: '' });
     expect((await s.post('/v2/data-import/accounts/', { payload: account('ERR-1') })).status).toBe(201);
     expect(s.sandbox.inspect.account('ACME', 'ERR-1')).toMatchObject({ status: 'ERRORED', createRequestsAccepted: 2 });
@@ -112,7 +137,11 @@ describe('create and the asynchronous process', () => {
   it('ends CANCELLED (latest_error null) for an external account number starting CANCEL-; v1 UNKNOWN; pending in the lists', async () => {
     const s = await open();
     await s.importAccount('CANCEL-1');
-    expect((await v2(s, 'CANCEL-1')).body).toMatchObject({ status: 'CANCELLED', platform_identifier: null, latest_error: null });
+    expect((await v2(s, 'CANCEL-1')).body).toMatchObject({
+      status: 'CANCELLED',
+      platform_identifier: null,
+      latest_error: null,
+    });
     expect((await v1(s, 'CANCEL-1')).body).toEqual({ status: 'UNKNOWN', platform_account_number: '' });
     expect((await s.get('/v1/data-import/pending-account-import-processes/ACME/')).body).toEqual([
       { external_account_number: 'CANCEL-1', platform_account_number: null, account_created_at: null },
@@ -124,7 +153,10 @@ describe('create and the asynchronous process', () => {
     const run = async (seed: number) => {
       const s = await openSession({ erroredShare: 0.3, seed });
       for (let i = 0; i < 60; i++) await s.post('/v2/data-import/accounts/', { payload: account(`S-${i}`) });
-      const errored = s.sandbox.inspect.accounts('ACME').filter((item) => item.status === 'ERRORED').map((item) => item.externalAccountNumber);
+      const errored = s.sandbox.inspect
+        .accounts('ACME')
+        .filter((item) => item.status === 'ERRORED')
+        .map((item) => item.externalAccountNumber);
       await s.sandbox.close();
       return errored;
     };
@@ -172,13 +204,19 @@ describe('import suppliers', () => {
     const s = await open();
     const answer = await s.post('/v2/data-import/accounts/', { payload: account('G-2', { import_supplier: 'NOPE' }) });
     expect(answer.status).toBe(400);
-    expect(answer.body.errors).toContainEqual({ attr: 'import_supplier', code: 'invalid_import_supplier', detail: expect.any(String) });
+    expect(answer.body.errors).toContainEqual({
+      attr: 'import_supplier',
+      code: 'invalid_import_supplier',
+      detail: expect.any(String),
+    });
   });
 
   it('follows a status set at run time (control.setSupplierStatus)', async () => {
     const s = await open();
     s.sandbox.control.setSupplierStatus('ACME', 'Paused');
-    expect((await s.post('/v2/data-import/accounts/', { payload: account('G-3') })).body.code).toBe('import_supplier_migration_not_ongoing');
+    expect((await s.post('/v2/data-import/accounts/', { payload: account('G-3') })).body.code).toBe(
+      'import_supplier_migration_not_ongoing',
+    );
     s.sandbox.control.setSupplierStatus('ACME', 'Ongoing');
     expect((await s.post('/v2/data-import/accounts/', { payload: account('G-3') })).status).toBe(201);
     expect(s.sandbox.inspect.supplierStatus('ACME')).toBe('Ongoing');
@@ -188,7 +226,10 @@ describe('import suppliers', () => {
 describe('status and lists', () => {
   it('answers 404 {detail, code: not_found} for an unknown process, v2 and v1', async () => {
     const s = await open();
-    expect(await v2(s, 'missing')).toMatchObject({ status: 404, body: { detail: 'The requested resource was not found.', code: 'not_found' } });
+    expect(await v2(s, 'missing')).toMatchObject({
+      status: 404,
+      body: { detail: 'The requested resource was not found.', code: 'not_found' },
+    });
     expect((await v1(s, 'missing')).status).toBe(404);
   });
 
@@ -200,13 +241,19 @@ describe('status and lists', () => {
     const number = s.sandbox.inspect.account('ACME', 'L-1')?.platformAccountNumber;
     const all = await s.get('/v1/data-import/all-account-import-processes/ACME/');
     expect(all.body).toEqual([
-      { external_account_number: 'L-1', platform_account_number: number, account_created_at: expect.stringMatching(OFFSET_DATETIME) },
+      {
+        external_account_number: 'L-1',
+        platform_account_number: number,
+        account_created_at: expect.stringMatching(OFFSET_DATETIME),
+      },
       { external_account_number: 'L-2', platform_account_number: null, account_created_at: null },
     ]);
     expect((await s.get('/v1/data-import/pending-account-import-processes/ACME/')).body).toEqual([all.body[1]]);
     expect((await s.get('/v1/data-import/imported-account-import-processes/ACME/')).body).toEqual([all.body[0]]);
     expect((await s.get('/v1/data-import/all-account-import-processes/PAUSED/')).body).toEqual([]);
-    expect((await s.get('/v1/data-import/all-account-import-processes/NOPE/')).body.code).toBe('invalid_import_supplier');
+    expect((await s.get('/v1/data-import/all-account-import-processes/NOPE/')).body.code).toBe(
+      'invalid_import_supplier',
+    );
   });
 
   it('decodes path segments: an external account number with a slash or space', async () => {

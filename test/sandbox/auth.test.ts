@@ -6,9 +6,16 @@ import { obtainToken, send, TOKEN_QUERY } from './helpers.js';
 
 let sandbox: RunningSandbox;
 const graphql = (body: unknown) =>
-  send(`${sandbox.url}/v1/graphql/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  send(`${sandbox.url}/v1/graphql/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 const status = (authorization?: string) =>
-  send(`${sandbox.url}/v1/data-import/all-account-import-processes/ACME/`, { method: 'GET', headers: authorization === undefined ? {} : { authorization } });
+  send(`${sandbox.url}/v1/data-import/all-account-import-processes/ACME/`, {
+    method: 'GET',
+    headers: authorization === undefined ? {} : { authorization },
+  });
 
 beforeAll(async () => {
   sandbox = await startSandbox({ apiKey: 'k-123' });
@@ -56,7 +63,9 @@ describe('the token mutation', () => {
   it('answers 400 to a request without a query, another operation, or unknown result fields', async () => {
     expect((await graphql({})).status).toBe(400);
     expect((await graphql({ query: '{ viewer { id } }' })).status).toBe(400);
-    const unknown = await graphql({ query: 'mutation { obtainKrakenToken(input: {APIKey: "k-123"}) { token secret } }' });
+    const unknown = await graphql({
+      query: 'mutation { obtainKrakenToken(input: {APIKey: "k-123"}) { token secret } }',
+    });
     expect(unknown.status).toBe(400);
     expect(unknown.body.errors[0].message).toContain('secret');
   });
@@ -95,7 +104,10 @@ describe('REST authentication', () => {
     try {
       const token = await obtainToken(short.url, short.apiKey);
       const get = (header: string) =>
-        send(`${short.url}/v1/data-import/all-account-import-processes/ACME/`, { method: 'GET', headers: { authorization: header } });
+        send(`${short.url}/v1/data-import/all-account-import-processes/ACME/`, {
+          method: 'GET',
+          headers: { authorization: header },
+        });
       expect((await get(token)).status).toBe(200);
       await new Promise((resolve) => setTimeout(resolve, 300));
       const expired = await get(token);

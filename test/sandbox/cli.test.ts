@@ -46,20 +46,41 @@ function start(args: string[]): Promise<Started> {
 }
 
 const exited = (child: ChildProcessWithoutNullStreams) =>
-  new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.on('exit', (code) => resolve(code))));
+  new Promise<number | null>((resolve) =>
+    child.exitCode !== null ? resolve(child.exitCode) : child.on('exit', (code) => resolve(code)),
+  );
 
 describe('migrate sandbox (the binary)', () => {
   it('prints its URL, API key and suppliers, serves the spec, logs requests with --verbose, and stops on SIGTERM', async () => {
-    const started = await start(['--port', '0', '--suppliers', 'NORTH:Ongoing,SOUTH:Paused', '--processing-ms', '0', '--verbose']);
+    const started = await start([
+      '--port',
+      '0',
+      '--suppliers',
+      'NORTH:Ongoing,SOUTH:Paused',
+      '--processing-ms',
+      '0',
+      '--verbose',
+    ]);
     expect(started.stdout()).toContain('API key: sandbox-api-key');
     expect(started.stdout()).toContain('Import suppliers: NORTH (Ongoing), SOUTH (Paused)');
     const token = await obtainToken(started.url, 'sandbox-api-key');
     const headers = { authorization: `Token ${token}`, 'content-type': 'application/json' };
-    const created = await send(`${started.url}/v2/data-import/accounts/`, { method: 'POST', headers, body: JSON.stringify({ payload: account('CLI-1', { import_supplier: 'NORTH' }) }) });
+    const created = await send(`${started.url}/v2/data-import/accounts/`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ payload: account('CLI-1', { import_supplier: 'NORTH' }) }),
+    });
     expect(created.status).toBe(201);
-    const paused = await send(`${started.url}/v2/data-import/accounts/`, { method: 'POST', headers, body: JSON.stringify({ payload: account('CLI-2', { import_supplier: 'SOUTH' }) }) });
+    const paused = await send(`${started.url}/v2/data-import/accounts/`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ payload: account('CLI-2', { import_supplier: 'SOUTH' }) }),
+    });
     expect(paused.body.code).toBe('import_supplier_migration_not_ongoing');
-    const status = await send(`${started.url}/v1/data-import/account-transfer-status/NORTH/CLI-1/`, { method: 'GET', headers });
+    const status = await send(`${started.url}/v1/data-import/account-transfer-status/NORTH/CLI-1/`, {
+      method: 'GET',
+      headers,
+    });
     expect(status.body.status).toBe('COMPLETED');
     started.child.kill('SIGTERM');
     expect(await exited(started.child)).toBe(130);
@@ -81,7 +102,11 @@ describe('migrate sandbox (the binary)', () => {
     let status = 0;
     let stderr = '';
     try {
-      execFileSync('node', ['bin/migrate.js', 'sandbox', '--port', port], { cwd: root, stdio: 'pipe', timeout: 10_000 });
+      execFileSync('node', ['bin/migrate.js', 'sandbox', '--port', port], {
+        cwd: root,
+        stdio: 'pipe',
+        timeout: 10_000,
+      });
     } catch (error) {
       ({ status } = error as { status: number });
       stderr = (error as { stderr: Buffer }).stderr.toString();
@@ -91,7 +116,12 @@ describe('migrate sandbox (the binary)', () => {
   });
 
   it('refuses bad flags with exit code 2 and a message naming the flag', () => {
-    for (const args of [['--fail-rate', '1.5'], ['--port', 'abc'], ['--suppliers', 'X:Closed'], ['--fail-rate', '0.6', '--drop-rate', '0.6']]) {
+    for (const args of [
+      ['--fail-rate', '1.5'],
+      ['--port', 'abc'],
+      ['--suppliers', 'X:Closed'],
+      ['--fail-rate', '0.6', '--drop-rate', '0.6'],
+    ]) {
       let status = 0;
       let stderr = '';
       try {

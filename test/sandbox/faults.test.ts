@@ -128,8 +128,14 @@ describe('the request log and in-flight count', () => {
     await s.post('/v1/data-import/transactions/create/?check_previously_added=false', {});
     const entry = s.sandbox.inspect.requests().at(-1);
     expect(entry).toEqual({
-      seq: expect.any(Number), method: 'POST', path: '/v1/data-import/transactions/create/', query: 'check_previously_added=false',
-      status: 400, fault: null, startedAt: expect.any(Number), endedAt: expect.any(Number),
+      seq: expect.any(Number),
+      method: 'POST',
+      path: '/v1/data-import/transactions/create/',
+      query: 'check_previously_added=false',
+      status: 400,
+      fault: null,
+      startedAt: expect.any(Number),
+      endedAt: expect.any(Number),
     });
     expect(JSON.stringify(s.sandbox.inspect.requests())).not.toContain(s.token.slice(-20));
   });

@@ -20,9 +20,13 @@ export interface Session {
   importAccount(externalAccountNumber: string, extra?: Record<string, unknown>): Promise<void>;
 }
 
-export const TOKEN_QUERY = 'mutation ObtainToken($input: ObtainJSONWebTokenInput!) { obtainKrakenToken(input: $input) { token refreshToken refreshExpiresIn payload } }';
+export const TOKEN_QUERY =
+  'mutation ObtainToken($input: ObtainJSONWebTokenInput!) { obtainKrakenToken(input: $input) { token refreshToken refreshExpiresIn payload } }';
 
-export async function send(url: string, init: { method: string; headers?: Record<string, string>; body?: string | Buffer }): Promise<Answer> {
+export async function send(
+  url: string,
+  init: { method: string; headers?: Record<string, string>; body?: string | Buffer },
+): Promise<Answer> {
   const response = await fetch(url, init);
   const text = await response.text();
   let body: unknown = text;
@@ -63,11 +67,18 @@ export async function openSession(options: Partial<SandboxOptions> = {}): Promis
     sandbox,
     token,
     post: (path, body, headers = {}) =>
-      send(`${sandbox.url}${path}`, { method: 'POST', headers: auth({ 'content-type': 'application/json', ...headers }), body: JSON.stringify(body) }),
+      send(`${sandbox.url}${path}`, {
+        method: 'POST',
+        headers: auth({ 'content-type': 'application/json', ...headers }),
+        body: JSON.stringify(body),
+      }),
     get: (path, headers = {}) => send(`${sandbox.url}${path}`, { method: 'GET', headers: auth(headers) }),
     importAccount: async (externalAccountNumber, extra = {}) => {
-      const answer = await session.post('/v2/data-import/accounts/', { payload: account(externalAccountNumber, extra) });
-      if (answer.status !== 201) throw new Error(`create ${externalAccountNumber}: ${answer.status} ${JSON.stringify(answer.body)}`);
+      const answer = await session.post('/v2/data-import/accounts/', {
+        payload: account(externalAccountNumber, extra),
+      });
+      if (answer.status !== 201)
+        throw new Error(`create ${externalAccountNumber}: ${answer.status} ${JSON.stringify(answer.body)}`);
       sandbox.control.settleAll();
     },
   };

@@ -19,23 +19,31 @@ interface RawAnswer {
   headers: Record<string, string | string[] | undefined>;
 }
 
-function raw(method: string, path: string, body: Buffer | string | undefined, headers: Record<string, string>): Promise<RawAnswer> {
+function raw(
+  method: string,
+  path: string,
+  body: Buffer | string | undefined,
+  headers: Record<string, string>,
+): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const url = new URL(s.sandbox.url);
-    const req = httpRequest({ host: url.hostname, port: url.port, method, path, headers: { authorization: s.token, ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let parsed: unknown = text;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          // keep text
-        }
-        resolve({ status: res.statusCode ?? 0, body: parsed, headers: res.headers });
-      });
-    });
+    const req = httpRequest(
+      { host: url.hostname, port: url.port, method, path, headers: { authorization: s.token, ...headers } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let parsed: unknown = text;
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            // keep text
+          }
+          resolve({ status: res.statusCode ?? 0, body: parsed, headers: res.headers });
+        });
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -68,23 +76,30 @@ describe('garbage to every POST endpoint', () => {
     });
   }
 
-  it.each(postRoutes.filter((path) => !path.includes('graphql')))('%s: JSON of the wrong shape (array, number, null, deep nesting) gets 400 with errors', async (path) => {
-    const deep = `{"import_supplier": ${'['.repeat(1500)}${']'.repeat(1500)}}`;
-    for (const body of ['[]', '42', 'null', '"x"', deep, '{"__proto__": {"polluted": true}}']) {
-      const answer = await raw('POST', path, body, json);
-      expect(answer.status, body.slice(0, 20)).toBe(400);
-      expect(answer.body.errors ?? answer.body.detail).toBeDefined();
-    }
-    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
-    await stillServes();
-  });
+  it.each(postRoutes.filter((path) => !path.includes('graphql')))(
+    '%s: JSON of the wrong shape (array, number, null, deep nesting) gets 400 with errors',
+    async (path) => {
+      const deep = `{"import_supplier": ${'['.repeat(1500)}${']'.repeat(1500)}}`;
+      for (const body of ['[]', '42', 'null', '"x"', deep, '{"__proto__": {"polluted": true}}']) {
+        const answer = await raw('POST', path, body, json);
+        expect(answer.status, body.slice(0, 20)).toBe(400);
+        expect(answer.body.errors ?? answer.body.detail).toBeDefined();
+      }
+      expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+      await stillServes();
+    },
+  );
 
   it('refuses JSON nested deeper than 64 levels before parsing it (a million levels cannot overflow anything)', async () => {
     const big = await openSession();
     try {
       const deep = '['.repeat(1_000_000) + ']'.repeat(1_000_000);
       const body = `{"payload": {"import_supplier": "ACME", "external_account_number": "E", "metadata": [{"key": "k", "value": {"a": ${deep}}}]}}`;
-      const answer = await fetch(`${big.sandbox.url}/v2/data-import/accounts/`, { method: 'POST', headers: { authorization: big.token, ...json }, body });
+      const answer = await fetch(`${big.sandbox.url}/v2/data-import/accounts/`, {
+        method: 'POST',
+        headers: { authorization: big.token, ...json },
+        body,
+      });
       expect(answer.status).toBe(400);
       expect(((await answer.json()) as { code: string }).code).toBe('parse_error');
       expect(big.sandbox.inspect.account('ACME', 'E')).toBeUndefined();
@@ -96,7 +111,9 @@ describe('garbage to every POST endpoint', () => {
   it('an empty body reads as {} and names the missing fields', async () => {
     const answer = await raw('POST', '/v1/data-import/notes/create/', '', json);
     expect(answer.status).toBe(400);
-    expect(answer.body.errors.map((item: { attr: string }) => item.attr)).toEqual(expect.arrayContaining(['import_supplier', 'external_account_number', 'notes']));
+    expect(answer.body.errors.map((item: { attr: string }) => item.attr)).toEqual(
+      expect.arrayContaining(['import_supplier', 'external_account_number', 'notes']),
+    );
   });
 });
 
@@ -136,7 +153,9 @@ describe('paths and methods', () => {
     const url = new URL(s.sandbox.url);
     await new Promise<void>((resolve) => {
       const socket = connect(Number(url.port), url.hostname, () => {
-        socket.write(`POST /v2/data-import/accounts/ HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\nAuthorization: ${s.token}\r\n\r\n{"payload":`);
+        socket.write(
+          `POST /v2/data-import/accounts/ HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\nAuthorization: ${s.token}\r\n\r\n{"payload":`,
+        );
         setTimeout(() => socket.destroy(), 50);
       });
       socket.on('close', () => resolve());

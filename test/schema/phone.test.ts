@@ -38,7 +38,8 @@ function variants(code: string, national: string): string[] {
     if (national.length > 2) out.push(`+${code}${national.slice(0, 2)}${d}${national.slice(3)}`);
   }
   for (let length = 1; length <= 18; length++) {
-    for (let i = 0; i < 12; i++) out.push(`+${code}${digits(length)}`, `+${code}${national.slice(0, 2)}${digits(length)}`);
+    for (let i = 0; i < 12; i++)
+      out.push(`+${code}${digits(length)}`, `+${code}${national.slice(0, 2)}${digits(length)}`);
   }
   return out;
 }
@@ -55,21 +56,51 @@ function caseSet(): string[] {
   for (const country of getCountries()) {
     const code = getCountryCallingCode(country as CountryCode);
     const example = mobileExamples[country];
-    if (example) cases.push(`+${code} ${example}`, `+${code} (0) ${example}`, `+${code}-${example}`, `+${code}${example} ext. 12`, `${code}${example}`);
+    if (example)
+      cases.push(
+        `+${code} ${example}`,
+        `+${code} (0) ${example}`,
+        `+${code}-${example}`,
+        `+${code}${example} ext. 12`,
+        `${code}${example}`,
+      );
   }
   for (let i = 0; i < 20000; i++) cases.push(`+${digits(1 + Math.floor(next() * 22))}`);
   const alphabet = '+0123456789 -().x#*a\u0660\uff11';
   for (let i = 0; i < 5000; i++) {
-    cases.push(Array.from({ length: Math.floor(next() * 20) }, () => alphabet[Math.floor(next() * alphabet.length)]).join(''));
+    cases.push(
+      Array.from({ length: Math.floor(next() * 20) }, () => alphabet[Math.floor(next() * alphabet.length)]).join(''),
+    );
   }
-  cases.push('', '+', '+0', '+0447911123456', '++447911123456', '+44 (0) 20 7946 0958', '+44 7911 123456', '+4479111234560000000000000',
-    '+\u0664\u0664\u0667\u0669\u0661\u0661\u0661\u0662\u0663\u0664\u0665\u0666', '+447911123456;ext=12', '+447911123456 x12', '+447911123456\n', ' +447911123456',
-    '+1 800 FLOWERS', '+18002530000', '+80012345678', '+979123456789', '+882123456789', '+7 800 555 35 35', '+78005553535', '+447624369230', '+441481123456');
+  cases.push(
+    '',
+    '+',
+    '+0',
+    '+0447911123456',
+    '++447911123456',
+    '+44 (0) 20 7946 0958',
+    '+44 7911 123456',
+    '+4479111234560000000000000',
+    '+\u0664\u0664\u0667\u0669\u0661\u0661\u0661\u0662\u0663\u0664\u0665\u0666',
+    '+447911123456;ext=12',
+    '+447911123456 x12',
+    '+447911123456\n',
+    ' +447911123456',
+    '+1 800 FLOWERS',
+    '+18002530000',
+    '+80012345678',
+    '+979123456789',
+    '+882123456789',
+    '+7 800 555 35 35',
+    '+78005553535',
+    '+447624369230',
+    '+441481123456',
+  );
   return cases;
 }
 
 describe('isValidInternationalPhone', () => {
-  it('gives exactly libphonenumber-js\'s answer on every calling code\'s examples, mutations and random strings', () => {
+  it("gives exactly libphonenumber-js's answer on every calling code's examples, mutations and random strings", () => {
     const cases = caseSet();
     const mismatches = cases.filter((value) => isValidInternationalPhone(value) !== expected(value));
     const valid = cases.filter(expected).length;

@@ -16,8 +16,12 @@ interface Row {
   cells: string[];
 }
 type Options = { file: string; encoding: string; delimiter: string; onBytes?: (bytes: number) => void };
-const { readCsv } = (await import(dist('csv.js'))) as { readCsv: (file: string, options: Options) => AsyncGenerator<Row> };
-const { readCsvBatches } = (await import(dist('csv-thread.js'))) as { readCsvBatches: (file: string, options: Options) => AsyncGenerator<Row[]> };
+const { readCsv } = (await import(dist('csv.js'))) as {
+  readCsv: (file: string, options: Options) => AsyncGenerator<Row>;
+};
+const { readCsvBatches } = (await import(dist('csv-thread.js'))) as {
+  readCsvBatches: (file: string, options: Options) => AsyncGenerator<Row[]>;
+};
 
 const base = mkdtempSync(path.join(os.tmpdir(), 'migrate-csv-thread-test-'));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
@@ -40,7 +44,10 @@ async function outcome(rows: AsyncIterable<Row | Row[]>): Promise<{ rows: Row[];
   }
 }
 
-async function expectSame(content: string | Buffer, options: Partial<Options> = {}): Promise<{ rows: Row[]; error?: Record<string, unknown> }> {
+async function expectSame(
+  content: string | Buffer,
+  options: Partial<Options> = {},
+): Promise<{ rows: Row[]; error?: Record<string, unknown> }> {
   const file = tempFile(content);
   const settings = { file: 't.csv', encoding: options.encoding ?? 'utf8', delimiter: options.delimiter ?? ',' };
   const inThread = await outcome(readCsv(file, settings));
@@ -52,11 +59,16 @@ async function expectSame(content: string | Buffer, options: Partial<Options> = 
 }
 
 describe('CSV parsing thread', () => {
-  it('gives readCsv\'s rows and lines: BOM, CRLF, quoted newlines, blank lines, quotes, other delimiters and encodings', async () => {
+  it("gives readCsv's rows and lines: BOM, CRLF, quoted newlines, blank lines, quotes, other delimiters and encodings", async () => {
     const { rows } = await expectSame('\uFEFFa,b\r\n1,"x\r\ny"\r\n\r\n3,4\n\n5,"p\nq\nr"\n6,"say ""hi"""');
     expect(rows.map((row) => row.line)).toEqual([1, 2, 5, 7, 10]);
-    await expectSame(Buffer.from('name;town\r\nAm\xe9lie;K\xf6ln\r\n', 'latin1'), { delimiter: ';', encoding: 'windows-1252' });
-    await expectSame(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('a,b\r\n1,\u00e9\r\n', 'utf16le')]), { encoding: 'utf-16le' });
+    await expectSame(Buffer.from('name;town\r\nAm\xe9lie;K\xf6ln\r\n', 'latin1'), {
+      delimiter: ';',
+      encoding: 'windows-1252',
+    });
+    await expectSame(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('a,b\r\n1,\u00e9\r\n', 'utf16le')]), {
+      encoding: 'utf-16le',
+    });
     await expectSame('');
     await expectSame('a\n\n\n');
   });
@@ -66,9 +78,14 @@ describe('CSV parsing thread', () => {
     expect(rows[1]?.cells).toEqual(['x\u001fy', 'p\u001eq']);
   });
 
-  it('raises readCsv\'s errors: broken quoting, stray quote, bad encoding, binary data', async () => {
+  it("raises readCsv's errors: broken quoting, stray quote, bad encoding, binary data", async () => {
     const big = Array.from({ length: 5000 }, (_, index) => `${index},row ${index}`).join('\n');
-    for (const content of [`a,b\n${big}\n3,"open\n4,5\n`, `a,b\n${big}\n3,x"y"z\n`, Buffer.concat([Buffer.from(`a,b\n${big}\n`), Buffer.from([0xc3, 0x28, 0x0a])]), Buffer.from('a,b\n1,\u0000\u0001\u0002\n')]) {
+    for (const content of [
+      `a,b\n${big}\n3,"open\n4,5\n`,
+      `a,b\n${big}\n3,x"y"z\n`,
+      Buffer.concat([Buffer.from(`a,b\n${big}\n`), Buffer.from([0xc3, 0x28, 0x0a])]),
+      Buffer.from('a,b\n1,\u0000\u0001\u0002\n'),
+    ]) {
       const { error } = await expectSame(content);
       expect(error).toMatchObject({ name: 'InputError', exitCode: 2 });
     }
@@ -78,13 +95,17 @@ describe('CSV parsing thread', () => {
     const content = `id,name,note\n${Array.from({ length: 30_000 }, (_, index) => `${index},"Name ${index}","line\n${index % 7}"`).join('\n')}\n`;
     const file = tempFile(content);
     const seen: number[] = [];
-    const threaded = await outcome(readCsvBatches(file, { file: 't.csv', encoding: 'utf8', delimiter: ',', onBytes: (bytes) => seen.push(bytes) }));
+    const threaded = await outcome(
+      readCsvBatches(file, { file: 't.csv', encoding: 'utf8', delimiter: ',', onBytes: (bytes) => seen.push(bytes) }),
+    );
     expect(threaded).toEqual(await outcome(readCsv(file, { file: 't.csv', encoding: 'utf8', delimiter: ',' })));
     expect(seen.at(-1)).toBe(Buffer.byteLength(content));
   });
 
   it('reads several files at once, interleaved', async () => {
-    const files = [0, 1, 2].map((n) => tempFile(`k,v\n${Array.from({ length: 4000 }, (_, index) => `${n}-${index},${index}`).join('\n')}\n`));
+    const files = [0, 1, 2].map((n) =>
+      tempFile(`k,v\n${Array.from({ length: 4000 }, (_, index) => `${n}-${index},${index}`).join('\n')}\n`),
+    );
     const readers = files.map((file) => readCsvBatches(file, { file: 't.csv', encoding: 'utf8', delimiter: ',' }));
     const rows: Row[][] = [[], [], []];
     let open = readers.length;
@@ -98,7 +119,12 @@ describe('CSV parsing thread', () => {
         }
       }
     }
-    rows.forEach((fileRows, n) => expect(fileRows.map((row) => row.cells[0])).toEqual(['k', ...Array.from({ length: 4000 }, (_, index) => `${n}-${index}`)]));
+    rows.forEach((fileRows, n) =>
+      expect(fileRows.map((row) => row.cells[0])).toEqual([
+        'k',
+        ...Array.from({ length: 4000 }, (_, index) => `${n}-${index}`),
+      ]),
+    );
   });
 
   it('parses in a worker thread (the cases above would pass in this thread too), and not when told not to', async () => {

@@ -23,13 +23,22 @@ async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
 }
 
 async function failure(promise: Promise<unknown>): Promise<InputError> {
-  const error = await promise.then(() => undefined, (caught: unknown) => caught);
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
   expect(error).toBeInstanceOf(InputError);
   return error as InputError;
 }
 
 const csv = (content: string | Buffer, options: { delimiter?: string; encoding?: string } = {}) =>
-  collect(readCsv(tempFile('t.csv', content), { file: 't.csv', delimiter: options.delimiter ?? ',', encoding: options.encoding ?? 'utf8' }));
+  collect(
+    readCsv(tempFile('t.csv', content), {
+      file: 't.csv',
+      delimiter: options.delimiter ?? ',',
+      encoding: options.encoding ?? 'utf8',
+    }),
+  );
 
 describe('CSV reader', () => {
   it('gives every row its 1-based starting line: BOM, CRLF, quoted newlines, blank lines, mixed endings', async () => {
@@ -44,16 +53,23 @@ describe('CSV reader', () => {
   });
 
   it('reads other delimiters and windows-1252 text', async () => {
-    const rows = await csv(Buffer.from('name;town\r\nAm\xe9lie;K\xf6ln\r\n', 'latin1'), { delimiter: ';', encoding: 'windows-1252' });
+    const rows = await csv(Buffer.from('name;town\r\nAm\xe9lie;K\xf6ln\r\n', 'latin1'), {
+      delimiter: ';',
+      encoding: 'windows-1252',
+    });
     expect(rows[1]).toEqual({ line: 2, cells: ['Amélie', 'Köln'] });
   });
 
   it('refuses a quote that is never closed, naming the line where its row starts, not the end of the file', async () => {
     const error = await failure(csv('a,b\n1,2\n3,"open\n4,5\n'));
     expect(error.line).toBe(3);
-    expect(error.message).toBe('t.csv:3: cannot be parsed as CSV: a quoted field of the row starting on this line is never closed (a missing closing quote "); the rest of the file would be read as one cell.');
+    expect(error.message).toBe(
+      't.csv:3: cannot be parsed as CSV: a quoted field of the row starting on this line is never closed (a missing closing quote "); the rest of the file would be read as one cell.',
+    );
     // Far into a file, after quoted newlines, doubled quotes and blank lines, with thousands of lines after it.
-    const before = Array.from({ length: 3000 }, (_, n) => (n % 100 === 0 ? `${n},"two\nlines, ""quoted"""\n\n` : `${n},x\n`)).join('');
+    const before = Array.from({ length: 3000 }, (_, n) =>
+      n % 100 === 0 ? `${n},"two\nlines, ""quoted"""\n\n` : `${n},x\n`,
+    ).join('');
     const linesBefore = 1 + 3000 + 2 * 30;
     const after = Array.from({ length: 5000 }, (_, n) => `${n},y\n`).join('');
     const far = await failure(csv(`a,b\n${before}broken,"no end\n${after}`));
@@ -61,7 +77,11 @@ describe('CSV reader', () => {
     // A slow reader: csv-parse's error drops the rows it had parsed but not handed out yet, so
     // counting the lines of the rows read would name a line too early.
     const slowly = async (): Promise<void> => {
-      for await (const row of readCsv(tempFile('t.csv', `a,b\n${before}broken,"no end\n${after}`), { file: 't.csv', delimiter: ',', encoding: 'utf8' })) {
+      for await (const row of readCsv(tempFile('t.csv', `a,b\n${before}broken,"no end\n${after}`), {
+        file: 't.csv',
+        delimiter: ',',
+        encoding: 'utf8',
+      })) {
         void row;
         await new Promise((resolve) => setImmediate(resolve));
       }
@@ -76,7 +96,9 @@ describe('CSV reader', () => {
   });
 
   it('refuses text that is not UTF-8, naming the line and the encoding option', async () => {
-    const error = await failure(csv(Buffer.concat([Buffer.from('a,b\n1,2\n'), Buffer.from('3,Am\xe9lie\n', 'latin1')])));
+    const error = await failure(
+      csv(Buffer.concat([Buffer.from('a,b\n1,2\n'), Buffer.from('3,Am\xe9lie\n', 'latin1')])),
+    );
     expect(error.line).toBe(3);
     expect(error.message).toContain('set "encoding" in the mapping file');
   });
@@ -99,16 +121,25 @@ describe('JSON and NDJSON readers', () => {
 
   it('refuses a truncated JSON array, a non-array and a non-object element', async () => {
     const truncated = tempFile('a.json', '[\n {"a": 1},\n {"b": 2');
-    expect((await failure(collect(readJsonArray(truncated, { file: 'a.json', encoding: 'utf8' })))).message).toBe('a.json:3: ends before its JSON array is closed (truncated file?)');
+    expect((await failure(collect(readJsonArray(truncated, { file: 'a.json', encoding: 'utf8' })))).message).toBe(
+      'a.json:3: ends before its JSON array is closed (truncated file?)',
+    );
     const object = tempFile('a.json', '{"a": 1}');
-    expect((await failure(collect(readJsonArray(object, { file: 'a.json', encoding: 'utf8' })))).message).toContain('is not a JSON array');
+    expect((await failure(collect(readJsonArray(object, { file: 'a.json', encoding: 'utf8' })))).message).toContain(
+      'is not a JSON array',
+    );
     const scalar = tempFile('a.json', '[{"a": 1}, 3]');
-    expect((await failure(collect(readJsonArray(scalar, { file: 'a.json', encoding: 'utf8' })))).message).toContain('record 2 is not a JSON object');
+    expect((await failure(collect(readJsonArray(scalar, { file: 'a.json', encoding: 'utf8' })))).message).toContain(
+      'record 2 is not a JSON object',
+    );
   });
 
   it('reads NDJSON line by line, skipping blank lines, and names a broken line', async () => {
     const file = tempFile('n.ndjson', '{"a": 1}\r\n\n{"b": 2}\n');
-    expect(await collect(readNdjson(file, { file: 'n.ndjson', encoding: 'utf8' }))).toEqual([{ line: 1, object: { a: 1 } }, { line: 3, object: { b: 2 } }]);
+    expect(await collect(readNdjson(file, { file: 'n.ndjson', encoding: 'utf8' }))).toEqual([
+      { line: 1, object: { a: 1 } },
+      { line: 3, object: { b: 2 } },
+    ]);
     const broken = tempFile('n.ndjson', '{"a": 1}\n{"b": \n');
     const error = await failure(collect(readNdjson(broken, { file: 'n.ndjson', encoding: 'utf8' })));
     expect(error.line).toBe(2);
@@ -124,9 +155,13 @@ describe('finding the export files', () => {
   };
 
   it('recognises base names case-insensitively, accounts first, and lists other files as not read', async () => {
-    const found = await findExportFiles(dirWith('Notes.NDJSON', 'ACCOUNTS.csv', 'customers.jsonl', 'readme.txt', 'migrate.config.json'));
+    const found = await findExportFiles(
+      dirWith('Notes.NDJSON', 'ACCOUNTS.csv', 'customers.jsonl', 'readme.txt', 'migrate.config.json'),
+    );
     expect(found.files.map((file) => [file.file, file.kind, file.format])).toEqual([
-      ['ACCOUNTS.csv', 'accounts', 'csv'], ['customers.jsonl', 'customers', 'ndjson'], ['Notes.NDJSON', 'notes', 'ndjson'],
+      ['ACCOUNTS.csv', 'accounts', 'csv'],
+      ['customers.jsonl', 'customers', 'ndjson'],
+      ['Notes.NDJSON', 'notes', 'ndjson'],
     ]);
     expect(found.ignored).toEqual(['readme.txt']);
   });

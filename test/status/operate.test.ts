@@ -30,7 +30,10 @@ let state: string;
 let logFile: string;
 
 function migrate(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: dir, env: { ...process.env, MIGRATE_API_KEY: sandbox.apiKey, NO_COLOR: '1', ...env } });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: dir,
+    env: { ...process.env, MIGRATE_API_KEY: sandbox.apiKey, NO_COLOR: '1', ...env },
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -52,7 +55,11 @@ beforeAll(async () => {
   expect(pushed.code, pushed.stderr).toBe(1);
   // An import process the ledger does not know (another tool, another state directory).
   const client = createImportServiceClient({ baseUrl: sandbox.url, credentials: { apiKey: sandbox.apiKey } });
-  await client.createAccount({ import_supplier: 'ACME', external_account_number: 'FOREIGN-1', account_type: 'DOMESTIC' } as never);
+  await client.createAccount({
+    import_supplier: 'ACME',
+    external_account_number: 'FOREIGN-1',
+    account_type: 'DOMESTIC',
+  } as never);
   await client.close();
   sandbox.control.settleAll();
 });
@@ -70,22 +77,43 @@ describe('migrate status', () => {
     const truth = sandbox.inspect.accounts('ACME');
     const processed = truth.filter((account) => account.status === 'PROCESSED');
     const errored = truth.filter((account) => account.status === 'ERRORED');
-    expect(doc.counts.service).toMatchObject({ all: truth.length, imported: processed.length, pending: truth.length - processed.length, errored: errored.length });
-    expect(doc.counts.ledger).toEqual({ done: ops.done.length + 1, invalid: ops.invalid.length, errored: ops.errored.length });
+    expect(doc.counts.service).toMatchObject({
+      all: truth.length,
+      imported: processed.length,
+      pending: truth.length - processed.length,
+      errored: errored.length,
+    });
+    expect(doc.counts.ledger).toEqual({
+      done: ops.done.length + 1,
+      invalid: ops.invalid.length,
+      errored: ops.errored.length,
+    });
     expect(doc.counts.only_on_service).toBe(1);
-    expect(doc.only_on_service).toEqual([{ external_account_number: 'FOREIGN-1', platform_account_number: sandbox.inspect.account('ACME', 'FOREIGN-1')?.platformAccountNumber }]);
-    expect(doc.errored.map((row: { external_account_number: string }) => row.external_account_number).sort()).toEqual(ops.errored);
+    expect(doc.only_on_service).toEqual([
+      {
+        external_account_number: 'FOREIGN-1',
+        platform_account_number: sandbox.inspect.account('ACME', 'FOREIGN-1')?.platformAccountNumber,
+      },
+    ]);
+    expect(doc.errored.map((row: { external_account_number: string }) => row.external_account_number).sort()).toEqual(
+      ops.errored,
+    );
     expect(doc.errored[0].code).toBe(errored[0]?.latestError?.code);
     // One row per account either side knows; each with the service's number and state.
-    const rows = new Map<string, { state: string | null; service: string; platform_account_number: string | null }>(doc.accounts.map((row: { external_account_number: string }) => [row.external_account_number, row]));
+    const rows = new Map<string, { state: string | null; service: string; platform_account_number: string | null }>(
+      doc.accounts.map((row: { external_account_number: string }) => [row.external_account_number, row]),
+    );
     expect(rows.size).toBe(doc.accounts.length);
-    expect([...rows.keys()].sort()).toEqual([...new Set([...truth.map((account) => account.externalAccountNumber), ...ops.invalid])].sort());
+    expect([...rows.keys()].sort()).toEqual(
+      [...new Set([...truth.map((account) => account.externalAccountNumber), ...ops.invalid])].sort(),
+    );
     for (const account of truth) {
       const row = rows.get(account.externalAccountNumber);
       expect(row?.platform_account_number ?? null, account.externalAccountNumber).toBe(account.platformAccountNumber);
       expect(row?.service, account.externalAccountNumber).toBe(account.status === 'PROCESSED' ? 'imported' : 'pending');
     }
-    for (const number of ops.invalid) expect(rows.get(number)).toMatchObject({ state: 'invalid', service: 'absent', platform_account_number: null });
+    for (const number of ops.invalid)
+      expect(rows.get(number)).toMatchObject({ state: 'invalid', service: 'absent', platform_account_number: null });
   });
 
   it('plain lines when not on a terminal; --offline needs no credentials and reads the ledger only', async () => {
@@ -94,7 +122,9 @@ describe('migrate status', () => {
     expect(plain.stdout).toContain(`ledger done=${ops.done.length + 1} errored=2 invalid=4`);
     expect(plain.stdout).toMatch(/^errored ERR-0001 account_creation_failed /m);
     expect(plain.stdout).toMatch(/^only_on_service FOREIGN-1 A-[0-9A-F]{8}$/m);
-    const offline = await migrate(['status', 'ACME', '--state', state, '--offline', '--json'], { MIGRATE_API_KEY: undefined });
+    const offline = await migrate(['status', 'ACME', '--state', state, '--offline', '--json'], {
+      MIGRATE_API_KEY: undefined,
+    });
     expect(offline.code, offline.stderr).toBe(0);
     const doc = JSON.parse(offline.stdout);
     expect(doc.sources).toEqual({ ledger: true, service: false });
@@ -115,12 +145,16 @@ describe('migrate status', () => {
   it('names the accounts only the ledger knows (the ledger pushed elsewhere: another service)', async () => {
     const other = await startSandbox({ processingMs: 0 });
     try {
-      const run = await migrate(['status', 'ACME', '--base-url', other.url, '--state', state, '--json'], { MIGRATE_API_KEY: other.apiKey });
+      const run = await migrate(['status', 'ACME', '--base-url', other.url, '--state', state, '--json'], {
+        MIGRATE_API_KEY: other.apiKey,
+      });
       expect(run.code, run.stderr).toBe(0);
       const doc = JSON.parse(run.stdout);
       const sent = [...ops.done, 'OPS-0005', ...ops.errored].sort();
       expect(doc.counts.only_in_ledger).toBe(sent.length);
-      expect(doc.only_in_ledger.map((row: { external_account_number: string }) => row.external_account_number).sort()).toEqual(sent);
+      expect(
+        doc.only_in_ledger.map((row: { external_account_number: string }) => row.external_account_number).sort(),
+      ).toEqual(sent);
       // Held back by local validation: never sent, so the service is right not to know them.
       const invalid = doc.accounts.filter((row: { state: string }) => row.state === 'invalid');
       expect(invalid.map((row: { mismatch: unknown }) => row.mismatch)).toEqual(ops.invalid.map(() => null));
@@ -147,9 +181,18 @@ describe('migrate status', () => {
     const truth = sandbox.inspect.account('ACME', 'OPS-0001');
     expect(story.ledger.state).toBe('done');
     expect(story.service.v2).toMatchObject({ status: 'PROCESSED', platform_identifier: truth?.platformIdentifier });
-    expect(story.service.v1).toMatchObject({ status: 'COMPLETED', platform_account_number: truth?.platformAccountNumber });
-    expect(story.ledger.history.map((event: { step: string; toState: string }) => `${event.step}:${event.toState}`)).toEqual(expect.arrayContaining(['stage:staged', 'create:scheduled', 'done:done']));
-    expect(story.ledger.records.map((record: { record: string; state: string }) => `${record.record}:${record.state}`).sort()).toEqual(['note:done', 'payment_instruction:done', 'transaction:done']);
+    expect(story.service.v1).toMatchObject({
+      status: 'COMPLETED',
+      platform_account_number: truth?.platformAccountNumber,
+    });
+    expect(
+      story.ledger.history.map((event: { step: string; toState: string }) => `${event.step}:${event.toState}`),
+    ).toEqual(expect.arrayContaining(['stage:staged', 'create:scheduled', 'done:done']));
+    expect(
+      story.ledger.records
+        .map((record: { record: string; state: string }) => `${record.record}:${record.state}`)
+        .sort(),
+    ).toEqual(['note:done', 'payment_instruction:done', 'transaction:done']);
     for (const text of ops.personal) expect(run.stdout).not.toContain(text);
   });
 });
@@ -157,10 +200,15 @@ describe('migrate status', () => {
 describe('push --log-file (the sink of src/report/ndjson-log.ts, wired by push)', () => {
   it('tells the run account by account and holds no secret and no personal data', () => {
     const text = readFileSync(logFile, 'utf8');
-    const lines = text.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = text
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines[0]).toMatchObject({ event: 'log_opened' });
     expect(lines.at(-1)).toMatchObject({ event: 'log_closed', exit_code: 1 });
-    const errored = lines.filter((line) => line['event'] === 'account' && line['outcome'] === 'errored').map((line) => line['account']);
+    const errored = lines
+      .filter((line) => line['event'] === 'account' && line['outcome'] === 'errored')
+      .map((line) => line['account']);
     expect(errored.sort()).toEqual(ops.errored);
     expect(text).not.toContain(sandbox.apiKey);
     expect(text).not.toMatch(/eyJ[\w-]+\.[\w-]+/);
@@ -176,11 +224,26 @@ describe('output to a reader that goes away', () => {
     const ledger = Ledger.open(big);
     ledger.batch(() => {
       for (let n = 0; n < 5000; n += 1) {
-        ledger.insertAccount({ importSupplier: 'ACME', externalAccountNumber: `BIG-${n}`, state: 'done', payload: '{}', fingerprint: 'f', originFile: 'accounts.csv', originLine: n + 2, origins: null }, { step: 'stage' });
+        ledger.insertAccount(
+          {
+            importSupplier: 'ACME',
+            externalAccountNumber: `BIG-${n}`,
+            state: 'done',
+            payload: '{}',
+            fingerprint: 'f',
+            originFile: 'accounts.csv',
+            originLine: n + 2,
+            origins: null,
+          },
+          { step: 'stage' },
+        );
       }
     });
     ledger.close();
-    const child = spawn(process.execPath, [BIN, 'status', 'ACME', '--state', big, '--offline', '--json'], { cwd: dir, env: { ...process.env, NO_COLOR: '1' } });
+    const child = spawn(process.execPath, [BIN, 'status', 'ACME', '--state', big, '--offline', '--json'], {
+      cwd: dir,
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     // Like `head -c`: read the first chunk, then close the pipe.
@@ -196,8 +259,12 @@ describe('migrate report', () => {
     const out = join(dir, 'report');
     const run = await migrate(['report', '--state', state, '--out', out]);
     expect(run.code, run.stderr).toBe(0);
-    const rows = parse(readFileSync(join(out, 'accounts.csv'), 'utf8'), { columns: true }) as Array<Record<string, string>>;
-    expect(rows.map((row) => row['external_account_number']).sort()).toEqual([...ops.done, 'OPS-0005', ...ops.invalid, ...ops.errored].sort());
+    const rows = parse(readFileSync(join(out, 'accounts.csv'), 'utf8'), { columns: true }) as Array<
+      Record<string, string>
+    >;
+    expect(rows.map((row) => row['external_account_number']).sort()).toEqual(
+      [...ops.done, 'OPS-0005', ...ops.invalid, ...ops.errored].sort(),
+    );
     for (const row of rows) {
       const number = row['external_account_number'] ?? '';
       const truth = sandbox.inspect.account('ACME', number);
@@ -211,7 +278,9 @@ describe('migrate report', () => {
   it('accounts.csv: the platform account numbers the sandbox gave', async () => {
     const out = join(dir, 'report-numbers');
     await migrate(['report', '--state', state, '--out', out]);
-    const rows = parse(readFileSync(join(out, 'accounts.csv'), 'utf8'), { columns: true }) as Array<Record<string, string>>;
+    const rows = parse(readFileSync(join(out, 'accounts.csv'), 'utf8'), { columns: true }) as Array<
+      Record<string, string>
+    >;
     for (const row of rows) {
       const truth = sandbox.inspect.account('ACME', row['external_account_number'] ?? '');
       expect(row['platform_account_number'], row['external_account_number']).toBe(truth?.platformAccountNumber ?? '');
@@ -223,7 +292,9 @@ describe('migrate report', () => {
     writeFileSync(file, '');
     const run = await migrate(['report', '--state', state, '--out', file]);
     expect(run.code).toBe(2);
-    expect(run.stderr).toBe(`migrate: --out ${file}: cannot write the report there (EEXIST); give a writable directory\n`);
+    expect(run.stderr).toBe(
+      `migrate: --out ${file}: cannot write the report there (EEXIST); give a writable directory\n`,
+    );
     const none = await migrate(['report', '--state', join(dir, 'no-state')]);
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/^migrate: no ledger in .*no-state \(ledger\.sqlite not found\)/);
@@ -232,9 +303,16 @@ describe('migrate report', () => {
   it('fix-data.csv names every planted error with its file and line', async () => {
     const out = join(dir, 'report-fix');
     await migrate(['report', '--state', state, '--out', out]);
-    const rows = parse(readFileSync(join(out, 'fix-data.csv'), 'utf8'), { columns: true }) as Array<Record<string, string>>;
+    const rows = parse(readFileSync(join(out, 'fix-data.csv'), 'utf8'), { columns: true }) as Array<
+      Record<string, string>
+    >;
     for (const planted of ops.planted) {
-      const match = rows.find((row) => row['external_account_number'] === planted.account && row['file'] === planted.file && row['line'] === String(planted.line));
+      const match = rows.find(
+        (row) =>
+          row['external_account_number'] === planted.account &&
+          row['file'] === planted.file &&
+          row['line'] === String(planted.line),
+      );
       expect(match, `${planted.account} ${planted.file}:${planted.line}`).toBeDefined();
       if (planted.column) expect(match?.['column']).toBe(planted.column);
       expect(match?.['code']).not.toBe('');

@@ -1,12 +1,36 @@
 import { describe, expect, it } from 'vitest';
 import type { AccountRow, AccountState } from '../../src/ledger/index.js';
 import type { V2Status } from '../../src/schema/index.js';
-import { indexServiceLists, isErrored, joinRow, mismatchOf, type ServiceListing } from '../../src/report/status-join.js';
+import {
+  indexServiceLists,
+  isErrored,
+  joinRow,
+  mismatchOf,
+  type ServiceListing,
+} from '../../src/report/status-join.js';
 
 const row = (state: AccountState, extra: Partial<AccountRow> = {}): AccountRow => ({
-  id: 1, importSupplier: 'ACME', externalAccountNumber: 'N-1', state, payload: '{}', fingerprint: 'f', sentFingerprint: null, changedFingerprint: null,
-  originFile: 'accounts.csv', originLine: 2, origins: null, platformAccountNumber: null, platformIdentifier: null, attempts: 0, polls: 0,
-  nextCheckAt: null, error: null, lastRunId: 1, createdAt: 't', updatedAt: 't', ...extra,
+  id: 1,
+  importSupplier: 'ACME',
+  externalAccountNumber: 'N-1',
+  state,
+  payload: '{}',
+  fingerprint: 'f',
+  sentFingerprint: null,
+  changedFingerprint: null,
+  originFile: 'accounts.csv',
+  originLine: 2,
+  origins: null,
+  platformAccountNumber: null,
+  platformIdentifier: null,
+  attempts: 0,
+  polls: 0,
+  nextCheckAt: null,
+  error: null,
+  lastRunId: 1,
+  createdAt: 't',
+  updatedAt: 't',
+  ...extra,
 });
 
 describe('indexing the service lists', () => {
@@ -55,22 +79,57 @@ describe('ledger against service', () => {
 describe('one account row', () => {
   it("takes the service's platform account number over the ledger's, and v2's latest_error", () => {
     const joined = joinRow({
-      supplier: 'ACME', externalAccountNumber: 'N-1', account: row('errored', { platformAccountNumber: null, error: { code: 'old', detail: 'old' } }),
-      entry: { platformAccountNumber: null, accountCreatedAt: null, pending: true }, online: true,
-      v2: { status: 'ERRORED', platform_identifier: null, created_at: 'c', modified_at: 'm', latest_error: { code: 'account_creation_failed', detail: 'no', domain: 'import_process' } },
+      supplier: 'ACME',
+      externalAccountNumber: 'N-1',
+      account: row('errored', { platformAccountNumber: null, error: { code: 'old', detail: 'old' } }),
+      entry: { platformAccountNumber: null, accountCreatedAt: null, pending: true },
+      online: true,
+      v2: {
+        status: 'ERRORED',
+        platform_identifier: null,
+        created_at: 'c',
+        modified_at: 'm',
+        latest_error: { code: 'account_creation_failed', detail: 'no', domain: 'import_process' },
+      },
     });
     expect(joined).toEqual({
-      import_supplier: 'ACME', external_account_number: 'N-1', state: 'errored', service: 'pending', service_status: 'ERRORED',
-      platform_account_number: null, latest_error: { code: 'account_creation_failed', detail: 'no' }, mismatch: null,
+      import_supplier: 'ACME',
+      external_account_number: 'N-1',
+      state: 'errored',
+      service: 'pending',
+      service_status: 'ERRORED',
+      platform_account_number: null,
+      latest_error: { code: 'account_creation_failed', detail: 'no' },
+      mismatch: null,
     });
     expect(isErrored(joined)).toBe(true);
   });
 
   it('offline: the ledger alone, no service columns, the ledger error of an errored account', () => {
-    const joined = joinRow({ supplier: 'ACME', externalAccountNumber: 'N-1', account: row('errored', { platformAccountNumber: 'A-9', error: { code: 'e', detail: 'd' } }), entry: undefined, online: false, v2: undefined });
-    expect(joined).toMatchObject({ service: null, service_status: null, platform_account_number: 'A-9', latest_error: { code: 'e', detail: 'd' }, mismatch: null });
+    const joined = joinRow({
+      supplier: 'ACME',
+      externalAccountNumber: 'N-1',
+      account: row('errored', { platformAccountNumber: 'A-9', error: { code: 'e', detail: 'd' } }),
+      entry: undefined,
+      online: false,
+      v2: undefined,
+    });
+    expect(joined).toMatchObject({
+      service: null,
+      service_status: null,
+      platform_account_number: 'A-9',
+      latest_error: { code: 'e', detail: 'd' },
+      mismatch: null,
+    });
     expect(isErrored(joined)).toBe(true);
-    const done = joinRow({ supplier: 'ACME', externalAccountNumber: 'N-2', account: row('done', { platformAccountNumber: 'A-8' }), entry: { platformAccountNumber: 'A-7', accountCreatedAt: null, pending: false }, online: true, v2: undefined });
+    const done = joinRow({
+      supplier: 'ACME',
+      externalAccountNumber: 'N-2',
+      account: row('done', { platformAccountNumber: 'A-8' }),
+      entry: { platformAccountNumber: 'A-7', accountCreatedAt: null, pending: false },
+      online: true,
+      v2: undefined,
+    });
     expect(done).toMatchObject({ service: 'imported', platform_account_number: 'A-7', latest_error: null });
     expect(isErrored(done)).toBe(false);
   });

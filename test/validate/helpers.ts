@@ -9,7 +9,8 @@ const bin = path.join(root, 'bin', 'migrate.js');
 
 /** dist/ is built once for the whole test run by test/global-setup.ts; this checks it is there. */
 export function build(): void {
-  if (!existsSync(path.join(root, 'dist', 'cli', 'validate.js'))) throw new Error('dist/cli/validate.js is missing: run the tests through vitest (test/global-setup.ts builds it)');
+  if (!existsSync(path.join(root, 'dist', 'cli', 'validate.js')))
+    throw new Error('dist/cli/validate.js is missing: run the tests through vitest (test/global-setup.ts builds it)');
 }
 
 export interface RunResult {
@@ -21,7 +22,13 @@ export interface RunResult {
 export function migrate(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): RunResult {
   const env = { ...process.env, ...options.env };
   if (!options.env || !('MIGRATE_SUPPLIER' in options.env)) delete env['MIGRATE_SUPPLIER'];
-  const result = spawnSync(process.execPath, [bin, ...args], { cwd: options.cwd ?? root, env, encoding: 'utf8', maxBuffer: 1 << 26, timeout: 60_000 });
+  const result = spawnSync(process.execPath, [bin, ...args], {
+    cwd: options.cwd ?? root,
+    env,
+    encoding: 'utf8',
+    maxBuffer: 1 << 26,
+    timeout: 60_000,
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 

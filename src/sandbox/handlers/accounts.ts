@@ -23,7 +23,10 @@ function checkAccountRequest(context: HandlerContext): Reply | undefined {
   const supplier = payloadSupplier(context.body);
   const gate = supplierGate(context.store, supplier);
   if (gate) return gate;
-  const issues = [...supplierIssues(context.store, supplier), ...validateAccountRequest(context.body, { today: context.today })];
+  const issues = [
+    ...supplierIssues(context.store, supplier),
+    ...validateAccountRequest(context.body, { today: context.today }),
+  ];
   return issues.length > 0 ? accountValidationError(issues) : undefined;
 }
 

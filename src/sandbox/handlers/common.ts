@@ -33,11 +33,18 @@ export const PROCESS_IN_PROGRESS = 'account_import_process_in_progress';
 export const ACCOUNT_NOT_FOUND = 'account_not_found';
 
 export function accountValidationError(errors: ValidationIssue[]): Reply {
-  return { status: 400, body: { detail: 'Could not validate account data.', code: Code.accountFailedValidation, errors } };
+  return {
+    status: 400,
+    body: { detail: 'Could not validate account data.', code: Code.accountFailedValidation, errors },
+  };
 }
 
 /** The standardized body (real-platform-notes §0.4, 1) for post-import endpoints. */
-export function invalidRequest(errors: ValidationIssue[], detail = 'Could not validate the request data.', code: string = Code.invalid): Reply {
+export function invalidRequest(
+  errors: ValidationIssue[],
+  detail = 'Could not validate the request data.',
+  code: string = Code.invalid,
+): Reply {
   return { status: 400, body: { detail, code, errors } };
 }
 
@@ -46,7 +53,10 @@ export function notFound(detail: string, code: string): Reply {
 }
 
 export function accountNotFound(supplier: string, externalAccountNumber: string): Reply {
-  return notFound(`No imported account for import supplier ${supplier} and external account number ${externalAccountNumber}.`, ACCOUNT_NOT_FOUND);
+  return notFound(
+    `No imported account for import supplier ${supplier} and external account number ${externalAccountNumber}.`,
+    ACCOUNT_NOT_FOUND,
+  );
 }
 
 /**
@@ -64,7 +74,13 @@ export function supplierGate(store: ProcessStore, supplier: unknown): Reply | un
 /** An unknown supplier code is a field error of import_supplier (the platform's field is an enum). */
 export function supplierIssues(store: ProcessStore, supplier: unknown, attr = 'import_supplier'): ValidationIssue[] {
   if (typeof supplier !== 'string' || supplier === '' || store.suppliers.has(supplier)) return [];
-  return [{ attr, code: INVALID_IMPORT_SUPPLIER, detail: `${JSON.stringify(supplier)} is not an import supplier of this service.` }];
+  return [
+    {
+      attr,
+      code: INVALID_IMPORT_SUPPLIER,
+      detail: `${JSON.stringify(supplier)} is not an import supplier of this service.`,
+    },
+  ];
 }
 
 export interface PostImportTarget {
@@ -75,14 +91,20 @@ export interface PostImportTarget {
 /** The pair named by a post-import body (already validated, so both are strings). */
 export function targetOf(body: unknown): PostImportTarget {
   const raw = asObject(body) ?? {};
-  return { supplier: asString(raw['import_supplier']) ?? '', externalAccountNumber: asString(raw['external_account_number']) ?? '' };
+  return {
+    supplier: asString(raw['import_supplier']) ?? '',
+    externalAccountNumber: asString(raw['external_account_number']) ?? '',
+  };
 }
 
 /**
  * The common front of the post-import endpoints: supplier gate, validation, then the account,
  * which must be imported, not merely staged (spec "Create notes" 404).
  */
-export function resolvePostImport(context: HandlerContext, issues: ValidationIssue[]): { reply: Reply } | { record: ProcessRecord; target: PostImportTarget } {
+export function resolvePostImport(
+  context: HandlerContext,
+  issues: ValidationIssue[],
+): { reply: Reply } | { record: ProcessRecord; target: PostImportTarget } {
   const supplier = asObject(context.body)?.['import_supplier'];
   const gate = supplierGate(context.store, supplier);
   if (gate) return { reply: gate };
@@ -90,7 +112,8 @@ export function resolvePostImport(context: HandlerContext, issues: ValidationIss
   if (all.length > 0) return { reply: invalidRequest(all) };
   const target = targetOf(context.body);
   const record = context.store.get(target.supplier, target.externalAccountNumber, context.now);
-  if (!record || record.status !== 'PROCESSED') return { reply: accountNotFound(target.supplier, target.externalAccountNumber) };
+  if (!record || record.status !== 'PROCESSED')
+    return { reply: accountNotFound(target.supplier, target.externalAccountNumber) };
   return { record, target };
 }
 

@@ -12,9 +12,18 @@ import { INVALID_IMPORT_SUPPLIER, notFound, type HandlerContext } from './common
 export function getTransferStatus(context: HandlerContext): Reply {
   const [supplier = '', externalAccountNumber = ''] = context.params;
   const record = context.store.get(supplier, externalAccountNumber, context.now);
-  if (!record) return notFound(`No account import for import supplier ${supplier} and external account number ${externalAccountNumber}.`, Code.notFound);
+  if (!record)
+    return notFound(
+      `No account import for import supplier ${supplier} and external account number ${externalAccountNumber}.`,
+      Code.notFound,
+    );
   // ERRORED and CANCELLED: "a previous attempt failed" -> UNKNOWN with "" (the sandbox's reading of the spec).
-  const status = record.status === 'PROCESSED' ? 'COMPLETED' : record.status === 'PENDING' || record.status === 'IN_PROGRESS' ? 'IN_PROGRESS' : 'UNKNOWN';
+  const status =
+    record.status === 'PROCESSED'
+      ? 'COMPLETED'
+      : record.status === 'PENDING' || record.status === 'IN_PROGRESS'
+        ? 'IN_PROGRESS'
+        : 'UNKNOWN';
   return { status: 200, body: { status, platform_account_number: accountNumberOf(record) ?? '' } };
 }
 
@@ -30,7 +39,13 @@ function listItem(record: ProcessRecord): Record<string, unknown> {
 function list(context: HandlerContext, keep: (record: ProcessRecord) => boolean): Reply {
   const [supplier = ''] = context.params;
   if (!context.store.suppliers.has(supplier)) {
-    return { status: 400, body: { detail: `${JSON.stringify(supplier)} is not an import supplier of this service.`, code: INVALID_IMPORT_SUPPLIER } };
+    return {
+      status: 400,
+      body: {
+        detail: `${JSON.stringify(supplier)} is not an import supplier of this service.`,
+        code: INVALID_IMPORT_SUPPLIER,
+      },
+    };
   }
   return { status: 200, body: context.store.list(supplier, context.now).filter(keep).map(listItem) };
 }

@@ -14,9 +14,10 @@ function sameInstant(a: string, b: string): boolean {
 }
 
 function isDuplicate(existing: StoredNote, candidate: StoredNote): boolean {
-  const sameContent = candidate.body !== null
-    ? existing.body === candidate.body
-    : existing.body === null && existing.documentPaths.join('\n') === candidate.documentPaths.join('\n');
+  const sameContent =
+    candidate.body !== null
+      ? existing.body === candidate.body
+      : existing.body === null && existing.documentPaths.join('\n') === candidate.documentPaths.join('\n');
   return sameContent && (!candidate.createdAtGiven || sameInstant(existing.createdAt, candidate.createdAt));
 }
 

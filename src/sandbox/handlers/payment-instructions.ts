@@ -39,17 +39,35 @@ export function createPaymentInstruction(context: HandlerContext): Reply {
   const vendor = asString(raw['vendor']) ?? '';
   const instructions = (context.store.postImport(record).paymentInstructions ??= []);
   if (instructions.some((item) => item.reference === reference)) {
-    return vendorError(400, target, reference, `Account already has an active instruction with reference ${reference}.`, INSTRUCTION_EXISTS);
+    return vendorError(
+      400,
+      target,
+      reference,
+      `Account already has an active instruction with reference ${reference}.`,
+      INSTRUCTION_EXISTS,
+    );
   }
   if (reference.startsWith('FAIL-')) {
-    return vendorError(400, target, reference, `The vendor ${vendor} has no instruction with reference ${reference}.`, VENDOR_FAILED);
+    return vendorError(
+      400,
+      target,
+      reference,
+      `The vendor ${vendor} has no instruction with reference ${reference}.`,
+      VENDOR_FAILED,
+    );
   }
   if (reference.startsWith('FLAKY-')) {
     const key = `${target.supplier}\u0000${target.externalAccountNumber}\u0000${reference}`;
     const attempts = (context.flakyCounts.get(key) ?? 0) + 1;
     context.flakyCounts.set(key, attempts);
     if (attempts <= context.flakyAttempts) {
-      return vendorError(500, target, reference, `The vendor ${vendor} could not be reached; retry the request as it is.`, VENDOR_UNAVAILABLE);
+      return vendorError(
+        500,
+        target,
+        reference,
+        `The vendor ${vendor} could not be reached; retry the request as it is.`,
+        VENDOR_UNAVAILABLE,
+      );
     }
   }
   instructions.push({ vendor, reference, type: asString(raw['type']) ?? '', createdAt: isoWithOffset(context.now) });

@@ -17,10 +17,19 @@ export function createHistoricalStatements(context: HandlerContext): Reply {
   statements.forEach((statement, index) => {
     const id = asString(statement['statement_id']) ?? '';
     if (data.statementIds?.has(id)) {
-      duplicates.push({ attr: `statements.${index}.statement_id`, code: Code.historicalStatementAlreadyExists, detail: `A historical statement with statement_id ${id} already exists on the account.` });
+      duplicates.push({
+        attr: `statements.${index}.statement_id`,
+        code: Code.historicalStatementAlreadyExists,
+        detail: `A historical statement with statement_id ${id} already exists on the account.`,
+      });
     }
   });
-  if (duplicates.length > 0) return invalidRequest(duplicates, 'A historical statement with this statement_id already exists.', Code.historicalStatementAlreadyExists);
+  if (duplicates.length > 0)
+    return invalidRequest(
+      duplicates,
+      'A historical statement with this statement_id already exists.',
+      Code.historicalStatementAlreadyExists,
+    );
   const stored = (data.statements ??= []);
   const ids = (data.statementIds ??= new Set());
   for (const statement of statements) {
@@ -31,6 +40,10 @@ export function createHistoricalStatements(context: HandlerContext): Reply {
   }
   return {
     status: 201,
-    body: { import_supplier: resolved.target.supplier, external_account_number: resolved.target.externalAccountNumber, statements },
+    body: {
+      import_supplier: resolved.target.supplier,
+      external_account_number: resolved.target.externalAccountNumber,
+      statements,
+    },
   };
 }

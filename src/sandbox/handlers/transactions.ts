@@ -1,10 +1,23 @@
-import { DEFAULT_TRANSACTION_FLAGS, validateTransactionsRequest, type TransactionQueryFlags, type ValidationIssue } from '../../schema/index.js';
+import {
+  DEFAULT_TRANSACTION_FLAGS,
+  validateTransactionsRequest,
+  type TransactionQueryFlags,
+  type ValidationIssue,
+} from '../../schema/index.js';
 import { asList, asNumber, asObject, asString, type Raw } from '../../schema/read.js';
 import type { Reply } from '../http-io.js';
 import { isoWithOffset } from '../time.js';
 import type { ProcessRecord, StoredTransaction } from '../records.js';
 import { accountNumberOf } from '../store.js';
-import { accountNotFound, decimalString, invalidRequest, supplierGate, supplierIssues, targetOf, type HandlerContext } from './common.js';
+import {
+  accountNotFound,
+  decimalString,
+  invalidRequest,
+  supplierGate,
+  supplierIssues,
+  targetOf,
+  type HandlerContext,
+} from './common.js';
 
 // Spec "Create transactions". Request-level problems get the standardized 400 body; a problem of
 // one transaction gets the spec's TRANSACTION_IMPORT_ERROR body naming the first failing one.
@@ -23,7 +36,12 @@ function parseFlags(query: URLSearchParams): { flags: TransactionQueryFlags; iss
     if (value === null) continue;
     if (TRUE.has(value)) flags[name] = true;
     else if (FALSE.has(value)) flags[name] = false;
-    else issues.push({ attr: name, code: 'invalid', detail: `URL parameter ${name} must be true or false, not ${JSON.stringify(value)}.` });
+    else
+      issues.push({
+        attr: name,
+        code: 'invalid',
+        detail: `URL parameter ${name} must be true or false, not ${JSON.stringify(value)}.`,
+      });
   }
   return { flags, issues };
 }
@@ -39,19 +57,28 @@ function echo(raw: Raw, storedDate?: string): Record<string, unknown> {
 }
 
 function importError(raw: Raw, detail: string, errors: ValidationIssue[]): Reply {
-  return { status: 400, body: { status: 'TRANSACTION_IMPORT_ERROR', error_detail: detail, transaction_data: echo(raw), errors } };
+  return {
+    status: 400,
+    body: { status: 'TRANSACTION_IMPORT_ERROR', error_detail: detail, transaction_data: echo(raw), errors },
+  };
 }
 
 type Planned = { kind: 'exists'; raw: Raw } | { kind: 'add'; raw: Raw; stored: StoredTransaction };
 
 /** Decides every transaction before applying any; returns the first failure as a reply. */
-function plan(context: HandlerContext, record: ProcessRecord, flags: TransactionQueryFlags, issues: ValidationIssue[]): Planned[] | Reply {
+function plan(
+  context: HandlerContext,
+  record: ProcessRecord,
+  flags: TransactionQueryFlags,
+  issues: ValidationIssue[],
+): Planned[] | Reply {
   const existing = context.store.postImport(record).transactionIds ?? new Set<string>();
   const planned: Planned[] = [];
   for (const [index, item] of asList(asObject(context.body)?.['transactions']).entries()) {
     const raw = asObject(item) ?? {};
     const own = issues.filter((issue) => ITEM_ATTR.exec(issue.attr)?.[1] === String(index));
-    if (own.length > 0) return importError(raw, `UnableToCreateTransaction - ${own.map((issue) => issue.detail).join(' ')}`, own);
+    if (own.length > 0)
+      return importError(raw, `UnableToCreateTransaction - ${own.map((issue) => issue.detail).join(' ')}`, own);
     const id = asString(raw['transaction_id']) ?? '';
     if (flags.check_previously_added && existing.has(id)) {
       planned.push({ kind: 'exists', raw });
@@ -61,11 +88,20 @@ function plan(context: HandlerContext, record: ProcessRecord, flags: Transaction
     const outside = date < context.openPeriodStart;
     if (outside && !flags.force_add_to_current_statement) {
       const period = `${accountNumberOf(record)} ${context.openPeriodStart} - ${context.today} (OPEN)`;
-      return importError(raw, `UnableToCreateTransaction - ${id} dated ${date} is not within the statement ${period} period`, []);
+      return importError(
+        raw,
+        `UnableToCreateTransaction - ${id} dated ${date} is not within the statement ${period} period`,
+        [],
+      );
     }
     const stored: StoredTransaction = {
-      transactionId: id, transactionDate: outside ? context.openPeriodStart : date, submittedDate: date,
-      amount: decimalString(asNumber(raw['amount']) ?? 0), type: asString(raw['type']) ?? '', movedIntoOpenPeriod: outside, data: context.retainPayloads ? { ...raw } : {},
+      transactionId: id,
+      transactionDate: outside ? context.openPeriodStart : date,
+      submittedDate: date,
+      amount: decimalString(asNumber(raw['amount']) ?? 0),
+      type: asString(raw['type']) ?? '',
+      movedIntoOpenPeriod: outside,
+      data: context.retainPayloads ? { ...raw } : {},
     };
     planned.push({ kind: 'add', raw, stored });
   }
@@ -78,7 +114,11 @@ export function createTransactions(context: HandlerContext): Reply {
   const supplier = asObject(context.body)?.['import_supplier'];
   const gate = supplierGate(context.store, supplier);
   if (gate) return gate;
-  const issues = [...flagIssues, ...supplierIssues(context.store, supplier), ...validateTransactionsRequest(context.body, { today: context.today })];
+  const issues = [
+    ...flagIssues,
+    ...supplierIssues(context.store, supplier),
+    ...validateTransactionsRequest(context.body, { today: context.today }),
+  ];
   if (issues.some((issue) => !ITEM_ATTR.test(issue.attr))) return invalidRequest(issues);
   const target = targetOf(context.body);
   const record = context.store.get(target.supplier, target.externalAccountNumber, context.now);
@@ -100,7 +140,12 @@ export function createTransactions(context: HandlerContext): Reply {
     // Spec: with force_add_to_current_statement "a note is pinned to the account".
     (data.notes ??= []).push({
       body: `Imported transactions dated before the open statement period were moved to ${context.openPeriodStart}: ${moved.join(', ')}.`,
-      documentPaths: [], createdAt: isoWithOffset(context.now), createdAtGiven: false, isPinned: true, unpinAt: null, bySandbox: true,
+      documentPaths: [],
+      createdAt: isoWithOffset(context.now),
+      createdAtGiven: false,
+      isPinned: true,
+      unpinAt: null,
+      bySandbox: true,
     });
   }
   return { status: 201, body: { results } };

@@ -1,4 +1,9 @@
-import { createImportServiceClient, type ClientEvent, type ClientOptions, type ServiceClient } from '../../../src/api/index.js';
+import {
+  createImportServiceClient,
+  type ClientEvent,
+  type ClientOptions,
+  type ServiceClient,
+} from '../../../src/api/index.js';
 import type { AccountPayload } from '../../../src/schema/index.js';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../../src/sandbox/index.js';
 
@@ -10,7 +15,10 @@ export interface Harness {
 }
 
 /** A sandbox in-process and a client of it (fast retries: tests should not sleep long). */
-export async function startHarness(sandboxOptions: Partial<SandboxOptions> = {}, clientOptions: Partial<ClientOptions> = {}): Promise<Harness> {
+export async function startHarness(
+  sandboxOptions: Partial<SandboxOptions> = {},
+  clientOptions: Partial<ClientOptions> = {},
+): Promise<Harness> {
   const sandbox = await startSandbox({ processingMs: 0, ...sandboxOptions });
   const events: ClientEvent[] = [];
   const client = createImportServiceClient({

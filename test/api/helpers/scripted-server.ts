@@ -22,7 +22,12 @@ export interface ScriptedServer {
   close(): Promise<void>;
 }
 
-export function json(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function json(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   response.writeHead(status, { 'content-type': 'application/json', ...headers });
   response.end(body === undefined ? '' : JSON.stringify(body));
 }
@@ -42,12 +47,26 @@ export async function startScriptedServer(script: Script): Promise<ScriptedServe
     const chunks: Buffer[] = [];
     incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
     incoming.on('end', () => {
-      const request = { method: incoming.method ?? '', url: incoming.url ?? '', headers: incoming.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const request = {
+        method: incoming.method ?? '',
+        url: incoming.url ?? '',
+        headers: incoming.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       received.push(request);
       if (request.url === '/v1/graphql/') {
         tokens += 1;
         const now = Math.floor(Date.now() / 1000);
-        json(response, 200, { data: { obtainKrakenToken: { token: tokenFor(tokens), payload: { iat: now, exp: now + 3600 }, refreshToken: `refresh-${tokens}-abcdef`, refreshExpiresIn: now + 86400 } } });
+        json(response, 200, {
+          data: {
+            obtainKrakenToken: {
+              token: tokenFor(tokens),
+              payload: { iat: now, exp: now + 3600 },
+              refreshToken: `refresh-${tokens}-abcdef`,
+              refreshExpiresIn: now + 86400,
+            },
+          },
+        });
         return;
       }
       script(request, response, incoming.socket);

@@ -20,7 +20,10 @@ function heapMb(): number {
 
 function memoryPerAccount(): void {
   const before = heapMb();
-  const store = new ProcessStore({ ACME: 'Ongoing' }, { seed: 1, processingMs: 0, erroredShare: 0.01, retainPayloads: false });
+  const store = new ProcessStore(
+    { ACME: 'Ongoing' },
+    { seed: 1, processingMs: 0, erroredShare: 0.01, retainPayloads: false },
+  );
   const started = performance.now();
   for (let i = 0; i < accounts; i++) {
     const record = store.schedule('ACME', `EXT-${i}`, undefined, Date.now());
@@ -28,12 +31,28 @@ function memoryPerAccount(): void {
   }
   const seconds = (performance.now() - started) / 1000;
   const bytes = ((heapMb() - before) * 1e6) / accounts;
-  console.log(`store: ${accounts} accounts (with post-import data allocated) in ${seconds.toFixed(1)} s; ${bytes.toFixed(0)} bytes/account on the heap (limit 1000: ratio ${(bytes / 1000).toFixed(2)})`);
+  console.log(
+    `store: ${accounts} accounts (with post-import data allocated) in ${seconds.toFixed(1)} s; ${bytes.toFixed(0)} bytes/account on the heap (limit 1000: ratio ${(bytes / 1000).toFixed(2)})`,
+  );
   if (store.size !== accounts) throw new Error('lost accounts');
 }
 
 async function startBinary(args: string[]): Promise<{ url: string; pid: number; stop: () => void }> {
-  const child = spawn('node', ['bin/migrate.js', 'sandbox', '--port', '0', '--processing-ms', '0', '--no-retain-payloads', '--no-request-log', ...args], { cwd: root });
+  const child = spawn(
+    'node',
+    [
+      'bin/migrate.js',
+      'sandbox',
+      '--port',
+      '0',
+      '--processing-ms',
+      '0',
+      '--no-retain-payloads',
+      '--no-request-log',
+      ...args,
+    ],
+    { cwd: root },
+  );
   return new Promise((resolve, reject) => {
     child.on('exit', (code) => reject(new Error(`sandbox exited ${code}`)));
     child.stdout.on('data', (chunk: Buffer) => {
@@ -45,18 +64,28 @@ async function startBinary(args: string[]): Promise<{ url: string; pid: number; 
 
 async function token(pool: Pool): Promise<string> {
   const answer = await pool.request({
-    method: 'POST', path: '/v1/graphql/', headers: { 'content-type': 'application/json' },
+    method: 'POST',
+    path: '/v1/graphql/',
+    headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ query: 'mutation { obtainKrakenToken(input: {APIKey: "sandbox-api-key"}) { token } }' }),
   });
-  return ((await answer.body.json()) as { data: { obtainKrakenToken: { token: string } } }).data.obtainKrakenToken.token;
+  return ((await answer.body.json()) as { data: { obtainKrakenToken: { token: string } } }).data.obtainKrakenToken
+    .token;
 }
 
-async function drive(pool: Pool, count: number, concurrency: number, request: (i: number) => Promise<void>): Promise<number> {
+async function drive(
+  pool: Pool,
+  count: number,
+  concurrency: number,
+  request: (i: number) => Promise<void>,
+): Promise<number> {
   let next = 0;
   const started = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < count) await request(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) await request(next++);
+    }),
+  );
   return count / ((performance.now() - started) / 1000);
 }
 
@@ -66,14 +95,25 @@ async function throughput(): Promise<void> {
   const auth = await token(pool);
   const rate = await drive(pool, httpAccounts, 64, async (i) => {
     const answer = await pool.request({
-      method: 'POST', path: '/v2/data-import/accounts/', headers: { 'content-type': 'application/json', authorization: auth },
-      body: JSON.stringify({ payload: { import_supplier: 'ACME', external_account_number: `H-${i}`, account_type: 'DOMESTIC', customers: [{ family_name: 'Doe', mobile: '+447911123456' }] } }),
+      method: 'POST',
+      path: '/v2/data-import/accounts/',
+      headers: { 'content-type': 'application/json', authorization: auth },
+      body: JSON.stringify({
+        payload: {
+          import_supplier: 'ACME',
+          external_account_number: `H-${i}`,
+          account_type: 'DOMESTIC',
+          customers: [{ family_name: 'Doe', mobile: '+447911123456' }],
+        },
+      }),
     });
     if (answer.statusCode !== 201) throw new Error(`create ${i}: ${answer.statusCode}`);
     await answer.body.dump();
   });
   const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${plain.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-  console.log(`http: ${httpAccounts} creates at concurrency 64, no latency: ${rate.toFixed(0)} creates/s; sandbox RSS ${rss.toFixed(0)} MB`);
+  console.log(
+    `http: ${httpAccounts} creates at concurrency 64, no latency: ${rate.toFixed(0)} creates/s; sandbox RSS ${rss.toFixed(0)} MB`,
+  );
   await pool.close();
   plain.stop();
 
@@ -82,11 +122,17 @@ async function throughput(): Promise<void> {
   const slowAuth = await token(slowPool);
   const requests = 128 * 40;
   const achieved = await drive(slowPool, requests, 128, async (i) => {
-    const answer = await slowPool.request({ method: 'GET', path: `/v2/data-import/accounts/ACME/S-${i}/`, headers: { authorization: slowAuth } });
+    const answer = await slowPool.request({
+      method: 'GET',
+      path: `/v2/data-import/accounts/ACME/S-${i}/`,
+      headers: { authorization: slowAuth },
+    });
     await answer.body.dump();
   });
   const bound = 128 / 0.02;
-  console.log(`http: 128 concurrent at 20 ms latency: ${achieved.toFixed(0)} requests/s of the bound ${bound} (ratio ${(achieved / bound).toFixed(2)}, limit 1.00)`);
+  console.log(
+    `http: 128 concurrent at 20 ms latency: ${achieved.toFixed(0)} requests/s of the bound ${bound} (ratio ${(achieved / bound).toFixed(2)}, limit 1.00)`,
+  );
   await slowPool.close();
   slow.stop();
 }
