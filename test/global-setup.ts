@@ -13,6 +13,6 @@ export default function buildDist(): void {
     });
   } catch (error) {
     const output = (error as { stdout?: Buffer }).stdout?.toString() ?? String(error);
-    throw new Error(`The build of dist/ failed; tests that run bin/migrate.js need it:\n${output}`);
+    throw new Error(`The build of dist/ failed; tests that run bin/migrate.js need it:\n${output}`, { cause: error });
   }
 }

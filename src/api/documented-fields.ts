@@ -34,7 +34,7 @@ function nodeOf(schema: z.ZodType): Node {
     const loose = inner.def.catchall !== undefined && !(inner.def.catchall instanceof z.ZodNever);
     node = loose
       ? { kind: 'other' }
-      : { kind: 'object', fields: new Map(Object.entries(inner.shape as Record<string, z.ZodType>)) };
+      : { kind: 'object', fields: new Map<string, z.ZodType>(Object.entries(inner.shape)) };
   } else if (inner instanceof z.ZodArray) {
     node = { kind: 'array', element: inner.element as z.ZodType };
   } else {

@@ -218,7 +218,3 @@ export class AbortedError extends ApiError {
     });
   }
 }
-
-export function isApiError(error: unknown): error is ApiError {
-  return error instanceof ApiError;
-}

@@ -17,15 +17,11 @@ import type { ImportServiceClient } from './types.js';
 // commands need is exported from here.
 
 export type { ClientEvent } from './events.js';
-export type { ClientOptions, ClientTimeouts, HeaderForm } from './options.js';
-export { checkBaseUrl, isLoopbackHost, resolveClientOptions } from './options.js';
+export type { ClientOptions, HeaderForm } from './options.js';
 export type { ClientStats } from './client.js';
 export * from './errors.js';
 export * from './retry-policy.js';
-export { errorFromResponse, failureKindOf, issuesFromBody, type ServiceResponse } from './map-response.js';
-export { AdaptiveLimiter, type Clock, type LimiterSnapshot, type Sleep } from './rate-limiter.js';
-export { decodeJwtTimes, type Credentials } from './token-manager.js';
-export { PROCESS_IN_PROGRESS } from './endpoints.js';
+export { type Credentials } from './token-manager.js';
 export type * from './types.js';
 
 /** The import-service client plus its live pace, for progress displays. */

@@ -1,7 +1,7 @@
 import { Code, alreadyImportedSchema, type ValidationIssue } from '../schema/index.js';
+import type { ApiError } from './errors.js';
 import {
   AlreadyImportedError,
-  ApiError,
   AuthenticationError,
   NetworkError,
   NotFoundError,

@@ -152,9 +152,9 @@ function completeMapping(file: MappingFileInput, mapping: FileMappingInput): Fil
   return {
     rename: mapping.rename ?? {},
     ignore: mapping.ignore ?? [],
-    constants: (mapping.constants ?? {}) as Record<string, CellValue>,
-    defaults: (mapping.defaults ?? {}) as Record<string, CellValue>,
-    values: (mapping.values ?? {}) as Record<string, Record<string, CellValue>>,
+    constants: mapping.constants ?? {},
+    defaults: mapping.defaults ?? {},
+    values: mapping.values ?? {},
     dateFormats: formats(mapping.date_format, false),
     datetimeFormats: formats(mapping.datetime_format, true),
     utcOffset: mapping.utc_offset,

@@ -30,7 +30,7 @@ export async function applyTransition(
     detail: transition.detail ?? null,
   });
   if (durable) await written;
-  else written.catch(ctx.writeFailed);
+  else written.catch((error: unknown) => ctx.writeFailed(error));
   const next: AccountRow = {
     ...account,
     ...Object.fromEntries(
@@ -39,7 +39,7 @@ export async function applyTransition(
     attempts: account.attempts + (patch.addAttempt ? 1 : 0),
     polls: account.polls + (patch.addPoll ? 1 : 0),
     error: patch.error === undefined ? account.error : patch.error,
-  } as AccountRow;
+  };
   if (next.state !== account.state) {
     ctx.sink.emit({
       type: 'account',

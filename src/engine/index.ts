@@ -17,22 +17,18 @@ import { stageExport, type StageSummary } from './stage.js';
 export type { EngineSettings } from './context.js';
 export { nullSink, teeSink, type EngineEvent, type EventSink, type StopReason } from './events.js';
 export type { Failure } from './failure.js';
-export { exitCodeOf } from './outcome.js';
-export { DEFAULT_POLL_SCHEDULE, type PollSchedule } from './poll-schedule.js';
 export type { StageSummary } from './stage.js';
 export {
   PLAN_REASONS,
-  PUSH_STEPS,
   REQUEST_KINDS,
   STEP_NAMES,
-  type AccountPlan,
   type PlanReason,
   type PlanTotals,
   type PushStep,
   type RequestKind,
 } from './plan.js';
-export { scanPlan, type PlannedAccount, type PlanScan } from './plan-scan.js';
-export { planDryRun, type DryRunResult } from './dry-run.js';
+export type { PlannedAccount } from './plan-scan.js';
+export { planDryRun } from './dry-run.js';
 
 export const DEFAULT_ENGINE_SETTINGS = {
   concurrency: 8,

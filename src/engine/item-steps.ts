@@ -86,7 +86,7 @@ function settle(
       patch,
       { accountId: account.id, step: items[0]?.kind ?? 'item', ...(detail ? { detail } : {}) },
     )
-    .catch(ctx.writeFailed);
+    .catch((error: unknown) => ctx.writeFailed(error));
   const count = items.length;
   if (patch.state === 'done' || patch.state === 'failed' || patch.state === 'unknown') {
     ctx.sink.emit({

@@ -31,9 +31,9 @@
 import { openLedgerDbReadOnly } from './db.js';
 import { LedgerReader } from './read.js';
 
-export { LEDGER_FILE, openLedgerDb, prepareStateDir } from './db.js';
+export { LEDGER_FILE, prepareStateDir } from './db.js';
 export { canonicalJson, fingerprintOf } from './fingerprint.js';
-export { Ledger, type EventNote, type NewAccount, type NewItem } from './ledger.js';
+export { Ledger, type NewAccount } from './ledger.js';
 export { acquireLock, LedgerLockedError, type LedgerLock } from './lock.js';
 export { LEDGER_SCHEMA_VERSION } from './migrations.js';
 export { LedgerReader, type LedgerCounts } from './read.js';

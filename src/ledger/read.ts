@@ -59,7 +59,7 @@ export class LedgerReader {
          WHERE i.state IN ('pending', 'sending') AND a.state IN (${marks}) GROUP BY i.kind`,
       )
       .all(...accountStates) as Raw[];
-    return Object.fromEntries(rows.map((row) => [row['kind'], Number(row['n'])]));
+    return Object.fromEntries(rows.map((row) => [String(row['kind']), Number(row['n'])]));
   }
 
   /** Accounts, optionally only in some states, in id order after `afterId`. */
@@ -138,7 +138,7 @@ export class LedgerReader {
       status: String(row['status']),
       exitCode: (row['exit_code'] as number | null) ?? null,
       options: JSON.parse(String(row['options'])) as Record<string, unknown>,
-      counts: row['counts'] === null ? null : (JSON.parse(String(row['counts'])) as Record<string, unknown>),
+      counts: typeof row['counts'] === 'string' ? (JSON.parse(row['counts']) as Record<string, unknown>) : null,
     }));
   }
 

@@ -9,7 +9,7 @@ export class GroupWriter {
   readonly #db: Database.Database;
   #pending: Array<{ apply: () => void; resolve: () => void; reject: (error: unknown) => void; durable: boolean }> = [];
   #scheduled = false;
-  #failure: unknown;
+  #failure: Error | undefined;
   #batches = 0;
 
   constructor(db: Database.Database) {
@@ -48,7 +48,7 @@ export class GroupWriter {
       for (const entry of batch) entry.resolve();
     } catch (error) {
       // A failed commit (disk full, I/O error) means nothing more can be recorded: the run must stop.
-      this.#failure = error;
+      this.#failure = error instanceof Error ? error : new Error(String(error));
       for (const entry of batch) entry.reject(error);
     }
   }

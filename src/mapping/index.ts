@@ -11,8 +11,7 @@ import { StagingStore } from './stage.js';
 import { streamEntries, type StreamCounts } from './stream-join.js';
 import type { ExportEntry } from './types.js';
 
-export { ExportCode } from './issue-codes.js';
-export { columnOfPath, locateIssue, originsOfItems, type Locatable } from './locate.js';
+export { locateIssue, originsOfItems } from './locate.js';
 export { concatIssues, IssueSpool, type IssueList } from './issue-spool.js';
 export { ExportNotSorted } from './stream-join.js';
 export type * from './types.js';
@@ -108,9 +107,10 @@ export async function openExport(
       summary,
       fileIssues,
       entries: () => stagedEntries(store, setup),
-      close: async () => {
+      close: () => {
         store.close();
         closeIssues();
+        return Promise.resolve();
       },
     };
   }

@@ -19,5 +19,3 @@ export const ExportCode = {
   invalidJson: 'invalid_json',
   invalidType: 'invalid_type',
 } as const;
-
-export type ExportCodeValue = (typeof ExportCode)[keyof typeof ExportCode];

@@ -64,6 +64,8 @@ export class IssueSpool implements IssueList {
     return this.#byLine && this.#spill === undefined ? [...this.#memory].sort((a, b) => a.line - b.line) : this.#memory;
   }
 
+  // Async only so that consumers can `for await` it beside the other streams: the spill file is read synchronously.
+  // eslint-disable-next-line @typescript-eslint/require-await
   async *[Symbol.asyncIterator](): AsyncGenerator<SourceIssue> {
     yield* this.#inMemory();
     if (this.#spill === undefined) return;

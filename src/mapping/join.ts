@@ -1,10 +1,4 @@
-import type {
-  AccountPayload,
-  HistoricalStatement,
-  Note,
-  PaymentInstructionRequest,
-  Transaction,
-} from '../schema/index.js';
+import type { AccountPayload } from '../schema/index.js';
 import { validateAccountPayload } from '../schema/index.js';
 import { ExportCode } from './issue-codes.js';
 import { locateIssue } from './locate.js';
@@ -148,5 +142,3 @@ export function joinOrphan(number: string, records: StagedRecord[], context: Joi
   const items: ItemSet = itemsOf(number, supplier, recordsByKind(records), context);
   return { externalAccountNumber: number, importSupplier: supplier ?? '', ...items };
 }
-
-export type { HistoricalStatement, Note, PaymentInstructionRequest, Transaction };

@@ -170,5 +170,5 @@ async function readEntries(
     }
   }
   await queue.onIdle();
-  if (failure.error !== undefined) throw failure.error;
+  if (failure.error !== undefined) throw failure.error as Error;
 }

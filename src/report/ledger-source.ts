@@ -221,6 +221,7 @@ export class LedgerSource {
  * Every row of a paged query, page after page: the caller sees one flat async stream while at
  * most one page is held (the consumer's back-pressure pauses the next read).
  */
+// eslint-disable-next-line @typescript-eslint/require-await -- async so that the consumer's back-pressure paces the reads
 export async function* pagesOf<T extends { id: number }>(
   fetch: (afterId: number, limit: number) => T[],
   pageSize = 1000,

@@ -88,16 +88,14 @@ export async function writeReport(source: LedgerSource, options: ReportOptions):
     items: counts.items,
     files,
     top_error_codes: source.topErrorCodes(options.supplier, 10),
-    runs: source.read
-      .runs(10)
-      .map((run) => ({
-        id: run.id,
-        command: run.command,
-        started_at: run.startedAt,
-        ended_at: run.endedAt,
-        status: run.status,
-        exit_code: run.exitCode,
-      })),
+    runs: source.read.runs(10).map((run) => ({
+      id: run.id,
+      command: run.command,
+      started_at: run.startedAt,
+      ended_at: run.endedAt,
+      status: run.status,
+      exit_code: run.exitCode,
+    })),
   };
   const summaryPath = join(options.outDir, REPORT_FILES.summary);
   files[REPORT_FILES.summary] = { path: summaryPath, rows: 1 };

@@ -46,11 +46,12 @@ export class FaultInjector {
     const { dropRate, rateLimitRate, failRate, ambiguousRate } = this.#options;
     if (dropRate + rateLimitRate + failRate + ambiguousRate <= 0) return undefined;
     const value = this.#faultDraw();
-    let bound = dropRate;
-    if (value < bound) return 'drop';
-    if (value < (bound += rateLimitRate)) return 'rate_limit';
-    if (value < (bound += failRate)) return 'server_error';
-    if (value < (bound += ambiguousRate)) return 'ambiguous';
+    // The four faults share the unit interval in this order, each taking its rate's width.
+    const upper = [dropRate, dropRate + rateLimitRate, dropRate + rateLimitRate + failRate];
+    if (value < upper[0]!) return 'drop';
+    if (value < upper[1]!) return 'rate_limit';
+    if (value < upper[2]!) return 'server_error';
+    if (value < upper[2]! + ambiguousRate) return 'ambiguous';
     return undefined;
   }
 }

@@ -11,27 +11,9 @@ import { ProcessStore } from './store.js';
 // `migrate sandbox` in-process: a faithful local simulator of the import service (issue 2),
 // used by the CLI command, by tests and by the `--sandbox` runs of the other commands.
 
-export type { FaultOptions, SandboxOptions, SupplierStatus } from './options.js';
-export {
-  DEFAULT_API_KEY,
-  DEFAULT_SUPPLIERS,
-  parseSuppliers,
-  resolveSandboxOptions,
-  SUPPLIER_STATUSES,
-} from './options.js';
-export type {
-  InspectedAccount,
-  InspectedNote,
-  InspectedPaymentInstruction,
-  InspectedTransaction,
-  SandboxControl,
-  SandboxInspector,
-} from './inspector.js';
-export type { RequestLogEntry } from './request-log.js';
-export type { FaultName } from './faults.js';
-export type { LatestError } from './records.js';
-export { INSTRUCTION_EXISTS, VENDOR_FAILED, VENDOR_UNAVAILABLE } from './handlers/payment-instructions.js';
-export { ACCOUNT_NOT_FOUND, INVALID_IMPORT_SUPPLIER, PROCESS_IN_PROGRESS } from './handlers/common.js';
+export type { SandboxOptions } from './options.js';
+export { DEFAULT_API_KEY, DEFAULT_SUPPLIERS, parseSuppliers, resolveSandboxOptions } from './options.js';
+export type { SandboxControl, SandboxInspector } from './inspector.js';
 
 export interface RunningSandbox {
   /** `http://HOST:PORT` without a trailing slash: the service's {base_url}. */

@@ -79,7 +79,7 @@ export interface SandboxControl {
 
 function inspect(record: ProcessRecord): InspectedAccount {
   const post = record.post;
-  return structuredClone({
+  return structuredClone<InspectedAccount>({
     importSupplier: record.supplier,
     externalAccountNumber: record.externalAccountNumber,
     status: record.status,
@@ -95,7 +95,7 @@ function inspect(record: ProcessRecord): InspectedAccount {
     transactions: post?.transactions ?? [],
     historicalStatements: post?.statements ?? [],
     paymentInstructions: post?.paymentInstructions ?? [],
-  }) as InspectedAccount;
+  });
 }
 
 export function createInspector(runtime: SandboxRuntime): SandboxInspector {

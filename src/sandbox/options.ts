@@ -111,7 +111,7 @@ function check(ok: boolean, name: string, expected: string, actual: unknown): vo
 /** Merges defaults and validates; throws a RangeError naming the option, what it expects and what it got. */
 export function resolveSandboxOptions(partial: Partial<SandboxOptions> = {}): SandboxOptions {
   const defined = Object.fromEntries(Object.entries(partial).filter(([, value]) => value !== undefined));
-  const options = { ...defaultSandboxOptions(), ...defined } as SandboxOptions;
+  const options = { ...defaultSandboxOptions(), ...defined };
   if (defined['openPeriodStart'] === undefined && typeof options.today === 'string')
     options.openPeriodStart = `${options.today.slice(0, 7)}-01`;
   const nonNegative = (name: keyof SandboxOptions) =>

@@ -91,7 +91,7 @@ export class ProcessStore {
   /** Schedules a new process for the pair (or replaces an ERRORED/CANCELLED one). */
   schedule(supplier: string, externalAccountNumber: string, payload: unknown, now: number): ProcessRecord {
     let processes = this.#bySupplier.get(supplier);
-    if (!processes) this.#bySupplier.set(supplier, (processes = new Map()));
+    if (!processes) this.#bySupplier.set(supplier, (processes = new Map<string, ProcessRecord>()));
     let record = processes.get(externalAccountNumber);
     if (!record) {
       record = {

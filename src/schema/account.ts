@@ -108,8 +108,4 @@ export const accountPayloadSchema = z.strictObject({
   supply_addresses: z.array(supplyAddressSchema).optional(),
 });
 
-export type Customer = z.infer<typeof customerSchema>;
-export type BillingAddress = z.infer<typeof billingAddressSchema>;
-export type Ledger = z.infer<typeof ledgerSchema>;
-export type SupplyAddress = z.infer<typeof supplyAddressSchema>;
 export type AccountPayload = z.infer<typeof accountPayloadSchema>;

@@ -47,5 +47,3 @@ export const Code = {
   historicalStatementAlreadyExists: 'historical_statement_already_exists',
   notFound: 'not_found',
 } as const;
-
-export type CodeValue = (typeof Code)[keyof typeof Code];

@@ -98,11 +98,6 @@ export const documentPath = z
 /** Money and other amounts: JSON numbers in requests (spec: "number in requests"). */
 export const amount = z.number().finite();
 
-/** Whole cents, so sums of amounts compare exactly. */
-export function cents(value: number): number {
-  return Math.round(value * 100);
-}
-
 /** metadata items: key and a JSON object value; duplicate keys are refused. */
 export const metadata = z
   .array(z.strictObject({ key: z.string().min(1).max(1024), value: z.record(z.string(), z.unknown()) }))

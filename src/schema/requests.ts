@@ -64,7 +64,6 @@ export const DEFAULT_TRANSACTION_FLAGS = {
   force_add_to_current_statement: true,
 } as const satisfies TransactionQueryFlags;
 
-export type AccountRequest = z.infer<typeof accountRequestSchema>;
 export type NotesRequest = z.infer<typeof notesRequestSchema>;
 export type TransactionsRequest = z.infer<typeof transactionsRequestSchema>;
 export type HistoricalStatementsRequest = z.infer<typeof historicalStatementsRequestSchema>;

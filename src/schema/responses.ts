@@ -22,7 +22,6 @@ export const TRANSACTION_STATUSES = [
 ] as const;
 
 export type V2Status = (typeof V2_STATUSES)[number];
-export type V1Status = (typeof V1_STATUSES)[number];
 
 export const latestErrorSchema = z.looseObject({
   code: z.string().nullable(),
@@ -83,21 +82,11 @@ export const paymentInstructionCreatedSchema = z.looseObject({
   reference: z.string(),
 });
 
-/** The validation error body of the account endpoints (and, in this simulator, every 400 with field errors). */
-export const validationErrorSchema = z.looseObject({
-  detail: z.string(),
-  code: z.string(),
-  errors: z.array(z.looseObject({ detail: z.string(), code: z.string(), attr: z.string().nullable() })),
-});
-
 /** 400 of create account when the account was imported before. */
 export const alreadyImportedSchema = z.looseObject({
   non_field_errors: z.looseObject({ detail: z.string(), code: z.literal('account_import_process_already_imported') }),
   account_id: z.string(),
 });
-
-/** A plain error body: `detail`, and usually `code` (404s, 401s, supplier not ongoing). */
-export const simpleErrorSchema = z.looseObject({ detail: z.string(), code: z.string().optional() });
 
 /** data.<field> of the GraphQL ObtainToken mutation. */
 export const obtainTokenResultSchema = z.looseObject({
@@ -110,4 +99,3 @@ export const obtainTokenResultSchema = z.looseObject({
 export type V2StatusRecord = z.infer<typeof v2StatusSchema>;
 export type V1StatusRecord = z.infer<typeof v1StatusSchema>;
 export type ListItem = z.infer<typeof listItemSchema>;
-export type ValidationErrorBody = z.infer<typeof validationErrorSchema>;

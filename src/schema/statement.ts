@@ -16,5 +16,4 @@ export const historicalStatementSchema = accountStatementSchema.extend({
   gross_amount: amount.optional(),
 });
 
-export type AccountStatement = z.infer<typeof accountStatementSchema>;
 export type HistoricalStatement = z.infer<typeof historicalStatementSchema>;

@@ -56,6 +56,4 @@ export const transactionSchema = z.strictObject({
   tax_items: z.array(taxItemSchema).optional(),
 });
 
-export type LineItem = z.infer<typeof lineItemSchema>;
-export type TaxItem = z.infer<typeof taxItemSchema>;
 export type Transaction = z.infer<typeof transactionSchema>;

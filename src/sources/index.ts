@@ -1,5 +1,5 @@
 export { readCsv, type CsvRow } from './csv.js';
 export { readCsvBatches } from './csv-thread.js';
-export { findExportFiles, type ExportFile, type ExportFiles } from './files.js';
-export { readJsonArray, readNdjson, type JsonRecord } from './json.js';
-export { classifyFileName, FILE_KINDS, kindOfFile, type FileFormat, type FileKind } from './kinds.js';
+export { findExportFiles, type ExportFile } from './files.js';
+export { readJsonArray, readNdjson } from './json.js';
+export { type FileFormat, type FileKind } from './kinds.js';

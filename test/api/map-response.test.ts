@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { ApiError } from '../../src/api/errors.js';
 import {
   AlreadyImportedError,
-  ApiError,
   AuthenticationError,
   NetworkError,
   NotFoundError,

@@ -35,7 +35,7 @@ function accountOf(index: number): AccountPayload {
     external_account_number: `B-${index}`,
     account_type: 'DOMESTIC',
     customers: [{ given_name: 'Ann', family_name: 'Smith', email: 'ann@example.org', mobile: '+447911123456' }],
-  } as AccountPayload;
+  };
 }
 
 interface Figure {

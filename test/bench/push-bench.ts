@@ -32,7 +32,7 @@ async function startServer(
     ['--import', 'tsx', join(ROOT, 'test/bench/push-sandbox-server.ts'), String(latencyMs), String(processingMs)],
     { stdio: ['pipe', 'pipe', 'inherit'] },
   );
-  const line = await new Promise<string>((resolve) => createInterface({ input: child.stdout! }).once('line', resolve));
+  const line = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve));
   return { ...(JSON.parse(line) as { url: string; apiKey: string }), child };
 }
 

@@ -21,7 +21,7 @@ export function buildOnce(): void {
     const ours = output
       .split('\n')
       .filter((line) => /src\/(cli\/push|engine|ledger|report\/(progress|summary))/.test(line));
-    if (ours.length > 0) throw new Error(`build failed:\n${ours.join('\n')}`);
+    if (ours.length > 0) throw new Error(`build failed:\n${ours.join('\n')}`, { cause: error });
   }
 }
 

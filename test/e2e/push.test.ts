@@ -146,10 +146,7 @@ describe('migrate push', () => {
       expect(paused.stderr).toMatch(/not accepting migrations/);
       expect(sandbox.inspect.accountCount()).toBe(0);
       sandbox.control.setSupplierStatus('ACME', 'Ongoing');
-      const refused = await push({ ...sandbox, apiKey: 'wrong-key' } as RunningSandbox, data.dir, state, [
-        '--concurrency',
-        '2',
-      ]);
+      const refused = await push({ ...sandbox, apiKey: 'wrong-key' }, data.dir, state, ['--concurrency', '2']);
       expect(refused.code, refused.stderr).toBe(3);
       expect(refused.stderr).toMatch(/authentication failed/);
       expect(refused.stderr + refused.stdout).not.toContain('wrong-key');

@@ -37,7 +37,7 @@ export function accountEntry(spec: AccountSpec, line = 2, supplier = 'ACME'): Ex
       import_supplier: supplier,
       external_account_number: spec.number,
       billing_name: spec.billingName ?? `Name ${spec.number}`,
-    } as ExportAccount['payload'],
+    },
     origin: { file: 'accounts.csv', line },
     origins: { '': { file: 'accounts.csv', line } },
     issues,

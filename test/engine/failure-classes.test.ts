@@ -92,13 +92,13 @@ describe('the engine and the failure classes', () => {
   it('an account the client refuses to send (undocumented field) is invalid, held back until its data changes, and not counted as the service failing', async () => {
     const service = new FakeService();
     const original = service.createAccount;
-    service.createAccount = (async (payload: { external_account_number?: string }) => {
+    service.createAccount = async (payload: { external_account_number?: string }) => {
       if (payload.external_account_number === 'UND-1')
         throw new RequestRejectedError('createAccount', undefined, 'undocumented field(s) nickname', [
           { attr: 'nickname', code: 'undocumented_field', detail: 'not a documented field' },
         ]);
       return original(payload);
-    }) as typeof service.createAccount;
+    };
     const entries = [
       accountEntry({ number: 'OK-1', notes: ['n'] }),
       accountEntry({ number: 'UND-1', notes: ['m'] }, 3),
@@ -117,10 +117,10 @@ describe('the engine and the failure classes', () => {
   it('a create answered unexpectedly is reconciled through the v2 status, never sent twice', async () => {
     const service = new FakeService();
     const original = service.createAccount;
-    service.createAccount = (async (payload: { external_account_number?: string }) => {
+    service.createAccount = async (payload: { external_account_number?: string }) => {
       await original(payload);
       throw new UnexpectedResponseError('createAccount', 201, 'a body the spec does not give', 'detail');
-    }) as typeof service.createAccount;
+    };
     const { result } = await push(service, [accountEntry({ number: 'U-1', notes: ['n'] })]);
     expect(result.counts.accounts).toEqual({ done: 1 });
     expect(service.accounts.get('U-1')?.creates).toBe(1);
@@ -128,14 +128,14 @@ describe('the engine and the failure classes', () => {
 
   it('records answered unexpectedly are resent by later runs (dedup), then given up as failed after 3 sends; a payment instruction is never resent', async () => {
     const service = new FakeService();
-    service.createNotes = (async () => {
+    service.createNotes = async () => {
       service.calls.push('notes');
       throw new UnexpectedResponseError('createNotes', 201, 'results is not a list', 'results');
-    }) as typeof service.createNotes;
-    service.createPaymentInstruction = (async () => {
+    };
+    service.createPaymentInstruction = async () => {
       service.calls.push('payment');
       throw new UnexpectedResponseError('createPaymentInstruction', 201, 'no reference', 'reference');
-    }) as typeof service.createPaymentInstruction;
+    };
     const entries = [
       accountEntry({ number: 'N-1', notes: ['n'] }),
       accountEntry({ number: 'P-1', paymentInstructions: ['PI-1'] }, 3),

@@ -216,7 +216,7 @@ describe('migrate push operator options', () => {
     const data = writeE2eExport(dir, 2, 'KEY');
     const keyFile = join(dir, 'key');
     writeFileSync(keyFile, `${sandbox.apiKey}\n`, { mode: 0o600 });
-    const result = await push({ ...sandbox, apiKey: 'wrong-key' } as RunningSandbox, data.dir, state, [
+    const result = await push({ ...sandbox, apiKey: 'wrong-key' }, data.dir, state, [
       '--api-key-file',
       keyFile,
       '--header-form',

@@ -50,7 +50,7 @@ beforeAll(async () => {
     });
   } finally {
     log.close(result === undefined ? undefined : { outcome: result.reason, exitCode: result.exitCode });
-    reader.close();
+    await reader.close();
     ledger.close();
     await client.close();
   }

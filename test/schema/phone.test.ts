@@ -1,6 +1,5 @@
 import { createRequire } from 'node:module';
 import { getCountries, getCountryCallingCode, isValidPhoneNumber } from 'libphonenumber-js';
-import type { CountryCode } from 'libphonenumber-js';
 import { describe, expect, it } from 'vitest';
 import { isValidInternationalPhone } from '../../src/schema/phone.js';
 
@@ -54,7 +53,7 @@ function caseSet(): string[] {
     cases.push(...variants(code, digits(9)));
   }
   for (const country of getCountries()) {
-    const code = getCountryCallingCode(country as CountryCode);
+    const code = getCountryCallingCode(country);
     const example = mobileExamples[country];
     if (example)
       cases.push(

@@ -86,7 +86,7 @@ describe('migrate validate on the fixtures', () => {
     // Every file-level problem under one heading, those of an account too (its message names it).
     expect(result.stdout.match(/^Export files:$/gm)).toHaveLength(1);
     expect(result.stdout).toMatch(
-      /^Export files:\n(  .*\n)*  customers\.csv:11 external_account_number  account_not_in_accounts_file  account INV-GHOST is not/m,
+      /^Export files:\n( {2}.*\n)* {2}customers\.csv:11 external_account_number {2}account_not_in_accounts_file {2}account INV-GHOST is not/m,
     );
     expect(result.stdout).toMatch(
       /1 post-import record\(s\) for 1 account\(s\) not in this export \(INV-LATER\): allowed/,

@@ -48,7 +48,7 @@ export function account(externalAccountNumber: string, changes: Partial<AccountP
     customers: [{ given_name: 'Ann', family_name: 'Smith', email: 'ann.smith@example.org', mobile: '+447911123456' }],
     billing_address: { street_address: '1 High Street', locality: 'Leeds', postal_code: 'LS1 1AA', country: 'GB' },
     ...changes,
-  } as AccountPayload;
+  };
 }
 
 /** Today (UTC), inside the sandbox's default open statement period. */
