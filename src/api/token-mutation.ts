@@ -15,17 +15,11 @@ import type { Transport } from './transport.js';
 
 export const TOKEN_ENDPOINT = 'obtainToken';
 
-const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
-
 /** `iat` is whole seconds: up to 1 s behind the moment of issue, plus transit. */
 const MAX_ROUNDING_MS = 2000;
 
 /** KT-CT-1199: too many requests (real-platform-notes §0.2). */
 const TOO_MANY_REQUESTS = 'KT-CT-1199';
-
-export function isGraphqlName(name: string): boolean {
-  return GRAPHQL_NAME.test(name);
-}
 
 /** The request body; the secret travels in `variables` only, never in the query text. */
 export function tokenMutationBody(field: string, input: ObtainInput): string {

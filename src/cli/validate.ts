@@ -11,9 +11,9 @@ import {
   type ServiceFlags,
 } from '../config/service.js';
 import { ExitCode, UsageError } from '../errors.js';
-import { locateIssue, openExport } from '../mapping/index.js';
-import { errorRowBatches, jsonReport, textReport } from '../mapping/validation-report.js';
-import { validateExportDirectory, type ExportValidation, type RemoteCheck } from '../mapping/validation.js';
+import { locateIssue, openExport } from '../intake/index.js';
+import { errorRowBatches, jsonReport, textReport } from '../report/validation-report.js';
+import { validateExportDirectory, type ExportValidation, type RemoteCheck } from '../intake/validate-export.js';
 import { OutputClosed, stdoutOutput } from '../report/output.js';
 import { startSandbox } from '../sandbox/index.js';
 

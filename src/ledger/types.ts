@@ -1,4 +1,4 @@
-import type { PostImportKind } from '../mapping/types.js';
+import type { PostImportKind } from '../schema/index.js';
 
 /**
  * The per-account states of the ledger (shared/design/architecture.md, "The per-account state

@@ -1,5 +1,6 @@
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
-import { applyDateFormat, type FileMapping } from '../config/index.js';
+import { applyDateFormat } from './date-format.js';
+import type { FileMapping } from './mapping-rules.js';
 import { isCalendarDate, isIsoDatetime } from '../schema/index.js';
 import type { FieldType } from './fields.js';
 import { ExportCode } from './issue-codes.js';

@@ -13,8 +13,7 @@ import {
 } from '../schema/index.js';
 import type { FileKind } from '../sources/kinds.js';
 import { ExportCode } from './issue-codes.js';
-import type { JoinContext, StagedRecord } from './join.js';
-import { recordIssue } from './join.js';
+import { recordIssue, type JoinContext, type StagedRecord } from './staged-record.js';
 import { columnOfPath } from './locate.js';
 import type { MappedItem, SourceIssue } from './types.js';
 

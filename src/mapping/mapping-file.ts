@@ -1,6 +1,6 @@
-import { getCountries, type CountryCode } from 'libphonenumber-js';
+import { getCountries } from 'libphonenumber-js';
 import { z } from 'zod';
-import { fieldType, isScalable } from '../mapping/fields.js';
+import { fieldType, isScalable } from './fields.js';
 import { FILE_KINDS, type FileKind } from '../sources/kinds.js';
 import { parseDateFormat } from './date-format.js';
 
@@ -98,5 +98,3 @@ export function fieldProblems(kind: FileKind, mapping: FileMappingInput): Array<
   if (twice) problems.push({ key: `${at}.rename`, message: `two columns are renamed to "${twice}"` });
   return problems;
 }
-
-export type { CountryCode };

@@ -1,5 +1,5 @@
 import type { CountryCode } from 'libphonenumber-js';
-import type { FileMapping, MigrateConfig } from '../config/index.js';
+import type { ExportMapping, FileMapping } from './mapping-rules.js';
 import { InputError } from '../errors.js';
 import type { FileKind } from '../sources/kinds.js';
 import { coerceValue, isEmptyCell, type CoerceContext } from './coerce.js';
@@ -106,7 +106,7 @@ function valuePlans(
 }
 
 /** Compiles a CSV header (or, with an empty header, the rules of a JSON file, whose keys vary by record). */
-export function planFile(kind: FileKind, file: string, header: string[], config: MigrateConfig): FilePlan {
+export function planFile(kind: FileKind, file: string, header: string[], config: ExportMapping): FilePlan {
   const mapping = config.mapping[kind];
   const ignore = new Set(mapping.ignore);
   const phoneCountry = config.phoneDefaultCountry;

@@ -30,8 +30,6 @@ export interface SourceIssue {
   message: string;
 }
 
-export type PostImportKind = 'note' | 'transaction' | 'statement' | 'payment_instruction';
-
 /** One post-import record with its origin and the problems it has. */
 export interface MappedItem<T> {
   value: T;

@@ -9,7 +9,7 @@ import { createReadStream, readdirSync } from 'node:fs';
 import path from 'node:path';
 
 const { loadMigrateConfig } = await import('../../dist/config/index.js');
-const { openExport } = await import('../../dist/mapping/index.js');
+const { openExport } = await import('../../dist/intake/index.js');
 const schema = await import('../../dist/schema/index.js');
 const { isValidInternationalPhone } = await import('../../dist/schema/phone.js');
 

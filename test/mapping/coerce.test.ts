@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseDateFormat } from '../../src/config/date-format.js';
-import type { FileMapping } from '../../src/config/index.js';
+import { parseDateFormat } from '../../src/mapping/date-format.js';
+import type { FileMapping } from '../../src/mapping/mapping-rules.js';
 import { coerceValue } from '../../src/mapping/coerce.js';
 import type { FieldType } from '../../src/mapping/fields.js';
 
