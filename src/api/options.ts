@@ -115,7 +115,7 @@ export function isLoopbackHost(hostname: string): boolean {
   return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
-/** The base URL rule of issue 3: https, or plain http to this machine only (the sandbox). */
+/** The base URL rule: https, or plain http to this machine only (the sandbox). */
 export function checkBaseUrl(text: string, label = 'client option baseUrl'): URL {
   let url: URL;
   try {

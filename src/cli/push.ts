@@ -288,7 +288,7 @@ async function openService(
   config: MigrateConfig,
 ): Promise<{ client: ServiceClient; close: () => Promise<void> }> {
   const pace = { concurrency: options.concurrency, maxRequestsPerSecond: options.rate };
-  // The demo path (issue 5 "--sandbox"): processing fast, no faults, the configured supplier Ongoing.
+  // The demo path (README "Commands", push --sandbox): processing fast, no faults, the configured supplier Ongoing.
   const supplier = config.importSupplier;
   // The default suppliers stay: records may carry their own import_supplier (the configured one fills only gaps).
   const sandbox = options.sandbox

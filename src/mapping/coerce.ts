@@ -5,7 +5,7 @@ import { isCalendarDate, isIsoDatetime } from '../schema/index.js';
 import type { FieldType } from './fields.js';
 import { ExportCode } from './issue-codes.js';
 
-// One cell -> one payload value (input-format "Values"). Pure. A cell that cannot be coerced
+// One cell -> one payload value (docs/export-format.md "Values"). Pure. A cell that cannot be coerced
 // yields an issue and keeps its text, so that the payload still shows what was there and the
 // schema does not report the field as missing as well.
 
@@ -155,7 +155,7 @@ function coerceJson(type: 'json' | 'json-array', value: unknown, field: string):
   return { value: parsed };
 }
 
-/** `a.pdf;b.pdf` or `["a.pdf"]` -> `[{document_path: "a.pdf"}, ...]` (input-format "Columns", notes). */
+/** `a.pdf;b.pdf` or `["a.pdf"]` -> `[{document_path: "a.pdf"}, ...]` (docs/export-format.md "Columns", notes). */
 function coerceDocumentPaths(value: unknown, field: string): Coerced {
   let list: unknown = value;
   if (typeof value === 'string') {

@@ -4,7 +4,7 @@ import { fieldType, isScalable } from './fields.js';
 import { FILE_KINDS, type FileKind } from '../sources/kinds.js';
 import { parseDateFormat } from './date-format.js';
 
-// The schema of `migrate.config.json` (shared/design/input-format.md "The mapping file"). Every
+// The schema of `migrate.config.json` (docs/export-format.md "The mapping file"). Every
 // key is checked here, once, so that a typo in the mapping file is a configuration error naming
 // the key, never a silently ignored rule.
 

@@ -32,7 +32,7 @@ interface FieldPlan {
   field: string;
   path: string[];
   type: FieldType;
-  /** Built once per field, not once per cell (issue 4: one object per cell of 600,000 rows). */
+  /** Built once per field, not once per cell (one object per cell of 600,000 rows otherwise). */
   context: CoerceContext;
   /** The external account number or supplier of a kind whose payload does not carry them: kept aside for the join. */
   lifted: boolean;
@@ -69,7 +69,7 @@ export interface FilePlan {
   inline?: Record<InlineList, FilePlan>;
 }
 
-/** Lists an accounts record may carry inline (input-format "Columns"), mapped with their own files' rules. */
+/** Lists an accounts record may carry inline (docs/export-format.md "Columns"), mapped with their own files' rules. */
 type InlineList = 'customers' | 'supply_addresses';
 const INLINE_LISTS: ReadonlySet<string> = new Set<InlineList>(['customers', 'supply_addresses']);
 
@@ -172,7 +172,7 @@ export function planFile(kind: FileKind, file: string, header: string[], config:
 }
 
 function setPath(target: Record<string, unknown>, path: string[], value: unknown): void {
-  // Most fields are top-level: skip the walk (issue 4 profile: setPath 350 ms self on 100k accounts).
+  // Most fields are top-level: skip the walk (profiled: setPath 350 ms self on 100k accounts).
   if (path.length === 1) {
     target[path[0] as string] = value;
     return;
@@ -259,7 +259,7 @@ function mapInline(
   });
 }
 
-/** Constants always apply; defaults fill fields the record left empty (input-format "The mapping file"). */
+/** Constants always apply; defaults fill fields the record left empty (docs/export-format.md "The mapping file"). */
 function finish(plan: FilePlan, record: MappedRecord, lifted: Lifted): MappedRecord {
   for (const target of plan.defaults) {
     if (getPath(target.lifted ? lifted : record.fields, target.path) === undefined)

@@ -8,7 +8,7 @@ import { RequestLog } from './request-log.js';
 import { createRequestListener, type SandboxRuntime } from './server.js';
 import { ProcessStore } from './store.js';
 
-// `migrate sandbox` in-process: a faithful local simulator of the import service (issue 2),
+// `migrate sandbox` in-process: a faithful local simulator of the import service,
 // used by the CLI command, by tests and by the `--sandbox` runs of the other commands.
 
 export type { SandboxOptions } from './options.js';

@@ -13,7 +13,7 @@ export type PostImportKind = 'note' | 'transaction' | 'statement' | 'payment_ins
 const importSupplier = z.string().min(1).max(255);
 const externalAccountNumber = z.string().min(1).max(128);
 
-/** Real platform's payment instruction types (real-platform-notes §2.4); the spec lists CARD. */
+/** Real platform's payment instruction types (docs/service.md "Payment instructions"); the spec lists CARD. */
 export const PAYMENT_INSTRUCTION_TYPES = [
   'BPAY',
   'CARD',

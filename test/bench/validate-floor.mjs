@@ -1,5 +1,5 @@
 // What the schemas alone cost, beside bare csv-parse over the same export (compiled dist/ code,
-// CPU time, one process): shows how much of the issue 4 budget (validate >= 0.5 x bare
+// CPU time, one process): shows how much of the budget (validate >= 0.5 x bare
 // csv-parse rows/s, i.e. the whole of validate in at most twice csv-parse's time) the checks
 // leave for reading, staging and joining.
 //   node test/bench/validate-floor.mjs <export dir> [rounds]   (run `npm run build` first)

@@ -8,7 +8,7 @@ import { writeE2eExport } from './export.js';
 import { expectExactState, ledgerItems, maxRestInFlight, push, writesReceived } from './helpers.js';
 
 // `migrate push` end to end: the real binary as a child process against the sandbox over real
-// HTTP, asserting the sandbox's exact final state (issue 5 "Done when").
+// HTTP, asserting the sandbox's exact final state.
 
 let root: string;
 beforeAll(() => {

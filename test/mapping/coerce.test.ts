@@ -28,7 +28,7 @@ function coerce(type: FieldType, value: unknown, overrides: Partial<FileMapping>
   return coerceValue(type, value, { mapping: mapping(overrides), field: 'f', phoneCountry });
 }
 
-describe('coercing cells (input-format "Values")', () => {
+describe('coercing cells (docs/export-format.md "Values")', () => {
   it('reads booleans in any case, and refuses anything else', () => {
     for (const text of ['true', 'TRUE', '1', 'yes', 'Y']) expect(coerce('boolean', text)).toEqual({ value: true });
     for (const text of ['false', '0', 'No', 'n']) expect(coerce('boolean', text)).toEqual({ value: false });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { manualClock, obtainToken, send, TOKEN_QUERY } from './helpers.js';
 
-// Spec "Authentication"; real-platform-notes §0.2.
+// Spec "Authentication"; docs/service.md "Authentication".
 
 let sandbox: RunningSandbox;
 const graphql = (body: unknown) =>

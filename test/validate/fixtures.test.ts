@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { ErrorRow } from '../../src/report/validation-report.js';
 import { build, migrate, root } from './helpers.js';
 
-// The real binary against the three fixture exports (issue 4 "Done when").
+// The real binary against the three fixture exports.
 
 const fixture = (name: string): string => path.join(root, 'fixtures', name);
 const key = (row: Omit<ErrorRow, 'message'>): string =>
