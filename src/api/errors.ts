@@ -83,7 +83,7 @@ export class NotFoundError extends ApiError {
 
 /**
  * The import supplier does not accept migrations: Paused or Complete (spec "States", docs/service.md
- * §0.5 `import_supplier_migration_not_ongoing`), or unknown to the service. Every account would fail alike.
+ * "Errors": `import_supplier_migration_not_ongoing`), or unknown to the service. Every account would fail alike.
  */
 export class SupplierNotOngoingError extends ApiError {
   constructor(endpoint: string, detail: string, serviceCode: string, status: number) {

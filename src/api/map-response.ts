@@ -132,7 +132,7 @@ function classify(response: ServiceResponse, context: MapContext): ApiError {
     return new SupplierNotOngoingError(endpoint, detail, serviceCode, status);
   }
   // The real platform checks "migration is ongoing" while validating the body (docs/service.md
-  // §0.5), so the code may come as an item of a validation body: the same for every account.
+  // "Errors"), so the code may come as an item of a validation body: the same for every account.
   const notOngoing =
     status === 400 ? issuesFromBody(body).find((issue) => issue.code === Code.migrationNotOngoing) : undefined;
   if (notOngoing) return new SupplierNotOngoingError(endpoint, notOngoing.detail || detail, notOngoing.code, status);
