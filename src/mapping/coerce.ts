@@ -125,13 +125,27 @@ function coerceDatetime(value: unknown, context: CoerceContext): Coerced {
   const text = String(value);
   if (isIsoDatetime(text)) return { value: text };
   const offset = context.mapping.utcOffset;
+  // As for dates: every declared format is tried, and a value two of them read differently is never guessed.
+  const readings = new Set<string>();
+  let matched = false;
   for (const format of context.mapping.datetimeFormats) {
     const reading = applyDateFormat(format, text);
     if (reading === undefined || offset === undefined) continue;
+    matched = true;
     const iso = `${reading}${offset}`;
-    if (isIsoDatetime(iso)) return { value: iso };
-    return fail(text, ExportCode.invalidDatetime, `${context.field}: "${text}" is not a datetime that exists.`);
+    if (isIsoDatetime(iso)) readings.add(iso);
   }
+  if (readings.size === 1) return { value: [...readings][0] };
+  if (readings.size > 1) {
+    return fail(
+      text,
+      ExportCode.ambiguousDate,
+      `${context.field}: "${text}" is ambiguous: it reads as ${[...readings].join(' or ')} under the declared ` +
+        'datetime formats; it is never guessed.',
+    );
+  }
+  if (matched)
+    return fail(text, ExportCode.invalidDatetime, `${context.field}: "${text}" is not a datetime that exists.`);
   return fail(
     text,
     ExportCode.invalidDatetime,

@@ -70,6 +70,11 @@ describe('coercing cells (docs/export-format.md "Values")', () => {
       coerce('datetime', '31/01/2024 25:30', { datetimeFormats: formats('DD/MM/YYYY HH:mm'), utcOffset: 'Z' }).issue
         ?.code,
     ).toBe('invalid_datetime');
+    const both = { datetimeFormats: formats('DD/MM/YYYY HH:mm', 'MM/DD/YYYY HH:mm'), utcOffset: 'Z' };
+    expect(coerce('datetime', '13/02/2024 10:00', both)).toEqual({ value: '2024-02-13T10:00:00Z' });
+    const ambiguous = coerce('datetime', '01/02/2024 10:00', both);
+    expect(ambiguous.issue?.code).toBe('ambiguous_date');
+    expect(ambiguous.issue?.message).toContain('2024-02-01T10:00:00Z or 2024-01-02T10:00:00Z');
   });
 
   it('reads JSON cells and document paths', () => {
