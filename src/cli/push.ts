@@ -1,6 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { createImportServiceClient, type ServiceClient } from '../api/index.js';
 import { loadMigrateConfig, type MigrateConfig } from '../config/index.js';
@@ -21,6 +21,7 @@ import {
 import { ExitCode, FatalError, MigrateError, UsageError } from '../errors.js';
 import { acquireLock, Ledger, LedgerLockedError, prepareStateDir, type LedgerLock } from '../ledger/index.js';
 import { openExport, type ExportReader } from '../intake/index.js';
+import { findExportFiles } from '../sources/index.js';
 import { createNdjsonLogSink, type NdjsonLogSink } from '../report/ndjson-log.js';
 import { createProgressReporter } from '../report/progress.js';
 import { PlanJsonWriter, PlanSamples, renderPlan } from '../report/summary-plan.js';
@@ -150,20 +151,24 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
   const selection =
     options.limit === undefined && accounts === undefined ? undefined : { limit: options.limit, accounts };
   if (options.dryRun) return dryRun(options, config, stateDir, selection, signal);
-  prepareStateDir(stateDir);
-  const lock = await takeLock(stateDir);
-  // A lost lock (its directory removed, or taken over after this process stalled) means another
-  // run may start: stop taking work and end with exit 3.
-  const lockLost = new AbortController();
-  const lockWatch = setInterval(() => lock.compromised() && lockLost.abort(), 1000);
-  const closers: Array<() => Promise<void> | void> = [
-    () => lock.release().catch(() => undefined),
-    () => clearInterval(lockWatch),
-  ];
+  // Every usage and configuration mistake is found before the state directory is created: a
+  // mistaken run leaves nothing behind (no `.migrate/` in the working directory).
+  await findExportFiles(options.dir);
+  if (options.logFile !== undefined) checkLogFileDir(options.logFile);
+  const service = await openService(options, config);
+  const closers: Array<() => Promise<void> | void> = [service.close];
   let thrown: unknown;
   try {
-    const service = await openService(options, config);
-    closers.unshift(service.close);
+    prepareStateDir(stateDir);
+    const lock = await takeLock(stateDir);
+    // A lost lock (its directory removed, or taken over after this process stalled) means another
+    // run may start: stop taking work and end with exit 3.
+    const lockLost = new AbortController();
+    const lockWatch = setInterval(() => lock.compromised() && lockLost.abort(), 1000);
+    closers.unshift(
+      () => lock.release().catch(() => undefined),
+      () => clearInterval(lockWatch),
+    );
     const ledger = Ledger.open(stateDir);
     closers.unshift(() => ledger.close());
     const runId = ledger.startRun('push', runOptions(options));
@@ -317,6 +322,13 @@ async function openService(
     await sandbox?.close();
     throw error;
   }
+}
+
+/** --log-file's directory must exist: checked before the state directory is created. */
+function checkLogFileDir(path: string): void {
+  const dir = dirname(resolve(path));
+  if (!existsSync(dir) || !statSync(dir).isDirectory())
+    throw new UsageError(`--log-file ${path}: the directory ${dir} does not exist.`, 'log_file_unwritable');
 }
 
 /** --log-file: the NDJSON sink of src/report/ndjson-log.ts (0600, appended); an unwritable path is exit 2. */
