@@ -19,7 +19,14 @@ import {
   type PushStep,
 } from '../engine/index.js';
 import { ExitCode, FatalError, MigrateError, UsageError } from '../errors.js';
-import { acquireLock, Ledger, LedgerLockedError, prepareStateDir, type LedgerLock } from '../ledger/index.js';
+import {
+  acquireLock,
+  Ledger,
+  LedgerLockedError,
+  prepareStateDir,
+  stateDirFailure,
+  type LedgerLock,
+} from '../ledger/index.js';
 import { openExport, type ExportReader } from '../intake/index.js';
 import { findExportFiles } from '../sources/index.js';
 import { createNdjsonLogSink, type NdjsonLogSink } from '../report/ndjson-log.js';
@@ -227,13 +234,27 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
     finished = true;
     if (options.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
     else process.stdout.write(renderSummary(summary, colorWanted(process.stdout, process.env)));
+    if (result.fatal?.code === 'ledger_write_failed')
+      throw (
+        stateDirFailure(new Error(result.fatal.detail), stateDir) ??
+        new FatalError(`the ledger in ${stateDir} could not be written (${result.fatal.detail}); the run stopped.`)
+      );
     if (result.fatal) process.stderr.write(`migrate: ${result.fatal.code}: ${result.fatal.detail}\n`);
     return result.exitCode;
   } catch (error) {
-    thrown = error;
-    throw error;
+    thrown = stateDirFailure(error, stateDir) ?? error;
+    throw thrown;
   } finally {
-    for (const close of closers) await close();
+    // Every closer runs even if one fails (a full disk fails the run's last ledger write): an
+    // unreleased lock or a live timer would keep the process from exiting.
+    for (const close of closers) {
+      try {
+        await close();
+      } catch (error) {
+        thrown ??= error;
+        if (!stateDirFailure(error, stateDir)) process.stderr.write(`migrate: while closing: ${String(error)}\n`);
+      }
+    }
   }
 }
 
