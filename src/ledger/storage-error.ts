@@ -37,6 +37,9 @@ function storageCause(error: unknown): string | undefined {
   if (typeof code !== 'string') return undefined;
   const sqlite = SQLITE_CAUSES.find(([pattern]) => pattern.test(code));
   if (sqlite) return `${sqlite[1]}: ${code}`;
+  // node's recursive mkdir reports a read-only file system as ENOENT.
+  if (code === 'ENOENT' && (error as { syscall?: unknown }).syscall === 'mkdir')
+    return `it cannot be created (a read-only file system?): ${code}`;
   const errno = ERRNO_CAUSES[code];
   return errno === undefined ? undefined : `${errno}: ${code}`;
 }

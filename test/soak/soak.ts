@@ -316,7 +316,8 @@ async function runCell(
     const other = rows - unknown.size;
     if (other > 0) problems.push(`unknown-outcome.csv has ${other} row(s) besides payment instructions`);
     const finding = unknown.size > 0 ? `; FINDING: ${unknown.size} payment instruction(s) unknown` : '';
-    const verdict = problems.length === 0 ? 'PASS' : `FAIL (${problems.length}: ${problems.slice(0, 3).join('; ')})`;
+    const verdict =
+      problems.length === 0 ? 'exact' : `NOT EXACT (${problems.length}: ${problems.slice(0, 3).join('; ')})`;
     const fatal = context.runs
       .map((run) => /migrate: (?!warning)(.*)$/m.exec(run.stderr)?.[1])
       .find((line) => line?.includes('internal error'));
