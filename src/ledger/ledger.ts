@@ -343,6 +343,7 @@ export class Ledger {
   /** Commits what is queued, checkpoints the WAL and closes the database. */
   close(): void {
     this.#writer.flush();
+    this.#writer.close();
     if (this.db.open) {
       this.db.pragma('wal_checkpoint(TRUNCATE)');
       this.db.close();

@@ -1,16 +1,35 @@
+import { closeSync, fsync, openSync } from 'node:fs';
 import type Database from 'better-sqlite3';
+
+interface Entry {
+  apply: () => void;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+  durable: boolean;
+}
 
 /**
  * Group commit. Writes queued in the same turn of the event loop are applied in one
  * transaction: the engine awaits an intent's commit before sending its request (write-ahead)
  * without paying one commit per request. Order is kept: writes commit in the order queued.
+ *
+ * A durable write (fsynced: survives a power loss, see db.ts) is committed with the others and
+ * resolves once the write-ahead log file is fsynced, off the event loop (the thread pool): with
+ * synchronous=NORMAL a commit is complete in the log, and an fsync of the log makes it durable,
+ * as synchronous=FULL would, without blocking every request behind the disk. The first durable
+ * write of a run commits with synchronous=FULL (which also syncs the new log file's directory
+ * entry); the log file is opened for the fsyncs after it.
  */
 export class GroupWriter {
   readonly #db: Database.Database;
-  #pending: Array<{ apply: () => void; resolve: () => void; reject: (error: unknown) => void; durable: boolean }> = [];
+  #pending: Entry[] = [];
   #scheduled = false;
   #failure: Error | undefined;
   #batches = 0;
+  /** The write-ahead log, opened after the first durable commit; undefined for an in-memory database. */
+  #wal: number | undefined;
+  #fsyncsInFlight = 0;
+  #closed = false;
 
   constructor(db: Database.Database) {
     this.#db = db;
@@ -38,22 +57,73 @@ export class GroupWriter {
     if (batch.length === 0) return;
     this.#pending = [];
     const durable = batch.some((entry) => entry.durable);
+    const fsyncAfter = durable && this.#wal !== undefined && !this.#closed;
     try {
-      if (durable) this.#db.pragma('synchronous = FULL');
+      if (durable && !fsyncAfter) this.#db.pragma('synchronous = FULL');
       this.#db.transaction(() => {
         for (const entry of batch) entry.apply();
       })();
-      if (durable) this.#db.pragma('synchronous = NORMAL');
+      if (durable && !fsyncAfter) {
+        this.#db.pragma('synchronous = NORMAL');
+        this.#openWal();
+      }
       this.#batches += 1;
-      for (const entry of batch) entry.resolve();
     } catch (error) {
-      // A failed commit (disk full, I/O error) means nothing more can be recorded: the run must stop.
-      this.#failure = error instanceof Error ? error : new Error(String(error));
-      for (const entry of batch) entry.reject(error);
+      this.#fail(error, batch);
+      return;
     }
+    if (!fsyncAfter) {
+      for (const entry of batch) entry.resolve();
+      return;
+    }
+    const waiting: Entry[] = [];
+    for (const entry of batch) {
+      if (entry.durable) waiting.push(entry);
+      else entry.resolve();
+    }
+    this.#fsyncWal(waiting);
+  }
+
+  /** Closes the log file once no fsync is in flight (the database itself is closed by the caller). */
+  close(): void {
+    this.#closed = true;
+    if (this.#fsyncsInFlight === 0) this.#closeWal();
   }
 
   get batches(): number {
     return this.#batches;
+  }
+
+  #fsyncWal(waiting: Entry[]): void {
+    const fd = this.#wal;
+    if (fd === undefined) return;
+    this.#fsyncsInFlight += 1;
+    fsync(fd, (error) => {
+      this.#fsyncsInFlight -= 1;
+      if (error) this.#fail(error, waiting);
+      else for (const entry of waiting) entry.resolve();
+      if (this.#closed && this.#fsyncsInFlight === 0) this.#closeWal();
+    });
+  }
+
+  #openWal(): void {
+    if (this.#wal !== undefined || this.#db.memory) return;
+    try {
+      this.#wal = openSync(`${this.#db.name}-wal`, 'r');
+    } catch {
+      // No log file to open (another journal mode): every durable commit keeps synchronous=FULL.
+    }
+  }
+
+  #closeWal(): void {
+    if (this.#wal === undefined) return;
+    closeSync(this.#wal);
+    this.#wal = undefined;
+  }
+
+  /** A failed commit or fsync (disk full, I/O error) means nothing more can be recorded: the run must stop. */
+  #fail(error: unknown, entries: Entry[]): void {
+    this.#failure = error instanceof Error ? error : new Error(String(error));
+    for (const entry of entries) entry.reject(error);
   }
 }
