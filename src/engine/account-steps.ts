@@ -31,11 +31,10 @@ export async function applyTransition(
   durable = false,
 ): Promise<AccountRow> {
   const { patch } = transition;
-  const written = ctx.ledger.updateAccount(account.id, patch, {
-    step: transition.step,
-    from: account.state,
-    detail: transition.detail ?? null,
-  });
+  const event = { step: transition.step, from: account.state, detail: transition.detail ?? null };
+  const written = durable
+    ? ctx.ledger.updateAccount(account.id, patch, event)
+    : ctx.ledger.updateAccountDeferred(account.id, patch, event);
   if (durable) await written;
   else written.catch((error: unknown) => ctx.writeFailed(error));
   const next: AccountRow = {

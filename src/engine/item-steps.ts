@@ -87,7 +87,7 @@ function settle(
 ): ItemRow[] {
   if (items.length === 0) return [];
   ctx.ledger
-    .updateItems(
+    .updateItemsDeferred(
       items.map((item) => item.id),
       patch,
       { accountId: account.id, step: items[0]?.kind ?? 'item', ...(detail ? { detail } : {}) },

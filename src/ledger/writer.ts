@@ -1,6 +1,9 @@
 import { closeSync, fsync, openSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 
+/** How long a deferred write may wait for a commit to ride with. */
+const DEFER_MS = 10;
+
 interface Entry {
   apply: () => void;
   resolve: () => void;
@@ -30,6 +33,7 @@ export class GroupWriter {
   #wal: number | undefined;
   #fsyncsInFlight = 0;
   #closed = false;
+  #timer: NodeJS.Timeout | undefined;
 
   constructor(db: Database.Database) {
     this.#db = db;
@@ -37,22 +41,31 @@ export class GroupWriter {
 
   /**
    * Queues a write; resolves once it is committed. `durable`: the commit is also fsynced
-   * (survives a power loss, not only a crash of the process): see db.ts.
+   * (survives a power loss, not only a crash of the process): see db.ts. `deferred`: nobody
+   * waits for it (an outcome): it rides with the next commit, at most DEFER_MS later, so that
+   * turns of the event loop that only record outcomes do not each pay a commit.
    */
-  write(apply: () => void, durable = false): Promise<void> {
+  write(apply: () => void, durable = false, deferred = false): Promise<void> {
     if (this.#failure !== undefined) return Promise.reject(this.#failure);
     return new Promise((resolve, reject) => {
       this.#pending.push({ apply, resolve, reject, durable });
-      if (!this.#scheduled) {
-        this.#scheduled = true;
-        setImmediate(() => this.flush());
+      if (this.#scheduled) return;
+      if (deferred && !durable) {
+        this.#timer ??= setTimeout(() => this.flush(), DEFER_MS).unref();
+        return;
       }
+      this.#scheduled = true;
+      setImmediate(() => this.flush());
     });
   }
 
   /** Commits everything queued now (also called before closing). */
   flush(): void {
     this.#scheduled = false;
+    if (this.#timer !== undefined) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
     const batch = this.#pending;
     if (batch.length === 0) return;
     this.#pending = [];

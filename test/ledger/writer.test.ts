@@ -44,6 +44,18 @@ describe('GroupWriter', () => {
     writer.close();
   });
 
+  it('a deferred write rides with the next commit, or is committed on its own a few milliseconds later', async () => {
+    const writer = new GroupWriter(db);
+    const deferred = writer.write(insert(1), false, true);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(rows()).toEqual([]);
+    await Promise.all([deferred, writer.write(insert(2))]);
+    expect([rows(), writer.batches]).toEqual([[1, 2], 1]);
+    await writer.write(insert(3), false, true);
+    expect([rows(), writer.batches]).toEqual([[1, 2, 3], 2]);
+    writer.close();
+  });
+
   it('a write after a failed commit is refused: nothing more can be recorded', async () => {
     const writer = new GroupWriter(db);
     const failing = writer.write(() => void db.prepare('INSERT INTO missing (n) VALUES (1)').run(), true);
