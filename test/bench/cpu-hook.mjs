@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import { setInterval } from 'node:timers';
 
 // Preloaded (node --import) into the benchmark's `migrate` child: at exit, writes the process's
 // own CPU time, its peak resident memory, and its CPU time sampled every 50 ms with the epoch
