@@ -32,6 +32,8 @@ export interface FileMapping {
   datetimeFormats: DateFormat[];
   utcOffset: string | undefined;
   scale: Record<string, number>;
+  /** Amount fields whose column is already in minor units (see the mapping file's `minor_units`). */
+  minorUnits: string[];
   delimiter: string;
   encoding: string;
 }
@@ -159,6 +161,7 @@ function completeMapping(file: MappingFileInput, mapping: FileMappingInput): Fil
     datetimeFormats: formats(mapping.datetime_format, true),
     utcOffset: mapping.utc_offset,
     scale: mapping.scale ?? {},
+    minorUnits: mapping.minor_units ?? [],
     delimiter: mapping.delimiter ?? file.delimiter ?? ',',
     encoding: mapping.encoding ?? file.encoding ?? 'utf8',
   };

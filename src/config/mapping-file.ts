@@ -47,6 +47,8 @@ const fileMappingShape = {
     .regex(/^(Z|[+-]\d{2}:\d{2})$/, 'utc_offset must be Z or +HH:MM / -HH:MM')
     .optional(),
   scale: z.record(z.string(), z.number().positive().finite()).optional(),
+  // Amount columns already in minor units (pence, cents): statements' gross_amount is sent as they give it.
+  minor_units: z.array(z.string()).optional(),
   delimiter: delimiter.optional(),
   encoding: encoding.optional(),
 };
@@ -86,6 +88,13 @@ export function fieldProblems(kind: FileKind, mapping: FileMappingInput): Array<
   for (const field of Object.keys(mapping.scale ?? {})) {
     if (!isScalable(kind, field))
       problems.push({ key: `${at}.scale.${field}`, message: `"${field}" is not an amount field of ${kind} files` });
+  }
+  for (const field of mapping.minor_units ?? []) {
+    if (fieldType(kind, field) !== 'minor-amount')
+      problems.push({
+        key: `${at}.minor_units`,
+        message: `"${field}" is not an amount sent in minor units (only statements' gross_amount is)`,
+      });
   }
   if (mapping.datetime_format !== undefined && mapping.utc_offset === undefined) {
     problems.push({
