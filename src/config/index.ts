@@ -2,6 +2,8 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { z } from 'zod';
 import { UsageError } from '../errors.js';
+import type { Dialect, TenantFields } from '../schema/index.js';
+import { fieldType } from '../mapping/fields.js';
 import { FILE_KINDS, type FileKind } from '../sources/kinds.js';
 import { parseDateFormat, type DateFormat } from './date-format.js';
 import {
@@ -46,6 +48,12 @@ export interface MigrateConfig {
   configFile: string | undefined;
   phoneDefaultCountry: CountryCode | undefined;
   mapping: Record<FileKind, FileMapping>;
+  /** The mapping file's `dialect`, when it names one. */
+  dialect: Dialect | undefined;
+  /** The mapping file's `task_params` (the kraken dialect's v2 create). */
+  taskParams: Record<string, unknown> | undefined;
+  /** Declared payload fields beyond the spec's, copied into the payload as given. */
+  tenantFields: TenantFields;
 }
 
 export interface LoadMigrateConfigInput {
@@ -74,6 +82,12 @@ export async function loadMigrateConfig(input: LoadMigrateConfigInput): Promise<
     mapping: Object.fromEntries(
       FILE_KINDS.map((kind) => [kind, completeMapping(file, file.mapping?.[kind] ?? {})]),
     ) as Record<FileKind, FileMapping>,
+    dialect: file.dialect,
+    taskParams: file.task_params,
+    tenantFields: {
+      accounts: file.tenant_fields?.accounts ?? {},
+      supply_addresses: file.tenant_fields?.supply_addresses ?? {},
+    },
   };
 }
 
@@ -121,6 +135,11 @@ export function parseConfigFile(file: string, text: string): MappingFileInput {
   const problems = Object.entries(parsed.data.mapping ?? {}).flatMap(([kind, mapping]) =>
     fieldProblems(kind as FileKind, mapping),
   );
+  for (const kind of ['accounts', 'supply_addresses'] as const) {
+    for (const name of Object.keys(parsed.data.tenant_fields?.[kind] ?? {}))
+      if (fieldType(kind, name) !== undefined)
+        problems.push({ key: `tenant_fields.${kind}.${name}`, message: 'is a field of the spec, not a tenant field' });
+  }
   if (problems.length > 0) {
     throw new UsageError(
       `${file}: ${problems.map((problem) => `${problem.key}: ${problem.message}`).join('; ')}.`,

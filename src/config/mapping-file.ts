@@ -1,6 +1,7 @@
 import { getCountries, type CountryCode } from 'libphonenumber-js';
 import { z } from 'zod';
 import { fieldType, isScalable } from '../mapping/fields.js';
+import { DIALECTS, TENANT_FIELD_KINDS } from '../schema/index.js';
 import { FILE_KINDS, type FileKind } from '../sources/kinds.js';
 import { parseDateFormat } from './date-format.js';
 
@@ -68,6 +69,21 @@ export const mappingFileSchema = z.strictObject({
   delimiter: delimiter.optional(),
   encoding: encoding.optional(),
   mapping: z.partialRecord(z.enum(FILE_KINDS), fileMappingSchema).optional(),
+  // The service's wire format (docs/real-platform.md); --dialect and MIGRATE_DIALECT win over it.
+  dialect: z.enum(DIALECTS).optional(),
+  // kraken: the v2 create's task_params (default {}).
+  task_params: z.record(z.string(), z.unknown()).optional(),
+  // Payload fields beyond the spec's that a tenant requires: name -> JSON kind, per account and per supply address.
+  tenant_fields: z
+    .strictObject({
+      accounts: z
+        .record(z.string().regex(/^[a-z][a-z0-9_]*$/, 'a field name such as meter_points'), z.enum(TENANT_FIELD_KINDS))
+        .optional(),
+      supply_addresses: z
+        .record(z.string().regex(/^[a-z][a-z0-9_]*$/, 'a field name such as meter_points'), z.enum(TENANT_FIELD_KINDS))
+        .optional(),
+    })
+    .optional(),
 });
 
 export type FileMappingInput = z.infer<typeof fileMappingSchema>;
