@@ -24,7 +24,7 @@ const REAL_NAMES = {
 const DEPRECATED_ONLY = { ...REAL_NAMES, v1: { account_number: 'A-1234ABCD' } };
 
 /** A server answering every read endpoint with one naming of the fields. */
-function namingServer(names: typeof SPEC_NAMES): Promise<ScriptedServer> {
+function namingServer(names: Record<keyof typeof SPEC_NAMES, Record<string, string>>): Promise<ScriptedServer> {
   const at = '2024-01-02T03:04:05.123456+00:00';
   return startScriptedServer((request, response) => {
     const url = request.url;

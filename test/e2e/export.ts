@@ -17,6 +17,8 @@ export interface E2eExport {
   statements: Map<string, string[]>;
   paymentInstructions: Map<string, string>;
   failingPaymentInstructions: string[];
+  /** kraken: each account's meter_points as the export gives them (a tenant field, sent unchanged). */
+  meterPoints: Map<string, unknown>;
 }
 
 const ACCOUNT_HEADER =
@@ -42,6 +44,7 @@ export function writeE2eExport(root: string, size: number, prefix = 'E2E', diale
     statements: new Map(),
     paymentInstructions: new Map(),
     failingPaymentInstructions: [],
+    meterPoints: new Map(),
   };
   const accounts = [ACCOUNT_HEADER];
   const customers = ['external_account_number,given_name,family_name,email,mobile'];
@@ -63,8 +66,9 @@ export function writeE2eExport(root: string, size: number, prefix = 'E2E', diale
       `${number},ACME,DOMESTIC,Person ${n},${email},${n} High Street,York,YO1 7HH,GB,MONTHLY,1,false,ONLINE`,
     );
     customers.push(`${number},Given${n},Family${n},c${n}@example.org,+4479111${String(23000 + n).padStart(5, '0')}`);
-    const meterPoints = `"[{""mpan"": ""12000${String(n).padStart(8, '0')}""}]"`;
-    supply.push(`${number},${n} High Street,YO1 7HH,2024-01-01${kraken ? `,${meterPoints}` : ''}`);
+    const mpan = `12000${String(n).padStart(8, '0')}`;
+    supply.push(`${number},${n} High Street,YO1 7HH,2024-01-01${kraken ? `,"[{""mpan"": ""${mpan}""}]"` : ''}`);
+    if (kraken) result.meterPoints.set(number, [{ mpan }]);
     result[kind].push(number);
     const accountNotes = n % 2 === 0 ? [`note one of ${n}`, `note two of ${n}`] : [`only note of ${n}`];
     for (const [i, body] of accountNotes.entries()) notes.push(`${number},${body},${month}-0${i + 1}T09:00:00Z`);

@@ -186,16 +186,45 @@ describe.each(DIALECTS)('migrate push (%s dialect)', (dialect) => {
     }
   });
 
-  it('--sandbox pushes the sample export to the built-in sandbox and exits 0', async () => {
+  it('--sandbox pushes the fixture of its dialect to the built-in sandbox and exits 0', async () => {
     const { state } = workspace(`demo-${dialect}`);
-    const result = await push(
-      { url: 'http://127.0.0.1:1', apiKey: 'unused' } as RunningSandbox,
-      'fixtures/sample',
-      state,
-      ['--sandbox'],
-    );
+    const fixture =
+      dialect === 'spec' ? { dir: 'fixtures/sample', accounts: 50 } : { dir: 'fixtures/kraken', accounts: 3 };
+    const result = await push({ url: 'http://127.0.0.1:1', apiKey: 'unused' } as RunningSandbox, fixture.dir, state, [
+      '--sandbox',
+      ...on,
+    ]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/push finished: everything done/);
-    expect(result.stdout).toMatch(/done\s+50/);
+    expect(result.stdout).toMatch(new RegExp(`done\\s+${fixture.accounts}`));
+  });
+});
+
+describe('the dialect of a state directory', () => {
+  it('is chosen once: switching it exits 2 with a clear message and sends nothing; a rerun without --dialect keeps it', async () => {
+    const sandbox = await startSandbox({ dialect: 'kraken', processingMs: 20, seed: 9 });
+    try {
+      const { dir, state } = workspace('switch');
+      const data = writeE2eExport(dir, 6, 'SWITCH', 'kraken');
+      const first = await push(sandbox, data.dir, state, ['--dialect', 'kraken']);
+      expect(first.code, first.stderr).toBe(1);
+      sandbox.inspect.resetLog();
+      const switched = await push(sandbox, data.dir, state, ['--dialect', 'spec']);
+      expect(switched.code).toBe(2);
+      expect(switched.stderr).toMatch(
+        /--dialect asks for the spec dialect, but the state directory .* was pushed in the kraken dialect; a state directory keeps one dialect/,
+      );
+      expect(switched.stderr).not.toMatch(/\n\s+at /); // no stack trace
+      expect(sandbox.inspect.requests()).toHaveLength(0);
+      const reader = openLedgerReader(state);
+      expect(reader.read.runs()).toHaveLength(1);
+      reader.close();
+      const rerun = await push(sandbox, data.dir, state, []);
+      expect(rerun.code, rerun.stderr).toBe(1);
+      expect(writesReceived(sandbox)).toBe(0);
+      expectExactState(sandbox, data, state, expect);
+    } finally {
+      await sandbox.close();
+    }
   });
 });
