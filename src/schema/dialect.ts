@@ -86,7 +86,8 @@ function convert(value: unknown, shape: MoneyShape, path: string, fn: Convert): 
 export function decimalText(value: number, decimals: number): string | undefined {
   let text = String(value);
   if (/e/i.test(text)) {
-    const fixed = value.toFixed(20).replace(/0+$/, '');
+    // Exponent notation: an integer from 1e21 up, or a fraction below 1e-6.
+    const fixed = Number.isInteger(value) ? BigInt(value).toString() : value.toFixed(20).replace(/0+$/, '');
     if (Number(fixed) !== value) return undefined;
     text = fixed;
   }
