@@ -2,6 +2,7 @@ import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { stringify } from 'csv-stringify/sync';
 import { chmod, open } from 'node:fs/promises';
+import { RequestRejectedError } from '../api/index.js';
 import { loadMigrateConfig, type MigrateConfig } from '../config/index.js';
 import { registerServiceOptions, type ServiceFlags } from '../config/service.js';
 import { ExitCode, UsageError } from '../errors.js';
@@ -128,7 +129,15 @@ async function openRemote(
     client: { concurrency },
   });
   const check: RemoteCheck = async (account) => {
-    const outcome = await service.client.validateAccount(account.payload);
+    let outcome;
+    try {
+      outcome = await service.client.validateAccount(account.payload);
+    } catch (error) {
+      // Refused by the client before sending (a field the dialect cannot carry, an undocumented field): a data problem of this account.
+      if (!(error instanceof RequestRejectedError) || error.status !== undefined || error.issues.length === 0)
+        throw error;
+      return error.issues.map((issue) => ({ ...locateIssue(account, issue), message: `not sent: ${issue.detail}` }));
+    }
     if (outcome.kind === 'valid') return [];
     const errors =
       outcome.errors.length > 0

@@ -143,6 +143,28 @@ describe('migrate validate in the kraken dialect (the real platform)', () => {
     ]);
   });
 
+  it('an amount the kraken dialect cannot carry exactly is reported at its file and line, never rounded or sent', () => {
+    const accounts = fixture('accounts.csv').replace(/^(KRAKEN-0002,.*),0$/m, '$1,1.005');
+    const result = migrate([
+      'validate',
+      exportDir(files({ 'accounts.csv': accounts })),
+      '--remote',
+      '--sandbox',
+      '--json',
+    ]);
+    expect(result.code, result.stderr).toBe(1);
+    const report = JSON.parse(result.stdout) as { errors: Array<Record<string, unknown>> };
+    expect(report.errors).toEqual([
+      expect.objectContaining({
+        file: 'accounts.csv',
+        line: 3,
+        column: 'transfer_balance',
+        code: 'max_decimal_places',
+        external_account_number: 'KRAKEN-0002',
+      }),
+    ]);
+  });
+
   it('an undeclared extra column is still unknown_column: only declared tenant fields pass', () => {
     const supply = fixture('supply_addresses.csv').replace('meter_points', 'meter_pointz');
     const result = migrate(['validate', exportDir(files({ 'supply_addresses.csv': supply })), '--json']);
