@@ -20,7 +20,7 @@ import { Transport } from './transport.js';
 import type { AccountWire, EndpointCall } from './endpoints.js';
 import type { CallOptions } from './types.js';
 
-// The engine of every call (issue 3): limiter slot -> valid token -> HTTP -> answer mapped to an
+// The engine of every call: limiter slot -> valid token -> HTTP -> answer mapped to an
 // outcome or an error class -> the pure retry policy decides -> sleep and resend, or give up with
 // the last error. Endpoint definitions live in endpoints.ts; the public methods in index.ts.
 

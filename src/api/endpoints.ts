@@ -176,7 +176,7 @@ export function listCall(kind: ListKind, importSupplier: string): EndpointCall<L
     method: 'GET',
     path: `/v1/data-import/${kind}-account-import-processes/${segment(importSupplier)}/`,
     safety: 'idempotent',
-    // The real platform's doc examples wrap the list once more (`[[{...}]]`, real-platform-notes §5.2).
+    // The real platform's doc examples wrap the list once more (`[[{...}]]`, docs/service.md "Status and list endpoints").
     success: (response) => parseBody(listSchema, name, { ...response, body: unwrapNested(response.body) }),
     // Spec: the imported list is "returned when imported accounts exist"; a 404 then means none.
     expected: (error) => (kind === 'imported' && error instanceof NotFoundError ? [] : undefined),
@@ -251,7 +251,7 @@ export function statementsCall(request: HistoricalStatementsRequest): EndpointCa
     body: request,
     requestSchema: historicalStatementsRequestSchema,
     // A resend is refused whole with historical_statement_already_exists (dedup by statement_id,
-    // real-platform-notes §2.3): an outcome the engine verifies, never a second statement.
+    // docs/service.md "Historical statements"): an outcome the engine verifies, never a second statement.
     safety: 'deduplicated',
     // The spec gives both 200 and 201 for success; any 2xx is read the same way.
     success: (response) => ({

@@ -13,7 +13,7 @@ import {
 import type { ClientOptions } from './options.js';
 import type { ImportServiceClient } from './types.js';
 
-// The client of the account migration import service (issue 3). Everything the engine and the
+// The client of the account migration import service. Everything the engine and the
 // commands need is exported from here.
 
 export type { ClientEvent } from './events.js';

@@ -4,8 +4,10 @@ import { isDialect, NO_TENANT_FIELDS, type Dialect, type TenantFields } from '..
 import type { ClientEvent } from './events.js';
 import type { Clock, Sleep } from './rate-limiter.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.js';
-import { isGraphqlName } from './token-mutation.js';
 import type { Credentials } from './token-manager.js';
+
+/** The token mutation's root field is put into the query text, so it must be a plain GraphQL name. */
+const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
 
 // Options of the client: optional outside, complete inside (resolveClientOptions), validated once
 // with messages that give the option, what it expects and what it got (never a secret's value).
@@ -123,7 +125,7 @@ export function isLoopbackHost(hostname: string): boolean {
   return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
-/** The base URL rule of issue 3: https, or plain http to this machine only (the sandbox). */
+/** The base URL rule: https, or plain http to this machine only (the sandbox). */
 export function checkBaseUrl(text: string, label = 'client option baseUrl'): URL {
   let url: URL;
   try {
@@ -171,7 +173,7 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
   const rate = options.maxRequestsPerSecond;
   if (rate !== undefined && (!Number.isFinite(rate) || rate <= 0)) fail('maxRequestsPerSecond', 'a number > 0', rate);
   const tokenField = options.tokenField ?? DEFAULTS.tokenField;
-  if (!isGraphqlName(tokenField)) fail('tokenField', 'a GraphQL field name such as obtainKrakenToken', tokenField);
+  if (!GRAPHQL_NAME.test(tokenField)) fail('tokenField', 'a GraphQL field name such as obtainKrakenToken', tokenField);
   const tokenPath = options.tokenPath ?? DEFAULTS.tokenPath;
   if (!tokenPath.startsWith('/')) fail('tokenPath', 'a path starting with /', tokenPath);
   const headerForm = options.headerForm ?? DEFAULTS.headerForm;

@@ -14,7 +14,7 @@ import {
 } from '../engine/index.js';
 import { ExitCode, FatalError, MigrateError, UsageError } from '../errors.js';
 import { acquireLock, Ledger, LedgerLockedError, prepareStateDir, type LedgerLock } from '../ledger/index.js';
-import { openExport, type ExportReader } from '../mapping/index.js';
+import { openExport, type ExportReader } from '../intake/index.js';
 import { createNdjsonLogSink, type NdjsonLogSink } from '../report/ndjson-log.js';
 import { createProgressReporter } from '../report/progress.js';
 import { PlanJsonWriter, PlanSamples, renderPlan } from '../report/summary-plan.js';

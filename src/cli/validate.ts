@@ -6,9 +6,9 @@ import { RequestRejectedError } from '../api/index.js';
 import { loadMigrateConfig, type MigrateConfig } from '../config/index.js';
 import { registerServiceOptions, type ServiceFlags } from '../config/service.js';
 import { ExitCode, UsageError } from '../errors.js';
-import { locateIssue, openExport } from '../mapping/index.js';
-import { errorRowBatches, jsonReport, textReport } from '../mapping/validation-report.js';
-import { validateExportDirectory, type ExportValidation, type RemoteCheck } from '../mapping/validation.js';
+import { locateIssue, openExport } from '../intake/index.js';
+import { errorRowBatches, jsonReport, textReport } from '../report/validation-report.js';
+import { validateExportDirectory, type ExportValidation, type RemoteCheck } from '../intake/validate-export.js';
 import { OutputClosed, stdoutOutput } from '../report/output.js';
 import { openService } from './open-service.js';
 

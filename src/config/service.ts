@@ -7,7 +7,7 @@ import type { ClientOptions, Credentials, HeaderForm } from '../api/index.js';
 import { UsageError } from '../errors.js';
 import { DIALECTS, isDialect, NO_TENANT_FIELDS, type Dialect, type TenantFields } from '../schema/index.js';
 
-// Where the import service is and how to authenticate (issue 3 "Authentication"): flags and
+// Where the import service is and how to authenticate (README "The API client"): flags and
 // environment (and the mapping file's dialect settings) -> one validated ServiceConfig. The only place that reads these variables. The API
 // key comes from MIGRATE_API_KEY or a file (--api-key-file), never from a command-line value
 // (argv is visible to every user of the machine via ps); a pre-obtained token likewise from

@@ -25,7 +25,7 @@ export interface EngineSettings {
   /** Consecutive transient failures (retries exhausted) after which the service counts as unreachable. */
   maxConsecutiveFailures: number;
   /**
-   * --only (issue 6): the steps this run takes (undefined: all). Without 'create' no account is
+   * --only: the steps this run takes (undefined: all). Without 'create' no account is
    * created; records of other kinds are left pending (their account stays processed).
    */
   steps?: ReadonlySet<PushStep> | undefined;

@@ -1,6 +1,6 @@
 /**
  * When a scheduled account's import status is checked next. No request slot is held while an
- * account waits (issue 5 "Throughput"): a scheduled account is parked in the ledger with a
+ * account waits (README "Performance"): a scheduled account is parked in the ledger with a
  * due time, and this pure schedule spaces its checks out exponentially so that polling does
  * not dominate the request budget, capped so a completion is noticed within `maxDelayMs`.
  */
@@ -39,7 +39,7 @@ const MAX_LIST_SIZE = 50_000;
 /**
  * Whether one call of the imported-accounts list is worth making now: it answers for many
  * parked accounts at once but returns every imported account of the supplier (the list
- * endpoints have no pagination, real-platform-notes §5.2), so it is used only while enough
+ * endpoints have no pagination, docs/service.md "Status and list endpoints"), so it is used only while enough
  * accounts wait, the list is not much larger than what it can answer for, and it is small
  * enough to hold in memory.
  */

@@ -2,7 +2,7 @@ import type { V1StatusRecord, V2StatusRecord } from '../schema/index.js';
 import type { AccountPatch, AccountRow, AccountState, ErrorInfo } from '../ledger/index.js';
 import { nextPollDelay, type PollSchedule } from './poll-schedule.js';
 
-// The per-account state machine's transitions (shared/design/architecture.md), as pure
+// The per-account state machine's transitions (docs/architecture.md), as pure
 // functions from (account, outcome, clock) to the patch the ledger applies. No I/O here:
 // tested with tables in test/engine/transitions.test.ts.
 

@@ -1,10 +1,11 @@
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
-import { applyDateFormat, type FileMapping } from '../config/index.js';
+import { applyDateFormat } from './date-format.js';
+import type { FileMapping } from './mapping-rules.js';
 import { isCalendarDate, isIsoDatetime } from '../schema/index.js';
 import type { FieldType } from './fields.js';
 import { ExportCode } from './issue-codes.js';
 
-// One cell -> one payload value (input-format "Values"). Pure. A cell that cannot be coerced
+// One cell -> one payload value (docs/export-format.md "Values"). Pure. A cell that cannot be coerced
 // yields an issue and keeps its text, so that the payload still shows what was there and the
 // schema does not report the field as missing as well.
 
@@ -170,13 +171,27 @@ function coerceDatetime(value: unknown, context: CoerceContext): Coerced {
   const text = String(value);
   if (isIsoDatetime(text)) return { value: text };
   const offset = context.mapping.utcOffset;
+  // As for dates: every declared format is tried, and a value two of them read differently is never guessed.
+  const readings = new Set<string>();
+  let matched = false;
   for (const format of context.mapping.datetimeFormats) {
     const reading = applyDateFormat(format, text);
     if (reading === undefined || offset === undefined) continue;
+    matched = true;
     const iso = `${reading}${offset}`;
-    if (isIsoDatetime(iso)) return { value: iso };
-    return fail(text, ExportCode.invalidDatetime, `${context.field}: "${text}" is not a datetime that exists.`);
+    if (isIsoDatetime(iso)) readings.add(iso);
   }
+  if (readings.size === 1) return { value: [...readings][0] };
+  if (readings.size > 1) {
+    return fail(
+      text,
+      ExportCode.ambiguousDate,
+      `${context.field}: "${text}" is ambiguous: it reads as ${[...readings].join(' or ')} under the declared ` +
+        'datetime formats; it is never guessed.',
+    );
+  }
+  if (matched)
+    return fail(text, ExportCode.invalidDatetime, `${context.field}: "${text}" is not a datetime that exists.`);
   return fail(
     text,
     ExportCode.invalidDatetime,
@@ -200,7 +215,7 @@ function coerceJson(type: 'json' | 'json-array', value: unknown, field: string):
   return { value: parsed };
 }
 
-/** `a.pdf;b.pdf` or `["a.pdf"]` -> `[{document_path: "a.pdf"}, ...]` (input-format "Columns", notes). */
+/** `a.pdf;b.pdf` or `["a.pdf"]` -> `[{document_path: "a.pdf"}, ...]` (docs/export-format.md "Columns", notes). */
 function coerceDocumentPaths(value: unknown, field: string): Coerced {
   let list: unknown = value;
   if (typeof value === 'string') {

@@ -1,6 +1,6 @@
 import type { FileKind } from '../sources/kinds.js';
 
-// The documented columns of each file kind (shared/design/input-format.md "Columns") and the type
+// The documented columns of each file kind (docs/export-format.md "Columns") and the type
 // each cell is coerced to ("Values"). A column named here fills the payload field of the same
 // dotted path; any other column is an error unless the mapping file ignores it (the spec: only
 // documented fields may be sent).
@@ -55,7 +55,7 @@ const accounts = {
   ledgers: 'json-array',
   statements: 'json-array',
   notes: 'json-array',
-  // JSON records only (input-format: an accounts record in JSON may carry them inline).
+  // JSON records only (docs/export-format.md: an accounts record in JSON may carry them inline).
   customers: 'json-array',
   supply_addresses: 'json-array',
 } as const satisfies Record<string, FieldType>;

@@ -1,6 +1,6 @@
 /**
  * Stable codes of the problems found while reading and mapping an export, before any payload
- * rule runs (issue 4: "export-level rules ... each with a stable code"). Payload rules use the
+ * rule runs (docs/export-format.md "Errors"). Payload rules use the
  * codes of src/schema/codes.ts (the platform's where it has one).
  */
 export const ExportCode = {

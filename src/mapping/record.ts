@@ -1,5 +1,5 @@
 import type { CountryCode } from 'libphonenumber-js';
-import type { FileMapping, MigrateConfig } from '../config/index.js';
+import type { ExportMapping, FileMapping } from './mapping-rules.js';
 import { InputError } from '../errors.js';
 import type { TenantFieldKind } from '../schema/index.js';
 import type { FileKind } from '../sources/kinds.js';
@@ -33,7 +33,7 @@ interface FieldPlan {
   field: string;
   path: string[];
   type: FieldType;
-  /** Built once per field, not once per cell (issue 4: one object per cell of 600,000 rows). */
+  /** Built once per field, not once per cell (one object per cell of 600,000 rows otherwise). */
   context: CoerceContext;
   /** The external account number or supplier of a kind whose payload does not carry them: kept aside for the join. */
   lifted: boolean;
@@ -85,12 +85,12 @@ function typeOf(plan: Pick<FilePlan, 'kind' | 'tenant'>, field: string): FieldTy
   return fieldType(plan.kind, field) ?? (Object.hasOwn(plan.tenant, field) ? plan.tenant[field] : undefined);
 }
 
-function tenantPlan(kind: FileKind, config: MigrateConfig): Record<string, FieldType> {
+function tenantPlan(kind: FileKind, config: ExportMapping): Record<string, FieldType> {
   const declared = kind === 'accounts' || kind === 'supply_addresses' ? config.tenantFields[kind] : {};
   return Object.fromEntries(Object.entries(declared).map(([field, tenantKind]) => [field, TENANT_TYPES[tenantKind]]));
 }
 
-/** Lists an accounts record may carry inline (input-format "Columns"), mapped with their own files' rules. */
+/** Lists an accounts record may carry inline (docs/export-format.md "Columns"), mapped with their own files' rules. */
 type InlineList = 'customers' | 'supply_addresses';
 const INLINE_LISTS: ReadonlySet<string> = new Set<InlineList>(['customers', 'supply_addresses']);
 
@@ -127,7 +127,7 @@ function valuePlans(
 }
 
 /** Compiles a CSV header (or, with an empty header, the rules of a JSON file, whose keys vary by record). */
-export function planFile(kind: FileKind, file: string, header: string[], config: MigrateConfig): FilePlan {
+export function planFile(kind: FileKind, file: string, header: string[], config: ExportMapping): FilePlan {
   const mapping = config.mapping[kind];
   const ignore = new Set(mapping.ignore);
   const phoneCountry = config.phoneDefaultCountry;
@@ -195,7 +195,7 @@ export function planFile(kind: FileKind, file: string, header: string[], config:
 }
 
 function setPath(target: Record<string, unknown>, path: string[], value: unknown): void {
-  // Most fields are top-level: skip the walk (issue 4 profile: setPath 350 ms self on 100k accounts).
+  // Most fields are top-level: skip the walk (profiled: setPath 350 ms self on 100k accounts).
   if (path.length === 1) {
     target[path[0] as string] = value;
     return;
@@ -282,7 +282,7 @@ function mapInline(
   });
 }
 
-/** Constants always apply; defaults fill fields the record left empty (input-format "The mapping file"). */
+/** Constants always apply; defaults fill fields the record left empty (docs/export-format.md "The mapping file"). */
 function finish(plan: FilePlan, record: MappedRecord, lifted: Lifted): MappedRecord {
   for (const target of plan.defaults) {
     if (getPath(target.lifted ? lifted : record.fields, target.path) === undefined)

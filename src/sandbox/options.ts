@@ -6,7 +6,7 @@ import { isDialect, type Dialect } from '../schema/index.js';
 export const SUPPLIER_STATUSES = ['Ongoing', 'Paused', 'Complete'] as const;
 export type SupplierStatus = (typeof SUPPLIER_STATUSES)[number];
 
-/** Injected failures (issue 2 "Fault injection"). Shares are probabilities per REST request. */
+/** Injected failures (README "The sandbox"). Shares are probabilities per REST request. */
 export interface FaultOptions {
   /** Added to every response, in milliseconds. */
   latencyMs: number;

@@ -1,6 +1,6 @@
 /**
  * Stable machine codes of validation problems. Where the real platform has a code
- * (shared/reference/real-platform-notes.md) the same string is used; codes marked "ours" are
+ * (docs/service.md) the same string is used; codes marked "ours" are
  * chosen here because the platform documents none for that rule.
  */
 export const Code = {

@@ -8,7 +8,7 @@ import { keepHeapNearLiveData } from '../../src/cli/heap.js';
 import { loadMigrateConfig } from '../../src/config/index.js';
 import { DEFAULT_ENGINE_SETTINGS, runPush, type EngineEvent } from '../../src/engine/index.js';
 import { Ledger } from '../../src/ledger/index.js';
-import { openExport } from '../../src/mapping/index.js';
+import { openExport } from '../../src/intake/index.js';
 import type { ExportAccount, ExportEntry } from '../../src/mapping/types.js';
 
 // `npm run bench:push [-- throughput|memory [accounts]]`

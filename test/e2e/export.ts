@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Dialect } from '../../src/schema/index.js';
 
-// Writes a small export directory in the default layout (shared/design/input-format.md) with
+// Writes a small export directory in the default layout (docs/export-format.md) with
 // every case the e2e tests need: valid accounts with notes, transactions, statements and
 // payment instructions; invalid accounts; ERR- accounts (the sandbox ends them ERRORED);
 // FAIL- (vendor refuses) and FLAKY- (500 then success) payment references.

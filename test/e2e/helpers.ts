@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
 import { openLedgerReader } from '../../src/ledger/index.js';
@@ -6,24 +6,6 @@ import type { E2eExport } from './export.js';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
 const BIN = join(ROOT, 'bin', 'migrate.js');
-
-/** The e2e tests run the real binary: build dist/ once per test file. */
-export function buildOnce(): void {
-  try {
-    execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
-      cwd: ROOT,
-      stdio: 'pipe',
-    });
-  } catch (error) {
-    // tsc emits despite type errors; in a shared checkout those may be in another command's
-    // half-finished files. The push code itself is type-checked by `npm run typecheck`.
-    const output = String((error as { stdout?: Buffer }).stdout ?? '');
-    const ours = output
-      .split('\n')
-      .filter((line) => /src\/(cli\/push|engine|ledger|report\/(progress|summary))/.test(line));
-    if (ours.length > 0) throw new Error(`build failed:\n${ours.join('\n')}`, { cause: error });
-  }
-}
 
 export interface RunResult {
   code: number | null;

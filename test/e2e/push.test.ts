@@ -6,14 +6,13 @@ import { openLedgerReader } from '../../src/ledger/index.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { DIALECTS } from '../../src/schema/index.js';
 import { writeE2eExport } from './export.js';
-import { buildOnce, expectExactState, ledgerItems, maxRestInFlight, push, writesReceived } from './helpers.js';
+import { expectExactState, ledgerItems, maxRestInFlight, push, writesReceived } from './helpers.js';
 
 // `migrate push` end to end: the real binary as a child process against the sandbox over real
-// HTTP, asserting the sandbox's exact final state (issue 5 "Done when").
+// HTTP, asserting the sandbox's exact final state.
 
 let root: string;
 beforeAll(() => {
-  buildOnce();
   root = mkdtempSync(join(tmpdir(), 'push-e2e-'));
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));

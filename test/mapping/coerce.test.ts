@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseDateFormat } from '../../src/config/date-format.js';
-import type { FileMapping } from '../../src/config/index.js';
+import { parseDateFormat } from '../../src/mapping/date-format.js';
+import type { FileMapping } from '../../src/mapping/mapping-rules.js';
 import { coerceValue } from '../../src/mapping/coerce.js';
 import type { FieldType } from '../../src/mapping/fields.js';
 
@@ -29,7 +29,7 @@ function coerce(type: FieldType, value: unknown, overrides: Partial<FileMapping>
   return coerceValue(type, value, { mapping: mapping(overrides), field: 'f', phoneCountry });
 }
 
-describe('coercing cells (input-format "Values")', () => {
+describe('coercing cells (docs/export-format.md "Values")', () => {
   it('reads booleans in any case, and refuses anything else', () => {
     for (const text of ['true', 'TRUE', '1', 'yes', 'Y']) expect(coerce('boolean', text)).toEqual({ value: true });
     for (const text of ['false', '0', 'No', 'n']) expect(coerce('boolean', text)).toEqual({ value: false });
@@ -98,6 +98,11 @@ describe('coercing cells (input-format "Values")', () => {
       coerce('datetime', '31/01/2024 25:30', { datetimeFormats: formats('DD/MM/YYYY HH:mm'), utcOffset: 'Z' }).issue
         ?.code,
     ).toBe('invalid_datetime');
+    const both = { datetimeFormats: formats('DD/MM/YYYY HH:mm', 'MM/DD/YYYY HH:mm'), utcOffset: 'Z' };
+    expect(coerce('datetime', '13/02/2024 10:00', both)).toEqual({ value: '2024-02-13T10:00:00Z' });
+    const ambiguous = coerce('datetime', '01/02/2024 10:00', both);
+    expect(ambiguous.issue?.code).toBe('ambiguous_date');
+    expect(ambiguous.issue?.message).toContain('2024-02-01T10:00:00Z or 2024-01-02T10:00:00Z');
   });
 
   it('reads JSON cells and document paths', () => {

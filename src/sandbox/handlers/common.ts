@@ -41,7 +41,7 @@ export function accountValidationError(errors: ValidationIssue[]): Reply {
   };
 }
 
-/** The standardized body (real-platform-notes §0.4, 1) for post-import endpoints. */
+/** The standardized body (docs/service.md "Errors") for post-import endpoints. */
 export function invalidRequest(
   errors: ValidationIssue[],
   detail = 'Could not validate the request data.',
@@ -63,7 +63,7 @@ export function accountNotFound(supplier: string, externalAccountNumber: string)
 
 /**
  * A known supplier that is Paused or Complete refuses every validate, create and post-import
- * request (real-platform-notes §0.5: code import_supplier_migration_not_ongoing, 400).
+ * request (docs/service.md "Errors": code import_supplier_migration_not_ongoing, 400).
  */
 export function supplierGate(store: ProcessStore, supplier: unknown): Reply | undefined {
   if (typeof supplier !== 'string') return undefined;

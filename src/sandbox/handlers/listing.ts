@@ -7,7 +7,7 @@ import { accountNumberOf } from '../store.js';
 import { INVALID_IMPORT_SUPPLIER, notFound, type HandlerContext } from './common.js';
 
 // Spec "Status and listing endpoints (v1)". No pagination: a bare array of every process of the
-// supplier (real-platform-notes §5.2), in the order the processes were first created.
+// supplier (docs/service.md "Status and list endpoints"), in the order the processes were first created.
 
 /** GET /v1/data-import/account-transfer-status/<supplier>/<external-account-number>/ */
 export function getTransferStatus(context: HandlerContext): Reply {

@@ -9,7 +9,7 @@ import { resolvePostImport, type HandlerContext, type PostImportTarget } from '.
 // Spec "Create payment instruction" with a simulated upstream vendor (README "The sandbox"):
 // reference FAIL-... -> persistent vendor failure, 400, never succeeds;
 // reference FLAKY-... -> intermittent vendor failure, 500 on the first flakyAttempts tries, then 201.
-// Failure bodies are the real platform's CreatePaymentInstructionError (real-platform-notes §2.4)
+// Failure bodies are the real platform's CreatePaymentInstructionError (docs/service.md "Payment instructions")
 // plus `detail` and `code`, so a client can read them like every other error body.
 
 export const VENDOR_FAILED = 'payment_vendor_failed';

@@ -1,11 +1,11 @@
-import { getCountries, type CountryCode } from 'libphonenumber-js';
+import { getCountries } from 'libphonenumber-js';
 import { z } from 'zod';
-import { fieldType, isScalable } from '../mapping/fields.js';
 import { DIALECTS, TENANT_FIELD_KINDS } from '../schema/index.js';
+import { fieldType, isScalable } from './fields.js';
 import { FILE_KINDS, type FileKind } from '../sources/kinds.js';
 import { parseDateFormat } from './date-format.js';
 
-// The schema of `migrate.config.json` (shared/design/input-format.md "The mapping file"). Every
+// The schema of `migrate.config.json` (docs/export-format.md "The mapping file"). Every
 // key is checked here, once, so that a typo in the mapping file is a configuration error naming
 // the key, never a silently ignored rule.
 
@@ -123,5 +123,3 @@ export function fieldProblems(kind: FileKind, mapping: FileMappingInput): Array<
   if (twice) problems.push({ key: `${at}.rename`, message: `two columns are renamed to "${twice}"` });
   return problems;
 }
-
-export type { CountryCode };
