@@ -1,3 +1,4 @@
+import type { TenantFields } from '../schema/index.js';
 import type { MappedRecord, RecordIssue } from './record.js';
 import type { SourceIssue } from './types.js';
 
@@ -14,6 +15,8 @@ export interface JoinContext {
   /** file -> field path -> source column (renames). */
   columnOf: Record<string, Record<string, string>>;
   importSupplier: string | undefined;
+  /** Declared tenant fields: in the payload as given, left out of the spec's validation (the service judges them). */
+  tenantFields: TenantFields;
 }
 
 export function recordIssue(file: string, line: number, number: string, issue: RecordIssue, prefix = ''): SourceIssue {

@@ -3,6 +3,7 @@ import { asObject, asString } from '../../schema/read.js';
 import type { Reply } from '../http-io.js';
 import { isoWithOffset } from '../time.js';
 import { accountNumberOf } from '../store.js';
+import { responseNames } from '../kraken.js';
 import { resolvePostImport, type HandlerContext, type PostImportTarget } from './common.js';
 
 // Spec "Create payment instruction" with a simulated upstream vendor (README "The sandbox"):
@@ -71,5 +72,6 @@ export function createPaymentInstruction(context: HandlerContext): Reply {
     }
   }
   instructions.push({ vendor, reference, type: asString(raw['type']) ?? '', createdAt: isoWithOffset(context.now) });
-  return { status: 201, body: { platform_account_number: accountNumberOf(record), reference } };
+  const body = { platform_account_number: accountNumberOf(record), reference };
+  return { status: 201, body: responseNames(context.dialect, body) };
 }
