@@ -250,16 +250,15 @@ const CELLS: Cell[] = [
     sandbox: {},
     state: tmpfsState,
     disturb: async (context) => {
-      const run = push(context.port, context.apiKey, context.exportDir, context.stateDir);
-      await sleep(2000);
+      // The disk is filled up to 1 MB before the run: the ledger outgrows it during the run
+      // (filling it after a delay raced a run that had already finished).
       const filler = path.join(path.dirname(context.stateDir), 'filler');
-      try {
-        execFileSync('dd', ['if=/dev/zero', `of=${filler}`, 'bs=64k'], { stdio: 'ignore' });
-      } catch {
-        // dd ends with "No space left on device": the disk is full, as wanted.
-      }
-      context.runs.push(await run);
+      execFileSync('dd', ['if=/dev/zero', `of=${filler}`, 'bs=64k', 'count=240'], { stdio: 'ignore' });
+      const run = await push(context.port, context.apiKey, context.exportDir, context.stateDir);
+      context.runs.push(run);
       rmSync(filler, { force: true });
+      if (run.code !== 3 || !/cannot be written \(the disk is full/.test(run.stderr))
+        throw new Error(`the disk did not fill during the run (exit ${run.code ?? run.signal})`);
     },
   },
 ];
