@@ -191,7 +191,7 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
     const result = await runPush({
       ledger,
       client: service.client,
-      settings: engineSettings(options),
+      settings: engineSettings(options, config),
       sink: log ? teeSink(progress, log) : progress,
       entries: reader.entries(),
       signal: AbortSignal.any([signal, lockLost.signal]),
@@ -256,9 +256,10 @@ function refuseFileIssues(reader: ExportReader): void {
   );
 }
 
-function engineSettings(options: PushCommandOptions): EngineSettings {
+function engineSettings(options: PushCommandOptions, config: MigrateConfig): EngineSettings {
   return {
     ...DEFAULT_ENGINE_SETTINGS,
+    multiplePaymentInstructions: config.multiplePaymentInstructions,
     ...(options.only === undefined ? {} : { steps: options.only }),
     concurrency: options.concurrency,
     retryErrored: options.retryErrored === true,
@@ -358,7 +359,7 @@ async function dryRun(
       stateDir,
       scratchDir: scratch,
       entries: reader.entries(),
-      settings: engineSettings(options),
+      settings: engineSettings(options, config),
       selection,
       signal,
       sink: { emit: () => undefined },

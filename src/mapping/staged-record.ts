@@ -14,6 +14,8 @@ export interface JoinContext {
   /** file -> field path -> source column (renames). */
   columnOf: Record<string, Record<string, string>>;
   importSupplier: string | undefined;
+  /** Several payment instructions per account allowed (ExportMapping.multiplePaymentInstructions); default one. */
+  multiplePaymentInstructions?: boolean;
 }
 
 export function recordIssue(file: string, line: number, number: string, issue: RecordIssue, prefix = ''): SourceIssue {
