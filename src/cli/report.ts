@@ -1,4 +1,5 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { isLedgerDamage, LEDGER_FILE, ledgerDamagedError } from '../ledger/index.js';
 import type { Command } from 'commander';
 import { ExitCode, UsageError } from '../errors.js';
 import { openLedgerSource } from '../report/ledger-source.js';
@@ -39,6 +40,7 @@ export async function reportCommand(options: ReportCommandOptions): Promise<numb
       outDir: resolve(options.out),
       supplier: options.supplier,
     }).catch((error: unknown) => {
+      if (isLedgerDamage(error)) throw ledgerDamagedError(stateDir, join(stateDir, LEDGER_FILE), error);
       const code = (error as NodeJS.ErrnoException).code;
       // A file-system refusal (not a directory, no permission, disk full) is the operator's to fix: say where.
       if (typeof code === 'string' && /^E[A-Z]+$/.test(code))

@@ -31,7 +31,16 @@
 import { openLedgerDbReadOnly } from './db.js';
 import { LedgerReader } from './read.js';
 
-export { LEDGER_FILE, prepareStateDir } from './db.js';
+export { explainDamage, LEDGER_FILE, prepareStateDir } from './db.js';
+export {
+  isLedgerDamage,
+  KEEP_SNAPSHOTS,
+  LedgerDamagedError,
+  ledgerDamagedError,
+  listSnapshots,
+  SNAPSHOT_DIR,
+  snapshotLedger,
+} from './damage.js';
 export { canonicalJson, fingerprintOf } from './fingerprint.js';
 export { Ledger, type NewAccount } from './ledger.js';
 export { acquireLock, LedgerLockedError, type LedgerLock } from './lock.js';

@@ -55,7 +55,15 @@ export function leftOverOf(counts: LedgerCounts): LeftOver[] {
   );
   add(accounts.staged ?? 0, plural(accounts.staged ?? 0, 'account not sent yet', 'accounts not sent yet'), undefined);
   const pending = sumItems(counts, ['pending']);
-  add(pending, plural(pending, 'record not sent yet', 'records not sent yet'), undefined);
+  add(
+    pending,
+    plural(
+      pending,
+      'record not sent yet (its account is not imported, or a later run sends it)',
+      'records not sent yet (their account is not imported, or a later run sends them)',
+    ),
+    undefined,
+  );
   return parts;
 }
 

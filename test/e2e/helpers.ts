@@ -20,7 +20,7 @@ export function push(
   exportDir: string,
   stateDir: string,
   extra: string[] = [],
-  kill?: { afterMs: number; signal: NodeJS.Signals; afterOutput?: RegExp },
+  kill?: { afterMs: number; signal: NodeJS.Signals; afterOutput?: RegExp; when?: () => boolean },
 ): Promise<RunResult> {
   const target = extra.includes('--sandbox') ? [] : ['--base-url', sandbox.url];
   const args = [BIN, 'push', exportDir, ...target, '--state', stateDir, ...extra];
@@ -37,11 +37,14 @@ export function push(
     if (kill && timer === undefined) timer = setTimeout(() => child.kill(kill.signal), kill.afterMs);
   };
   // With afterOutput, the delay counts from that output (e.g. staging done), not from spawning.
+  // With `when`, the delay counts from the moment it holds (polled every 10 ms), e.g. the sandbox applied a request.
+  const poll = kill?.when ? setInterval(() => kill.when?.() && arm(), 10) : undefined;
   if (kill?.afterOutput) child.stderr.on('data', () => kill.afterOutput?.test(stderr) && arm());
-  else arm();
+  else if (!kill?.when) arm();
   return new Promise((resolve) => {
     child.on('close', (code, signal) => {
       clearTimeout(timer);
+      clearInterval(poll);
       resolve({ code, signal, stdout, stderr });
     });
   });
