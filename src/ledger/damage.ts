@@ -9,8 +9,8 @@ import { MigrateError, ExitCode } from '../errors.js';
 // reads a damaged page. Each push keeps a consistent copy of the ledger as it was when the run
 // started (VACUUM INTO), the last KEEP_SNAPSHOTS of them.
 
-export const SNAPSHOT_DIR = 'snapshots';
-export const KEEP_SNAPSHOTS = 3;
+const SNAPSHOT_DIR = 'snapshots';
+const KEEP_SNAPSHOTS = 3;
 
 /** Whether an error is SQLite finding the database file damaged (not a busy lock or a full disk). */
 export function isLedgerDamage(error: unknown): boolean {
@@ -28,7 +28,7 @@ export class LedgerDamagedError extends MigrateError {
 }
 
 /** The snapshots of a state directory, newest first (names sort by run id). */
-export function listSnapshots(stateDir: string): string[] {
+function listSnapshots(stateDir: string): string[] {
   const dir = join(stateDir, SNAPSHOT_DIR);
   let names: string[];
   try {
