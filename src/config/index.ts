@@ -2,14 +2,21 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { z } from 'zod';
 import { UsageError } from '../errors.js';
+import type { Dialect } from '../schema/index.js';
 import type { FileKind } from '../sources/kinds.js';
+import { fieldType } from '../mapping/fields.js';
 import { fieldProblems, mappingFileSchema, type MappingFileInput } from '../mapping/mapping-file.js';
 import { exportMappingOf, type ExportMapping } from '../mapping/mapping-rules.js';
 
 export const CONFIG_FILE_NAME = 'migrate.config.json';
 
 /** Flags + environment + mapping file, validated once: everything `validate` and `push` need to read an export. */
-export type MigrateConfig = ExportMapping;
+export interface MigrateConfig extends ExportMapping {
+  /** The mapping file's `dialect`, when it names one (docs/real-platform.md). */
+  dialect: Dialect | undefined;
+  /** The mapping file's `task_params` (the kraken dialect's v2 create). */
+  taskParams: Record<string, unknown> | undefined;
+}
 
 export interface LoadMigrateConfigInput {
   /** --config; relative to cwd. When given, the file must exist. */
@@ -30,7 +37,7 @@ export async function loadMigrateConfig(input: LoadMigrateConfigInput): Promise<
   const located = await locateConfigFile(input);
   const file = located ? parseConfigFile(located.path, located.text) : {};
   const supplier = nonEmpty(input.supplier) ?? nonEmpty(input.env['MIGRATE_SUPPLIER']) ?? file.import_supplier;
-  return exportMappingOf(file, supplier, located?.path);
+  return { ...exportMappingOf(file, supplier, located?.path), dialect: file.dialect, taskParams: file.task_params };
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -77,6 +84,11 @@ export function parseConfigFile(file: string, text: string): MappingFileInput {
   const problems = Object.entries(parsed.data.mapping ?? {}).flatMap(([kind, mapping]) =>
     fieldProblems(kind as FileKind, mapping),
   );
+  for (const kind of ['accounts', 'supply_addresses'] as const) {
+    for (const name of Object.keys(parsed.data.tenant_fields?.[kind] ?? {}))
+      if (fieldType(kind, name) !== undefined)
+        problems.push({ key: `tenant_fields.${kind}.${name}`, message: 'is a field of the spec, not a tenant field' });
+  }
   if (problems.length > 0) {
     throw new UsageError(
       `${file}: ${problems.map((problem) => `${problem.key}: ${problem.message}`).join('; ')}.`,

@@ -89,6 +89,7 @@ export async function openExport(
     columnOf: {},
     importSupplier: config.importSupplier,
     multiplePaymentInstructions: config.multiplePaymentInstructions,
+    tenantFields: config.tenantFields,
   };
   const open = (index: number, read?: { thread: boolean }): Promise<OpenedFile> =>
     openExportFile(files[index] as ExportFile, config, issues[index] as IssueSpool, progress(index), read);

@@ -84,6 +84,11 @@ export class Ledger {
     return this.db.transaction(fn)();
   }
 
+  /** Records the dialect of the state directory; it is chosen once (read.dialect()). */
+  recordDialect(dialect: string): void {
+    this.#prepare(`INSERT INTO settings (key, value) VALUES ('dialect', ?) ON CONFLICT (key) DO NOTHING`).run(dialect);
+  }
+
   // Runs ----------------------------------------------------------------------------------
 
   /** Records a new run; runs left `running` by a process that died are marked `crashed` first. */

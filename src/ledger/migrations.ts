@@ -76,7 +76,16 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX events_by_account ON events (account_id, id);
   `,
-  // 2: how each done item was settled (types.ts SettledBy). Items done before it are backfilled
+  // Settings chosen once per state directory. `dialect`: the wire format of the service
+  // (docs/real-platform.md); a ledger that already has runs was pushed in the spec's.
+  `
+  CREATE TABLE settings (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  );
+  INSERT INTO settings (key, value) SELECT 'dialect', 'spec' WHERE EXISTS (SELECT 1 FROM runs);
+  `,
+  // 3: how each done item was settled (types.ts SettledBy). Items done before it are backfilled
   // from the service's answer kept in `result`; a payment instruction done then was created.
   `
   ALTER TABLE items ADD COLUMN settled_by TEXT;  -- created | already_exists | reconciled; set when done

@@ -50,6 +50,8 @@ export function coerceValue(type: FieldType, input: unknown, context: CoerceCont
     case 'number':
     case 'amount':
       return coerceNumber(type, value, context);
+    case 'minor-amount':
+      return coerceMinorAmount(value, context);
     case 'date':
       return coerceDate(value, context);
     case 'datetime':
@@ -90,6 +92,50 @@ function coerceNumber(type: 'integer' | 'number' | 'amount', value: unknown, con
   if (type === 'integer' && !Number.isInteger(number))
     return fail(value, ExportCode.invalidInteger, `${context.field}: "${String(value)}" is not a whole number.`);
   return { value: number };
+}
+
+/**
+ * Statements' gross_amount: the export gives major units (40.10), the service takes an integer in
+ * minor units (4010). Converted on the text, never in binary floating point (0.29 * 100 is
+ * 28.999999999999996). A column the mapping file declares in `minor_units` is taken as it is.
+ */
+function coerceMinorAmount(value: unknown, context: CoerceContext): Coerced {
+  const text = typeof value === 'number' ? String(value) : value;
+  if (typeof text !== 'string' || !DECIMAL.test(text))
+    return fail(
+      value,
+      ExportCode.invalidNumber,
+      `${context.field}: "${String(value)}" is not a number ("." as the decimal point, no currency sign or thousands separator).`,
+    );
+  if (context.mapping.minorUnits.includes(context.field)) {
+    const number = Number(text);
+    if (!Number.isSafeInteger(number))
+      return fail(
+        value,
+        ExportCode.invalidInteger,
+        `${context.field}: "${text}" is not a whole number of minor units (pence, cents); the mapping file declares this column in minor units.`,
+      );
+    return { value: number };
+  }
+  const minor = minorUnitsOf(text);
+  if (minor === undefined)
+    return fail(
+      value,
+      ExportCode.tooManyDecimalPlaces,
+      `${context.field}: "${text}" has more than two decimal places; give the amount in major units with at most two (e.g. 40.10), or declare the column in "minor_units" in the mapping file if it holds pence or cents.`,
+    );
+  return { value: minor };
+}
+
+/** `40.1` -> 4010, `-0.29` -> -29, `12` -> 1200; undefined for more than two decimal places or beyond a safe integer. */
+function minorUnitsOf(text: string): number | undefined {
+  const negative = text.startsWith('-');
+  const unsigned = text.replace(/^[+-]/, '');
+  const [whole = '', fraction = ''] = unsigned.split('.');
+  if (fraction.length > 2) return undefined;
+  const minor = Number(`${whole || '0'}${fraction.padEnd(2, '0')}`);
+  if (!Number.isSafeInteger(minor)) return undefined;
+  return negative && minor !== 0 ? -minor : minor;
 }
 
 function coerceDate(value: unknown, context: CoerceContext): Coerced {

@@ -11,6 +11,7 @@ export type FieldType =
   | 'integer'
   | 'number'
   | 'amount'
+  | 'minor-amount'
   | 'date'
   | 'datetime'
   | 'phone'
@@ -117,7 +118,7 @@ const statements = {
   bill_period_to_date: 'date',
   issued_date: 'date',
   number: 'string',
-  gross_amount: 'amount',
+  gross_amount: 'minor-amount',
   statement_path: 'string',
 } as const satisfies Record<string, FieldType>;
 

@@ -14,6 +14,7 @@ export const ExportCode = {
   invalidBoolean: 'invalid_boolean',
   invalidNumber: 'invalid_number',
   invalidInteger: 'invalid_integer',
+  tooManyDecimalPlaces: 'too_many_decimal_places',
   invalidDate: 'invalid_date',
   ambiguousDate: 'ambiguous_date',
   invalidDatetime: 'invalid_datetime',

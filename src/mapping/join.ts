@@ -1,5 +1,5 @@
 import type { AccountPayload } from '../schema/index.js';
-import { validateAccountPayload } from '../schema/index.js';
+import { validateAccountPayload, withoutTenantFields } from '../schema/index.js';
 import { ExportCode } from './issue-codes.js';
 import { locateIssue } from './locate.js';
 import { itemsOf, recordsByKind, type ItemSet } from './items.js';
@@ -69,7 +69,9 @@ export function joinAccount(number: string, records: StagedRecord[], context: Jo
   }
   const located = { externalAccountNumber: number, origins, columnOf: context.columnOf };
   const hidden = suppressedBy(mappingIssues);
-  const schemaIssues = validateAccountPayload(payload, { today: context.today })
+  const schemaIssues = validateAccountPayload(withoutTenantFields(payload, context.tenantFields), {
+    today: context.today,
+  })
     .map((issue) => locateIssue(located, issue))
     .filter((issue) => !hidden(issue));
   const items = itemsOf(number, main.record.importSupplier ?? context.importSupplier, byKind, context);

@@ -1,4 +1,5 @@
 import type { CountryCode } from 'libphonenumber-js';
+import type { TenantFields } from '../schema/index.js';
 import { FILE_KINDS, type FileKind } from '../sources/kinds.js';
 import { parseDateFormat, type DateFormat } from './date-format.js';
 import type { FileMappingInput, MappingFileInput } from './mapping-file.js';
@@ -21,6 +22,8 @@ export interface FileMapping {
   datetimeFormats: DateFormat[];
   utcOffset: string | undefined;
   scale: Record<string, number>;
+  /** Amount fields whose column is already in minor units (see the mapping file's `minor_units`). */
+  minorUnits: string[];
   delimiter: string;
   encoding: string;
 }
@@ -38,6 +41,8 @@ export interface ExportMapping {
    */
   multiplePaymentInstructions: boolean;
   mapping: Record<FileKind, FileMapping>;
+  /** Declared payload fields beyond the spec's (`tenant_fields`), copied into the payload as given. */
+  tenantFields: TenantFields;
 }
 
 /** The complete rules of a validated mapping file (`{}` when there is none). */
@@ -54,6 +59,10 @@ export function exportMappingOf(
     mapping: Object.fromEntries(
       FILE_KINDS.map((kind) => [kind, completeMapping(file, file.mapping?.[kind] ?? {})]),
     ) as Record<FileKind, FileMapping>,
+    tenantFields: {
+      accounts: file.tenant_fields?.accounts ?? {},
+      supply_addresses: file.tenant_fields?.supply_addresses ?? {},
+    },
   };
 }
 
@@ -77,6 +86,7 @@ function completeMapping(file: MappingFileInput, mapping: FileMappingInput): Fil
     datetimeFormats: formats(mapping.datetime_format, true),
     utcOffset: mapping.utc_offset,
     scale: mapping.scale ?? {},
+    minorUnits: mapping.minor_units ?? [],
     delimiter: mapping.delimiter ?? file.delimiter ?? ',',
     encoding: mapping.encoding ?? file.encoding ?? 'utf8',
   };

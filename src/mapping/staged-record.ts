@@ -1,3 +1,4 @@
+import type { TenantFields } from '../schema/index.js';
 import type { MappedRecord, RecordIssue } from './record.js';
 import type { SourceIssue } from './types.js';
 
@@ -16,6 +17,8 @@ export interface JoinContext {
   importSupplier: string | undefined;
   /** Several payment instructions per account allowed (ExportMapping.multiplePaymentInstructions); default one. */
   multiplePaymentInstructions?: boolean;
+  /** Declared tenant fields: in the payload as given, left out of the spec's validation (the service judges them). */
+  tenantFields: TenantFields;
 }
 
 export function recordIssue(file: string, line: number, number: string, issue: RecordIssue, prefix = ''): SourceIssue {

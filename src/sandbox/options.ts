@@ -1,3 +1,5 @@
+import { isDialect, type Dialect } from '../schema/index.js';
+
 // Options of the sandbox: optional outside (startSandbox(Partial<SandboxOptions>)), complete
 // inside (resolveSandboxOptions), validated once with messages that give expected and actual.
 
@@ -27,6 +29,8 @@ export interface FaultOptions {
 }
 
 export interface SandboxOptions extends FaultOptions {
+  /** `spec` (default): the spec's names and shapes; `kraken`: the real platform's (docs/real-platform.md). */
+  dialect: Dialect;
   host: string;
   /** 0 = any free port. */
   port: number;
@@ -81,6 +85,7 @@ function firstOfCurrentMonth(): string {
 
 export function defaultSandboxOptions(): SandboxOptions {
   return {
+    dialect: 'spec',
     host: '127.0.0.1',
     port: 0,
     apiKey: DEFAULT_API_KEY,
@@ -170,6 +175,7 @@ export function resolveSandboxOptions(partial: Partial<SandboxOptions> = {}): Sa
     'a date YYYY-MM-DD',
     options.openPeriodStart,
   );
+  check(isDialect(options.dialect), 'dialect', '"spec" or "kraken"', options.dialect);
   check(options.today === undefined || DATE.test(options.today), 'today', 'a date YYYY-MM-DD', options.today);
   for (const [code, status] of Object.entries(options.suppliers)) {
     check(code.length > 0, 'suppliers', 'non-empty supplier codes', code);

@@ -83,6 +83,7 @@ function runEndpoint(
   const { options } = runtime;
   const context: HandlerContext = {
     store: runtime.store,
+    dialect: options.dialect,
     now,
     today: options.today ?? new Date(now).toISOString().slice(0, 10),
     openPeriodStart: options.openPeriodStart,

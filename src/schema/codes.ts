@@ -7,6 +7,7 @@ export const Code = {
   required: 'required',
   invalid: 'invalid',
   invalidChoice: 'invalid_choice',
+  invalidInteger: 'invalid_integer', // DRF's code for "A valid integer is required."
   unknownField: 'unknown_field', // ours: the spec says only documented fields may be sent
   invalidDate: 'invalid_date', // ours
   invalidDatetime: 'invalid_datetime', // ours

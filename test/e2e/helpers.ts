@@ -133,6 +133,13 @@ export function expectExactState(
     expect(account?.historicalStatements.map((s) => s['statement_id']).sort(), `${number} statements`).toEqual(
       [...(data.statements.get(number) ?? [])].sort(),
     );
+    // 40.10 in the export, an integer in minor units on the service.
+    for (const statement of account?.historicalStatements ?? []) expect(statement['gross_amount']).toBe(4010);
+    if (data.meterPoints.size > 0) {
+      const addresses = (account?.payload as { supply_addresses?: Array<Record<string, unknown>> } | undefined)
+        ?.supply_addresses;
+      expect(addresses?.[0]?.['meter_points'], `${number} meter points`).toEqual(data.meterPoints.get(number));
+    }
     const reference = data.paymentInstructions.get(number);
     const created = account?.paymentInstructions.map((pi) => pi.reference) ?? [];
     if (reference === undefined) {

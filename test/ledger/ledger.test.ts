@@ -61,7 +61,7 @@ describe('opening a ledger', () => {
     expect(() => Ledger.open(dir)).toThrow(/newer than this migrate/);
   });
 
-  it('migration 2 adds settled_by and backfills it from the answers of items done before', () => {
+  it('migration 3 adds settled_by and backfills it from the answers of items done before', () => {
     const ledger = Ledger.open(dir);
     const id = ledger.batch(() => ledger.insertAccount(newAccount(1), { step: 'stage' }));
     const item = (kind: 'note' | 'payment_instruction', key: string, result: string) =>
@@ -81,9 +81,9 @@ describe('opening a ledger', () => {
     item('note', 'n1', 'NOTE_ALREADY_EXISTS');
     item('note', 'n2', 'NOTE_CREATION_SUCCESS');
     item('payment_instruction', 'pm', 'A-1234ABCD');
-    // As a ledger of schema 1 was.
+    // As a ledger of schema 2 was.
     ledger.db.exec('ALTER TABLE items DROP COLUMN settled_by');
-    ledger.db.pragma('user_version = 1');
+    ledger.db.pragma('user_version = 2');
     ledger.close();
     const again = Ledger.open(dir);
     expect(again.read.items(id).map((row) => [row.naturalKey, row.settledBy])).toEqual([
@@ -109,6 +109,25 @@ describe('opening a ledger', () => {
     );
     expect((thrown as Error).message).toContain('No snapshot exists');
     expect(() => openLedgerReader(dir)).toThrow(LedgerDamagedError);
+  });
+
+  it('records the dialect once; a ledger with runs from before the settings table was pushed in the spec dialect', () => {
+    const fresh = Ledger.open(join(dir, 'fresh'));
+    expect(fresh.read.dialect()).toBeUndefined();
+    fresh.recordDialect('kraken');
+    fresh.recordDialect('spec');
+    expect(fresh.read.dialect()).toBe('kraken');
+    fresh.close();
+    const old = new Database(join(dir, LEDGER_FILE));
+    old.exec(`CREATE TABLE runs (id INTEGER PRIMARY KEY, command TEXT NOT NULL, started_at TEXT NOT NULL, ended_at TEXT,
+      status TEXT NOT NULL, exit_code INTEGER, options TEXT NOT NULL, counts TEXT);
+      INSERT INTO runs (command, started_at, status, options) VALUES ('push', '2024-01-01', 'finished', '{}');
+      CREATE TABLE items (id INTEGER PRIMARY KEY, state TEXT NOT NULL, result TEXT);`);
+    old.pragma('user_version = 1');
+    old.close();
+    const migrated = Ledger.open(dir);
+    expect(migrated.read.dialect()).toBe('spec');
+    migrated.close();
   });
 
   it('keeps data across reopen and migrates once', () => {

@@ -1,4 +1,4 @@
-import type { ValidationIssue } from '../../schema/index.js';
+import type { Dialect, ValidationIssue } from '../../schema/index.js';
 import { Code } from '../../schema/index.js';
 import { asObject, asString } from '../../schema/read.js';
 import type { Reply } from '../http-io.js';
@@ -10,6 +10,8 @@ import type { ProcessStore } from '../store.js';
 
 export interface HandlerContext {
   store: ProcessStore;
+  /** The request and response forms: the spec's or the real platform's. */
+  dialect: Dialect;
   /** Epoch milliseconds of this request. */
   now: number;
   /** Today (YYYY-MM-DD) for "not in the future" rules. */

@@ -3,6 +3,7 @@ import { asObject, asString } from '../../schema/read.js';
 import type { Reply } from '../http-io.js';
 import { isoWithOffset } from '../time.js';
 import { accountNumberOf } from '../store.js';
+import { responseNames } from '../kraken.js';
 import { resolvePostImport, type HandlerContext, type PostImportTarget } from './common.js';
 
 // Spec "Create payment instruction" with a simulated upstream vendor (README "The sandbox"):
@@ -87,6 +88,7 @@ export function createPaymentInstruction(context: HandlerContext): Reply {
     }
   }
   instructions.push({ vendor, reference, type: asString(raw['type']) ?? '', createdAt: isoWithOffset(context.now) });
-  const created: Reply = { status: 201, body: { platform_account_number: accountNumberOf(record), reference } };
+  const body = { platform_account_number: accountNumberOf(record), reference };
+  const created: Reply = { status: 201, body: responseNames(context.dialect, body) };
   return reference.startsWith('LOST-') ? { ...created, lose: true } : created;
 }
