@@ -51,4 +51,6 @@ export interface StepContext {
   stopping(): boolean;
   /** A queued (not awaited) ledger write failed: nothing more can be recorded, the run stops. */
   writeFailed(error: unknown): void;
+  /** An account's first poll after its create was answered: imported already, or not yet (tunes the first delay). */
+  firstPollAnswered?: (imported: boolean) => void;
 }

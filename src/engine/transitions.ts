@@ -144,6 +144,35 @@ function waitAgain(account: AccountRow, clock: Clock, schedule: PollSchedule, de
   };
 }
 
+/**
+ * A v1 transfer status answer polling a `scheduled` account, the first status asked (spec "Get
+ * account import status (v1)"): COMPLETED carries the platform account number, so one request
+ * settles the common case; IN_PROGRESS waits again. Undefined: ask v2, which alone says why an
+ * account is not there: UNKNOWN (the process failed: v2 ERRORED or CANCELLED carries its
+ * latest_error), 404 (no process), or COMPLETED without a number.
+ */
+export function afterPollTransferStatus(
+  account: AccountRow,
+  status: V1StatusRecord | null,
+  clock: Clock,
+  schedule: PollSchedule,
+): Transition | undefined {
+  if (status?.status === 'COMPLETED' && status.platform_account_number !== '') {
+    return {
+      step: 'poll',
+      patch: {
+        state: 'processed',
+        sentFingerprint: account.sentFingerprint ?? account.fingerprint,
+        platformAccountNumber: status.platform_account_number,
+        error: null,
+        nextCheckAt: null,
+      },
+    };
+  }
+  if (status?.status === 'IN_PROGRESS') return waitAgain(account, clock, schedule, 'IN_PROGRESS');
+  return undefined;
+}
+
 /** The imported-accounts list named this scheduled account with its platform account number. */
 export function afterListedImported(platformAccountNumber: string): Transition {
   return {
