@@ -1,4 +1,5 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { isLedgerDamage, LEDGER_FILE, ledgerDamagedError } from '../ledger/index.js';
 import type { Command } from 'commander';
 import { ExitCode, UsageError } from '../errors.js';
 import { openLedgerSource } from '../report/ledger-source.js';
@@ -17,7 +18,7 @@ export function registerReportCommand(program: Command, setExitCode: (code: numb
     .command('report')
     .description(
       'Write the ledger as files keyed by external account number: accounts.csv (every account), fix-data.csv (what to fix in the export), ' +
-        'retry.csv (what the next run retries), unknown-outcome.csv (records to check by hand) and summary.json. Reads only the ledger.',
+        'retry.csv (what the next run retries), unknown-outcome.csv (records to check by hand), records.csv (every record and how it was settled) and summary.json. Reads only the ledger.',
     )
     .option('--state <dir>', 'state directory holding the results ledger', './.migrate')
     .option('--out <dir>', 'directory to write the report files into (created 0700; files 0600)', './migrate-report')
@@ -39,6 +40,7 @@ export async function reportCommand(options: ReportCommandOptions): Promise<numb
       outDir: resolve(options.out),
       supplier: options.supplier,
     }).catch((error: unknown) => {
+      if (isLedgerDamage(error)) throw ledgerDamagedError(stateDir, join(stateDir, LEDGER_FILE), error);
       const code = (error as NodeJS.ErrnoException).code;
       // A file-system refusal (not a directory, no permission, disk full) is the operator's to fix: say where.
       if (typeof code === 'string' && /^E[A-Z]+$/.test(code))
@@ -66,6 +68,8 @@ const HINTS: Record<string, string> = {
   [REPORT_FILES.fixData]: 'data errors: fix these rows in the export, then push again',
   [REPORT_FILES.retry]: 'transient failures: the next push retries them by itself',
   [REPORT_FILES.unknown]: 'sent without an answer and never resent: check them on the platform',
+  [REPORT_FILES.records]:
+    'every post-import record: state and how it was settled (created, already_exists, reconciled)',
   [REPORT_FILES.summary]: 'counts per state, top error codes, recent runs',
 };
 

@@ -7,6 +7,7 @@ import { toAccountRow, toItemRow, toStoredIssue } from '../ledger/rows.js';
 import {
   ITEM_KINDS,
   LEDGER_FILE,
+  LedgerDamagedError,
   LedgerReader,
   type AccountRow,
   type AccountState,
@@ -53,6 +54,7 @@ export function openLedgerSource(stateDir: string): LedgerSource {
   try {
     db = openLedgerDbReadOnly(stateDir);
   } catch (error) {
+    if (error instanceof LedgerDamagedError) throw error;
     throw new UsageError(
       `${join(stateDir, LEDGER_FILE)}: cannot be opened (${(error as Error).message})`,
       'ledger_unreadable',

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
-import type { AccountState, ItemState } from '../ledger/index.js';
+import { ITEM_STATES, type AccountState, type ItemState } from '../ledger/index.js';
 import { accountPagesOf, itemPagesOf, type ItemWithAccount, type LedgerSource } from './ledger-source.js';
 import {
   ACCOUNTS_COLUMNS,
@@ -14,6 +14,8 @@ import {
   itemFixRow,
   itemRetryRow,
   listedWithAccount,
+  RECORDS_COLUMNS,
+  recordRow,
   RETRY_COLUMNS,
   UNKNOWN_COLUMNS,
   unknownRow,
@@ -31,6 +33,7 @@ export const REPORT_FILES = {
   fixData: 'fix-data.csv',
   retry: 'retry.csv',
   unknown: 'unknown-outcome.csv',
+  records: 'records.csv',
   summary: 'summary.json',
 } as const;
 
@@ -78,6 +81,11 @@ export async function writeReport(source: LedgerSource, options: ReportOptions):
     REPORT_FILES.unknown,
     UNKNOWN_COLUMNS,
     itemRows(scope, ['unknown'], (item) => [unknownRow(item)]),
+  );
+  await write(
+    REPORT_FILES.records,
+    RECORDS_COLUMNS,
+    itemRows(scope, ITEM_STATES, (item) => [recordRow(item)]),
   );
   const counts = source.counts(options.supplier);
   const summary: ReportSummary = {
