@@ -69,16 +69,22 @@ const KIND_LABELS: Record<string, string> = {
   payment_instruction: 'payment instructions',
 };
 
+/** Accounts through each step, scaled to the accounts in the export. */
 function funnel(summary: ReportSummary): Bar[] {
   const a = summary.accounts;
   const total = sum(Object.values(a));
-  const bars: Bar[] = [
+  return [
     { label: 'accounts in the export', value: total },
     { label: 'valid', value: total - (a.invalid ?? 0) },
     { label: 'created on the platform', value: sum([a.scheduled, a.processed, a.errored, a.done]) },
     { label: 'processed', value: sum([a.processed, a.done]) },
     { label: 'done (with their records)', value: a.done ?? 0, color: '#2e8b57' },
   ];
+}
+
+/** Post-import records done, each kind as a share of its own total. */
+function recordSteps(summary: ReportSummary): Bar[] {
+  const bars: Bar[] = [];
   for (const [kind, states] of Object.entries(summary.items)) {
     const all = sum(Object.values(states));
     bars.push({
@@ -86,6 +92,7 @@ function funnel(summary: ReportSummary): Bar[] {
       value: states.done ?? 0,
       color: '#6a8fc0',
       note: ` of ${format(all)}`,
+      of: all,
     });
   }
   return bars;
@@ -167,6 +174,8 @@ export function renderHtmlReport(page: Page): string {
 ${header(summary, page.doneByRun.length)}
 <h2>Accounts through each step</h2>
 <figure id="funnel">${horizontalBars('accounts through each step', funnel(summary))}</figure>
+<h2>Post-import records done</h2>
+<figure id="records">${Object.keys(summary.items).length === 0 ? '<p>No post-import record.</p>' : horizontalBars('post-import records done, of each kind', recordSteps(summary))}</figure>
 <h2>Accounts done per push run</h2>
 <figure id="over-time">${points.length === 0 ? '<p>No push run yet.</p>' : columnsOverTime('accounts done per run, with the running total', points)}</figure>
 <h2>Most frequent errors</h2>

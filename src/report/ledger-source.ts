@@ -245,7 +245,7 @@ export class LedgerSource {
       )
       .get(...params) as Raw | undefined;
     if (row === undefined || row['file'] === null) return null;
-    return { file: String(row['file']), line: row['line'] === null ? null : Number(row['line']) };
+    return { file: row['file'] as string, line: row['line'] === null ? null : Number(row['line']) };
   }
 
   close(): void {

@@ -8,6 +8,8 @@ export interface Bar {
   color?: string;
   /** Text after the value, e.g. a sample file:line. */
   note?: string;
+  /** Scale the bar against this total (a share) instead of the chart's largest value. */
+  of?: number;
 }
 
 const ACCENT = '#2f6db5';
@@ -30,7 +32,8 @@ export function horizontalBars(title: string, bars: readonly Bar[], width = 720)
   const body = bars
     .map((bar, index) => {
       const y = index * row + 4;
-      const length = bar.value === 0 ? 0 : Math.max(2, Math.round((bar.value / max) * room));
+      const scale = bar.of === undefined ? max : Math.max(1, bar.of);
+      const length = bar.value === 0 ? 0 : Math.max(2, Math.round((bar.value / scale) * room));
       const note = bar.note ? `  ${bar.note}` : '';
       return (
         `<text x="${labelWidth - 8}" y="${y + 17}" text-anchor="end">${escapeHtml(bar.label)}</text>` +
@@ -54,7 +57,8 @@ export function columnsOverTime(
   const top = 16;
   const plotHeight = height - bottom - top;
   const n = Math.max(1, points.length);
-  const step = (width - left - 16) / n;
+  // A few runs get narrow columns, not one slab across the chart.
+  const step = Math.min(90, (width - left - 16) / n);
   let running = 0;
   const totals = points.map((point) => (running += point.value));
   const max = Math.max(1, running);
