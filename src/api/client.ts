@@ -1,3 +1,4 @@
+import { moneyToStrings } from '../schema/index.js';
 import { undocumentedFields } from './documented-fields.js';
 import {
   AbortedError,
@@ -16,10 +17,10 @@ import { decideRetry, type RetryDecision, type RetryMode } from './retry-policy.
 import { TokenManager } from './token-manager.js';
 import { obtainTokenGrant, TOKEN_ENDPOINT } from './token-mutation.js';
 import { Transport } from './transport.js';
-import type { EndpointCall } from './endpoints.js';
+import type { AccountWire, EndpointCall } from './endpoints.js';
 import type { CallOptions } from './types.js';
 
-// The engine of every call (issue 3): limiter slot -> valid token -> HTTP -> answer mapped to an
+// The engine of every call: limiter slot -> valid token -> HTTP -> answer mapped to an
 // outcome or an error class -> the pure retry policy decides -> sleep and resend, or give up with
 // the last error. Endpoint definitions live in endpoints.ts; the public methods in index.ts.
 
@@ -106,6 +107,12 @@ export class CallRunner {
     });
   }
 
+  /** What the account requests need of the options (dialect, task_params, tenant fields). */
+  get wire(): AccountWire {
+    const { dialect, taskParams, tenantFields } = this.#options;
+    return { dialect, taskParams, tenantFields };
+  }
+
   stats(): ClientStats {
     return { ...this.#limiter.snapshot(), ...this.#counts };
   }
@@ -180,6 +187,19 @@ export class CallRunner {
           undocumented,
         );
       }
+    }
+    if (this.#options.dialect === 'kraken' && call.money) {
+      // The real platform takes money as decimal strings in its precision; a value it cannot take
+      // exactly is refused here rather than rounded.
+      const money = moneyToStrings(call.money, call.body);
+      if (money.issues.length > 0)
+        throw new RequestRejectedError(
+          call.name,
+          undefined,
+          `${money.issues.map((issue) => `${issue.attr}: ${issue.detail}`).join('; ')}`,
+          money.issues,
+        );
+      return JSON.stringify(money.value);
     }
     return JSON.stringify(call.body);
   }

@@ -23,6 +23,10 @@ import {
   type TransactionsRequest,
   type V1StatusRecord,
   type V2StatusRecord,
+  withoutTenantFields,
+  type Dialect,
+  type MoneyBody,
+  type TenantFields,
 } from '../schema/index.js';
 import {
   AlreadyImportedError,
@@ -57,6 +61,8 @@ export interface EndpointCall<T> {
   /** What requestSchema checks, when not the whole body (the account payload: attrs relative to it, as the service gives them). */
   checked?: unknown;
   safety: EndpointSafety;
+  /** The body's money, sent as decimal strings in the `kraken` dialect. */
+  money?: MoneyBody;
   /** Spec "Create payment instruction": its 500 means nothing was applied. */
   serverErrorMeansNotApplied?: boolean;
   /** A 2xx answer. */
@@ -84,14 +90,23 @@ export function parseBody<S extends z.ZodType>(schema: S, name: string, response
 export const PROCESS_IN_PROGRESS = 'account_import_process_in_progress';
 const STATEMENT_EXISTS = 'historical_statement_already_exists';
 
-export function validateAccountCall(payload: AccountPayload): EndpointCall<ValidateOutcome> {
+/** What shapes the account requests beyond the payload (ClientOptions: dialect, taskParams, tenantFields). */
+export interface AccountWire {
+  dialect: Dialect;
+  taskParams: Record<string, unknown>;
+  tenantFields: TenantFields;
+}
+
+export function validateAccountCall(payload: AccountPayload, wire: AccountWire): EndpointCall<ValidateOutcome> {
   return {
     name: 'validateAccount',
     method: 'POST',
     path: '/v2/data-import/accounts/validate/',
     body: { payload },
     requestSchema: accountPayloadSchema,
-    checked: payload,
+    // Declared tenant fields pass the documented-fields guard; nothing else does.
+    checked: withoutTenantFields(payload, wire.tenantFields),
+    money: 'account',
     safety: 'idempotent',
     success: () => ({ kind: 'valid' }),
     expected: (error) =>
@@ -99,14 +114,16 @@ export function validateAccountCall(payload: AccountPayload): EndpointCall<Valid
   };
 }
 
-export function createAccountCall(payload: AccountPayload): EndpointCall<CreateAccountOutcome> {
+export function createAccountCall(payload: AccountPayload, wire: AccountWire): EndpointCall<CreateAccountOutcome> {
   return {
     name: 'createAccount',
     method: 'POST',
     path: '/v2/data-import/accounts/',
-    body: { payload },
+    // The real platform's schema requires task_params beside payload (every parameter optional).
+    body: wire.dialect === 'kraken' ? { payload, task_params: wire.taskParams } : { payload },
     requestSchema: accountPayloadSchema,
-    checked: payload,
+    checked: withoutTenantFields(payload, wire.tenantFields),
+    money: 'account',
     // A resend of a create that was applied is answered "already imported" (400, spec "Errors") or,
     // while the first one is still processing, "in progress": both are outcomes, so no duplicate.
     safety: 'deduplicated',
@@ -159,7 +176,7 @@ export function listCall(kind: ListKind, importSupplier: string): EndpointCall<L
     method: 'GET',
     path: `/v1/data-import/${kind}-account-import-processes/${segment(importSupplier)}/`,
     safety: 'idempotent',
-    // The real platform's doc examples wrap the list once more (`[[{...}]]`, real-platform-notes §5.2).
+    // The real platform's doc examples wrap the list once more (`[[{...}]]`, docs/service.md "Status and list endpoints").
     success: (response) => parseBody(listSchema, name, { ...response, body: unwrapNested(response.body) }),
     // Spec: the imported list is "returned when imported accounts exist"; a 404 then means none.
     expected: (error) => (kind === 'imported' && error instanceof NotFoundError ? [] : undefined),
@@ -204,6 +221,7 @@ export function transactionsCall(
     path: `/v1/data-import/transactions/create/?${query}`,
     body: request,
     requestSchema: transactionsRequestSchema,
+    money: 'transactions',
     // Only check_previously_added=true makes a resend harmless (TRANSACTION_ALREADY_EXISTS); without
     // it a resend after a lost answer could add the transactions twice.
     safety: resolved.check_previously_added ? 'deduplicated' : 'unsafe',
@@ -233,7 +251,7 @@ export function statementsCall(request: HistoricalStatementsRequest): EndpointCa
     body: request,
     requestSchema: historicalStatementsRequestSchema,
     // A resend is refused whole with historical_statement_already_exists (dedup by statement_id,
-    // real-platform-notes §2.3): an outcome the engine verifies, never a second statement.
+    // docs/service.md "Historical statements"): an outcome the engine verifies, never a second statement.
     safety: 'deduplicated',
     // The spec gives both 200 and 201 for success; any 2xx is read the same way.
     success: (response) => ({

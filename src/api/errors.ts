@@ -1,7 +1,7 @@
 import { ExitCode, MigrateError } from '../errors.js';
 import type { ValidationIssue } from '../schema/index.js';
 
-// The client's error taxonomy (issue 3 "Errors"; shaped after stripe-node's Error.ts). Every class
+// The client's error taxonomy (README "The API client", Errors; shaped after stripe-node's Error.ts). Every class
 // has a stable `code`, the HTTP `status` when the service answered, the `endpoint` (the client
 // method's name, never a URL with credentials), whether the retry policy may resend it
 // (`retryable`), whether the request may have been applied although no success was seen
@@ -82,8 +82,8 @@ export class NotFoundError extends ApiError {
 }
 
 /**
- * The import supplier does not accept migrations: Paused or Complete (spec "States", real-platform-notes
- * §0.5 `import_supplier_migration_not_ongoing`), or unknown to the service. Every account would fail alike.
+ * The import supplier does not accept migrations: Paused or Complete (spec "States", docs/service.md
+ * "Errors": `import_supplier_migration_not_ongoing`), or unknown to the service. Every account would fail alike.
  */
 export class SupplierNotOngoingError extends ApiError {
   constructor(endpoint: string, detail: string, serviceCode: string, status: number) {

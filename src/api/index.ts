@@ -13,7 +13,7 @@ import {
 import type { ClientOptions } from './options.js';
 import type { ImportServiceClient } from './types.js';
 
-// The client of the account migration import service (issue 3). Everything the engine and the
+// The client of the account migration import service. Everything the engine and the
 // commands need is exported from here.
 
 export type { ClientEvent } from './events.js';
@@ -34,8 +34,8 @@ export interface ServiceClient extends ImportServiceClient {
 export function createImportServiceClient(options: ClientOptions): ServiceClient {
   const runner = new CallRunner(options);
   return {
-    validateAccount: (payload, call) => runner.run(validateAccountCall(payload), call),
-    createAccount: (payload, call) => runner.run(createAccountCall(payload), call),
+    validateAccount: (payload, call) => runner.run(validateAccountCall(payload, runner.wire), call),
+    createAccount: (payload, call) => runner.run(createAccountCall(payload, runner.wire), call),
     getImportStatus: (supplier, external, call) => runner.run(importStatusCall(supplier, external), call),
     getTransferStatus: (supplier, external, call) => runner.run(transferStatusCall(supplier, external), call),
     listAllImports: (supplier, call) => runner.run(listCall('all', supplier), call),

@@ -14,9 +14,9 @@ import {
 } from './errors.js';
 import { parseRetryAfter, type FailureKind } from './retry-policy.js';
 
-// One function maps a non-success answer to its error class (issue 3 "Errors"); the endpoint
+// One function maps a non-success answer to its error class (README "The API client", Errors); the endpoint
 // methods then turn the expected ones (validation, already imported, not found) into outcome
-// values. 400 bodies come in several shapes (real-platform-notes §0.4): all are read into the
+// values. 400 bodies come in several shapes (docs/service.md "Errors"): all are read into the
 // service's issue items so callers see one form.
 
 export interface ServiceResponse {
@@ -131,8 +131,8 @@ function classify(response: ServiceResponse, context: MapContext): ApiError {
   if (serviceCode !== undefined && SUPPLIER_REFUSED_CODES.has(serviceCode)) {
     return new SupplierNotOngoingError(endpoint, detail, serviceCode, status);
   }
-  // The real platform checks "migration is ongoing" while validating the body (real-platform-notes
-  // §0.5), so the code may come as an item of a validation body: the same for every account.
+  // The real platform checks "migration is ongoing" while validating the body (docs/service.md
+  // "Errors"), so the code may come as an item of a validation body: the same for every account.
   const notOngoing =
     status === 400 ? issuesFromBody(body).find((issue) => issue.code === Code.migrationNotOngoing) : undefined;
   if (notOngoing) return new SupplierNotOngoingError(endpoint, notOngoing.detail || detail, notOngoing.code, status);

@@ -1,10 +1,13 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { UsageError } from '../errors.js';
+import { isDialect, NO_TENANT_FIELDS, type Dialect, type TenantFields } from '../schema/index.js';
 import type { ClientEvent } from './events.js';
 import type { Clock, Sleep } from './rate-limiter.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.js';
-import { isGraphqlName } from './token-mutation.js';
 import type { Credentials } from './token-manager.js';
+
+/** The token mutation's root field is put into the query text, so it must be a plain GraphQL name. */
+const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
 
 // Options of the client: optional outside, complete inside (resolveClientOptions), validated once
 // with messages that give the option, what it expects and what it got (never a secret's value).
@@ -47,6 +50,12 @@ export interface ClientOptions {
   rateLimitPauseMs?: number;
   /** Refuse to send a body with undocumented fields (checked with the request schemas). Default true. */
   checkRequests?: boolean;
+  /** Wire format: the spec's (default) or the real platform's (docs/real-platform.md). */
+  dialect?: Dialect;
+  /** `kraken`: the v2 create's task_params. Default `{}` (every parameter optional). */
+  taskParams?: Record<string, unknown>;
+  /** Payload fields the mapping file declares beyond the spec's: sent, and let through the documented-fields guard. */
+  tenantFields?: TenantFields;
   /** Retries, rate limiting, limit changes and token renewals; never carries a secret. */
   onEvent?: (event: ClientEvent) => void;
   clock?: Clock;
@@ -68,6 +77,9 @@ export interface ResolvedClientOptions {
   recoveryIntervalMs: number;
   rateLimitPauseMs: number;
   checkRequests: boolean;
+  dialect: Dialect;
+  taskParams: Record<string, unknown>;
+  tenantFields: TenantFields;
   onEvent: (event: ClientEvent) => void;
   clock: Clock;
   sleep: Sleep;
@@ -113,7 +125,7 @@ export function isLoopbackHost(hostname: string): boolean {
   return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
-/** The base URL rule of issue 3: https, or plain http to this machine only (the sandbox). */
+/** The base URL rule: https, or plain http to this machine only (the sandbox). */
 export function checkBaseUrl(text: string, label = 'client option baseUrl'): URL {
   let url: URL;
   try {
@@ -140,6 +152,11 @@ function checkCredentials(credentials: Credentials): Credentials {
   return credentials;
 }
 
+function checkTaskParams(value: unknown): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail('taskParams', 'a JSON object', value);
+  return value as Record<string, unknown>;
+}
+
 export function resolveClientOptions(options: ClientOptions): ResolvedClientOptions {
   const timeouts = { ...DEFAULTS.timeouts, ...options.timeouts };
   for (const [name, value] of Object.entries(timeouts)) positiveInteger(`timeouts.${name}`, value);
@@ -156,7 +173,7 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
   const rate = options.maxRequestsPerSecond;
   if (rate !== undefined && (!Number.isFinite(rate) || rate <= 0)) fail('maxRequestsPerSecond', 'a number > 0', rate);
   const tokenField = options.tokenField ?? DEFAULTS.tokenField;
-  if (!isGraphqlName(tokenField)) fail('tokenField', 'a GraphQL field name such as obtainKrakenToken', tokenField);
+  if (!GRAPHQL_NAME.test(tokenField)) fail('tokenField', 'a GraphQL field name such as obtainKrakenToken', tokenField);
   const tokenPath = options.tokenPath ?? DEFAULTS.tokenPath;
   if (!tokenPath.startsWith('/')) fail('tokenPath', 'a path starting with /', tokenPath);
   const headerForm = options.headerForm ?? DEFAULTS.headerForm;
@@ -175,6 +192,11 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
     recoveryIntervalMs: nonNegative('recoveryIntervalMs', options.recoveryIntervalMs ?? DEFAULTS.recoveryIntervalMs),
     rateLimitPauseMs: nonNegative('rateLimitPauseMs', options.rateLimitPauseMs ?? DEFAULTS.rateLimitPauseMs),
     checkRequests: options.checkRequests ?? true,
+    dialect: isDialect(options.dialect ?? 'spec')
+      ? (options.dialect ?? 'spec')
+      : fail('dialect', '"spec" or "kraken"', options.dialect),
+    taskParams: checkTaskParams(options.taskParams ?? {}),
+    tenantFields: options.tenantFields ?? NO_TENANT_FIELDS,
     onEvent: options.onEvent ?? (() => undefined),
     clock: options.clock ?? { now: () => Date.now() },
     sleep: options.sleep ?? ((ms: number) => delay(ms)),

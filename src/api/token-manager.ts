@@ -1,7 +1,7 @@
 import { AuthenticationError } from './errors.js';
 import type { Clock } from './rate-limiter.js';
 
-// The access token (spec "Authentication"; real-platform-notes §0.2): obtained with the API key
+// The access token (spec "Authentication"; docs/service.md "Authentication"): obtained with the API key
 // through the ObtainToken mutation, cached, renewed before its JWT `exp` (with the refresh
 // token while that is valid, else with the key), and renewed once when a request gets a 401.
 // One renewal at a time: concurrent callers share it. A token is never handed out past its

@@ -8,24 +8,18 @@ import { decideRetry } from './retry-policy.js';
 import type { ObtainInput, TokenGrant } from './token-manager.js';
 import type { Transport } from './transport.js';
 
-// The ObtainToken GraphQL mutation (spec "Authentication" 1; real-platform-notes §0.2): its root
+// The ObtainToken GraphQL mutation (spec "Authentication" 1; docs/service.md "Authentication"): its root
 // field is configurable (the real platform's `obtainKrakenToken` by default), its input one of
 // `APIKey` or `refreshToken`. GraphQL answers HTTP 200 and puts failures in
 // `errors[].extensions.errorCode` (KT-CT codes).
 
 export const TOKEN_ENDPOINT = 'obtainToken';
 
-const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
-
 /** `iat` is whole seconds: up to 1 s behind the moment of issue, plus transit. */
 const MAX_ROUNDING_MS = 2000;
 
-/** KT-CT-1199: too many requests (real-platform-notes §0.2). */
+/** KT-CT-1199: too many requests (docs/service.md "Authentication"). */
 const TOO_MANY_REQUESTS = 'KT-CT-1199';
-
-export function isGraphqlName(name: string): boolean {
-  return GRAPHQL_NAME.test(name);
-}
 
 /** The request body; the secret travels in `variables` only, never in the query text. */
 export function tokenMutationBody(field: string, input: ObtainInput): string {

@@ -3,7 +3,7 @@ import { NetworkError, TimeoutError, UnexpectedResponseError } from './errors.js
 import type { ServiceResponse } from './map-response.js';
 import { safeCause, type Redactor } from './redact.js';
 
-// HTTP on undici's Pool (issue 3: keep-alive, sized to the concurrency; measured 0.90 of the
+// HTTP on undici's Pool (keep-alive, sized to the concurrency; measured 0.90 of the
 // latency bound at concurrency 64 where `fetch` reaches 0.61), through its dispatch API with a
 // small handler that notes when undici has handed the whole request to the socket, so a failure
 // can be told apart as "never sent" (safe to resend anything) or "sent, no answer" (may have

@@ -4,7 +4,7 @@ import { InvalidArgumentError } from 'commander';
 import { STEP_NAMES, type PushStep } from '../engine/index.js';
 import { UsageError } from '../errors.js';
 
-// Parsers of push's operator options (issue 6): messages give the flag, what is expected and what was given.
+// Parsers of push's operator options: messages give the flag, what is expected and what was given.
 
 export function positiveInt(name: string, max: number): (value: string) => number {
   return (value) => {

@@ -2,14 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { createImportServiceClient, type ServiceClient } from '../api/index.js';
 import { loadMigrateConfig, type MigrateConfig } from '../config/index.js';
-import {
-  loadServiceConfig,
-  registerServiceOptions,
-  serviceClientOptions,
-  type ServiceFlags,
-} from '../config/service.js';
+import { loadServiceConfig, registerServiceOptions, type ServiceFlags } from '../config/service.js';
 import {
   DEFAULT_ENGINE_SETTINGS,
   planDryRun,
@@ -20,12 +14,13 @@ import {
 } from '../engine/index.js';
 import { ExitCode, FatalError, MigrateError, UsageError } from '../errors.js';
 import { acquireLock, Ledger, LedgerLockedError, prepareStateDir, type LedgerLock } from '../ledger/index.js';
-import { openExport, type ExportReader } from '../mapping/index.js';
+import { openExport, type ExportReader } from '../intake/index.js';
 import { createNdjsonLogSink, type NdjsonLogSink } from '../report/ndjson-log.js';
 import { createProgressReporter } from '../report/progress.js';
 import { PlanJsonWriter, PlanSamples, renderPlan } from '../report/summary-plan.js';
 import { buildPushSummary, colorWanted, renderSummary } from '../report/summary.js';
-import { DEFAULT_SUPPLIERS, startSandbox } from '../sandbox/index.js';
+import { DEFAULT_SUPPLIERS } from '../sandbox/index.js';
+import { openService } from './open-service.js';
 import { parseMaxErrors, parseSteps, positiveInt, readAccountsOption } from './push-options.js';
 
 export interface PushCommandOptions extends ServiceFlags {
@@ -162,10 +157,16 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
   ];
   let thrown: unknown;
   try {
-    const service = await openService(options, config);
-    closers.unshift(service.close);
     const ledger = Ledger.open(stateDir);
     closers.unshift(() => ledger.close());
+    const recorded = ledger.read.dialect();
+    const service = await openPushService(
+      options,
+      config,
+      recorded === undefined ? undefined : { dialect: recorded, stateDir },
+    );
+    closers.unshift(service.close);
+    if (recorded === undefined) ledger.recordDialect(service.config.dialect);
     const runId = ledger.startRun('push', runOptions(options));
     let finished = false;
     // A run that ends by an exception (unreadable export, lost lock) is recorded as failed, not left `running`.
@@ -282,41 +283,27 @@ function runOptions(options: PushCommandOptions): Record<string, unknown> {
   };
 }
 
-/** The service from flags and environment (src/config/service.ts), or the built-in sandbox (--sandbox). */
-async function openService(
+/** The service of src/cli/open-service.ts; --sandbox: processing fast, no faults, the configured supplier Ongoing. */
+function openPushService(
   options: PushCommandOptions,
   config: MigrateConfig,
-): Promise<{ client: ServiceClient; close: () => Promise<void> }> {
-  const pace = { concurrency: options.concurrency, maxRequestsPerSecond: options.rate };
-  // The demo path (issue 5 "--sandbox"): processing fast, no faults, the configured supplier Ongoing.
+  recorded: { dialect: string; stateDir: string } | undefined,
+): ReturnType<typeof openService> {
   const supplier = config.importSupplier;
   // The default suppliers stay: records may carry their own import_supplier (the configured one fills only gaps).
   const sandbox = options.sandbox
-    ? await startSandbox({
+    ? {
         processingMs: 50,
         ...(supplier === undefined ? {} : { suppliers: { ...DEFAULT_SUPPLIERS, [supplier]: 'Ongoing' as const } }),
-      })
+      }
     : undefined;
-  try {
-    const service = await loadServiceConfig({
-      flags: options,
-      env: process.env,
-      cwd: process.cwd(),
-      sandbox: sandbox ? { url: sandbox.url, apiKey: sandbox.apiKey } : undefined,
-    });
-    for (const warning of service.warnings) process.stderr.write(`migrate: warning: ${warning}\n`);
-    const client = createImportServiceClient(serviceClientOptions(service, pace));
-    return {
-      client,
-      close: async () => {
-        await client.close();
-        await sandbox?.close();
-      },
-    };
-  } catch (error) {
-    await sandbox?.close();
-    throw error;
-  }
+  return openService({
+    flags: options,
+    sandbox,
+    file: config,
+    recorded,
+    client: { concurrency: options.concurrency, maxRequestsPerSecond: options.rate },
+  });
 }
 
 /** --log-file: the NDJSON sink of src/report/ndjson-log.ts (0600, appended); an unwritable path is exit 2. */
@@ -345,7 +332,9 @@ async function dryRun(
 ): Promise<number> {
   // Credentials are checked (no request) so that a plan also says the real run could start.
   if (!options.sandbox)
-    for (const warning of (await loadServiceConfig({ flags: options, env: process.env, cwd: process.cwd() })).warnings)
+    for (const warning of (
+      await loadServiceConfig({ flags: options, env: process.env, cwd: process.cwd(), file: config })
+    ).warnings)
       process.stderr.write(`migrate: warning: ${warning}\n`);
   const scratch = mkdtempSync(join(tmpdir(), 'migrate-dry-run-'));
   let reader: ExportReader | undefined;

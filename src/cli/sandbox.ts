@@ -1,4 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
+import { parseDialectFlag } from '../config/service.js';
 import { ExitCode, UsageError } from '../errors.js';
 import {
   DEFAULT_API_KEY,
@@ -70,6 +71,7 @@ function describe(sandbox: RunningSandbox, keyGiven: boolean): string {
     // The sandbox's own key is a local test credential: shown when it is the default, never when given.
     `API key: ${keyGiven ? '(the value given by --api-key)' : DEFAULT_API_KEY}`,
     `Import suppliers: ${suppliers}`,
+    `Dialect: ${options.dialect}${options.dialect === 'kraken' ? " (the real platform's names and request forms)" : ''}`,
     `Processing: ${options.processingMs} ms; errored share ${options.erroredShare}; open statement period from ${options.openPeriodStart}; seed ${options.seed}`,
     `Faults: ${faults.length > 0 ? faults.join(', ') : 'none'}`,
     'Press Ctrl-C to stop.',
@@ -115,6 +117,11 @@ export function registerSandboxCommand(program: Command, setExitCode: (code: num
     .description('Run a local simulator of the import service (for rehearsals, demos and tests) until Ctrl-C.')
     .option('--port <n>', 'port to listen on; 0 = any free port', numberFlag(0, 65535, true), 0)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option(
+      '--dialect <dialect>',
+      '"spec" (default): the spec\'s names and shapes; "kraken": the real platform\'s (task_params, money as strings, meter points)',
+      parseDialectFlag,
+    )
     .option('--api-key <key>', `API key the token mutation accepts (default ${DEFAULT_API_KEY})`)
     .option('--suppliers <list>', 'import suppliers and their status, e.g. ACME:Ongoing,PAUSED:Paused', suppliersFlag)
     .option('--processing-ms <ms>', 'time from create to PROCESSED/ERRORED (default 200)', numberFlag(0))

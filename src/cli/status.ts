@@ -1,12 +1,7 @@
 import { resolve } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
-import { createImportServiceClient, type ServiceClient } from '../api/index.js';
-import {
-  loadServiceConfig,
-  registerServiceOptions,
-  serviceClientOptions,
-  type ServiceFlags,
-} from '../config/service.js';
+import type { ServiceClient } from '../api/index.js';
+import { registerServiceOptions, type ServiceFlags } from '../config/service.js';
 import { ExitCode } from '../errors.js';
 import { tellAccountStory } from '../report/account-story.js';
 import { ledgerExists, openLedgerSource, type LedgerSource } from '../report/ledger-source.js';
@@ -16,6 +11,7 @@ import type { StatusRow } from '../report/status-join.js';
 import { renderAccountStory, renderStatus } from '../report/status-render.js';
 import { nextSteps, statusExit } from '../report/status-verdict.js';
 import { colorWanted } from '../report/summary.js';
+import { openService, type OpenService } from './open-service.js';
 
 export interface StatusCommandOptions extends ServiceFlags {
   supplier: string;
@@ -76,17 +72,17 @@ export function registerStatusCommand(program: Command, setExitCode: (code: numb
 export async function statusCommand(options: StatusCommandOptions): Promise<number> {
   const ledger = openLedger(options);
   const out = stdoutOutput();
-  let client: ServiceClient | undefined;
+  let service: OpenService | undefined;
   try {
-    client = options.offline ? undefined : await openClient(options);
-    return await printStatus(options, ledger, client, out);
+    service = options.offline ? undefined : await openClient(options, ledger);
+    return await printStatus(options, ledger, service?.client, out);
   } catch (error) {
     if (error instanceof OutputClosed) return ExitCode.ok;
     throw error;
   } finally {
     out.dispose();
     ledger?.close();
-    await client?.close();
+    await service?.close();
   }
 }
 
@@ -129,10 +125,14 @@ function openLedger(options: StatusCommandOptions): LedgerSource | undefined {
   return undefined;
 }
 
-async function openClient(options: StatusCommandOptions): Promise<ServiceClient> {
-  const config = await loadServiceConfig({ flags: options, env: process.env, cwd: process.cwd() });
-  for (const warning of config.warnings) process.stderr.write(`migrate: warning: ${warning}\n`);
-  return createImportServiceClient(serviceClientOptions(config, { concurrency: 8 }));
+/** The service in the state directory's dialect (a different --dialect is refused, as in push). */
+function openClient(options: StatusCommandOptions, ledger: LedgerSource | undefined): Promise<OpenService> {
+  const dialect = ledger?.read.dialect();
+  return openService({
+    flags: options,
+    recorded: dialect === undefined ? undefined : { dialect, stateDir: resolve(options.state) },
+    client: { concurrency: 8 },
+  });
 }
 
 /**

@@ -2,20 +2,15 @@ import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { stringify } from 'csv-stringify/sync';
 import { chmod, open } from 'node:fs/promises';
-import { createImportServiceClient } from '../api/index.js';
-import { loadMigrateConfig } from '../config/index.js';
-import {
-  loadServiceConfig,
-  registerServiceOptions,
-  serviceClientOptions,
-  type ServiceFlags,
-} from '../config/service.js';
+import { RequestRejectedError } from '../api/index.js';
+import { loadMigrateConfig, type MigrateConfig } from '../config/index.js';
+import { registerServiceOptions, type ServiceFlags } from '../config/service.js';
 import { ExitCode, UsageError } from '../errors.js';
-import { locateIssue, openExport } from '../mapping/index.js';
-import { errorRowBatches, jsonReport, textReport } from '../mapping/validation-report.js';
-import { validateExportDirectory, type ExportValidation, type RemoteCheck } from '../mapping/validation.js';
+import { locateIssue, openExport } from '../intake/index.js';
+import { errorRowBatches, jsonReport, textReport } from '../report/validation-report.js';
+import { validateExportDirectory, type ExportValidation, type RemoteCheck } from '../intake/validate-export.js';
 import { OutputClosed, stdoutOutput } from '../report/output.js';
-import { startSandbox } from '../sandbox/index.js';
+import { openService } from './open-service.js';
 
 export interface ValidateCommandOptions extends ServiceFlags {
   dir: string;
@@ -74,7 +69,7 @@ export async function validateCommand(options: ValidateCommandOptions): Promise<
     ...(options.supplier === undefined ? {} : { supplier: options.supplier }),
   });
   // Credentials and the service are checked before the export is read: a long read should not end in a usage error.
-  const remote = options.remote ? await openRemote(options) : undefined;
+  const remote = options.remote ? await openRemote(options, config) : undefined;
   const progress = process.stderr.isTTY ? new ProgressDisplay() : undefined;
   let validation: ExportValidation;
   try {
@@ -124,45 +119,39 @@ function concurrencyOf(value: string | undefined): number {
 /** The service's validate endpoint (spec "Validate account") for --remote; its attrs located like local errors. */
 async function openRemote(
   options: ValidateCommandOptions,
+  config: MigrateConfig,
 ): Promise<{ check: RemoteCheck; concurrency: number; close: () => Promise<void> }> {
   const concurrency = concurrencyOf(options.concurrency);
-  const sandbox = options.sandbox ? await startSandbox({}) : undefined;
-  try {
-    const service = await loadServiceConfig({
-      flags: options,
-      env: process.env,
-      cwd: process.cwd(),
-      sandbox: sandbox ? { url: sandbox.url, apiKey: sandbox.apiKey } : undefined,
-    });
-    for (const warning of service.warnings) process.stderr.write(`migrate: warning: ${warning}\n`);
-    const client = createImportServiceClient(serviceClientOptions(service, { concurrency }));
-    const check: RemoteCheck = async (account) => {
-      const outcome = await client.validateAccount(account.payload);
-      if (outcome.kind === 'valid') return [];
-      const errors =
-        outcome.errors.length > 0
-          ? outcome.errors
-          : [
-              {
-                attr: '',
-                code: 'account_failed_validation',
-                detail: 'The service refused the account without naming a field.',
-              },
-            ];
-      return errors.map((error) => ({ ...locateIssue(account, error), message: `service: ${error.detail}` }));
-    };
-    return {
-      check,
-      concurrency,
-      close: async () => {
-        await client.close();
-        await sandbox?.close();
-      },
-    };
-  } catch (error) {
-    await sandbox?.close();
-    throw error;
-  }
+  const service = await openService({
+    flags: options,
+    sandbox: options.sandbox ? {} : undefined,
+    file: config,
+    client: { concurrency },
+  });
+  const check: RemoteCheck = async (account) => {
+    let outcome;
+    try {
+      outcome = await service.client.validateAccount(account.payload);
+    } catch (error) {
+      // Refused by the client before sending (a field the dialect cannot carry, an undocumented field): a data problem of this account.
+      if (!(error instanceof RequestRejectedError) || error.status !== undefined || error.issues.length === 0)
+        throw error;
+      return error.issues.map((issue) => ({ ...locateIssue(account, issue), message: `not sent: ${issue.detail}` }));
+    }
+    if (outcome.kind === 'valid') return [];
+    const errors =
+      outcome.errors.length > 0
+        ? outcome.errors
+        : [
+            {
+              attr: '',
+              code: 'account_failed_validation',
+              detail: 'The service refused the account without naming a field.',
+            },
+          ];
+    return errors.map((error) => ({ ...locateIssue(account, error), message: `service: ${error.detail}` }));
+  };
+  return { check, concurrency, close: service.close };
 }
 
 /** Errors as CSV for a spreadsheet; it names customers' accounts, so only the owner may read it. */

@@ -2,48 +2,20 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { z } from 'zod';
 import { UsageError } from '../errors.js';
-import { FILE_KINDS, type FileKind } from '../sources/kinds.js';
-import { parseDateFormat, type DateFormat } from './date-format.js';
-import {
-  fieldProblems,
-  mappingFileSchema,
-  type CountryCode,
-  type FileMappingInput,
-  type MappingFileInput,
-} from './mapping-file.js';
-
-export type { DateFormat } from './date-format.js';
-export { applyDateFormat } from './date-format.js';
+import type { Dialect } from '../schema/index.js';
+import type { FileKind } from '../sources/kinds.js';
+import { fieldType } from '../mapping/fields.js';
+import { fieldProblems, mappingFileSchema, type MappingFileInput } from '../mapping/mapping-file.js';
+import { exportMappingOf, type ExportMapping } from '../mapping/mapping-rules.js';
 
 export const CONFIG_FILE_NAME = 'migrate.config.json';
 
-export type CellValue = string | number | boolean | null | unknown[] | Record<string, unknown>;
-
-/** One file kind's mapping rules, complete (defaults filled in). */
-export interface FileMapping {
-  /** source column -> field path */
-  rename: Record<string, string>;
-  ignore: string[];
-  constants: Record<string, CellValue>;
-  defaults: Record<string, CellValue>;
-  /** field path -> source value -> value */
-  values: Record<string, Record<string, CellValue>>;
-  dateFormats: DateFormat[];
-  datetimeFormats: DateFormat[];
-  utcOffset: string | undefined;
-  scale: Record<string, number>;
-  delimiter: string;
-  encoding: string;
-}
-
 /** Flags + environment + mapping file, validated once: everything `validate` and `push` need to read an export. */
-export interface MigrateConfig {
-  /** --supplier, else MIGRATE_SUPPLIER, else the file's import_supplier; used where a record has none. */
-  importSupplier: string | undefined;
-  /** Absolute path of the mapping file read, or undefined when none was found. */
-  configFile: string | undefined;
-  phoneDefaultCountry: CountryCode | undefined;
-  mapping: Record<FileKind, FileMapping>;
+export interface MigrateConfig extends ExportMapping {
+  /** The mapping file's `dialect`, when it names one (docs/real-platform.md). */
+  dialect: Dialect | undefined;
+  /** The mapping file's `task_params` (the kraken dialect's v2 create). */
+  taskParams: Record<string, unknown> | undefined;
 }
 
 export interface LoadMigrateConfigInput {
@@ -65,14 +37,7 @@ export async function loadMigrateConfig(input: LoadMigrateConfigInput): Promise<
   const located = await locateConfigFile(input);
   const file = located ? parseConfigFile(located.path, located.text) : {};
   const supplier = nonEmpty(input.supplier) ?? nonEmpty(input.env['MIGRATE_SUPPLIER']) ?? file.import_supplier;
-  return {
-    importSupplier: supplier,
-    configFile: located?.path,
-    phoneDefaultCountry: file.phone_default_country as CountryCode | undefined,
-    mapping: Object.fromEntries(
-      FILE_KINDS.map((kind) => [kind, completeMapping(file, file.mapping?.[kind] ?? {})]),
-    ) as Record<FileKind, FileMapping>,
-  };
+  return { ...exportMappingOf(file, supplier, located?.path), dialect: file.dialect, taskParams: file.task_params };
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -119,6 +84,11 @@ export function parseConfigFile(file: string, text: string): MappingFileInput {
   const problems = Object.entries(parsed.data.mapping ?? {}).flatMap(([kind, mapping]) =>
     fieldProblems(kind as FileKind, mapping),
   );
+  for (const kind of ['accounts', 'supply_addresses'] as const) {
+    for (const name of Object.keys(parsed.data.tenant_fields?.[kind] ?? {}))
+      if (fieldType(kind, name) !== undefined)
+        problems.push({ key: `tenant_fields.${kind}.${name}`, message: 'is a field of the spec, not a tenant field' });
+  }
   if (problems.length > 0) {
     throw new UsageError(
       `${file}: ${problems.map((problem) => `${problem.key}: ${problem.message}`).join('; ')}.`,
@@ -137,29 +107,4 @@ function describeIssues(error: z.ZodError): string {
       return [`${key || '(top level)'}: ${issue.message}`];
     })
     .join('; ');
-}
-
-function formats(value: string | string[] | undefined, withTime: boolean): DateFormat[] {
-  const list = value === undefined ? [] : Array.isArray(value) ? value : [value];
-  return list.map((source) => {
-    const { format } = parseDateFormat(source, withTime);
-    if (!format) throw new Error(`unreachable: ${source} passed the schema`);
-    return format;
-  });
-}
-
-function completeMapping(file: MappingFileInput, mapping: FileMappingInput): FileMapping {
-  return {
-    rename: mapping.rename ?? {},
-    ignore: mapping.ignore ?? [],
-    constants: mapping.constants ?? {},
-    defaults: mapping.defaults ?? {},
-    values: mapping.values ?? {},
-    dateFormats: formats(mapping.date_format, false),
-    datetimeFormats: formats(mapping.datetime_format, true),
-    utcOffset: mapping.utc_offset,
-    scale: mapping.scale ?? {},
-    delimiter: mapping.delimiter ?? file.delimiter ?? ',',
-    encoding: mapping.encoding ?? file.encoding ?? 'utf8',
-  };
 }

@@ -1,13 +1,14 @@
 import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { inspect } from 'node:util';
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { checkBaseUrl } from '../api/options.js';
 import type { ClientOptions, Credentials, HeaderForm } from '../api/index.js';
 import { UsageError } from '../errors.js';
+import { DIALECTS, isDialect, NO_TENANT_FIELDS, type Dialect, type TenantFields } from '../schema/index.js';
 
-// Where the import service is and how to authenticate (issue 3 "Authentication"): flags and
-// environment -> one validated ServiceConfig. The only place that reads these variables. The API
+// Where the import service is and how to authenticate (README "The API client"): flags and
+// environment (and the mapping file's dialect settings) -> one validated ServiceConfig. The only place that reads these variables. The API
 // key comes from MIGRATE_API_KEY or a file (--api-key-file), never from a command-line value
 // (argv is visible to every user of the machine via ps); a pre-obtained token likewise from
 // MIGRATE_TOKEN or --token-file. The config object prints and serialises without its secrets.
@@ -18,6 +19,7 @@ export const SERVICE_ENV = {
   baseUrl: 'MIGRATE_BASE_URL',
   tokenField: 'MIGRATE_TOKEN_FIELD',
   headerForm: 'MIGRATE_HEADER_FORM',
+  dialect: 'MIGRATE_DIALECT',
 } as const;
 
 /** The flags registerServiceOptions adds, as commander parses them. */
@@ -27,6 +29,14 @@ export interface ServiceFlags {
   tokenFile?: string | undefined;
   tokenField?: string | undefined;
   headerForm?: string | undefined;
+  dialect?: Dialect | undefined;
+}
+
+/** What the mapping file says about the service (src/config/index.ts MigrateConfig). */
+export interface ServiceFileSettings {
+  dialect: Dialect | undefined;
+  taskParams: Record<string, unknown> | undefined;
+  tenantFields: TenantFields;
 }
 
 export interface LoadServiceConfigInput {
@@ -36,6 +46,10 @@ export interface LoadServiceConfigInput {
   cwd: string;
   /** `--sandbox`: the in-process sandbox's URL and key replace flags and environment. */
   sandbox?: { url: string; apiKey: string } | undefined;
+  /** The mapping file's dialect, task_params and tenant fields, when a command reads one. */
+  file?: ServiceFileSettings | undefined;
+  /** The dialect the state directory was pushed in (the ledger's), if any. */
+  recorded?: { dialect: string; stateDir: string } | undefined;
 }
 
 export interface ServiceConfig {
@@ -48,6 +62,10 @@ export interface ServiceConfig {
   credentialSource: string;
   /** Things the user should hear about (e.g. a key file readable by others); print them to stderr. */
   warnings: string[];
+  /** The wire format (docs/real-platform.md). */
+  dialect: Dialect;
+  taskParams: Record<string, unknown> | undefined;
+  tenantFields: TenantFields;
 }
 
 /** Adds --base-url, --api-key-file, --token-file, --token-field, --header-form to a command. */
@@ -57,7 +75,47 @@ export function registerServiceOptions(command: Command): Command {
     .option('--api-key-file <file>', `file holding the organisation API key (or set ${SERVICE_ENV.apiKey})`)
     .option('--token-file <file>', `file holding a pre-obtained access token (or set ${SERVICE_ENV.token})`)
     .option('--token-field <name>', 'root field of the token mutation (default obtainKrakenToken)')
-    .option('--header-form <form>', 'Authorization header: "bare" token (default) or "token" (Token <token>)');
+    .option('--header-form <form>', 'Authorization header: "bare" token (default) or "token" (Token <token>)')
+    .option(
+      '--dialect <dialect>',
+      `wire format: "spec" (default) or "kraken", the real platform's (or set ${SERVICE_ENV.dialect}, or "dialect" in the mapping file)`,
+      parseDialectFlag,
+    );
+}
+
+/** Commander's parser of --dialect (also used by `migrate sandbox`). */
+export function parseDialectFlag(value: string): Dialect {
+  if (isDialect(value)) return value;
+  throw new InvalidArgumentError(
+    `expected ${DIALECTS.map((name) => `"${name}"`).join(' or ')}, got ${JSON.stringify(value)}.`,
+  );
+}
+
+/**
+ * The dialect of this run: --dialect, else MIGRATE_DIALECT, else the mapping file, else the one the
+ * state directory was pushed in, else 'spec'. A state directory keeps its dialect: asking for the
+ * other one is refused (a rerun must not mix request forms it cannot compare).
+ */
+export function chooseDialect(input: Pick<LoadServiceConfigInput, 'flags' | 'env' | 'file' | 'recorded'>): Dialect {
+  const { flags, env, file, recorded } = input;
+  const fromEnv = nonEmpty(env[SERVICE_ENV.dialect]);
+  if (fromEnv !== undefined && !isDialect(fromEnv))
+    throw new UsageError(
+      `${SERVICE_ENV.dialect}: expected "spec" or "kraken", got ${JSON.stringify(fromEnv)}`,
+      'invalid_dialect',
+    );
+  const asked: Array<[Dialect | undefined, string]> = [
+    [flags.dialect, '--dialect'],
+    [fromEnv, SERVICE_ENV.dialect],
+    [file?.dialect, '"dialect" in the mapping file'],
+  ];
+  const [dialect, source] = asked.find(([value]) => value !== undefined) ?? [undefined, ''];
+  if (recorded === undefined) return dialect ?? 'spec';
+  if (dialect === undefined || dialect === recorded.dialect) return recorded.dialect as Dialect;
+  throw new UsageError(
+    `${source} asks for the ${dialect} dialect, but the state directory ${recorded.stateDir} was pushed in the ${recorded.dialect} dialect; a state directory keeps one dialect. Run with --dialect ${recorded.dialect}, or push the ${dialect} dialect into a new --state directory.`,
+    'dialect_mismatch',
+  );
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -139,6 +197,11 @@ async function loadCredentials(
 export async function loadServiceConfig(input: LoadServiceConfigInput): Promise<ServiceConfig> {
   const { flags, env, sandbox } = input;
   const warnings: string[] = [];
+  const wire = {
+    dialect: chooseDialect(input),
+    taskParams: input.file?.taskParams,
+    tenantFields: input.file?.tenantFields ?? NO_TENANT_FIELDS,
+  };
   const tokenField = nonEmpty(flags.tokenField) ?? nonEmpty(env[SERVICE_ENV.tokenField]);
   const headerForm = headerFormOf(nonEmpty(flags.headerForm) ?? nonEmpty(env[SERVICE_ENV.headerForm]));
   if (sandbox) {
@@ -150,6 +213,7 @@ export async function loadServiceConfig(input: LoadServiceConfigInput): Promise<
       headerForm,
       credentialSource: 'the built-in sandbox',
       warnings,
+      ...wire,
     };
   }
   const baseUrl = nonEmpty(flags.baseUrl) ?? nonEmpty(env[SERVICE_ENV.baseUrl]);
@@ -167,6 +231,7 @@ export async function loadServiceConfig(input: LoadServiceConfigInput): Promise<
     headerForm,
     credentialSource: source,
     warnings,
+    ...wire,
   };
 }
 
@@ -180,11 +245,14 @@ export function serviceClientOptions(
     credentials: config.credentials,
     ...(config.tokenField === undefined ? {} : { tokenField: config.tokenField }),
     ...(config.headerForm === undefined ? {} : { headerForm: config.headerForm }),
+    dialect: config.dialect,
+    ...(config.taskParams === undefined ? {} : { taskParams: config.taskParams }),
+    tenantFields: config.tenantFields,
     ...extra,
   };
 }
 
 /** One line for logs and run records: where the service is and where the credentials came from. */
 export function describeServiceConfig(config: ServiceConfig): string {
-  return `${config.baseUrl} (credentials from ${config.credentialSource})`;
+  return `${config.baseUrl} (credentials from ${config.credentialSource}; ${config.dialect} dialect)`;
 }

@@ -5,7 +5,14 @@ import type { AccountRow, ErrorInfo, StoredIssue } from '../ledger/index.js';
 import type { StepContext } from './context.js';
 import { classifyFailure, errorInfoOf, StopRun, UNEXPECTED_ATTEMPTS, type Failure } from './failure.js';
 import { nextPollDelay } from './poll-schedule.js';
-import { afterCreate, afterStatus, afterTransferStatus, type CreateResult, type Transition } from './transitions.js';
+import {
+  afterCreate,
+  afterPollTransferStatus,
+  afterStatus,
+  afterTransferStatus,
+  type CreateResult,
+  type Transition,
+} from './transitions.js';
 
 // The account-level steps: create (write-ahead), status check (reconcile or poll), resolve an
 // account known only by post-import records. Each performs one request and applies the pure
@@ -24,11 +31,10 @@ export async function applyTransition(
   durable = false,
 ): Promise<AccountRow> {
   const { patch } = transition;
-  const written = ctx.ledger.updateAccount(account.id, patch, {
-    step: transition.step,
-    from: account.state,
-    detail: transition.detail ?? null,
-  });
+  const event = { step: transition.step, from: account.state, detail: transition.detail ?? null };
+  const written = durable
+    ? ctx.ledger.updateAccount(account.id, patch, event)
+    : ctx.ledger.updateAccountDeferred(account.id, patch, event);
   if (durable) await written;
   else written.catch((error: unknown) => ctx.writeFailed(error));
   const next: AccountRow = {
@@ -109,21 +115,25 @@ export async function createAccount(ctx: StepContext, account: AccountRow): Prom
   return next;
 }
 
-/** v2 status: reconciles a `creating` account, or polls a `scheduled` one. */
+/**
+ * Polls a `scheduled` account with v1 transfer status first (one request when it is imported:
+ * COMPLETED carries the platform account number), v2 only when v1 says it is not there (its
+ * latest_error); reconciles a `creating` account through v2 (whether the create arrived).
+ */
 export async function checkStatus(ctx: StepContext, account: AccountRow): Promise<AccountRow> {
+  if (account.state === 'scheduled') {
+    const v1 = await call(ctx, () =>
+      ctx.client.getTransferStatus(account.importSupplier, account.externalAccountNumber),
+    );
+    if (!v1.ok) return askAgainLater(ctx, account, v1.failure);
+    const transition = afterPollTransferStatus(account, v1.value, clock(ctx), ctx.settings.pollSchedule);
+    if (account.polls === 0) ctx.firstPollAnswered?.(transition?.patch.state === 'processed');
+    if (transition !== undefined) return applyTransition(ctx, account, transition);
+  }
   const answer = await call(ctx, () =>
     ctx.client.getImportStatus(account.importSupplier, account.externalAccountNumber),
   );
-  if (!answer.ok) {
-    // Could not ask: ask again later in this run (the poller takes creating and scheduled
-    // accounts whose check is due); a create is never resent before the answer is known.
-    const retryAt = ctx.now() + nextPollDelay(ctx.settings.pollSchedule, account.polls + 1, ctx.random());
-    return applyTransition(ctx, account, {
-      step: account.state === 'creating' ? 'reconcile' : 'poll',
-      detail: answer.failure.code,
-      patch: { nextCheckAt: retryAt, addPoll: true },
-    });
-  }
+  if (!answer.ok) return askAgainLater(ctx, account, answer.failure);
   const transition = afterStatus(account, answer.value, clock(ctx), ctx.settings.pollSchedule);
   if (transition.patch.state !== 'processed' || account.platformAccountNumber !== null)
     return applyTransition(ctx, account, transition);
@@ -137,6 +147,19 @@ export async function checkStatus(ctx: StepContext, account: AccountRow): Promis
       ? transition
       : { ...transition, patch: { ...transition.patch, platformAccountNumber } },
   );
+}
+
+/**
+ * A status that could not be asked: ask again later in this run (the poller takes creating and
+ * scheduled accounts whose check is due); a create is never resent before the answer is known.
+ */
+function askAgainLater(ctx: StepContext, account: AccountRow, failure: Failure): Promise<AccountRow> {
+  const retryAt = ctx.now() + nextPollDelay(ctx.settings.pollSchedule, account.polls + 1, ctx.random());
+  return applyTransition(ctx, account, {
+    step: account.state === 'creating' ? 'reconcile' : 'poll',
+    detail: failure.code,
+    patch: { nextCheckAt: retryAt, addPoll: true },
+  });
 }
 
 /** The account's platform account number from v1 status; undefined when it cannot be had now (a later list or status call fills it). */

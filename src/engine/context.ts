@@ -25,7 +25,7 @@ export interface EngineSettings {
   /** Consecutive transient failures (retries exhausted) after which the service counts as unreachable. */
   maxConsecutiveFailures: number;
   /**
-   * --only (issue 6): the steps this run takes (undefined: all). Without 'create' no account is
+   * --only: the steps this run takes (undefined: all). Without 'create' no account is
    * created; records of other kinds are left pending (their account stays processed).
    */
   steps?: ReadonlySet<PushStep> | undefined;
@@ -45,4 +45,6 @@ export interface StepContext {
   stopping(): boolean;
   /** A queued (not awaited) ledger write failed: nothing more can be recorded, the run stops. */
   writeFailed(error: unknown): void;
+  /** An account's first poll after its create was answered: imported already, or not yet (tunes the first delay). */
+  firstPollAnswered?: (imported: boolean) => void;
 }

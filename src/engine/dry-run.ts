@@ -9,7 +9,7 @@ import { PUSH_STEPS } from './plan.js';
 import { scanPlan, type PlannedAccount, type PlanScan } from './plan-scan.js';
 import { stageExport, type StageSummary } from './stage.js';
 
-// `push --dry-run` (issue 6): everything but side effects. Staging changes account states
+// `push --dry-run`: everything but side effects. Staging changes account states
 // (an invalid account found valid again, an errored one with new data, new records reopening a
 // done account), so the export is staged into a copy of the ledger, made in a scratch
 // directory and thrown away: the real ledger is only read, the service is never called, and

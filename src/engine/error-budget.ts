@@ -2,7 +2,7 @@ import type { EngineEvent } from './events.js';
 import type { Failure } from './failure.js';
 
 /**
- * --max-errors (issue 6): how many accounts and records may fail in this run before it stops
+ * --max-errors: how many accounts and records may fail in this run before it stops
  * taking new work. Counted: accounts the service refused (create 400) or the platform ERRORED,
  * records refused or left unknown, and requests whose retries ran out (transient) or whose
  * answer did not match the spec. Not counted: accounts found invalid locally while staging

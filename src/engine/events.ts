@@ -1,7 +1,7 @@
 import type { AccountState, ItemKind } from '../ledger/index.js';
 
 /**
- * What the engine tells the outside world. Progress bars, the final summary and (issue 6) an
+ * What the engine tells the outside world. Progress bars, the final summary and an
  * NDJSON log all consume the same stream through an EventSink; the engine never prints.
  */
 export type EngineEvent =

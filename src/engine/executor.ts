@@ -8,7 +8,7 @@ import type { EventSink, StopReason } from './events.js';
 import { StopRun, type Failure } from './failure.js';
 import type { Selection } from './selection.js';
 import { pushItems } from './item-steps.js';
-import { listCheckWorthwhile } from './poll-schedule.js';
+import { FirstPollTuner, listCheckWorthwhile } from './poll-schedule.js';
 import { afterListedImported, workableStates } from './transitions.js';
 
 export interface ExecuteResult {
@@ -67,10 +67,11 @@ export class Executor {
         this.#checkBudget();
       },
     };
+    const tuner = new FirstPollTuner(settings.pollSchedule);
     this.#ctx = {
       ledger,
       client,
-      settings,
+      settings: { ...settings, pollSchedule: tuner.schedule },
       sink: counting,
       now: () => Date.now(),
       random: () => Math.random(),
@@ -79,6 +80,7 @@ export class Executor {
         this.#consecutiveFailures = 0;
       },
       stopping: () => this.#stop !== undefined,
+      firstPollAnswered: (imported) => tuner.observe(imported),
       writeFailed: (error: unknown) =>
         this.stop('fatal', {
           class: 'fatal',

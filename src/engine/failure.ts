@@ -2,7 +2,7 @@ import type { ErrorInfo } from '../ledger/index.js';
 import type { ValidationIssue } from '../schema/index.js';
 
 /**
- * The failure classes of shared/design/architecture.md, for errors the client rejects with
+ * The failure classes of docs/architecture.md, for errors the client rejects with
  * (after its own retry policy gave up). Data-class failures are not here: the client returns
  * them as outcome values.
  * - fatal: the run cannot go on (401 after renewal, supplier not ongoing, unreachable).

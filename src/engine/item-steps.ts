@@ -35,7 +35,13 @@ interface Sent {
   retry: ItemRow[];
 }
 
-const BATCH: Record<ItemKind, number> = { note: 100, transaction: 100, statement: 50, payment_instruction: 1 };
+/**
+ * Records per request. The spec sets no batch limit, so an account's notes, transactions and
+ * statements go in one request each (the fewest requests); the cap only keeps a body far below
+ * the few megabytes a proxy in front of the service may refuse (413). A payment instruction
+ * request carries one instruction (spec "Create payment instruction").
+ */
+const BATCH: Record<ItemKind, number> = { note: 1000, transaction: 1000, statement: 1000, payment_instruction: 1 };
 /** Sends of items answered ambiguously, per account and run, before they wait for the next run. */
 const EXTRA_ROUNDS = 3;
 
@@ -81,7 +87,7 @@ function settle(
 ): ItemRow[] {
   if (items.length === 0) return [];
   ctx.ledger
-    .updateItems(
+    .updateItemsDeferred(
       items.map((item) => item.id),
       patch,
       { accountId: account.id, step: items[0]?.kind ?? 'item', ...(detail ? { detail } : {}) },

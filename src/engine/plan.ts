@@ -1,7 +1,7 @@
 import type { AccountRow, ItemKind } from '../ledger/index.js';
 import type { TransactionQueryFlags } from '../schema/index.js';
 
-// The plan of a push (issue 6: --dry-run, --limit, --accounts, --only): for every account of the
+// The plan of a push (--dry-run, --limit, --accounts, --only): for every account of the
 // ledger, whether this run works on it, why (or why not), and how many requests of each kind
 // that takes. Pure: plan-scan.ts reads the ledger and feeds it; the executor and --dry-run use
 // the same decisions, so a dry run says exactly what the real run would take on.

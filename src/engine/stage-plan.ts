@@ -1,7 +1,7 @@
 import type { AccountPatch, AccountRow, AccountState, ItemPatch, ItemRow } from '../ledger/index.js';
 
 // What staging an export does to the ledger, decided by pure functions from what the ledger
-// holds and what the export brings (issue 5 "Rerun semantics"). stage.ts applies the result.
+// holds and what the export brings (README "Rerun semantics"). stage.ts applies the result.
 
 export interface IncomingAccount {
   fingerprint: string;

@@ -2,7 +2,7 @@ import type { V1StatusRecord, V2StatusRecord } from '../schema/index.js';
 import type { AccountPatch, AccountRow, AccountState, ErrorInfo } from '../ledger/index.js';
 import { nextPollDelay, type PollSchedule } from './poll-schedule.js';
 
-// The per-account state machine's transitions (shared/design/architecture.md), as pure
+// The per-account state machine's transitions (docs/architecture.md), as pure
 // functions from (account, outcome, clock) to the patch the ledger applies. No I/O here:
 // tested with tables in test/engine/transitions.test.ts.
 
@@ -142,6 +142,35 @@ function waitAgain(account: AccountRow, clock: Clock, schedule: PollSchedule, de
       nextCheckAt: clock.now + nextPollDelay(schedule, pollsMade, clock.random),
     },
   };
+}
+
+/**
+ * A v1 transfer status answer polling a `scheduled` account, the first status asked (spec "Get
+ * account import status (v1)"): COMPLETED carries the platform account number, so one request
+ * settles the common case; IN_PROGRESS waits again. Undefined: ask v2, which alone says why an
+ * account is not there: UNKNOWN (the process failed: v2 ERRORED or CANCELLED carries its
+ * latest_error), 404 (no process), or COMPLETED without a number.
+ */
+export function afterPollTransferStatus(
+  account: AccountRow,
+  status: V1StatusRecord | null,
+  clock: Clock,
+  schedule: PollSchedule,
+): Transition | undefined {
+  if (status?.status === 'COMPLETED' && status.platform_account_number !== '') {
+    return {
+      step: 'poll',
+      patch: {
+        state: 'processed',
+        sentFingerprint: account.sentFingerprint ?? account.fingerprint,
+        platformAccountNumber: status.platform_account_number,
+        error: null,
+        nextCheckAt: null,
+      },
+    };
+  }
+  if (status?.status === 'IN_PROGRESS') return waitAgain(account, clock, schedule, 'IN_PROGRESS');
+  return undefined;
 }
 
 /** The imported-accounts list named this scheduled account with its platform account number. */

@@ -24,9 +24,11 @@ export function prepareStateDir(stateDir: string): string {
  * for every intent the service deduplicates (a lost create intent is answered in progress or
  * already imported on resend; notes, transactions with check_previously_added, statements by
  * their dedup). Intents of requests the service cannot deduplicate (payment instructions;
- * transactions with check_previously_added off) are written `durable`: that one commit runs
- * with synchronous=FULL (fsynced). Measured: FULL on every commit cost a quarter of the
- * engine's CPU (blocking fsyncs on the event loop) at concurrency 32 (README "Performance").
+ * transactions with check_previously_added off) are written `durable`: their commit is
+ * fsynced before the request is sent (writer.ts: an fsync of the log off the event loop).
+ * Measured: synchronous=FULL on every commit cost a quarter of the engine's CPU (blocking fsyncs
+ * on the event loop) at concurrency 32, and even on the durable commits alone it held the event
+ * loop for seconds of a 3,000-account push (README "Performance").
  */
 export function openLedgerDb(stateDir: string): Database.Database {
   prepareStateDir(stateDir);

@@ -45,7 +45,14 @@ export interface NewItem {
   originLine: number | null;
 }
 
-const now = (): string => new Date().toISOString();
+let nowMs = 0;
+let nowIso = '';
+/** The time of a row, as ISO text: formatted once per millisecond (thousands of rows are written per second). */
+const now = (): string => {
+  const ms = Date.now();
+  if (ms !== nowMs) [nowMs, nowIso] = [ms, new Date(ms).toISOString()];
+  return nowIso;
+};
 
 /**
  * The results ledger of one state directory. Synchronous methods (`*Now`, inserts) are for
@@ -82,6 +89,11 @@ export class Ledger {
   /** Runs `fn` in one transaction (bulk staging: thousands of rows per commit). */
   batch<T>(fn: () => T): T {
     return this.db.transaction(fn)();
+  }
+
+  /** Records the dialect of the state directory; it is chosen once (read.dialect()). */
+  recordDialect(dialect: string): void {
+    this.#prepare(`INSERT INTO settings (key, value) VALUES ('dialect', ?) ON CONFLICT (key) DO NOTHING`).run(dialect);
   }
 
   // Runs ----------------------------------------------------------------------------------
@@ -227,6 +239,20 @@ export class Ledger {
     return this.#writer.write(() => this.updateAccountNow(id, patch, event));
   }
 
+  /** An outcome nobody waits for: as updateAccount, committed with the next commit (GroupWriter's `deferred`). */
+  updateAccountDeferred(id: number, patch: AccountPatch, event?: EventNote): Promise<void> {
+    return this.#writer.write(() => this.updateAccountNow(id, patch, event), false, true);
+  }
+
+  /** An outcome nobody waits for: as updateItems, committed with the next commit. */
+  updateItemsDeferred(
+    ids: readonly number[],
+    patch: ItemPatch,
+    event?: EventNote & { accountId: number },
+  ): Promise<void> {
+    return this.#writer.write(() => this.updateItemsNow(ids, patch, event), false, true);
+  }
+
   /** `durable`: fsynced even against a power loss (intents the service cannot deduplicate). */
   updateItems(
     ids: readonly number[],
@@ -343,6 +369,7 @@ export class Ledger {
   /** Commits what is queued, checkpoints the WAL and closes the database. */
   close(): void {
     this.#writer.flush();
+    this.#writer.close();
     if (this.db.open) {
       this.db.pragma('wal_checkpoint(TRUNCATE)');
       this.db.close();

@@ -76,6 +76,15 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX events_by_account ON events (account_id, id);
   `,
+  // Settings chosen once per state directory. `dialect`: the wire format of the service
+  // (docs/real-platform.md); a ledger that already has runs was pushed in the spec's.
+  `
+  CREATE TABLE settings (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  );
+  INSERT INTO settings (key, value) SELECT 'dialect', 'spec' WHERE EXISTS (SELECT 1 FROM runs);
+  `,
 ];
 
 export const LEDGER_SCHEMA_VERSION = MIGRATIONS.length;

@@ -32,6 +32,21 @@ export class LedgerReader {
     this.#db = db;
   }
 
+  /**
+   * The dialect this state directory was pushed in, once recorded. A read-only handle on a ledger
+   * written before settings existed: 'spec' if it has runs (the only dialect then).
+   */
+  dialect(): string | undefined {
+    const hasSettings = this.#db
+      .prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'settings'`)
+      .get();
+    if (hasSettings === undefined)
+      return this.#db.prepare('SELECT 1 FROM runs LIMIT 1').get() === undefined ? undefined : 'spec';
+    const row = this.#db.prepare(`SELECT value FROM settings WHERE key = 'dialect'`).get() as
+      { value: string } | undefined;
+    return row?.value;
+  }
+
   counts(): LedgerCounts {
     const accounts: LedgerCounts['accounts'] = {};
     for (const row of this.#db.prepare('SELECT state, COUNT(*) AS n FROM accounts GROUP BY state').all() as Raw[]) {

@@ -1,7 +1,7 @@
-import type { PostImportKind } from '../mapping/types.js';
+import type { PostImportKind } from '../schema/index.js';
 
 /**
- * The per-account states of the ledger (shared/design/architecture.md, "The per-account state
+ * The per-account states of the ledger (docs/architecture.md, "The per-account state
  * machine"), plus `unresolved`: an account known only through post-import records of an export
  * that does not hold it; it is looked up on the service before its records are pushed.
  */
@@ -27,7 +27,7 @@ export const ITEM_STATES = ['pending', 'held', 'sending', 'done', 'failed', 'unk
 export type ItemState = (typeof ITEM_STATES)[number];
 
 export type ItemKind = PostImportKind;
-/** The order in which post-import steps run for an account (issue 5, "The per-account pipeline"). */
+/** The order in which post-import steps run for an account (docs/architecture.md "The per-account state machine"). */
 export const ITEM_KINDS: readonly ItemKind[] = ['note', 'transaction', 'statement', 'payment_instruction'];
 
 /** Why an account or item is not done: the service's or the local validator's code, traced to the export. */

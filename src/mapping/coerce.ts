@@ -1,10 +1,11 @@
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
-import { applyDateFormat, type FileMapping } from '../config/index.js';
+import { applyDateFormat } from './date-format.js';
+import type { FileMapping } from './mapping-rules.js';
 import { isCalendarDate, isIsoDatetime } from '../schema/index.js';
 import type { FieldType } from './fields.js';
 import { ExportCode } from './issue-codes.js';
 
-// One cell -> one payload value (input-format "Values"). Pure. A cell that cannot be coerced
+// One cell -> one payload value (docs/export-format.md "Values"). Pure. A cell that cannot be coerced
 // yields an issue and keeps its text, so that the payload still shows what was there and the
 // schema does not report the field as missing as well.
 
@@ -49,6 +50,8 @@ export function coerceValue(type: FieldType, input: unknown, context: CoerceCont
     case 'number':
     case 'amount':
       return coerceNumber(type, value, context);
+    case 'minor-amount':
+      return coerceMinorAmount(value, context);
     case 'date':
       return coerceDate(value, context);
     case 'datetime':
@@ -91,6 +94,50 @@ function coerceNumber(type: 'integer' | 'number' | 'amount', value: unknown, con
   return { value: number };
 }
 
+/**
+ * Statements' gross_amount: the export gives major units (40.10), the service takes an integer in
+ * minor units (4010). Converted on the text, never in binary floating point (0.29 * 100 is
+ * 28.999999999999996). A column the mapping file declares in `minor_units` is taken as it is.
+ */
+function coerceMinorAmount(value: unknown, context: CoerceContext): Coerced {
+  const text = typeof value === 'number' ? String(value) : value;
+  if (typeof text !== 'string' || !DECIMAL.test(text))
+    return fail(
+      value,
+      ExportCode.invalidNumber,
+      `${context.field}: "${String(value)}" is not a number ("." as the decimal point, no currency sign or thousands separator).`,
+    );
+  if (context.mapping.minorUnits.includes(context.field)) {
+    const number = Number(text);
+    if (!Number.isSafeInteger(number))
+      return fail(
+        value,
+        ExportCode.invalidInteger,
+        `${context.field}: "${text}" is not a whole number of minor units (pence, cents); the mapping file declares this column in minor units.`,
+      );
+    return { value: number };
+  }
+  const minor = minorUnitsOf(text);
+  if (minor === undefined)
+    return fail(
+      value,
+      ExportCode.tooManyDecimalPlaces,
+      `${context.field}: "${text}" has more than two decimal places; give the amount in major units with at most two (e.g. 40.10), or declare the column in "minor_units" in the mapping file if it holds pence or cents.`,
+    );
+  return { value: minor };
+}
+
+/** `40.1` -> 4010, `-0.29` -> -29, `12` -> 1200; undefined for more than two decimal places or beyond a safe integer. */
+function minorUnitsOf(text: string): number | undefined {
+  const negative = text.startsWith('-');
+  const unsigned = text.replace(/^[+-]/, '');
+  const [whole = '', fraction = ''] = unsigned.split('.');
+  if (fraction.length > 2) return undefined;
+  const minor = Number(`${whole || '0'}${fraction.padEnd(2, '0')}`);
+  if (!Number.isSafeInteger(minor)) return undefined;
+  return negative && minor !== 0 ? -minor : minor;
+}
+
 function coerceDate(value: unknown, context: CoerceContext): Coerced {
   const text = String(value);
   if (isCalendarDate(text)) return { value: text };
@@ -124,13 +171,27 @@ function coerceDatetime(value: unknown, context: CoerceContext): Coerced {
   const text = String(value);
   if (isIsoDatetime(text)) return { value: text };
   const offset = context.mapping.utcOffset;
+  // As for dates: every declared format is tried, and a value two of them read differently is never guessed.
+  const readings = new Set<string>();
+  let matched = false;
   for (const format of context.mapping.datetimeFormats) {
     const reading = applyDateFormat(format, text);
     if (reading === undefined || offset === undefined) continue;
+    matched = true;
     const iso = `${reading}${offset}`;
-    if (isIsoDatetime(iso)) return { value: iso };
-    return fail(text, ExportCode.invalidDatetime, `${context.field}: "${text}" is not a datetime that exists.`);
+    if (isIsoDatetime(iso)) readings.add(iso);
   }
+  if (readings.size === 1) return { value: [...readings][0] };
+  if (readings.size > 1) {
+    return fail(
+      text,
+      ExportCode.ambiguousDate,
+      `${context.field}: "${text}" is ambiguous: it reads as ${[...readings].join(' or ')} under the declared ` +
+        'datetime formats; it is never guessed.',
+    );
+  }
+  if (matched)
+    return fail(text, ExportCode.invalidDatetime, `${context.field}: "${text}" is not a datetime that exists.`);
   return fail(
     text,
     ExportCode.invalidDatetime,
@@ -154,7 +215,7 @@ function coerceJson(type: 'json' | 'json-array', value: unknown, field: string):
   return { value: parsed };
 }
 
-/** `a.pdf;b.pdf` or `["a.pdf"]` -> `[{document_path: "a.pdf"}, ...]` (input-format "Columns", notes). */
+/** `a.pdf;b.pdf` or `["a.pdf"]` -> `[{document_path: "a.pdf"}, ...]` (docs/export-format.md "Columns", notes). */
 function coerceDocumentPaths(value: unknown, field: string): Coerced {
   let list: unknown = value;
   if (typeof value === 'string') {

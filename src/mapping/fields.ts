@@ -1,6 +1,6 @@
 import type { FileKind } from '../sources/kinds.js';
 
-// The documented columns of each file kind (shared/design/input-format.md "Columns") and the type
+// The documented columns of each file kind (docs/export-format.md "Columns") and the type
 // each cell is coerced to ("Values"). A column named here fills the payload field of the same
 // dotted path; any other column is an error unless the mapping file ignores it (the spec: only
 // documented fields may be sent).
@@ -11,6 +11,7 @@ export type FieldType =
   | 'integer'
   | 'number'
   | 'amount'
+  | 'minor-amount'
   | 'date'
   | 'datetime'
   | 'phone'
@@ -54,7 +55,7 @@ const accounts = {
   ledgers: 'json-array',
   statements: 'json-array',
   notes: 'json-array',
-  // JSON records only (input-format: an accounts record in JSON may carry them inline).
+  // JSON records only (docs/export-format.md: an accounts record in JSON may carry them inline).
   customers: 'json-array',
   supply_addresses: 'json-array',
 } as const satisfies Record<string, FieldType>;
@@ -117,7 +118,7 @@ const statements = {
   bill_period_to_date: 'date',
   issued_date: 'date',
   number: 'string',
-  gross_amount: 'amount',
+  gross_amount: 'minor-amount',
   statement_path: 'string',
 } as const satisfies Record<string, FieldType>;
 

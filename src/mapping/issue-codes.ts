@@ -1,6 +1,6 @@
 /**
  * Stable codes of the problems found while reading and mapping an export, before any payload
- * rule runs (issue 4: "export-level rules ... each with a stable code"). Payload rules use the
+ * rule runs (docs/export-format.md "Errors"). Payload rules use the
  * codes of src/schema/codes.ts (the platform's where it has one).
  */
 export const ExportCode = {
@@ -13,6 +13,7 @@ export const ExportCode = {
   invalidBoolean: 'invalid_boolean',
   invalidNumber: 'invalid_number',
   invalidInteger: 'invalid_integer',
+  tooManyDecimalPlaces: 'too_many_decimal_places',
   invalidDate: 'invalid_date',
   ambiguousDate: 'ambiguous_date',
   invalidDatetime: 'invalid_datetime',

@@ -13,14 +13,13 @@ import {
 } from '../schema/index.js';
 import type { FileKind } from '../sources/kinds.js';
 import { ExportCode } from './issue-codes.js';
-import type { JoinContext, StagedRecord } from './join.js';
-import { recordIssue } from './join.js';
+import { recordIssue, type JoinContext, type StagedRecord } from './staged-record.js';
 import { columnOfPath } from './locate.js';
 import type { MappedItem, SourceIssue } from './types.js';
 
 // Post-import records of one account -> items, each validated as part of the request that will
 // carry it (so a transaction_id repeated on two rows is caught as in one request: spec
-// "Create transactions", real-platform-notes §2.2 duplicate_transaction_ids).
+// "Create transactions", docs/service.md "Transactions" duplicate_transaction_ids).
 
 export interface ItemSet {
   notes: Array<MappedItem<Note>>;

@@ -1,5 +1,6 @@
 import type { FileKind } from '../sources/kinds.js';
-import { joinAccount, joinOrphan, type JoinContext, type StagedRecord } from './join.js';
+import { joinAccount, joinOrphan } from './join.js';
+import type { JoinContext, StagedRecord } from './staged-record.js';
 import { mapCsvRow, mapJsonRecord, type FilePlan } from './record.js';
 import type { ExportEntry } from './types.js';
 

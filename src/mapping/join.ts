@@ -1,38 +1,13 @@
 import type { AccountPayload } from '../schema/index.js';
-import { validateAccountPayload } from '../schema/index.js';
+import { validateAccountPayload, withoutTenantFields } from '../schema/index.js';
 import { ExportCode } from './issue-codes.js';
 import { locateIssue } from './locate.js';
 import { itemsOf, recordsByKind, type ItemSet } from './items.js';
-import type { MappedRecord, RecordIssue } from './record.js';
+import { recordIssue, type JoinContext, type StagedRecord } from './staged-record.js';
 import type { ExportAccount, Origin, OrphanItems, SourceIssue } from './types.js';
 
 // The records of one external account number -> one ExportAccount (or OrphanItems). Pure: the
 // staging store hands over the records in file order; every problem is located here.
-
-export interface StagedRecord {
-  file: string;
-  record: MappedRecord;
-}
-
-export interface JoinContext {
-  today: string;
-  /** file -> field path -> source column (renames). */
-  columnOf: Record<string, Record<string, string>>;
-  importSupplier: string | undefined;
-}
-
-export function recordIssue(file: string, line: number, number: string, issue: RecordIssue, prefix = ''): SourceIssue {
-  const attr = [prefix, issue.attr].filter((part) => part !== '').join('.');
-  return {
-    file,
-    line,
-    ...(issue.column === undefined ? {} : { column: issue.column }),
-    ...(attr === '' ? {} : { attr }),
-    externalAccountNumber: number,
-    code: issue.code,
-    message: issue.message,
-  };
-}
 
 /** An issue at `attr` hides the schema's verdict on the same value (it was not coerced, so the schema would only repeat it). */
 function suppressedBy(mappingIssues: SourceIssue[]): (issue: SourceIssue) => boolean {
@@ -94,7 +69,9 @@ export function joinAccount(number: string, records: StagedRecord[], context: Jo
   }
   const located = { externalAccountNumber: number, origins, columnOf: context.columnOf };
   const hidden = suppressedBy(mappingIssues);
-  const schemaIssues = validateAccountPayload(payload, { today: context.today })
+  const schemaIssues = validateAccountPayload(withoutTenantFields(payload, context.tenantFields), {
+    today: context.today,
+  })
     .map((issue) => locateIssue(located, issue))
     .filter((issue) => !hidden(issue));
   const items = itemsOf(number, main.record.importSupplier ?? context.importSupplier, byKind, context);

@@ -16,7 +16,7 @@ export interface Locatable {
   columnOf?: Record<string, Record<string, string>>;
 }
 
-/** Inline lists only a JSON accounts record can carry (input-format "Columns"); in a CSV file they are never a column. */
+/** Inline lists only a JSON accounts record can carry (docs/export-format.md "Columns"); in a CSV file they are never a column. */
 const JSON_ONLY: ReadonlySet<string> = new Set(['customers', 'supply_addresses']);
 
 function longestOrigin(

@@ -1,6 +1,7 @@
 import type { CountryCode } from 'libphonenumber-js';
-import type { FileMapping, MigrateConfig } from '../config/index.js';
+import type { ExportMapping, FileMapping } from './mapping-rules.js';
 import { InputError } from '../errors.js';
+import type { TenantFieldKind } from '../schema/index.js';
 import type { FileKind } from '../sources/kinds.js';
 import { coerceValue, isEmptyCell, type CoerceContext } from './coerce.js';
 import { fieldType, NESTED_OBJECTS, type FieldType } from './fields.js';
@@ -32,7 +33,7 @@ interface FieldPlan {
   field: string;
   path: string[];
   type: FieldType;
-  /** Built once per field, not once per cell (issue 4: one object per cell of 600,000 rows). */
+  /** Built once per field, not once per cell (one object per cell of 600,000 rows otherwise). */
   context: CoerceContext;
   /** The external account number or supplier of a kind whose payload does not carry them: kept aside for the join. */
   lifted: boolean;
@@ -67,9 +68,29 @@ export interface FilePlan {
   ignored: ReadonlySet<string>;
   /** Accounts: the plans of the customers and supply addresses a JSON record may carry inline. */
   inline?: Record<InlineList, FilePlan>;
+  /** Tenant fields the mapping file declares for this file kind: field -> type. */
+  tenant: Readonly<Record<string, FieldType>>;
 }
 
-/** Lists an accounts record may carry inline (input-format "Columns"), mapped with their own files' rules. */
+const TENANT_TYPES: Record<TenantFieldKind, FieldType> = {
+  array: 'json-array',
+  object: 'json',
+  string: 'string',
+  number: 'number',
+  boolean: 'boolean',
+};
+
+/** The type of a field: documented by the spec, or a declared tenant field (copied as given, checked for its kind). */
+function typeOf(plan: Pick<FilePlan, 'kind' | 'tenant'>, field: string): FieldType | undefined {
+  return fieldType(plan.kind, field) ?? (Object.hasOwn(plan.tenant, field) ? plan.tenant[field] : undefined);
+}
+
+function tenantPlan(kind: FileKind, config: ExportMapping): Record<string, FieldType> {
+  const declared = kind === 'accounts' || kind === 'supply_addresses' ? config.tenantFields[kind] : {};
+  return Object.fromEntries(Object.entries(declared).map(([field, tenantKind]) => [field, TENANT_TYPES[tenantKind]]));
+}
+
+/** Lists an accounts record may carry inline (docs/export-format.md "Columns"), mapped with their own files' rules. */
 type InlineList = 'customers' | 'supply_addresses';
 const INLINE_LISTS: ReadonlySet<string> = new Set<InlineList>(['customers', 'supply_addresses']);
 
@@ -106,7 +127,7 @@ function valuePlans(
 }
 
 /** Compiles a CSV header (or, with an empty header, the rules of a JSON file, whose keys vary by record). */
-export function planFile(kind: FileKind, file: string, header: string[], config: MigrateConfig): FilePlan {
+export function planFile(kind: FileKind, file: string, header: string[], config: ExportMapping): FilePlan {
   const mapping = config.mapping[kind];
   const ignore = new Set(mapping.ignore);
   const phoneCountry = config.phoneDefaultCountry;
@@ -123,6 +144,7 @@ export function planFile(kind: FileKind, file: string, header: string[], config:
     defaults: valuePlans(kind, mapping, mapping.defaults, phoneCountry),
     constants: valuePlans(kind, mapping, mapping.constants, phoneCountry),
     ignored: ignore,
+    tenant: tenantPlan(kind, config),
   };
   if (kind === 'accounts')
     plan.inline = {
@@ -138,7 +160,7 @@ export function planFile(kind: FileKind, file: string, header: string[], config:
     const column = raw.trim();
     if (ignore.has(column)) return;
     const field = mapping.rename[column] ?? column;
-    const type = fieldType(kind, field);
+    const type = typeOf(plan, field);
     if (!type) {
       plan.unknownColumns.push(column);
       return;
@@ -153,7 +175,8 @@ export function planFile(kind: FileKind, file: string, header: string[], config:
       );
     byField.set(field, column);
     if (field === 'external_account_number') plan.keyIndex = index;
-    if (field !== column) plan.columnOf[field] = column;
+    // A tenant field is not in the spec's column list: name its column for locating errors.
+    if (field !== column || fieldType(kind, field) === undefined) plan.columnOf[field] = column;
     plan.columns.push({ ...fieldPlan(kind, mapping, field, type, phoneCountry), index, column });
   });
   if (
@@ -172,7 +195,7 @@ export function planFile(kind: FileKind, file: string, header: string[], config:
 }
 
 function setPath(target: Record<string, unknown>, path: string[], value: unknown): void {
-  // Most fields are top-level: skip the walk (issue 4 profile: setPath 350 ms self on 100k accounts).
+  // Most fields are top-level: skip the walk (profiled: setPath 350 ms self on 100k accounts).
   if (path.length === 1) {
     target[path[0] as string] = value;
     return;
@@ -259,7 +282,7 @@ function mapInline(
   });
 }
 
-/** Constants always apply; defaults fill fields the record left empty (input-format "The mapping file"). */
+/** Constants always apply; defaults fill fields the record left empty (docs/export-format.md "The mapping file"). */
 function finish(plan: FilePlan, record: MappedRecord, lifted: Lifted): MappedRecord {
   for (const target of plan.defaults) {
     if (getPath(target.lifted ? lifted : record.fields, target.path) === undefined)
@@ -313,7 +336,7 @@ function eachJsonField(plan: FilePlan, object: Record<string, unknown>, visit: J
   const visitKey = (key: string, value: unknown): void => {
     if (plan.ignored.has(key)) return;
     const field = plan.mapping.rename[key] ?? key;
-    visit(key, value, field, fieldType(plan.kind, field));
+    visit(key, value, field, typeOf(plan, field));
   };
   for (const [key, value] of Object.entries(object)) {
     if (NESTED_OBJECTS.has(key) && typeof value === 'object' && value !== null && !Array.isArray(value)) {

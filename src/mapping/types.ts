@@ -30,8 +30,6 @@ export interface SourceIssue {
   message: string;
 }
 
-export type PostImportKind = 'note' | 'transaction' | 'statement' | 'payment_instruction';
-
 /** One post-import record with its origin and the problems it has. */
 export interface MappedItem<T> {
   value: T;
@@ -45,7 +43,7 @@ export interface MappedItem<T> {
  * be sent (empty = valid). `origins` maps payload attr prefixes (`''`, `customers.0`,
  * `supply_addresses.2`) to the record they came from; `columnOf` maps a field path to its source column.
  * `issues` holds every problem of the account: its payload's and, repeated there, those of its post-import items
- * (an account with any error is not pushed, input-format "Errors"); each item's `issues` holds its own subset.
+ * (an account with any error is not pushed, docs/export-format.md "Errors"); each item's `issues` holds its own subset.
  */
 export interface ExportAccount {
   externalAccountNumber: string;

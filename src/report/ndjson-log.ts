@@ -3,7 +3,7 @@ import { UsageError } from '../errors.js';
 import type { EngineEvent, EventSink } from '../engine/events.js';
 import type { AccountState } from '../ledger/index.js';
 
-// `push --log-file <path>` (issue 6): one JSON line per engine event, for reading what a 3 a.m.
+// `push --log-file <path>`: one JSON line per engine event, for reading what a 3 a.m.
 // cron run did (`jq`, `grep`). A line holds the time, the run id, the account's external
 // account number, the step and its outcome or code: never the API key or a token (the engine's
 // events carry none), and no personal data (no payload field, note body, name, e-mail or

@@ -1,7 +1,7 @@
 import type { EngineEvent, EventSink } from '../engine/index.js';
 import type { ItemKind } from '../ledger/index.js';
 
-/** The steps shown as progress (issue 5 "Progress and summary"). */
+/** The steps shown as progress (README "Commands", push). */
 export const PROGRESS_STEPS = [
   'created',
   'processed',

@@ -1,7 +1,7 @@
 import type { AccountRow, ItemKind, ItemState, StoredIssue } from '../ledger/index.js';
 import type { ItemTally, ItemWithAccount } from './ledger-source.js';
 
-// The rows of `migrate report`'s files (issue 6), as pure functions of what the ledger holds.
+// The rows of `migrate report`'s files, as pure functions of what the ledger holds.
 // Every row is keyed by import supplier and external account number, never by a row position
 // (Data Loader's failure: ids written against the wrong rows).
 

@@ -6,7 +6,7 @@ import { holdOf, indexServiceLists, isErrored, joinRow, type ServiceEntry, type 
 
 // `migrate status <supplier>`: reads the service (two v1 lists, v2 status of open accounts) and
 // the ledger (paged), joins them per account (status-join.ts), and tallies. The service's lists
-// are whole arrays (the service has no pagination: real-platform-notes §5.2), so they are held
+// are whole arrays (the service has no pagination: docs/service.md "Status and list endpoints"), so they are held
 // once; the ledger side is read page by page and rows are handed to `onRow` as they are made.
 
 /** Ledger states whose service status is worth asking (v2 tells PENDING/IN_PROGRESS/ERRORED and latest_error). */

@@ -1,7 +1,7 @@
 import type { AccountRow, AccountState, ItemState } from '../ledger/index.js';
 import type { ListItem, V2Status, V2StatusRecord } from '../schema/index.js';
 
-// The join of `migrate status` (issue 6): the service's view of an import supplier (the v1
+// The join of `migrate status`: the service's view of an import supplier (the v1
 // lists, and v2 status where it was asked) with the ledger's, per external account number.
 // Pure: tested with plain data; status-gather.ts does the reading.
 

@@ -116,15 +116,20 @@ function lists(summary: StatusSummary, c: ChalkInstance): List[] {
     (total, states) => total + Object.values(states).reduce((a, b) => a + (b ?? 0), 0),
     0,
   );
-  const width = (values: string[]): number => Math.max(0, ...values.map((value) => value.length));
+  const width = (values: string[]): number => values.reduce((most, value) => Math.max(most, value.length), 0);
   const numbers = summary.items_outstanding.map((item) => item.external_account_number);
   const kinds = summary.items_outstanding.map((item) => item.record);
   const holds = summary.items_outstanding.map((item) => item.held_by);
   const codes = summary.items_outstanding.map((item) => item.code ?? '-');
+  const erroredNumbers = width(summary.errored.map((row) => row.external_account_number));
+  const erroredCodes = width(summary.errored.map((row) => row.code));
   return [
     [
       `ERRORED on the platform (${counts.errored})`,
-      summary.errored.map((row) => `${row.external_account_number}  ${c.red(row.code)}  ${oneLine(row.detail)}`),
+      summary.errored.map(
+        (row) =>
+          `${row.external_account_number.padEnd(erroredNumbers)}  ${c.red(row.code.padEnd(erroredCodes))}  ${oneLine(row.detail)}`,
+      ),
       counts.errored,
     ],
     [

@@ -1,7 +1,7 @@
 import type { PlannedAccount, PlanReason, PlanTotals, RequestKind, StageSummary } from '../engine/index.js';
 import { PLAN_REASONS, REQUEST_KINDS } from '../engine/index.js';
 
-// The plan printed by `push --dry-run` (issue 6): requests per step, and why each account is or
+// The plan printed by `push --dry-run`: requests per step, and why each account is or
 // is not in the plan. Plain text keeps a few account numbers per reason; --json has every account.
 
 const REQUEST_LABELS: Record<RequestKind, string> = {

@@ -20,7 +20,7 @@ import {
   type CsvRecord,
 } from './report-rows.js';
 
-// `migrate report` (issue 6): the ledger, written as files keyed by external account number.
+// `migrate report`: the ledger, written as files keyed by external account number.
 // Streamed: pages of the ledger flow through csv-stringify into the file with back-pressure, so
 // memory stays flat at a million accounts. Files are 0600 (they hold account numbers and the
 // service's messages, which may quote personal data) and appear whole or not at all (written

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
-// Tokens (spec "Authentication"; real-platform-notes §0.2): a JWT signed with a secret of this
+// Tokens (spec "Authentication"; docs/service.md "Authentication"): a JWT signed with a secret of this
 // sandbox instance, so a token from another instance is "unknown"; `exp` follows tokenTtlSeconds.
 // Refresh tokens are opaque and kept in memory (the real platform: valid 7 days).
 

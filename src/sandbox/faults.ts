@@ -1,8 +1,8 @@
 import type { FaultOptions } from './options.js';
 import { seededStream } from './random.js';
 
-// Injected failures, each drawn from a seeded stream so a run is reproducible (issue 2 "Fault
-// injection"). One draw per request picks at most one fault; a separate stream draws the jitter,
+// Injected failures, each drawn from a seeded stream so a run is reproducible (README "The sandbox").
+// One draw per request picks at most one fault; a separate stream draws the jitter,
 // so turning jitter on does not change which requests fail.
 
 export type InjectedFault = 'drop' | 'rate_limit' | 'server_error' | 'ambiguous';

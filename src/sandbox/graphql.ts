@@ -2,7 +2,7 @@ import type { TokenIssuer } from './auth.js';
 import type { Reply } from './http-io.js';
 import { asObject } from '../schema/read.js';
 
-// POST /v1/graphql/: only the token mutation (spec "Authentication" 1; real-platform-notes §0.2).
+// POST /v1/graphql/: only the token mutation (spec "Authentication" 1; docs/service.md "Authentication").
 // The field is the real platform's `obtainKrakenToken` or the neutral `obtainToken`; input is
 // `{APIKey}` or `{refreshToken}`, inline or through variables. Like GraphQL, errors are HTTP 200
 // with `errors[].extensions.errorCode` (the platform's KT-CT codes); only the selected fields

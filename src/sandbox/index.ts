@@ -8,7 +8,7 @@ import { RequestLog } from './request-log.js';
 import { createRequestListener, type SandboxRuntime } from './server.js';
 import { ProcessStore } from './store.js';
 
-// `migrate sandbox` in-process: a faithful local simulator of the import service (issue 2),
+// `migrate sandbox` in-process: a faithful local simulator of the import service,
 // used by the CLI command, by tests and by the `--sandbox` runs of the other commands.
 
 export type { SandboxOptions } from './options.js';
@@ -28,9 +28,10 @@ export interface RunningSandbox {
   control: SandboxControl;
 }
 
-function createRuntime(options: SandboxOptions): SandboxRuntime {
+function createRuntime(options: SandboxOptions, clock: () => number): SandboxRuntime {
   return {
     options,
+    clock,
     store: new ProcessStore(options.suppliers, options),
     issuer: new TokenIssuer(options.tokenTtlSeconds, options.refreshTtlSeconds),
     faults: new FaultInjector(options, options.seed),
@@ -51,10 +52,19 @@ function listen(server: Server, port: number, host: string): Promise<string> {
   });
 }
 
+/** In-process only: what a test replaces to drive the sandbox's time instead of sleeping. */
+export interface SandboxHooks {
+  /** Epoch milliseconds (default Date.now): when processes finish, tokens expire and the rate bucket turns. */
+  clock?: () => number;
+}
+
 /** Starts the sandbox (127.0.0.1, a free port by default). Throws a RangeError for a bad option. */
-export async function startSandbox(options: Partial<SandboxOptions> = {}): Promise<RunningSandbox> {
+export async function startSandbox(
+  options: Partial<SandboxOptions> = {},
+  hooks: SandboxHooks = {},
+): Promise<RunningSandbox> {
   const resolved = resolveSandboxOptions(options);
-  const runtime = createRuntime(resolved);
+  const runtime = createRuntime(resolved, hooks.clock ?? Date.now);
   const server = createServer({ keepAlive: true }, createRequestListener(runtime));
   // Above undici's keep-alive (4 s) so the server never closes a socket the client is about to reuse.
   server.keepAliveTimeout = 65_000;

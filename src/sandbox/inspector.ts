@@ -102,12 +102,12 @@ export function createInspector(runtime: SandboxRuntime): SandboxInspector {
   const { store, log } = runtime;
   return {
     account: (supplier, externalAccountNumber) => {
-      const record = store.get(supplier, externalAccountNumber, Date.now());
+      const record = store.get(supplier, externalAccountNumber, runtime.clock());
       return record ? inspect(record) : undefined;
     },
     accounts: (supplier) =>
       (supplier === undefined ? store.supplierCodes() : [supplier]).flatMap((code) =>
-        store.list(code, Date.now()).map(inspect),
+        store.list(code, runtime.clock()).map(inspect),
       ),
     accountCount: () => store.size,
     supplierStatus: (code) => store.suppliers.get(code),
@@ -128,7 +128,7 @@ export function createControl(runtime: SandboxRuntime): SandboxControl {
         );
       runtime.store.suppliers.set(code, status);
     },
-    settleAll: () => runtime.store.settleAll(Date.now()),
+    settleAll: () => runtime.store.settleAll(runtime.clock()),
     setFaults: (changes) => runtime.faults.update(changes),
   };
 }

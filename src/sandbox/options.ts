@@ -1,10 +1,12 @@
+import { isDialect, type Dialect } from '../schema/index.js';
+
 // Options of the sandbox: optional outside (startSandbox(Partial<SandboxOptions>)), complete
 // inside (resolveSandboxOptions), validated once with messages that give expected and actual.
 
 export const SUPPLIER_STATUSES = ['Ongoing', 'Paused', 'Complete'] as const;
 export type SupplierStatus = (typeof SUPPLIER_STATUSES)[number];
 
-/** Injected failures (issue 2 "Fault injection"). Shares are probabilities per REST request. */
+/** Injected failures (README "The sandbox"). Shares are probabilities per REST request. */
 export interface FaultOptions {
   /** Added to every response, in milliseconds. */
   latencyMs: number;
@@ -27,6 +29,8 @@ export interface FaultOptions {
 }
 
 export interface SandboxOptions extends FaultOptions {
+  /** `spec` (default): the spec's names and shapes; `kraken`: the real platform's (docs/real-platform.md). */
+  dialect: Dialect;
   host: string;
   /** 0 = any free port. */
   port: number;
@@ -74,6 +78,7 @@ function firstOfCurrentMonth(): string {
 
 export function defaultSandboxOptions(): SandboxOptions {
   return {
+    dialect: 'spec',
     host: '127.0.0.1',
     port: 0,
     apiKey: DEFAULT_API_KEY,
@@ -161,6 +166,7 @@ export function resolveSandboxOptions(partial: Partial<SandboxOptions> = {}): Sa
     'a date YYYY-MM-DD',
     options.openPeriodStart,
   );
+  check(isDialect(options.dialect), 'dialect', '"spec" or "kraken"', options.dialect);
   check(options.today === undefined || DATE.test(options.today), 'today', 'a date YYYY-MM-DD', options.today);
   for (const [code, status] of Object.entries(options.suppliers)) {
     check(code.length > 0, 'suppliers', 'non-empty supplier codes', code);

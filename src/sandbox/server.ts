@@ -22,6 +22,8 @@ export interface SandboxRuntime {
   log: RequestLog;
   flakyCounts: Map<string, number>;
   timers: Set<NodeJS.Timeout>;
+  /** Epoch milliseconds: processing, token lifetimes and the rate bucket all read this clock. */
+  clock: () => number;
 }
 
 const epochNow = (): number => performance.timeOrigin + performance.now();
@@ -64,7 +66,7 @@ function runEndpoint(
   bytes: Buffer,
   query: URLSearchParams,
 ): Outcome {
-  const now = Date.now();
+  const now = runtime.clock();
   if (route.kind === 'token') {
     const parsed = parseBody(request, bytes);
     if ('outcome' in parsed) return parsed.outcome;
@@ -81,6 +83,7 @@ function runEndpoint(
   const { options } = runtime;
   const context: HandlerContext = {
     store: runtime.store,
+    dialect: options.dialect,
     now,
     today: options.today ?? new Date(now).toISOString().slice(0, 10),
     openPeriodStart: options.openPeriodStart,
@@ -127,7 +130,7 @@ async function decide(
     );
   }
   const faultable = match.route.kind === 'rest' || runtime.faults.options.faultTokenIssue;
-  const wait = match.route.kind === 'rest' ? runtime.faults.throttle(Date.now()) : undefined;
+  const wait = match.route.kind === 'rest' ? runtime.faults.throttle(runtime.clock()) : undefined;
   await sleep(runtime, runtime.faults.delayMs());
   if (wait !== undefined) {
     note('max_rps');

@@ -4,7 +4,7 @@ import { isCalendarDate } from './primitives.js';
 import { asList, asNumber, asObject, asString, attrOf, type Raw } from './read.js';
 import { noteRules, statementRules, transactionListRules } from './rules.js';
 
-// Account-level cross-field rules (real-platform-notes §4.1-§4.5). Input is the raw payload.
+// Account-level cross-field rules (docs/service.md "Validation rules the platform applies"). Input is the raw payload.
 
 const AMOUNT_TOLERANCE = 0.005;
 

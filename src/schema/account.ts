@@ -4,7 +4,7 @@ import { amount, date, email, metadata, phone } from './primitives.js';
 import { accountStatementSchema } from './statement.js';
 import { transactionSchema } from './transaction.js';
 
-// Enumerations the real platform documents (real-platform-notes §4.1, §4.4); the spec lists
+// Enumerations the real platform documents (docs/service.md "Validation rules the platform applies"); the spec lists
 // one value of each as occurring and says the rest is "not shown".
 export const ACCOUNT_TYPES = [
   'DOMESTIC',

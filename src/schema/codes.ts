@@ -1,12 +1,13 @@
 /**
  * Stable machine codes of validation problems. Where the real platform has a code
- * (shared/reference/real-platform-notes.md) the same string is used; codes marked "ours" are
+ * (docs/service.md) the same string is used; codes marked "ours" are
  * chosen here because the platform documents none for that rule.
  */
 export const Code = {
   required: 'required',
   invalid: 'invalid',
   invalidChoice: 'invalid_choice',
+  invalidInteger: 'invalid_integer', // DRF's code for "A valid integer is required."
   unknownField: 'unknown_field', // ours: the spec says only documented fields may be sent
   invalidDate: 'invalid_date', // ours
   invalidDatetime: 'invalid_datetime', // ours

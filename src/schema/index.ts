@@ -8,3 +8,5 @@ export * from './responses.js';
 export * from './statement.js';
 export * from './transaction.js';
 export * from './validate.js';
+export * from './dialect.js';
+export * from './tenant-fields.js';

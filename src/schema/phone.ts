@@ -1,9 +1,9 @@
 import { isValidPhoneNumber, Metadata } from 'libphonenumber-js';
 
 /**
- * The phone rule (real-platform-notes "Phone rule"): `+`, then a number that libphonenumber-js
+ * The phone rule (docs/service.md "Validation rules the platform applies"): `+`, then a number that libphonenumber-js
  * (min metadata, default export) calls valid. The library compiles a RegExp from its metadata on
- * every check (~30 us per number, issue 4); this module compiles each country's patterns once
+ * every check (~30 us per number); this module compiles each country's patterns once
  * and mirrors the library's path for the shape real exports have: '+' then digits only.
  * Anything else, and every case the mirror is not sure of, is answered by the library itself.
  */

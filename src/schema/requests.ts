@@ -7,10 +7,13 @@ import { transactionSchema } from './transaction.js';
 // Request bodies of every endpoint in the spec ("Endpoints"). The client builds its requests
 // from these types and the sandbox validates what it receives with the same schemas.
 
+/** The spec's post-import records, one endpoint each (notes, transactions, historical statements, payment instruction). */
+export type PostImportKind = 'note' | 'transaction' | 'statement' | 'payment_instruction';
+
 const importSupplier = z.string().min(1).max(255);
 const externalAccountNumber = z.string().min(1).max(128);
 
-/** Real platform's payment instruction types (real-platform-notes §2.4); the spec lists CARD. */
+/** Real platform's payment instruction types (docs/service.md "Payment instructions"); the spec lists CARD. */
 export const PAYMENT_INSTRUCTION_TYPES = [
   'BPAY',
   'CARD',

@@ -23,6 +23,36 @@ export const TRANSACTION_STATUSES = [
 
 export type V2Status = (typeof V2_STATUSES)[number];
 
+/**
+ * The real platform names what the spec calls platform_identifier `kraken_identifier`, and
+ * platform_account_number `kraken_account_number` (with `account_number`, deprecated, beside it; the
+ * v2 already-imported body says `account_id`). Responses are read under either name in both dialects,
+ * so an answer never fails on a name: the spec's name wins when both are there.
+ */
+const ALIASES: Readonly<Record<string, readonly string[]>> = {
+  platform_identifier: ['kraken_identifier'],
+  platform_account_number: ['kraken_account_number', 'account_number', 'account_id'],
+};
+
+function withSpecNames(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const object = value as Record<string, unknown>;
+  let copy: Record<string, unknown> | undefined;
+  for (const [name, aliases] of Object.entries(ALIASES)) {
+    if (object[name] !== undefined) continue;
+    const alias = aliases.find((key) => object[key] !== undefined);
+    if (alias === undefined) continue;
+    copy ??= { ...object };
+    copy[name] = object[alias];
+  }
+  return copy ?? value;
+}
+
+/** A loose response object read under the spec's names or the real platform's. */
+function named<S extends z.ZodType>(schema: S) {
+  return z.preprocess(withSpecNames, schema);
+}
+
 export const latestErrorSchema = z.looseObject({
   code: z.string().nullable(),
   detail: z.string().nullable(),
@@ -30,26 +60,33 @@ export const latestErrorSchema = z.looseObject({
 });
 
 /** 200 of GET /v2/data-import/accounts/<supplier>/<external-identifier>/ */
-export const v2StatusSchema = z.looseObject({
-  status: z.enum(V2_STATUSES),
-  platform_identifier: z.string().nullable(),
-  created_at: z.string(),
-  modified_at: z.string(),
-  latest_error: latestErrorSchema.nullable(),
-});
+export const v2StatusSchema = named(
+  z.looseObject({
+    status: z.enum(V2_STATUSES),
+    // Optional on the real platform (null until processed).
+    platform_identifier: z.string().nullable().default(null),
+    created_at: z.string(),
+    modified_at: z.string(),
+    latest_error: latestErrorSchema.nullable(),
+  }),
+);
 
 /** 200 of GET /v1/data-import/account-transfer-status/<supplier>/<external-account-number>/ */
-export const v1StatusSchema = z.looseObject({
-  status: z.enum(V1_STATUSES),
-  platform_account_number: z.string(),
-});
+export const v1StatusSchema = named(
+  z.looseObject({
+    status: z.enum(V1_STATUSES),
+    platform_account_number: z.string(),
+  }),
+);
 
 /** An item of the three list endpoints. */
-export const listItemSchema = z.looseObject({
-  external_account_number: z.string(),
-  platform_account_number: z.string().nullable(),
-  account_created_at: z.string().nullable(),
-});
+export const listItemSchema = named(
+  z.looseObject({
+    external_account_number: z.string(),
+    platform_account_number: z.string().nullable(),
+    account_created_at: z.string().nullable(),
+  }),
+);
 export const listSchema = z.array(listItemSchema);
 
 /** 201 of notes create: one element per submitted note. */
@@ -77,16 +114,28 @@ export const historicalStatementsCreatedSchema = z.looseObject({
 });
 
 /** 201 of payment instruction create. */
-export const paymentInstructionCreatedSchema = z.looseObject({
-  platform_account_number: z.string(),
-  reference: z.string(),
-});
+export const paymentInstructionCreatedSchema = named(
+  z.looseObject({
+    platform_account_number: z.string(),
+    reference: z.string(),
+  }),
+);
 
 /** 400 of create account when the account was imported before. */
-export const alreadyImportedSchema = z.looseObject({
-  non_field_errors: z.looseObject({ detail: z.string(), code: z.literal('account_import_process_already_imported') }),
-  account_id: z.string(),
-});
+export const alreadyImportedSchema = z.preprocess(
+  (value) => {
+    const object = withSpecNames(value);
+    if (typeof object !== 'object' || object === null || Array.isArray(object)) return object;
+    const record = object as Record<string, unknown>;
+    return record['account_id'] === undefined && record['platform_account_number'] !== undefined
+      ? { ...record, account_id: record['platform_account_number'] }
+      : record;
+  },
+  z.looseObject({
+    non_field_errors: z.looseObject({ detail: z.string(), code: z.literal('account_import_process_already_imported') }),
+    account_id: z.string(),
+  }),
+);
 
 /** data.<field> of the GraphQL ObtainToken mutation. */
 export const obtainTokenResultSchema = z.looseObject({

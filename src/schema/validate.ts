@@ -28,7 +28,7 @@ function todayOf(options: ValidationOptions): string {
 function run(schema: z.ZodType, input: unknown, rules: ValidationIssue[]): ValidationIssue[] {
   const parsed = schema.safeParse(input);
   const issues = parsed.success ? [] : toValidationIssues(parsed.error, input);
-  // Most records break no cross-field rule: skip building the dedupe set for them (issue 4).
+  // Most records break no cross-field rule: skip building the dedupe set for them.
   if (rules.length === 0) return issues;
   const seen = new Set(issues.map((item) => `${item.attr}|${item.code}`));
   for (const rule of rules) {

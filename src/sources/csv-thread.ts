@@ -9,7 +9,7 @@ import {
   type ToWorker,
 } from './csv-thread-protocol.js';
 
-// CSV files parsed on a second core (issue 4: validate at half of bare csv-parse's speed): one
+// CSV files parsed on a second core (so validate keeps pace with bare csv-parse): one
 // worker thread per process, started on first use, parses every open file (several at once for
 // the streaming join) with readCsv and sends rows in batches; this thread only splits strings.
 // The same rows, lines and errors as readCsv in this thread, which is used instead on a single

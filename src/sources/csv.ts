@@ -2,7 +2,7 @@ import { CsvError, parse } from 'csv-parse';
 import { InputError } from '../errors.js';
 import { utf8Chunks, type DecodeOptions } from './decode.js';
 
-// CSV as a stream (input-format "Values": header row, RFC 4180 quoting, BOM accepted; delimiter
+// CSV as a stream (docs/export-format.md "Values": header row, RFC 4180 quoting, BOM accepted; delimiter
 // and encoding are mapping-file options). Rows come out as arrays, not objects: the mapping
 // compiles a plan per header once, which keeps validation close to bare csv-parse speed.
 

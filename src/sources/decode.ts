@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { InputError } from '../errors.js';
 
 // Bytes -> text for every reader, in bounded chunks. Strict: a file that is not valid in its
-// declared encoding, or holds NUL bytes (binary data), cannot be read at all (issue 4: never
+// declared encoding, or holds NUL bytes (binary data), cannot be read at all (never
 // guess, never hide). The error names the line where the first bad byte sits.
 
 const ENCODING_LABELS: Record<string, string> = {
@@ -65,7 +65,7 @@ function incompleteTail(bytes: Buffer): number {
 
 /**
  * UTF-8 files: the same checks as checkedChunks on the bytes themselves (isUtf8, a NUL byte),
- * without decoding the whole file to strings that csv-parse never uses (issue 4 benchmark). At
+ * without decoding the whole file to strings that csv-parse never uses (measured). At
  * the first problem the file is read again by checkedChunks, which throws the located error.
  */
 async function* checkedUtf8Bytes(absolutePath: string, options: DecodeOptions): AsyncGenerator<Buffer> {

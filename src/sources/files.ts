@@ -3,7 +3,7 @@ import path from 'node:path';
 import { InputError, UsageError } from '../errors.js';
 import { classifyFileName, FILE_KINDS, type FileFormat, type FileKind } from './kinds.js';
 
-// Finds the export files of a directory (input-format "Files"): every kind optional except
+// Finds the export files of a directory (docs/export-format.md "Files"): every kind optional except
 // accounts; two formats of one base name is an error naming both, never a silent pick.
 
 export interface ExportFile {

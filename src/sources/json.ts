@@ -1,7 +1,7 @@
 import { InputError } from '../errors.js';
 import { decodeFile, type DecodeOptions } from './decode.js';
 
-// JSON arrays and NDJSON as streams (input-format "Files"): only the current record is held in
+// JSON arrays and NDJSON as streams (docs/export-format.md "Files"): only the current record is held in
 // memory, so a large `.json` export reads in bounded memory like a CSV one.
 
 export interface JsonRecord {

@@ -1,4 +1,4 @@
-// The export directory's file kinds (shared/design/input-format.md "Files"): recognised by base
+// The export directory's file kinds (docs/export-format.md "Files"): recognised by base
 // name, case-insensitive, in one of three formats.
 
 export const FILE_KINDS = [

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  chooseDialect,
   loadServiceConfig,
   registerServiceOptions,
   serviceClientOptions,
@@ -108,5 +109,63 @@ describe('registerServiceOptions', () => {
     command.parse(['--base-url', url, '--api-key-file', 'k.txt', '--header-form', 'token'], { from: 'user' });
     expect(command.opts()).toEqual({ baseUrl: url, apiKeyFile: 'k.txt', headerForm: 'token' });
     expect(command.options.map((option) => option.long)).not.toContain('--api-key');
+  });
+});
+
+describe('the dialect', () => {
+  const file = (dialect?: 'spec' | 'kraken') => ({
+    dialect,
+    taskParams: undefined,
+    tenantFields: { accounts: {}, supply_addresses: {} },
+  });
+  const recorded = (dialect: string) => ({ dialect, stateDir: '/state' });
+
+  it('--dialect, else MIGRATE_DIALECT, else the mapping file, else spec', () => {
+    expect(chooseDialect({ flags: {}, env: {} })).toBe('spec');
+    expect(chooseDialect({ flags: {}, env: {}, file: file('kraken') })).toBe('kraken');
+    expect(chooseDialect({ flags: {}, env: { MIGRATE_DIALECT: 'kraken' }, file: file('spec') })).toBe('kraken');
+    expect(chooseDialect({ flags: { dialect: 'spec' }, env: { MIGRATE_DIALECT: 'kraken' } })).toBe('spec');
+    expect(() => chooseDialect({ flags: {}, env: { MIGRATE_DIALECT: 'octopus' } })).toThrow(
+      /MIGRATE_DIALECT: expected "spec" or "kraken", got "octopus"/,
+    );
+  });
+
+  it("keeps the state directory's dialect; asking for the other is a usage error (exit 2) naming both and the way out", () => {
+    expect(chooseDialect({ flags: {}, env: {}, recorded: recorded('kraken') })).toBe('kraken');
+    expect(chooseDialect({ flags: { dialect: 'kraken' }, env: {}, recorded: recorded('kraken') })).toBe('kraken');
+    let error: unknown;
+    try {
+      chooseDialect({ flags: {}, env: {}, file: file('kraken'), recorded: recorded('spec') });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).exitCode).toBe(2);
+    expect((error as UsageError).message).toBe(
+      '"dialect" in the mapping file asks for the kraken dialect, but the state directory /state was pushed in the spec dialect; a state directory keeps one dialect. Run with --dialect spec, or push the kraken dialect into a new --state directory.',
+    );
+  });
+
+  it('goes into the client options with task_params and tenant fields; --dialect is parsed by commander', async () => {
+    const config = await loadServiceConfig({
+      flags: { baseUrl: url, dialect: 'kraken' },
+      env: { MIGRATE_API_KEY: 'env-key-123456' },
+      cwd: dir,
+      file: {
+        ...file(),
+        taskParams: { is_dry_run: false },
+        tenantFields: { accounts: {}, supply_addresses: { meter_points: 'array' } },
+      },
+    });
+    expect(serviceClientOptions(config)).toMatchObject({
+      dialect: 'kraken',
+      taskParams: { is_dry_run: false },
+      tenantFields: { supply_addresses: { meter_points: 'array' } },
+    });
+    const command = registerServiceOptions(
+      new Command('x').exitOverride().configureOutput({ writeErr: () => undefined }),
+    );
+    expect(command.parse(['--dialect', 'kraken'], { from: 'user' }).opts()['dialect']).toBe('kraken');
+    expect(() => command.parse(['--dialect', 'octopus'], { from: 'user' })).toThrow(/expected "spec" or "kraken"/);
   });
 });

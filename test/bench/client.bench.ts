@@ -13,7 +13,7 @@ import type { AccountPayload } from '../../src/schema/index.js';
 //  1. CPU per request at zero latency (client process only), client / bare undici: limit 1.5
 //     (the client adds JSON, zod parsing of answers, the limiter, the token check, error classes).
 //  2. Busy share at 20 ms latency (requests/s / (concurrency / latency)), client / bare undici:
-//     limit >= 0.95 (issue 3 measured bare undici request() at 0.90 at concurrency 64 and 0.89 at 256).
+//     limit >= 0.95 (bare undici was measured request() at 0.90 at concurrency 64 and 0.89 at 256).
 // Argument: requests per measurement (default 3000).
 
 const REQUESTS = Number(process.argv[2] ?? 3000);

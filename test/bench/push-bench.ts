@@ -1,193 +1,278 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { createImportServiceClient } from '../../src/api/index.js';
-import { keepHeapNearLiveData } from '../../src/cli/heap.js';
-import { loadMigrateConfig } from '../../src/config/index.js';
-import { DEFAULT_ENGINE_SETTINGS, runPush, type EngineEvent } from '../../src/engine/index.js';
-import { Ledger } from '../../src/ledger/index.js';
-import { openExport } from '../../src/mapping/index.js';
-import type { ExportAccount, ExportEntry } from '../../src/mapping/types.js';
+import { createInterface, type Interface } from 'node:readline';
+import PQueue from 'p-queue';
+import { Pool } from 'undici';
+import { writePushExport, type ExportShape, type GeneratedExport } from './push-export.js';
 
-// `npm run bench:push [-- throughput|memory [accounts]]`
-// throughput: the sandbox (own process) answers in 20 ms; push at concurrency 8, 32 and 128.
-//   Each account has one note, so the fewest requests the engine makes for it is 4: create, one
-//   v2 status check, one v1 status for its platform account number (v2 gives only the internal
-//   platform_identifier), notes; the bound is concurrency / (latency x 4). One imported-accounts
-//   list call can stand in for many status checks, so fewer may be sent. Printed: accounts/s, its
-//   share of the bound (limit: >= 0.8 at concurrency 32), requests per account actually sent.
-// memory: N accounts (default 1,000,000) without latency; peak RSS of the pushing process.
+// `npm run bench:push [-- throughput|cpu|first [ACCOUNTS]]` (builds dist/ first). What a user waits
+// for: the real binary (`node bin/migrate.js push DIR --base-url URL --concurrency N`, the API key
+// in MIGRATE_API_KEY) timed as a child process from spawn to exit, against the sandbox in its own
+// process. Each figure is the median of BENCH_RUNS runs (default 3), each on a fresh sandbox and
+// ledger; the load average is printed beside it (the machine is shared).
+//  throughput: an export with every record kind (push-export.ts), sandbox answering in 20 ms and
+//    processing in 100 ms, concurrency 8, 32, 128 (BENCH_CONCURRENCY=N for one). Printed: share of
+//    the bound concurrency / (0.020 s x fewest requests per account allowed by the spec, counted
+//    from the export) end to end; requests per account sent (the sandbox's count) against that
+//    minimum; seconds to the first request; client CPU per request (the child's own CPU time).
+//  cpu: the same export against a sandbox answering at once, concurrency 32: the child's CPU per
+//    request beside bare undici requests (Pool.request through p-queue, same concurrency, same
+//    sandbox) made by this process in the same run.
+//  first: a sorted export of ACCOUNTS (default 1,000,000) accounts with one note each, sandbox
+//    answering at once, concurrency 32: seconds to the first request and the child's peak RSS.
+//    BENCH_STOP_AFTER=S interrupts the push (SIGINT, a clean stop) S seconds after its first request.
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const MIN_REQUESTS_PER_ACCOUNT = 4;
+const LATENCY_MS = 20;
+const RUNS = Number(process.env['BENCH_RUNS'] ?? 3);
 
-async function startServer(
-  latencyMs: number,
-  processingMs: number,
-): Promise<{ url: string; apiKey: string; child: ChildProcess }> {
+interface Server {
+  url: string;
+  apiKey: string;
+  child: ChildProcess;
+  lines: Interface;
+}
+
+interface ServerStats {
+  requests: number;
+  firstAt: number | null;
+  byEndpoint: Record<string, number>;
+}
+
+async function nextLine(lines: Interface): Promise<string> {
+  return new Promise<string>((resolve) => lines.once('line', resolve));
+}
+
+async function startServer(latencyMs: number, processingMs: number): Promise<Server> {
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', join(ROOT, 'test/bench/push-sandbox-server.ts'), String(latencyMs), String(processingMs)],
     { stdio: ['pipe', 'pipe', 'inherit'] },
   );
-  const line = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve));
-  return { ...(JSON.parse(line) as { url: string; apiKey: string }), child };
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  const line = await nextLine(lines);
+  return { ...(JSON.parse(line) as { url: string; apiKey: string }), child, lines };
 }
 
-/** One valid account of the sample export, as a template: its payload with another number. */
-async function template(): Promise<ExportAccount> {
-  const config = await loadMigrateConfig({ cwd: ROOT, env: {} });
-  const reader = await openExport(join(ROOT, 'fixtures/sample'), config);
-  try {
-    for await (const entry of reader.entries())
-      if (entry.kind === 'account' && entry.account.issues.length === 0) return entry.account;
-  } finally {
-    await reader.close();
-  }
-  throw new Error('no valid account in fixtures/sample');
+async function statsOf(server: Server): Promise<ServerStats> {
+  const answer = nextLine(server.lines);
+  server.child.stdin?.write('stats\n');
+  return JSON.parse(await answer) as ServerStats;
 }
 
-async function* accounts(base: ExportAccount, count: number, prefix: string): AsyncGenerator<ExportEntry> {
-  for (let n = 0; n < count; n += 1) {
-    const number = `${prefix}-${n}`;
-    const note = {
-      value: { body: `Migrated account ${number}`, created_at: '2026-01-01T09:00:00Z' },
-      origin: { file: 'notes.csv', line: n + 2 },
-      issues: [],
-    };
-    yield {
-      kind: 'account',
-      account: {
-        ...base,
-        externalAccountNumber: number,
-        payload: { ...base.payload, external_account_number: number },
-        notes: [note],
-        transactions: [],
-        statements: [],
-        paymentInstructions: [],
-      },
-    };
-  }
+async function stopServer(server: Server): Promise<void> {
+  const exited = new Promise((resolve) => server.child.once('exit', resolve));
+  server.child.stdin?.end();
+  await exited;
 }
 
-async function run(
-  server: { url: string; apiKey: string },
-  base: ExportAccount,
-  count: number,
-  concurrency: number,
-  prefix: string,
-  sampleMemory: boolean,
-) {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-push-'));
-  const ledger = Ledger.open(dir);
-  ledger.startRun('bench', { concurrency });
-  const client = createImportServiceClient({
-    baseUrl: server.url,
-    credentials: { apiKey: server.apiKey },
-    concurrency,
-  });
-  let startedAt = 0;
-  let done = 0;
-  let peakRss = process.memoryUsage().rss;
-  /** Accounts done when the peak was sampled; -1: while staging. */
-  let peakAt = -1;
-  const samples: Array<[number, number]> = [];
-  const sampler = setInterval(() => {
-    const rss = process.memoryUsage().rss;
-    if (rss > peakRss) [peakRss, peakAt] = [rss, startedAt > 0 ? done : -1];
-    if (sampleMemory) samples.push([done, rss]);
-    if (process.env['BENCH_TIMELINE'] && startedAt > 0)
-      process.stderr.write(
-        `${((performance.now() - startedAt) / 1000).toFixed(1)}s done ${done} inflight ${client.stats().inFlight} queued ${client.stats().queued} limit ${client.stats().concurrencyLimit}\n`,
-      );
-  }, 250);
-  const sink = {
-    emit: (event: EngineEvent) => {
-      if (event.type === 'plan') startedAt = performance.now();
-      if (event.type === 'account' && event.to === 'done') done += 1;
-      if (event.type === 'staging' && sampleMemory && event.accounts % 100_000 === 0)
-        console.log(`  staged ${event.accounts}, rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`);
+interface PushFigures {
+  seconds: number;
+  exitCode: number | null;
+  requests: number;
+  firstRequestSeconds: number;
+  cpuMicros: number;
+  /** CPU time from the first request to exit (start-up and staging left out). */
+  sendingCpuMicros: number;
+  maxRssMb: number;
+  byEndpoint: Record<string, number>;
+}
+
+/** Runs `migrate push` as a child process from spawn to exit; its CPU time and peak RSS come from cpu-hook.mjs. */
+async function pushChild(server: Server, dir: string, concurrency: number, stopAfterMs?: number): Promise<PushFigures> {
+  const state = mkdtempSync(join(tmpdir(), 'bench-push-state-'));
+  const usageFile = join(state, 'usage.json');
+  const startedAt = Date.now();
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      join(ROOT, 'test/bench/cpu-hook.mjs'),
+      join(ROOT, 'bin/migrate.js'),
+      'push',
+      dir,
+      '--base-url',
+      server.url,
+      '--concurrency',
+      String(concurrency),
+      '--state',
+      state,
+      '--json',
+    ],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, MIGRATE_API_KEY: server.apiKey, BENCH_USAGE_FILE: usageFile },
     },
+  );
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    if (stderr.length < 4000) stderr += chunk.toString();
+  });
+  let stopper: NodeJS.Timeout | undefined;
+  if (stopAfterMs !== undefined) {
+    stopper = setInterval(() => {
+      void statsOf(server).then((stats) => {
+        if (stats.firstAt !== null && Date.now() - stats.firstAt > stopAfterMs) {
+          clearInterval(stopper);
+          child.kill('SIGINT');
+        }
+      });
+    }, 250);
+  }
+  const exitCode = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const seconds = (Date.now() - startedAt) / 1000;
+  clearInterval(stopper);
+  const stats = await statsOf(server);
+  const usage = JSON.parse(readFileSync(usageFile, 'utf8')) as {
+    user: number;
+    system: number;
+    maxRssKb: number;
+    samples: Array<[number, number]>;
   };
-  const settings = { ...DEFAULT_ENGINE_SETTINGS, concurrency };
-  const result = await runPush({ ledger, client, settings, sink, entries: accounts(base, count, prefix) });
-  const seconds = (performance.now() - startedAt) / 1000;
-  clearInterval(sampler);
-  const requests = client.stats().requests;
-  await client.close();
-  ledger.close();
-  rmSync(dir, { recursive: true, force: true });
-  return { result, seconds, done, requests, peakRss, peakAt, samples };
+  // The last sample taken before the first request arrived: CPU spent on start-up and staging.
+  const before = usage.samples.filter(([at]) => stats.firstAt !== null && at <= stats.firstAt).at(-1)?.[1] ?? 0;
+  rmSync(state, { recursive: true, force: true });
+  if (exitCode !== 0 && stopAfterMs === undefined) process.stderr.write(`  push exited ${exitCode}: ${stderr}\n`);
+  return {
+    seconds,
+    exitCode,
+    requests: stats.requests,
+    firstRequestSeconds: stats.firstAt === null ? NaN : (stats.firstAt - startedAt) / 1000,
+    cpuMicros: usage.user + usage.system,
+    sendingCpuMicros: usage.user + usage.system - before,
+    maxRssMb: usage.maxRssKb / 1024,
+    byEndpoint: stats.byEndpoint,
+  };
 }
 
-/** Requests/s the bare client gets from this sandbox at this concurrency (v2 status GETs): the machine's own ceiling. */
-async function bareCeiling(server: { url: string; apiKey: string }, concurrency: number): Promise<number> {
-  const client = createImportServiceClient({
-    baseUrl: server.url,
-    credentials: { apiKey: server.apiKey },
-    concurrency,
-  });
-  await client.getImportStatus('ACME', 'warm-up');
-  const start = performance.now();
-  let sent = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (performance.now() - start < 3000) {
-        await client.getImportStatus('ACME', `none-${sent}`);
-        sent += 1;
-      }
-    }),
-  );
-  await client.close();
-  return sent / ((performance.now() - start) / 1000);
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] ?? NaN) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+}
+
+const load = (): string => `load ${loadavg()[0]?.toFixed(2) ?? '?'}`;
+
+async function withExport<T>(
+  count: number,
+  shape: ExportShape,
+  use: (dir: string, generated: GeneratedExport) => Promise<T>,
+): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-push-export-'));
+  try {
+    return await use(dir, await writePushExport(dir, count, shape));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 async function throughput(count?: number): Promise<void> {
-  const latencyMs = 20;
-  const server = await startServer(latencyMs, 100);
-  const base = await template();
+  const levels = process.env['BENCH_CONCURRENCY'] ? [Number(process.env['BENCH_CONCURRENCY'])] : [8, 32, 128];
   console.log(
-    `push throughput, sandbox latency ${latencyMs} ms, one note per account (min ${MIN_REQUESTS_PER_ACCOUNT} requests/account)`,
+    `push end to end (real binary, spawn to exit), sandbox latency ${LATENCY_MS} ms, processing 100 ms; median of ${RUNS}`,
   );
-  for (const concurrency of process.env['BENCH_CONCURRENCY']
-    ? [Number(process.env['BENCH_CONCURRENCY'])]
-    : [8, 32, 128]) {
-    const bound = concurrency / ((latencyMs / 1000) * MIN_REQUESTS_PER_ACCOUNT);
-    const n = count ?? Math.ceil(bound * 8);
-    const ceiling = await bareCeiling(server, concurrency);
-    const r = await run(server, base, n, concurrency, `C${concurrency}`, false);
-    const rate = r.done / r.seconds;
-    const requestRate = r.requests / r.seconds;
-    console.log(
-      `  concurrency ${String(concurrency).padStart(3)}: ${n} accounts in ${r.seconds.toFixed(1)} s = ${rate.toFixed(0)} accounts/s; ` +
-        `bound ${bound.toFixed(0)}/s; share ${(rate / bound).toFixed(2)} (limit >= 0.8 at 32, goal 0.9); ` +
-        `${(r.requests / n).toFixed(2)} requests/account sent; ${requestRate.toFixed(0)} requests/s = ${(requestRate / ceiling).toFixed(2)} of the bare client's ${ceiling.toFixed(0)} requests/s here ` +
-        `(share of the bound: ${(ceiling / (concurrency / (latencyMs / 1000))).toFixed(2)}); ${r.result.reason}, exit ${r.result.exitCode}`,
-    );
+  for (const concurrency of levels) {
+    // About 8 s of work at the bound (4.2 requests per account on this export), at least 1,000 accounts.
+    const accounts = count ?? Math.max(1000, Math.round((concurrency / (LATENCY_MS / 1000) / 4.2) * 8));
+    await withExport(accounts, 'full', async (dir, generated) => {
+      const minimum = generated.minimumRequests / accounts;
+      const bound = concurrency / ((LATENCY_MS / 1000) * minimum);
+      const runs: Array<PushFigures & { share: number; load: string }> = [];
+      for (let run = 0; run < RUNS; run += 1) {
+        const server = await startServer(LATENCY_MS, 100);
+        const figures = await pushChild(server, dir, concurrency);
+        await stopServer(server);
+        const share = accounts / figures.seconds / bound;
+        runs.push({ ...figures, share, load: load() });
+        console.log(
+          `    run ${run + 1}: ${figures.seconds.toFixed(1)} s, share ${share.toFixed(2)}, ${(figures.requests / accounts).toFixed(2)} requests/account, first request ${figures.firstRequestSeconds.toFixed(2)} s, ${(figures.cpuMicros / figures.requests).toFixed(0)} µs CPU/request (${(figures.sendingCpuMicros / figures.requests).toFixed(0)} from the first request on), exit ${figures.exitCode}, ${runs.at(-1)?.load}`,
+        );
+        if (process.env['BENCH_ENDPOINTS']) console.log(`      ${JSON.stringify(figures.byEndpoint)}`);
+      }
+      console.log(
+        `  concurrency ${String(concurrency).padStart(3)}: ${accounts} accounts, bound ${bound.toFixed(0)} accounts/s; ` +
+          `share ${median(runs.map((r) => r.share)).toFixed(2)} (limit >= 0.8 at 32, goal 0.9); ` +
+          `${median(runs.map((r) => r.requests / accounts)).toFixed(2)} requests/account sent, minimum ${minimum.toFixed(2)}; ` +
+          `first request after ${median(runs.map((r) => r.firstRequestSeconds)).toFixed(2)} s; ` +
+          `${median(runs.map((r) => r.cpuMicros / r.requests)).toFixed(0)} µs CPU/request; ${runs.map((r) => r.load).join(', ')}`,
+      );
+    });
   }
-  server.child.stdin?.end();
 }
 
-async function memory(count: number): Promise<void> {
-  // As bin/migrate.js does.
-  keepHeapNearLiveData();
-  const server = await startServer(0, 0);
-  const base = await template();
-  console.log(`push memory: ${count} accounts, sandbox without latency, concurrency 32`);
-  const r = await run(server, base, count, 32, 'M', true);
-  const step = Math.max(1, Math.floor(r.samples.length / 10));
-  for (let i = 0; i < r.samples.length; i += step) {
-    const [done, rss] = r.samples[i] ?? [0, 0];
-    console.log(`  ${String(done).padStart(8)} done: rss ${(rss / 2 ** 20).toFixed(0)} MiB`);
-  }
+/** Bare undici GETs through p-queue at this concurrency, from this process: CPU µs per request. */
+async function bareCpu(server: Server, count: number, concurrency: number): Promise<number> {
+  const pool = new Pool(server.url, { connections: concurrency });
+  const response = await fetch(`${server.url}/v1/graphql/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      query: 'mutation Obtain($input: ObtainJSONWebTokenInput!) { obtainKrakenToken(input: $input) { token } }',
+      variables: { input: { APIKey: server.apiKey } },
+    }),
+  });
+  const token = ((await response.json()) as { data: { obtainKrakenToken: { token: string } } }).data.obtainKrakenToken
+    .token;
+  const queue = new PQueue({ concurrency });
+  const once = async (index: number): Promise<unknown> => {
+    const answer = await pool.request({
+      path: `/v2/data-import/accounts/ACME/BARE-${index}/`,
+      method: 'GET',
+      headers: { authorization: token },
+    });
+    return answer.body.text();
+  };
+  await Promise.all(Array.from({ length: 500 }, (_, index) => queue.add(() => once(-index))));
+  const cpu = process.cpuUsage();
+  await Promise.all(Array.from({ length: count }, (_, index) => queue.add(() => once(index))));
+  const used = process.cpuUsage(cpu);
+  await pool.close();
+  return (used.user + used.system) / count;
+}
+
+async function cpu(count = 3000): Promise<void> {
+  const concurrency = 32;
+  console.log(`CPU per request at zero latency, concurrency ${concurrency}, ${count} accounts; median of ${RUNS}`);
+  await withExport(count, 'full', async (dir) => {
+    const ratios: number[] = [];
+    for (let run = 0; run < RUNS; run += 1) {
+      const server = await startServer(0, 0);
+      const figures = await pushChild(server, dir, concurrency);
+      const bare = await bareCpu(server, figures.requests, concurrency);
+      await stopServer(server);
+      const whole = figures.cpuMicros / figures.requests;
+      const client = figures.sendingCpuMicros / figures.requests;
+      ratios.push(client / bare);
+      console.log(
+        `    run ${run + 1}: migrate push ${client.toFixed(0)} µs CPU/request from its first request to exit (${whole.toFixed(0)} µs for the whole process, start-up and staging included; ${figures.requests} requests, ${figures.seconds.toFixed(1)} s), bare undici + p-queue ${bare.toFixed(0)} µs; ratio ${(client / bare).toFixed(2)} (limit <= 2); ${load()}`,
+      );
+    }
+    console.log(`  median ratio ${median(ratios).toFixed(2)} (limit <= 2)`);
+  });
+}
+
+async function first(count = 1_000_000): Promise<void> {
+  const concurrency = 32;
+  const stopAfter = process.env['BENCH_STOP_AFTER'] ? Number(process.env['BENCH_STOP_AFTER']) * 1000 : undefined;
   console.log(
-    `  ${r.done} accounts done in ${r.seconds.toFixed(0)} s (${(r.done / r.seconds).toFixed(0)}/s); peak RSS ${(r.peakRss / 2 ** 20).toFixed(0)} MiB (${r.peakAt < 0 ? 'while staging' : `at ${r.peakAt} accounts done`}); ${r.result.reason}, exit ${r.result.exitCode}`,
+    `first request and memory: sorted export of ${count} accounts (one note each), sandbox answering at once, concurrency ${concurrency}${stopAfter === undefined ? '' : `, stopped ${stopAfter / 1000} s after the first request`}`,
   );
-  server.child.stdin?.end();
+  await withExport(count, 'lean', async (dir) => {
+    for (let run = 0; run < RUNS; run += 1) {
+      const server = await startServer(0, 0);
+      const figures = await pushChild(server, dir, concurrency, stopAfter);
+      await stopServer(server);
+      console.log(
+        `    run ${run + 1}: first request after ${figures.firstRequestSeconds.toFixed(2)} s (limit <= 2); peak RSS ${figures.maxRssMb.toFixed(0)} MB (limit < 300); ${figures.requests} requests in ${figures.seconds.toFixed(0)} s, exit ${figures.exitCode}; ${load()}`,
+      );
+    }
+  });
 }
 
 const [mode = 'throughput', size] = process.argv.slice(2);
-if (mode === 'memory') await memory(Number(size ?? 1_000_000));
-else await throughput(size === undefined ? undefined : Number(size));
+const accounts = size === undefined ? undefined : Number(size);
+if (mode === 'cpu') await cpu(accounts);
+else if (mode === 'first') await first(accounts);
+else await throughput(accounts);

@@ -1,13 +1,55 @@
+import { createInterface } from 'node:readline';
 import { startSandbox } from '../../src/sandbox/index.js';
 
 // The sandbox in its own process for the push benchmark, so that the measured client does not
-// share its event loop. Prints one JSON line { url, apiKey } and runs until stdin closes.
+// share its event loop. argv: latency ms, processing ms. Prints one JSON line { url, apiKey },
+// then answers each line on stdin: `stats` -> one JSON line { requests, firstAt, byEndpoint }
+// (REST requests since the last `reset`: the token mutation is not counted; firstAt is the epoch
+// ms at which the first of them arrived), `reset` -> counters to zero. Exits when stdin closes.
 
 const latencyMs = Number(process.argv[2] ?? 20);
 const processingMs = Number(process.argv[3] ?? 100);
-const sandbox = await startSandbox({ latencyMs, processingMs, retainPayloads: false, recordRequests: false, seed: 1 });
+
+let requests = 0;
+let firstAt: number | null = null;
+let byEndpoint: Record<string, number> = {};
+
+/** `/v2/data-import/accounts/ACME/X/` -> `GET v2 accounts status`; keeps the family, drops the identifiers. */
+function endpointOf(method: string, path: string): string {
+  const parts = path.split('/').filter(Boolean);
+  const family = parts[2] ?? '';
+  const kind = parts.length > 4 ? 'status' : (parts[3] ?? '');
+  return `${method} ${parts[0] ?? ''} ${family}${kind && kind !== 'create' ? ` ${kind}` : ''}`;
+}
+
+const sandbox = await startSandbox({
+  latencyMs,
+  processingMs,
+  retainPayloads: false,
+  recordRequests: false,
+  seed: 1,
+  // One call per finished request, with its duration: the arrival time is now minus the duration.
+  log: (line) => {
+    const [method = '', path = '', , duration = ''] = line.split(' ');
+    if (!path.startsWith('/v') || path.includes('graphql')) return;
+    requests += 1;
+    const arrived = Date.now() - Number.parseInt(duration, 10);
+    if (firstAt === null || arrived < firstAt) firstAt = arrived;
+    const key = endpointOf(method, path);
+    byEndpoint[key] = (byEndpoint[key] ?? 0) + 1;
+  },
+});
 process.stdout.write(`${JSON.stringify({ url: sandbox.url, apiKey: sandbox.apiKey })}\n`);
-process.stdin.resume();
-process.stdin.on('end', () => {
+const commands = createInterface({ input: process.stdin });
+commands.on('line', (command) => {
+  if (command === 'stats') process.stdout.write(`${JSON.stringify({ requests, firstAt, byEndpoint })}\n`);
+  if (command === 'reset') {
+    requests = 0;
+    firstAt = null;
+    byEndpoint = {};
+    process.stdout.write('{}\n');
+  }
+});
+commands.on('close', () => {
   void sandbox.close().then(() => process.exit(0));
 });

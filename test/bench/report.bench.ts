@@ -7,8 +7,8 @@ import { writeHtmlReport } from '../../src/report/html-report.js';
 import { gatherStatus } from '../../src/report/status-gather.js';
 import { REPORT_FILES, writeReport } from '../../src/report/write-report.js';
 
-// Memory of `migrate report` and `migrate status --offline --json` over a large ledger (issue 6:
-// "streamed, so a million accounts do not load into memory"). Fills a ledger with N accounts
+// Memory of `migrate report` and `migrate status --offline --json` over a large ledger: both
+// stream, so a million accounts do not load into memory. Fills a ledger with N accounts
 // (a tenth invalid with two issues, a tenth errored, the rest done) and two records each, then
 // writes the report and runs the status pass, sampling the heap. Prints each figure as a ratio
 // to its limit (< 1 is within).

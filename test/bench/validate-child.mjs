@@ -22,8 +22,8 @@ async function bareCsv(dir, columns) {
 /** What `migrate validate` does: the streaming join for sorted files, else the staged join after it. */
 async function validate(dir) {
   const { loadMigrateConfig } = await import('../../dist/config/index.js');
-  const { openExport } = await import('../../dist/mapping/index.js');
-  const { validateExportDirectory } = await import('../../dist/mapping/validation.js');
+  const { openExport } = await import('../../dist/intake/index.js');
+  const { validateExportDirectory } = await import('../../dist/intake/validate-export.js');
   const config = await loadMigrateConfig({ cwd: dir, env: {}, supplier: 'BENCH' });
   const result = await validateExportDirectory((join, sortFiles) =>
     openExport(dir, config, { join, sortFiles, today: '2026-11-22' }),

@@ -1,5 +1,5 @@
 // What the schemas alone cost, beside bare csv-parse over the same export (compiled dist/ code,
-// CPU time, one process): shows how much of the issue 4 budget (validate >= 0.5 x bare
+// CPU time, one process): shows how much of the budget (validate >= 0.5 x bare
 // csv-parse rows/s, i.e. the whole of validate in at most twice csv-parse's time) the checks
 // leave for reading, staging and joining.
 //   node test/bench/validate-floor.mjs <export dir> [rounds]   (run `npm run build` first)
@@ -9,7 +9,7 @@ import { createReadStream, readdirSync } from 'node:fs';
 import path from 'node:path';
 
 const { loadMigrateConfig } = await import('../../dist/config/index.js');
-const { openExport } = await import('../../dist/mapping/index.js');
+const { openExport } = await import('../../dist/intake/index.js');
 const schema = await import('../../dist/schema/index.js');
 const { isValidInternationalPhone } = await import('../../dist/schema/phone.js');
 

@@ -7,8 +7,8 @@ import { createReadStream, readdirSync } from 'node:fs';
 import path from 'node:path';
 
 const { loadMigrateConfig } = await import('../../dist/config/index.js');
-const { openExport } = await import('../../dist/mapping/index.js');
-const { validateExport } = await import('../../dist/mapping/validation.js');
+const { openExport } = await import('../../dist/intake/index.js');
+const { validateExport } = await import('../../dist/intake/validate-export.js');
 
 const cpu = () => {
   const usage = process.cpuUsage();

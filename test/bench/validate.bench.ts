@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { generateExport } from './validate-data.js';
 
 // npm run bench:validate [-- 100000 1000000] [-- --scattered]
-// Validation throughput and peak RSS beside bare csv-parse on the same files (issue 4 "Done
-// when"): limits are validation >= 0.5 x bare csv-parse rows/s, peak RSS < 300 MB at 1,000,000
+// Validation throughput and peak RSS beside bare csv-parse on the same files (README "Performance"):
+// limits are validation >= 0.5 x bare csv-parse rows/s, peak RSS < 300 MB at 1,000,000
 // accounts and flat as the input grows tenfold. Printed as ratios to the limits, not asserted.
 // Each size is measured sorted by external account number (streaming join) and, with
 // --scattered, also with the customers, notes and transactions files in scattered account order

@@ -124,3 +124,43 @@ describe('loadMigrateConfig', () => {
     expect(await usageError('{"import_supplier": "ACME",}')).toMatch(/migrate\.config\.json: not valid JSON/);
   });
 });
+
+describe('the mapping file: dialect, task_params, tenant fields and minor units', () => {
+  it('reads them, complete with defaults', async () => {
+    const { cwd } = dirs();
+    writeFileSync(
+      path.join(cwd, 'migrate.config.json'),
+      JSON.stringify({
+        dialect: 'kraken',
+        task_params: { is_dry_run: true },
+        tenant_fields: { supply_addresses: { meter_points: 'array' }, accounts: { portfolio_roles: 'array' } },
+        mapping: { statements: { minor_units: ['gross_amount'] } },
+      }),
+    );
+    const config = await loadMigrateConfig({ cwd, env: {} });
+    expect(config).toMatchObject({
+      dialect: 'kraken',
+      taskParams: { is_dry_run: true },
+      tenantFields: { supply_addresses: { meter_points: 'array' }, accounts: { portfolio_roles: 'array' } },
+    });
+    expect(config.mapping.statements.minorUnits).toEqual(['gross_amount']);
+    expect((await loadMigrateConfig({ cwd: dirs().cwd, env: {} })).tenantFields).toEqual({
+      accounts: {},
+      supply_addresses: {},
+    });
+  });
+
+  it('names the key at fault', async () => {
+    expect(await usageError('{"dialect": "octopus"}')).toMatch(/dialect: /);
+    expect(await usageError('{"tenant_fields": {"supply_addresses": {"meter_points": "list"}}}')).toMatch(
+      /tenant_fields\.supply_addresses\.meter_points/,
+    );
+    expect(await usageError('{"tenant_fields": {"supply_addresses": {"supply_postcode": "string"}}}')).toMatch(
+      /tenant_fields\.supply_addresses\.supply_postcode: is a field of the spec, not a tenant field/,
+    );
+    expect(await usageError('{"tenant_fields": {"meters": {}}}')).toMatch(/tenant_fields\.meters: unknown key/);
+    expect(await usageError('{"mapping": {"transactions": {"minor_units": ["amount"]}}}')).toMatch(
+      /mapping\.transactions\.minor_units: "amount" is not an amount sent in minor units/,
+    );
+  });
+});

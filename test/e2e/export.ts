@@ -1,7 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Dialect } from '../../src/schema/index.js';
 
-// Writes a small export directory in the default layout (shared/design/input-format.md) with
+// Writes a small export directory in the default layout (docs/export-format.md) with
 // every case the e2e tests need: valid accounts with notes, transactions, statements and
 // payment instructions; invalid accounts; ERR- accounts (the sandbox ends them ERRORED);
 // FAIL- (vendor refuses) and FLAKY- (500 then success) payment references.
@@ -16,12 +17,18 @@ export interface E2eExport {
   statements: Map<string, string[]>;
   paymentInstructions: Map<string, string>;
   failingPaymentInstructions: string[];
+  /** kraken: each account's meter_points as the export gives them (a tenant field, sent unchanged). */
+  meterPoints: Map<string, unknown>;
 }
 
 const ACCOUNT_HEADER =
   'external_account_number,import_supplier,account_type,billing_name,billing_email,billing_address.street_address,billing_address.locality,billing_address.postal_code,billing_address.country,account_billing_options.period_length,account_billing_options.period_start_day,account_billing_options.use_industry_billing,communication_preference';
 
-export function writeE2eExport(root: string, size: number, prefix = 'E2E'): E2eExport {
+/**
+ * `kraken`: every supply address carries meter_points (a tenant field declared in the export's
+ * migrate.config.json), as the real platform requires.
+ */
+export function writeE2eExport(root: string, size: number, prefix = 'E2E', dialect: Dialect = 'spec'): E2eExport {
   const dir = join(root, 'export');
   mkdirSync(dir, { recursive: true });
   const month = new Date().toISOString().slice(0, 7);
@@ -37,10 +44,14 @@ export function writeE2eExport(root: string, size: number, prefix = 'E2E'): E2eE
     statements: new Map(),
     paymentInstructions: new Map(),
     failingPaymentInstructions: [],
+    meterPoints: new Map(),
   };
   const accounts = [ACCOUNT_HEADER];
   const customers = ['external_account_number,given_name,family_name,email,mobile'];
-  const supply = ['external_account_number,supply_address1,supply_postcode,customer_at_supply_address_from_date'];
+  const kraken = dialect === 'kraken';
+  const supply = [
+    `external_account_number,supply_address1,supply_postcode,customer_at_supply_address_from_date${kraken ? ',meter_points' : ''}`,
+  ];
   const notes = ['external_account_number,body,created_at'];
   const transactions = ['external_account_number,transaction_id,transaction_date,amount,type,reason'];
   const statements = [
@@ -55,7 +66,9 @@ export function writeE2eExport(root: string, size: number, prefix = 'E2E'): E2eE
       `${number},ACME,DOMESTIC,Person ${n},${email},${n} High Street,York,YO1 7HH,GB,MONTHLY,1,false,ONLINE`,
     );
     customers.push(`${number},Given${n},Family${n},c${n}@example.org,+4479111${String(23000 + n).padStart(5, '0')}`);
-    supply.push(`${number},${n} High Street,YO1 7HH,2024-01-01`);
+    const mpan = `12000${String(n).padStart(8, '0')}`;
+    supply.push(`${number},${n} High Street,YO1 7HH,2024-01-01${kraken ? `,"[{""mpan"": ""${mpan}""}]"` : ''}`);
+    if (kraken) result.meterPoints.set(number, [{ mpan }]);
     result[kind].push(number);
     const accountNotes = n % 2 === 0 ? [`note one of ${n}`, `note two of ${n}`] : [`only note of ${n}`];
     for (const [i, body] of accountNotes.entries()) notes.push(`${number},${body},${month}-0${i + 1}T09:00:00Z`);
@@ -65,7 +78,8 @@ export function writeE2eExport(root: string, size: number, prefix = 'E2E'): E2eE
       `${number},${ids[1]},${month}-${day},3.10,CREDIT,IMPORTED_CREDIT`,
     );
     const statementIds = n % 3 === 0 ? [] : [`${number}-S1`, `${number}-S2`];
-    for (const id of statementIds) statements.push(`${number},${id},2024-01-01,2024-01-31,2024-02-03,INV-${id},4050`);
+    // Major units in the export; the service gets minor units (4010).
+    for (const id of statementIds) statements.push(`${number},${id},2024-01-01,2024-01-31,2024-02-03,INV-${id},40.10`);
     const reference = n % 11 === 5 ? `FAIL-${n}` : n % 11 === 8 ? `FLAKY-${n}` : `pm_${n}`;
     if (n % 4 !== 1) {
       instructions.push(`${number},ACME,STRIPE,${reference},CARD`);
@@ -90,5 +104,10 @@ export function writeE2eExport(root: string, size: number, prefix = 'E2E'): E2eE
     'payment_instructions.csv': instructions,
   };
   for (const [name, lines] of Object.entries(files)) writeFileSync(join(dir, name), `${lines.join('\n')}\n`);
+  if (kraken)
+    writeFileSync(
+      join(dir, 'migrate.config.json'),
+      JSON.stringify({ tenant_fields: { supply_addresses: { meter_points: 'array' } } }),
+    );
   return result;
 }

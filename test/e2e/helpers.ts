@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
 import { openLedgerReader } from '../../src/ledger/index.js';
@@ -6,24 +6,6 @@ import type { E2eExport } from './export.js';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
 const BIN = join(ROOT, 'bin', 'migrate.js');
-
-/** The e2e tests run the real binary: build dist/ once per test file. */
-export function buildOnce(): void {
-  try {
-    execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
-      cwd: ROOT,
-      stdio: 'pipe',
-    });
-  } catch (error) {
-    // tsc emits despite type errors; in a shared checkout those may be in another command's
-    // half-finished files. The push code itself is type-checked by `npm run typecheck`.
-    const output = String((error as { stdout?: Buffer }).stdout ?? '');
-    const ours = output
-      .split('\n')
-      .filter((line) => /src\/(cli\/push|engine|ledger|report\/(progress|summary))/.test(line));
-    if (ours.length > 0) throw new Error(`build failed:\n${ours.join('\n')}`, { cause: error });
-  }
-}
 
 export interface RunResult {
   code: number | null;
@@ -148,6 +130,13 @@ export function expectExactState(
     expect(account?.historicalStatements.map((s) => s['statement_id']).sort(), `${number} statements`).toEqual(
       [...(data.statements.get(number) ?? [])].sort(),
     );
+    // 40.10 in the export, an integer in minor units on the service.
+    for (const statement of account?.historicalStatements ?? []) expect(statement['gross_amount']).toBe(4010);
+    if (data.meterPoints.size > 0) {
+      const addresses = (account?.payload as { supply_addresses?: Array<Record<string, unknown>> } | undefined)
+        ?.supply_addresses;
+      expect(addresses?.[0]?.['meter_points'], `${number} meter points`).toEqual(data.meterPoints.get(number));
+    }
     const reference = data.paymentInstructions.get(number);
     const created = account?.paymentInstructions.map((pi) => pi.reference) ?? [];
     if (reference === undefined) {

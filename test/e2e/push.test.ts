@@ -4,15 +4,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLedgerReader } from '../../src/ledger/index.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { DIALECTS } from '../../src/schema/index.js';
 import { writeE2eExport } from './export.js';
-import { buildOnce, expectExactState, ledgerItems, maxRestInFlight, push, writesReceived } from './helpers.js';
+import { expectExactState, ledgerItems, maxRestInFlight, push, writesReceived } from './helpers.js';
 
 // `migrate push` end to end: the real binary as a child process against the sandbox over real
-// HTTP, asserting the sandbox's exact final state (issue 5 "Done when").
+// HTTP, asserting the sandbox's exact final state.
 
 let root: string;
 beforeAll(() => {
-  buildOnce();
   root = mkdtempSync(join(tmpdir(), 'push-e2e-'));
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -22,12 +22,16 @@ function workspace(name: string): { dir: string; state: string } {
   return { dir, state: join(dir, 'state') };
 }
 
-describe('migrate push', () => {
+// Every test runs in both dialects (docs/real-platform.md): the spec's wire format, and the real
+// platform's against the sandbox speaking it (task_params, money as strings, meter points).
+describe.each(DIALECTS)('migrate push (%s dialect)', (dialect) => {
+  const on = ['--dialect', dialect];
   let sandbox: RunningSandbox | undefined;
   afterAll(async () => sandbox?.close());
 
   it('lands every valid account exactly once through 500s, 429s, dropped and ambiguous connections and short tokens; a rerun sends no POST', async () => {
     sandbox = await startSandbox({
+      dialect,
       processingMs: 150,
       failRate: 0.06,
       rateLimitRate: 0.01,
@@ -39,9 +43,9 @@ describe('migrate push', () => {
       seed: 7,
       flakyAttempts: 1,
     });
-    const { dir, state } = workspace('faults');
-    const data = writeE2eExport(dir, 40);
-    const first = await push(sandbox, data.dir, state, ['--concurrency', '4']);
+    const { dir, state } = workspace(`faults-${dialect}`);
+    const data = writeE2eExport(dir, 40, 'E2E', dialect);
+    const first = await push(sandbox, data.dir, state, [...on, '--concurrency', '4']);
     expect(first.code, first.stderr).toBe(1); // invalid and ERRORED accounts, a refused payment instruction
     expect(first.stdout).toMatch(/invalid \(held back\)\s+4/);
     expect(maxRestInFlight(sandbox)).toBeLessThanOrEqual(4);
@@ -56,7 +60,7 @@ describe('migrate push', () => {
 
     sandbox.control.setFaults({ failRate: 0, rateLimitRate: 0, dropRate: 0, ambiguousRate: 0 });
     sandbox.inspect.resetLog();
-    const rerun = await push(sandbox, data.dir, state, ['--concurrency', '4', '--json']);
+    const rerun = await push(sandbox, data.dir, state, [...on, '--concurrency', '4', '--json']);
     expect(rerun.code, rerun.stderr).toBe(1);
     expect(writesReceived(sandbox)).toBe(0);
     const summary = JSON.parse(rerun.stdout) as { accounts: Record<string, number> };
@@ -69,20 +73,20 @@ describe('migrate push', () => {
   });
 
   it('survives SIGKILL at random moments: after several crashes a run completes and the state is exact', async () => {
-    const sandbox = await startSandbox({ processingMs: 100, latencyMs: 15, seed: 11 });
+    const sandbox = await startSandbox({ dialect, processingMs: 100, latencyMs: 15, seed: 11 });
     try {
-      const { dir, state } = workspace('crash');
-      const data = writeE2eExport(dir, 40, 'CRASH');
+      const { dir, state } = workspace(`crash-${dialect}`);
+      const data = writeE2eExport(dir, 40, 'CRASH', dialect);
       let seed = 1;
       for (let attempt = 0; attempt < 4; attempt += 1) {
         seed = (seed * 48271) % 2147483647;
-        const result = await push(sandbox, data.dir, state, ['--concurrency', '3'], {
+        const result = await push(sandbox, data.dir, state, [...on, '--concurrency', '3'], {
           afterMs: 400 + (seed % 900),
           signal: 'SIGKILL',
         });
         expect(result.signal === 'SIGKILL' || result.code === 1, result.stderr).toBe(true);
       }
-      const final = await push(sandbox, data.dir, state, ['--concurrency', '3']);
+      const final = await push(sandbox, data.dir, state, [...on, '--concurrency', '3']);
       expect(final.code, final.stderr).toBe(1);
       expectExactState(sandbox, data, state, expect);
     } finally {
@@ -91,11 +95,11 @@ describe('migrate push', () => {
   });
 
   it('SIGTERM stops taking work and exits 130 with a consistent ledger; the next run finishes', async () => {
-    const sandbox = await startSandbox({ processingMs: 100, latencyMs: 20, seed: 5 });
+    const sandbox = await startSandbox({ dialect, processingMs: 100, latencyMs: 20, seed: 5 });
     try {
-      const { dir, state } = workspace('term');
-      const data = writeE2eExport(dir, 30, 'TERM');
-      const stopped = await push(sandbox, data.dir, state, ['--concurrency', '2'], {
+      const { dir, state } = workspace(`term-${dialect}`);
+      const data = writeE2eExport(dir, 30, 'TERM', dialect);
+      const stopped = await push(sandbox, data.dir, state, [...on, '--concurrency', '2'], {
         afterMs: 600,
         signal: 'SIGTERM',
         afterOutput: /staged \d+ accounts/,
@@ -104,7 +108,7 @@ describe('migrate push', () => {
       const reader = openLedgerReader(state);
       expect(reader.read.runs(1)[0]).toMatchObject({ status: 'interrupted', exitCode: 130 });
       reader.close();
-      const final = await push(sandbox, data.dir, state, ['--concurrency', '4']);
+      const final = await push(sandbox, data.dir, state, [...on, '--concurrency', '4']);
       expect(final.code, final.stderr).toBe(1);
       expectExactState(sandbox, data, state, expect);
     } finally {
@@ -113,14 +117,14 @@ describe('migrate push', () => {
   });
 
   it('a second run on the same state directory exits 4 at once and changes nothing', async () => {
-    const sandbox = await startSandbox({ processingMs: 200, latencyMs: 30, seed: 3 });
+    const sandbox = await startSandbox({ dialect, processingMs: 200, latencyMs: 30, seed: 3 });
     try {
-      const { dir, state } = workspace('lock');
-      const data = writeE2eExport(dir, 20, 'LOCK');
-      const firstRun = push(sandbox, data.dir, state, ['--concurrency', '2']);
+      const { dir, state } = workspace(`lock-${dialect}`);
+      const data = writeE2eExport(dir, 20, 'LOCK', dialect);
+      const firstRun = push(sandbox, data.dir, state, [...on, '--concurrency', '2']);
       await new Promise((resolve) => setTimeout(resolve, 700));
       const startedAt = Date.now();
-      const second = await push(sandbox, data.dir, state, ['--concurrency', '2']);
+      const second = await push(sandbox, data.dir, state, [...on, '--concurrency', '2']);
       expect(second.code).toBe(4);
       expect(Date.now() - startedAt).toBeLessThan(5_000);
       expect(second.stderr).toMatch(/another migrate run \(pid \d+\) holds the state directory/);
@@ -136,17 +140,17 @@ describe('migrate push', () => {
   });
 
   it('stops with exit 3 when the supplier is paused or the API key is refused, sending no account', async () => {
-    const sandbox = await startSandbox({ processingMs: 50, seed: 2 });
+    const sandbox = await startSandbox({ dialect, processingMs: 50, seed: 2 });
     try {
-      const { dir, state } = workspace('fatal');
-      const data = writeE2eExport(dir, 10, 'FATAL');
+      const { dir, state } = workspace(`fatal-${dialect}`);
+      const data = writeE2eExport(dir, 10, 'FATAL', dialect);
       sandbox.control.setSupplierStatus('ACME', 'Paused');
-      const paused = await push(sandbox, data.dir, state, ['--concurrency', '2']);
+      const paused = await push(sandbox, data.dir, state, [...on, '--concurrency', '2']);
       expect(paused.code, paused.stderr).toBe(3);
       expect(paused.stderr).toMatch(/not accepting migrations/);
       expect(sandbox.inspect.accountCount()).toBe(0);
       sandbox.control.setSupplierStatus('ACME', 'Ongoing');
-      const refused = await push({ ...sandbox, apiKey: 'wrong-key' }, data.dir, state, ['--concurrency', '2']);
+      const refused = await push({ ...sandbox, apiKey: 'wrong-key' }, data.dir, state, [...on, '--concurrency', '2']);
       expect(refused.code, refused.stderr).toBe(3);
       expect(refused.stderr).toMatch(/authentication failed/);
       expect(refused.stderr + refused.stdout).not.toContain('wrong-key');
@@ -157,11 +161,11 @@ describe('migrate push', () => {
   });
 
   it('--rate caps the requests started per second', async () => {
-    const sandbox = await startSandbox({ processingMs: 20, seed: 4 });
+    const sandbox = await startSandbox({ dialect, processingMs: 20, seed: 4 });
     try {
-      const { dir, state } = workspace('rate');
-      const data = writeE2eExport(dir, 12, 'RATE');
-      const result = await push(sandbox, data.dir, state, ['--concurrency', '8', '--rate', '20']);
+      const { dir, state } = workspace(`rate-${dialect}`);
+      const data = writeE2eExport(dir, 12, 'RATE', dialect);
+      const result = await push(sandbox, data.dir, state, [...on, '--concurrency', '8', '--rate', '20']);
       expect(result.code, result.stderr).toBe(1);
       const starts = sandbox.inspect
         .requests()
@@ -181,16 +185,45 @@ describe('migrate push', () => {
     }
   });
 
-  it('--sandbox pushes the sample export to the built-in sandbox and exits 0', async () => {
-    const { state } = workspace('demo');
-    const result = await push(
-      { url: 'http://127.0.0.1:1', apiKey: 'unused' } as RunningSandbox,
-      'fixtures/sample',
-      state,
-      ['--sandbox'],
-    );
+  it('--sandbox pushes the fixture of its dialect to the built-in sandbox and exits 0', async () => {
+    const { state } = workspace(`demo-${dialect}`);
+    const fixture =
+      dialect === 'spec' ? { dir: 'fixtures/sample', accounts: 50 } : { dir: 'fixtures/kraken', accounts: 3 };
+    const result = await push({ url: 'http://127.0.0.1:1', apiKey: 'unused' } as RunningSandbox, fixture.dir, state, [
+      '--sandbox',
+      ...on,
+    ]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/push finished: everything done/);
-    expect(result.stdout).toMatch(/done\s+50/);
+    expect(result.stdout).toMatch(new RegExp(`done\\s+${fixture.accounts}`));
+  });
+});
+
+describe('the dialect of a state directory', () => {
+  it('is chosen once: switching it exits 2 with a clear message and sends nothing; a rerun without --dialect keeps it', async () => {
+    const sandbox = await startSandbox({ dialect: 'kraken', processingMs: 20, seed: 9 });
+    try {
+      const { dir, state } = workspace('switch');
+      const data = writeE2eExport(dir, 6, 'SWITCH', 'kraken');
+      const first = await push(sandbox, data.dir, state, ['--dialect', 'kraken']);
+      expect(first.code, first.stderr).toBe(1);
+      sandbox.inspect.resetLog();
+      const switched = await push(sandbox, data.dir, state, ['--dialect', 'spec']);
+      expect(switched.code).toBe(2);
+      expect(switched.stderr).toMatch(
+        /--dialect asks for the spec dialect, but the state directory .* was pushed in the kraken dialect; a state directory keeps one dialect/,
+      );
+      expect(switched.stderr).not.toMatch(/\n\s+at /); // no stack trace
+      expect(sandbox.inspect.requests()).toHaveLength(0);
+      const reader = openLedgerReader(state);
+      expect(reader.read.runs()).toHaveLength(1);
+      reader.close();
+      const rerun = await push(sandbox, data.dir, state, []);
+      expect(rerun.code, rerun.stderr).toBe(1);
+      expect(writesReceived(sandbox)).toBe(0);
+      expectExactState(sandbox, data, state, expect);
+    } finally {
+      await sandbox.close();
+    }
   });
 });

@@ -247,6 +247,28 @@ describe('push engine against an in-memory service', () => {
     expect(result.reason).toBe('wait_timeout');
     expect(result.exitCode).toBe(1);
     expect(result.counts.accounts).toEqual({ scheduled: 1 });
-    expect(service.calls.filter((call) => call === 'status').length).toBeGreaterThan(1);
+    // Polled with v1 transfer status (IN_PROGRESS): v2 is never needed for an account still in progress.
+    expect(service.calls.filter((call) => call === 'transfer').length).toBeGreaterThan(1);
+    expect(service.calls.filter((call) => call === 'status')).toHaveLength(0);
+  });
+
+  it('learns an imported account from one v1 transfer status (its platform account number); v2 only for a failed one (its latest_error)', async () => {
+    const service = new FakeService();
+    const specs = Array.from({ length: 5 }, (_, n) => ({ number: `A-${n}`, notes: [`note ${n}`] }));
+    const result = await push(
+      service,
+      [...specs, { number: 'ERR-1' }].map((spec) => accountEntry(spec)),
+    );
+    expect(result.counts.accounts).toEqual({ done: 5, errored: 1 });
+    const count = (name: string): number => service.calls.filter((call) => call === name).length;
+    // Each imported account: create, one v1 status, its notes; the errored one: create, v1 (UNKNOWN), v2.
+    expect([count('create'), count('transfer'), count('status'), count('notes')]).toEqual([6, 6, 1, 5]);
+    const ledger = Ledger.open(dir);
+    try {
+      expect(ledger.findAccount('ACME', 'A-0')?.platformAccountNumber).toBe(service.accounts.get('A-0')?.number);
+      expect(ledger.findAccount('ACME', 'ERR-1')?.error?.code).toBe('meter_failure');
+    } finally {
+      ledger.close();
+    }
   });
 });

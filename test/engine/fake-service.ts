@@ -42,6 +42,13 @@ export class FakeService implements ImportServiceClient {
   maxInFlight = 0;
   supplierOngoing = true;
 
+  /** A status check (v1 or v2): the account settles after pollsToSettle of them. */
+  #poll(account: FakeAccount, number: string): void {
+    account.polls += 1;
+    if (account.status === 'PENDING' && account.polls >= this.pollsToSettle)
+      account.status = number.startsWith('ERR-') ? 'ERRORED' : 'PROCESSED';
+  }
+
   async #run<T>(method: string, apply: () => T): Promise<T> {
     this.calls.push(method);
     const n = (this.#counts.get(method) ?? 0) + 1;
@@ -99,9 +106,7 @@ export class FakeService implements ImportServiceClient {
     this.#run('status', () => {
       const account = this.accounts.get(number);
       if (account === undefined) return null;
-      account.polls += 1;
-      if (account.status === 'PENDING' && account.polls >= this.pollsToSettle)
-        account.status = number.startsWith('ERR-') ? 'ERRORED' : 'PROCESSED';
+      this.#poll(account, number);
       return {
         status: account.status,
         platform_identifier: account.status === 'PROCESSED' ? `K-${number}` : null,
@@ -116,8 +121,14 @@ export class FakeService implements ImportServiceClient {
     this.#run('transfer', () => {
       const account = this.accounts.get(number);
       if (account === undefined) return null;
+      this.#poll(account, number);
       return {
-        status: account.status === 'PROCESSED' ? ('COMPLETED' as const) : ('IN_PROGRESS' as const),
+        status:
+          account.status === 'PROCESSED'
+            ? ('COMPLETED' as const)
+            : account.status === 'PENDING'
+              ? ('IN_PROGRESS' as const)
+              : ('UNKNOWN' as const),
         platform_account_number: account.status === 'PROCESSED' ? account.number : '',
       };
     });

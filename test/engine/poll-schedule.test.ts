@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_POLL_SCHEDULE, listCheckWorthwhile, nextPollDelay } from '../../src/engine/poll-schedule.js';
+import {
+  DEFAULT_POLL_SCHEDULE,
+  listCheckWorthwhile,
+  nextPollDelay,
+  FirstPollTuner,
+} from '../../src/engine/poll-schedule.js';
 
 describe('nextPollDelay', () => {
   it('grows geometrically to the cap', () => {
@@ -29,5 +34,26 @@ describe('listCheckWorthwhile', () => {
     [10_000, 50_001, false],
   ])('%i parked, last list %i -> %s', (parked, size, expected) => {
     expect(listCheckWorthwhile(parked, size)).toBe(expected);
+  });
+});
+
+describe('FirstPollTuner', () => {
+  const configured = { firstDelayMs: 500, factor: 2, maxDelayMs: 30_000, jitter: 0 };
+
+  it('moves the first delay towards the processing time the service shows', () => {
+    const tuner = new FirstPollTuner(configured);
+    // The service takes 100 ms: a first poll after at least that finds the account imported.
+    for (let n = 0; n < 2000; n += 1) tuner.observe(tuner.schedule.firstDelayMs >= 100);
+    expect(tuner.schedule.firstDelayMs).toBeGreaterThan(90);
+    expect(tuner.schedule.firstDelayMs).toBeLessThan(160);
+    expect(configured.firstDelayMs).toBe(500);
+  });
+
+  it('grows when first polls keep finding accounts in progress, within the configured bounds', () => {
+    const tuner = new FirstPollTuner(configured);
+    for (let n = 0; n < 60; n += 1) tuner.observe(false);
+    expect(tuner.schedule.firstDelayMs).toBe(30_000);
+    for (let n = 0; n < 2000; n += 1) tuner.observe(true);
+    expect(tuner.schedule.firstDelayMs).toBe(20);
   });
 });

@@ -3,6 +3,7 @@ import type { AccountRow } from '../../src/ledger/index.js';
 import {
   afterCreate,
   afterListedImported,
+  afterPollTransferStatus,
   afterStatus,
   afterTransferStatus,
   workableStates,
@@ -117,6 +118,23 @@ describe('account known only by post-import records', () => {
     [{ status: 'COMPLETED', platform_account_number: 'P-1' }, 'processed'],
   ] as const)('%o -> %s', (answer, to) => {
     expect(afterTransferStatus(answer === null ? null : { ...answer }).patch.state).toBe(to);
+  });
+
+  it.each([
+    [{ status: 'COMPLETED', platform_account_number: 'P-1' }, 'processed'],
+    [{ status: 'IN_PROGRESS', platform_account_number: '' }, 'scheduled'],
+    // Not there: v2 says why (latest_error) or that no process exists.
+    [{ status: 'UNKNOWN', platform_account_number: '' }, 'ask v2'],
+    [{ status: 'COMPLETED', platform_account_number: '' }, 'ask v2'],
+    [null, 'ask v2'],
+  ] as const)('polling a scheduled account, v1 %o -> %s', (answer, to) => {
+    const polled = account({ state: 'scheduled', sentFingerprint: 'f1', polls: 1 });
+    const transition = afterPollTransferStatus(polled, answer === null ? null : { ...answer }, clock, schedule);
+    expect(transition?.patch.state ?? 'ask v2').toBe(to);
+    if (to === 'processed')
+      expect(transition?.patch).toMatchObject({ platformAccountNumber: 'P-1', nextCheckAt: null });
+    // Still in progress: the next check backs off (second poll: 2 x the first delay).
+    if (to === 'scheduled') expect(transition?.patch).toMatchObject({ addPoll: true, nextCheckAt: clock.now + 4000 });
   });
 
   it('a listed import is processed with its account number', () => {

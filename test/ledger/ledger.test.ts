@@ -60,6 +60,24 @@ describe('opening a ledger', () => {
     expect(() => Ledger.open(dir)).toThrow(/newer than this migrate/);
   });
 
+  it('records the dialect once; a ledger with runs from before the settings table was pushed in the spec dialect', () => {
+    const fresh = Ledger.open(join(dir, 'fresh'));
+    expect(fresh.read.dialect()).toBeUndefined();
+    fresh.recordDialect('kraken');
+    fresh.recordDialect('spec');
+    expect(fresh.read.dialect()).toBe('kraken');
+    fresh.close();
+    const old = new Database(join(dir, LEDGER_FILE));
+    old.exec(`CREATE TABLE runs (id INTEGER PRIMARY KEY, command TEXT NOT NULL, started_at TEXT NOT NULL, ended_at TEXT,
+      status TEXT NOT NULL, exit_code INTEGER, options TEXT NOT NULL, counts TEXT);
+      INSERT INTO runs (command, started_at, status, options) VALUES ('push', '2024-01-01', 'finished', '{}');`);
+    old.pragma('user_version = 1');
+    old.close();
+    const migrated = Ledger.open(dir);
+    expect(migrated.read.dialect()).toBe('spec');
+    migrated.close();
+  });
+
   it('keeps data across reopen and migrates once', () => {
     const ledger = Ledger.open(dir);
     ledger.batch(() => ledger.insertAccount(newAccount(1), { step: 'stage' }));

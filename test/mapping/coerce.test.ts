@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseDateFormat } from '../../src/config/date-format.js';
-import type { FileMapping } from '../../src/config/index.js';
+import { parseDateFormat } from '../../src/mapping/date-format.js';
+import type { FileMapping } from '../../src/mapping/mapping-rules.js';
 import { coerceValue } from '../../src/mapping/coerce.js';
 import type { FieldType } from '../../src/mapping/fields.js';
 
@@ -15,6 +15,7 @@ function mapping(overrides: Partial<FileMapping> = {}): FileMapping {
     datetimeFormats: [],
     utcOffset: undefined,
     scale: {},
+    minorUnits: [],
     delimiter: ',',
     encoding: 'utf8',
     ...overrides,
@@ -28,7 +29,7 @@ function coerce(type: FieldType, value: unknown, overrides: Partial<FileMapping>
   return coerceValue(type, value, { mapping: mapping(overrides), field: 'f', phoneCountry });
 }
 
-describe('coercing cells (input-format "Values")', () => {
+describe('coercing cells (docs/export-format.md "Values")', () => {
   it('reads booleans in any case, and refuses anything else', () => {
     for (const text of ['true', 'TRUE', '1', 'yes', 'Y']) expect(coerce('boolean', text)).toEqual({ value: true });
     for (const text of ['false', '0', 'No', 'n']) expect(coerce('boolean', text)).toEqual({ value: false });
@@ -42,6 +43,33 @@ describe('coercing cells (input-format "Values")', () => {
     expect(coerce('amount', '£3').issue?.code).toBe('invalid_number');
     expect(coerce('integer', '1.5').issue?.code).toBe('invalid_integer');
     expect(coerce('integer', 7)).toEqual({ value: 7 });
+  });
+
+  it('converts gross_amount from major to minor units exactly, on the text (never 4009 or 28)', () => {
+    const cases: Array<[unknown, number]> = [
+      ['40.10', 4010],
+      ['0.29', 29],
+      ['40.5', 4050],
+      ['12', 1200],
+      ['-0.07', -7],
+      ['1.15', 115],
+      ['4.35', 435],
+      ['.5', 50],
+      [40.1, 4010],
+      [0.29, 29],
+      ['90071992547409.91', 9007199254740991],
+    ];
+    for (const [input, minor] of cases) expect(coerce('minor-amount', input), String(input)).toEqual({ value: minor });
+    const precise = coerce('minor-amount', '40.105');
+    expect(precise.issue?.code).toBe('too_many_decimal_places');
+    expect(precise.issue?.message).toContain('more than two decimal places');
+    expect(coerce('minor-amount', '40,10').issue?.code).toBe('invalid_number');
+    expect(coerce('minor-amount', '90071992547409.92').issue?.code).toBe('too_many_decimal_places');
+  });
+
+  it('takes a gross_amount column declared in minor_units as it is, and refuses a fraction there', () => {
+    expect(coerce('minor-amount', '4010', { minorUnits: ['f'] })).toEqual({ value: 4010 });
+    expect(coerce('minor-amount', '40.10', { minorUnits: ['f'] }).issue?.code).toBe('invalid_integer');
   });
 
   it('reads declared date formats, refuses impossible dates and ambiguous ones, never guesses', () => {
@@ -70,6 +98,11 @@ describe('coercing cells (input-format "Values")', () => {
       coerce('datetime', '31/01/2024 25:30', { datetimeFormats: formats('DD/MM/YYYY HH:mm'), utcOffset: 'Z' }).issue
         ?.code,
     ).toBe('invalid_datetime');
+    const both = { datetimeFormats: formats('DD/MM/YYYY HH:mm', 'MM/DD/YYYY HH:mm'), utcOffset: 'Z' };
+    expect(coerce('datetime', '13/02/2024 10:00', both)).toEqual({ value: '2024-02-13T10:00:00Z' });
+    const ambiguous = coerce('datetime', '01/02/2024 10:00', both);
+    expect(ambiguous.issue?.code).toBe('ambiguous_date');
+    expect(ambiguous.issue?.message).toContain('2024-02-01T10:00:00Z or 2024-01-02T10:00:00Z');
   });
 
   it('reads JSON cells and document paths', () => {

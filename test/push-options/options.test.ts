@@ -7,7 +7,7 @@ import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { writeE2eExport } from '../e2e/export.js';
 import { expectExactState, ledgerAccountState, push, writesReceived } from '../e2e/helpers.js';
 
-// The operator options of `migrate push` (issue 6), through the real binary against the sandbox
+// The operator options of `migrate push`, through the real binary against the sandbox
 // over HTTP; what was sent is read from the sandbox's own request log and state.
 
 let root: string;

@@ -6,7 +6,7 @@ import { createImportServiceClient } from '../../src/api/index.js';
 import { loadMigrateConfig } from '../../src/config/index.js';
 import { DEFAULT_ENGINE_SETTINGS, runPush } from '../../src/engine/index.js';
 import { Ledger } from '../../src/ledger/index.js';
-import { openExport } from '../../src/mapping/index.js';
+import { openExport } from '../../src/intake/index.js';
 import { createNdjsonLogSink } from '../../src/report/ndjson-log.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { writeOpsExport, type OpsExport } from './ops-export.js';

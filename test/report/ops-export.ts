@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-// A small export (default layout, shared/design/input-format.md) with planted data errors at
+// A small export (default layout, docs/export-format.md) with planted data errors at
 // known files and lines, and ERR- accounts the sandbox ends ERRORED: what an operator's
 // `status` and `report` must account for, row by row.
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { validateAccountRequest } from '../../src/schema/index.js';
-import { account, openSession, type Session } from './helpers.js';
+import { account, manualClock, openSession, type Session } from './helpers.js';
 
 // Spec "Account import endpoints (v2)", "States and transitions", "Status and listing endpoints (v1)".
 
@@ -9,7 +9,8 @@ afterEach(async () => {
   await session?.sandbox.close();
   session = undefined;
 });
-const open = async (options: Parameters<typeof openSession>[0] = {}) => (session = await openSession(options));
+const open = async (options: Parameters<typeof openSession>[0] = {}, hooks: Parameters<typeof openSession>[1] = {}) =>
+  (session = await openSession(options, hooks));
 const v2 = (s: Session, ext: string, supplier = 'ACME') =>
   s.get(`/v2/data-import/accounts/${supplier}/${encodeURIComponent(ext)}/`);
 const v1 = (s: Session, ext: string, supplier = 'ACME') =>
@@ -70,7 +71,8 @@ describe('validate', () => {
 
 describe('create and the asynchronous process', () => {
   it('schedules (201 {}), then PENDING -> IN_PROGRESS -> PROCESSED with platform_identifier set', async () => {
-    const s = await open({ processingMs: 400 });
+    const clock = manualClock();
+    const s = await open({ processingMs: 400 }, { clock: clock.now });
     expect(await s.post('/v2/data-import/accounts/', { payload: account('C-1') })).toMatchObject({
       status: 201,
       body: {},
@@ -79,9 +81,9 @@ describe('create and the asynchronous process', () => {
     expect(pending.body).toMatchObject({ status: 'PENDING', platform_identifier: null, latest_error: null });
     expect(pending.body.created_at).toMatch(OFFSET_DATETIME);
     expect((await v1(s, 'C-1')).body).toEqual({ status: 'IN_PROGRESS', platform_account_number: '' });
-    await new Promise((resolve) => setTimeout(resolve, 220));
+    clock.advance(220);
     expect((await v2(s, 'C-1')).body.status).toBe('IN_PROGRESS');
-    await new Promise((resolve) => setTimeout(resolve, 220));
+    clock.advance(180);
     const done = await v2(s, 'C-1');
     expect(done.body.status).toBe('PROCESSED');
     expect(typeof done.body.platform_identifier).toBe('string');

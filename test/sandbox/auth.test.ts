@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import { obtainToken, send, TOKEN_QUERY } from './helpers.js';
+import { manualClock, obtainToken, send, TOKEN_QUERY } from './helpers.js';
 
-// Spec "Authentication"; real-platform-notes §0.2.
+// Spec "Authentication"; docs/service.md "Authentication".
 
 let sandbox: RunningSandbox;
 const graphql = (body: unknown) =>
@@ -100,7 +100,8 @@ describe('REST authentication', () => {
   });
 
   it('refuses an expired token (tokenTtlSeconds short) and accepts a renewed one', async () => {
-    const short = await startSandbox({ tokenTtlSeconds: 0.2 });
+    const clock = manualClock();
+    const short = await startSandbox({ tokenTtlSeconds: 0.2 }, { clock: clock.now });
     try {
       const token = await obtainToken(short.url, short.apiKey);
       const get = (header: string) =>
@@ -109,7 +110,7 @@ describe('REST authentication', () => {
           headers: { authorization: header },
         });
       expect((await get(token)).status).toBe(200);
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      clock.advance(300);
       const expired = await get(token);
       expect(expired.status).toBe(401);
       expect(expired.body.detail).toMatch(/expired/);

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SandboxOptions } from '../../src/sandbox/index.js';
-import { account, openSession, type Session } from './helpers.js';
+import type { SandboxHooks, SandboxOptions } from '../../src/sandbox/index.js';
+import { account, manualClock, openSession, type Session } from './helpers.js';
 
 // Issue 2 "Fault injection": every mode, seeded and reproducible; the real rate limit; the log.
 
@@ -8,8 +8,8 @@ const sessions: Session[] = [];
 afterEach(async () => {
   await Promise.all(sessions.splice(0).map((item) => item.sandbox.close()));
 });
-const open = async (options: Partial<SandboxOptions>) => {
-  const session = await openSession(options);
+const open = async (options: Partial<SandboxOptions>, hooks: SandboxHooks = {}) => {
+  const session = await openSession(options, hooks);
   sessions.push(session);
   return session;
 };
@@ -110,14 +110,15 @@ describe('injected faults', () => {
 
 describe('the real rate limit (maxRps)', () => {
   it('answers 429 + Retry-After beyond maxRps requests in a second, then recovers', async () => {
-    const s = await open({ maxRps: 5 });
+    const clock = manualClock();
+    const s = await open({ maxRps: 5 }, { clock: clock.now });
     const statuses = await Promise.all(Array.from({ length: 12 }, (_, i) => create(s, `Q-${i}`)));
     const limited = statuses.filter((answer) => answer.status === 429);
     expect(statuses.filter((answer) => answer.status === 201)).toHaveLength(5);
     expect(limited).toHaveLength(7);
     expect(Number(limited[0]!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(s.sandbox.inspect.requests().filter((entry) => entry.fault === 'max_rps')).toHaveLength(7);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    clock.advance(1000);
     expect((await create(s, 'Q-0')).status).toBe(400); // already imported: the request got through
   });
 });

@@ -1,4 +1,4 @@
-import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/index.js';
+import { startSandbox, type RunningSandbox, type SandboxHooks, type SandboxOptions } from '../../src/sandbox/index.js';
 
 // Talks to a real sandbox over real HTTP (global fetch), as a client would.
 
@@ -59,8 +59,19 @@ export function account(externalAccountNumber: string, extra: Record<string, unk
   };
 }
 
-export async function openSession(options: Partial<SandboxOptions> = {}): Promise<Session> {
-  const sandbox = await startSandbox({ processingMs: 0, ...options });
+/** A clock the test moves by hand: the sandbox's processing, token expiry and rate bucket follow it. */
+export function manualClock(start = Date.now()): { now: () => number; advance: (ms: number) => void } {
+  let now = start;
+  return {
+    now: () => now,
+    advance: (ms) => {
+      now += ms;
+    },
+  };
+}
+
+export async function openSession(options: Partial<SandboxOptions> = {}, hooks: SandboxHooks = {}): Promise<Session> {
+  const sandbox = await startSandbox({ processingMs: 0, ...options }, hooks);
   const token = await obtainToken(sandbox.url, sandbox.apiKey);
   const auth = (headers: Record<string, string>) => ({ authorization: token, ...headers });
   const session: Session = {

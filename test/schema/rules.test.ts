@@ -327,11 +327,21 @@ describe('post-import request rules', () => {
       statement_id: 's',
       bill_period_from_date: '2024-01-01',
       bill_period_to_date: '2024-01-31',
-      gross_amount: 10.5,
+      gross_amount: 1050,
     };
     expect(codesOf(validateHistoricalStatementsRequest({ ...ids, statements: [statement, statement] }))).toEqual([
       'statements.1.statement_id:duplicate_statement_ids',
     ]);
+  });
+
+  it('historical statements: gross_amount is an integer in minor units; a fraction (major units) is refused', () => {
+    const statement = { statement_id: 's', bill_period_from_date: '2024-01-01', bill_period_to_date: '2024-01-31' };
+    expect(validateHistoricalStatementsRequest({ ...ids, statements: [{ ...statement, gross_amount: 4050 }] })).toEqual(
+      [],
+    );
+    expect(
+      codesOf(validateHistoricalStatementsRequest({ ...ids, statements: [{ ...statement, gross_amount: 40.5 }] })),
+    ).toEqual(['statements.0.gross_amount:invalid_integer']);
   });
 
   it('payment instruction: type from the documented list, reference required', () => {

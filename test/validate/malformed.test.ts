@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build, cleanup, exportDir, migrate } from './helpers.js';
 
 // Every input that cannot be read at all ends with exit 2 and one plain sentence naming the
-// file (and line where there is one), never a stack trace (issue 4 "Done when").
+// file (and line where there is one), never a stack trace.
 
 const ACCOUNTS =
   'external_account_number,account_type,billing_address.country,account_billing_options.period_length\nA-1,DOMESTIC,GB,MONTHLY\n';

@@ -2,6 +2,7 @@ import { Code, validateAccountRequest } from '../../schema/index.js';
 import { asObject, asString } from '../../schema/read.js';
 import type { Reply } from '../http-io.js';
 import { isoWithOffset } from '../time.js';
+import { decodeAccountRequest, responseNames } from '../kraken.js';
 import { accountNumberOf, platformIdentifierOf } from '../store.js';
 import {
   accountValidationError,
@@ -18,21 +19,30 @@ function payloadSupplier(body: unknown): unknown {
   return asObject(asObject(body)?.['payload'])?.['import_supplier'];
 }
 
-/** Gate, then every problem of the payload at once (the same validator `migrate validate` uses). */
-function checkAccountRequest(context: HandlerContext): Reply | undefined {
+/**
+ * Gate, then every problem of the payload at once (the same validator `migrate validate` uses);
+ * in the `kraken` dialect the real platform's form is checked and read first (kraken.ts).
+ */
+function checkAccountRequest(context: HandlerContext, create: boolean): { refused: Reply } | { payload: unknown } {
   const supplier = payloadSupplier(context.body);
   const gate = supplierGate(context.store, supplier);
-  if (gate) return gate;
+  if (gate) return { refused: gate };
+  const decoded =
+    context.dialect === 'kraken'
+      ? decodeAccountRequest(context.body, create)
+      : { payload: asObject(context.body)?.['payload'], checked: context.body, issues: [] };
   const issues = [
     ...supplierIssues(context.store, supplier),
-    ...validateAccountRequest(context.body, { today: context.today }),
+    ...decoded.issues,
+    ...validateAccountRequest(decoded.checked, { today: context.today }),
   ];
-  return issues.length > 0 ? accountValidationError(issues) : undefined;
+  return issues.length > 0 ? { refused: accountValidationError(issues) } : { payload: decoded.payload };
 }
 
 /** POST /v2/data-import/accounts/validate/ -> 200 {} */
 export function validateAccount(context: HandlerContext): Reply {
-  return checkAccountRequest(context) ?? { status: 200, body: {} };
+  const checked = checkAccountRequest(context, false);
+  return 'refused' in checked ? checked.refused : { status: 200, body: {} };
 }
 
 /**
@@ -41,9 +51,9 @@ export function validateAccount(context: HandlerContext): Reply {
  * spec is silent). ERRORED/CANCELLED: accepted; a new process replaces the old one.
  */
 export function createAccount(context: HandlerContext): Reply {
-  const refused = checkAccountRequest(context);
-  if (refused) return refused;
-  const payload = asObject(asObject(context.body)?.['payload']) ?? {};
+  const checked = checkAccountRequest(context, true);
+  if ('refused' in checked) return checked.refused;
+  const payload = asObject(checked.payload) ?? {};
   const supplier = asString(payload['import_supplier']) ?? '';
   const externalAccountNumber = asString(payload['external_account_number']) ?? '';
   const existing = context.store.get(supplier, externalAccountNumber, context.now);
@@ -74,12 +84,12 @@ export function getImportStatus(context: HandlerContext): Reply {
   if (!record) return notFound('The requested resource was not found.', Code.notFound);
   return {
     status: 200,
-    body: {
+    body: responseNames(context.dialect, {
       status: record.status,
       platform_identifier: platformIdentifierOf(record),
       created_at: isoWithOffset(record.createdAt),
       modified_at: isoWithOffset(record.modifiedAt),
       latest_error: record.latestError ? { ...record.latestError } : null,
-    },
+    }),
   };
 }

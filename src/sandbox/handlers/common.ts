@@ -1,4 +1,4 @@
-import type { ValidationIssue } from '../../schema/index.js';
+import type { Dialect, ValidationIssue } from '../../schema/index.js';
 import { Code } from '../../schema/index.js';
 import { asObject, asString } from '../../schema/read.js';
 import type { Reply } from '../http-io.js';
@@ -10,6 +10,8 @@ import type { ProcessStore } from '../store.js';
 
 export interface HandlerContext {
   store: ProcessStore;
+  /** The request and response forms: the spec's or the real platform's. */
+  dialect: Dialect;
   /** Epoch milliseconds of this request. */
   now: number;
   /** Today (YYYY-MM-DD) for "not in the future" rules. */
@@ -39,7 +41,7 @@ export function accountValidationError(errors: ValidationIssue[]): Reply {
   };
 }
 
-/** The standardized body (real-platform-notes §0.4, 1) for post-import endpoints. */
+/** The standardized body (docs/service.md "Errors") for post-import endpoints. */
 export function invalidRequest(
   errors: ValidationIssue[],
   detail = 'Could not validate the request data.',
@@ -61,7 +63,7 @@ export function accountNotFound(supplier: string, externalAccountNumber: string)
 
 /**
  * A known supplier that is Paused or Complete refuses every validate, create and post-import
- * request (real-platform-notes §0.5: code import_supplier_migration_not_ongoing, 400).
+ * request (docs/service.md "Errors": code import_supplier_migration_not_ongoing, 400).
  */
 export function supplierGate(store: ProcessStore, supplier: unknown): Reply | undefined {
   if (typeof supplier !== 'string') return undefined;

@@ -2,11 +2,12 @@ import { Code } from '../../schema/index.js';
 import type { Reply } from '../http-io.js';
 import { isoWithOffset } from '../time.js';
 import type { ProcessRecord } from '../records.js';
+import { responseNames } from '../kraken.js';
 import { accountNumberOf } from '../store.js';
 import { INVALID_IMPORT_SUPPLIER, notFound, type HandlerContext } from './common.js';
 
 // Spec "Status and listing endpoints (v1)". No pagination: a bare array of every process of the
-// supplier (real-platform-notes §5.2), in the order the processes were first created.
+// supplier (docs/service.md "Status and list endpoints"), in the order the processes were first created.
 
 /** GET /v1/data-import/account-transfer-status/<supplier>/<external-account-number>/ */
 export function getTransferStatus(context: HandlerContext): Reply {
@@ -24,7 +25,8 @@ export function getTransferStatus(context: HandlerContext): Reply {
       : record.status === 'PENDING' || record.status === 'IN_PROGRESS'
         ? 'IN_PROGRESS'
         : 'UNKNOWN';
-  return { status: 200, body: { status, platform_account_number: accountNumberOf(record) ?? '' } };
+  const body = { status, platform_account_number: accountNumberOf(record) ?? '' };
+  return { status: 200, body: responseNames(context.dialect, body, true) };
 }
 
 function listItem(record: ProcessRecord): Record<string, unknown> {
@@ -47,7 +49,8 @@ function list(context: HandlerContext, keep: (record: ProcessRecord) => boolean)
       },
     };
   }
-  return { status: 200, body: context.store.list(supplier, context.now).filter(keep).map(listItem) };
+  const items = context.store.list(supplier, context.now).filter(keep);
+  return { status: 200, body: items.map((record) => responseNames(context.dialect, listItem(record))) };
 }
 
 /** GET /v1/data-import/all-account-import-processes/<supplier>/: staged and imported. */

@@ -3,12 +3,13 @@ import { asObject, asString } from '../../schema/read.js';
 import type { Reply } from '../http-io.js';
 import { isoWithOffset } from '../time.js';
 import { accountNumberOf } from '../store.js';
+import { responseNames } from '../kraken.js';
 import { resolvePostImport, type HandlerContext, type PostImportTarget } from './common.js';
 
 // Spec "Create payment instruction" with a simulated upstream vendor (README "The sandbox"):
 // reference FAIL-... -> persistent vendor failure, 400, never succeeds;
 // reference FLAKY-... -> intermittent vendor failure, 500 on the first flakyAttempts tries, then 201.
-// Failure bodies are the real platform's CreatePaymentInstructionError (real-platform-notes §2.4)
+// Failure bodies are the real platform's CreatePaymentInstructionError (docs/service.md "Payment instructions")
 // plus `detail` and `code`, so a client can read them like every other error body.
 
 export const VENDOR_FAILED = 'payment_vendor_failed';
@@ -71,5 +72,6 @@ export function createPaymentInstruction(context: HandlerContext): Reply {
     }
   }
   instructions.push({ vendor, reference, type: asString(raw['type']) ?? '', createdAt: isoWithOffset(context.now) });
-  return { status: 201, body: { platform_account_number: accountNumberOf(record), reference } };
+  const body = { platform_account_number: accountNumberOf(record), reference };
+  return { status: 201, body: responseNames(context.dialect, body) };
 }

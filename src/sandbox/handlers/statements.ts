@@ -4,7 +4,7 @@ import type { Reply } from '../http-io.js';
 import { invalidRequest, resolvePostImport, type HandlerContext } from './common.js';
 
 // Spec "Create historical statements". Duplicates by statement_id are refused, the whole request
-// with them (real-platform-notes §2.3). The spec gives both 201 and 200 for success; the sandbox
+// with them (docs/service.md "Historical statements"). The spec gives both 201 and 200 for success; the sandbox
 // answers 201 like every other create (a client must accept both).
 
 /** POST /v1/data-import/historical-statements/create/ -> 201 with the validated data echoed. */

@@ -8,6 +8,7 @@ import { asList, asNumber, asObject, asString, type Raw } from '../../schema/rea
 import type { Reply } from '../http-io.js';
 import { isoWithOffset } from '../time.js';
 import type { ProcessRecord, StoredTransaction } from '../records.js';
+import { decodeTransactionsRequest } from '../kraken.js';
 import { accountNumberOf } from '../store.js';
 import {
   accountNotFound,
@@ -109,7 +110,11 @@ function plan(
 }
 
 /** POST /v1/data-import/transactions/create/?check_previously_added=&force_add_to_current_statement= */
-export function createTransactions(context: HandlerContext): Reply {
+export function createTransactions(received: HandlerContext): Reply {
+  // The real platform takes money as decimal strings: read them into numbers, refuse JSON numbers.
+  const decoded = received.dialect === 'kraken' ? decodeTransactionsRequest(received.body) : undefined;
+  if (decoded && decoded.issues.length > 0) return invalidRequest(decoded.issues);
+  const context = decoded ? { ...received, body: decoded.body } : received;
   const { flags, issues: flagIssues } = parseFlags(context.query);
   const supplier = asObject(context.body)?.['import_supplier'];
   const gate = supplierGate(context.store, supplier);

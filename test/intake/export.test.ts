@@ -12,7 +12,7 @@ import {
   type ExportAccount,
   type ExportEntry,
   type OrphanItems,
-} from '../../src/mapping/index.js';
+} from '../../src/intake/index.js';
 
 // Every temporary directory of this file lives under one, removed at the end.
 const base = mkdtempSync(path.join(os.tmpdir(), 'migrate-test-'));

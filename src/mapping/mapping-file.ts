@@ -1,10 +1,11 @@
-import { getCountries, type CountryCode } from 'libphonenumber-js';
+import { getCountries } from 'libphonenumber-js';
 import { z } from 'zod';
-import { fieldType, isScalable } from '../mapping/fields.js';
+import { DIALECTS, TENANT_FIELD_KINDS } from '../schema/index.js';
+import { fieldType, isScalable } from './fields.js';
 import { FILE_KINDS, type FileKind } from '../sources/kinds.js';
 import { parseDateFormat } from './date-format.js';
 
-// The schema of `migrate.config.json` (shared/design/input-format.md "The mapping file"). Every
+// The schema of `migrate.config.json` (docs/export-format.md "The mapping file"). Every
 // key is checked here, once, so that a typo in the mapping file is a configuration error naming
 // the key, never a silently ignored rule.
 
@@ -47,6 +48,8 @@ const fileMappingShape = {
     .regex(/^(Z|[+-]\d{2}:\d{2})$/, 'utc_offset must be Z or +HH:MM / -HH:MM')
     .optional(),
   scale: z.record(z.string(), z.number().positive().finite()).optional(),
+  // Amount columns already in minor units (pence, cents): statements' gross_amount is sent as they give it.
+  minor_units: z.array(z.string()).optional(),
   delimiter: delimiter.optional(),
   encoding: encoding.optional(),
 };
@@ -66,6 +69,21 @@ export const mappingFileSchema = z.strictObject({
   delimiter: delimiter.optional(),
   encoding: encoding.optional(),
   mapping: z.partialRecord(z.enum(FILE_KINDS), fileMappingSchema).optional(),
+  // The service's wire format (docs/real-platform.md); --dialect and MIGRATE_DIALECT win over it.
+  dialect: z.enum(DIALECTS).optional(),
+  // kraken: the v2 create's task_params (default {}).
+  task_params: z.record(z.string(), z.unknown()).optional(),
+  // Payload fields beyond the spec's that a tenant requires: name -> JSON kind, per account and per supply address.
+  tenant_fields: z
+    .strictObject({
+      accounts: z
+        .record(z.string().regex(/^[a-z][a-z0-9_]*$/, 'a field name such as meter_points'), z.enum(TENANT_FIELD_KINDS))
+        .optional(),
+      supply_addresses: z
+        .record(z.string().regex(/^[a-z][a-z0-9_]*$/, 'a field name such as meter_points'), z.enum(TENANT_FIELD_KINDS))
+        .optional(),
+    })
+    .optional(),
 });
 
 export type FileMappingInput = z.infer<typeof fileMappingSchema>;
@@ -87,6 +105,13 @@ export function fieldProblems(kind: FileKind, mapping: FileMappingInput): Array<
     if (!isScalable(kind, field))
       problems.push({ key: `${at}.scale.${field}`, message: `"${field}" is not an amount field of ${kind} files` });
   }
+  for (const field of mapping.minor_units ?? []) {
+    if (fieldType(kind, field) !== 'minor-amount')
+      problems.push({
+        key: `${at}.minor_units`,
+        message: `"${field}" is not an amount sent in minor units (only statements' gross_amount is)`,
+      });
+  }
   if (mapping.datetime_format !== undefined && mapping.utc_offset === undefined) {
     problems.push({
       key: `${at}.utc_offset`,
@@ -98,5 +123,3 @@ export function fieldProblems(kind: FileKind, mapping: FileMappingInput): Array<
   if (twice) problems.push({ key: `${at}.rename`, message: `two columns are renamed to "${twice}"` });
   return problems;
 }
-
-export type { CountryCode };

@@ -1,20 +1,20 @@
-import type { MigrateConfig } from '../config/index.js';
+import type { ExportMapping } from '../mapping/mapping-rules.js';
 import { findExportFiles, type ExportFile, type FileFormat, type FileKind } from '../sources/index.js';
 import { FILE_KINDS } from '../sources/kinds.js';
-import { joinGroup, type JoinSetup } from './join-groups.js';
-import type { JoinContext } from './join.js';
+import { joinGroup, type JoinSetup } from '../mapping/join-groups.js';
+import type { JoinContext } from '../mapping/staged-record.js';
 import { concatIssues, IssueSpool, type IssueList } from './issue-spool.js';
 import { CHILD_KINDS, notInAccountsIssue, openExportFile, type OpenedFile } from './read-export.js';
 import { eventLoopTurns } from './event-loop.js';
 import { sortedFile } from './sort-file.js';
-import { StagingStore } from './stage.js';
+import { StagingStore } from './staged-join.js';
 import { streamEntries, type StreamCounts } from './stream-join.js';
-import type { ExportEntry } from './types.js';
+import type { ExportEntry } from '../mapping/types.js';
 
-export { locateIssue, originsOfItems } from './locate.js';
+export { locateIssue, originsOfItems } from '../mapping/locate.js';
 export { concatIssues, IssueSpool, type IssueList } from './issue-spool.js';
 export { ExportNotSorted } from './stream-join.js';
-export type * from './types.js';
+export type * from '../mapping/types.js';
 
 export interface ExportSummary {
   files: Array<{ file: string; kind: FileKind; format: FileFormat; records: number }>;
@@ -68,7 +68,7 @@ export interface OpenExportOptions {
  */
 export async function openExport(
   dir: string,
-  config: MigrateConfig,
+  config: ExportMapping,
   options: OpenExportOptions = {},
 ): Promise<ExportReader> {
   const { files, ignored } = await findExportFiles(dir);
@@ -88,6 +88,7 @@ export async function openExport(
     today: options.today ?? new Date().toISOString().slice(0, 10),
     columnOf: {},
     importSupplier: config.importSupplier,
+    tenantFields: config.tenantFields,
   };
   const open = (index: number, read?: { thread: boolean }): Promise<OpenedFile> =>
     openExportFile(files[index] as ExportFile, config, issues[index] as IssueSpool, progress(index), read);

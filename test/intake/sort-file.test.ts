@@ -10,11 +10,11 @@ import {
   type ExportEntry,
   type JoinMode,
   type SourceIssue,
-} from '../../src/mapping/index.js';
-import type { KeyedRecord, OpenedFile } from '../../src/mapping/read-export.js';
+} from '../../src/intake/index.js';
+import type { KeyedRecord, OpenedFile } from '../../src/intake/read-export.js';
 import type { FilePlan } from '../../src/mapping/record.js';
-import { decodeRecord, encodeRecord, sortedFile } from '../../src/mapping/sort-file.js';
-import { compareKeys } from '../../src/mapping/stream-join.js';
+import { decodeRecord, encodeRecord, sortedFile } from '../../src/intake/sort-file.js';
+import { compareKeys } from '../../src/intake/stream-join.js';
 
 // The external sort that lets the streaming join read unsorted files (sort-file.ts): the same
 // records, in compareKeys order and file order within a key, however many runs, whatever the

@@ -1,11 +1,11 @@
-import type { MigrateConfig } from '../config/index.js';
+import type { ExportMapping } from '../mapping/mapping-rules.js';
 import { InputError } from '../errors.js';
 import { readCsvBatches, readJsonArray, readNdjson, type CsvRow, type ExportFile } from '../sources/index.js';
-import { ExportCode } from './issue-codes.js';
-import type { RecordData } from './join-groups.js';
-import { csvKey, jsonKey, planFile, type FilePlan } from './record.js';
+import { ExportCode } from '../mapping/issue-codes.js';
+import type { RecordData } from '../mapping/join-groups.js';
+import { csvKey, jsonKey, planFile, type FilePlan } from '../mapping/record.js';
 import type { IssueSpool } from './issue-spool.js';
-import type { SourceIssue } from './types.js';
+import type { SourceIssue } from '../mapping/types.js';
 
 // One export file, record by record (bounded memory): its plan (from the CSV header or the
 // mapping rules) and its records keyed by external account number, as read; mapping happens per
@@ -81,7 +81,7 @@ export function notInAccountsIssue(file: ExportFile, plan: FilePlan, line: numbe
  */
 export async function openExportFile(
   file: ExportFile,
-  config: MigrateConfig,
+  config: ExportMapping,
   issues: IssueSink,
   onBytes: (bytes: number) => void,
   read: { thread?: boolean } = {},

@@ -1,9 +1,9 @@
 import type { FileKind } from '../sources/kinds.js';
 import { eventLoopTurns } from './event-loop.js';
-import { joinGroup, type GroupRecord, type JoinSetup } from './join-groups.js';
+import { joinGroup, type GroupRecord, type JoinSetup } from '../mapping/join-groups.js';
 import { CHILD_KINDS, notInAccountsIssue, type IssueSink, type KeyedRecord, type OpenedFile } from './read-export.js';
 import type { ExportFile } from '../sources/index.js';
-import type { ExportEntry } from './types.js';
+import type { ExportEntry } from '../mapping/types.js';
 
 // The join without a staging file, for exports whose files are each sorted by external account
 // number (what `ORDER BY account_number` gives): every file is read at once, one record ahead,

@@ -1,4 +1,4 @@
-// Date formats a mapping file may declare (input-format "Values": other input formats are
+// Date formats a mapping file may declare (docs/export-format.md "Values": other input formats are
 // mapping-file options; an ambiguous or impossible date is an error, never a guess). Tokens:
 // YYYY, MM, M, DD, D and, for datetimes, HH, mm, ss. Two-digit years are refused: the century
 // would be a guess.

@@ -1,5 +1,5 @@
-import type { SourceIssue } from './types.js';
-import type { ExportValidation } from './validation.js';
+import type { SourceIssue } from '../mapping/types.js';
+import type { ExportValidation } from '../intake/validate-export.js';
 
 // The outputs of `migrate validate`, as text chunks to write one after the other: the errors are
 // read once from their spool, so a report of millions of errors is written in flat memory.

@@ -2,7 +2,7 @@ import PQueue from 'p-queue';
 import type { ExportReader, ExportSummary, JoinMode } from './index.js';
 import { concatIssues, IssueSpool, type IssueList } from './issue-spool.js';
 import { ExportNotSorted } from './stream-join.js';
-import type { ExportAccount, ExportEntry, SourceIssue } from './types.js';
+import type { ExportAccount, ExportEntry, SourceIssue } from '../mapping/types.js';
 
 // What `migrate validate` reports, built from an export: counts, every error in account order,
 // and counts per code. Errors are spooled (issue-spool.ts): memory stays flat however many there

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { concatIssues, IssueSpool, type SourceIssue } from '../../src/mapping/index.js';
+import { concatIssues, IssueSpool, type SourceIssue } from '../../src/intake/index.js';
 import { build, migrate } from '../validate/helpers.js';
 
 const base = mkdtempSync(path.join(os.tmpdir(), 'migrate-spool-test-'));

@@ -11,10 +11,10 @@ import {
   type ExportReader,
   type JoinMode,
   type SourceIssue,
-} from '../../src/mapping/index.js';
-import { compareKeys } from '../../src/mapping/stream-join.js';
-import { jsonReport, textReport } from '../../src/mapping/validation-report.js';
-import { validateExport, validateExportDirectory, type ExportValidation } from '../../src/mapping/validation.js';
+} from '../../src/intake/index.js';
+import { compareKeys } from '../../src/intake/stream-join.js';
+import { jsonReport, textReport } from '../../src/report/validation-report.js';
+import { validateExport, validateExportDirectory, type ExportValidation } from '../../src/intake/validate-export.js';
 
 // The streaming join (files sorted by external account number, no staging file) must give
 // exactly what the staged join gives, and must stop, never guess, at a record out of order.

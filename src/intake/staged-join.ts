@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FileKind } from '../sources/kinds.js';
 import { FILE_KINDS } from '../sources/kinds.js';
-import type { GroupRecord, RecordData, RecordGroup } from './join-groups.js';
+import type { GroupRecord, RecordData, RecordGroup } from '../mapping/join-groups.js';
 
 // The join's scratch store (architecture "Scale": memory stays flat from 1,000 to 1,000,000
 // accounts). Records of one account need not be adjacent in the export, so every record is

@@ -1,6 +1,6 @@
 import { readSync, writeSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
-import type { RecordData } from './join-groups.js';
+import type { RecordData } from '../mapping/join-groups.js';
 import type { KeyedRecord, OpenedFile } from './read-export.js';
 import { openScratchFile, type ScratchFile } from './scratch-file.js';
 import { compareKeys } from './stream-join.js';

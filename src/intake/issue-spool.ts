@@ -1,6 +1,6 @@
 import { readSync, writeSync } from 'node:fs';
 import { openScratchFile, type ScratchFile } from './scratch-file.js';
-import type { SourceIssue } from './types.js';
+import type { SourceIssue } from '../mapping/types.js';
 
 // Problems of an export in the order found, with memory that does not grow with their number: a
 // date format wrong in every row of a million-row export is millions of errors. The first

@@ -1,0 +1,64 @@
+import { createImportServiceClient, type ClientOptions, type ServiceClient } from '../api/index.js';
+import {
+  chooseDialect,
+  loadServiceConfig,
+  serviceClientOptions,
+  type ServiceConfig,
+  type ServiceFileSettings,
+  type ServiceFlags,
+} from '../config/service.js';
+import { startSandbox, type SandboxOptions } from '../sandbox/index.js';
+
+// The wiring every command that talks to the service shares, written once: flags + environment
+// (+ the mapping file's dialect settings, + the state directory's recorded dialect) -> ServiceConfig
+// -> client, or the built-in sandbox in the same dialect when --sandbox is given. Warnings (a key
+// file others can read) go to stderr here.
+
+export interface OpenServiceInput {
+  flags: ServiceFlags;
+  /** Start the built-in sandbox with these options (its dialect is the run's) and use it. */
+  sandbox?: Partial<SandboxOptions> | undefined;
+  file?: ServiceFileSettings | undefined;
+  recorded?: { dialect: string; stateDir: string } | undefined;
+  /** Pace and other per-command client options (concurrency, rate, events). */
+  client?: Omit<ClientOptions, 'baseUrl' | 'credentials'>;
+}
+
+export interface OpenService {
+  client: ServiceClient;
+  config: ServiceConfig;
+  /** Closes the client, then the sandbox if one was started. */
+  close: () => Promise<void>;
+}
+
+export async function openService(input: OpenServiceInput): Promise<OpenService> {
+  const env = process.env;
+  const cwd = process.cwd();
+  // Resolved without the sandbox first: the sandbox must speak the dialect the client will.
+  const sandbox = input.sandbox
+    ? await startSandbox({ ...input.sandbox, dialect: chooseDialect({ ...input, env }) })
+    : undefined;
+  try {
+    const config = await loadServiceConfig({
+      flags: input.flags,
+      env,
+      cwd,
+      file: input.file,
+      recorded: input.recorded,
+      sandbox: sandbox ? { url: sandbox.url, apiKey: sandbox.apiKey } : undefined,
+    });
+    for (const warning of config.warnings) process.stderr.write(`migrate: warning: ${warning}\n`);
+    const client = createImportServiceClient(serviceClientOptions(config, input.client));
+    return {
+      client,
+      config,
+      close: async () => {
+        await client.close();
+        await sandbox?.close();
+      },
+    };
+  } catch (error) {
+    await sandbox?.close();
+    throw error;
+  }
+}

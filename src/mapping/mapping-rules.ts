@@ -1,0 +1,87 @@
+import type { CountryCode } from 'libphonenumber-js';
+import type { TenantFields } from '../schema/index.js';
+import { FILE_KINDS, type FileKind } from '../sources/kinds.js';
+import { parseDateFormat, type DateFormat } from './date-format.js';
+import type { FileMappingInput, MappingFileInput } from './mapping-file.js';
+
+// The mapping file's rules made complete (defaults filled in): what mapping a record needs, and
+// nothing about where the rules came from beyond the file's path for the reports.
+
+export type CellValue = string | number | boolean | null | unknown[] | Record<string, unknown>;
+
+/** One file kind's mapping rules, complete (defaults filled in). */
+export interface FileMapping {
+  /** source column -> field path */
+  rename: Record<string, string>;
+  ignore: string[];
+  constants: Record<string, CellValue>;
+  defaults: Record<string, CellValue>;
+  /** field path -> source value -> value */
+  values: Record<string, Record<string, CellValue>>;
+  dateFormats: DateFormat[];
+  datetimeFormats: DateFormat[];
+  utcOffset: string | undefined;
+  scale: Record<string, number>;
+  /** Amount fields whose column is already in minor units (see the mapping file's `minor_units`). */
+  minorUnits: string[];
+  delimiter: string;
+  encoding: string;
+}
+
+/** Everything reading and mapping an export needs: the supplier to fill in, the phone country, each kind's rules. */
+export interface ExportMapping {
+  /** --supplier, else MIGRATE_SUPPLIER, else the file's import_supplier; used where a record has none. */
+  importSupplier: string | undefined;
+  /** Absolute path of the mapping file read, or undefined when none was found. */
+  configFile: string | undefined;
+  phoneDefaultCountry: CountryCode | undefined;
+  mapping: Record<FileKind, FileMapping>;
+  /** Declared payload fields beyond the spec's (`tenant_fields`), copied into the payload as given. */
+  tenantFields: TenantFields;
+}
+
+/** The complete rules of a validated mapping file (`{}` when there is none). */
+export function exportMappingOf(
+  file: MappingFileInput,
+  importSupplier: string | undefined,
+  configFile: string | undefined,
+): ExportMapping {
+  return {
+    importSupplier,
+    configFile,
+    phoneDefaultCountry: file.phone_default_country as CountryCode | undefined,
+    mapping: Object.fromEntries(
+      FILE_KINDS.map((kind) => [kind, completeMapping(file, file.mapping?.[kind] ?? {})]),
+    ) as Record<FileKind, FileMapping>,
+    tenantFields: {
+      accounts: file.tenant_fields?.accounts ?? {},
+      supply_addresses: file.tenant_fields?.supply_addresses ?? {},
+    },
+  };
+}
+
+function formats(value: string | string[] | undefined, withTime: boolean): DateFormat[] {
+  const list = value === undefined ? [] : Array.isArray(value) ? value : [value];
+  return list.map((source) => {
+    const { format } = parseDateFormat(source, withTime);
+    if (!format) throw new Error(`unreachable: ${source} passed the schema`);
+    return format;
+  });
+}
+
+function completeMapping(file: MappingFileInput, mapping: FileMappingInput): FileMapping {
+  return {
+    rename: mapping.rename ?? {},
+    ignore: mapping.ignore ?? [],
+    constants: mapping.constants ?? {},
+    defaults: mapping.defaults ?? {},
+    values: mapping.values ?? {},
+    dateFormats: formats(mapping.date_format, false),
+    datetimeFormats: formats(mapping.datetime_format, true),
+    utcOffset: mapping.utc_offset,
+    scale: mapping.scale ?? {},
+    minorUnits: mapping.minor_units ?? [],
+    delimiter: mapping.delimiter ?? file.delimiter ?? ',',
+    encoding: mapping.encoding ?? file.encoding ?? 'utf8',
+  };
+}

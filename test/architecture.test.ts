@@ -1,0 +1,111 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+// The house's one-way imports (README "Architecture"): folders in this order, each importing only
+// folders below it, and no import cycle between files. `src/errors.ts` is the shared leaf every folder
+// may use. Read from the source text, so it holds for every file, including those no test imports.
+
+const FOLDER_ORDER = [
+  'cli',
+  'config',
+  'report',
+  'engine',
+  'intake',
+  'mapping',
+  'sources',
+  'ledger',
+  'api',
+  'sandbox',
+  'schema',
+];
+/** Sibling folders that must not import each other although one is listed above the other. */
+const SEPARATE: Array<[string, string]> = [
+  ['sandbox', 'api'],
+  ['sandbox', 'ledger'],
+  ['sandbox', 'sources'],
+  ['sandbox', 'mapping'],
+  ['api', 'sandbox'],
+];
+
+const SRC = path.join(import.meta.dirname, '..', 'src');
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(full);
+    return entry.name.endsWith('.ts') ? [full] : [];
+  });
+}
+
+const IMPORT =
+  /(?:^|\s)(?:import|export)\s[^'"]*?from\s+['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
+
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(IMPORT)].map((match) =>
+    path.resolve(path.dirname(file), (match[1] ?? match[2] ?? '').replace(/\.js$/, '.ts')),
+  );
+}
+
+const files = sourceFiles(SRC);
+const graph = new Map(files.map((file) => [file, importsOf(file).filter((target) => target.startsWith(SRC))]));
+const folderOf = (file: string): string => path.relative(SRC, file).split(path.sep)[0] ?? '';
+const name = (file: string): string => path.relative(SRC, file);
+
+describe('the import graph of src/', () => {
+  it('names every folder in the order', () => {
+    const folders = new Set(files.map(folderOf).filter((folder) => !folder.endsWith('.ts')));
+    expect([...folders].sort()).toEqual([...FOLDER_ORDER].sort());
+  });
+
+  it('never imports a folder above its own, nor a separate sibling', () => {
+    const upward: string[] = [];
+    for (const [file, targets] of graph) {
+      const from = folderOf(file);
+      for (const target of targets) {
+        const to = folderOf(target);
+        if (to === from || to.endsWith('.ts')) continue;
+        const wrongWay = FOLDER_ORDER.indexOf(to) < FOLDER_ORDER.indexOf(from);
+        const separate = SEPARATE.some(([a, b]) => a === from && b === to);
+        if (wrongWay || separate) upward.push(`${name(file)} -> ${name(target)}`);
+      }
+    }
+    expect(upward).toEqual([]);
+  });
+
+  it('has no import cycle between files', () => {
+    // Tarjan's strongly connected components: a component of two or more files is a cycle.
+    let counter = 0;
+    const index = new Map<string, number>();
+    const low = new Map<string, number>();
+    const stack: string[] = [];
+    const onStack = new Set<string>();
+    const cycles: string[][] = [];
+    const visit = (file: string): void => {
+      index.set(file, counter);
+      low.set(file, counter);
+      counter += 1;
+      stack.push(file);
+      onStack.add(file);
+      for (const target of graph.get(file) ?? []) {
+        if (!graph.has(target)) continue;
+        if (!index.has(target)) {
+          visit(target);
+          low.set(file, Math.min(low.get(file)!, low.get(target)!));
+        } else if (onStack.has(target)) low.set(file, Math.min(low.get(file)!, index.get(target)!));
+      }
+      if (low.get(file) !== index.get(file)) return;
+      const component: string[] = [];
+      for (;;) {
+        const member = stack.pop()!;
+        onStack.delete(member);
+        component.push(name(member));
+        if (member === file) break;
+      }
+      if (component.length > 1) cycles.push(component.sort());
+    };
+    for (const file of graph.keys()) if (!index.has(file)) visit(file);
+    expect(cycles).toEqual([]);
+  });
+});
