@@ -1,9 +1,20 @@
 #!/usr/bin/env node
 // The `migrate` command: runs the compiled CLI (npm ci builds dist/ through the prepare script).
-import { keepHeapNearLiveData } from '../dist/cli/heap.js';
-import { main } from '../dist/cli/main.js';
+// Without dist/ (a fresh clone, or `npm ci --ignore-scripts`) it says how to build instead of
+// printing node's module-not-found stack trace.
+import { existsSync } from 'node:fs';
 
-keepHeapNearLiveData();
-main(process.argv).then((code) => {
-  process.exitCode = code;
-});
+const entry = new URL('../dist/cli/main.js', import.meta.url);
+if (!existsSync(entry)) {
+  const root = new URL('..', import.meta.url).pathname;
+  process.stderr.write(
+    `migrate: not built yet (${entry.pathname} is missing).\n` +
+      `Build it once: cd ${root} && npm run build   (npm ci builds it too), then run the command again.\n`,
+  );
+  process.exitCode = 2;
+} else {
+  const { keepHeapNearLiveData } = await import('../dist/cli/heap.js');
+  const { main } = await import('../dist/cli/main.js');
+  keepHeapNearLiveData();
+  process.exitCode = await main(process.argv);
+}

@@ -35,7 +35,7 @@ import {
   ValidationFailedError,
   type ApiError,
 } from './errors.js';
-import { detailOf, type ServiceResponse } from './map-response.js';
+import { codeOf, detailOf, type ServiceResponse } from './map-response.js';
 import type { EndpointSafety } from './retry-policy.js';
 import type {
   CreateAccountOutcome,
@@ -283,11 +283,27 @@ export function paymentInstructionCall(request: PaymentInstructionRequest): Endp
       const created = parseBody(paymentInstructionCreatedSchema, 'createPaymentInstruction', response);
       return { kind: 'created', platformAccountNumber: created.platform_account_number, reference: created.reference };
     },
-    // 400: invalid, or the vendor failed persistently: "not to be retried in the same form" (spec).
+    // 400: invalid, or the vendor failed persistently: "not to be retried in the same form" (spec);
+    // or the account has its one active instruction already (the platform's rule).
     expected: (error, response) => {
       if (response.status !== 400 || error instanceof AlreadyImportedError) return undefined;
       const errors = error instanceof ValidationFailedError ? error.issues : [];
-      return { kind: 'refused', detail: detailOf(response.body) || errors[0]?.detail || error.message, errors };
+      const detail = detailOf(response.body) || errors[0]?.detail || error.message;
+      if (isAlreadyActive(response.body)) return { kind: 'already_active', detail };
+      return { kind: 'refused', detail, errors };
     },
   };
+}
+
+/** The sandbox's code for a second instruction on an account; the real platform gives only `error_detail`. */
+const INSTRUCTION_EXISTS = 'payment_instruction_already_exists';
+const ALREADY_ACTIVE = /already has an active instruction/i;
+
+/**
+ * The real platform's CreatePaymentInstructionError for an account that has its active instruction
+ * (`{error_detail: "Account already has an active instruction", external_account_number,
+ * import_supplier, reference}`): no code, so its `error_detail` is read.
+ */
+function isAlreadyActive(body: unknown): boolean {
+  return codeOf(body) === INSTRUCTION_EXISTS || ALREADY_ACTIVE.test(detailOf(body));
 }

@@ -49,6 +49,12 @@ export type HistoricalStatementsOutcome =
 
 export type PaymentInstructionOutcome =
   | { kind: 'created'; platformAccountNumber: string; reference: string }
+  /**
+   * 400 "Account already has an active instruction": the platform keeps one active instruction
+   * per account (docs/service.md "Payment instructions"). The engine reads it against its ledger:
+   * after a lost answer it means the earlier request created this one.
+   */
+  | { kind: 'already_active'; detail: string }
   /** 400: invalid, or the vendor failed persistently; do not resend as is (spec). */
   | { kind: 'refused'; detail: string; errors: ValidationIssue[] };
 

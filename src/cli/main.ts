@@ -6,12 +6,27 @@ import { registerPushCommand } from './push.js';
 import { registerSandboxCommand } from './sandbox.js';
 import { registerReportCommand } from './report.js';
 import { registerStatusCommand } from './status.js';
+import { teachHelp } from './help.js';
 
 /**
  * The one entry and exit of the CLI: builds the program, runs the command, and turns its
  * result or error into an exit code. Commands return an exit code or throw a MigrateError.
  */
 export async function main(argv: string[]): Promise<number> {
+  let exitCode: number = ExitCode.ok;
+  const program = createProgram((code) => {
+    exitCode = code;
+  });
+  try {
+    await program.parseAsync(argv);
+    return exitCode;
+  } catch (error) {
+    return reportError(error);
+  }
+}
+
+/** The whole program, every command registered; `setExitCode` receives what a command's action returns. */
+export function createProgram(setExitCode: (code: number) => void): Command {
   const program = new Command('migrate')
     .version(packageVersion(), '-V, --version')
     .description('Migrate customer accounts from legacy exports into the billing platform through its import service.')
@@ -19,24 +34,14 @@ export async function main(argv: string[]): Promise<number> {
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({ writeErr: (text) => process.stderr.write(text) });
 
-  let exitCode: number = ExitCode.ok;
-  const setExitCode = (code: number): void => {
-    exitCode = code;
-  };
   // Each command file exports register<Verb>Command(program, setExitCode).
-  void setExitCode;
   registerValidateCommand(program, setExitCode);
   registerPushCommand(program, setExitCode);
   registerSandboxCommand(program, setExitCode);
   registerReportCommand(program, setExitCode);
   registerStatusCommand(program, setExitCode);
-
-  try {
-    await program.parseAsync(argv);
-    return exitCode;
-  } catch (error) {
-    return reportError(error);
-  }
+  teachHelp(program);
+  return program;
 }
 
 function reportError(error: unknown): number {

@@ -15,9 +15,14 @@ import {
 import { ExitCode, FatalError, MigrateError, UsageError } from '../errors.js';
 import {
   acquireLock,
+  explainDamage,
+  isLedgerDamage,
   Ledger,
+  LEDGER_FILE,
+  ledgerDamagedError,
   LedgerLockedError,
   prepareStateDir,
+  snapshotLedger,
   stateDirFailure,
   type LedgerLock,
 } from '../ledger/index.js';
@@ -173,8 +178,11 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
       () => lock.release().catch(() => undefined),
       () => clearInterval(lockWatch),
     );
+    const ledgerFile = join(stateDir, LEDGER_FILE);
     const ledger = Ledger.open(stateDir);
-    closers.unshift(() => ledger.close());
+    closers.unshift(() => quietly(() => ledger.close()));
+    // A consistent copy as the run starts (docs/ledger-recovery.md); reading every page also finds a damaged file now.
+    explainDamage(stateDir, ledgerFile, () => snapshotLedger(ledger.db, stateDir, nextRunId(ledger)));
     const recorded = ledger.read.dialect();
     const service = await openPushService(
       options,
@@ -188,9 +196,11 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
     // A run that ends by an exception (unreadable export, lost lock) is recorded as failed, not left `running`.
     closers.unshift(() => {
       if (!finished)
-        ledger.finishRun(runId, 'failed', thrown instanceof MigrateError ? thrown.exitCode : ExitCode.fatal, {
-          ...ledger.read.counts(),
-        });
+        quietly(() =>
+          ledger.finishRun(runId, 'failed', thrown instanceof MigrateError ? thrown.exitCode : ExitCode.fatal, {
+            ...ledger.read.counts(),
+          }),
+        );
     });
     const reader = await openExport(options.dir, config, { scratchDir: stateDir });
     closers.unshift(() => reader.close());
@@ -208,7 +218,7 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
     const result = await runPush({
       ledger,
       client: service.client,
-      settings: engineSettings(options),
+      settings: engineSettings(options, config),
       sink: log ? teeSink(progress, log) : progress,
       entries: reader.entries(),
       signal: AbortSignal.any([signal, lockLost.signal]),
@@ -220,6 +230,8 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
       process.stderr.write(
         `migrate: --accounts: ${result.unknownAccounts.length} not in the export or the ledger (nothing done for them): ${result.unknownAccounts.slice(0, 20).join(', ')}\n`,
       );
+    if (result.fatal?.code === 'ledger_damaged')
+      throw ledgerDamagedError(stateDir, ledgerFile, new Error(result.fatal.detail));
     if (lockLost.signal.aborted)
       throw new FatalError(
         `the lock of ${stateDir} was lost during the run (${lock.compromised()?.message ?? 'unknown reason'}); stopped. Check that no other run uses this state directory, then run again.`,
@@ -247,7 +259,9 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
     if (result.fatal) process.stderr.write(`migrate: ${result.fatal.code}: ${result.fatal.detail}\n`);
     return result.exitCode;
   } catch (error) {
-    thrown = stateDirFailure(error, stateDir) ?? error;
+    thrown = isLedgerDamage(error)
+      ? ledgerDamagedError(stateDir, join(stateDir, LEDGER_FILE), error)
+      : (stateDirFailure(error, stateDir) ?? error);
     throw thrown;
   } finally {
     // Every closer runs even if one fails (a full disk fails the run's last ledger write): an
@@ -260,6 +274,20 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
         if (!stateDirFailure(error, stateDir)) process.stderr.write(`migrate: while closing: ${String(error)}\n`);
       }
     }
+  }
+}
+
+/** The id the next run will get: snapshots are named by it. */
+function nextRunId(ledger: Ledger): number {
+  return (ledger.read.runs(1)[0]?.id ?? 0) + 1;
+}
+
+/** A closing step on a damaged ledger fails too: the error already raised is the one to report. */
+function quietly(step: () => void): void {
+  try {
+    step();
+  } catch (error) {
+    if (!isLedgerDamage(error)) throw error;
   }
 }
 
@@ -287,9 +315,10 @@ function refuseFileIssues(reader: ExportReader): void {
   );
 }
 
-function engineSettings(options: PushCommandOptions): EngineSettings {
+function engineSettings(options: PushCommandOptions, config: MigrateConfig): EngineSettings {
   return {
     ...DEFAULT_ENGINE_SETTINGS,
+    multiplePaymentInstructions: config.multiplePaymentInstructions,
     ...(options.only === undefined ? {} : { steps: options.only }),
     concurrency: options.concurrency,
     retryErrored: options.retryErrored === true,
@@ -384,7 +413,7 @@ async function dryRun(
       stateDir,
       scratchDir: scratch,
       entries: reader.entries(),
-      settings: engineSettings(options),
+      settings: engineSettings(options, config),
       selection,
       signal,
       sink: { emit: () => undefined },

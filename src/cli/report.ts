@@ -1,8 +1,10 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { isLedgerDamage, LEDGER_FILE, ledgerDamagedError } from '../ledger/index.js';
 import type { Command } from 'commander';
 import { ExitCode, UsageError } from '../errors.js';
 import { openLedgerSource } from '../report/ledger-source.js';
 import { OutputClosed, stdoutOutput } from '../report/output.js';
+import { HTML_REPORT_FILE, writeHtmlReport } from '../report/html-report.js';
 import { REPORT_FILES, writeReport, type ReportSummary } from '../report/write-report.js';
 
 export interface ReportCommandOptions {
@@ -10,6 +12,7 @@ export interface ReportCommandOptions {
   out: string;
   supplier?: string | undefined;
   json?: boolean | undefined;
+  html?: boolean | undefined;
 }
 
 export function registerReportCommand(program: Command, setExitCode: (code: number) => void): void {
@@ -17,12 +20,13 @@ export function registerReportCommand(program: Command, setExitCode: (code: numb
     .command('report')
     .description(
       'Write the ledger as files keyed by external account number: accounts.csv (every account), fix-data.csv (what to fix in the export), ' +
-        'retry.csv (what the next run retries), unknown-outcome.csv (records to check by hand) and summary.json. Reads only the ledger.',
+        'retry.csv (what the next run retries), unknown-outcome.csv (records to check by hand), records.csv (every record and how it was settled) and summary.json. Reads only the ledger.',
     )
     .option('--state <dir>', 'state directory holding the results ledger', './.migrate')
     .option('--out <dir>', 'directory to write the report files into (created 0700; files 0600)', './migrate-report')
     .option('--supplier <code>', "only this import supplier's accounts (default: all)")
     .option('--json', 'print summary.json on stdout instead of the file list')
+    .option('--html', 'also write report.html: summary, charts and what needs action, in one self-contained page')
     .action(async (options: ReportCommandOptions) => {
       setExitCode(await reportCommand(options));
     });
@@ -34,11 +38,17 @@ export async function reportCommand(options: ReportCommandOptions): Promise<numb
   const source = openLedgerSource(stateDir);
   const out = stdoutOutput();
   try {
-    const summary = await writeReport(source, {
-      stateDir,
-      outDir: resolve(options.out),
-      supplier: options.supplier,
-    }).catch((error: unknown) => {
+    const outDir = resolve(options.out);
+    const write = async (): Promise<ReportSummary> => {
+      const written = await writeReport(source, { stateDir, outDir, supplier: options.supplier });
+      if (options.html) {
+        const path = await writeHtmlReport(source, written, { outDir, supplier: options.supplier });
+        written.files[HTML_REPORT_FILE] = { path, rows: 1 };
+      }
+      return written;
+    };
+    const summary = await write().catch((error: unknown) => {
+      if (isLedgerDamage(error)) throw ledgerDamagedError(stateDir, join(stateDir, LEDGER_FILE), error);
       const code = (error as NodeJS.ErrnoException).code;
       // A file-system refusal (not a directory, no permission, disk full) is the operator's to fix: say where.
       if (typeof code === 'string' && /^E[A-Z]+$/.test(code))
@@ -66,7 +76,10 @@ const HINTS: Record<string, string> = {
   [REPORT_FILES.fixData]: 'data errors: fix these rows in the export, then push again',
   [REPORT_FILES.retry]: 'transient failures: the next push retries them by itself',
   [REPORT_FILES.unknown]: 'sent without an answer and never resent: check them on the platform',
+  [REPORT_FILES.records]:
+    'every post-import record: state and how it was settled (created, already_exists, reconciled)',
   [REPORT_FILES.summary]: 'counts per state, top error codes, recent runs',
+  [HTML_REPORT_FILE]: 'one page for the project board: totals, funnel, progress per run, errors',
 };
 
 function renderReport(summary: ReportSummary): string {

@@ -148,6 +148,15 @@ export function registerSandboxCommand(program: Command, setExitCode: (code: num
       'how many 500s a FLAKY- payment instruction gets before it succeeds (default 1)',
       numberFlag(0, Infinity, true),
     )
+    .option(
+      '--multiple-payment-instructions',
+      'accept several payment instructions per account (default: one active instruction per account, as the real platform)',
+    )
+    .option(
+      '--lost-answer-ms <ms>',
+      'how long a LOST- payment instruction (created, then no answer) holds its connection before dropping it (default 0)',
+      numberFlag(0),
+    )
     .option('--max-body-bytes <n>', 'request bodies above this get 413 (default 5 MiB)', numberFlag(1, Infinity, true))
     .option('--no-retain-payloads', 'do not keep create payloads (large benchmarks)')
     .option('--no-request-log', 'do not keep a request log (large benchmarks)')

@@ -6,9 +6,10 @@ import { ExitCode } from '../errors.js';
 import { tellAccountStory } from '../report/account-story.js';
 import { ledgerExists, openLedgerSource, type LedgerSource } from '../report/ledger-source.js';
 import { OutputClosed, stdoutOutput, type Output } from '../report/output.js';
-import { gatherStatus } from '../report/status-gather.js';
+import { gatherStatus, type StatusSummary } from '../report/status-gather.js';
 import type { StatusRow } from '../report/status-join.js';
 import { renderAccountStory, renderStatus } from '../report/status-render.js';
+import { nextSteps, statusExit } from '../report/status-verdict.js';
 import { colorWanted } from '../report/summary.js';
 import { openService, type OpenService } from './open-service.js';
 
@@ -74,8 +75,7 @@ export async function statusCommand(options: StatusCommandOptions): Promise<numb
   let service: OpenService | undefined;
   try {
     service = options.offline ? undefined : await openClient(options, ledger);
-    await printStatus(options, ledger, service?.client, out);
-    return ExitCode.ok;
+    return await printStatus(options, ledger, service?.client, out);
   } catch (error) {
     if (error instanceof OutputClosed) return ExitCode.ok;
     throw error;
@@ -91,8 +91,8 @@ async function printStatus(
   ledger: LedgerSource | undefined,
   client: ServiceClient | undefined,
   out: Output,
-): Promise<void> {
-  const render = { table: process.stdout.isTTY === true, color: colorWanted(process.stdout, process.env) };
+): Promise<number> {
+  const render = { color: colorWanted(process.stdout, process.env) };
   if (options.account !== undefined) {
     const story = await tellAccountStory({
       supplier: options.supplier,
@@ -101,18 +101,19 @@ async function printStatus(
       client,
     });
     await out.write(options.json ? `${JSON.stringify(story, null, 2)}\n` : renderAccountStory(story, render));
-  } else if (options.json) {
-    await printJson(options, ledger, client, out);
-  } else {
-    const summary = await gatherStatus({
-      supplier: options.supplier,
-      ledger,
-      client,
-      maxStatusChecks: options.maxStatusChecks,
-      maxListed: options.maxRows,
-    });
-    await out.write(renderStatus(summary, render));
+    return ExitCode.ok;
   }
+  if (options.json) return statusExit(await printJson(options, ledger, client, out));
+  const summary = await gatherStatus({
+    supplier: options.supplier,
+    ledger,
+    client,
+    maxStatusChecks: options.maxStatusChecks,
+    maxListed: options.maxRows,
+  });
+  summary.next_steps = nextSteps(summary);
+  await out.write(renderStatus(summary, render));
+  return statusExit(summary);
 }
 
 function openLedger(options: StatusCommandOptions): LedgerSource | undefined {
@@ -143,7 +144,7 @@ async function printJson(
   ledger: LedgerSource | undefined,
   client: ServiceClient | undefined,
   out: Output,
-): Promise<void> {
+): Promise<StatusSummary> {
   let chunk: string[] = [];
   let first = true;
   const onRow = (row: StatusRow): void => {
@@ -169,6 +170,8 @@ async function printJson(
     onPage: flush,
   });
   await flush();
+  summary.next_steps = nextSteps(summary);
   const rest = JSON.stringify(summary, null, 2).slice(1);
   await out.write(`\n  ],${rest}\n`);
+  return summary;
 }

@@ -17,6 +17,12 @@ export interface EngineSettings {
   /** How long to keep polling once nothing else is left to do (--wait-timeout), ms. */
   waitTimeoutMs: number;
   transactionFlags: TransactionQueryFlags;
+  /**
+   * The deployment allows several payment instructions per account (mapping file
+   * `multiple_payment_instructions`). Default false: the platform's rule of one active
+   * instruction per account, which lets a resend settle an instruction whose answer was lost.
+   */
+  multiplePaymentInstructions: boolean;
   pollSchedule: PollSchedule;
   /** Accounts read from the ledger per page. */
   pageSize: number;

@@ -1,6 +1,6 @@
 import PQueue from 'p-queue';
 import type { ImportServiceClient } from '../api/types.js';
-import type { AccountRow, Ledger } from '../ledger/index.js';
+import { isLedgerDamage, type AccountRow, type Ledger } from '../ledger/index.js';
 import { checkStatus, createAccount, resolveAccount, applyTransition, call } from './account-steps.js';
 import type { EngineSettings, StepContext } from './context.js';
 import { ErrorBudget } from './error-budget.js';
@@ -84,7 +84,7 @@ export class Executor {
       writeFailed: (error: unknown) =>
         this.stop('fatal', {
           class: 'fatal',
-          code: 'ledger_write_failed',
+          code: isLedgerDamage(error) ? 'ledger_damaged' : 'ledger_write_failed',
           detail: error instanceof Error ? error.message : String(error),
         }),
     };

@@ -36,6 +36,7 @@ export const DEFAULT_ENGINE_SETTINGS = {
   wait: true,
   waitTimeoutMs: 10 * 60_000,
   transactionFlags: { ...DEFAULT_TRANSACTION_FLAGS },
+  multiplePaymentInstructions: false,
   pollSchedule: DEFAULT_POLL_SCHEDULE,
   pageSize: 256,
   drainMs: 10_000,

@@ -16,12 +16,15 @@ import {
 import { call } from './account-steps.js';
 import type { StepContext } from './context.js';
 import { errorInfoOf, UNEXPECTED_ATTEMPTS, type Failure } from './failure.js';
+import { decideInstruction, settledByResult } from './instruction-outcome.js';
 
 // Post-import steps, write-ahead: items are marked `sending` (attempt + 1) durably before the
 // request, and get their outcome after it. Reconciliation of a `sending` item relies on the
 // service's own dedup (spec "Create notes", "Create transactions", historical statements by
-// statement_id); where there is none (payment instructions; transactions when
-// check_previously_added is off) an item whose outcome is unknown is never resent.
+// statement_id) and, for payment instructions, on the platform's one active instruction per
+// account (instruction-outcome.ts). Where there is none (transactions when
+// check_previously_added is off; payment instructions where a deployment allows several per
+// account) an item whose outcome is unknown is never resent.
 
 /**
  * ok: nothing is left to send; blocked: the service could not take them now (next run);
@@ -86,6 +89,8 @@ function settle(
   detail?: string,
 ): ItemRow[] {
   if (items.length === 0) return [];
+  if (patch.state === 'done' && patch.settledBy === undefined)
+    patch = { ...patch, settledBy: settledByResult(patch.result ?? '') };
   ctx.ledger
     .updateItemsDeferred(
       items.map((item) => item.id),
@@ -377,37 +382,66 @@ async function sendStatements(ctx: StepContext, account: AccountRow, batch: Item
   return { retry };
 }
 
+/** Payment instructions the account has in the ledger besides this one that may be active on the platform. */
+function otherInstructions(ctx: StepContext, account: AccountRow, item: ItemRow): number {
+  return ctx.ledger
+    .itemsOf(account.id, ['pending', 'sending', 'done', 'unknown'])
+    .filter((other) => other.kind === 'payment_instruction' && other.id !== item.id).length;
+}
+
 async function sendPaymentInstruction(ctx: StepContext, account: AccountRow, batch: ItemRow[]): Promise<Sent> {
+  const onePerAccount = !ctx.settings.multiplePaymentInstructions;
   const leftovers = batch.filter((item) => item.state === 'sending');
-  if (leftovers.length > 0) {
-    // The spec gives payment instructions no dedup and no read endpoint: an instruction that
-    // may have been created cannot be checked, and a resend could set up a second one at the
-    // vendor. It is recorded `unknown` for an operator (README "Rerun semantics").
+  if (leftovers.length > 0 && !onePerAccount) {
+    // Several instructions per account allowed: a resend of one that may have been created could
+    // set up a second at the vendor, and nothing can check it. Recorded `unknown` for an operator
+    // (README "Rerun semantics").
     settle(ctx, account, leftovers, {
       state: 'unknown',
       error: {
         code: 'outcome_unknown',
-        detail: 'a previous request may have created it; no dedup exists for payment instructions, so it is not resent',
+        detail:
+          'a previous request may have created it; with several instructions per account allowed nothing recognises a repeat, so it is not resent',
       },
     });
     return { retry: [] };
   }
+  const resend = batch[0]?.state === 'sending';
   const [item] = await intent(ctx, account, batch.slice(0, 1));
   if (item === undefined) return { retry: [] };
   const answer = await call(ctx, () => ctx.client.createPaymentInstruction(parse<PaymentInstructionRequest>(item)));
-  if (!answer.ok) return unsettled(ctx, account, [item], answer.failure, false);
-  if (answer.value.kind === 'created') {
-    settle(ctx, account, [item], { state: 'done', result: answer.value.platformAccountNumber, error: null });
+  // A lost answer is resent (the one-active rule answers for a repeat), at most EXTRA_ROUNDS times a run.
+  if (!answer.ok) return unsettled(ctx, account, [item], answer.failure, onePerAccount);
+  const outcome = answer.value;
+  const decision = decideInstruction({
+    answer: outcome.kind,
+    resend,
+    others: outcome.kind === 'already_active' ? otherInstructions(ctx, account, item) : 0,
+    onePerAccount,
+  });
+  if (decision.state === 'done') {
+    const result = outcome.kind === 'created' ? outcome.platformAccountNumber : outcome.detail;
+    settle(
+      ctx,
+      account,
+      [item],
+      { state: 'done', result, settledBy: decision.settledBy, error: null },
+      decision.detail,
+    );
+    return { retry: [] };
+  }
+  const located = { file: item.originFile ?? undefined, line: item.originLine ?? undefined };
+  if (decision.state === 'unknown') {
+    settle(ctx, account, [item], { state: 'unknown', error: { ...decision.error, ...located } });
     return { retry: [] };
   }
   // 400: invalid, or the vendor failed persistently: "not to be retried in the same form" (spec).
-  const first = answer.value.errors[0];
+  const first = outcome.kind === 'refused' ? outcome.errors[0] : undefined;
   const error: ErrorInfo = {
-    code: first?.code ?? 'payment_instruction_refused',
-    detail: first?.detail ?? answer.value.detail,
+    code: decision.error?.code ?? first?.code ?? 'payment_instruction_refused',
+    detail: decision.error?.detail ?? first?.detail ?? (outcome.kind === 'created' ? '' : outcome.detail),
     attr: first?.attr,
-    file: item.originFile ?? undefined,
-    line: item.originLine ?? undefined,
+    ...located,
   };
   settle(ctx, account, [item], { state: 'failed', error });
   return { retry: [] };

@@ -88,6 +88,7 @@ export async function openExport(
     today: options.today ?? new Date().toISOString().slice(0, 10),
     columnOf: {},
     importSupplier: config.importSupplier,
+    multiplePaymentInstructions: config.multiplePaymentInstructions,
     tenantFields: config.tenantFields,
   };
   const open = (index: number, read?: { thread: boolean }): Promise<OpenedFile> =>

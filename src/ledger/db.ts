@@ -1,6 +1,7 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { isLedgerDamage, ledgerDamagedError } from './damage.js';
 import { migrate } from './migrations.js';
 
 export const LEDGER_FILE = 'ledger.sqlite';
@@ -35,7 +36,31 @@ export function openLedgerDb(stateDir: string): Database.Database {
   const file = join(stateDir, LEDGER_FILE);
   if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
   chmodSync(file, 0o600);
-  const db = new Database(file);
+  return explainDamage(stateDir, file, () => {
+    const db = new Database(file);
+    try {
+      configure(db);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    // SQLite gives -wal and -shm the database file's mode; tighten them anyway in case it did not.
+    for (const suffix of ['-wal', '-shm']) if (existsSync(file + suffix)) chmodSync(file + suffix, 0o600);
+    return db;
+  });
+}
+
+/** Runs `open`; a damaged database file (SQLITE_CORRUPT, SQLITE_NOTADB) becomes a LedgerDamagedError naming it. */
+export function explainDamage<T>(stateDir: string, file: string, open: () => T): T {
+  try {
+    return open();
+  } catch (error) {
+    if (isLedgerDamage(error)) throw ledgerDamagedError(stateDir, file, error);
+    throw error;
+  }
+}
+
+function configure(db: Database.Database): void {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
@@ -43,15 +68,22 @@ export function openLedgerDb(stateDir: string): Database.Database {
   // A bounded page cache whatever the ledger's size (negative = KiB): flat memory at 1M accounts.
   db.pragma('cache_size = -32768');
   migrate(db);
-  // SQLite gives -wal and -shm the database file's mode; tighten them anyway in case it did not.
-  for (const suffix of ['-wal', '-shm']) if (existsSync(file + suffix)) chmodSync(file + suffix, 0o600);
-  return db;
 }
 
 /** Opens an existing ledger read-only (status and report commands); throws if there is none. */
 export function openLedgerDbReadOnly(stateDir: string): Database.Database {
   const file = join(stateDir, LEDGER_FILE);
-  const db = new Database(file, { readonly: true, fileMustExist: true });
-  db.pragma('busy_timeout = 5000');
-  return db;
+  return explainDamage(stateDir, file, () => {
+    const db = new Database(file, { readonly: true, fileMustExist: true });
+    try {
+      db.pragma('busy_timeout = 5000');
+      // Reads the header and the schema: an overwritten file fails here rather than mid-report.
+      db.pragma('user_version');
+      db.prepare('SELECT COUNT(*) FROM runs').get();
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    return db;
+  });
 }

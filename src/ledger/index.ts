@@ -8,7 +8,8 @@
  *   identifier, attempts, polls, next status check, last error (code, detail, attr, file, line, column).
  * - account_issues: every issue of an invalid account (local or mapped back from the service).
  * - items: post-import records keyed by natural key (note body + created_at, transaction_id,
- *   statement_id, payment reference), with state (ItemState), result, attempts, last error.
+ *   statement_id, payment reference), with state (ItemState), result, how a done one was
+ *   settled (SettledBy), attempts, last error.
  * - events: each account's history (run, time, step, from-state, to-state, detail).
  * - runs: id, command, start, end, status, exit code, options (never secrets), counts.
  *
@@ -27,11 +28,14 @@
  * items(accountId), itemsInStates(states, {afterId, limit}), issues(accountId), runs(limit),
  * topErrorCodes(limit). `openLedgerReader(stateDir)` opens it without taking the run lock.
  * The lock of a state directory: `acquireLock(stateDir)` -> LedgerLock, or LedgerLockedError.
+ * A damaged database file is a LedgerDamagedError naming it; `snapshotLedger` keeps the copies a
+ * push takes as it starts (damage.ts, docs/ledger-recovery.md).
  */
 import { openLedgerDbReadOnly } from './db.js';
 import { LedgerReader } from './read.js';
 
-export { LEDGER_FILE, prepareStateDir } from './db.js';
+export { explainDamage, LEDGER_FILE, prepareStateDir } from './db.js';
+export { isLedgerDamage, LedgerDamagedError, ledgerDamagedError, snapshotLedger } from './damage.js';
 export { canonicalJson, fingerprintOf } from './fingerprint.js';
 export { Ledger, type NewAccount } from './ledger.js';
 export { acquireLock, LedgerLockedError, type LedgerLock } from './lock.js';

@@ -85,6 +85,16 @@ const MIGRATIONS: readonly string[] = [
   );
   INSERT INTO settings (key, value) SELECT 'dialect', 'spec' WHERE EXISTS (SELECT 1 FROM runs);
   `,
+  // 3: how each done item was settled (types.ts SettledBy). Items done before it are backfilled
+  // from the service's answer kept in `result`; a payment instruction done then was created.
+  `
+  ALTER TABLE items ADD COLUMN settled_by TEXT;  -- created | already_exists | reconciled; set when done
+  UPDATE items SET settled_by = CASE
+    WHEN result IN ('NOTE_ALREADY_EXISTS', 'TRANSACTION_ALREADY_EXISTS', 'historical_statement_already_exists')
+      THEN 'already_exists'
+    ELSE 'created' END
+  WHERE state = 'done';
+  `,
 ];
 
 export const LEDGER_SCHEMA_VERSION = MIGRATIONS.length;

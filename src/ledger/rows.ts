@@ -7,6 +7,7 @@ import type {
   AccountState,
   ItemKind,
   ItemState,
+  SettledBy,
   StoredIssue,
 } from './types.js';
 
@@ -67,6 +68,7 @@ export function toItemRow(raw: Raw): ItemRow {
     changedFingerprint: str(raw['changed_fingerprint']),
     state: str(raw['state']) as ItemState,
     result: str(raw['result']),
+    settledBy: str(raw['settled_by']) as SettledBy | null,
     attempts: num(raw['attempts']) ?? 0,
     originFile: str(raw['origin_file']),
     originLine: num(raw['origin_line']),
@@ -95,6 +97,7 @@ const ITEM_COLUMNS: Record<string, string> = {
   fingerprint: 'fingerprint',
   changedFingerprint: 'changed_fingerprint',
   result: 'result',
+  settledBy: 'settled_by',
   originFile: 'origin_file',
   originLine: 'origin_line',
 };

@@ -26,6 +26,17 @@ export type AccountState = (typeof ACCOUNT_STATES)[number];
 export const ITEM_STATES = ['pending', 'held', 'sending', 'done', 'failed', 'unknown'] as const;
 export type ItemState = (typeof ITEM_STATES)[number];
 
+/**
+ * How a `done` item was settled, for an auditor's spot-check (`migrate report` records.csv):
+ * `created`: the service created it on this request; `already_exists`: the service said it was
+ * there already (NOTE_ALREADY_EXISTS, TRANSACTION_ALREADY_EXISTS, a statement id on the account, a
+ * payment instruction refused because the account has its one active instruction); `reconciled`:
+ * a payment instruction whose earlier request may have landed (answer lost, crash), resent and
+ * answered "already has an active instruction": the earlier request created it.
+ */
+export const SETTLED_BY = ['created', 'already_exists', 'reconciled'] as const;
+export type SettledBy = (typeof SETTLED_BY)[number];
+
 export type ItemKind = PostImportKind;
 /** The order in which post-import steps run for an account (docs/architecture.md "The per-account state machine"). */
 export const ITEM_KINDS: readonly ItemKind[] = ['note', 'transaction', 'statement', 'payment_instruction'];
@@ -73,6 +84,8 @@ export interface ItemRow {
   changedFingerprint: string | null;
   state: ItemState;
   result: string | null;
+  /** Set when the item is done (null otherwise, and for items done before the column existed and not backfilled). */
+  settledBy: SettledBy | null;
   attempts: number;
   originFile: string | null;
   originLine: number | null;
@@ -104,6 +117,7 @@ export interface ItemPatch {
   fingerprint?: string;
   changedFingerprint?: string | null;
   result?: string | null;
+  settledBy?: SettledBy | null;
   addAttempt?: boolean;
   originFile?: string | null;
   originLine?: number | null;

@@ -10,6 +10,7 @@ export const ExportCode = {
   missingImportSupplier: 'missing_import_supplier',
   duplicateExternalAccountNumber: 'duplicate_external_account_number',
   accountNotInAccountsFile: 'account_not_in_accounts_file',
+  multiplePaymentInstructions: 'multiple_payment_instructions',
   invalidBoolean: 'invalid_boolean',
   invalidNumber: 'invalid_number',
   invalidInteger: 'invalid_integer',

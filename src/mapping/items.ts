@@ -152,5 +152,24 @@ export function itemsOf(
   set.paymentInstructions.forEach((item, index) => {
     attach(set.paymentInstructions, undefined, validatePaymentInstructionRequest(item.value), number, context, index);
   });
+  if (!context.multiplePaymentInstructions) onePaymentInstruction(set.paymentInstructions, number);
   return set;
+}
+
+/**
+ * The platform keeps one active payment instruction per account and refuses a second
+ * (docs/service.md "Payment instructions"): every row after the first is an error at its own
+ * file and line, so the account is held back until the export says which instruction is current.
+ */
+function onePaymentInstruction(items: Array<MappedItem<PaymentInstructionRequest>>, number: string): void {
+  const [first, ...rest] = items;
+  if (first === undefined) return;
+  for (const item of rest) {
+    item.issues.push({
+      ...item.origin,
+      externalAccountNumber: number,
+      code: ExportCode.multiplePaymentInstructions,
+      message: `account ${number} already has a payment instruction (${first.origin.file} line ${first.origin.line}); the platform keeps one active instruction per account: keep only the current one (or set "multiple_payment_instructions": true in the mapping file if this platform deployment accepts several).`,
+    });
+  }
 }

@@ -68,6 +68,8 @@ export const mappingFileSchema = z.strictObject({
     .optional(),
   delimiter: delimiter.optional(),
   encoding: encoding.optional(),
+  // The platform keeps one active payment instruction per account; true where a deployment allows more.
+  multiple_payment_instructions: z.boolean().optional(),
   mapping: z.partialRecord(z.enum(FILE_KINDS), fileMappingSchema).optional(),
   // The service's wire format (docs/real-platform.md); --dialect and MIGRATE_DIALECT win over it.
   dialect: z.enum(DIALECTS).optional(),

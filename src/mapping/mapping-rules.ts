@@ -35,6 +35,11 @@ export interface ExportMapping {
   /** Absolute path of the mapping file read, or undefined when none was found. */
   configFile: string | undefined;
   phoneDefaultCountry: CountryCode | undefined;
+  /**
+   * The mapping file's `multiple_payment_instructions`: the platform deployment accepts several
+   * payment instructions per account. Default false: a second one for an account is an export error.
+   */
+  multiplePaymentInstructions: boolean;
   mapping: Record<FileKind, FileMapping>;
   /** Declared payload fields beyond the spec's (`tenant_fields`), copied into the payload as given. */
   tenantFields: TenantFields;
@@ -50,6 +55,7 @@ export function exportMappingOf(
     importSupplier,
     configFile,
     phoneDefaultCountry: file.phone_default_country as CountryCode | undefined,
+    multiplePaymentInstructions: file.multiple_payment_instructions ?? false,
     mapping: Object.fromEntries(
       FILE_KINDS.map((kind) => [kind, completeMapping(file, file.mapping?.[kind] ?? {})]),
     ) as Record<FileKind, FileMapping>,

@@ -15,6 +15,8 @@ export interface JoinContext {
   /** file -> field path -> source column (renames). */
   columnOf: Record<string, Record<string, string>>;
   importSupplier: string | undefined;
+  /** Several payment instructions per account allowed (ExportMapping.multiplePaymentInstructions); default one. */
+  multiplePaymentInstructions?: boolean;
   /** Declared tenant fields: in the payload as given, left out of the spec's validation (the service judges them). */
   tenantFields: TenantFields;
 }

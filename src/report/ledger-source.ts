@@ -7,6 +7,7 @@ import { toAccountRow, toItemRow, toStoredIssue } from '../ledger/rows.js';
 import {
   ITEM_KINDS,
   LEDGER_FILE,
+  LedgerDamagedError,
   LedgerReader,
   type AccountRow,
   type AccountState,
@@ -53,6 +54,7 @@ export function openLedgerSource(stateDir: string): LedgerSource {
   try {
     db = openLedgerDbReadOnly(stateDir);
   } catch (error) {
+    if (error instanceof LedgerDamagedError) throw error;
     throw new UsageError(
       `${join(stateDir, LEDGER_FILE)}: cannot be opened (${(error as Error).message})`,
       'ledger_unreadable',
@@ -210,6 +212,42 @@ export class LedgerSource {
       )
       .all(...params, limit) as Raw[];
     return rows.map((row) => ({ code: String(row['code']), count: Number(row['n']) }));
+  }
+
+  /** Accounts that reached done in each run (from the ledger's events), oldest run first: one row per run. */
+  doneByRun(supplier: string | undefined): Array<{ runId: number; startedAt: string; done: number }> {
+    const rows = this.#db
+      .prepare(
+        `SELECT r.id AS id, r.started_at AS started_at, COUNT(e.id) AS n FROM runs r
+         LEFT JOIN events e ON e.run_id = r.id AND e.to_state = 'done' AND e.item_id IS NULL
+           ${supplier === undefined ? '' : 'AND e.account_id IN (SELECT id FROM accounts WHERE import_supplier = ?)'}
+         WHERE r.command = 'push' GROUP BY r.id ORDER BY r.id`,
+      )
+      .all(...(supplier === undefined ? [] : [supplier])) as Raw[];
+    return rows.map((row) => ({
+      runId: Number(row['id']),
+      startedAt: String(row['started_at']),
+      done: Number(row['n']),
+    }));
+  }
+
+  /** Where one error code was seen first (file and line in the export), for the report's sample. */
+  sampleOfError(code: string, supplier: string | undefined): { file: string; line: number | null } | null {
+    const filter = supplier === undefined ? '' : 'AND a.import_supplier = ?';
+    const params = supplier === undefined ? [code, code] : [code, supplier, code, supplier];
+    const row = this.#db
+      .prepare(
+        `SELECT file, line FROM (
+           SELECT COALESCE(a.error_file, a.origin_file) AS file, COALESCE(a.error_line, a.origin_line) AS line
+             FROM accounts a WHERE a.error_code = ? ${filter} AND a.state <> 'done' LIMIT 1)
+         UNION ALL SELECT file, line FROM (
+           SELECT COALESCE(it.error_file, it.origin_file) AS file, COALESCE(it.error_line, it.origin_line) AS line
+             FROM items it JOIN accounts a ON a.id = it.account_id WHERE it.error_code = ? ${filter} AND it.state <> 'done' LIMIT 1)
+         LIMIT 1`,
+      )
+      .get(...params) as Raw | undefined;
+    if (row === undefined || row['file'] === null) return null;
+    return { file: row['file'] as string, line: row['line'] === null ? null : Number(row['line']) };
   }
 
   close(): void {

@@ -65,6 +65,21 @@ export const UNKNOWN_COLUMNS = [
   'what_to_do',
 ] as const;
 
+/** records.csv: every post-import record and how it was settled, for an auditor's spot-check. */
+export const RECORDS_COLUMNS = [
+  'import_supplier',
+  'external_account_number',
+  'record',
+  'record_key',
+  'state',
+  'settled_by',
+  'result',
+  'attempts',
+  'file',
+  'line',
+  'updated_at',
+] as const;
+
 export type CsvRecord = Record<string, string | number>;
 
 const text = (value: string | number | null | undefined): string | number => value ?? '';
@@ -221,6 +236,36 @@ export function itemRetryRow(item: ItemWithAccount): CsvRecord {
   };
 }
 
+/**
+ * A records.csv row. settled_by (done records only): `created`, `already_exists` (the service's
+ * dedup answer, or the one-active-instruction refusal of an instruction the ledger never sent),
+ * `reconciled` (a payment instruction resent after a lost answer and confirmed by that refusal).
+ */
+export function recordRow(item: ItemWithAccount): CsvRecord {
+  return {
+    import_supplier: item.importSupplier,
+    external_account_number: item.externalAccountNumber,
+    record: item.kind,
+    record_key: recordKeyOf(item.kind, item.naturalKey),
+    state: item.state,
+    settled_by: item.state === 'done' ? text(item.settledBy) : '',
+    result: item.state === 'done' ? text(item.result) : '',
+    attempts: item.attempts,
+    file: text(item.originFile),
+    line: text(item.originLine),
+    updated_at: item.updatedAt,
+  };
+}
+
+const UNKNOWN_WHAT_TO_DO_ANY =
+  'check on the platform whether it exists; if not, add it by hand (migrate never resends it)';
+const UNKNOWN_WHAT_TO_DO: Partial<Record<ItemKind, string>> = {
+  transaction:
+    'sent with check_previously_added off: check on the platform whether it was added; if not, add it by hand (migrate never resends it)',
+  payment_instruction:
+    'check on the platform which instruction the account has; if this one is missing, add it by hand (migrate never resends it)',
+};
+
 /** An unknown-outcome.csv row: sent, no answer, and no dedup to resend it safely: a person checks the platform. */
 export function unknownRow(item: ItemWithAccount): CsvRecord {
   return {
@@ -233,6 +278,6 @@ export function unknownRow(item: ItemWithAccount): CsvRecord {
     detail: text(item.error?.detail),
     file: text(item.originFile),
     line: text(item.originLine),
-    what_to_do: 'check on the platform whether it exists; if not, add it by hand (migrate never resends it)',
+    what_to_do: UNKNOWN_WHAT_TO_DO[item.kind] ?? UNKNOWN_WHAT_TO_DO_ANY,
   };
 }

@@ -2,7 +2,7 @@ import type { ImportServiceClient } from '../api/types.js';
 import type { AccountState, ItemState } from '../ledger/index.js';
 import type { V2StatusRecord } from '../schema/index.js';
 import { accountPagesOf, itemPagesOf, type LedgerSource } from './ledger-source.js';
-import { indexServiceLists, isErrored, joinRow, type ServiceEntry, type StatusRow } from './status-join.js';
+import { holdOf, indexServiceLists, isErrored, joinRow, type ServiceEntry, type StatusRow } from './status-join.js';
 
 // `migrate status <supplier>`: reads the service (two v1 lists, v2 status of open accounts) and
 // the ledger (paged), joins them per account (status-join.ts), and tallies. The service's lists
@@ -31,6 +31,9 @@ export interface OutstandingItem {
   external_account_number: string;
   record: string;
   state: ItemState;
+  /** The state of the record's account, and what holds the record in an operator's words. */
+  account_state: AccountState;
+  held_by: string;
   code: string | null;
   file: string | null;
   line: number | null;
@@ -55,6 +58,8 @@ export interface StatusSummary {
     only_on_service: number;
     differs: number;
     items_outstanding: Record<string, Partial<Record<ItemState, number>>> | null;
+    /** Records done, per kind. */
+    items_done: Record<string, number> | null;
   };
   errored: Array<{ external_account_number: string; code: string; detail: string }>;
   pending_on_service: string[];
@@ -62,6 +67,10 @@ export interface StatusSummary {
   only_on_service: Array<{ external_account_number: string; platform_account_number: string | null }>;
   differs: Array<{ external_account_number: string; state: string; service: string }>;
   items_outstanding: OutstandingItem[];
+  /** The most frequent last-error codes of accounts and records not done (ledger). */
+  top_error_codes: Array<{ code: string; count: number }>;
+  /** What to do next, most urgent first (status-verdict.ts fills it in). */
+  next_steps: string[];
 }
 
 export async function gatherStatus(input: StatusInput): Promise<StatusSummary> {
@@ -104,7 +113,10 @@ export async function gatherStatus(input: StatusInput): Promise<StatusSummary> {
     take(joinRow({ supplier, externalAccountNumber: number, account: undefined, entry, online, v2: v2.get(number) }));
     if ((sincePage += 1) % 1000 === 0) await input.onPage?.();
   }
-  if (ledger !== undefined) await addOutstandingItems(summary, ledger, supplier, input.maxListed);
+  if (ledger !== undefined) {
+    await addOutstandingItems(summary, ledger, supplier, input.maxListed);
+    summary.top_error_codes = ledger.topErrorCodes(supplier, 5);
+  }
   return summary;
 }
 
@@ -181,6 +193,10 @@ function emptySummary(input: StatusInput, service: Map<string, ServiceEntry> | u
       only_on_service: 0,
       differs: 0,
       items_outstanding: ledgerCounts === undefined ? null : outstandingCounts(ledgerCounts.items),
+      items_done:
+        ledgerCounts === undefined
+          ? null
+          : Object.fromEntries(Object.entries(ledgerCounts.items).map(([kind, states]) => [kind, states.done ?? 0])),
     },
     errored: [],
     pending_on_service: [],
@@ -188,6 +204,8 @@ function emptySummary(input: StatusInput, service: Map<string, ServiceEntry> | u
     only_on_service: [],
     differs: [],
     items_outstanding: [],
+    top_error_codes: [],
+    next_steps: [],
   };
 }
 
@@ -255,6 +273,8 @@ async function addOutstandingItems(
         external_account_number: item.externalAccountNumber,
         record: item.kind,
         state: item.state,
+        account_state: item.accountState,
+        held_by: holdOf(item.state, item.accountState),
         code: item.error?.code ?? null,
         file: item.originFile,
         line: item.originLine,

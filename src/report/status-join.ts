@@ -1,4 +1,4 @@
-import type { AccountRow, AccountState } from '../ledger/index.js';
+import type { AccountRow, AccountState, ItemState } from '../ledger/index.js';
 import type { ListItem, V2Status, V2StatusRecord } from '../schema/index.js';
 
 // The join of `migrate status`: the service's view of an import supplier (the v1
@@ -116,4 +116,15 @@ export function isErrored(row: StatusRow): boolean {
     row.service_status === 'DRY_RUN_ERRORED' ||
     (row.service_status === null && row.state === 'errored')
   );
+}
+
+/** Records by what they wait for, in the words an operator acts on. */
+export function holdOf(state: ItemState, accountState: AccountState | null): string {
+  if (state === 'held') return 'held back: record invalid';
+  if (state === 'failed') return 'failed: refused by the service';
+  if (state === 'unknown') return 'unknown outcome: check on the platform';
+  if (accountState === 'invalid') return 'held back: account invalid';
+  if (accountState === 'errored') return 'waiting: account ERRORED';
+  if (accountState === 'processed') return state === 'sending' ? 'sent, answer not recorded' : 'to send next push';
+  return `waiting: account ${accountState ?? 'unknown'}`;
 }

@@ -2,184 +2,197 @@ import { Chalk, type ChalkInstance } from 'chalk';
 import type { AccountStory } from './account-story.js';
 import type { StatusSummary } from './status-gather.js';
 
-// How `migrate status` prints: a table for a person at a terminal (colour unless NO_COLOR),
-// plain `word value` lines otherwise (cron mail, grep, awk). --json bypasses both.
+// How `migrate status` prints: aligned sections, the same on a terminal and in a pipe (cron
+// mail, logs); colour only on a terminal unless NO_COLOR. --json is the machine interface.
 
 export interface RenderOptions {
-  /** Aligned table with headings (a terminal); otherwise one record per line. */
-  table: boolean;
+  /** Colour (a terminal, and NO_COLOR not set). The layout is the same either way. */
   color: boolean;
 }
 
 const LEDGER_LABELS: Record<string, string> = {
-  staged: 'not sent yet',
-  invalid: 'invalid (fix the export)',
-  creating: 'create unconfirmed',
-  scheduled: 'waiting for processing',
-  processed: 'imported, records left',
-  errored: 'ERRORED on the platform',
   done: 'done',
+  processed: 'imported, records left',
+  scheduled: 'waiting for processing',
+  creating: 'create unconfirmed',
+  staged: 'not sent yet',
   unresolved: 'records wait for their account',
+  invalid: 'held back: invalid (fix the export)',
+  errored: 'ERRORED on the platform',
 };
 
+const STEP_LABELS: Record<string, string> = {
+  note: 'notes',
+  transaction: 'transactions',
+  statement: 'statements',
+  payment_instruction: 'payment instructions',
+};
+
+const LABEL = 36;
+const NUMBER = 9;
+
+/** The text of `migrate status`: the same sections and columns on a terminal and in a pipe (cron mail, logs). */
 export function renderStatus(summary: StatusSummary, options: RenderOptions): string {
-  return options.table ? renderTable(summary, new Chalk({ level: options.color ? 1 : 0 })) : renderPlain(summary);
-}
-
-function renderPlain(summary: StatusSummary): string {
-  const c = summary.counts;
+  const c = new Chalk({ level: options.color ? 1 : 0 });
   const lines = [
-    `supplier ${summary.import_supplier}`,
-    `sources ledger=${summary.sources.ledger ? 'yes' : 'no'} service=${summary.sources.service ? 'yes' : 'no'}`,
-  ];
-  if (c.ledger) lines.push(`ledger ${pairs(c.ledger)}`);
-  if (c.service) lines.push(`service ${pairs(c.service)}`);
-  lines.push(
-    `mismatch errored=${c.errored} only_in_ledger=${c.only_in_ledger} only_on_service=${c.only_on_service} differs=${c.differs}`,
-  );
-  for (const [kind, states] of Object.entries(c.items_outstanding ?? {})) lines.push(`items ${kind} ${pairs(states)}`);
-  for (const row of summary.errored)
-    lines.push(`errored ${row.external_account_number} ${row.code} ${oneLine(row.detail)}`);
-  for (const number of summary.pending_on_service) lines.push(`pending ${number}`);
-  for (const row of summary.only_in_ledger) lines.push(`only_in_ledger ${row.external_account_number} ${row.state}`);
-  for (const row of summary.only_on_service)
-    lines.push(`only_on_service ${row.external_account_number} ${row.platform_account_number ?? ''}`.trimEnd());
-  for (const row of summary.differs)
-    lines.push(`differs ${row.external_account_number} ledger=${row.state} service=${row.service}`);
-  for (const item of summary.items_outstanding)
-    lines.push(
-      `item ${item.external_account_number} ${item.record} ${item.state} ${item.code ?? ''} ${item.file ?? ''}${item.line === null ? '' : `:${item.line}`}`
-        .replace(/ +/g, ' ')
-        .trimEnd(),
-    );
-  const pendingTotal = c.service ? c.service.pending - c.service.errored : 0;
-  const itemsTotal = Object.values(c.items_outstanding ?? {}).reduce(
-    (sum, states) => sum + Object.values(states).reduce((a, b) => a + (b ?? 0), 0),
-    0,
-  );
-  const shown: Array<[string, number, number]> = [
-    ['errored', c.errored, summary.errored.length],
-    ['pending', pendingTotal, summary.pending_on_service.length],
-    ['only_in_ledger', c.only_in_ledger, summary.only_in_ledger.length],
-    ['only_on_service', c.only_on_service, summary.only_on_service.length],
-    ['differs', c.differs, summary.differs.length],
-    ['item', itemsTotal, summary.items_outstanding.length],
-  ];
-  // A list cut at --max-rows says so, with how many were left out.
-  for (const [word, total, listed] of shown) if (total > listed) lines.push(`more ${word} ${total - listed}`);
-  return `${lines.join('\n')}\n`;
-}
-
-function renderTable(summary: StatusSummary, c: ChalkInstance): string {
-  const counts = summary.counts;
-  const lines = [
-    '',
     c.bold(`import supplier ${summary.import_supplier}`) + c.dim(` (${sourcesText(summary)}, ${summary.generated_at})`),
-    '',
   ];
-  if (counts.ledger) {
-    lines.push(c.bold('  ledger'));
-    for (const [state, label] of Object.entries(LEDGER_LABELS)) {
-      const n = counts.ledger[state as keyof typeof counts.ledger];
-      if (n !== undefined) lines.push(`    ${label.padEnd(34)}${String(n).padStart(9)}`);
-    }
-  }
+  const counts = summary.counts;
+  const row = (label: string, n: number, note = ''): string =>
+    `    ${label.padEnd(LABEL)}${String(n).padStart(NUMBER)}${note === '' ? '' : `  ${c.dim(note)}`}`;
+  const warn = (label: string, n: number): string =>
+    n > 0 ? `    ${label.padEnd(LABEL)}${c.yellow(String(n).padStart(NUMBER))}` : row(label, n);
   if (counts.service) {
     const s = counts.service;
+    const notAsked = s.status_not_checked > 0 ? `, ${s.status_not_checked} open not asked (--max-status-checks)` : '';
     lines.push(
       '',
       c.bold('  service'),
-      `    ${'import processes'.padEnd(34)}${String(s.all).padStart(9)}`,
-      `    ${'imported (account exists)'.padEnd(34)}${String(s.imported).padStart(9)}`,
-      `    ${'pending'.padEnd(34)}${String(s.pending).padStart(9)}`,
-    );
-    lines.push(
-      `    ${'ERRORED (of those asked)'.padEnd(34)}${String(s.errored).padStart(9)}` +
-        c.dim(
-          `  v2 status asked for ${s.status_checked}${s.status_not_checked > 0 ? `, ${s.status_not_checked} open accounts not asked (--max-status-checks)` : ''}`,
-        ),
+      row('import processes', s.all),
+      row('imported (account exists)', s.imported),
+      row('pending', s.pending),
+      warn('ERRORED (of those asked)', s.errored) + c.dim(`  v2 status asked for ${s.status_checked}${notAsked}`),
     );
   }
-  const warn = (n: number): string => (n > 0 ? c.yellow(String(n).padStart(9)) : String(n).padStart(9));
-  if (counts.service && counts.ledger) {
+  if (counts.ledger) {
+    lines.push('', c.bold('  ledger'));
+    for (const [state, label] of Object.entries(LEDGER_LABELS)) {
+      const n = counts.ledger[state as keyof typeof counts.ledger];
+      if (n !== undefined) lines.push(state === 'invalid' || state === 'errored' ? warn(label, n) : row(label, n));
+    }
+    lines.push(...stepLines(summary, c));
+  }
+  if (counts.service && counts.ledger)
     lines.push(
       '',
       c.bold('  ledger vs service'),
-      `    ${'only in the ledger'.padEnd(34)}${warn(counts.only_in_ledger)}`,
-      `    ${'only on the service'.padEnd(34)}${warn(counts.only_on_service)}`,
-      `    ${'both, disagreeing'.padEnd(34)}${warn(counts.differs)}`,
+      warn('only in the ledger', counts.only_in_ledger),
+      row('only on the service', counts.only_on_service),
+      warn('both, disagreeing', counts.differs),
     );
+  if (summary.top_error_codes.length > 0) {
+    lines.push('', c.bold('  most frequent errors'));
+    for (const error of summary.top_error_codes)
+      lines.push(`    ${c.red(error.code.padEnd(LABEL))}${String(error.count).padStart(NUMBER)}`);
   }
-  section(
-    lines,
-    c,
-    `ERRORED (${counts.errored})`,
-    summary.errored.map((row) => `${row.external_account_number}  ${c.red(row.code)}  ${oneLine(row.detail)}`),
-    counts.errored,
-  );
-  section(
-    lines,
-    c,
-    'pending on the service',
-    summary.pending_on_service,
-    counts.service ? counts.service.pending - counts.service.errored : 0,
-  );
-  section(
-    lines,
-    c,
-    'only in the ledger (sent, unknown to the service)',
-    summary.only_in_ledger.map((row) => `${row.external_account_number}  ledger: ${row.state}`),
-    counts.only_in_ledger,
-  );
-  section(
-    lines,
-    c,
-    'only on the service (not in this ledger)',
-    summary.only_on_service.map((row) => `${row.external_account_number}  ${row.platform_account_number ?? 'pending'}`),
-    counts.only_on_service,
-  );
-  section(
-    lines,
-    c,
-    'ledger and service disagree',
-    summary.differs.map((row) => `${row.external_account_number}  ledger: ${row.state}, service: ${row.service}`),
-    counts.differs,
-  );
-  const outstanding = Object.entries(counts.items_outstanding ?? {});
-  if (outstanding.length > 0) {
-    lines.push('', c.bold('  post-import records outstanding'));
-    for (const [kind, states] of outstanding) lines.push(`    ${kind.padEnd(22)}${pairs(states)}`);
-    for (const item of summary.items_outstanding)
-      lines.push(
-        c.dim(
-          `      ${item.external_account_number}  ${item.record} ${item.state}${item.code ? `  ${item.code}` : ''}${item.file ? `  ${item.file}:${item.line ?? ''}` : ''}`,
-        ),
-      );
-  }
-  lines.push(
-    '',
-    c.dim('  per-account detail: migrate status SUPPLIER --account NUMBER; files for the data team: migrate report'),
-    '',
-  );
-  return lines.join('\n');
+  lists(summary, c).forEach(([title, rows, total]) => section(lines, c, summary, title, rows, total));
+  const [next, ...later] = summary.next_steps;
+  lines.push('', ...later.map((step) => c.dim(`then: ${step}`)), c.bold(`next: ${next ?? 'nothing to do'}`));
+  return `${lines.join('\n')}\n`;
 }
 
-function section(lines: string[], c: ChalkInstance, title: string, rows: string[], total: number): void {
+/** Accounts and records per step of the pipeline: done, still on their way, and needing attention. */
+function stepLines(summary: StatusSummary, c: ChalkInstance): string[] {
+  const l = summary.counts.ledger ?? {};
+  const n = (...states: Array<keyof typeof l>): number => states.reduce((total, state) => total + (l[state] ?? 0), 0);
+  const done = summary.counts.items_done ?? {};
+  const rows: Array<[string, number, number, number]> = [
+    ['created', n('scheduled', 'processed', 'errored', 'done'), n('staged', 'creating'), n('invalid')],
+    ['processed', n('processed', 'done'), n('scheduled'), n('errored')],
+  ];
+  for (const [kind, label] of Object.entries(STEP_LABELS)) {
+    const outstanding = summary.counts.items_outstanding?.[kind] ?? {};
+    const total = done[kind] ?? 0;
+    const waiting = (outstanding.pending ?? 0) + (outstanding.sending ?? 0);
+    const attention = (outstanding.held ?? 0) + (outstanding.failed ?? 0) + (outstanding.unknown ?? 0);
+    if (total + waiting + attention > 0) rows.push([label, total, waiting, attention]);
+  }
+  const cell = (value: number | string): string => String(value).padStart(11);
+  return [
+    '',
+    c.bold(`  ${'steps'.padEnd(LABEL)}${cell('done')}${cell('waiting')}${cell('attention')}`),
+    ...rows.map(
+      ([label, ok, waiting, attention]) =>
+        `    ${label.padEnd(LABEL - 2)}${cell(ok)}${cell(waiting)}${attention > 0 ? c.yellow(cell(attention)) : cell(attention)}`,
+    ),
+  ];
+}
+
+type List = [title: string, rows: string[], total: number];
+
+function lists(summary: StatusSummary, c: ChalkInstance): List[] {
+  const counts = summary.counts;
+  const itemsTotal = Object.values(counts.items_outstanding ?? {}).reduce(
+    (total, states) => total + Object.values(states).reduce((a, b) => a + (b ?? 0), 0),
+    0,
+  );
+  const width = (values: string[]): number => values.reduce((most, value) => Math.max(most, value.length), 0);
+  const numbers = summary.items_outstanding.map((item) => item.external_account_number);
+  const kinds = summary.items_outstanding.map((item) => item.record);
+  const holds = summary.items_outstanding.map((item) => item.held_by);
+  const codes = summary.items_outstanding.map((item) => item.code ?? '-');
+  const erroredNumbers = width(summary.errored.map((row) => row.external_account_number));
+  const erroredCodes = width(summary.errored.map((row) => row.code));
+  return [
+    [
+      `ERRORED on the platform (${counts.errored})`,
+      summary.errored.map(
+        (row) =>
+          `${row.external_account_number.padEnd(erroredNumbers)}  ${c.red(row.code.padEnd(erroredCodes))}  ${oneLine(row.detail)}`,
+      ),
+      counts.errored,
+    ],
+    [
+      'pending on the service (processing)',
+      summary.pending_on_service,
+      counts.service ? counts.service.pending - counts.service.errored : 0,
+    ],
+    [
+      'only in the ledger (sent, unknown to the service)',
+      summary.only_in_ledger.map((row) => `${row.external_account_number}  ledger: ${row.state}`),
+      counts.only_in_ledger,
+    ],
+    [
+      'only on the service (not in this ledger)',
+      summary.only_on_service.map(
+        (row) => `${row.external_account_number}  ${row.platform_account_number ?? 'pending'}`,
+      ),
+      counts.only_on_service,
+    ],
+    [
+      'ledger and service disagree',
+      summary.differs.map((row) => `${row.external_account_number}  ledger: ${row.state}, service: ${row.service}`),
+      counts.differs,
+    ],
+    [
+      `records not done (${itemsTotal})`,
+      summary.items_outstanding.map((item) =>
+        [
+          item.external_account_number.padEnd(width(numbers)),
+          item.record.padEnd(width(kinds)),
+          item.held_by.padEnd(width(holds)),
+          (item.code ?? '-').padEnd(width(codes)),
+          item.file ? `${item.file}:${item.line ?? ''}` : '',
+        ]
+          .join('  ')
+          .trimEnd(),
+      ),
+      itemsTotal,
+    ],
+  ];
+}
+
+function section(
+  lines: string[],
+  c: ChalkInstance,
+  summary: StatusSummary,
+  title: string,
+  rows: string[],
+  total: number,
+): void {
   if (rows.length === 0) return;
   lines.push('', c.bold(`  ${title}`), ...rows.map((row) => `    ${row}`));
   if (total > rows.length)
-    lines.push(c.dim(`    ... and ${total - rows.length} more (--max-rows, --json, or migrate report)`));
+    lines.push(
+      c.dim(
+        `    ... and ${total - rows.length} more: migrate status ${summary.import_supplier} --json, or --max-rows ${total}`,
+      ),
+    );
 }
 
 function sourcesText(summary: StatusSummary): string {
   if (summary.sources.ledger && summary.sources.service) return 'service and ledger';
   return summary.sources.ledger ? 'ledger only (--offline)' : 'service only (no ledger)';
-}
-
-function pairs(record: Record<string, unknown>): string {
-  return Object.entries(record)
-    .map(([key, value]) => `${key}=${String(value)}`)
-    .join(' ');
 }
 
 const oneLine = (text: string): string => text.replace(/\s+/g, ' ').trim();

@@ -1,6 +1,7 @@
 import { Chalk } from 'chalk';
 import type { LedgerCounts } from '../ledger/index.js';
 import { ACCOUNT_STATES, ITEM_KINDS, ITEM_STATES } from '../ledger/index.js';
+import { leftOverLine, leftOverOf, type LeftOver } from './left-over.js';
 
 /** What the final summary of a push shows; also the `--json` document (one object on stdout). */
 export interface PushSummary {
@@ -20,6 +21,8 @@ export interface PushSummary {
   unknownAccounts?: string[];
   /** --max-errors: failures this run tolerated. */
   maxErrors?: number;
+  /** What the ledger holds that is not done, each with the `migrate report` file listing it; empty when all is done. */
+  left: LeftOver[];
 }
 
 const ACCOUNT_LABELS: Record<string, string> = {
@@ -49,19 +52,7 @@ export function colorWanted(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv)
 export function renderSummary(summary: PushSummary, color: boolean): string {
   const c = new Chalk({ level: color ? 1 : 0 });
   const lines: string[] = [];
-  const waiting = (summary.accounts.scheduled ?? 0) + (summary.accounts.processed ?? 0);
-  const headline =
-    summary.exitCode === 0 && waiting > 0
-      ? c.green(`push finished: ${waiting} accounts wait for processing; run push again to continue`)
-      : summary.exitCode === 0
-        ? c.green('push finished: everything done')
-        : summary.result === 'finished'
-          ? c.yellow('push finished with accounts or records not done')
-          : summary.result === 'max_errors'
-            ? c.red(
-                'push stopped: more failures than --max-errors allows; see `migrate report`, then run push again to continue',
-              )
-            : c.red(`push stopped: ${summary.result}`);
+  const headline = headlineOf(summary, c);
   lines.push(
     '',
     c.bold(headline) + ` (${summary.durationSeconds.toFixed(1)}s, ${summary.accountsPerSecond.toFixed(1)} accounts/s)`,
@@ -110,6 +101,24 @@ export function renderSummary(summary: PushSummary, color: boolean): string {
   return lines.join('\n');
 }
 
+/**
+ * "everything done" only when the ledger holds nothing else; otherwise the line says what is
+ * left and which `migrate report` file lists it.
+ */
+function headlineOf(summary: PushSummary, c: InstanceType<typeof Chalk>): string {
+  const left = leftOverLine(summary.left);
+  const report = summary.left.some((part) => part.file !== undefined) ? '; see `migrate report`' : '';
+  if (summary.left.length === 0 && summary.exitCode === 0)
+    return c.green('push finished: everything done (every account and record settled)');
+  if (summary.exitCode === 0) return c.green(`push finished this run's work; left for later runs: ${left}${report}`);
+  if (summary.result === 'finished') return c.yellow(`push finished, not everything is done: ${left}${report}`);
+  if (summary.result === 'max_errors')
+    return c.red(
+      `push stopped: more failures than --max-errors allows; left: ${left}${report}, then run push again to continue`,
+    );
+  return c.red(`push stopped: ${summary.result}${left ? `; left: ${left}${report}` : ''}`);
+}
+
 /** Builds the summary of a finished push from the engine's result and the ledger's error codes. */
 export function buildPushSummary(input: {
   result: {
@@ -142,5 +151,6 @@ export function buildPushSummary(input: {
     accountsPerSecond: input.processedThisRun / Math.max(0.001, durationSeconds),
     ...(input.unknownAccounts && input.unknownAccounts.length > 0 ? { unknownAccounts: input.unknownAccounts } : {}),
     ...(input.maxErrors === undefined ? {} : { maxErrors: input.maxErrors }),
+    left: leftOverOf(result.counts),
   };
 }

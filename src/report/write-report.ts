@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
 import { spreadsheetCsvOptions } from './spreadsheet-safe.js';
-import type { AccountState, ItemState } from '../ledger/index.js';
+import { ITEM_STATES, type AccountState, type ItemState } from '../ledger/index.js';
 import { accountPagesOf, itemPagesOf, type ItemWithAccount, type LedgerSource } from './ledger-source.js';
 import {
   ACCOUNTS_COLUMNS,
@@ -15,6 +15,8 @@ import {
   itemFixRow,
   itemRetryRow,
   listedWithAccount,
+  RECORDS_COLUMNS,
+  recordRow,
   RETRY_COLUMNS,
   UNKNOWN_COLUMNS,
   unknownRow,
@@ -32,6 +34,7 @@ export const REPORT_FILES = {
   fixData: 'fix-data.csv',
   retry: 'retry.csv',
   unknown: 'unknown-outcome.csv',
+  records: 'records.csv',
   summary: 'summary.json',
 } as const;
 
@@ -79,6 +82,11 @@ export async function writeReport(source: LedgerSource, options: ReportOptions):
     REPORT_FILES.unknown,
     UNKNOWN_COLUMNS,
     itemRows(scope, ['unknown'], (item) => [unknownRow(item)]),
+  );
+  await write(
+    REPORT_FILES.records,
+    RECORDS_COLUMNS,
+    itemRows(scope, ITEM_STATES, (item) => [recordRow(item)]),
   );
   const counts = source.counts(options.supplier);
   const summary: ReportSummary = {

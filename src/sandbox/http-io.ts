@@ -7,6 +7,8 @@ export interface Reply {
   status: number;
   body: unknown;
   headers?: Record<string, string>;
+  /** The change is applied, but the answer is lost: the connection is destroyed instead (a deterministic trigger). */
+  lose?: true;
 }
 
 export type BodyRead = { kind: 'ok'; bytes: Buffer } | { kind: 'too_large' } | { kind: 'aborted' };

@@ -58,6 +58,13 @@ export interface SandboxOptions extends FaultOptions {
   recordRequests: boolean;
   /** How many `FLAKY-` payment instruction attempts get a 500 before one succeeds. */
   flakyAttempts: number;
+  /**
+   * Accept several payment instructions per account. Default false: the real platform's one active
+   * instruction per account, a second refused with 400 "Account already has an active instruction".
+   */
+  multiplePaymentInstructions: boolean;
+  /** How long a `LOST-` payment instruction (created, then no answer) holds its connection before it is destroyed, ms. */
+  lostAnswerMs: number;
   /** Request bodies above this many bytes get 413. */
   maxBodyBytes: number;
   /** One line per request (method, path, status, ms); never headers, keys or tokens. */
@@ -93,6 +100,8 @@ export function defaultSandboxOptions(): SandboxOptions {
     retainPayloads: true,
     recordRequests: true,
     flakyAttempts: 1,
+    multiplePaymentInstructions: false,
+    lostAnswerMs: 0,
     maxBodyBytes: 5 * 1024 * 1024,
     log: undefined,
     latencyMs: 0,
@@ -128,9 +137,9 @@ export function resolveSandboxOptions(partial: Partial<SandboxOptions> = {}): Sa
       'a share between 0 and 1',
       options[name],
     );
-  (['latencyMs', 'jitterMs', 'retryAfterSeconds', 'maxRps', 'processingMs', 'flakyAttempts'] as const).forEach(
-    nonNegative,
-  );
+  (
+    ['latencyMs', 'jitterMs', 'retryAfterSeconds', 'maxRps', 'processingMs', 'flakyAttempts', 'lostAnswerMs'] as const
+  ).forEach(nonNegative);
   (['failRate', 'rateLimitRate', 'dropRate', 'ambiguousRate', 'erroredShare'] as const).forEach(share);
   const faultSum = options.failRate + options.rateLimitRate + options.dropRate + options.ambiguousRate;
   check(faultSum <= 1, 'failRate + rateLimitRate + dropRate + ambiguousRate', 'a total share <= 1', faultSum);

@@ -92,6 +92,7 @@ function runEndpoint(
     body,
     flakyCounts: runtime.flakyCounts,
     flakyAttempts: options.flakyAttempts,
+    multiplePaymentInstructions: options.multiplePaymentInstructions,
     retainPayloads: options.retainPayloads,
   };
   return { reply: route.handler ? route.handler(context) : { status: 500, body: { detail: 'No handler.' } } };
@@ -160,7 +161,13 @@ async function decide(
     read.kind === 'ok' ? read.bytes : Buffer.alloc(0),
     url.searchParams,
   );
-  return fault === 'ambiguous' ? { destroy: true } : outcome;
+  if (fault === 'ambiguous') return { destroy: true };
+  if ('reply' in outcome && outcome.reply.lose) {
+    note('lost_answer');
+    await sleep(runtime, runtime.options.lostAnswerMs);
+    return { destroy: true };
+  }
+  return outcome;
 }
 
 /** The request listener of the sandbox's HTTP server. */

@@ -207,7 +207,7 @@ describe('post-import endpoints (v1)', () => {
     expect(harness.sandbox.inspect.account('ACME', 'H-1')?.historicalStatements).toHaveLength(1);
   });
 
-  it('payment instruction: created; FAIL- refused (400, not resent); FLAKY- resent as is after its 500', async () => {
+  it('payment instruction: created; a second for the account already_active; FAIL- refused (400, not resent); FLAKY- resent as is after its 500', async () => {
     const number = await imported('P-1');
     const request = {
       import_supplier: 'ACME',
@@ -220,15 +220,28 @@ describe('post-import endpoints (v1)', () => {
       platformAccountNumber: number,
       reference: 'pi-1',
     });
+    // The platform keeps one active instruction per account: its 400 (no code) is read as already_active.
+    expect(await client.createPaymentInstruction({ ...request, reference: 'pi-2' })).toEqual({
+      kind: 'already_active',
+      detail: 'Account already has an active instruction',
+    });
+    await imported('P-2');
+    await imported('P-3');
     const sentBefore = harness.sandbox.inspect.requestCount();
-    const refused = await client.createPaymentInstruction({ ...request, reference: 'FAIL-1' });
+    const refused = await client.createPaymentInstruction({
+      ...request,
+      external_account_number: 'P-2',
+      reference: 'FAIL-1',
+    });
     expect(refused).toMatchObject({
       kind: 'refused',
       errors: [expect.objectContaining({ code: 'payment_vendor_failed' })],
     });
     expect(refused.kind === 'refused' && refused.detail).toMatch(/no instruction/);
     expect(harness.sandbox.inspect.requestCount() - sentBefore).toBe(1);
-    expect(await client.createPaymentInstruction({ ...request, reference: 'FLAKY-1' })).toMatchObject({
+    expect(
+      await client.createPaymentInstruction({ ...request, external_account_number: 'P-3', reference: 'FLAKY-1' }),
+    ).toMatchObject({
       kind: 'created',
       reference: 'FLAKY-1',
     });
@@ -241,10 +254,9 @@ describe('post-import endpoints (v1)', () => {
         ambiguous: false,
       }),
     );
-    expect(harness.sandbox.inspect.account('ACME', 'P-1')?.paymentInstructions.map((item) => item.reference)).toEqual([
-      'pi-1',
-      'FLAKY-1',
-    ]);
+    const references = (number: string) =>
+      harness.sandbox.inspect.account('ACME', number)?.paymentInstructions.map((item) => item.reference);
+    expect([references('P-1'), references('P-2'), references('P-3')]).toEqual([['pi-1'], [], ['FLAKY-1']]);
   });
 
   it('a supplier that is Paused: every write fails with the fatal SupplierNotOngoingError', async () => {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ledger } from '../../src/ledger/index.js';
 import { openLedgerSource } from '../../src/report/ledger-source.js';
+import { writeHtmlReport } from '../../src/report/html-report.js';
 import { gatherStatus } from '../../src/report/status-gather.js';
 import { REPORT_FILES, writeReport } from '../../src/report/write-report.js';
 
@@ -128,6 +129,10 @@ async function main(): Promise<void> {
     console.log(
       `  accounts.csv ${summary.files[REPORT_FILES.accounts]?.rows} rows, fix-data.csv ${summary.files[REPORT_FILES.fixData]?.rows} rows`,
     );
+    const html = await measure('migrate report --html (report.html alone)', () =>
+      writeHtmlReport(source, summary, { outDir: join(dir, 'out'), supplier: undefined }),
+    );
+    console.log(`  report.html ${(statSync(html).size / 1024).toFixed(1)} KB`);
     let rows = 0;
     await measure('migrate status --offline --json (row pass)', () =>
       gatherStatus({
@@ -140,6 +145,9 @@ async function main(): Promise<void> {
       }),
     );
     console.log(`  ${rows} rows`);
+    console.log(
+      `peak RSS of the whole bench (fill included): ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`,
+    );
   } finally {
     source.close();
     rmSync(dir, { recursive: true, force: true });

@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
@@ -22,6 +24,21 @@ describe('migrate', () => {
       expect(result.status).toBe(2);
       expect(result.stderr).toMatch(/unknown (command|option)/);
       expect(result.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+
+  it('without a build (no dist/) says how to build: exit 2, no stack trace', () => {
+    const copy = mkdtempSync(join(tmpdir(), 'migrate-nobuild-'));
+    try {
+      cpSync(join(root, 'bin'), join(copy, 'bin'), { recursive: true });
+      const result = spawnSync(process.execPath, [join(copy, 'bin', 'migrate.js'), 'status', 'ACME'], {
+        encoding: 'utf8',
+      });
+      expect(result.status).toBe(2);
+      expect(result.stderr).toContain('npm run build');
+      expect(result.stderr).not.toMatch(/ERR_MODULE_NOT_FOUND|\n\s+at /);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
     }
   });
 });

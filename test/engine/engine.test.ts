@@ -6,7 +6,7 @@ import { DEFAULT_ENGINE_SETTINGS, nullSink, runPush, type EngineSettings } from 
 import { Ledger } from '../../src/ledger/index.js';
 import type { ExportEntry } from '../../src/mapping/types.js';
 import { accountEntry, orphanEntry, stream, type AccountSpec } from './build.js';
-import { FakeService } from './fake-service.js';
+import { FakeError, FakeService } from './fake-service.js';
 
 let dir: string;
 beforeEach(() => {
@@ -42,6 +42,34 @@ async function push(
     ledger.close();
   }
 }
+
+/** The ledger's payment instructions of an account, by reference. */
+function instructions(
+  number: string,
+): Map<string, { state: string; settledBy: string | null; attempts: number; code?: string }> {
+  const ledger = Ledger.open(dir);
+  try {
+    const account = ledger.findAccount('ACME', number);
+    return new Map(
+      ledger.read
+        .items(account?.id ?? 0)
+        .filter((item) => item.kind === 'payment_instruction')
+        .map((item) => [
+          item.naturalKey,
+          {
+            state: item.state,
+            settledBy: item.settledBy,
+            attempts: item.attempts,
+            ...(item.error ? { code: item.error.code } : {}),
+          },
+        ]),
+    );
+  } finally {
+    ledger.close();
+  }
+}
+
+const instruction = (number: string) => [...instructions(number).values()][0];
 
 const full = (n: number): AccountSpec => ({
   number: `A-${n}`,
@@ -117,14 +145,60 @@ describe('push engine against an in-memory service', () => {
     expectExact(service, [spec]);
   });
 
-  it('never resends a payment instruction whose outcome is unknown', async () => {
+  it('resends a payment instruction whose answer was lost; the one-active refusal settles it as reconciled', async () => {
     const service = new FakeService();
-    service.fault = (method) => (method === 'payment' ? 'ambiguous' : 'none');
+    service.fault = (method, n) => (method === 'payment' && n === 1 ? 'ambiguous' : 'none');
     const first = await push(service, [accountEntry(full(1))]);
+    expect(first.counts.items.payment_instruction).toEqual({ done: 1 });
+    expect(first.exitCode).toBe(0);
+    expect(service.calls.filter((call) => call === 'payment')).toHaveLength(2);
+    expect(service.accounts.get('A-1')?.paymentInstructions).toEqual(['PI-1']);
+    expect(instruction('A-1')).toMatchObject({ state: 'done', settledBy: 'reconciled', attempts: 2 });
+  });
+
+  it('a crash between intent and outcome: the next run resends the instruction and records it reconciled', async () => {
+    const service = new FakeService();
+    // Applied, then a fatal answer: the run stops with the intent committed and no outcome, as after a kill.
+    service.fault = (method) => (method === 'payment' ? 'ambiguous' : 'none');
+    const original = service.createPaymentInstruction;
+    service.createPaymentInstruction = async (request) => {
+      await original(request).catch(() => undefined);
+      throw new FakeError('unauthorized', false, 401);
+    };
+    const crashed = await push(service, [accountEntry(full(1))]);
+    expect(crashed.reason).toBe('fatal');
+    expect(instruction('A-1')).toMatchObject({ state: 'sending', attempts: 1 });
+    service.fault = () => 'none';
+    service.createPaymentInstruction = original;
+    const rerun = await push(service, [accountEntry(full(1))]);
+    expect(rerun.exitCode).toBe(0);
+    expect(service.accounts.get('A-1')?.paymentInstructions).toEqual(['PI-1']);
+    expect(instruction('A-1')).toMatchObject({ state: 'done', settledBy: 'reconciled', attempts: 2 });
+  });
+
+  it('a first send refused as already active: done (already_exists) when it is the only one, failed when the ledger holds another', async () => {
+    const service = new FakeService();
+    await push(service, [accountEntry(full(1))]);
+    // A second export brings another instruction for the same account: the platform refuses it.
+    const second = await push(service, [accountEntry({ ...full(1), paymentInstructions: ['PI-1', 'PI-9'] })]);
+    expect(second.counts.items.payment_instruction).toEqual({ done: 1, failed: 1 });
+    expect(instructions('A-1').get('PI-9')).toMatchObject({
+      state: 'failed',
+      code: 'payment_instruction_already_active',
+    });
+    expect(instructions('A-1').get('PI-1')).toMatchObject({ state: 'done', settledBy: 'created' });
+    expect(service.accounts.get('A-1')?.paymentInstructions).toEqual(['PI-1']);
+  });
+
+  it('with several instructions per account allowed, one whose outcome is unknown is never resent', async () => {
+    const service = new FakeService();
+    service.multiplePaymentInstructions = true;
+    service.fault = (method) => (method === 'payment' ? 'ambiguous' : 'none');
+    const first = await push(service, [accountEntry(full(1))], { multiplePaymentInstructions: true });
     expect(first.counts.items.payment_instruction).toEqual({ unknown: 1 });
     expect(first.exitCode).toBe(1);
     service.fault = () => 'none';
-    await push(service, [accountEntry(full(1))]);
+    await push(service, [accountEntry(full(1))], { multiplePaymentInstructions: true });
     expect(service.calls.filter((call) => call === 'payment')).toHaveLength(1);
     expect(service.accounts.get('A-1')?.paymentInstructions).toEqual(['PI-1']);
   });

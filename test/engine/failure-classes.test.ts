@@ -126,7 +126,7 @@ describe('the engine and the failure classes', () => {
     expect(service.accounts.get('U-1')?.creates).toBe(1);
   });
 
-  it('records answered unexpectedly are resent by later runs (dedup), then given up as failed after 3 sends; a payment instruction is never resent', async () => {
+  it('records answered unexpectedly are resent by later runs (dedup; a payment instruction: the one-active rule), then given up as failed after 3 sends', async () => {
     const service = new FakeService();
     service.createNotes = async () => {
       service.calls.push('notes');
@@ -151,18 +151,27 @@ describe('the engine and the failure classes', () => {
       });
     await push(service, entries);
     expect(states()['note']).toEqual({ state: 'sending', code: 'unexpected_response', attempts: 1 });
-    expect(states('P-1')['payment_instruction']).toEqual({ state: 'unknown', code: 'outcome_unknown', attempts: 1 });
+    expect(states('P-1')['payment_instruction']).toEqual({
+      state: 'sending',
+      code: 'unexpected_response',
+      attempts: 1,
+    });
     await push(service, entries);
     expect(states()['note']).toMatchObject({ state: 'sending', attempts: 2 });
     const third = await push(service, entries);
     expect(states()['note']).toMatchObject({ state: 'failed', code: 'unexpected_response', attempts: 3 });
+    expect(states('P-1')['payment_instruction']).toMatchObject({
+      state: 'failed',
+      code: 'unexpected_response',
+      attempts: 3,
+    });
     expect(third.result.exitCode).toBe(1);
     const notesSent = service.calls.filter((call) => call === 'notes').length;
     await push(service, entries);
     expect(service.calls.filter((call) => call === 'notes').length, 'given up: not sent again').toBe(notesSent);
     expect(
       service.calls.filter((call) => call === 'payment'),
-      'the payment instruction was sent once',
-    ).toHaveLength(1);
+      'the payment instruction was sent three times, then given up',
+    ).toHaveLength(3);
   });
 });

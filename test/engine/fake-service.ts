@@ -41,6 +41,8 @@ export class FakeService implements ImportServiceClient {
   inFlight = 0;
   maxInFlight = 0;
   supplierOngoing = true;
+  /** false: the platform's one active payment instruction per account (a second is refused with 400). */
+  multiplePaymentInstructions = false;
 
   /** A status check (v1 or v2): the account settles after pollsToSettle of them. */
   #poll(account: FakeAccount, number: string): void {
@@ -201,6 +203,8 @@ export class FakeService implements ImportServiceClient {
   createPaymentInstruction = async (request: { external_account_number: string; reference: string }) =>
     this.#run('payment', () => {
       const account = this.#imported(request.external_account_number);
+      if (!this.multiplePaymentInstructions && account.paymentInstructions.length > 0)
+        return { kind: 'already_active' as const, detail: 'Account already has an active instruction' };
       if (request.reference.startsWith('FAIL-'))
         return { kind: 'refused' as const, detail: 'vendor says no', errors: [] };
       account.paymentInstructions.push(request.reference);

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ProgressTally } from '../../src/report/progress-tally.js';
+import { leftOverOf } from '../../src/report/left-over.js';
 import { colorWanted, renderSummary, type PushSummary } from '../../src/report/summary.js';
 
-const summary: PushSummary = {
+const base: Omit<PushSummary, 'left'> = {
   result: 'finished',
   exitCode: 1,
   durationSeconds: 2,
@@ -13,6 +14,12 @@ const summary: PushSummary = {
   topErrors: [{ code: 'invalid_phone_number', count: 1 }],
   accountsPerSecond: 2.5,
 };
+const summary: PushSummary = { ...base, left: leftOverOf({ ...base, changedAfterImport: 1 }) };
+
+/** A summary of these counts, with what is left computed from them as buildPushSummary does. */
+function summaryOf(exitCode: number, accounts: PushSummary['accounts'], items: PushSummary['items'] = {}): PushSummary {
+  return { ...base, exitCode, accounts, items, left: leftOverOf({ accounts, items, changedAfterImport: 0 }) };
+}
 
 describe('summary', () => {
   it('shows counts per state, items, error codes and the changed-after-import warning, without colour when not wanted', () => {
@@ -26,10 +33,26 @@ describe('summary', () => {
   });
 
   it('says when accounts were only scheduled (--no-wait)', () => {
-    expect(renderSummary({ ...summary, exitCode: 0, accounts: { scheduled: 3 } }, false)).toContain(
-      '3 accounts wait for processing; run push again',
+    expect(renderSummary(summaryOf(0, { scheduled: 3 }), false)).toContain(
+      "push finished this run's work; left for later runs: 3 accounts wait for processing or their records (retry.csv)",
     );
-    expect(renderSummary({ ...summary, exitCode: 0, accounts: { done: 3 } }, false)).toContain('everything done');
+    expect(renderSummary(summaryOf(0, { done: 3 }, { note: { done: 2 } }), false)).toContain(
+      'push finished: everything done',
+    );
+  });
+
+  it('never says done while anything is left: the headline names what and the report file that lists it', () => {
+    const text = renderSummary(
+      summaryOf(1, { done: 5, invalid: 3 }, { payment_instruction: { done: 4, unknown: 1 }, note: { failed: 2 } }),
+      false,
+    );
+    expect(text).not.toContain('everything done');
+    expect(text).toContain(
+      'push finished, not everything is done: 3 accounts need data fixes (fix-data.csv); 2 records refused or invalid (fix-data.csv); 1 record of unknown outcome to check by hand (unknown-outcome.csv); see `migrate report`',
+    );
+    expect(renderSummary({ ...summaryOf(130, { done: 1, staged: 4 }), result: 'interrupted' }, false)).toContain(
+      'push stopped: interrupted; left: 4 accounts not sent yet',
+    );
   });
 
   it('honours NO_COLOR and non-terminals', () => {

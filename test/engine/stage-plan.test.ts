@@ -95,6 +95,7 @@ function item(state: ItemState, fingerprint = 'old'): ItemRow {
     changedFingerprint: null,
     state,
     result: null,
+    settledBy: null,
     attempts: 0,
     originFile: null,
     originLine: null,

@@ -223,6 +223,24 @@ describe('openExport: join, order, items', () => {
     expect(orphan.transactions.map((item) => item.issues)).toEqual([[]]);
   });
 
+  it('a second payment instruction for one account is multiple_payment_instructions at its row, unless the mapping file allows several', async () => {
+    const files = {
+      'accounts.csv': `${ACCOUNT}A,DOMESTIC,GB,MONTHLY\n`,
+      'payment_instructions.csv':
+        'external_account_number,vendor,reference,type\nA,STRIPE,pm_1,CARD\nA,STRIPE,pm_2,CARD\n',
+    };
+    const one = (await read(files)).accounts[0] as ExportAccount;
+    expect(one.issues.map((issue) => [issue.file, issue.line, issue.code])).toEqual([
+      ['payment_instructions.csv', 3, 'multiple_payment_instructions'],
+    ]);
+    expect(one.paymentInstructions[1]?.issues[0]?.message).toContain('payment_instructions.csv line 2');
+    const many = (
+      await read({ ...files, 'migrate.config.json': JSON.stringify({ multiple_payment_instructions: true }) })
+    ).accounts[0] as ExportAccount;
+    expect(many.issues).toEqual([]);
+    expect(many.paymentInstructions).toHaveLength(2);
+  });
+
   it('applies the mapping file: rename, ignore, values, constants, defaults', async () => {
     const { accounts, fileIssues } = await read(
       {

@@ -11,6 +11,7 @@ import {
   Ledger,
   LEDGER_FILE,
   LEDGER_SCHEMA_VERSION,
+  LedgerDamagedError,
   LedgerLockedError,
   openLedgerReader,
 } from '../../src/ledger/index.js';
@@ -60,6 +61,56 @@ describe('opening a ledger', () => {
     expect(() => Ledger.open(dir)).toThrow(/newer than this migrate/);
   });
 
+  it('migration 3 adds settled_by and backfills it from the answers of items done before', () => {
+    const ledger = Ledger.open(dir);
+    const id = ledger.batch(() => ledger.insertAccount(newAccount(1), { step: 'stage' }));
+    const item = (kind: 'note' | 'payment_instruction', key: string, result: string) =>
+      ledger.batch(() => {
+        const itemId = ledger.insertItem({
+          accountId: id,
+          kind,
+          naturalKey: key,
+          body: '{}',
+          fingerprint: 'f',
+          state: 'pending',
+          originFile: null,
+          originLine: null,
+        });
+        ledger.updateItemsNow([itemId], { state: 'done', result });
+      });
+    item('note', 'n1', 'NOTE_ALREADY_EXISTS');
+    item('note', 'n2', 'NOTE_CREATION_SUCCESS');
+    item('payment_instruction', 'pm', 'A-1234ABCD');
+    // As a ledger of schema 2 was.
+    ledger.db.exec('ALTER TABLE items DROP COLUMN settled_by');
+    ledger.db.pragma('user_version = 2');
+    ledger.close();
+    const again = Ledger.open(dir);
+    expect(again.read.items(id).map((row) => [row.naturalKey, row.settledBy])).toEqual([
+      ['n1', 'already_exists'],
+      ['n2', 'created'],
+      ['pm', 'created'],
+    ]);
+    again.close();
+  });
+
+  it('names a damaged ledger file (exit 3), with what to do, instead of a SQLite error', () => {
+    writeFileSync(join(dir, LEDGER_FILE), Buffer.alloc(4096, 0x41));
+    let thrown: unknown;
+    try {
+      Ledger.open(dir);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(LedgerDamagedError);
+    expect((thrown as LedgerDamagedError).exitCode).toBe(3);
+    expect((thrown as Error).message).toContain(
+      `the ledger ${join(dir, LEDGER_FILE)} is damaged (file is not a database)`,
+    );
+    expect((thrown as Error).message).toContain('No snapshot exists');
+    expect(() => openLedgerReader(dir)).toThrow(LedgerDamagedError);
+  });
+
   it('records the dialect once; a ledger with runs from before the settings table was pushed in the spec dialect', () => {
     const fresh = Ledger.open(join(dir, 'fresh'));
     expect(fresh.read.dialect()).toBeUndefined();
@@ -70,7 +121,8 @@ describe('opening a ledger', () => {
     const old = new Database(join(dir, LEDGER_FILE));
     old.exec(`CREATE TABLE runs (id INTEGER PRIMARY KEY, command TEXT NOT NULL, started_at TEXT NOT NULL, ended_at TEXT,
       status TEXT NOT NULL, exit_code INTEGER, options TEXT NOT NULL, counts TEXT);
-      INSERT INTO runs (command, started_at, status, options) VALUES ('push', '2024-01-01', 'finished', '{}');`);
+      INSERT INTO runs (command, started_at, status, options) VALUES ('push', '2024-01-01', 'finished', '{}');
+      CREATE TABLE items (id INTEGER PRIMARY KEY, state TEXT NOT NULL, result TEXT);`);
     old.pragma('user_version = 1');
     old.close();
     const migrated = Ledger.open(dir);

@@ -317,9 +317,42 @@ describe('payment instructions (a simulated vendor)', () => {
     }
   });
 
-  it('refuses the same reference again (payment_instruction_already_exists) and an undocumented type', async () => {
+  it('keeps one active instruction per account: a second (any reference) gets the real 400 body', async () => {
     await post('MANDATE-2');
-    expect((await post('MANDATE-2')).body.code).toBe('payment_instruction_already_exists');
+    for (const reference of ['MANDATE-2', 'MANDATE-3']) {
+      const answer = await post(reference);
+      expect(answer.status).toBe(400);
+      expect(answer.body).toEqual({ ...pair, reference, error_detail: 'Account already has an active instruction' });
+    }
+    expect(inspected()?.paymentInstructions.map((pi) => pi.reference)).toEqual(['MANDATE-2']);
+  });
+
+  it('multiplePaymentInstructions: several per account, the same reference twice refused', async () => {
+    const many = await openSession({ multiplePaymentInstructions: true });
+    try {
+      await many.importAccount('P-1');
+      const send = (reference: string) =>
+        many.post('/v1/data-import/payment-instruction/create/', {
+          ...pair,
+          vendor: 'STRIPE',
+          reference,
+          type: 'CARD',
+        });
+      expect((await send('M-1')).status).toBe(201);
+      expect((await send('M-2')).status).toBe(201);
+      expect((await send('M-2')).body.code).toBe('payment_instruction_already_exists');
+    } finally {
+      await many.sandbox.close();
+    }
+  });
+
+  it('LOST- references: created, then the connection is dropped without an answer; a resend is refused as already active', async () => {
+    await expect(post('LOST-1')).rejects.toThrow();
+    expect(inspected()?.paymentInstructions.map((pi) => pi.reference)).toEqual(['LOST-1']);
+    expect((await post('LOST-1')).body.error_detail).toBe('Account already has an active instruction');
+  });
+
+  it('refuses an undocumented type', async () => {
     const bad = await s.post('/v1/data-import/payment-instruction/create/', {
       ...pair,
       vendor: 'STRIPE',

@@ -72,7 +72,8 @@ afterAll(async () => {
 describe('migrate status', () => {
   it('--json: counts and every row match the sandbox inspector', async () => {
     const run = await migrate(['status', 'ACME', ...service(), '--state', state, '--json']);
-    expect(run.code, run.stderr).toBe(0);
+    // ERRORED and invalid accounts: exit 1, for --json as for the text.
+    expect(run.code, run.stderr).toBe(1);
     const doc = JSON.parse(run.stdout);
     const truth = sandbox.inspect.accounts('ACME');
     const processed = truth.filter((account) => account.status === 'PROCESSED');
@@ -116,25 +117,68 @@ describe('migrate status', () => {
       expect(rows.get(number)).toMatchObject({ state: 'invalid', service: 'absent', platform_account_number: null });
   });
 
-  it('plain lines when not on a terminal; --offline needs no credentials and reads the ledger only', async () => {
+  it('piped: the sections of a terminal without colour, held records named, the next step last; --offline reads the ledger only', async () => {
     const plain = await migrate(['status', 'ACME', ...service(), '--state', state]);
-    expect(plain.code, plain.stderr).toBe(0);
-    expect(plain.stdout).toContain(`ledger done=${ops.done.length + 1} errored=2 invalid=4`);
-    expect(plain.stdout).toMatch(/^errored ERR-0001 account_creation_failed /m);
-    expect(plain.stdout).toMatch(/^only_on_service FOREIGN-1 A-[0-9A-F]{8}$/m);
+    expect(plain.code, plain.stderr).toBe(1);
+    expect(plain.stdout).not.toContain('\u001b[');
+    expect(plain.stdout).toMatch(new RegExp(`^ {4}done +${ops.done.length + 1}$`, 'm'));
+    expect(plain.stdout).toMatch(/^ {4}held back: invalid \(fix the export\) +4$/m);
+    expect(plain.stdout).toMatch(/^ {4}ERR-0001 {2}account_creation_failed /m);
+    expect(plain.stdout).toMatch(/^ {4}FOREIGN-1 {2}A-[0-9A-F]{8}$/m);
+    expect(plain.stdout).toMatch(/^ {4}ERR-0001 +note +waiting: account ERRORED +- +notes\.csv:10$/m);
+    expect(plain.stdout).not.toMatch(/\bpending\b.*notes\.csv/);
+    expect(plain.stdout.trimEnd().split('\n').at(-1)).toBe(
+      'next: 4 accounts need data fixes: migrate report --out DIR (fix-data.csv), fix the export, then migrate push EXPORT_DIR',
+    );
     const offline = await migrate(['status', 'ACME', '--state', state, '--offline', '--json'], {
       MIGRATE_API_KEY: undefined,
     });
-    expect(offline.code, offline.stderr).toBe(0);
+    expect(offline.code, offline.stderr).toBe(1);
     const doc = JSON.parse(offline.stdout);
     expect(doc.sources).toEqual({ ledger: true, service: false });
     expect(doc.accounts).toHaveLength(ops.done.length + 1 + ops.invalid.length + ops.errored.length);
     expect(doc.accounts.every((row: { service: unknown }) => row.service === null)).toBe(true);
+    expect(doc.next_steps[0]).toMatch(/^4 accounts need data fixes/);
+  });
+
+  it('exit 0 when every account of the ledger is done (the sample export, on a sandbox of its own)', async () => {
+    const own = await startSandbox({ processingMs: 0 });
+    try {
+      const env = { MIGRATE_API_KEY: own.apiKey };
+      const doneState = join(dir, 'state-done');
+      const sample = join(ROOT, 'fixtures', 'sample');
+      const pushed = await migrate(['push', sample, '--base-url', own.url, '--state', doneState], env);
+      expect(pushed.code, pushed.stderr).toBe(0);
+      for (const args of [[], ['--json'], ['--offline']]) {
+        const run = await migrate(['status', 'ACME', '--base-url', own.url, '--state', doneState, ...args], env);
+        expect(run.code, `${args.join(' ')}: ${run.stderr}`).toBe(0);
+      }
+      const text = await migrate(['status', 'ACME', '--base-url', own.url, '--state', doneState], env);
+      expect(text.stdout.trimEnd().split('\n').at(-1)).toBe('next: all 50 accounts done: nothing left to do');
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('exit 3 when the service refuses the credentials or cannot be reached, --json too', async () => {
+    for (const args of [[], ['--json']]) {
+      const refused = await migrate(['status', 'ACME', ...service(), '--state', state, ...args], {
+        MIGRATE_API_KEY: 'sk-wrong-key',
+      });
+      expect(refused.code, refused.stderr).toBe(3);
+      expect(refused.stdout).toBe('');
+      expect(refused.stderr).not.toMatch(/\n\s+at /);
+    }
+    const closed = await startSandbox({ processingMs: 0 });
+    const url = closed.url;
+    await closed.close();
+    const unreachable = await migrate(['status', 'ACME', '--base-url', url, '--state', state, '--json']);
+    expect(unreachable.code, unreachable.stderr).toBe(3);
   });
 
   it('works without a ledger (the service view only) and says so', async () => {
     const run = await migrate(['status', 'ACME', ...service(), '--state', join(dir, 'none'), '--json']);
-    expect(run.code, run.stderr).toBe(0);
+    expect(run.code, run.stderr).toBe(1);
     expect(run.stderr).toContain('no ledger in');
     const doc = JSON.parse(run.stdout);
     expect(doc.sources).toEqual({ ledger: false, service: true });
@@ -148,7 +192,7 @@ describe('migrate status', () => {
       const run = await migrate(['status', 'ACME', '--base-url', other.url, '--state', state, '--json'], {
         MIGRATE_API_KEY: other.apiKey,
       });
-      expect(run.code, run.stderr).toBe(0);
+      expect(run.code, run.stderr).toBe(1);
       const doc = JSON.parse(run.stdout);
       const sent = [...ops.done, 'OPS-0005', ...ops.errored].sort();
       expect(doc.counts.only_in_ledger).toBe(sent.length);

@@ -1,23 +1,36 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AccountStory } from '../../src/report/account-story.js';
 import type { StatusSummary } from '../../src/report/status-gather.js';
 import { renderAccountStory, renderStatus } from '../../src/report/status-render.js';
+import { nextSteps, statusExit } from '../../src/report/status-verdict.js';
 
 const ESC = '\u001b[';
+const GOLDEN = join(import.meta.dirname, 'golden');
 
-function summary(): StatusSummary {
-  return {
+// Golden files: the whole text of `migrate status` on fixed ledgers. After a deliberate change
+// of the layout, rewrite them with UPDATE_GOLDEN=1 and read the diff before committing it.
+function golden(name: string, text: string): void {
+  const path = join(GOLDEN, name);
+  if (process.env['UPDATE_GOLDEN'] === '1') writeFileSync(path, text);
+  expect(text).toBe(readFileSync(path, 'utf8'));
+}
+
+function needsAttention(): StatusSummary {
+  const summary: StatusSummary = {
     import_supplier: 'ACME',
     generated_at: '2026-11-22T03:00:00.000Z',
     sources: { ledger: true, service: true },
     counts: {
-      ledger: { done: 5, errored: 2, invalid: 1 },
+      ledger: { done: 5, errored: 2, invalid: 3, scheduled: 1 },
       service: { all: 8, imported: 5, pending: 3, status_checked: 2, status_not_checked: 1, errored: 2 },
       errored: 2,
       only_in_ledger: 0,
       only_on_service: 3,
       differs: 0,
-      items_outstanding: { note: { pending: 2 }, payment_instruction: { failed: 1 } },
+      items_outstanding: { note: { pending: 2 }, payment_instruction: { failed: 1, held: 1 } },
+      items_done: { note: 7, transaction: 12, payment_instruction: 4 },
     },
     errored: [{ external_account_number: 'ERR-1', code: 'account_creation_failed', detail: 'could not\nbe created' }],
     pending_on_service: ['P-1'],
@@ -29,42 +42,100 @@ function summary(): StatusSummary {
         external_account_number: 'D-1',
         record: 'payment_instruction',
         state: 'failed',
+        account_state: 'done',
+        held_by: 'failed: refused by the service',
         code: 'payment_vendor_failed',
         file: 'payment_instructions.csv',
         line: 3,
       },
+      {
+        external_account_number: 'ERR-1',
+        record: 'note',
+        state: 'pending',
+        account_state: 'errored',
+        held_by: 'waiting: account ERRORED',
+        code: null,
+        file: 'notes.csv',
+        line: 10,
+      },
     ],
+    top_error_codes: [
+      { code: 'invalid_postcode', count: 3 },
+      { code: 'account_creation_failed', count: 2 },
+      { code: 'payment_vendor_failed', count: 1 },
+    ],
+    next_steps: [],
   };
+  summary.next_steps = nextSteps(summary);
+  return summary;
 }
 
-describe('status output', () => {
-  it('plain lines: one record per line, and how many each cut list left out', () => {
-    const text = renderStatus(summary(), { table: false, color: false });
+function allDone(): StatusSummary {
+  const summary: StatusSummary = {
+    ...needsAttention(),
+    counts: {
+      ledger: { done: 8 },
+      service: { all: 8, imported: 8, pending: 0, status_checked: 0, status_not_checked: 0, errored: 0 },
+      errored: 0,
+      only_in_ledger: 0,
+      only_on_service: 0,
+      differs: 0,
+      items_outstanding: {},
+      items_done: { note: 9, transaction: 12, statement: 3, payment_instruction: 6 },
+    },
+    errored: [],
+    pending_on_service: [],
+    only_on_service: [],
+    items_outstanding: [],
+    top_error_codes: [],
+  };
+  summary.next_steps = nextSteps(summary);
+  return summary;
+}
+
+describe('status text', () => {
+  it('plain (a pipe, or NO_COLOR): aligned sections, records named by what holds them, the next step last', () => {
+    const text = renderStatus(needsAttention(), { color: false });
     expect(text).not.toContain(ESC);
-    expect(text.split('\n')).toEqual(
-      expect.arrayContaining([
-        'ledger done=5 errored=2 invalid=1',
-        'service all=8 imported=5 pending=3 status_checked=2 status_not_checked=1 errored=2',
-        'errored ERR-1 account_creation_failed could not be created',
-        'pending P-1',
-        'only_on_service X-1 A-00000001',
-        'item D-1 payment_instruction failed payment_vendor_failed payment_instructions.csv:3',
-        'more errored 1',
-        'more only_on_service 2',
-        'more item 2',
-      ]),
+    golden('needs-attention.txt', text);
+    const lines = text.trimEnd().split('\n');
+    expect(lines.at(-1)).toBe(
+      'next: 3 accounts need data fixes: migrate report --out DIR (fix-data.csv), fix the export, then migrate push EXPORT_DIR',
     );
+    expect(text).toMatch(/ERR-1 {2}note {17}waiting: account ERRORED {8}- {22}notes\.csv:10/);
+    expect(text).not.toMatch(/^pending /m);
+    expect(text).toContain('... and 2 more: migrate status ACME --json, or --max-rows 3');
   });
 
-  it('a table on a terminal: coloured, or not when NO_COLOR asked for none', () => {
-    const coloured = renderStatus(summary(), { table: true, color: true });
+  it('coloured on a terminal, with the same text once the colour is taken out', () => {
+    const coloured = renderStatus(needsAttention(), { color: true });
     expect(coloured).toContain(ESC);
-    const plain = renderStatus(summary(), { table: true, color: false });
-    expect(plain).not.toContain(ESC);
-    expect(plain).toMatch(/ERRORED on the platform +2/);
-    expect(plain).toMatch(/only on the service +3/);
-    expect(plain).toContain('1 open accounts not asked (--max-status-checks)');
-    expect(plain).toContain('... and 2 more (--max-rows, --json, or migrate report)');
+    golden('needs-attention.color.txt', coloured);
+    expect(coloured.replace(/\u001b\[[0-9;]*m/g, '')).toBe(renderStatus(needsAttention(), { color: false }));
+  });
+
+  it('all done: nothing left, exit 0', () => {
+    const summary = allDone();
+    golden('all-done.txt', renderStatus(summary, { color: false }));
+    expect(summary.next_steps).toEqual(['all 8 accounts done: nothing left to do']);
+    expect(statusExit(summary)).toBe(0);
+  });
+
+  it('exit 1 and the next steps, most urgent first', () => {
+    const summary = needsAttention();
+    expect(statusExit(summary)).toBe(1);
+    expect(summary.next_steps.map((step) => step.split(':')[0])).toEqual([
+      '3 accounts need data fixes',
+      '2 accounts ERRORED on the platform',
+      '1 record refused by the service',
+      '1 account not finished',
+    ]);
+    const errored = allDone();
+    errored.counts.errored = 1;
+    expect(nextSteps(errored)[0]).toBe(
+      '1 account ERRORED on the platform: check them (migrate status ACME --account NUMBER), then migrate push EXPORT_DIR --retry-errored',
+    );
+    expect(statusExit(errored)).toBe(1);
   });
 
   it('an account unknown under this supplier names the supplier the ledger has it under', () => {
@@ -75,7 +146,7 @@ describe('status output', () => {
       service: { v2: null, v1: null },
       other_suppliers: ['NORTH'],
     };
-    const text = renderAccountStory(story, { table: false, color: false });
+    const text = renderAccountStory(story, { color: false });
     expect(text).toContain('ledger: not in this ledger\n  the ledger has it under import supplier NORTH');
     expect(text).toContain('service v2: no import process');
     expect(text).toContain('service v1: no account');

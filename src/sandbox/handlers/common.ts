@@ -24,6 +24,8 @@ export interface HandlerContext {
   /** Attempts so far of each FLAKY- payment instruction, by supplier/account/reference. */
   flakyCounts: Map<string, number>;
   flakyAttempts: number;
+  /** Several payment instructions per account accepted (SandboxOptions.multiplePaymentInstructions). */
+  multiplePaymentInstructions: boolean;
   /** Keep whole submitted items (transactions' data, statements) for the inspector. */
   retainPayloads: boolean;
 }

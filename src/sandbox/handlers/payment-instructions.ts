@@ -8,13 +8,18 @@ import { resolvePostImport, type HandlerContext, type PostImportTarget } from '.
 
 // Spec "Create payment instruction" with a simulated upstream vendor (README "The sandbox"):
 // reference FAIL-... -> persistent vendor failure, 400, never succeeds;
-// reference FLAKY-... -> intermittent vendor failure, 500 on the first flakyAttempts tries, then 201.
-// Failure bodies are the real platform's CreatePaymentInstructionError (docs/service.md "Payment instructions")
-// plus `detail` and `code`, so a client can read them like every other error body.
+// reference FLAKY-... -> intermittent vendor failure, 500 on the first flakyAttempts tries, then 201;
+// reference LOST-... -> created, then the answer is lost (the connection destroyed after lostAnswerMs).
+// The platform keeps one active instruction per account: a second (any reference) gets its 400
+// CreatePaymentInstructionError exactly as the real platform words it, without a `code`
+// (docs/service.md "Payment instructions"); multiplePaymentInstructions lifts the rule, and then
+// only the same reference twice is refused. Vendor failure bodies add `detail` and `code`.
 
 export const VENDOR_FAILED = 'payment_vendor_failed';
 export const VENDOR_UNAVAILABLE = 'payment_vendor_unavailable';
 export const INSTRUCTION_EXISTS = 'payment_instruction_already_exists';
+/** The real platform's error_detail for a second instruction on an account. */
+const ALREADY_ACTIVE = 'Account already has an active instruction';
 
 function vendorError(status: number, target: PostImportTarget, reference: string, detail: string, code: string): Reply {
   return {
@@ -39,6 +44,17 @@ export function createPaymentInstruction(context: HandlerContext): Reply {
   const reference = asString(raw['reference']) ?? '';
   const vendor = asString(raw['vendor']) ?? '';
   const instructions = (context.store.postImport(record).paymentInstructions ??= []);
+  if (!context.multiplePaymentInstructions && instructions.length > 0) {
+    return {
+      status: 400,
+      body: {
+        error_detail: ALREADY_ACTIVE,
+        external_account_number: target.externalAccountNumber,
+        import_supplier: target.supplier,
+        reference,
+      },
+    };
+  }
   if (instructions.some((item) => item.reference === reference)) {
     return vendorError(
       400,
@@ -73,5 +89,6 @@ export function createPaymentInstruction(context: HandlerContext): Reply {
   }
   instructions.push({ vendor, reference, type: asString(raw['type']) ?? '', createdAt: isoWithOffset(context.now) });
   const body = { platform_account_number: accountNumberOf(record), reference };
-  return { status: 201, body: responseNames(context.dialect, body) };
+  const created: Reply = { status: 201, body: responseNames(context.dialect, body) };
+  return reference.startsWith('LOST-') ? { ...created, lose: true } : created;
 }

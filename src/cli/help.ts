@@ -1,0 +1,132 @@
+import type { Command } from 'commander';
+
+// What every command's --help teaches: a one-line purpose first, options grouped by what they
+// are for (commander's Option.helpGroup), and real examples last. Kept in one table, applied
+// after the commands are registered, so that a command file adding an option only has to name
+// its group here (an option named nowhere stays under "Options:").
+
+type Group = 'Service' | 'Selection' | 'Output' | 'Tuning' | 'Sandbox faults';
+
+const GROUPS: Record<Group, readonly string[]> = {
+  Service: [
+    '--base-url',
+    '--api-key-file',
+    '--token-file',
+    '--token-field',
+    '--header-form',
+    '--dialect',
+    '--sandbox',
+    '--remote',
+    '--offline',
+  ],
+  Selection: ['--supplier', '--accounts', '--limit', '--only', '--retry-errored', '--account', '--state', '--config'],
+  Output: ['--json', '--out', '--html', '--log-file', '--errors-csv', '--max-rows', '--verbose', '--no-request-log'],
+  Tuning: [
+    '--concurrency',
+    '--rate',
+    '--max-errors',
+    '--no-wait',
+    '--wait-timeout',
+    '--max-status-checks',
+    '--no-check-previously-added',
+    '--no-force-add-to-current-statement',
+    '--dry-run',
+    '--port',
+    '--host',
+    '--api-key',
+    '--suppliers',
+    '--processing-ms',
+    '--errored-share',
+    '--open-period-start',
+    '--today',
+    '--token-ttl',
+    '--seed',
+    '--max-body-bytes',
+    '--no-retain-payloads',
+  ],
+  'Sandbox faults': [
+    '--latency-ms',
+    '--jitter-ms',
+    '--fail-rate',
+    '--rate-limit-rate',
+    '--retry-after',
+    '--drop-rate',
+    '--ambiguous-rate',
+    '--max-rps',
+    '--fault-token-issue',
+    '--flaky-attempts',
+  ],
+};
+
+interface Teaching {
+  purpose: string;
+  examples: ReadonlyArray<readonly [command: string, what: string]>;
+}
+
+/** The purpose line and examples of each command; `help.test.ts` parses every example with the real program. */
+export const TEACHING: Record<string, Teaching> = {
+  validate: {
+    purpose: 'Check an export directory against the mapping file and the service rules; sends nothing.',
+    examples: [
+      ['migrate validate exports/', 'check every file; problems by file and line'],
+      ['migrate validate exports/ --errors-csv errors.csv', 'also every problem as a CSV row for the data team'],
+      ['migrate validate exports/ --remote --sandbox', "also ask the sandbox's validation endpoint"],
+    ],
+  },
+  push: {
+    purpose: 'Migrate the accounts of an export into the platform, resuming where the last run stopped.',
+    examples: [
+      ['migrate push exports/ --dry-run', 'stage and validate, then say what would be sent'],
+      ['migrate push exports/ --limit 20', 'a canary of the first 20 accounts'],
+      ['migrate push exports/ --retry-errored --log-file push.ndjson', 'create ERRORED accounts again, log each step'],
+      ['migrate push fixtures/sample --sandbox', 'rehearse on the built-in sandbox'],
+    ],
+  },
+  status: {
+    purpose: "Where an import supplier's migration stands, and what to do next (exit 0 done, 1 attention).",
+    examples: [
+      ['migrate status ACME', 'service and ledger side by side, the next step last'],
+      ['migrate status ACME --offline', 'the ledger only, no credentials needed'],
+      ['migrate status ACME --json | jq .next_steps', 'the machine interface (same exit codes)'],
+      ['migrate status ACME --account ERR-0001', "one account's whole story"],
+    ],
+  },
+  report: {
+    purpose: 'Write the ledger as CSV files for the data team, a summary, and an HTML report.',
+    examples: [
+      ['migrate report --out report/', 'accounts.csv, fix-data.csv, retry.csv, unknown-outcome.csv, summary.json'],
+      ['migrate report --out report/ --html', 'also report.html: one self-contained page to send to the project board'],
+      ['migrate report --supplier ACME --json', 'print summary.json on stdout'],
+    ],
+  },
+  sandbox: {
+    purpose: 'Run a local simulator of the import service to rehearse against.',
+    examples: [
+      ['migrate sandbox', 'listen on http://127.0.0.1:8080 with key sandbox-api-key'],
+      ['migrate sandbox --port 9000 --errored-share 0.1', 'one account in ten ends ERRORED'],
+      ['migrate sandbox --fail-rate 0.05 --latency-ms 200', 'rehearse with faults and a slow service'],
+    ],
+  },
+};
+
+const groupOf = new Map<string, Group>(
+  Object.entries(GROUPS).flatMap(([group, flags]) => flags.map((flag) => [flag, group as Group] as const)),
+);
+
+/** Puts each command's purpose first, its options in groups and its examples last. */
+export function teachHelp(program: Command): void {
+  for (const command of program.commands) {
+    const teaching = TEACHING[command.name()];
+    if (teaching === undefined) continue;
+    command.summary(teaching.purpose).addHelpText('before', `${teaching.purpose}\n`);
+    for (const option of command.options) {
+      const group = groupOf.get(option.long ?? '');
+      if (group !== undefined) option.helpGroup(`${group}:`);
+    }
+    const width = Math.max(...teaching.examples.map(([example]) => example.length));
+    command.addHelpText(
+      'after',
+      `\nExamples:\n${teaching.examples.map(([example, what]) => `  ${example.padEnd(width)}  # ${what}`).join('\n')}\n`,
+    );
+  }
+}

@@ -1,0 +1,86 @@
+import { chmodSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type Database from 'better-sqlite3';
+import { MigrateError, ExitCode } from '../errors.js';
+
+// A damaged ledger named, and the snapshots that let it be recovered (docs/ledger-recovery.md).
+// SQLite reports a truncated or overwritten database file as SQLITE_CORRUPT ("database disk image
+// is malformed") or SQLITE_NOTADB ("file is not a database"), on open or on the first query that
+// reads a damaged page. Each push keeps a consistent copy of the ledger as it was when the run
+// started (VACUUM INTO), the last KEEP_SNAPSHOTS of them.
+
+const SNAPSHOT_DIR = 'snapshots';
+const KEEP_SNAPSHOTS = 3;
+
+/** Whether an error is SQLite finding the database file damaged (not a busy lock or a full disk). */
+export function isLedgerDamage(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB');
+}
+
+/** Raised when the ledger file is damaged: exit 3 (the run cannot go on), with what it means and what to do. */
+export class LedgerDamagedError extends MigrateError {
+  readonly file: string;
+  constructor(file: string, message: string, cause?: unknown) {
+    super(message, { code: 'ledger_damaged', exitCode: ExitCode.fatal, cause });
+    this.file = file;
+  }
+}
+
+/** The snapshots of a state directory, newest first (names sort by run id). */
+function listSnapshots(stateDir: string): string[] {
+  const dir = join(stateDir, SNAPSHOT_DIR);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names
+    .filter((name) => /^ledger-\d+-.+\.sqlite$/.test(name))
+    .sort()
+    .reverse()
+    .map((name) => join(dir, name));
+}
+
+/** The error to raise for a damaged ledger file: which file, what it means for a rerun, what to do. */
+export function ledgerDamagedError(stateDir: string, file: string, cause: unknown): LedgerDamagedError {
+  const reason = cause instanceof Error ? cause.message : String(cause);
+  const snapshots = listSnapshots(stateDir);
+  const restore =
+    snapshots.length > 0
+      ? `Snapshots taken at the start of the last runs (newest first):\n${snapshots
+          .map((path) => `  ${path}`)
+          .join(
+            '\n',
+          )}\nTo recover: move the damaged file aside (with its -wal and -shm files), copy the newest snapshot that opens to ${file}, and run push again (docs/ledger-recovery.md).`
+      : `No snapshot exists in ${join(stateDir, SNAPSHOT_DIR)}. To recover: move the damaged file aside (with its -wal and -shm files) and run push again with no ledger (docs/ledger-recovery.md).`;
+  return new LedgerDamagedError(
+    file,
+    `the ledger ${file} is damaged (${reason}); nothing more was sent. ` +
+      'A rerun from a restored snapshot or from no ledger re-establishes what is on the platform without duplicating it ' +
+      '(accounts: already imported; notes, transactions, statements: the service recognises them; payment instructions: one active per account), ' +
+      `but records whose outcome the snapshot does not know are settled again by the service's answers.\n${restore}`,
+    cause,
+  );
+}
+
+/**
+ * A consistent copy of the ledger as it stands (VACUUM INTO), as `snapshots/ledger-<run>-<time>.sqlite`,
+ * 0600 in a 0700 directory, written under a temporary name and renamed; the oldest beyond
+ * KEEP_SNAPSHOTS are deleted. Returns the snapshot's path.
+ */
+export function snapshotLedger(db: Database.Database, stateDir: string, runId: number, now = new Date()): string {
+  const dir = join(stateDir, SNAPSHOT_DIR);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if ((statSync(dir).mode & 0o077) !== 0) chmodSync(dir, 0o700);
+  const stamp = now.toISOString().replace(/[:.]/g, '-');
+  const path = join(dir, `ledger-${String(runId).padStart(8, '0')}-${stamp}.sqlite`);
+  const partial = `${path}.partial`;
+  rmSync(partial, { force: true });
+  db.prepare('VACUUM INTO ?').run(partial);
+  chmodSync(partial, 0o600);
+  renameSync(partial, path);
+  for (const old of listSnapshots(stateDir).slice(KEEP_SNAPSHOTS)) rmSync(old, { force: true });
+  return path;
+}

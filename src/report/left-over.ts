@@ -1,0 +1,73 @@
+import type { LedgerCounts } from '../ledger/index.js';
+
+// What a push leaves undone, from the ledger's counts: each part names how many, what, and the
+// `migrate report` file that lists them, so a run that is not all done never ends with a plain
+// "done" (README "Exit codes"). Pure: tested in test/report/left-over.test.ts.
+
+export interface LeftOver {
+  count: number;
+  /** What is left, in words, with its count ("3 accounts need data fixes"). */
+  text: string;
+  /** The `migrate report` file that lists them, or undefined when a rerun is all it takes. */
+  file: 'fix-data.csv' | 'unknown-outcome.csv' | 'retry.csv' | undefined;
+}
+
+const plural = (count: number, one: string, many: string): string => `${count} ${count === 1 ? one : many}`;
+
+function sumItems(counts: LedgerCounts, states: ReadonlyArray<'failed' | 'held' | 'unknown' | 'sending' | 'pending'>) {
+  let total = 0;
+  for (const byState of Object.values(counts.items)) for (const state of states) total += byState[state] ?? 0;
+  return total;
+}
+
+/** Everything not done in the ledger, most urgent first; empty when every account is done with all its records. */
+export function leftOverOf(counts: LedgerCounts): LeftOver[] {
+  const accounts = counts.accounts;
+  const parts: LeftOver[] = [];
+  const add = (count: number, text: string, file: LeftOver['file']): void => {
+    if (count > 0) parts.push({ count, text, file });
+  };
+  add(
+    accounts.invalid ?? 0,
+    plural(accounts.invalid ?? 0, 'account needs data fixes', 'accounts need data fixes'),
+    'fix-data.csv',
+  );
+  add(
+    accounts.errored ?? 0,
+    plural(accounts.errored ?? 0, 'account ERRORED on the platform', 'accounts ERRORED on the platform'),
+    'fix-data.csv',
+  );
+  const refused = sumItems(counts, ['failed', 'held']);
+  add(refused, plural(refused, 'record refused or invalid', 'records refused or invalid'), 'fix-data.csv');
+  const unknown = sumItems(counts, ['unknown']);
+  add(
+    unknown,
+    plural(unknown, 'record of unknown outcome to check by hand', 'records of unknown outcome to check by hand'),
+    'unknown-outcome.csv',
+  );
+  const unsettled = (accounts.creating ?? 0) + (accounts.unresolved ?? 0) + sumItems(counts, ['sending']);
+  add(unsettled, plural(unsettled, 'create or record to settle', 'creates or records to settle'), 'retry.csv');
+  const waiting = (accounts.scheduled ?? 0) + (accounts.processed ?? 0);
+  add(
+    waiting,
+    plural(waiting, 'account waits for processing or its records', 'accounts wait for processing or their records'),
+    'retry.csv',
+  );
+  add(accounts.staged ?? 0, plural(accounts.staged ?? 0, 'account not sent yet', 'accounts not sent yet'), undefined);
+  const pending = sumItems(counts, ['pending']);
+  add(
+    pending,
+    plural(
+      pending,
+      'record not sent yet (its account is not imported, or a later run sends it)',
+      'records not sent yet (their account is not imported, or a later run sends them)',
+    ),
+    undefined,
+  );
+  return parts;
+}
+
+/** One line: "3 accounts need data fixes (fix-data.csv), 1 record of unknown outcome ... (unknown-outcome.csv)". */
+export function leftOverLine(parts: readonly LeftOver[]): string {
+  return parts.map((part) => (part.file ? `${part.text} (${part.file})` : part.text)).join('; ');
+}
