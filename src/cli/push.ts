@@ -1,6 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { loadMigrateConfig, type MigrateConfig } from '../config/index.js';
 import { loadServiceConfig, registerServiceOptions, type ServiceFlags } from '../config/service.js';
@@ -23,9 +23,11 @@ import {
   LedgerLockedError,
   prepareStateDir,
   snapshotLedger,
+  stateDirFailure,
   type LedgerLock,
 } from '../ledger/index.js';
 import { openExport, type ExportReader } from '../intake/index.js';
+import { findExportFiles } from '../sources/index.js';
 import { createNdjsonLogSink, type NdjsonLogSink } from '../report/ndjson-log.js';
 import { createProgressReporter } from '../report/progress.js';
 import { PlanJsonWriter, PlanSamples, renderPlan } from '../report/summary-plan.js';
@@ -156,18 +158,26 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
   const selection =
     options.limit === undefined && accounts === undefined ? undefined : { limit: options.limit, accounts };
   if (options.dryRun) return dryRun(options, config, stateDir, selection, signal);
-  prepareStateDir(stateDir);
-  const lock = await takeLock(stateDir);
-  // A lost lock (its directory removed, or taken over after this process stalled) means another
-  // run may start: stop taking work and end with exit 3.
-  const lockLost = new AbortController();
-  const lockWatch = setInterval(() => lock.compromised() && lockLost.abort(), 1000);
-  const closers: Array<() => Promise<void> | void> = [
-    () => lock.release().catch(() => undefined),
-    () => clearInterval(lockWatch),
-  ];
+  // Every usage and configuration mistake is found before the state directory is created: a
+  // mistaken run leaves nothing behind (no `.migrate/` in the working directory).
+  await findExportFiles(options.dir);
+  if (options.logFile !== undefined) checkLogFileDir(options.logFile);
+  // The service settings (URL, credentials, dialect flags) are checked here, without a request;
+  // the service is opened once the ledger says which dialect the state directory was pushed in.
+  if (!options.sandbox) await loadServiceConfig({ flags: options, env: process.env, cwd: process.cwd(), file: config });
+  const closers: Array<() => Promise<void> | void> = [];
   let thrown: unknown;
   try {
+    prepareStateDir(stateDir);
+    const lock = await takeLock(stateDir);
+    // A lost lock (its directory removed, or taken over after this process stalled) means another
+    // run may start: stop taking work and end with exit 3.
+    const lockLost = new AbortController();
+    const lockWatch = setInterval(() => lock.compromised() && lockLost.abort(), 1000);
+    closers.unshift(
+      () => lock.release().catch(() => undefined),
+      () => clearInterval(lockWatch),
+    );
     const ledgerFile = join(stateDir, LEDGER_FILE);
     const ledger = Ledger.open(stateDir);
     closers.unshift(() => quietly(() => ledger.close()));
@@ -241,13 +251,29 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
     finished = true;
     if (options.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
     else process.stdout.write(renderSummary(summary, colorWanted(process.stdout, process.env)));
+    if (result.fatal?.code === 'ledger_write_failed')
+      throw (
+        stateDirFailure(new Error(result.fatal.detail), stateDir) ??
+        new FatalError(`the ledger in ${stateDir} could not be written (${result.fatal.detail}); the run stopped.`)
+      );
     if (result.fatal) process.stderr.write(`migrate: ${result.fatal.code}: ${result.fatal.detail}\n`);
     return result.exitCode;
   } catch (error) {
-    thrown = isLedgerDamage(error) ? ledgerDamagedError(stateDir, join(stateDir, LEDGER_FILE), error) : error;
+    thrown = isLedgerDamage(error)
+      ? ledgerDamagedError(stateDir, join(stateDir, LEDGER_FILE), error)
+      : (stateDirFailure(error, stateDir) ?? error);
     throw thrown;
   } finally {
-    for (const close of closers) await close();
+    // Every closer runs even if one fails (a full disk fails the run's last ledger write): an
+    // unreleased lock or a live timer would keep the process from exiting.
+    for (const close of closers) {
+      try {
+        await close();
+      } catch (error) {
+        thrown ??= error;
+        if (!stateDirFailure(error, stateDir)) process.stderr.write(`migrate: while closing: ${String(error)}\n`);
+      }
+    }
   }
 }
 
@@ -337,6 +363,13 @@ function openPushService(
     recorded,
     client: { concurrency: options.concurrency, maxRequestsPerSecond: options.rate },
   });
+}
+
+/** --log-file's directory must exist: checked before the state directory is created. */
+function checkLogFileDir(path: string): void {
+  const dir = dirname(resolve(path));
+  if (!existsSync(dir) || !statSync(dir).isDirectory())
+    throw new UsageError(`--log-file ${path}: the directory ${dir} does not exist.`, 'log_file_unwritable');
 }
 
 /** --log-file: the NDJSON sink of src/report/ndjson-log.ts (0600, appended); an unwritable path is exit 2. */

@@ -1,6 +1,7 @@
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { stringify } from 'csv-stringify/sync';
+import { spreadsheetCsvOptions } from '../report/spreadsheet-safe.js';
 import { chmod, open } from 'node:fs/promises';
 import { RequestRejectedError } from '../api/index.js';
 import { loadMigrateConfig, type MigrateConfig } from '../config/index.js';
@@ -168,9 +169,9 @@ async function writeErrorsCsv(file: string, validation: ExportValidation): Promi
     );
   }
   try {
-    await handle.write(stringify([], { header: true, columns: [...CSV_COLUMNS] }));
+    await handle.write(stringify([], spreadsheetCsvOptions(CSV_COLUMNS, true)));
     for await (const rows of errorRowBatches(validation))
-      await handle.write(stringify(rows, { columns: [...CSV_COLUMNS] }));
+      await handle.write(stringify(rows, spreadsheetCsvOptions(CSV_COLUMNS, false)));
   } finally {
     await handle.close();
   }

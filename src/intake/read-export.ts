@@ -48,6 +48,28 @@ function unknownColumnIssue(file: string, line: number, column: string, kind: st
   };
 }
 
+/** Unknown columns (or JSON keys) reported one by one per file; the rest in one grouped problem. */
+const SHOWN_UNKNOWN_COLUMNS = 10;
+
+/**
+ * The unknown columns past the first few, as one problem: a header of 200,000 stray columns (a
+ * wrong file, a wrong delimiter) is one line to read, not 200,000.
+ */
+function moreUnknownColumnsIssue(file: ExportFile, line: number, columns: string[]): SourceIssue {
+  const sample = columns
+    .slice(0, 5)
+    .map((column) => JSON.stringify(column.length > 40 ? `${column.slice(0, 40)}...` : column))
+    .join(', ');
+  return {
+    file: file.file,
+    line,
+    column: columns[0] ?? '',
+    externalAccountNumber: '',
+    code: ExportCode.unknownColumn,
+    message: `${columns.length} more columns are not documented columns of ${file.kind} files (${sample}${columns.length > 5 ? ', ...' : ''}); check that this is an export file with the right header and delimiter, else rename them to fields or list them under mapping.${file.kind}.ignore in the mapping file.`,
+  };
+}
+
 function keyColumn(plan: FilePlan): string {
   return plan.columnOf['external_account_number'] ?? 'external_account_number';
 }
@@ -100,9 +122,13 @@ export async function openExportFile(
           'is empty: a CSV export file starts with a header row naming its columns.',
           'input_empty',
         );
+      refuseOtherDelimiter(file, header.cells, mapping.delimiter);
       const plan = planFile(file.kind, file.file, header.cells, config);
-      for (const column of plan.unknownColumns)
+      const unknown = plan.unknownColumns;
+      for (const column of unknown.slice(0, SHOWN_UNKNOWN_COLUMNS))
         issues.push(unknownColumnIssue(file.file, header.line, column, file.kind));
+      if (unknown.length > SHOWN_UNKNOWN_COLUMNS)
+        issues.push(moreUnknownColumnsIssue(file, header.line, unknown.slice(SHOWN_UNKNOWN_COLUMNS)));
       const records = csvRecords((first.value ?? []).slice(1), batches, file, plan, issues);
       return {
         plan,
@@ -123,6 +149,25 @@ export async function openExportFile(
     records,
     close: async () => void (await Promise.all([records.return(undefined), items.return(undefined)])),
   };
+}
+
+const OTHER_DELIMITERS = [';', '\t', '|'];
+
+/**
+ * A header read as one cell that holds another common delimiter (a spreadsheet's `;` or tab
+ * export): say how to set the delimiter instead of reporting a missing column.
+ */
+function refuseOtherDelimiter(file: ExportFile, header: string[], delimiter: string): void {
+  if (header.length !== 1) return;
+  const found = OTHER_DELIMITERS.find((other) => other !== delimiter && (header[0] ?? '').includes(other));
+  if (found === undefined) return;
+  const shown = JSON.stringify(found);
+  throw new InputError(
+    file.file,
+    1,
+    `its header is separated by ${found === '\t' ? 'tabs' : `"${found}"`}, not by ${JSON.stringify(delimiter)}; set the delimiter in the mapping file (migrate.config.json): {"mapping": {"${file.kind}": {"delimiter": ${shown}}}}, or "delimiter": ${shown} at its top level for every file.`,
+    'input_delimiter',
+  );
 }
 
 async function* csvRecords(
@@ -156,13 +201,18 @@ async function* jsonRecords(
   issues: IssueSink,
 ): AsyncGenerator<KeyedRecord[], void, undefined> {
   // JSON keys vary by record: an undocumented key is reported once per file, where it first appears.
+  // Past the first few, the rest are grouped into one problem at the end of the file.
   const reported = new Set<string>();
+  const more: string[] = [];
+  let moreLine = 0;
   let batch: KeyedRecord[] = [];
   for await (const item of items) {
     const key = jsonKey(plan, item.object, (column) => {
       if (reported.has(column)) return;
       reported.add(column);
-      issues.push(unknownColumnIssue(file.file, item.line, column, file.kind));
+      if (reported.size <= SHOWN_UNKNOWN_COLUMNS)
+        issues.push(unknownColumnIssue(file.file, item.line, column, file.kind));
+      else if (more.push(column) === 1) moreLine = item.line;
     });
     if (key === undefined) issues.push(missingKeyIssue(file, plan, item.line));
     else batch.push({ key, line: item.line, data: item.object });
@@ -172,4 +222,5 @@ async function* jsonRecords(
     }
   }
   if (batch.length > 0) yield batch;
+  if (more.length > 0) issues.push(moreUnknownColumnsIssue(file, moreLine, more));
 }

@@ -41,6 +41,7 @@ export { Ledger, type NewAccount } from './ledger.js';
 export { acquireLock, LedgerLockedError, type LedgerLock } from './lock.js';
 export { LEDGER_SCHEMA_VERSION } from './migrations.js';
 export { LedgerReader, type LedgerCounts } from './read.js';
+export { stateDirFailure } from './storage-error.js';
 export * from './types.js';
 
 /** A read-only view of a state directory's ledger, with a close function (status, report). */

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
+import { spreadsheetCsvOptions } from './spreadsheet-safe.js';
 import { ITEM_STATES, type AccountState, type ItemState } from '../ledger/index.js';
 import { accountPagesOf, itemPagesOf, type ItemWithAccount, type LedgerSource } from './ledger-source.js';
 import {
@@ -129,7 +130,7 @@ async function writeCsv(path: string, columns: readonly string[], rows: AsyncIte
   }
   await pipeline(
     Readable.from(counted()),
-    stringify({ header: true, columns: [...columns] }),
+    stringify(spreadsheetCsvOptions(columns, true)),
     createWriteStream(partial, { flags: 'wx', mode: 0o600 }),
   );
   chmodSync(partial, 0o600);

@@ -1,6 +1,7 @@
 import { CsvError, parse } from 'csv-parse';
 import { InputError } from '../errors.js';
 import { utf8Chunks, type DecodeOptions } from './decode.js';
+import { MAX_RECORD_BYTES, MAX_RECORD_TEXT } from './limits.js';
 
 // CSV as a stream (docs/export-format.md "Values": header row, RFC 4180 quoting, BOM accepted; delimiter
 // and encoding are mapping-file options). Rows come out as arrays, not objects: the mapping
@@ -26,6 +27,8 @@ export async function* readCsv(absolutePath: string, options: CsvOptions): Async
     relax_column_count: true,
     skip_empty_lines: false,
     record_delimiter: ['\r\n', '\n'],
+    // csv-parse's buffers grow with a field: without a bound, one huge cell exhausts the heap.
+    max_record_size: MAX_RECORD_BYTES,
   });
   const feed = (async () => {
     try {
@@ -105,6 +108,7 @@ const QUOTE = 0x22;
  */
 async function csvErrorLine(absolutePath: string, options: CsvOptions, error: CsvError, line: number): Promise<number> {
   if (error.code === 'CSV_QUOTE_NOT_CLOSED') return unclosedRowLine(absolutePath, options, line);
+  if (error.code === 'CSV_MAX_RECORD_SIZE') return line;
   const reported = (error as { lines?: unknown }).lines;
   return typeof reported === 'number' ? reported : line;
 }
@@ -116,6 +120,8 @@ function plainCsvMessage(error: CsvError): string {
     case 'INVALID_OPENING_QUOTE':
     case 'CSV_INVALID_CLOSING_QUOTE':
       return 'a quote " appears inside an unquoted field, or after a closing quote; quote the field and double its inner quotes ("").';
+    case 'CSV_MAX_RECORD_SIZE':
+      return `the row starting on this line is longer than the limit of ${MAX_RECORD_TEXT} per record (a field that is far too large, or a quote that is never closed); shorten or remove it.`;
     case 'CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE':
       return 'text follows a closing quote; quote the whole field.';
     default:

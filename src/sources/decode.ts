@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { InputError } from '../errors.js';
 
 // Bytes -> text for every reader, in bounded chunks. Strict: a file that is not valid in its
@@ -14,7 +15,10 @@ const ENCODING_LABELS: Record<string, string> = {
   'windows-1252': 'windows-1252',
   cp1252: 'windows-1252',
   'utf-16le': 'utf-16le',
+  'utf-16be': 'utf-16be',
 };
+
+const UTF16 = new Set(['utf-16le', 'utf-16be']);
 
 export interface DecodeOptions {
   /** The file as shown in messages (relative to the export directory). */
@@ -32,14 +36,41 @@ function countNewlines(text: string, end = text.length): number {
 
 /** Yields the decoded text of a file chunk by chunk; throws InputError for undecodable or binary content. */
 export async function* decodeFile(absolutePath: string, options: DecodeOptions): AsyncGenerator<string> {
-  for await (const chunk of checkedChunks(absolutePath, options)) yield chunk.text;
+  for await (const chunk of checkedChunks(absolutePath, await withBomEncoding(absolutePath, options))) yield chunk.text;
+}
+
+/**
+ * A UTF-16 byte-order mark decides the encoding: spreadsheet programs save "Unicode text" as
+ * UTF-16 with a BOM, and no other encoding the tool reads starts with those bytes.
+ */
+async function withBomEncoding(absolutePath: string, options: DecodeOptions): Promise<DecodeOptions> {
+  const head = await firstBytes(absolutePath, 2);
+  if (head[0] === 0xff && head[1] === 0xfe) return { ...options, encoding: 'utf-16le' };
+  if (head[0] === 0xfe && head[1] === 0xff) return { ...options, encoding: 'utf-16be' };
+  return options;
+}
+
+/** Up to `count` bytes from the start of a file; none if it cannot be read (the read that follows reports that). */
+async function firstBytes(absolutePath: string, count: number): Promise<Buffer> {
+  try {
+    const handle = await open(absolutePath, 'r');
+    try {
+      const { bytesRead, buffer } = await handle.read(Buffer.alloc(count), 0, count, 0);
+      return buffer.subarray(0, bytesRead);
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    return Buffer.alloc(0);
+  }
 }
 
 /**
  * Yields UTF-8 bytes: the file's own chunks when it is UTF-8 (csv-parse works on bytes; handing
  * it strings costs a third of its speed), else the decoded text re-encoded. Checked like decodeFile.
  */
-export async function* utf8Chunks(absolutePath: string, options: DecodeOptions): AsyncGenerator<Buffer> {
+export async function* utf8Chunks(absolutePath: string, declared: DecodeOptions): AsyncGenerator<Buffer> {
+  const options = await withBomEncoding(absolutePath, declared);
   if (labelOf(options.encoding) === 'utf-8') {
     yield* checkedUtf8Bytes(absolutePath, options);
     return;
@@ -98,13 +129,21 @@ async function* checkedUtf8Bytes(absolutePath: string, options: DecodeOptions): 
   throw new InputError(options.file, undefined, `is not valid ${options.encoding} text.`, 'input_bad_encoding');
 }
 
+/** Text decoded as one byte per character whose every other character is NUL: UTF-16 without a BOM. */
+function looksLikeUtf16(text: string): boolean {
+  const sample = text.slice(0, 400);
+  let nul = 0;
+  for (let index = 0; index < sample.length; index += 1) if (sample.charCodeAt(index) === 0) nul += 1;
+  return sample.length >= 4 && nul * 3 >= sample.length;
+}
+
 async function* checkedChunks(
   absolutePath: string,
   options: DecodeOptions,
 ): AsyncGenerator<{ text: string; bytes: Buffer; utf8: boolean }> {
   const label = labelOf(options.encoding);
   const decoder = new TextDecoder(label, { fatal: true, ignoreBOM: false });
-  const checkNul = label !== 'utf-16le';
+  const checkNul = !UTF16.has(label);
   let linesBefore = 0;
   let bytes = 0;
   const stream = createReadStream(absolutePath, { highWaterMark: 256 * 1024 });
@@ -131,7 +170,9 @@ async function* checkedChunks(
           throw new InputError(
             options.file,
             linesBefore + countNewlines(text, nul) + 1,
-            'holds binary data (a NUL byte); an export file must be CSV, JSON or NDJSON text.',
+            looksLikeUtf16(text)
+              ? 'looks like UTF-16 text without a byte-order mark; save it as UTF-8 (or as UTF-16 with a byte-order mark, "Unicode text"), or set "encoding": "utf-16le" in the mapping file.'
+              : 'holds binary data (a NUL byte); an export file must be CSV, JSON or NDJSON text.',
             'input_binary',
           );
         }

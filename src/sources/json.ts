@@ -1,5 +1,6 @@
 import { InputError } from '../errors.js';
 import { decodeFile, type DecodeOptions } from './decode.js';
+import { MAX_RECORD_BYTES, MAX_RECORD_TEXT } from './limits.js';
 
 // JSON arrays and NDJSON as streams (docs/export-format.md "Files"): only the current record is held in
 // memory, so a large `.json` export reads in bounded memory like a CSV one.
@@ -128,7 +129,20 @@ function* scanChunk(file: string, scan: ArrayScan, text: string): Generator<Json
       throw new InputError(file, scan.line, 'has text after the end of its JSON array.', 'input_unparseable');
     }
   }
-  if (scan.state === 'element') scan.buffer += text.slice(elementStart);
+  if (scan.state === 'element') {
+    scan.buffer += text.slice(elementStart);
+    if (scan.buffer.length > MAX_RECORD_BYTES) throw tooLong(file, scan.startLine, `record ${scan.count + 1}`);
+  }
+}
+
+/** A record beyond the limit: refused before it can exhaust memory (docs/limits.md). */
+function tooLong(file: string, line: number, what: string): InputError {
+  return new InputError(
+    file,
+    line,
+    `${what} is longer than the limit of ${MAX_RECORD_TEXT} per record (a value that is far too large, or a string or object that is never closed); shorten or remove it.`,
+    'input_record_too_large',
+  );
 }
 
 /** Yields each non-blank line of an NDJSON (JSON Lines) file as a record. */
@@ -148,6 +162,7 @@ export async function* readNdjson(absolutePath: string, options: DecodeOptions):
       start = newline + 1;
     }
     pending = pending.slice(start);
+    if (pending.length > MAX_RECORD_BYTES) throw tooLong(options.file, line, `line ${line}`);
   }
   const last = lineRecord(options.file, line, pending);
   if (last) yield last;
