@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { concatIssues, IssueSpool, type SourceIssue } from '../../src/intake/index.js';
-import { build, migrate } from '../validate/helpers.js';
+import { build, migrate } from '../cli/validate-helpers.js';
 
 const base = mkdtempSync(path.join(os.tmpdir(), 'migrate-spool-test-'));
 afterAll(() => rmSync(base, { recursive: true, force: true }));

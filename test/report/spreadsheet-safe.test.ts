@@ -5,7 +5,7 @@ import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spreadsheetCsvOptions, spreadsheetSafe } from '../../src/report/spreadsheet-safe.js';
-import { build, cleanup, exportDir, migrate } from '../validate/helpers.js';
+import { build, cleanup, exportDir, migrate } from '../cli/validate-helpers.js';
 
 // Text that a spreadsheet would run as a formula is written as text in every CSV the tool writes.
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build, cleanup, exportDir, migrate } from '../validate/helpers.js';
+import { build, cleanup, exportDir, migrate } from '../cli/validate-helpers.js';
 
 // Hostile exports (docs/limits.md): each ends with exit 2 and one sentence naming the file and
 // line, never an internal error; for validate and push, with the CSV parsing thread and without.

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build, cleanup, exportDir, migrate } from './helpers.js';
+import { build, cleanup, exportDir, migrate } from './validate-helpers.js';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { root } from './helpers.js';
+import { root } from './validate-helpers.js';
 
 // validate --remote against the built-in sandbox over real HTTP: every locally valid account is
 // sent to the validate endpoint and the service's attrs come back as file, line and column.

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ErrorRow } from '../../src/report/validation-report.js';
-import { build, migrate, root } from './helpers.js';
+import { build, migrate, root } from './validate-helpers.js';
 
 // The real binary against the three fixture exports.
 

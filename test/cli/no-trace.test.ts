@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build, migrate, root } from '../validate/helpers.js';
+import { build, migrate, root } from './validate-helpers.js';
 
 // A usage or configuration mistake exits 2 and writes nothing: no state directory, no ledger,
 // no report file, in the working directory or anywhere given on the command line.

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build, cleanup, exportDir, migrate } from './helpers.js';
+import { build, cleanup, exportDir, migrate } from './validate-helpers.js';
 
 // Every input that cannot be read at all ends with exit 2 and one plain sentence naming the
 // file (and line where there is one), never a stack trace.
