@@ -72,7 +72,8 @@ export class CallRunner {
       connectTimeoutMs: timeouts.connectMs,
       headersTimeoutMs: timeouts.headersMs,
       bodyTimeoutMs: timeouts.bodyMs,
-      // undici's default: below the idle time-out of common servers (5 s), so a socket is not reused as the server closes it.
+      // undici's default: below the idle time-out of common servers (5 s), so a socket is not reused as the server
+      // closes it.
       keepAliveTimeoutMs: 4_000,
       redactor: this.#redactor,
     });

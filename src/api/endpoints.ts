@@ -58,7 +58,10 @@ export interface EndpointCall<T> {
   body?: unknown;
   /** Checked for undocumented fields before sending (ClientOptions.checkRequests). */
   requestSchema?: z.ZodType;
-  /** What requestSchema checks, when not the whole body (the account payload: attrs relative to it, as the service gives them). */
+  /**
+   * What requestSchema checks, when not the whole body (the account payload: attrs relative to it, as the service gives
+   * them).
+   */
   checked?: unknown;
   safety: EndpointSafety;
   /** The body's money, sent as decimal strings in the `kraken` dialect. */
@@ -176,7 +179,8 @@ export function listCall(kind: ListKind, importSupplier: string): EndpointCall<L
     method: 'GET',
     path: `/v1/data-import/${kind}-account-import-processes/${segment(importSupplier)}/`,
     safety: 'idempotent',
-    // The real platform's doc examples wrap the list once more (`[[{...}]]`, docs/service.md "Status and list endpoints").
+    // The real platform's doc examples wrap the list once more (`[[{...}]]`, docs/service.md "Status and list
+    // endpoints").
     success: (response) => parseBody(listSchema, name, { ...response, body: unwrapNested(response.body) }),
     // Spec: the imported list is "returned when imported accounts exist"; a 404 then means none.
     expected: (error) => (kind === 'imported' && error instanceof NotFoundError ? [] : undefined),

@@ -1,7 +1,7 @@
 import { ExitCode, MigrateError } from '../errors.js';
 import type { ValidationIssue } from '../schema/index.js';
 
-// The client's error taxonomy (README "The API client", Errors; shaped after stripe-node's Error.ts). Every class
+// The client's error taxonomy (docs/api-client.md, Errors; shaped after stripe-node's Error.ts). Every class
 // has a stable `code`, the HTTP `status` when the service answered, the `endpoint` (the client
 // method's name, never a URL with credentials), whether the retry policy may resend it
 // (`retryable`), whether the request may have been applied although no success was seen

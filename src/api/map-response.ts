@@ -14,7 +14,7 @@ import {
 } from './errors.js';
 import { parseRetryAfter, type FailureKind } from './retry-policy.js';
 
-// One function maps a non-success answer to its error class (README "The API client", Errors); the endpoint
+// One function maps a non-success answer to its error class (docs/api-client.md, Errors); the endpoint
 // methods then turn the expected ones (validation, already imported, not found) into outcome
 // values. 400 bodies come in several shapes (docs/service.md "Errors"): all are read into the
 // service's issue items so callers see one form.

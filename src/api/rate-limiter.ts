@@ -1,4 +1,4 @@
-// The client's one gate for requests (README "The API client", Pace): at most `limit` requests
+// The client's one gate for requests (docs/api-client.md, Pace): at most `limit` requests
 // in flight, at most the configured starts per second, and a client-wide pause. A 429 halves the
 // concurrency limit (once per window: answers to requests started before the last cut carry no
 // news) and pauses every start for the Retry-After (octokit's throttling pauses the whole client

@@ -1,5 +1,5 @@
 // Secrets (the API key, access and refresh tokens) never appear in any output, log, event or
-// error (README "The API client"). Messages are built without them; this is the safety net for
+// error (docs/api-client.md). Messages are built without them; this is the safety net for
 // text the client did not write itself (the service's `detail`, a socket error's message).
 
 const REDACTED = '[REDACTED]';

@@ -1,4 +1,4 @@
-// The retry decision, pure and table-driven (README "The API client"; after got's
+// The retry decision, pure and table-driven (docs/api-client.md; after got's
 // calculate-retry-delay.ts and stripe-node's _shouldRetry). It sees plain data only: what kind of
 // failure happened, how safe the endpoint is to resend, the caller's retry mode and the attempt
 // count. No clock, no network: src/api/client.ts feeds it and sleeps what it says.
@@ -23,7 +23,7 @@ export type FailureKind =
  * - idempotent: reads and validate; nothing is changed.
  * - deduplicated: creates whose repeat the service recognises and answers as "already there":
  *   already imported (create account), NOTE_ALREADY_EXISTS, TRANSACTION_ALREADY_EXISTS with
- *   check_previously_added=true, historical_statement_already_exists (docs/service.md "Notes" to "Payment instructions").
+ * check_previously_added=true, historical_statement_already_exists (docs/service.md "Notes" to "Payment instructions").
  * - vendor_call: payment instruction; no dedup, but the spec says its 500 is to be retried as is.
  * - unsafe: a write the service does not deduplicate (transactions with check_previously_added=false).
  */

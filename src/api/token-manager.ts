@@ -133,7 +133,8 @@ export class TokenManager {
     if (this.#apiKey === undefined) {
       throw new AuthenticationError(
         'obtainToken',
-        'the token given was refused or has expired, and no API key was given to obtain a new one (set MIGRATE_API_KEY or --api-key-file)',
+        'the token given was refused or has expired, and no API key was given to obtain a new one (set ' +
+          'MIGRATE_API_KEY or --api-key-file)',
       );
     }
     return this.#accept(await this.#obtain({ APIKey: this.#apiKey }), reason, 'api_key');

@@ -23,7 +23,9 @@ const TOO_MANY_REQUESTS = 'KT-CT-1199';
 
 /** The request body; the secret travels in `variables` only, never in the query text. */
 export function tokenMutationBody(field: string, input: ObtainInput): string {
-  const query = `mutation ObtainToken($input: ObtainJSONWebTokenInput!) { ${field}(input: $input) { token payload refreshToken refreshExpiresIn } }`;
+  const query =
+    `mutation ObtainToken($input: ObtainJSONWebTokenInput!) { ${field}(input: $input) { token payload ` +
+    `refreshToken refreshExpiresIn } }`;
   return JSON.stringify({ query, variables: { input } });
 }
 

@@ -37,7 +37,8 @@ export function parseMaxErrors(value: string): { count: number } | { percent: nu
   if (match && match[2] === '%' && number <= 100) return { percent: number };
   if (match && match[2] === '' && Number.isInteger(number)) return { count: number };
   throw new InvalidArgumentError(
-    `--max-errors takes a whole number of failures (e.g. 25) or a percentage from 0% to 100% (e.g. 2%) (got "${value}").`,
+    `--max-errors takes a whole number of failures (e.g. 25) or a percentage from 0% to 100% (e.g. 2%) (got ` +
+      `"${value}").`,
   );
 }
 
@@ -51,7 +52,8 @@ export async function readAccountsOption(value: string, cwd: string): Promise<Re
       text = await readFile(resolve(cwd, file), 'utf8');
     } catch (error) {
       throw new UsageError(
-        `--accounts @${file}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? 'error'}); give a file with one external account number per line`,
+        `--accounts @${file}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? 'error'}); give a ` +
+          `file with one external account number per line`,
         'accounts_file_unreadable',
       );
     }

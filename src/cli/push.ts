@@ -62,7 +62,8 @@ export function registerPushCommand(program: Command, setExitCode: (code: number
   const command = program
     .command('push')
     .description(
-      'Push an export into the import service exactly once: create accounts, wait for processing, add notes, transactions, statements and payment instructions. Resumable; results in the ledger (--state).',
+      'Push an export into the import service exactly once: create accounts, wait for processing, add notes, ' +
+        'transactions, statements and payment instructions. Resumable; results in the ledger (--state).',
     )
     .argument('<dir>', 'the export directory')
     .option('--state <dir>', 'state directory holding the results ledger (one per migration cohort)', './.migrate')
@@ -91,7 +92,8 @@ export function registerPushCommand(program: Command, setExitCode: (code: number
     )
     .option(
       '--no-check-previously-added',
-      'transactions: do not ask the service to skip transactions added before (then a transaction whose outcome is unknown is never resent)',
+      'transactions: do not ask the service to skip transactions added before (then a transaction whose outcome ' +
+        'is unknown is never resent)',
     )
     .option(
       '--no-force-add-to-current-statement',
@@ -101,7 +103,8 @@ export function registerPushCommand(program: Command, setExitCode: (code: number
     .option('--json', 'print one JSON summary document on stdout (with --dry-run: the plan, every account)')
     .option(
       '--dry-run',
-      'stage and validate, then print the plan (requests per step, why each account is or is not in it); sends nothing, changes no ledger',
+      'stage and validate, then print the plan (requests per step, why each account is or is not in it); sends ' +
+        'nothing, changes no ledger',
     )
     .option(
       '--limit <n>',
@@ -121,7 +124,8 @@ export function registerPushCommand(program: Command, setExitCode: (code: number
     )
     .option(
       '--log-file <path>',
-      'append one JSON line per event (run id, account, step, outcome, code; no secret, no personal data) to this file (0600)',
+      'append one JSON line per event (run id, account, step, outcome, code; no secret, no personal data) to this ' +
+        'file (0600)',
     );
   registerServiceOptions(command).action(async (dir: string, options: Omit<PushCommandOptions, 'dir'>) => {
     setExitCode(await pushCommand({ ...options, dir }));
@@ -228,13 +232,15 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
     if (log) closeLog(log, { outcome: result.reason, exitCode: result.exitCode });
     if (result.unknownAccounts.length > 0)
       process.stderr.write(
-        `migrate: --accounts: ${result.unknownAccounts.length} not in the export or the ledger (nothing done for them): ${result.unknownAccounts.slice(0, 20).join(', ')}\n`,
+        `migrate: --accounts: ${result.unknownAccounts.length} not in the export or the ledger (nothing done for ` +
+          `them): ${result.unknownAccounts.slice(0, 20).join(', ')}\n`,
       );
     if (result.fatal?.code === 'ledger_damaged')
       throw ledgerDamagedError(stateDir, ledgerFile, new Error(result.fatal.detail));
     if (lockLost.signal.aborted)
       throw new FatalError(
-        `the lock of ${stateDir} was lost during the run (${lock.compromised()?.message ?? 'unknown reason'}); stopped. Check that no other run uses this state directory, then run again.`,
+        `the lock of ${stateDir} was lost during the run (${lock.compromised()?.message ?? 'unknown reason'}); ` +
+          `stopped. Check that no other run uses this state directory, then run again.`,
         'state_lock_lost',
       );
     progress.stop();
@@ -310,7 +316,8 @@ function refuseFileIssues(reader: ExportReader): void {
     .map((issue) => `  ${issue.file}:${issue.line}${issue.column ? ` (${issue.column})` : ''}: ${issue.message}`);
   const more = issues.length > 5 ? `\n  ... and ${issues.length - 5} more` : '';
   throw new UsageError(
-    `the export has ${issues.length} problem(s) outside any account; nothing was sent. Fix them (run \`migrate validate\` for the full list):\n${shown.join('\n')}${more}`,
+    `the export has ${issues.length} problem(s) outside any account; nothing was sent. Fix them (run \`migrate ` +
+      `validate\` for the full list):\n${shown.join('\n')}${more}`,
     'export_file_issues',
   );
 }
@@ -381,7 +388,8 @@ function closeLog(log: NdjsonLogSink, end: { outcome: string; exitCode: number }
   log.close(end);
   if (log.failure)
     process.stderr.write(
-      `migrate: warning: --log-file: writing stopped (${(log.failure as NodeJS.ErrnoException).code ?? log.failure.message}); the run went on\n`,
+      `migrate: warning: --log-file: writing stopped ` +
+        `(${(log.failure as NodeJS.ErrnoException).code ?? log.failure.message}); the run went on\n`,
     );
 }
 

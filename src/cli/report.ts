@@ -19,8 +19,10 @@ export function registerReportCommand(program: Command, setExitCode: (code: numb
   program
     .command('report')
     .description(
-      'Write the ledger as files keyed by external account number: accounts.csv (every account), fix-data.csv (what to fix in the export), ' +
-        'retry.csv (what the next run retries), unknown-outcome.csv (records to check by hand), records.csv (every record and how it was settled) and summary.json. Reads only the ledger.',
+      'Write the ledger as files keyed by external account number: accounts.csv (every account), fix-data.csv ' +
+        '(what to fix in the export), ' +
+        'retry.csv (what the next run retries), unknown-outcome.csv (records to check by hand), records.csv ' +
+        '(every record and how it was settled) and summary.json. Reads only the ledger.',
     )
     .option('--state <dir>', 'state directory holding the results ledger', './.migrate')
     .option('--out <dir>', 'directory to write the report files into (created 0700; files 0600)', './migrate-report')

@@ -72,7 +72,8 @@ function describe(sandbox: RunningSandbox, keyGiven: boolean): string {
     `API key: ${keyGiven ? '(the value given by --api-key)' : DEFAULT_API_KEY}`,
     `Import suppliers: ${suppliers}`,
     `Dialect: ${options.dialect}${options.dialect === 'kraken' ? " (the real platform's names and request forms)" : ''}`,
-    `Processing: ${options.processingMs} ms; errored share ${options.erroredShare}; open statement period from ${options.openPeriodStart}; seed ${options.seed}`,
+    `Processing: ${options.processingMs} ms; errored share ${options.erroredShare}; open statement period from ` +
+      `${options.openPeriodStart}; seed ${options.seed}`,
     `Faults: ${faults.length > 0 ? faults.join(', ') : 'none'}`,
     'Press Ctrl-C to stop.',
   ].join('\n');
@@ -119,7 +120,8 @@ export function registerSandboxCommand(program: Command, setExitCode: (code: num
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option(
       '--dialect <dialect>',
-      '"spec" (default): the spec\'s names and shapes; "kraken": the real platform\'s (task_params, money as strings, meter points)',
+      '"spec" (default): the spec\'s names and shapes; "kraken": the real platform\'s (task_params, money as ' +
+        'strings, meter points)',
       parseDialectFlag,
     )
     .option('--api-key <key>', `API key the token mutation accepts (default ${DEFAULT_API_KEY})`)
@@ -150,11 +152,13 @@ export function registerSandboxCommand(program: Command, setExitCode: (code: num
     )
     .option(
       '--multiple-payment-instructions',
-      'accept several payment instructions per account (default: one active instruction per account, as the real platform)',
+      'accept several payment instructions per account (default: one active instruction per account, as the real ' +
+        'platform)',
     )
     .option(
       '--lost-answer-ms <ms>',
-      'how long a LOST- payment instruction (created, then no answer) holds its connection before dropping it (default 0)',
+      'how long a LOST- payment instruction (created, then no answer) holds its connection before dropping it ' +
+        '(default 0)',
       numberFlag(0),
     )
     .option('--max-body-bytes <n>', 'request bodies above this get 413 (default 5 MiB)', numberFlag(1, Infinity, true))

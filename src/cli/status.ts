@@ -36,8 +36,10 @@ export function registerStatusCommand(program: Command, setExitCode: (code: numb
   const command = program
     .command('status')
     .description(
-      "Where an import supplier's migration stands: the service's view (v1 lists, v2 status of open accounts) joined with the ledger: counts per state, " +
-        'accounts pending, ERRORED with their latest error, accounts only one side knows, post-import records outstanding. Changes nothing.',
+      "Where an import supplier's migration stands: the service's view (v1 lists, v2 status of open accounts) " +
+        'joined with the ledger: counts per state, ' +
+        'accounts pending, ERRORED with their latest error, accounts only one side knows, post-import records ' +
+        'outstanding. Changes nothing.',
     )
     .argument('<supplier>', 'the import supplier code')
     .option(

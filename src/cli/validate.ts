@@ -30,7 +30,8 @@ export function registerValidateCommand(program: Command, setExitCode: (code: nu
   const command = program
     .command('validate')
     .description(
-      'Read, map and validate an export directory; report every problem with file, line, column and account. Exit 0 all valid, 1 some invalid, 2 unreadable input or bad configuration.',
+      'Read, map and validate an export directory; report every problem with file, line, column and account. Exit ' +
+        '0 all valid, 1 some invalid, 2 unreadable input or bad configuration.',
     )
     .argument('<dir>', 'the export directory (accounts.csv, customers.csv, ...)')
     .option('--json', 'print one JSON document { ok, accounts, errors } instead of the readable report')
@@ -45,7 +46,8 @@ export function registerValidateCommand(program: Command, setExitCode: (code: nu
     )
     .option(
       '--remote',
-      "also send every locally valid account to the service's validate endpoint; its errors are mapped back to file, line and column",
+      "also send every locally valid account to the service's validate endpoint; its errors are mapped back to " +
+        'file, line and column',
     )
     .option('--sandbox', 'with --remote: validate against the built-in sandbox instead of the service')
     .option('--concurrency <n>', 'with --remote: most requests in flight at once', '4');
@@ -55,7 +57,10 @@ export function registerValidateCommand(program: Command, setExitCode: (code: nu
   });
 }
 
-/** `migrate validate <dir>`: returns the exit code; throws UsageError/InputError (exit 2) for input that cannot be read at all. */
+/**
+ * `migrate validate <dir>`: returns the exit code; throws UsageError/InputError (exit 2) for input that cannot be read
+ * at all.
+ */
 export async function validateCommand(options: ValidateCommandOptions): Promise<number> {
   if (options.sandbox && !options.remote)
     throw new UsageError(
@@ -134,7 +139,8 @@ async function openRemote(
     try {
       outcome = await service.client.validateAccount(account.payload);
     } catch (error) {
-      // Refused by the client before sending (a field the dialect cannot carry, an undocumented field): a data problem of this account.
+      // Refused by the client before sending (a field the dialect cannot carry, an undocumented field): a data problem
+      // of this account.
       if (!(error instanceof RequestRejectedError) || error.status !== undefined || error.issues.length === 0)
         throw error;
       return error.issues.map((issue) => ({ ...locateIssue(account, issue), message: `not sent: ${issue.detail}` }));
@@ -177,7 +183,10 @@ async function writeErrorsCsv(file: string, validation: ExportValidation): Promi
   }
 }
 
-/** A progress bar on a terminal only: bytes while reading (and, streaming, validating), then accounts while validating staged records. */
+/**
+ * A progress bar on a terminal only: bytes while reading (and, streaming, validating), then accounts while validating
+ * staged records.
+ */
 class ProgressDisplay {
   #bar: cliProgress.SingleBar | undefined;
   #counting = false;

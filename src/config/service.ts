@@ -7,8 +7,9 @@ import type { ClientOptions, Credentials, HeaderForm } from '../api/index.js';
 import { UsageError } from '../errors.js';
 import { DIALECTS, isDialect, NO_TENANT_FIELDS, type Dialect, type TenantFields } from '../schema/index.js';
 
-// Where the import service is and how to authenticate (README "The API client"): flags and
-// environment (and the mapping file's dialect settings) -> one validated ServiceConfig. The only place that reads these variables. The API
+// Where the import service is and how to authenticate (docs/api-client.md): flags and
+// environment (and the mapping file's dialect settings) -> one validated ServiceConfig. The only place that reads these
+// variables. The API
 // key comes from MIGRATE_API_KEY or a file (--api-key-file), never from a command-line value
 // (argv is visible to every user of the machine via ps); a pre-obtained token likewise from
 // MIGRATE_TOKEN or --token-file. The config object prints and serialises without its secrets.
@@ -78,7 +79,8 @@ export function registerServiceOptions(command: Command): Command {
     .option('--header-form <form>', 'Authorization header: "bare" token (default) or "token" (Token <token>)')
     .option(
       '--dialect <dialect>',
-      `wire format: "spec" (default) or "kraken", the real platform's (or set ${SERVICE_ENV.dialect}, or "dialect" in the mapping file)`,
+      `wire format: "spec" (default) or "kraken", the real platform's (or set ${SERVICE_ENV.dialect}, or ` +
+        `"dialect" in the mapping file)`,
       parseDialectFlag,
     );
 }
@@ -113,7 +115,9 @@ export function chooseDialect(input: Pick<LoadServiceConfigInput, 'flags' | 'env
   if (recorded === undefined) return dialect ?? 'spec';
   if (dialect === undefined || dialect === recorded.dialect) return recorded.dialect as Dialect;
   throw new UsageError(
-    `${source} asks for the ${dialect} dialect, but the state directory ${recorded.stateDir} was pushed in the ${recorded.dialect} dialect; a state directory keeps one dialect. Run with --dialect ${recorded.dialect}, or push the ${dialect} dialect into a new --state directory.`,
+    `${source} asks for the ${dialect} dialect, but the state directory ${recorded.stateDir} was pushed in the ` +
+      `${recorded.dialect} dialect; a state directory keeps one dialect. Run with --dialect ${recorded.dialect}, ` +
+      `or push the ${dialect} dialect into a new --state directory.`,
     'dialect_mismatch',
   );
 }
@@ -132,7 +136,8 @@ async function readSecretFile(flag: string, file: string, cwd: string, warnings:
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     throw new UsageError(
-      `${flag} ${file}: cannot read the file (${typeof code === 'string' ? code : 'error'}); give a readable file holding the secret on its first line`,
+      `${flag} ${file}: cannot read the file (${typeof code === 'string' ? code : 'error'}); give a readable file ` +
+        `holding the secret on its first line`,
       'secret_file_unreadable',
     );
   }
@@ -188,7 +193,9 @@ async function loadCredentials(
   if (apiKey !== undefined) return { credentials: { apiKey, token }, source: sources.join(' + ') };
   if (token !== undefined) return { credentials: { token }, source: sources.join(' + ') };
   throw new UsageError(
-    `no credentials for the import service: set ${SERVICE_ENV.apiKey} or pass --api-key-file FILE (or a pre-obtained token: ${SERVICE_ENV.token} or --token-file FILE); the key is never accepted as a command-line value`,
+    `no credentials for the import service: set ${SERVICE_ENV.apiKey} or pass --api-key-file FILE (or a ` +
+      `pre-obtained token: ${SERVICE_ENV.token} or --token-file FILE); the key is never accepted as a ` +
+      `command-line value`,
     'no_credentials',
   );
 }

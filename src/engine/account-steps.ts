@@ -84,7 +84,9 @@ export async function call<T>(
 export async function createAccount(ctx: StepContext, account: AccountRow): Promise<AccountRow> {
   if (account.error?.code === 'unexpected_response' && account.attempts >= UNEXPECTED_ATTEMPTS) {
     // Bounded across runs (failure.ts): held back like an ERRORED account (--retry-errored sends it again).
-    const detail = `${account.attempts} creates answered in a way the spec does not describe; held back (check the service, then --retry-errored): ${account.error.detail}`;
+    const detail =
+      `${account.attempts} creates answered in a way the spec does not describe; held back (check ` +
+      `the service, then --retry-errored): ${account.error.detail}`;
     return applyTransition(ctx, account, {
       step: 'create',
       detail: 'unexpected_response',
@@ -162,7 +164,10 @@ function askAgainLater(ctx: StepContext, account: AccountRow, failure: Failure):
   });
 }
 
-/** The account's platform account number from v1 status; undefined when it cannot be had now (a later list or status call fills it). */
+/**
+ * The account's platform account number from v1 status; undefined when it cannot be had now (a later list or status
+ * call fills it).
+ */
 async function platformAccountNumberOf(ctx: StepContext, account: AccountRow): Promise<string | undefined> {
   const answer = await call(ctx, () =>
     ctx.client.getTransferStatus(account.importSupplier, account.externalAccountNumber),
@@ -217,7 +222,8 @@ function recordServiceIssues(
       column: located.column,
     };
   });
-  // Committed with the transition queued right after it (group commit keeps the order); a failed commit fails that one too.
+  // Committed with the transition queued right after it (group commit keeps the order); a failed commit fails that one
+  // too.
   ctx.ledger.commit(() => ctx.ledger.replaceIssues(account.id, issues)).catch(() => undefined);
   const first = issues[0];
   if (first === undefined)

@@ -119,7 +119,10 @@ export class Executor {
     clearTimeout(timer);
   }
 
-  /** --max-errors exceeded: stop taking new work like an interrupt (in-flight requests finish, the ledger stays consistent). */
+  /**
+   * --max-errors exceeded: stop taking new work like an interrupt (in-flight requests finish, the ledger stays
+   * consistent).
+   */
   #checkBudget(): void {
     if (this.#budget?.exceeded && this.#stop === undefined) this.stop('max_errors', undefined, this.#budget.describe());
   }
@@ -136,7 +139,9 @@ export class Executor {
       throw new StopRun({
         class: 'fatal',
         code: 'service_unreachable',
-        detail: `the service failed ${this.#consecutiveFailures} requests in a row (last: ${failure.code}: ${failure.detail})`,
+        detail:
+          `the service failed ${this.#consecutiveFailures} requests in a row (last: ${failure.code}: ` +
+          `${failure.detail})`,
       });
     }
   }

@@ -15,7 +15,10 @@ export interface InstructionFacts {
   answer: 'created' | 'already_active' | 'refused';
   /** This request is a resend of one whose outcome was not known (the item was `sending`). */
   resend: boolean;
-  /** Other payment instructions of the account in the ledger that may be active on the platform (pending, sending, done, unknown). */
+  /**
+   * Other payment instructions of the account in the ledger that may be active on the platform (pending, sending, done,
+   * unknown).
+   */
   others: number;
   /** The platform's rule of one active instruction per account holds (default). */
   onePerAccount: boolean;
@@ -52,7 +55,8 @@ export function decideInstruction(facts: InstructionFacts): InstructionDecision 
       error: {
         code: 'outcome_unknown',
         detail:
-          'resent after an unknown outcome and refused: the account has an active instruction, but the ledger holds another instruction for it, so which one is active is not known',
+          'resent after an unknown outcome and refused: the account has an active instruction, but the ledger ' +
+          'holds another instruction for it, so which one is active is not known',
       },
     };
   }

@@ -199,7 +199,9 @@ function unexpected(
     state: 'failed',
     error: {
       code: failure.code,
-      detail: `${UNEXPECTED_ATTEMPTS} answers that do not match the spec; given up (check the service, then change the record to send it again): ${failure.detail}`,
+      detail:
+        `${UNEXPECTED_ATTEMPTS} answers that do not match the spec; given up (check the service, then ` +
+        `change the record to send it again): ${failure.detail}`,
     },
   });
   settle(
@@ -234,7 +236,9 @@ function issuesByIndex(field: string, errors: ValidationIssue[], items: readonly
   return byIndex;
 }
 
-/** A 400 refused the whole request: items it names fail (data class); the others go back to pending and are sent again. */
+/**
+ * A 400 refused the whole request: items it names fail (data class); the others go back to pending and are sent again.
+ */
 function refused(
   ctx: StepContext,
   account: AccountRow,
@@ -401,7 +405,8 @@ async function sendPaymentInstruction(ctx: StepContext, account: AccountRow, bat
       error: {
         code: 'outcome_unknown',
         detail:
-          'a previous request may have created it; with several instructions per account allowed nothing recognises a repeat, so it is not resent',
+          'a previous request may have created it; with several instructions per account allowed nothing ' +
+          'recognises a repeat, so it is not resent',
       },
     });
     return { retry: [] };

@@ -34,7 +34,8 @@ function pendingOfPage(
   // A read of the ledger's own tables, by the owner of the writes (the engine); one query per page.
   const rows = ledger.db
     .prepare(
-      `SELECT account_id AS a, kind AS k, COUNT(*) AS n FROM items WHERE account_id BETWEEN ? AND ? AND state IN ('pending', 'sending') GROUP BY account_id, kind`,
+      `SELECT account_id AS a, kind AS k, COUNT(*) AS n FROM items WHERE account_id BETWEEN ? AND ? AND state IN ` +
+        `('pending', 'sending') GROUP BY account_id, kind`,
     )
     .all(firstId, lastId) as Array<{ a: number; k: ItemKind; n: number }>;
   const byAccount = new Map<number, Partial<Record<ItemKind, number>>>();

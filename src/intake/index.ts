@@ -40,10 +40,16 @@ export interface ExportSummary {
 export type JoinMode = 'staged' | 'streaming';
 
 export interface ExportReader {
-  /** Accounts, and post-import records of accounts not in the accounts file, in the order of their external account numbers. */
+  /**
+   * Accounts, and post-import records of accounts not in the accounts file, in the order of their external account
+   * numbers.
+   */
   entries(): AsyncIterable<ExportEntry>;
   readonly summary: ExportSummary;
-  /** Export-level problems not tied to an account of this export (unknown columns, records without an account, ...), in file order; read them before close(). */
+  /**
+   * Export-level problems not tied to an account of this export (unknown columns, records without an account, ...), in
+   * file order; read them before close().
+   */
   readonly fileIssues: IssueList;
   close(): Promise<void>;
 }

@@ -25,7 +25,9 @@ export interface OpenedFile {
    * external account number are reported in `issues` and skipped.
    */
   records: AsyncGenerator<KeyedRecord[], void, undefined>;
-  /** Stops reading (also before `records` was started: returning a generator that never ran would not reach its reader). */
+  /**
+   * Stops reading (also before `records` was started: returning a generator that never ran would not reach its reader).
+   */
   close(): Promise<void>;
 }
 
@@ -44,7 +46,9 @@ function unknownColumnIssue(file: string, line: number, column: string, kind: st
     column,
     externalAccountNumber: '',
     code: ExportCode.unknownColumn,
-    message: `"${column}" is not a documented column of ${kind} files; rename it to a field or list it under mapping.${kind}.ignore in the mapping file (only documented fields may be sent).`,
+    message:
+      `"${column}" is not a documented column of ${kind} files; rename it to a field or list it under ` +
+      `mapping.${kind}.ignore in the mapping file (only documented fields may be sent).`,
   };
 }
 
@@ -66,7 +70,10 @@ function moreUnknownColumnsIssue(file: ExportFile, line: number, columns: string
     column: columns[0] ?? '',
     externalAccountNumber: '',
     code: ExportCode.unknownColumn,
-    message: `${columns.length} more columns are not documented columns of ${file.kind} files (${sample}${columns.length > 5 ? ', ...' : ''}); check that this is an export file with the right header and delimiter, else rename them to fields or list them under mapping.${file.kind}.ignore in the mapping file.`,
+    message:
+      `${columns.length} more columns are not documented columns of ${file.kind} files ` +
+      `(${sample}${columns.length > 5 ? ', ...' : ''}); check that this is an export file with the right header ` +
+      `and delimiter, else rename them to fields or list them under mapping.${file.kind}.ignore in the mapping file.`,
   };
 }
 
@@ -93,7 +100,10 @@ export function notInAccountsIssue(file: ExportFile, plan: FilePlan, line: numbe
     column: keyColumn(plan),
     externalAccountNumber: key,
     code: ExportCode.accountNotInAccountsFile,
-    message: `account ${key} is not in the accounts file; a ${file.kind === 'customers' ? 'customer' : 'supply address'} is sent inside its account's payload, so the account must be in this export.`,
+    message:
+      `account ${key} is not in the accounts file; a ` +
+      `${file.kind === 'customers' ? 'customer' : 'supply address'} is sent inside its account's payload, so the ` +
+      `account must be in this export.`,
   };
 }
 
@@ -165,7 +175,9 @@ function refuseOtherDelimiter(file: ExportFile, header: string[], delimiter: str
   throw new InputError(
     file.file,
     1,
-    `its header is separated by ${found === '\t' ? 'tabs' : `"${found}"`}, not by ${JSON.stringify(delimiter)}; set the delimiter in the mapping file (migrate.config.json): {"mapping": {"${file.kind}": {"delimiter": ${shown}}}}, or "delimiter": ${shown} at its top level for every file.`,
+    `its header is separated by ${found === '\t' ? 'tabs' : `"${found}"`}, not by ${JSON.stringify(delimiter)}; ` +
+      `set the delimiter in the mapping file (migrate.config.json): {"mapping": {"${file.kind}": {"delimiter": ` +
+      `${shown}}}}, or "delimiter": ${shown} at its top level for every file.`,
     'input_delimiter',
   );
 }

@@ -45,19 +45,24 @@ export class StagingStore {
     this.#db.pragma('cache_size = -32000');
     this.#db.pragma('temp_store = FILE');
     this.#db.exec(`
-      CREATE TABLE records (seq INTEGER PRIMARY KEY, ean TEXT NOT NULL, kind INTEGER NOT NULL, file INTEGER NOT NULL, line INTEGER NOT NULL, data TEXT NOT NULL);
+      CREATE TABLE records (seq INTEGER PRIMARY KEY, ean TEXT NOT NULL, kind INTEGER NOT NULL, file INTEGER NOT NULL,
+        line INTEGER NOT NULL, data TEXT NOT NULL);
       CREATE TABLE accounts (ean TEXT PRIMARY KEY) WITHOUT ROWID;
       CREATE TABLE orphans (ean TEXT PRIMARY KEY) WITHOUT ROWID;`);
     this.#insert = this.#db.prepare('INSERT INTO records (ean, kind, file, line, data) VALUES (?, ?, ?, ?, ?)');
     this.#insertMany = this.#db.prepare(
-      `INSERT INTO records (ean, kind, file, line, data) VALUES ${Array(ROWS_PER_INSERT).fill('(?, ?, ?, ?, ?)').join(', ')}`,
+      `INSERT INTO records (ean, kind, file, line, data) VALUES ` +
+        `${Array(ROWS_PER_INSERT).fill('(?, ?, ?, ?, ?)').join(', ')}`,
     );
     this.#insertAccount = this.#db.prepare('INSERT OR IGNORE INTO accounts (ean) VALUES (?)');
     this.#insertOrphan = this.#db.prepare('INSERT OR IGNORE INTO orphans (ean) VALUES (?)');
     this.#hasAccount = this.#db.prepare('SELECT 1 FROM accounts WHERE ean = ?').pluck();
   }
 
-  /** Whether the accounts file (read first) has this account. Rows of one account often follow each other: the last answer is kept. */
+  /**
+   * Whether the accounts file (read first) has this account. Rows of one account often follow each other: the last
+   * answer is kept.
+   */
   hasAccount(externalAccountNumber: string): boolean {
     if (this.#lastChecked?.ean !== externalAccountNumber) {
       this.#lastChecked = {

@@ -13,7 +13,10 @@ export interface ExportValidation {
   accounts: { total: number; valid: number; invalid: number };
   /** File-level problems first, then per account in export order (post-import records of other accounts among them). */
   errors: IssueList;
-  /** How many of `errors` are file-level problems (the first ones): rows out of place, unknown columns, records without an account. */
+  /**
+   * How many of `errors` are file-level problems (the first ones): rows out of place, unknown columns, records without
+   * an account.
+   */
   fileErrors: number;
   byCode: Record<string, number>;
   orphans: { accounts: number; records: number; numbers: string[] };

@@ -54,12 +54,15 @@ export function ledgerDamagedError(stateDir: string, file: string, cause: unknow
           .join(
             '\n',
           )}\nTo recover: move the damaged file aside (with its -wal and -shm files), copy the newest snapshot that opens to ${file}, and run push again (docs/ledger-recovery.md).`
-      : `No snapshot exists in ${join(stateDir, SNAPSHOT_DIR)}. To recover: move the damaged file aside (with its -wal and -shm files) and run push again with no ledger (docs/ledger-recovery.md).`;
+      : `No snapshot exists in ${join(stateDir, SNAPSHOT_DIR)}. To recover: move the damaged file aside (with its ` +
+        `-wal and -shm files) and run push again with no ledger (docs/ledger-recovery.md).`;
   return new LedgerDamagedError(
     file,
     `the ledger ${file} is damaged (${reason}); nothing more was sent. ` +
-      'A rerun from a restored snapshot or from no ledger re-establishes what is on the platform without duplicating it ' +
-      '(accounts: already imported; notes, transactions, statements: the service recognises them; payment instructions: one active per account), ' +
+      'A rerun from a restored snapshot or from no ledger re-establishes what is on the platform without ' +
+      'duplicating it ' +
+      '(accounts: already imported; notes, transactions, statements: the service recognises them; payment ' +
+      'instructions: one active per account), ' +
       `but records whose outcome the snapshot does not know are settled again by the service's answers.\n${restore}`,
     cause,
   );

@@ -140,7 +140,8 @@ export class Ledger {
   insertAccount(account: NewAccount, event: EventNote): number {
     const at = now();
     const result = this.#prepare(
-      `INSERT INTO accounts (import_supplier, external_account_number, state, payload, fingerprint, origin_file, origin_line,
+      `INSERT INTO accounts (import_supplier, external_account_number, state, payload, fingerprint, origin_file, ` +
+        `origin_line,
         origins, last_run_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
       account.importSupplier,
@@ -174,7 +175,8 @@ export class Ledger {
   replaceIssues(accountId: number, issues: readonly StoredIssue[]): void {
     this.#prepare('DELETE FROM account_issues WHERE account_id = ?').run(accountId);
     const insert = this.#prepare(
-      'INSERT INTO account_issues (account_id, code, message, attr, file, line, column_name, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO account_issues (account_id, code, message, attr, file, line, column_name, source) VALUES (?, ' +
+        '?, ?, ?, ?, ?, ?, ?)',
     );
     for (const issue of issues) {
       insert.run(
@@ -353,7 +355,8 @@ export class Ledger {
 
   #event(accountId: number, event: EventNote): void {
     this.#prepare(
-      'INSERT INTO events (run_id, account_id, item_id, at, step, from_state, to_state, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO events (run_id, account_id, item_id, at, step, from_state, to_state, detail) VALUES (?, ?, ?, ' +
+        '?, ?, ?, ?, ?)',
     ).run(
       this.#runId,
       accountId,

@@ -8,7 +8,8 @@ export class LedgerLockedError extends Error {
   readonly holderPid: number | undefined;
   constructor(stateDir: string, holderPid: number | undefined) {
     super(
-      `another migrate run${holderPid === undefined ? '' : ` (pid ${holderPid})`} holds the state directory ${stateDir}; ` +
+      `another migrate run${holderPid === undefined ? '' : ` (pid ${holderPid})`} holds the state directory ` +
+        `${stateDir}; ` +
         'wait for it to finish, or use another --state directory',
     );
     this.name = 'LedgerLockedError';

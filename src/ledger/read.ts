@@ -162,9 +162,11 @@ export class LedgerReader {
     const rows = this.#db
       .prepare(
         `SELECT code, SUM(n) AS n FROM (
-           SELECT error_code AS code, COUNT(*) AS n FROM accounts WHERE error_code IS NOT NULL AND state IN ('invalid','errored','staged','unresolved') GROUP BY error_code
+           SELECT error_code AS code, COUNT(*) AS n FROM accounts WHERE error_code IS NOT NULL AND state IN
+             ('invalid','errored','staged','unresolved') GROUP BY error_code
            UNION ALL
-           SELECT error_code AS code, COUNT(*) AS n FROM items WHERE error_code IS NOT NULL AND state IN ('failed','unknown','held','pending') GROUP BY error_code
+           SELECT error_code AS code, COUNT(*) AS n FROM items WHERE error_code IS NOT NULL AND state IN
+             ('failed','unknown','held','pending') GROUP BY error_code
          ) GROUP BY code ORDER BY n DESC, code LIMIT ?`,
       )
       .all(limit) as Raw[];

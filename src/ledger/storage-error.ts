@@ -53,7 +53,8 @@ export function stateDirFailure(error: unknown, stateDir: string): FatalError | 
   const cause = storageCause(error);
   if (cause === undefined) return undefined;
   return new FatalError(
-    `the state directory ${stateDir} cannot be written (${cause}); the run stopped. The ledger is consistent: free space or make the directory writable, then run push again (it picks up where this run stopped).`,
+    `the state directory ${stateDir} cannot be written (${cause}); the run stopped. The ledger is consistent: ` +
+      `free space or make the directory writable, then run push again (it picks up where this run stopped).`,
     'state_dir_unwritable',
     error,
   );

@@ -72,7 +72,8 @@ function coerceBoolean(value: unknown, field: string): Coerced {
   return fail(
     value,
     ExportCode.invalidBoolean,
-    `${field}: "${String(value)}" is not a boolean (true/false, 1/0, yes/no, y/n); map other values with "values" in the mapping file.`,
+    `${field}: "${String(value)}" is not a boolean (true/false, 1/0, yes/no, y/n); map other values with "values" ` +
+      `in the mapping file.`,
   );
 }
 
@@ -84,7 +85,8 @@ function coerceNumber(type: 'integer' | 'number' | 'amount', value: unknown, con
     return fail(
       value,
       ExportCode.invalidNumber,
-      `${context.field}: "${String(value)}" is not a number ("." as the decimal point, no currency sign or thousands separator).`,
+      `${context.field}: "${String(value)}" is not a number ("." as the decimal point, no currency sign or ` +
+        `thousands separator).`,
     );
   const factor = context.mapping.scale[context.field];
   // Scaling (pence -> pounds) in binary floating point leaves noise such as 12.340000000000002.
@@ -105,7 +107,8 @@ function coerceMinorAmount(value: unknown, context: CoerceContext): Coerced {
     return fail(
       value,
       ExportCode.invalidNumber,
-      `${context.field}: "${String(value)}" is not a number ("." as the decimal point, no currency sign or thousands separator).`,
+      `${context.field}: "${String(value)}" is not a number ("." as the decimal point, no currency sign or ` +
+        `thousands separator).`,
     );
   if (context.mapping.minorUnits.includes(context.field)) {
     const number = Number(text);
@@ -113,7 +116,8 @@ function coerceMinorAmount(value: unknown, context: CoerceContext): Coerced {
       return fail(
         value,
         ExportCode.invalidInteger,
-        `${context.field}: "${text}" is not a whole number of minor units (pence, cents); the mapping file declares this column in minor units.`,
+        `${context.field}: "${text}" is not a whole number of minor units (pence, cents); the mapping file ` +
+          `declares this column in minor units.`,
       );
     return { value: number };
   }
@@ -122,12 +126,15 @@ function coerceMinorAmount(value: unknown, context: CoerceContext): Coerced {
     return fail(
       value,
       ExportCode.tooManyDecimalPlaces,
-      `${context.field}: "${text}" has more than two decimal places; give the amount in major units with at most two (e.g. 40.10), or declare the column in "minor_units" in the mapping file if it holds pence or cents.`,
+      `${context.field}: "${text}" has more than two decimal places; give the amount in major units with at most ` +
+        `two (e.g. 40.10), or declare the column in "minor_units" in the mapping file if it holds pence or cents.`,
     );
   return { value: minor };
 }
 
-/** `40.1` -> 4010, `-0.29` -> -29, `12` -> 1200; undefined for more than two decimal places or beyond a safe integer. */
+/**
+ * `40.1` -> 4010, `-0.29` -> -29, `12` -> 1200; undefined for more than two decimal places or beyond a safe integer.
+ */
 function minorUnitsOf(text: string): number | undefined {
   const negative = text.startsWith('-');
   const unsigned = text.replace(/^[+-]/, '');
@@ -155,7 +162,8 @@ function coerceDate(value: unknown, context: CoerceContext): Coerced {
     return fail(
       text,
       ExportCode.ambiguousDate,
-      `${context.field}: "${text}" is ambiguous: it reads as ${[...readings].join(' or ')} under the declared date formats; it is never guessed.`,
+      `${context.field}: "${text}" is ambiguous: it reads as ${[...readings].join(' or ')} under the declared ` +
+        `date formats; it is never guessed.`,
     );
   }
   if (matched || /^\d{4}-\d{2}-\d{2}$/.test(text))
@@ -195,7 +203,8 @@ function coerceDatetime(value: unknown, context: CoerceContext): Coerced {
   return fail(
     text,
     ExportCode.invalidDatetime,
-    `${context.field}: "${text}" is not an ISO 8601 datetime with a UTC offset (e.g. 2024-01-31T09:30:00Z); declare other formats with "datetime_format" and "utc_offset".`,
+    `${context.field}: "${text}" is not an ISO 8601 datetime with a UTC offset (e.g. 2024-01-31T09:30:00Z); ` +
+      `declare other formats with "datetime_format" and "utc_offset".`,
   );
 }
 
@@ -235,7 +244,10 @@ function coerceDocumentPaths(value: unknown, field: string): Coerced {
   return { value: list.map((item: unknown) => (typeof item === 'string' ? { document_path: item } : item)) };
 }
 
-/** National numbers become international (E.164) for the declared default country; anything else is left for the schema to judge. */
+/**
+ * National numbers become international (E.164) for the declared default country; anything else is left for the schema
+ * to judge.
+ */
 export function normalisePhone(value: string, country: CountryCode | undefined): string {
   if (country === undefined || value.startsWith('+')) return value;
   const parsed = parsePhoneNumberFromString(value, country);

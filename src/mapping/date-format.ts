@@ -55,7 +55,10 @@ function pad(value: string): string {
   return value.padStart(2, '0');
 }
 
-/** The `YYYY-MM-DD` (and `THH:mm:ss` when the format has a time) a value means in a format, or undefined when it does not match. */
+/**
+ * The `YYYY-MM-DD` (and `THH:mm:ss` when the format has a time) a value means in a format, or undefined when it does
+ * not match.
+ */
 export function applyDateFormat(format: DateFormat, value: string): string | undefined {
   const match = format.regex.exec(value);
   if (!match) return undefined;

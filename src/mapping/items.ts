@@ -112,7 +112,8 @@ export function itemsOf(
         externalAccountNumber: number,
         code: ExportCode.missingImportSupplier,
         message:
-          'No import supplier: give --supplier, set MIGRATE_SUPPLIER or import_supplier in migrate.config.json, or fill the import_supplier column.',
+          'No import supplier: give --supplier, set MIGRATE_SUPPLIER or import_supplier in migrate.config.json, ' +
+          'or fill the import_supplier column.',
       });
     }
   }
@@ -169,7 +170,11 @@ function onePaymentInstruction(items: Array<MappedItem<PaymentInstructionRequest
       ...item.origin,
       externalAccountNumber: number,
       code: ExportCode.multiplePaymentInstructions,
-      message: `account ${number} already has a payment instruction (${first.origin.file} line ${first.origin.line}); the platform keeps one active instruction per account: keep only the current one (or set "multiple_payment_instructions": true in the mapping file if this platform deployment accepts several).`,
+      message:
+        `account ${number} already has a payment instruction (${first.origin.file} line ` +
+        `${first.origin.line}); the platform keeps one active instruction per account: keep only the current one ` +
+        `(or set "multiple_payment_instructions": true in the mapping file if this platform deployment accepts ` +
+        `several).`,
     });
   }
 }

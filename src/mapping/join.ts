@@ -9,7 +9,10 @@ import type { ExportAccount, Origin, OrphanItems, SourceIssue } from './types.js
 // The records of one external account number -> one ExportAccount (or OrphanItems). Pure: the
 // staging store hands over the records in file order; every problem is located here.
 
-/** An issue at `attr` hides the schema's verdict on the same value (it was not coerced, so the schema would only repeat it). */
+/**
+ * An issue at `attr` hides the schema's verdict on the same value (it was not coerced, so the schema would only repeat
+ * it).
+ */
 function suppressedBy(mappingIssues: SourceIssue[]): (issue: SourceIssue) => boolean {
   const attrs = mappingIssues.map((issue) => issue.attr ?? '').filter((attr) => attr !== '');
   return (issue) => attrs.some((attr) => issue.attr === attr || (issue.attr ?? '').startsWith(`${attr}.`));
@@ -52,7 +55,9 @@ export function joinAccount(number: string, records: StagedRecord[], context: Jo
       column: context.columnOf[duplicate.file]?.['external_account_number'] ?? 'external_account_number',
       externalAccountNumber: number,
       code: ExportCode.duplicateExternalAccountNumber,
-      message: `external_account_number ${number} is already on line ${main.record.line}; an account must appear once in ${main.file}.`,
+      message:
+        `external_account_number ${number} is already on line ${main.record.line}; an account must appear ` +
+        `once in ${main.file}.`,
     });
   }
   collect(payload, 'customers', origin, byKind.customers ?? [], origins, mappingIssues, number);
@@ -64,7 +69,8 @@ export function joinAccount(number: string, records: StagedRecord[], context: Jo
       externalAccountNumber: number,
       code: ExportCode.missingImportSupplier,
       message:
-        'No import supplier: give --supplier, set MIGRATE_SUPPLIER or import_supplier in migrate.config.json, or fill the import_supplier column.',
+        'No import supplier: give --supplier, set MIGRATE_SUPPLIER or import_supplier in migrate.config.json, or ' +
+        'fill the import_supplier column.',
     });
   }
   const located = { externalAccountNumber: number, origins, columnOf: context.columnOf };
@@ -96,7 +102,10 @@ export function joinAccount(number: string, records: StagedRecord[], context: Jo
   };
 }
 
-/** The files that have renames, per columnOf table: most exports have none, and then no account needs a table of its own. */
+/**
+ * The files that have renames, per columnOf table: most exports have none, and then no account needs a table of its
+ * own.
+ */
 const renamedFiles = new WeakMap<Record<string, Record<string, string>>, Array<[string, Record<string, string>]>>();
 
 function columnOfFiles(

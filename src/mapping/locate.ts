@@ -10,13 +10,19 @@ import type { Origin, SourceIssue } from './types.js';
 /** What locating needs: an account (ExportAccount fits) or a batch of post-import items (see originsOfItems). */
 export interface Locatable {
   externalAccountNumber: string;
-  /** attr prefix -> the record it came from: `''` the account record, `customers.0`, `supply_addresses.1`, `notes.3`, ... */
+  /**
+   * attr prefix -> the record it came from: `''` the account record, `customers.0`, `supply_addresses.1`, `notes.3`,
+   * ...
+   */
   origins: Record<string, Origin>;
   /** file -> field path -> source column, where a mapping file renamed the column. */
   columnOf?: Record<string, Record<string, string>>;
 }
 
-/** Inline lists only a JSON accounts record can carry (docs/export-format.md "Columns"); in a CSV file they are never a column. */
+/**
+ * Inline lists only a JSON accounts record can carry (docs/export-format.md "Columns"); in a CSV file they are never a
+ * column.
+ */
 const JSON_ONLY: ReadonlySet<string> = new Set(['customers', 'supply_addresses']);
 
 function longestOrigin(
@@ -31,7 +37,9 @@ function longestOrigin(
   return undefined;
 }
 
-/** The source column holding `rest` (a path inside the record): the longest prefix that is a column of the file's kind. */
+/**
+ * The source column holding `rest` (a path inside the record): the longest prefix that is a column of the file's kind.
+ */
 export function columnOfPath(
   file: string,
   rest: string[],
@@ -69,7 +77,10 @@ export function locateIssue(source: Locatable, issue: ValidationIssue): SourceIs
   return { file: found.origin.file, line: found.origin.line, ...(column === undefined ? {} : { column }), ...base };
 }
 
-/** Origins of a batch of post-import items as sent in one request (`notes.0`, `notes.1`, ...), for locating that request's 400. */
+/**
+ * Origins of a batch of post-import items as sent in one request (`notes.0`, `notes.1`, ...), for locating that
+ * request's 400.
+ */
 export function originsOfItems(listField: string, items: Array<{ origin: Origin }>): Record<string, Origin> {
   return Object.fromEntries(items.map((item, index) => [`${listField}.${index}`, item.origin]));
 }

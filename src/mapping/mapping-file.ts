@@ -91,7 +91,9 @@ export const mappingFileSchema = z.strictObject({
 export type FileMappingInput = z.infer<typeof fileMappingSchema>;
 export type MappingFileInput = z.infer<typeof mappingFileSchema>;
 
-/** Field names used by a file's rules must be documented fields of that file (the cross-key check zod cannot express). */
+/**
+ * Field names used by a file's rules must be documented fields of that file (the cross-key check zod cannot express).
+ */
 export function fieldProblems(kind: FileKind, mapping: FileMappingInput): Array<{ key: string; message: string }> {
   const problems: Array<{ key: string; message: string }> = [];
   const at = `mapping.${kind}`;

@@ -187,7 +187,8 @@ export function planFile(kind: FileKind, file: string, header: string[], config:
     throw new InputError(
       file,
       1,
-      'has no external_account_number column (every record needs it to join its account); add the column, or rename the source column to it in the mapping file.',
+      'has no external_account_number column (every record needs it to join its account); add the column, or ' +
+        'rename the source column to it in the mapping file.',
       'input_missing_key_column',
     );
   }
@@ -266,7 +267,9 @@ function mapInline(
         attr: `${prefix}.${key}`,
         ...where,
         code: ExportCode.unknownColumn,
-        message: `"${key}" is not a documented field of ${itemPlan.kind}; rename it to a field or list it under mapping.${itemPlan.kind}.ignore in the mapping file (only documented fields may be sent).`,
+        message:
+          `"${key}" is not a documented field of ${itemPlan.kind}; rename it to a field or list it under ` +
+          `mapping.${itemPlan.kind}.ignore in the mapping file (only documented fields may be sent).`,
       });
     };
     const mapped = mapJsonRecord(itemPlan, record.line, item as Record<string, unknown>, unknownKey);
@@ -314,7 +317,9 @@ export function mapCsvRow(plan: FilePlan, line: number, cells: string[]): Mapped
     record.issues.push({
       attr: '',
       code: ExportCode.wrongColumnCount,
-      message: `the row has ${cells.length} cells but the header has ${plan.width} columns (an unquoted delimiter in a value?); none of its cells is used.`,
+      message:
+        `the row has ${cells.length} cells but the header has ${plan.width} columns (an unquoted delimiter ` +
+        `in a value?); none of its cells is used.`,
     });
     const key = plan.keyIndex === undefined ? undefined : cells[plan.keyIndex];
     if (key !== undefined)

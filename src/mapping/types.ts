@@ -10,7 +10,10 @@ import type {
 // and the engine's staging into the ledger. Everything is keyed by external account number and
 // carries where it came from, so that every error can be traced to a file and line.
 
-/** Where a value came from: the export file (relative to the export directory), 1-based line (header = 1), source column. */
+/**
+ * Where a value came from: the export file (relative to the export directory), 1-based line (header = 1), source
+ * column.
+ */
 export interface Origin {
   file: string;
   line: number;
@@ -52,7 +55,10 @@ export interface ExportAccount {
   origin: Origin;
   origins: Record<string, Origin>;
   issues: SourceIssue[];
-  /** file -> field path -> source column, where the mapping file renamed a column (with `origins`, what locateIssue needs). */
+  /**
+   * file -> field path -> source column, where the mapping file renamed a column (with `origins`, what locateIssue
+   * needs).
+   */
   columnOf?: Record<string, Record<string, string>>;
   notes: Array<MappedItem<Note>>;
   transactions: Array<MappedItem<Transaction>>;

@@ -108,7 +108,8 @@ function header(summary: ReportSummary, runs: number): string {
     `<div><dt>${label}</dt><dd data-total="${name}">${escapeHtml(value)}</dd></div>`;
   return (
     `<h1>Migration report${summary.import_supplier ? ` — ${escapeHtml(summary.import_supplier)}` : ''}</h1>` +
-    `<p class="meta">state directory ${escapeHtml(summary.state_dir)} · generated ${escapeHtml(summary.generated_at)}</p>` +
+    `<p class="meta">state directory ${escapeHtml(summary.state_dir)} · generated ` +
+    `${escapeHtml(summary.generated_at)}</p>` +
     `<dl class="facts">${[
       fact('supplier', 'import supplier', summary.import_supplier ?? 'all'),
       fact('runs', 'push runs', format(runs)),
@@ -125,7 +126,8 @@ function actionTables(page: Page): string {
     .filter(([name]) => name.endsWith('.csv'))
     .map(
       ([name, file]) =>
-        `<tr><td><a href="${escapeHtml(encodeURIComponent(basename(file.path)))}">${escapeHtml(name)}</a></td><td class="n">${format(file.rows)}</td></tr>`,
+        `<tr><td><a href="${escapeHtml(encodeURIComponent(basename(file.path)))}">${escapeHtml(name)}</a></td><td ` +
+        `class="n">${format(file.rows)}</td></tr>`,
     )
     .join('');
   const rows = page.needsAction
@@ -137,7 +139,8 @@ function actionTables(page: Page): string {
     .join('');
   const more = sum(ACTION_STATES.map((state) => page.summary.accounts[state])) - page.needsAction.length;
   return (
-    `<h2>What needs action</h2><table><thead><tr><th>file</th><th class="n">rows</th></tr></thead><tbody>${files}</tbody></table>` +
+    `<h2>What needs action</h2><table><thead><tr><th>file</th><th ` +
+    `class="n">rows</th></tr></thead><tbody>${files}</tbody></table>` +
     (rows === ''
       ? '<p>No account is invalid or ERRORED.</p>'
       : `<table><thead><tr><th>account</th><th>state</th><th>error</th><th>where</th></tr></thead><tbody>${rows}</tbody></table>` +
@@ -177,7 +180,11 @@ ${header(summary, page.doneByRun.length)}
 <h2>Post-import records done</h2>
 <figure id="records">${Object.keys(summary.items).length === 0 ? '<p>No post-import record.</p>' : horizontalBars('post-import records done, of each kind', recordSteps(summary))}</figure>
 <h2>Accounts done per push run</h2>
-<figure id="over-time">${points.length === 0 ? '<p>No push run yet.</p>' : columnsOverTime('accounts done per run, with the running total', points)}</figure>
+<figure id="over-time">${
+    points.length === 0
+      ? '<p>No push run yet.</p>'
+      : columnsOverTime('accounts done per ' + 'run, with the running total', points)
+  }</figure>
 <h2>Most frequent errors</h2>
 <figure id="errors">${errors.length === 0 ? '<p>No error.</p>' : horizontalBars('most frequent error codes', errors)}</figure>
 ${actionTables(page)}

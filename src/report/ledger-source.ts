@@ -114,7 +114,8 @@ export class LedgerSource {
     if (accountIds.length === 0) return tallies;
     const rows = this.#db
       .prepare(
-        `SELECT account_id AS id, state = 'done' AS done, COUNT(*) AS n FROM items WHERE account_id IN (${marks(accountIds)}) GROUP BY account_id, state = 'done'`,
+        `SELECT account_id AS id, state = 'done' AS done, COUNT(*) AS n FROM items WHERE account_id IN ` +
+          `(${marks(accountIds)}) GROUP BY account_id, state = 'done'`,
       )
       .all(...accountIds) as Raw[];
     for (const row of rows) {
@@ -182,14 +183,16 @@ export class LedgerSource {
     const accounts: Partial<Record<AccountState, number>> = {};
     const accountRows = this.#db
       .prepare(
-        `SELECT state, COUNT(*) AS n FROM accounts ${supplier === undefined ? '' : 'WHERE import_supplier = ?'} GROUP BY state`,
+        `SELECT state, COUNT(*) AS n FROM accounts ${supplier === undefined ? '' : 'WHERE import_supplier = ?'} ` +
+          `GROUP BY state`,
       )
       .all(...params) as Raw[];
     for (const row of accountRows) accounts[row['state'] as AccountState] = Number(row['n']);
     const items: Record<string, Partial<Record<ItemState, number>>> = {};
     const itemRows = this.#db
       .prepare(
-        `SELECT it.kind AS kind, it.state AS state, COUNT(*) AS n FROM items it JOIN accounts a ON a.id = it.account_id ${supplier === undefined ? '' : 'WHERE a.import_supplier = ?'} GROUP BY it.kind, it.state`,
+        `SELECT it.kind AS kind, it.state AS state, COUNT(*) AS n FROM items it JOIN accounts a ON a.id = ` +
+          `it.account_id ${supplier === undefined ? '' : 'WHERE a.import_supplier = ?'} GROUP BY it.kind, it.state`,
       )
       .all(...params) as Raw[];
     for (const row of itemRows) (items[String(row['kind'])] ??= {})[row['state'] as ItemState] = Number(row['n']);
@@ -204,7 +207,8 @@ export class LedgerSource {
     const rows = this.#db
       .prepare(
         `SELECT code, SUM(n) AS n FROM (
-           SELECT error_code AS code, COUNT(*) AS n FROM accounts WHERE error_code IS NOT NULL AND state <> 'done' ${accountFilter} GROUP BY error_code
+           SELECT error_code AS code, COUNT(*) AS n FROM accounts WHERE error_code IS NOT NULL AND state <> 'done'
+             ${accountFilter} GROUP BY error_code
            UNION ALL
            SELECT it.error_code AS code, COUNT(*) AS n FROM items it JOIN accounts a ON a.id = it.account_id
              WHERE it.error_code IS NOT NULL AND it.state <> 'done' ${itemFilter} GROUP BY it.error_code
@@ -242,7 +246,8 @@ export class LedgerSource {
              FROM accounts a WHERE a.error_code = ? ${filter} AND a.state <> 'done' LIMIT 1)
          UNION ALL SELECT file, line FROM (
            SELECT COALESCE(it.error_file, it.origin_file) AS file, COALESCE(it.error_line, it.origin_line) AS line
-             FROM items it JOIN accounts a ON a.id = it.account_id WHERE it.error_code = ? ${filter} AND it.state <> 'done' LIMIT 1)
+             FROM items it JOIN accounts a ON a.id = it.account_id WHERE it.error_code = ? ${filter} AND it.state <>
+               'done' LIMIT 1)
          LIMIT 1`,
       )
       .get(...params) as Raw | undefined;
@@ -259,7 +264,8 @@ export class LedgerSource {
  * Every row of a paged query, page after page: the caller sees one flat async stream while at
  * most one page is held (the consumer's back-pressure pauses the next read).
  */
-// eslint-disable-next-line @typescript-eslint/require-await -- async so that the consumer's back-pressure paces the reads
+// Async so that the consumer's back-pressure paces the reads.
+// eslint-disable-next-line @typescript-eslint/require-await
 export async function* pagesOf<T extends { id: number }>(
   fetch: (afterId: number, limit: number) => T[],
   pageSize = 1000,

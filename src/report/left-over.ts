@@ -2,7 +2,7 @@ import type { LedgerCounts } from '../ledger/index.js';
 
 // What a push leaves undone, from the ledger's counts: each part names how many, what, and the
 // `migrate report` file that lists them, so a run that is not all done never ends with a plain
-// "done" (README "Exit codes"). Pure: tested in test/report/left-over.test.ts.
+// "done" (README "Exit codes"). Pure: tested in test/engine/report.test.ts.
 
 export interface LeftOver {
   count: number;

@@ -41,7 +41,8 @@ function linesReporter(
       tally.emit(event);
       if (event.type === 'staged')
         stream.write(
-          `migrate: staged ${event.accounts} accounts (${event.invalid} invalid), ${event.orphans} accounts with records only\n`,
+          `migrate: staged ${event.accounts} accounts (${event.invalid} invalid), ${event.orphans} accounts with ` +
+            `records only\n`,
         );
       if (event.type === 'stopping' && event.reason !== 'finished')
         stream.write(`migrate: stopping (${event.reason})${event.detail ? `: ${event.detail}` : ''}\n`);

@@ -171,7 +171,10 @@ export function itemFixRow(item: ItemWithAccount): CsvRecord {
   };
 }
 
-/** Whether a held item's problem is listed already among its account's issues (the export reader repeats item issues there). */
+/**
+ * Whether a held item's problem is listed already among its account's issues (the export reader repeats item issues
+ * there).
+ */
 export function listedWithAccount(item: ItemWithAccount, issues: readonly StoredIssue[] | undefined): boolean {
   const error = item.error;
   if (error === null || issues === undefined) return false;
@@ -261,9 +264,11 @@ const UNKNOWN_WHAT_TO_DO_ANY =
   'check on the platform whether it exists; if not, add it by hand (migrate never resends it)';
 const UNKNOWN_WHAT_TO_DO: Partial<Record<ItemKind, string>> = {
   transaction:
-    'sent with check_previously_added off: check on the platform whether it was added; if not, add it by hand (migrate never resends it)',
+    'sent with check_previously_added off: check on the platform whether it was added; if not, add it by hand ' +
+    '(migrate never resends it)',
   payment_instruction:
-    'check on the platform which instruction the account has; if this one is missing, add it by hand (migrate never resends it)',
+    'check on the platform which instruction the account has; if this one is missing, add it by hand (migrate ' +
+    'never resends it)',
 };
 
 /** An unknown-outcome.csv row: sent, no answer, and no dedup to resend it safely: a person checks the platform. */

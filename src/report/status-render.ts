@@ -128,7 +128,8 @@ function lists(summary: StatusSummary, c: ChalkInstance): List[] {
       `ERRORED on the platform (${counts.errored})`,
       summary.errored.map(
         (row) =>
-          `${row.external_account_number.padEnd(erroredNumbers)}  ${c.red(row.code.padEnd(erroredCodes))}  ${oneLine(row.detail)}`,
+          `${row.external_account_number.padEnd(erroredNumbers)}  ${c.red(row.code.padEnd(erroredCodes))}  ` +
+          `${oneLine(row.detail)}`,
       ),
       counts.errored,
     ],
@@ -185,7 +186,8 @@ function section(
   if (total > rows.length)
     lines.push(
       c.dim(
-        `    ... and ${total - rows.length} more: migrate status ${summary.import_supplier} --json, or --max-rows ${total}`,
+        `    ... and ${total - rows.length} more: migrate status ${summary.import_supplier} --json, or --max-rows ` +
+          `${total}`,
       ),
     );
 }
@@ -207,32 +209,39 @@ export function renderAccountStory(story: AccountStory, options: RenderOptions):
       lines.push(c.yellow(`  the ledger has it under import supplier ${story.other_suppliers.join(', ')}`));
   } else {
     lines.push(
-      `ledger: ${ledger.state}; platform account ${ledger.platform_account_number ?? '-'} (identifier ${ledger.platform_identifier ?? '-'}); create attempts ${ledger.create_attempts}, polls ${ledger.polls}`,
+      `ledger: ${ledger.state}; platform account ${ledger.platform_account_number ?? '-'} (identifier ` +
+        `${ledger.platform_identifier ?? '-'}); create attempts ${ledger.create_attempts}, polls ${ledger.polls}`,
     );
     lines.push(
-      `  from ${ledger.origin.file ?? '-'}:${ledger.origin.line ?? '-'}; first staged ${ledger.first_staged_at}; updated ${ledger.updated_at}${ledger.changed_after_import ? c.yellow('; export changed after import (the service cannot update it)') : ''}`,
+      `  from ${ledger.origin.file ?? '-'}:${ledger.origin.line ?? '-'}; first staged ${ledger.first_staged_at}; ` +
+        `updated ${ledger.updated_at}${ledger.changed_after_import ? c.yellow('; export changed after import (the service cannot update it)') : ''}`,
     );
     if (ledger.error)
       lines.push(
         c.red(
-          `  last error ${ledger.error.code}: ${oneLine(ledger.error.detail)}${ledger.error.file ? ` (${ledger.error.file}:${ledger.error.line ?? ''})` : ''}`,
+          `  last error ${ledger.error.code}: ` +
+            `${oneLine(ledger.error.detail)}${ledger.error.file ? ` (${ledger.error.file}:${ledger.error.line ?? ''})` : ''}`,
         ),
       );
     for (const issue of ledger.issues)
       lines.push(
-        `  issue ${issue.code} ${issue.file ?? ''}:${issue.line ?? ''}${issue.column ? ` column ${issue.column}` : ''}${issue.attr ? ` (${issue.attr})` : ''}: ${oneLine(issue.message)}`,
+        `  issue ${issue.code} ` +
+          `${issue.file ?? ''}:${issue.line ?? ''}${issue.column ? ` column ${issue.column}` : ''}${issue.attr ? ` (${issue.attr})` : ''}: ${oneLine(issue.message)}`,
       );
     lines.push('history:');
     for (const event of ledger.history) {
       const move = event.fromState || event.toState ? ` ${event.fromState ?? ''} -> ${event.toState ?? ''}` : '';
       lines.push(
-        `  ${event.at}  run ${event.runId ?? '-'}  ${event.step}${event.record ? ` [${event.record}]` : ''}${move}${event.detail ? `  (${oneLine(event.detail)})` : ''}`,
+        `  ${event.at}  run ${event.runId ?? '-'}  ` +
+          `${event.step}${event.record ? ` [${event.record}]` : ''}${move}${event.detail ? `  (${oneLine(event.detail)})` : ''}`,
       );
     }
     lines.push(`records: ${ledger.records.length === 0 ? 'none' : ''}`.trimEnd());
     for (const record of ledger.records) {
       lines.push(
-        `  ${record.record} ${record.key || `${record.file ?? ''}:${record.line ?? ''}`}: ${record.state}${record.result ? ` (${record.result})` : ''}, ${record.attempts} attempt(s)${record.error ? `; ${record.error.code}: ${oneLine(record.error.detail)}` : ''}`,
+        `  ${record.record} ${record.key || `${record.file ?? ''}:${record.line ?? ''}`}: ` +
+          `${record.state}${record.result ? ` (${record.result})` : ''}, ${record.attempts} ` +
+          `attempt(s)${record.error ? `; ${record.error.code}: ${oneLine(record.error.detail)}` : ''}`,
       );
     }
   }
@@ -242,12 +251,14 @@ export function renderAccountStory(story: AccountStory, options: RenderOptions):
     lines.push(
       v2 === null
         ? 'service v2: no import process'
-        : `service v2: ${v2.status}; identifier ${v2.platform_identifier ?? '-'}; created ${v2.created_at}; modified ${v2.modified_at}`,
+        : `service v2: ${v2.status}; identifier ${v2.platform_identifier ?? '-'}; created ${v2.created_at}; ` +
+            `modified ${v2.modified_at}`,
     );
     if (v2?.latest_error)
       lines.push(
         c.red(
-          `  latest_error ${v2.latest_error.code ?? ''} (${v2.latest_error.domain ?? ''}): ${oneLine(v2.latest_error.detail ?? '')}`,
+          `  latest_error ${v2.latest_error.code ?? ''} (${v2.latest_error.domain ?? ''}): ` +
+            `${oneLine(v2.latest_error.detail ?? '')}`,
         ),
       );
     lines.push(

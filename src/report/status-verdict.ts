@@ -49,26 +49,31 @@ export function nextSteps(summary: StatusSummary): string[] {
   const steps: string[] = [];
   if (t.invalid > 0 || t.held > 0)
     steps.push(
-      `${t.invalid > 0 ? plural(t.invalid, 'account') : plural(t.held, 'record')} need data fixes: migrate report --out DIR (fix-data.csv), fix the export, then migrate push EXPORT_DIR`,
+      `${t.invalid > 0 ? plural(t.invalid, 'account') : plural(t.held, 'record')} need data fixes: migrate report ` +
+        `--out DIR (fix-data.csv), fix the export, then migrate push EXPORT_DIR`,
     );
   if (t.errored > 0)
     steps.push(
-      `${plural(t.errored, 'account')} ERRORED on the platform: check them (migrate status ${s} --account NUMBER), then migrate push EXPORT_DIR --retry-errored`,
+      `${plural(t.errored, 'account')} ERRORED on the platform: check them (migrate status ${s} --account ` +
+        `NUMBER), then migrate push EXPORT_DIR --retry-errored`,
     );
   if (t.unknown > 0)
     steps.push(
-      `${plural(t.unknown, 'record')} with an unknown outcome: check them on the platform (migrate report --out DIR: unknown-outcome.csv)`,
+      `${plural(t.unknown, 'record')} with an unknown outcome: check them on the platform (migrate report --out ` +
+        `DIR: unknown-outcome.csv)`,
     );
   if (t.failed > 0)
     steps.push(`${plural(t.failed, 'record')} refused by the service: migrate report --out DIR (fix-data.csv)`);
   const disagree = summary.counts.only_in_ledger + summary.counts.differs;
   if (disagree > 0)
     steps.push(
-      `${plural(disagree, 'account')} the ledger and the service disagree on: migrate status ${s} --json (rows with a mismatch)`,
+      `${plural(disagree, 'account')} the ledger and the service disagree on: migrate status ${s} --json (rows ` +
+        `with a mismatch)`,
     );
   if (t.unfinished > 0 || t.waiting > 0)
     steps.push(
-      `${t.unfinished > 0 ? plural(t.unfinished, 'account') : plural(t.waiting, 'record')} not finished: migrate push EXPORT_DIR (it resumes where the last run stopped)`,
+      `${t.unfinished > 0 ? plural(t.unfinished, 'account') : plural(t.waiting, 'record')} not finished: migrate ` +
+        `push EXPORT_DIR (it resumes where the last run stopped)`,
     );
   if (summary.counts.ledger === null) {
     const pending = (summary.counts.service?.pending ?? 0) - summary.counts.errored;

@@ -60,7 +60,8 @@ export function renderPlan(report: PlanReport, samples: PlanSamples): string {
   const lines = ['', 'push --dry-run: the plan. Nothing was sent and the ledger was not changed.'];
   if (report.staged)
     lines.push(
-      `  export: ${report.staged.accounts} accounts (${report.staged.invalid} invalid), ${report.staged.orphans} accounts with records only`,
+      `  export: ${report.staged.accounts} accounts (${report.staged.invalid} invalid), ${report.staged.orphans} ` +
+        `accounts with records only`,
     );
   lines.push(
     `  accounts in the plan: ${totals.inPlan} of ${totals.accounts} (the ledger with this export staged)`,
@@ -83,7 +84,8 @@ export function renderPlan(report: PlanReport, samples: PlanSamples): string {
   if (report.unknownAccounts.length > 0)
     lines.push(
       '',
-      `  --accounts not in the export or the ledger (${report.unknownAccounts.length}): ${report.unknownAccounts.slice(0, 20).join(', ')}${report.unknownAccounts.length > 20 ? ', ...' : ''}`,
+      `  --accounts not in the export or the ledger (${report.unknownAccounts.length}): ` +
+        `${report.unknownAccounts.slice(0, 20).join(', ')}${report.unknownAccounts.length > 20 ? ', ...' : ''}`,
     );
   lines.push('', `  ledger: ${report.stateDir} (only read)`, '  --json lists every account with its reason.', '');
   return lines.join('\n');

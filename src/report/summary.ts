@@ -48,7 +48,10 @@ export function colorWanted(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv)
   return stream.isTTY === true && (env['NO_COLOR'] === undefined || env['NO_COLOR'] === '');
 }
 
-/** The human summary table: counts per state, items per kind and state, the most frequent error codes, and what to do next. */
+/**
+ * The human summary table: counts per state, items per kind and state, the most frequent error codes, and what to do
+ * next.
+ */
 export function renderSummary(summary: PushSummary, color: boolean): string {
   const c = new Chalk({ level: color ? 1 : 0 });
   const lines: string[] = [];
@@ -60,7 +63,8 @@ export function renderSummary(summary: PushSummary, color: boolean): string {
   if (summary.fatal) lines.push(c.red(`  ${summary.fatal.code}: ${summary.fatal.detail}`));
   if (summary.staged)
     lines.push(
-      `  export: ${summary.staged.accounts} accounts (${summary.staged.invalid} invalid), ${summary.staged.orphans} accounts with records only`,
+      `  export: ${summary.staged.accounts} accounts (${summary.staged.invalid} invalid), ` +
+        `${summary.staged.orphans} accounts with records only`,
     );
   lines.push('', c.bold('  accounts'));
   for (const state of ACCOUNT_STATES) {
@@ -83,7 +87,8 @@ export function renderSummary(summary: PushSummary, color: boolean): string {
     lines.push(
       '',
       c.yellow(
-        `  ${summary.changedAfterImport} accounts changed in the export after they were imported; the service cannot update them (see the report).`,
+        `  ${summary.changedAfterImport} accounts changed in the export after they were imported; the service ` +
+          `cannot update them (see the report).`,
       ),
     );
   if (summary.topErrors.length > 0) {
@@ -94,7 +99,8 @@ export function renderSummary(summary: PushSummary, color: boolean): string {
     lines.push(
       '',
       c.yellow(
-        `  --accounts not in the export or the ledger (${summary.unknownAccounts.length}): ${summary.unknownAccounts.slice(0, 20).join(', ')}`,
+        `  --accounts not in the export or the ledger (${summary.unknownAccounts.length}): ` +
+          `${summary.unknownAccounts.slice(0, 20).join(', ')}`,
       ),
     );
   lines.push('', `  ledger: ${summary.stateDir}`, '');

@@ -37,12 +37,16 @@ export function horizontalBars(title: string, bars: readonly Bar[], width = 720)
       const note = bar.note ? `  ${bar.note}` : '';
       return (
         `<text x="${labelWidth - 8}" y="${y + 17}" text-anchor="end">${escapeHtml(bar.label)}</text>` +
-        `<rect x="${labelWidth}" y="${y + 3}" width="${length}" height="${row - 8}" rx="3" fill="${bar.color ?? ACCENT}"><title>${escapeHtml(`${bar.label}: ${format(bar.value)}`)}</title></rect>` +
+        `<rect x="${labelWidth}" y="${y + 3}" width="${length}" height="${row - 8}" rx="3" ` +
+        `fill="${bar.color ?? ACCENT}"><title>${escapeHtml(`${bar.label}: ${format(bar.value)}`)}</title></rect>` +
         `<text x="${labelWidth + length + 6}" y="${y + 17}">${format(bar.value)}${escapeHtml(note)}</text>`
       );
     })
     .join('');
-  return `<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="${escapeHtml(title)}" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" ${FONT}>${body}</svg>`;
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="${escapeHtml(title)}" width="${width}" ` +
+    `height="${height}" viewBox="0 0 ${width} ${height}" ${FONT}>${body}</svg>`
+  );
 }
 
 /** Columns over time: one column per run, its height the accounts done in it, and the running total as a line. */
@@ -68,8 +72,11 @@ export function columnsOverTime(
       const x = left + index * step + step * 0.15;
       const h = (point.value / max) * plotHeight;
       return (
-        `<rect x="${x.toFixed(1)}" y="${(top + plotHeight - h).toFixed(1)}" width="${(step * 0.7).toFixed(1)}" height="${h.toFixed(1)}" fill="${ACCENT}"><title>${escapeHtml(`${point.label}: ${format(point.value)} done`)}</title></rect>` +
-        `<text x="${(x + step * 0.35).toFixed(1)}" y="${height - bottom + 16}" text-anchor="middle" font-size="11">${escapeHtml(point.label)}</text>`
+        `<rect x="${x.toFixed(1)}" y="${(top + plotHeight - h).toFixed(1)}" width="${(step * 0.7).toFixed(1)}" ` +
+        `height="${h.toFixed(1)}" ` +
+        `fill="${ACCENT}"><title>${escapeHtml(`${point.label}: ${format(point.value)} done`)}</title></rect>` +
+        `<text x="${(x + step * 0.35).toFixed(1)}" y="${height - bottom + 16}" text-anchor="middle" ` +
+        `font-size="11">${escapeHtml(point.label)}</text>`
       );
     })
     .join('');
@@ -81,7 +88,8 @@ export function columnsOverTime(
     `<text x="${left - 6}" y="${top + 4}" text-anchor="end" font-size="11">${format(max)}</text>` +
     `<text x="${left - 6}" y="${top + plotHeight}" text-anchor="end" font-size="11">0</text>`;
   return (
-    `<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="${escapeHtml(title)}" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" ${FONT}>` +
+    `<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="${escapeHtml(title)}" width="${width}" ` +
+    `height="${height}" viewBox="0 0 ${width} ${height}" ${FONT}>` +
     `${axis}${columns}<polyline points="${line}" fill="none" stroke="#e07b00" stroke-width="2"/></svg>`
   );
 }

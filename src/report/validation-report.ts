@@ -107,17 +107,20 @@ function summaryLines(validation: ExportValidation): string[] {
     const { file, line, sorted } = validation.unsorted;
     const how = sorted ? `; the second read sorted ${sorted.join(', ')} on disk` : '';
     lines.push(
-      `Read twice: ${file} is not sorted by external_account_number (line ${line})${how}. An export whose files are all sorted is read in one pass, about twice as fast.`,
+      `Read twice: ${file} is not sorted by external_account_number (line ${line})${how}. An export whose files ` +
+        `are all sorted is read in one pass, about twice as fast.`,
     );
   }
   if (orphans.accounts > 0) {
     const sample = orphans.numbers.join(', ') + (orphans.accounts > orphans.numbers.length ? ', ...' : '');
     lines.push(
-      `${orphans.records} post-import record(s) for ${orphans.accounts} account(s) not in this export (${sample}): allowed; push adds them to accounts imported earlier.`,
+      `${orphans.records} post-import record(s) for ${orphans.accounts} account(s) not in this export ` +
+        `(${sample}): allowed; push adds them to accounts imported earlier.`,
     );
   }
   lines.push(
-    `${accounts.total} account(s): ${accounts.valid} valid, ${accounts.invalid} invalid; ${validation.errors.length} error(s).`,
+    `${accounts.total} account(s): ${accounts.valid} valid, ${accounts.invalid} invalid; ` +
+      `${validation.errors.length} error(s).`,
   );
   const codes = Object.entries(validation.byCode).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
   for (const [code, count] of codes) lines.push(`  ${String(count).padStart(7)}  ${code}`);

@@ -66,7 +66,8 @@ export interface ReportSummary {
 
 /** Writes every report file into `outDir` (created 0700 when missing); returns what summary.json holds. */
 export async function writeReport(source: LedgerSource, options: ReportOptions): Promise<ReportSummary> {
-  // An existing directory keeps its mode (it may be shared, e.g. the working directory); the files are 0600 whatever it is.
+  // An existing directory keeps its mode (it may be shared, e.g. the working directory); the files are 0600 whatever it
+  // is.
   mkdirSync(options.outDir, { recursive: true, mode: 0o700 });
   const page = options.pageSize ?? 1000;
   const scope = { source, supplier: options.supplier, page };

@@ -1,7 +1,7 @@
 import type { FaultOptions } from './options.js';
 import { seededStream } from './random.js';
 
-// Injected failures, each drawn from a seeded stream so a run is reproducible (README "The sandbox").
+// Injected failures, each drawn from a seeded stream so a run is reproducible (docs/sandbox.md).
 // One draw per request picks at most one fault; a separate stream draws the jitter,
 // so turning jitter on does not change which requests fail.
 

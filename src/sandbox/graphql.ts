@@ -73,7 +73,8 @@ export function obtainToken(body: unknown, issuer: TokenIssuer, apiKey: string, 
   if (!selected || selected.length === 0 || unknown.length > 0) {
     return graphqlError(
       400,
-      `Select the result fields of ${field} among ${RESULT_FIELDS.join(', ')}${unknown.length ? `; unknown: ${unknown.join(', ')}` : ''}.`,
+      `Select the result fields of ${field} among ` +
+        `${RESULT_FIELDS.join(', ')}${unknown.length ? `; unknown: ${unknown.join(', ')}` : ''}.`,
     );
   }
   const key = argument(query, variables, 'APIKey');

@@ -6,7 +6,7 @@ import { isDialect, type Dialect } from '../schema/index.js';
 export const SUPPLIER_STATUSES = ['Ongoing', 'Paused', 'Complete'] as const;
 export type SupplierStatus = (typeof SUPPLIER_STATUSES)[number];
 
-/** Injected failures (README "The sandbox"). Shares are probabilities per REST request. */
+/** Injected failures (docs/sandbox.md). Shares are probabilities per REST request. */
 export interface FaultOptions {
   /** Added to every response, in milliseconds. */
   latencyMs: number;
@@ -63,7 +63,9 @@ export interface SandboxOptions extends FaultOptions {
    * instruction per account, a second refused with 400 "Account already has an active instruction".
    */
   multiplePaymentInstructions: boolean;
-  /** How long a `LOST-` payment instruction (created, then no answer) holds its connection before it is destroyed, ms. */
+  /**
+   * How long a `LOST-` payment instruction (created, then no answer) holds its connection before it is destroyed, ms.
+   */
   lostAnswerMs: number;
   /** Request bodies above this many bytes get 413. */
   maxBodyBytes: number;
@@ -200,7 +202,8 @@ export function parseSuppliers(text: string): Record<string, SupplierStatus> {
     const status = SUPPLIER_STATUSES.find((item) => item.toLowerCase() === statusText.toLowerCase());
     if (!code || rest.length > 0 || !status) {
       throw new RangeError(
-        `--suppliers: expected CODE[:STATUS] items separated by commas, STATUS one of ${SUPPLIER_STATUSES.join(', ')}; got ${JSON.stringify(part)}`,
+        `--suppliers: expected CODE[:STATUS] items separated by commas, STATUS one of ` +
+          `${SUPPLIER_STATUSES.join(', ')}; got ${JSON.stringify(part)}`,
       );
     }
     suppliers[code] = status;

@@ -35,7 +35,10 @@ export function seededStream(seed: number): () => number {
   };
 }
 
-/** `A-` + 8 upper-case hex digits (the platform's account number format, docs/service.md "Field names on the real platform"). */
+/**
+ * `A-` + 8 upper-case hex digits (the platform's account number format, docs/service.md "Field names on the real
+ * platform").
+ */
 export function formatAccountNumber(value: number): string {
   return `A-${(value >>> 0).toString(16).toUpperCase().padStart(8, '0')}`;
 }

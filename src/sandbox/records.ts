@@ -62,7 +62,10 @@ export interface ProcessRecord {
   modifiedAt: number;
   /** Bumped when a new process replaces the old one, so stale scheduler entries are skipped. */
   generation: number;
-  /** How the process will end, decided at create: ERRORED with this error (ERR- prefix or the seeded errored share), CANCELLED (CANCEL- prefix), or PROCESSED (null). */
+  /**
+   * How the process will end, decided at create: ERRORED with this error (ERR- prefix or the seeded errored share),
+   * CANCELLED (CANCEL- prefix), or PROCESSED (null).
+   */
   fate: LatestError | 'CANCELLED' | null;
   latestError: LatestError | null;
   /** Set once PROCESSED: the 32-bit value behind `A-XXXXXXXX`. */

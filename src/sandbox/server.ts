@@ -198,7 +198,8 @@ export function createRequestListener(
         endedAt,
       });
       runtime.options.log?.(
-        `${request.method ?? ''} ${url.pathname} ${status ?? '-'} ${Math.round(endedAt - startedAt)}ms${fault ? ` [${fault}]` : ''}`,
+        `${request.method ?? ''} ${url.pathname} ${status ?? '-'} ` +
+          `${Math.round(endedAt - startedAt)}ms${fault ? ` [${fault}]` : ''}`,
       );
     });
     decide(runtime, request, url, (name) => (fault = name))

@@ -169,7 +169,8 @@ function ledgerRules(raw: Raw, today: string): ValidationIssue[] {
             issue(
               attrOf(attr, 'transaction_date'),
               Code.historicalTransactionAfterClosingDate,
-              `A historical statement transaction (${date}) must not be after last_statement_closing_date ${closingDate}.`,
+              `A historical statement transaction (${date}) must not be after last_statement_closing_date ` +
+                `${closingDate}.`,
             ),
           );
         }

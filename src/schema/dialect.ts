@@ -109,7 +109,9 @@ export function moneyToStrings(body: MoneyBody, value: unknown): { value: unknow
     issues.push({
       attr: attr.replace(/^payload\./, ''),
       code: 'max_decimal_places',
-      detail: `${item} has more than ${kind.decimals} decimal places; the platform takes ${kind.decimals} for this field.`,
+      detail:
+        `${item} has more than ${kind.decimals} decimal places; the platform takes ${kind.decimals} for ` +
+        `this field.`,
     });
     return item;
   });
@@ -134,7 +136,8 @@ export function moneyFromStrings(body: MoneyBody, value: unknown): { value: unkn
       code: 'invalid',
       detail:
         typeof item === 'number'
-          ? `A valid string is required: send ${item} as a decimal string such as "${decimalText(item, kind.decimals) ?? item}".`
+          ? `A valid string is required: send ${item} as a decimal string such as ` +
+            `"${decimalText(item, kind.decimals) ?? item}".`
           : `${JSON.stringify(item)} is not a decimal with at most ${kind.fractionDigits} decimal places.`,
     });
     return item;

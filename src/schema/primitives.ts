@@ -58,7 +58,10 @@ export const datetime = z.string().check((ctx) => {
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const TEST_EMAIL = /^(test|xxx)@|@test\.com$|@test\.co\.uk$|\.xxx?$/i;
 
-/** An e-mail address; the platform refuses obvious test addresses (docs/service.md "Validation rules the platform applies"). */
+/**
+ * An e-mail address; the platform refuses obvious test addresses (docs/service.md "Validation rules the platform
+ * applies").
+ */
 export const email = z
   .string()
   .max(254)

@@ -7,7 +7,9 @@ import { transactionSchema } from './transaction.js';
 // Request bodies of every endpoint in the spec ("Endpoints"). The client builds its requests
 // from these types and the sandbox validates what it receives with the same schemas.
 
-/** The spec's post-import records, one endpoint each (notes, transactions, historical statements, payment instruction). */
+/**
+ * The spec's post-import records, one endpoint each (notes, transactions, historical statements, payment instruction).
+ */
 export type PostImportKind = 'note' | 'transaction' | 'statement' | 'payment_instruction';
 
 const importSupplier = z.string().min(1).max(255);

@@ -4,7 +4,8 @@ import { isCalendarDate, isIsoDatetime } from './primitives.js';
 import { asList, asNumber, asObject, asString, attrOf, type Raw } from './read.js';
 
 // Cross-field rules: the spec's ("at least one of body or document_paths") and the real
-// platform's where the spec is silent (docs/service.md "Validation rules the platform applies"). Each takes raw input and
+// platform's where the spec is silent (docs/service.md "Validation rules the platform applies"). Each takes raw input
+// and
 // the attr prefix where it sits, and returns issues; none throws on malformed input.
 
 const PAYMENT_LIKE = new Set(['PAYMENT', 'REPAYMENT']);

@@ -19,7 +19,8 @@ const grossAmount = z.number().check((ctx) => {
     fail(
       ctx,
       Code.invalidInteger,
-      `${ctx.value} is not a whole number: gross_amount is an integer in minor units (pence, cents), e.g. 4050 for 40.50.`,
+      `${ctx.value} is not a whole number: gross_amount is an integer in minor units (pence, cents), e.g. 4050 ` +
+        `for 40.50.`,
     );
 });
 

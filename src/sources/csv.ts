@@ -116,12 +116,21 @@ async function csvErrorLine(absolutePath: string, options: CsvOptions, error: Cs
 function plainCsvMessage(error: CsvError): string {
   switch (error.code) {
     case 'CSV_QUOTE_NOT_CLOSED':
-      return 'a quoted field of the row starting on this line is never closed (a missing closing quote "); the rest of the file would be read as one cell.';
+      return (
+        'a quoted field of the row starting on this line is never closed (a missing closing quote "); the ' +
+        'rest of the file would be read as one cell.'
+      );
     case 'INVALID_OPENING_QUOTE':
     case 'CSV_INVALID_CLOSING_QUOTE':
-      return 'a quote " appears inside an unquoted field, or after a closing quote; quote the field and double its inner quotes ("").';
+      return (
+        'a quote " appears inside an unquoted field, or after a closing quote; quote the field and double ' +
+        'its inner quotes ("").'
+      );
     case 'CSV_MAX_RECORD_SIZE':
-      return `the row starting on this line is longer than the limit of ${MAX_RECORD_TEXT} per record (a field that is far too large, or a quote that is never closed); shorten or remove it.`;
+      return (
+        `the row starting on this line is longer than the limit of ${MAX_RECORD_TEXT} per record (a field ` +
+        `that is far too large, or a quote that is never closed); shorten or remove it.`
+      );
     case 'CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE':
       return 'text follows a closing quote; quote the whole field.';
     default:

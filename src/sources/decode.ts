@@ -159,7 +159,8 @@ async function* checkedChunks(
         throw new InputError(
           options.file,
           at,
-          `is not valid ${options.encoding} text. If the export uses another encoding (latin1, windows-1252), set "encoding" in the mapping file.`,
+          `is not valid ${options.encoding} text. If the export uses another encoding (latin1, windows-1252), set ` +
+            `"encoding" in the mapping file.`,
           'input_bad_encoding',
           error,
         );
@@ -171,7 +172,8 @@ async function* checkedChunks(
             options.file,
             linesBefore + countNewlines(text, nul) + 1,
             looksLikeUtf16(text)
-              ? 'looks like UTF-16 text without a byte-order mark; save it as UTF-8 (or as UTF-16 with a byte-order mark, "Unicode text"), or set "encoding": "utf-16le" in the mapping file.'
+              ? 'looks like UTF-16 text without a byte-order mark; save it as UTF-8 (or as UTF-16 with a ' +
+                  'byte-order mark, "Unicode text"), or set "encoding": "utf-16le" in the mapping file.'
               : 'holds binary data (a NUL byte); an export file must be CSV, JSON or NDJSON text.',
             'input_binary',
           );

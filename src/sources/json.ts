@@ -109,7 +109,8 @@ function* scanChunk(file: string, scan: ArrayScan, text: string): Generator<Json
         throw new InputError(
           file,
           scan.line,
-          'is not a JSON array: a .json export file must hold [ {record}, {record}, ... ] (use .ndjson for one object per line).',
+          'is not a JSON array: a .json export file must hold [ {record}, {record}, ... ] (use .ndjson for one ' +
+            'object per line).',
           'input_unparseable',
         );
       scan.state = 'between';
@@ -140,7 +141,8 @@ function tooLong(file: string, line: number, what: string): InputError {
   return new InputError(
     file,
     line,
-    `${what} is longer than the limit of ${MAX_RECORD_TEXT} per record (a value that is far too large, or a string or object that is never closed); shorten or remove it.`,
+    `${what} is longer than the limit of ${MAX_RECORD_TEXT} per record (a value that is far too large, or a ` +
+      `string or object that is never closed); shorten or remove it.`,
     'input_record_too_large',
   );
 }

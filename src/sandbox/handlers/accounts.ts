@@ -62,7 +62,9 @@ export function createAccount(context: HandlerContext): Reply {
       status: 400,
       body: {
         non_field_errors: {
-          detail: `The account import process with the account number ${externalAccountNumber} has already been imported.`,
+          detail:
+            `The account import process with the account number ${externalAccountNumber} has already been ` +
+            `imported.`,
           code: Code.alreadyImported,
         },
         account_id: accountNumberOf(existing),
@@ -70,7 +72,9 @@ export function createAccount(context: HandlerContext): Reply {
     };
   }
   if (existing?.status === 'PENDING' || existing?.status === 'IN_PROGRESS') {
-    const detail = `An import process for the account number ${externalAccountNumber} is already ${existing.status}; wait for it to finish.`;
+    const detail =
+      `An import process for the account number ${externalAccountNumber} is already ` +
+      `${existing.status}; wait for it to finish.`;
     return { status: 400, body: { detail, code: PROCESS_IN_PROGRESS, errors: [] } };
   }
   context.store.schedule(supplier, externalAccountNumber, payload, context.now);

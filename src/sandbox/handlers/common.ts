@@ -71,7 +71,9 @@ export function supplierGate(store: ProcessStore, supplier: unknown): Reply | un
   if (typeof supplier !== 'string') return undefined;
   const status = store.suppliers.get(supplier);
   if (status === undefined || status === 'Ongoing') return undefined;
-  const detail = `The migration of import supplier ${supplier} is ${status === 'Paused' ? 'paused' : 'complete'}; it accepts no accounts or account data now.`;
+  const detail =
+    `The migration of import supplier ${supplier} is ${status === 'Paused' ? 'paused' : 'complete'}; ` +
+    `it accepts no accounts or account data now.`;
   return { status: 400, body: { detail, code: Code.migrationNotOngoing } };
 }
 

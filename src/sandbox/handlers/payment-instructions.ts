@@ -6,7 +6,7 @@ import { accountNumberOf } from '../store.js';
 import { responseNames } from '../kraken.js';
 import { resolvePostImport, type HandlerContext, type PostImportTarget } from './common.js';
 
-// Spec "Create payment instruction" with a simulated upstream vendor (README "The sandbox"):
+// Spec "Create payment instruction" with a simulated upstream vendor (docs/sandbox.md):
 // reference FAIL-... -> persistent vendor failure, 400, never succeeds;
 // reference FLAKY-... -> intermittent vendor failure, 500 on the first flakyAttempts tries, then 201;
 // reference LOST-... -> created, then the answer is lost (the connection destroyed after lostAnswerMs).

@@ -144,7 +144,9 @@ export function createTransactions(received: HandlerContext): Reply {
   if (moved.length > 0) {
     // Spec: with force_add_to_current_statement "a note is pinned to the account".
     (data.notes ??= []).push({
-      body: `Imported transactions dated before the open statement period were moved to ${context.openPeriodStart}: ${moved.join(', ')}.`,
+      body:
+        `Imported transactions dated before the open statement period were moved to ` +
+        `${context.openPeriodStart}: ${moved.join(', ')}.`,
       documentPaths: [],
       createdAt: isoWithOffset(context.now),
       createdAtGiven: false,
