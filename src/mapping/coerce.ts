@@ -1,5 +1,5 @@
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
-import { applyDateFormat } from './date-format.js';
+import { applyDateFormat, type DateFormat } from './date-format.js';
 import type { FileMapping } from './mapping-rules.js';
 import { isCalendarDate, isIsoDatetime } from '../schema/index.js';
 import type { FieldType } from './fields.js';
@@ -145,27 +145,43 @@ function minorUnitsOf(text: string): number | undefined {
   return negative && minor !== 0 ? -minor : minor;
 }
 
-function coerceDate(value: unknown, context: CoerceContext): Coerced {
-  const text = String(value);
-  if (isCalendarDate(text)) return { value: text };
-  const formats = context.mapping.dateFormats;
+/**
+ * Every declared format is tried: `matched` says whether any format's pattern fitted, `readings` holds the distinct
+ * values that exist (a value two formats read differently is ambiguous, never guessed).
+ */
+function readUnder(
+  formats: readonly DateFormat[],
+  text: string,
+  toValue: (reading: string) => string | undefined,
+): { readings: Set<string>; matched: boolean } {
   const readings = new Set<string>();
   let matched = false;
   for (const format of formats) {
     const reading = applyDateFormat(format, text);
     if (reading === undefined) continue;
     matched = true;
-    if (isCalendarDate(reading)) readings.add(reading);
+    const value = toValue(reading);
+    if (value !== undefined) readings.add(value);
   }
+  return { readings, matched };
+}
+
+function ambiguous(context: CoerceContext, text: string, readings: Set<string>, kind: 'date' | 'datetime'): Coerced {
+  return fail(
+    text,
+    ExportCode.ambiguousDate,
+    `${context.field}: "${text}" is ambiguous: it reads as ${[...readings].join(' or ')} under the declared ` +
+      `${kind} formats; it is never guessed.`,
+  );
+}
+
+function coerceDate(value: unknown, context: CoerceContext): Coerced {
+  const text = String(value);
+  if (isCalendarDate(text)) return { value: text };
+  const formats = context.mapping.dateFormats;
+  const { readings, matched } = readUnder(formats, text, (reading) => (isCalendarDate(reading) ? reading : undefined));
   if (readings.size === 1) return { value: [...readings][0] };
-  if (readings.size > 1) {
-    return fail(
-      text,
-      ExportCode.ambiguousDate,
-      `${context.field}: "${text}" is ambiguous: it reads as ${[...readings].join(' or ')} under the declared ` +
-        `date formats; it is never guessed.`,
-    );
-  }
+  if (readings.size > 1) return ambiguous(context, text, readings, 'date');
   if (matched || /^\d{4}-\d{2}-\d{2}$/.test(text))
     return fail(text, ExportCode.invalidDate, `${context.field}: "${text}" is not a date that exists.`);
   const declared =
@@ -179,25 +195,12 @@ function coerceDatetime(value: unknown, context: CoerceContext): Coerced {
   const text = String(value);
   if (isIsoDatetime(text)) return { value: text };
   const offset = context.mapping.utcOffset;
-  // As for dates: every declared format is tried, and a value two of them read differently is never guessed.
-  const readings = new Set<string>();
-  let matched = false;
-  for (const format of context.mapping.datetimeFormats) {
-    const reading = applyDateFormat(format, text);
-    if (reading === undefined || offset === undefined) continue;
-    matched = true;
-    const iso = `${reading}${offset}`;
-    if (isIsoDatetime(iso)) readings.add(iso);
-  }
+  const formats = offset === undefined ? [] : context.mapping.datetimeFormats;
+  const { readings, matched } = readUnder(formats, text, (reading) =>
+    isIsoDatetime(`${reading}${offset}`) ? `${reading}${offset}` : undefined,
+  );
   if (readings.size === 1) return { value: [...readings][0] };
-  if (readings.size > 1) {
-    return fail(
-      text,
-      ExportCode.ambiguousDate,
-      `${context.field}: "${text}" is ambiguous: it reads as ${[...readings].join(' or ')} under the declared ` +
-        'datetime formats; it is never guessed.',
-    );
-  }
+  if (readings.size > 1) return ambiguous(context, text, readings, 'datetime');
   if (matched)
     return fail(text, ExportCode.invalidDatetime, `${context.field}: "${text}" is not a datetime that exists.`);
   return fail(
