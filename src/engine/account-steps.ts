@@ -124,12 +124,14 @@ export async function createAccount(ctx: StepContext, account: AccountRow): Prom
  */
 export async function checkStatus(ctx: StepContext, account: AccountRow): Promise<AccountRow> {
   if (account.state === 'scheduled') {
+    const askedAt = ctx.now();
     const v1 = await call(ctx, () =>
       ctx.client.getTransferStatus(account.importSupplier, account.externalAccountNumber),
     );
     if (!v1.ok) return askAgainLater(ctx, account, v1.failure);
     const transition = afterPollTransferStatus(account, v1.value, clock(ctx), ctx.settings.pollSchedule);
-    if (account.polls === 0) ctx.firstPollAnswered?.(transition?.patch.state === 'processed');
+    if (account.polls === 0)
+      ctx.firstPollAnswered?.(transition?.patch.state === 'processed', askedAt - (account.nextCheckAt ?? askedAt));
     if (transition !== undefined) return applyTransition(ctx, account, transition);
   }
   const answer = await call(ctx, () =>

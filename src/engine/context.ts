@@ -51,6 +51,9 @@ export interface StepContext {
   stopping(): boolean;
   /** A queued (not awaited) ledger write failed: nothing more can be recorded, the run stops. */
   writeFailed(error: unknown): void;
-  /** An account's first poll after its create was answered: imported already, or not yet (tunes the first delay). */
-  firstPollAnswered?: (imported: boolean) => void;
+  /**
+   * An account's first poll after its create was answered: imported already, or not yet, and how late after its due
+   * time the poll was made (tunes the first delay).
+   */
+  firstPollAnswered?: (imported: boolean, latenessMs: number) => void;
 }

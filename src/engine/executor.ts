@@ -80,7 +80,7 @@ export class Executor {
         this.#consecutiveFailures = 0;
       },
       stopping: () => this.#stop !== undefined,
-      firstPollAnswered: (imported) => tuner.observe(imported),
+      firstPollAnswered: (imported, latenessMs) => tuner.observe(imported, latenessMs, this.#ctx.now()),
       writeFailed: (error: unknown) =>
         this.stop('fatal', {
           class: 'fatal',

@@ -21,27 +21,48 @@ export const DEFAULT_POLL_SCHEDULE = {
   jitter: 0.2,
 } as const satisfies PollSchedule;
 
+/** Share of first polls that should find the account imported; the rest cost a second poll. */
+const TARGET_IMPORTED_SHARE = 0.9;
+/** How strongly one interval's share moves the delay: exp(GAIN x (target - share)), within x0.8 to x1.25. */
+const GAIN = 1;
+/** First polls an interval needs before it moves the delay. */
+const MIN_ANSWERS = 5;
+
 /**
- * The first check's delay follows the service's observed processing time: each account's first
- * poll that finds it imported shortens the delay a little (x0.99), each that finds it still in
- * progress lengthens it (x1.09). It settles where about 90% of first polls find the account
- * imported (0.9 x ln 0.99 + 0.1 x ln 1.09 = 0), so most accounts cost one status request and wait
- * about as long as the service takes, not a fixed ladder's first step. The steps are small so
- * that a burst of answers (accounts created together) moves the delay by little.
+ * The first check's delay follows the service's observed processing time: it moves towards the
+ * delay at which about 90% of first polls find the account imported, so most accounts cost one
+ * status request and wait about as long as the service takes, not a fixed ladder's first step.
+ *
+ * Answers come in bursts (accounts created together are polled together) and a change of delay
+ * shows in the answers only one delay later, so the delay moves once per interval of its own
+ * length, on the share of that interval's first polls that found the account imported, by at
+ * most x1.25 or x0.8. A check made late (the run was busy) that finds the account imported says
+ * nothing about the delay and is not counted; a late one that finds it still in progress is (the
+ * service took longer still).
  */
 export class FirstPollTuner {
   /** The schedule the steps read: firstDelayMs moves, the rest is the configured schedule. */
   readonly schedule: PollSchedule;
   readonly #minMs: number;
+  #interval: { startedAt: number; answers: number; imported: number } | undefined;
 
   constructor(configured: PollSchedule, minMs = 20) {
     this.schedule = { ...configured };
     this.#minMs = Math.min(minMs, configured.firstDelayMs);
   }
 
-  observe(imported: boolean): void {
-    const next = this.schedule.firstDelayMs * (imported ? 0.99 : 1.09);
-    this.schedule.firstDelayMs = Math.min(this.schedule.maxDelayMs, Math.max(this.#minMs, next));
+  /** A first poll's answer: `latenessMs` is how long after its due time it was asked. */
+  observe(imported: boolean, latenessMs: number, nowMs: number): void {
+    const delay = this.schedule.firstDelayMs;
+    if (imported && latenessMs > delay / 4) return;
+    const interval = (this.#interval ??= { startedAt: nowMs, answers: 0, imported: 0 });
+    interval.answers += 1;
+    if (imported) interval.imported += 1;
+    if (nowMs - interval.startedAt < delay || interval.answers < MIN_ANSWERS) return;
+    const share = interval.imported / interval.answers;
+    const factor = Math.min(1.25, Math.max(0.8, Math.exp(GAIN * (TARGET_IMPORTED_SHARE - share))));
+    this.schedule.firstDelayMs = Math.min(this.schedule.maxDelayMs, Math.max(this.#minMs, delay * factor));
+    this.#interval = undefined;
   }
 }
 

@@ -39,6 +39,7 @@ interface ServerStats {
   requests: number;
   firstAt: number | null;
   byEndpoint: Record<string, number>;
+  timeline: Array<Record<string, number>>;
 }
 
 async function nextLine(lines: Interface): Promise<string> {
@@ -78,6 +79,7 @@ interface PushFigures {
   sendingCpuMicros: number;
   maxRssMb: number;
   byEndpoint: Record<string, number>;
+  timeline: Array<Record<string, number>>;
 }
 
 /** Runs `migrate push` as a child process from spawn to exit; its CPU time and peak RSS come from cpu-hook.mjs. */
@@ -144,7 +146,17 @@ async function pushChild(server: Server, dir: string, concurrency: number, stopA
     sendingCpuMicros: usage.user + usage.system - before,
     maxRssMb: usage.maxRssKb / 1024,
     byEndpoint: stats.byEndpoint,
+    timeline: stats.timeline,
   };
+}
+
+/** BENCH_TIMELINE=1: requests per 500 ms after the first, by endpoint, one line each. */
+function printTimeline(timeline: Array<Record<string, number>>): void {
+  timeline.forEach((bucket, index) => {
+    const total = Object.values(bucket).reduce((sum, n) => sum + n, 0);
+    const parts = Object.entries(bucket).map(([key, n]) => `${key} ${n}`);
+    console.log(`      ${(index / 2).toFixed(1).padStart(5)} s ${String(total).padStart(5)}  ${parts.join(', ')}`);
+  });
 }
 
 function median(values: number[]): number {
@@ -190,6 +202,7 @@ async function throughput(count?: number): Promise<void> {
           `    run ${run + 1}: ${figures.seconds.toFixed(1)} s, share ${share.toFixed(2)}, ${(figures.requests / accounts).toFixed(2)} requests/account, first request ${figures.firstRequestSeconds.toFixed(2)} s, ${(figures.cpuMicros / figures.requests).toFixed(0)} µs CPU/request (${(figures.sendingCpuMicros / figures.requests).toFixed(0)} from the first request on), exit ${figures.exitCode}, ${runs.at(-1)?.load}`,
         );
         if (process.env['BENCH_ENDPOINTS']) console.log(`      ${JSON.stringify(figures.byEndpoint)}`);
+        if (process.env['BENCH_TIMELINE']) printTimeline(figures.timeline);
       }
       console.log(
         `  concurrency ${String(concurrency).padStart(3)}: ${accounts} accounts, bound ${bound.toFixed(0)} accounts/s; ` +

@@ -3,7 +3,7 @@ import { startSandbox } from '../../src/sandbox/index.js';
 
 // The sandbox in its own process for the push benchmark, so that the measured client does not
 // share its event loop. argv: latency ms, processing ms. Prints one JSON line { url, apiKey },
-// then answers each line on stdin: `stats` -> one JSON line { requests, firstAt, byEndpoint }
+// then answers each line on stdin: `stats` -> one JSON line { requests, firstAt, byEndpoint, timeline }
 // (REST requests since the last `reset`: the token mutation is not counted; firstAt is the epoch
 // ms at which the first of them arrived), `reset` -> counters to zero. Exits when stdin closes.
 
@@ -13,6 +13,8 @@ const processingMs = Number(process.argv[3] ?? 100);
 let requests = 0;
 let firstAt: number | null = null;
 let byEndpoint: Record<string, number> = {};
+/** Requests arrived per 500 ms since the first, by endpoint: where a run's time went. */
+let timeline: Array<Record<string, number>> = [];
 
 /** `/v2/data-import/accounts/ACME/X/` -> `GET v2 accounts status`; keeps the family, drops the identifiers. */
 function endpointOf(method: string, path: string): string {
@@ -37,16 +39,21 @@ const sandbox = await startSandbox({
     if (firstAt === null || arrived < firstAt) firstAt = arrived;
     const key = endpointOf(method, path);
     byEndpoint[key] = (byEndpoint[key] ?? 0) + 1;
+    const slot = Math.max(0, Math.floor((arrived - firstAt) / 500));
+    while (timeline.length <= slot) timeline.push({});
+    const bucket = timeline[slot] ?? {};
+    bucket[key] = (bucket[key] ?? 0) + 1;
   },
 });
 process.stdout.write(`${JSON.stringify({ url: sandbox.url, apiKey: sandbox.apiKey })}\n`);
 const commands = createInterface({ input: process.stdin });
 commands.on('line', (command) => {
-  if (command === 'stats') process.stdout.write(`${JSON.stringify({ requests, firstAt, byEndpoint })}\n`);
+  if (command === 'stats') process.stdout.write(`${JSON.stringify({ requests, firstAt, byEndpoint, timeline })}\n`);
   if (command === 'reset') {
     requests = 0;
     firstAt = null;
     byEndpoint = {};
+    timeline = [];
     process.stdout.write('{}\n');
   }
 });

@@ -38,22 +38,88 @@ describe('listCheckWorthwhile', () => {
 });
 
 describe('FirstPollTuner', () => {
-  const configured = { firstDelayMs: 500, factor: 2, maxDelayMs: 30_000, jitter: 0 };
+  const configured = { firstDelayMs: 500, factor: 2, maxDelayMs: 30_000, jitter: 0.2 };
 
-  it('moves the first delay towards the processing time the service shows', () => {
+  /**
+   * A service that takes `processingMs` (times e^u, u uniform in [-noise, noise]): every `everyMs`,
+   * `burst` accounts are created together, each polled when the run's schedule says, `lateMs` after
+   * that. Returns the first delay at every millisecond and the share of first polls, after the
+   * first 8 s, that found the account imported.
+   */
+  function simulate(
+    tuner: FirstPollTuner,
+    shape: { processingMs: number; noise: number; burst: number; everyMs: number; ms: number; lateMs?: number },
+  ): { delays: number[]; importedShare: number } {
+    let seed = 7;
+    const random = (): number => ((seed = (seed * 48271) % 2147483647) - 1) / 2147483646;
+    const due: Array<{ at: number; createdAt: number; processingMs: number }> = [];
+    const delays: number[] = [];
+    let answers = 0;
+    let imported = 0;
+    for (let now = 0; now < shape.ms; now += 1) {
+      if (now % shape.everyMs === 0)
+        for (let n = 0; n < shape.burst; n += 1)
+          due.push({
+            at: now + nextPollDelay(tuner.schedule, 0, random()),
+            createdAt: now,
+            processingMs: shape.processingMs * Math.exp(shape.noise * (2 * random() - 1)),
+          });
+      for (let i = due.length - 1; i >= 0; i -= 1) {
+        const check = due[i];
+        if (check === undefined || check.at + (shape.lateMs ?? 0) > now) continue;
+        due.splice(i, 1);
+        const found = now - check.createdAt >= check.processingMs;
+        if (now >= 8_000) {
+          answers += 1;
+          if (found) imported += 1;
+        }
+        tuner.observe(found, now - check.at, now);
+      }
+      delays.push(tuner.schedule.firstDelayMs);
+    }
+    return { delays, importedShare: imported / answers };
+  }
+
+  it.each([
+    ['one account at a time', 1, 1, 0],
+    ['bursts of 32 every 20 ms', 32, 20, 0],
+    ['bursts of 32, processing times spread x0.74 to x1.35', 32, 20, 0.3],
+    ['one account every 50 ms', 1, 50, 0.3],
+  ])('settles where about 90%% of first polls find the account imported: %s', (_name, burst, everyMs, noise) => {
     const tuner = new FirstPollTuner(configured);
-    // The service takes 100 ms: a first poll after at least that finds the account imported.
-    for (let n = 0; n < 2000; n += 1) tuner.observe(tuner.schedule.firstDelayMs >= 100);
-    expect(tuner.schedule.firstDelayMs).toBeGreaterThan(90);
-    expect(tuner.schedule.firstDelayMs).toBeLessThan(160);
+    const { delays, importedShare } = simulate(tuner, { processingMs: 100, noise, burst, everyMs, ms: 30_000 });
+    expect(delays.findIndex((delay) => delay < 150)).toBeLessThan(6_000);
+    const settled = delays.slice(8_000);
+    // Unguarded (a step per answer), one burst of 32 answers moved the delay x15 and it swung from 20 ms to 5 s.
+    expect(Math.min(...settled)).toBeGreaterThan(85);
+    expect(Math.max(...settled)).toBeLessThan(210);
+    expect(importedShare).toBeGreaterThan(0.8);
     expect(configured.firstDelayMs).toBe(500);
   });
 
-  it('grows when first polls keep finding accounts in progress, within the configured bounds', () => {
+  it('does not shorten the delay on checks made late, which had longer to find the account imported', () => {
     const tuner = new FirstPollTuner(configured);
-    for (let n = 0; n < 60; n += 1) tuner.observe(false);
+    // A busy run polls every account 2 s after its due time: all are found imported, none counts.
+    simulate(tuner, { processingMs: 400, noise: 0, burst: 4, everyMs: 10, ms: 5_000, lateMs: 2_000 });
+    expect(tuner.schedule.firstDelayMs).toBe(500);
+  });
+
+  it('moves once per interval of its own length, at most x1.25 or x0.8, within the configured bounds', () => {
+    const tuner = new FirstPollTuner(configured);
+    for (let n = 0; n < 60; n += 1) tuner.observe(false, 0, 0);
+    expect(tuner.schedule.firstDelayMs).toBe(500);
+    tuner.observe(false, 0, 500);
+    expect(tuner.schedule.firstDelayMs).toBe(625);
+    let now = 500;
+    for (let n = 0; n < 200; n += 1) {
+      now += tuner.schedule.firstDelayMs;
+      for (let k = 0; k < 5; k += 1) tuner.observe(false, 0, now);
+    }
     expect(tuner.schedule.firstDelayMs).toBe(30_000);
-    for (let n = 0; n < 2000; n += 1) tuner.observe(true);
+    for (let n = 0; n < 1_000; n += 1) {
+      now += tuner.schedule.firstDelayMs;
+      for (let k = 0; k < 5; k += 1) tuner.observe(true, 0, now);
+    }
     expect(tuner.schedule.firstDelayMs).toBe(20);
   });
 });
