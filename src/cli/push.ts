@@ -26,7 +26,8 @@ import {
   stateDirFailure,
   type LedgerLock,
 } from '../ledger/index.js';
-import { openExport, type ExportReader } from '../intake/index.js';
+import { openExportInOrder } from '../intake/export-in-order.js';
+import { openExport, type ExportReader, type IssueList } from '../intake/index.js';
 import { findExportFiles } from '../sources/index.js';
 import { createNdjsonLogSink, type NdjsonLogSink } from '../report/ndjson-log.js';
 import { createProgressReporter } from '../report/progress.js';
@@ -206,9 +207,10 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
           }),
         );
     });
-    const reader = await openExport(options.dir, config, { scratchDir: stateDir });
+    const reader = await openExportInOrder(options.dir, config, { scratchDir: stateDir });
     closers.unshift(() => reader.close());
-    refuseFileIssues(reader);
+    // Streaming, only a header's problems are known now (README "Sending while the export is read").
+    refuseFileIssues(reader.fileIssues);
     const progress = createProgressReporter({ stream: process.stderr });
     closers.unshift(() => progress.stop());
     const log = options.logFile === undefined ? undefined : openLog(options.logFile, runId, ledger);
@@ -224,7 +226,7 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
       client: service.client,
       settings: engineSettings(options, config),
       sink: log ? teeSink(progress, log) : progress,
-      entries: reader.entries(),
+      source: reader,
       signal: AbortSignal.any([signal, lockLost.signal]),
       selection,
       maxErrors: options.maxErrors,
@@ -263,6 +265,13 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
         new FatalError(`the ledger in ${stateDir} could not be written (${result.fatal.detail}); the run stopped.`)
       );
     if (result.fatal) process.stderr.write(`migrate: ${result.fatal.code}: ${result.fatal.detail}\n`);
+    // Rows found outside any account while the export streamed: every account was sent, these rows were not.
+    if (reader.fileIssues.length > 0) {
+      process.stderr.write(
+        `migrate: ${describeFileIssues(reader.fileIssues, 'those rows were not sent, every account was')}\n`,
+      );
+      return Math.max(result.exitCode, ExitCode.someFailed);
+    }
     return result.exitCode;
   } catch (error) {
     thrown = isLedgerDamage(error)
@@ -307,18 +316,20 @@ async function takeLock(stateDir: string): Promise<LedgerLock> {
   }
 }
 
-/** Export-level problems (unknown columns, records without an account) would drop data silently: push refuses them. */
-function refuseFileIssues(reader: ExportReader): void {
-  const issues = reader.fileIssues;
+/** Export-level problems known before anything is sent (unknown columns) would drop data silently: push refuses them. */
+function refuseFileIssues(issues: IssueList): void {
   if (issues.length === 0) return;
+  throw new UsageError(`${describeFileIssues(issues, 'nothing was sent')}`, 'export_file_issues');
+}
+
+function describeFileIssues(issues: IssueList, outcome: string): string {
   const shown = issues
     .first(5)
     .map((issue) => `  ${issue.file}:${issue.line}${issue.column ? ` (${issue.column})` : ''}: ${issue.message}`);
   const more = issues.length > 5 ? `\n  ... and ${issues.length - 5} more` : '';
-  throw new UsageError(
-    `the export has ${issues.length} problem(s) outside any account; nothing was sent. Fix them (run \`migrate ` +
-      `validate\` for the full list):\n${shown.join('\n')}${more}`,
-    'export_file_issues',
+  return (
+    `the export has ${issues.length} problem(s) outside any account; ${outcome}. Fix them (run \`migrate ` +
+    `validate\` for the full list):\n${shown.join('\n')}${more}`
   );
 }
 
@@ -414,7 +425,7 @@ async function dryRun(
   let reader: ExportReader | undefined;
   try {
     reader = await openExport(options.dir, config, { scratchDir: scratch });
-    refuseFileIssues(reader);
+    refuseFileIssues(reader.fileIssues);
     const samples = new PlanSamples();
     const json = options.json ? new PlanJsonWriter((text) => process.stdout.write(text)) : undefined;
     const result = await planDryRun({

@@ -7,7 +7,7 @@ import type { EngineSettings } from './context.js';
 import type { EventSink } from './events.js';
 import { PUSH_STEPS } from './plan.js';
 import { scanPlan, type PlannedAccount, type PlanScan } from './plan-scan.js';
-import { stageExport, type StageSummary } from './stage.js';
+import { sourceOf, stageExport, type StageSummary } from './stage.js';
 
 // `push --dry-run`: everything but side effects. Staging changes account states
 // (an invalid account found valid again, an errored one with new data, new records reopening a
@@ -48,7 +48,9 @@ export async function planDryRun(input: DryRunInput): Promise<DryRunResult> {
   const ledger = Ledger.open(input.scratchDir);
   try {
     const staged =
-      input.entries === undefined ? undefined : await stageExport(ledger, input.entries, input.sink, input.signal);
+      input.entries === undefined
+        ? undefined
+        : await stageExport(ledger, sourceOf(input.entries), input.sink, { signal: input.signal });
     const { settings, selection } = input;
     const options = {
       retryErrored: settings.retryErrored,

@@ -5,8 +5,23 @@ import type { AccountState, ItemKind } from '../ledger/index.js';
  * NDJSON log all consume the same stream through an EventSink; the engine never prints.
  */
 export type EngineEvent =
-  | { type: 'staging'; accounts: number; orphans: number }
-  | { type: 'staged'; accounts: number; invalid: number; orphans: number; changedAfterImport: number }
+  /** Staging so far; `added`: the work it added to the run (accounts to create, records to send). */
+  | {
+      type: 'staging';
+      accounts: number;
+      orphans: number;
+      added: { accounts: number; items: Record<ItemKind, number> };
+    }
+  | {
+      type: 'staged';
+      accounts: number;
+      invalid: number;
+      orphans: number;
+      changedAfterImport: number;
+      added: { accounts: number; items: Record<ItemKind, number> };
+    }
+  /** A file turned out not to be sorted: sending pauses while the export is read again with it sorted. */
+  | { type: 'restaging'; file: string; line: number; files: string[] }
   /** The work the run starts with (accounts per state, pending items per kind). */
   | { type: 'plan'; toCreate: number; toProcess: number; items: Record<ItemKind, number> }
   | {

@@ -1,12 +1,13 @@
 import PQueue from 'p-queue';
 import type { ImportServiceClient } from '../api/types.js';
-import { isLedgerDamage, type AccountRow, type Ledger } from '../ledger/index.js';
+import { isLedgerDamage, type AccountCursor, type AccountRow, type Ledger } from '../ledger/index.js';
 import { checkStatus, createAccount, resolveAccount, applyTransition, call } from './account-steps.js';
 import type { EngineSettings, StepContext } from './context.js';
 import { ErrorBudget } from './error-budget.js';
 import type { EventSink, StopReason } from './events.js';
 import { StopRun, type Failure } from './failure.js';
 import type { Selection } from './selection.js';
+import { StagingGate } from './staging-gate.js';
 import { pushItems } from './item-steps.js';
 import { FirstPollTuner, listCheckWorthwhile } from './poll-schedule.js';
 import { afterListedImported, workableStates } from './transitions.js';
@@ -46,15 +47,25 @@ export class Executor {
   /** --limit / --accounts: the only accounts this run touches (undefined: every account). */
   readonly #selection: Selection | undefined;
   readonly #budget: ErrorBudget | undefined;
+  /** Accounts staging has passed in this run: the only ones work is taken on (staging-gate.ts). */
+  readonly #gate: StagingGate;
+  /** Resolves when stop() is called: waits on staging end with it. */
+  readonly #stopped: Promise<void>;
+  #onStop: () => void = () => undefined;
+  #onIdle: Array<() => void> = [];
 
   constructor(
     ledger: Ledger,
     client: ImportServiceClient,
     settings: EngineSettings,
     sink: EventSink,
-    selection?: Selection,
-    maxErrors?: number,
+    options: { selection?: Selection | undefined; maxErrors?: number | undefined; gate?: StagingGate } = {},
   ) {
+    const { selection, maxErrors } = options;
+    this.#gate = options.gate ?? StagingGate.open();
+    this.#stopped = new Promise((resolve) => {
+      this.#onStop = resolve;
+    });
     this.#ledger = ledger;
     this.#settings = settings;
     this.#selection = selection;
@@ -98,6 +109,13 @@ export class Executor {
     this.#ctx.sink.emit({ type: 'stopping', reason, ...(why ? { detail: why } : {}) });
     this.#queue.clear();
     this.#wake?.();
+    this.#onStop();
+  }
+
+  /** Resolves once no account is being worked on (after a staging restart: nothing new is taken meanwhile). */
+  idle(): Promise<void> {
+    if (this.#active.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#onIdle.push(resolve));
   }
 
   async run(): Promise<ExecuteResult> {
@@ -168,23 +186,38 @@ export class Executor {
       })
       .finally(() => {
         this.#active.delete(account.id);
-        if (this.#active.size === 0) this.#wake?.();
+        if (this.#active.size > 0) return;
+        this.#wake?.();
+        const idle = this.#onIdle;
+        this.#onIdle = [];
+        for (const resolve of idle) resolve();
       });
   }
 
+  /**
+   * Pages workable accounts in external account number order, behind staging (the gate): when
+   * nothing more has passed yet it waits for staging; a staging restart starts the pages over.
+   */
   async #pump(): Promise<void> {
     const states = workableStates(this.#settings.retryErrored);
-    let afterId = 0;
+    let after: AccountCursor | undefined;
+    let read = this.#gate.read;
     while (this.#stop === undefined) {
-      const page = this.#ledger.pageAccounts(states, afterId, this.#settings.pageSize);
-      if (page.length === 0) return;
+      if (this.#gate.read !== read) [after, read] = [undefined, this.#gate.read];
+      const finished = this.#gate.finished;
+      const page = this.#ledger.pageAccounts(states, after, this.#settings.pageSize, this.#gate.upTo);
+      if (page.length === 0) {
+        if (finished) return;
+        await Promise.race([this.#gate.changed(), this.#stopped]);
+        continue;
+      }
       for (const account of page) {
-        afterId = account.id;
+        after = { number: account.externalAccountNumber, id: account.id };
         if (this.#active.has(account.id) || (this.#selection && !this.#selection.has(account.id))) continue;
         await this.#queue.onSizeLessThan(this.#settings.concurrency);
         if (this.#stop !== undefined) return;
-        // The poller may have taken it meanwhile (a creating account with a due check).
-        if (this.#active.has(account.id)) continue;
+        // The poller may have taken it meanwhile (a creating account with a due check); staging may have restarted.
+        if (this.#active.has(account.id) || this.#gate.read !== read) continue;
         this.#enqueue(account, account.state === 'processed' ? PRIORITY.poll : PRIORITY.create, (row) =>
           this.#advance(row),
         );
@@ -290,7 +323,7 @@ export class Executor {
 
   /** Parked accounts whose status check is due: the ledger's, or (filtered run) the selection's. */
   #dueChecks(now: number, limit: number): AccountRow[] {
-    if (this.#selection === undefined) return this.#ledger.dueChecks(now, limit);
+    if (this.#selection === undefined) return this.#ledger.dueChecks(now, limit, this.#gate.upTo);
     this.#ledger.flush();
     const rows: AccountRow[] = [];
     for (const id of this.#selection.due(now, limit)) {
@@ -323,6 +356,7 @@ export class Executor {
         const account = this.#ledger.findAccount(supplier, listed.external_account_number);
         if (
           account?.state !== 'scheduled' ||
+          !this.#gate.passed(account.externalAccountNumber) ||
           this.#active.has(account.id) ||
           (this.#selection && !this.#selection.has(account.id))
         )

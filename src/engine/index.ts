@@ -1,6 +1,5 @@
 import type { ImportServiceClient } from '../api/types.js';
 import { DEFAULT_TRANSACTION_FLAGS } from '../schema/index.js';
-import type { ExportEntry } from '../mapping/types.js';
 import { ITEM_KINDS, type ItemKind, type Ledger, type LedgerCounts } from '../ledger/index.js';
 import type { EngineSettings } from './context.js';
 import type { EventSink, StopReason } from './events.js';
@@ -12,12 +11,13 @@ import { PUSH_STEPS, type PlanOptions, type PlanTotals } from './plan.js';
 import { scanPlan, type PlanScan } from './plan-scan.js';
 import { DEFAULT_POLL_SCHEDULE } from './poll-schedule.js';
 import { Selection } from './selection.js';
-import { stageExport, type StageSummary } from './stage.js';
+import { stageExport, type ExportSource, type StageSummary } from './stage.js';
+import { StagingGate } from './staging-gate.js';
 
 export type { EngineSettings } from './context.js';
 export { nullSink, teeSink, type EngineEvent, type EventSink, type StopReason } from './events.js';
 export type { Failure } from './failure.js';
-export type { StageSummary } from './stage.js';
+export { sourceOf, type ExportSource, type StageSummary } from './stage.js';
 export {
   PLAN_REASONS,
   REQUEST_KINDS,
@@ -48,8 +48,8 @@ export interface PushRun {
   client: ImportServiceClient;
   settings: EngineSettings;
   sink: EventSink;
-  /** The export, streamed; undefined: work on what the ledger holds. */
-  entries: AsyncIterable<ExportEntry> | undefined;
+  /** The export, streamed in external account number order; undefined: work on what the ledger holds. */
+  source: ExportSource | undefined;
   /** Aborted on SIGINT/SIGTERM: stop taking work, drain, return `interrupted`. */
   signal?: AbortSignal;
   /** --limit / --accounts: the run touches only the plan's first `limit` accounts / these external account numbers. */
@@ -81,10 +81,20 @@ export function planOptionsOf(settings: EngineSettings, accounts?: ReadonlySet<s
   };
 }
 
-/** Stages the export into the ledger, then runs the state machine until done, stopped, or timed out. */
+/**
+ * Stages the export into the ledger and runs the state machine until done, stopped, or timed out.
+ * A plain run sends while it stages (README "Sending while the export is read"): the executor
+ * takes each account once staging has committed it (staging-gate.ts). A run with --limit,
+ * --accounts or --max-errors N% needs the whole plan first: it stages, then sends.
+ */
 export async function runPush(run: PushRun): Promise<PushResult> {
+  const needsPlan = run.selection !== undefined || (run.maxErrors !== undefined && 'percent' in run.maxErrors);
+  return run.source === undefined || needsPlan ? stageThenSend(run, run.source) : sendWhileStaging(run, run.source);
+}
+
+async function stageThenSend(run: PushRun, source: ExportSource | undefined): Promise<PushResult> {
   const { ledger, settings, sink } = run;
-  const staged = run.entries === undefined ? undefined : await stageExport(ledger, run.entries, sink, run.signal);
+  const staged = source === undefined ? undefined : await stageExport(ledger, source, sink, { signal: run.signal });
   const extra = { unknownAccounts: [] as string[] };
   if (run.signal?.aborted) return finish(ledger, 'interrupted', undefined, staged, settings, extra);
   // A filtered run, or a budget in percent, needs the plan: which accounts, how much work.
@@ -97,17 +107,63 @@ export async function runPush(run: PushRun): Promise<PushResult> {
     run.maxErrors === undefined ? undefined : errorLimitOf(run.maxErrors, scan === undefined ? 0 : workOf(scan.totals));
   Object.assign(extra, { unknownAccounts: scan?.unknownAccounts ?? [] }, maxErrors === undefined ? {} : { maxErrors });
   sink.emit(scan && selection ? planEventOf(scan) : planEvent(ledger, settings));
-  const executor = new Executor(ledger, run.client, settings, sink, selection, maxErrors);
+  const executor = new Executor(ledger, run.client, settings, sink, { selection, maxErrors });
+  const result = await untilStopped(run, executor, () => executor.run());
+  return finish(ledger, result.reason, result.fatal, staged, settings, extra, filteredRun(run));
+}
+
+async function sendWhileStaging(run: PushRun, source: ExportSource): Promise<PushResult> {
+  const { ledger, settings, sink } = run;
+  const maxErrors = run.maxErrors === undefined ? undefined : errorLimitOf(run.maxErrors, 0);
+  const extra = { unknownAccounts: [] as string[], ...(maxErrors === undefined ? {} : { maxErrors }) };
+  // The work the ledger holds already; staging events add what the export brings.
+  sink.emit(planEvent(ledger, settings));
+  const gate = new StagingGate();
+  const executor = new Executor(ledger, run.client, settings, sink, { maxErrors, gate });
+  const { staged, result } = await untilStopped(run, executor, async () => {
+    const running = executor.run();
+    // The executor stopping early (interrupted, fatal, --max-errors) stops staging too.
+    const stopStaging = new AbortController();
+    void running.then(() => stopStaging.abort());
+    const signal = run.signal === undefined ? stopStaging.signal : AbortSignal.any([run.signal, stopStaging.signal]);
+    try {
+      const summary = await stageExport(ledger, source, sink, {
+        signal,
+        gate,
+        beforeRestart: () => executor.idle(),
+        batchSize: OVERLAP_BATCH,
+        sliceMs: OVERLAP_SLICE_MS,
+      });
+      return { staged: summary, result: await running };
+    } catch (error) {
+      // An export that cannot be read on (a damaged file): what is staged and sent stays; the run ends with the error.
+      executor.stop('fatal', { class: 'fatal', code: 'export_unreadable', detail: String(error) });
+      await running;
+      throw error;
+    }
+  });
+  return finish(ledger, result.reason, result.fatal, staged, settings, extra, filteredRun(run));
+}
+
+/** Staging batches while requests are in flight: small, so that a commit holds the event loop for a few ms. */
+const OVERLAP_BATCH = 100;
+const OVERLAP_SLICE_MS = 4;
+
+/** Runs `work` with SIGINT/SIGTERM (the run's signal) stopping the executor. */
+async function untilStopped<T>(run: PushRun, executor: Executor, work: () => Promise<T>): Promise<T> {
   const onAbort = (): void => executor.stop('interrupted');
   run.signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    const result = await executor.run();
-    const filtered =
-      run.selection !== undefined || (settings.steps !== undefined && settings.steps.size < PUSH_STEPS.length);
-    return finish(ledger, result.reason, result.fatal, staged, settings, extra, filtered);
+    return await work();
   } finally {
     run.signal?.removeEventListener('abort', onAbort);
   }
+}
+
+function filteredRun(run: PushRun): boolean {
+  return (
+    run.selection !== undefined || (run.settings.steps !== undefined && run.settings.steps.size < PUSH_STEPS.length)
+  );
 }
 
 function finish(

@@ -1,7 +1,10 @@
 import { createHash } from 'node:crypto';
+import { setImmediate } from 'node:timers/promises';
+import { ExportNotSorted } from '../intake/index.js';
 import type { ExportAccount, ExportEntry, MappedItem, OrphanItems, SourceIssue } from '../mapping/types.js';
-import { canonicalJson, type ItemKind, type Ledger, type StoredIssue } from '../ledger/index.js';
+import { canonicalJson, ITEM_KINDS, type ItemKind, type Ledger, type StoredIssue } from '../ledger/index.js';
 import type { EventSink } from './events.js';
+import type { StagingGate } from './staging-gate.js';
 import { naturalKeyOf } from './natural-key.js';
 import { decideAccount, decideItem } from './stage-plan.js';
 
@@ -13,32 +16,103 @@ export interface StageSummary {
   invalid: number;
   orphans: number;
   changedAfterImport: number;
+  /** Work staging added to the run: accounts that became `staged`, records that became `pending`. */
+  added: { accounts: number; items: Record<ItemKind, number> };
+}
+
+/** The export as staging reads it: entries in external account number order (cli/push.ts opens it). */
+export interface ExportSource {
+  /** Every entry from the start of the export; throws ExportNotSorted where a file turns out not to be sorted. */
+  entries(): AsyncIterable<ExportEntry>;
+  /** Makes the next entries() read the export again with the files found out of order sorted first. */
+  reopen(unsorted: ExportNotSorted): Promise<void>;
+}
+
+/** A source read once, in any order (the staged join): it never turns out unsorted. */
+export function sourceOf(entries: AsyncIterable<ExportEntry>): ExportSource {
+  return {
+    entries: () => entries,
+    reopen: (unsorted) => Promise.reject(unsorted),
+  };
+}
+
+export interface StageOptions {
+  signal?: AbortSignal | undefined;
+  /** Accounts committed so far, for the executor working beside staging; finished at the end. */
+  gate?: StagingGate;
+  /** A file found out of order: called before the export is read again (the executor stops taking work and drains). */
+  beforeRestart?: () => Promise<void>;
+  batchSize?: number;
+  /**
+   * Most milliseconds of staging between two turns of the event loop, while requests are in
+   * flight beside it (their answers wait for the turn).
+   */
+  sliceMs?: number;
 }
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
+const keyOf = (entry: ExportEntry): string =>
+  entry.kind === 'account' ? entry.account.externalAccountNumber : entry.items.externalAccountNumber;
+
+function emptySummary(): StageSummary {
+  const items = Object.fromEntries(ITEM_KINDS.map((kind) => [kind, 0])) as Record<ItemKind, number>;
+  return { accounts: 0, invalid: 0, orphans: 0, changedAfterImport: 0, added: { accounts: 0, items } };
+}
+
+/**
+ * Stages the export. An entry's rows are committed together, so an account the gate has passed
+ * is complete. A file found out of order (ExportNotSorted, streaming join) restarts the read:
+ * the gate closes, `beforeRestart` waits for the work in flight, the source is reopened with that
+ * file sorted, and every entry is staged again from the start (an unchanged one is kept as it is;
+ * rows that came late are added, or, for an account sent already, reported as changed after import).
+ */
 export async function stageExport(
   ledger: Ledger,
-  entries: AsyncIterable<ExportEntry>,
+  source: ExportSource,
   sink: EventSink,
-  signal?: AbortSignal,
-  batchSize = 500,
+  options: StageOptions = {},
 ): Promise<StageSummary> {
-  const summary: StageSummary = { accounts: 0, invalid: 0, orphans: 0, changedAfterImport: 0 };
+  const { signal, gate } = options;
+  const batchSize = options.batchSize ?? 500;
+  let summary = emptySummary();
   let batch: ExportEntry[] = [];
   const apply = (): void => {
     const current = batch;
     batch = [];
+    if (current.length === 0) return;
     ledger.batch(() => current.forEach((entry) => stageEntry(ledger, entry, summary)));
-    sink.emit({ type: 'staging', accounts: summary.accounts, orphans: summary.orphans });
+    gate?.advance(keyOf(current[current.length - 1] as ExportEntry));
+    sink.emit({ type: 'staging', accounts: summary.accounts, orphans: summary.orphans, added: summary.added });
   };
-  for await (const entry of entries) {
-    batch.push(entry);
-    if (batch.length >= batchSize) apply();
-    // Stopped between batches: what is staged is committed, the rest is staged by the next run.
-    if (signal?.aborted) break;
+  read: for (;;) {
+    try {
+      let sliceStart = performance.now();
+      for await (const entry of source.entries()) {
+        batch.push(entry);
+        if (batch.length >= batchSize) apply();
+        // Stopped between batches: what is staged is committed, the rest is staged by the next run.
+        if (signal?.aborted) break read;
+        if (options.sliceMs !== undefined && performance.now() - sliceStart >= options.sliceMs) {
+          apply();
+          await setImmediate();
+          sliceStart = performance.now();
+        }
+      }
+      break;
+    } catch (error) {
+      if (!(error instanceof ExportNotSorted)) throw error;
+      batch = [];
+      gate?.restart();
+      sink.emit({ type: 'restaging', file: error.file, line: error.line, files: [...error.unsortedFiles] });
+      await options.beforeRestart?.();
+      await source.reopen(error);
+      summary = emptySummary();
+    }
   }
   apply();
+  // Stopped: the rest of the export has not passed (the executor is stopping too).
+  if (!signal?.aborted) gate?.finish();
   sink.emit({ type: 'staged', ...summary });
   return summary;
 }
@@ -47,10 +121,10 @@ function stageEntry(ledger: Ledger, entry: ExportEntry, summary: StageSummary): 
   if (entry.kind === 'account') {
     summary.accounts += 1;
     const accountId = stageAccount(ledger, entry.account, summary);
-    stageItems(ledger, accountId, entry.account);
+    stageItems(ledger, accountId, entry.account, summary);
   } else {
     summary.orphans += 1;
-    stageItems(ledger, orphanAccount(ledger, entry.items), entry.items);
+    stageItems(ledger, orphanAccount(ledger, entry.items), entry.items, summary);
   }
 }
 
@@ -106,6 +180,7 @@ function stageAccount(ledger: Ledger, account: ExportAccount, summary: StageSumm
         : existing?.state;
   if (state === 'invalid' && !fromService) ledger.replaceIssues(id, account.issues.map(storedIssue));
   if (state === 'staged') ledger.replaceIssues(id, []);
+  if (state === 'staged' && existing?.state !== 'staged') summary.added.accounts += 1;
   return id;
 }
 
@@ -136,7 +211,7 @@ function orphanAccount(ledger: Ledger, items: OrphanItems): number {
 
 type ItemSource = Pick<ExportAccount, 'notes' | 'transactions' | 'statements' | 'paymentInstructions'>;
 
-function stageItems(ledger: Ledger, accountId: number, source: ItemSource): void {
+function stageItems(ledger: Ledger, accountId: number, source: ItemSource, summary: StageSummary): void {
   const lists: Array<[ItemKind, Array<MappedItem<unknown>>]> = [
     ['note', source.notes],
     ['transaction', source.transactions],
@@ -145,7 +220,11 @@ function stageItems(ledger: Ledger, accountId: number, source: ItemSource): void
   ];
   let reopened = false;
   for (const [kind, list] of lists) {
-    for (const item of list) reopened = stageItem(ledger, accountId, kind, item) || reopened;
+    for (const item of list) {
+      const waiting = stageItem(ledger, accountId, kind, item);
+      if (waiting === 'added') summary.added.items[kind] += 1;
+      reopened = waiting !== false || reopened;
+    }
   }
   if (reopened) {
     const account = ledger.accountById(accountId);
@@ -159,8 +238,13 @@ function stageItems(ledger: Ledger, accountId: number, source: ItemSource): void
   }
 }
 
-/** Returns true when the item is (again) waiting to be sent. */
-function stageItem(ledger: Ledger, accountId: number, kind: ItemKind, item: MappedItem<unknown>): boolean {
+/** Whether the item is (again) waiting to be sent: `added` when it was not before, `still` when it was pending. */
+function stageItem(
+  ledger: Ledger,
+  accountId: number,
+  kind: ItemKind,
+  item: MappedItem<unknown>,
+): 'added' | 'still' | false {
   const body = canonicalJson(item.value);
   const incoming = { body, fingerprint: sha256(body), valid: item.issues.length === 0 };
   const key = naturalKeyOf(kind, item.value);
@@ -181,7 +265,7 @@ function stageItem(ledger: Ledger, accountId: number, kind: ItemKind, item: Mapp
       originLine: origin.originLine,
     });
     if (error !== null) ledger.updateItemsNow([id], { error });
-    return decision.state === 'pending';
+    return decision.state === 'pending' && 'added';
   }
   if (decision.action === 'update' && existing !== undefined) {
     const held = decision.patch.state === 'held' ? { error } : {};
@@ -192,7 +276,8 @@ function stageItem(ledger: Ledger, accountId: number, kind: ItemKind, item: Mapp
         ? undefined
         : { accountId, step: 'stage', from: existing.state, detail: decision.detail },
     );
-    return decision.patch.state === 'pending';
+    if (decision.patch.state !== 'pending') return false;
+    return existing.state === 'pending' ? 'still' : 'added';
   }
   return false;
 }

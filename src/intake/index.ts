@@ -13,7 +13,7 @@ import type { ExportEntry } from '../mapping/types.js';
 
 export { locateIssue, originsOfItems } from '../mapping/locate.js';
 export { concatIssues, IssueSpool, type IssueList } from './issue-spool.js';
-export { ExportNotSorted } from './stream-join.js';
+export { compareKeys, ExportNotSorted } from './stream-join.js';
 export type * from '../mapping/types.js';
 
 export interface ExportSummary {
@@ -122,20 +122,21 @@ export async function openExport(
       },
     };
   }
-  const opened: OpenedFile[] = [];
   const toSort = (index: number): boolean => options.sortFiles?.has(files[index]?.file ?? '') === true;
   const parsedHere = inThisThread(files, toSort);
-  try {
-    for (let index = 0; index < files.length; index += 1) {
-      const file = await open(index, { thread: index !== parsedHere });
-      // A file to sort is read to its end at once, beside the others (sort-file.ts).
-      opened.push(toSort(index) ? sortedFile(file, options.scratchDir) : file);
-    }
-  } catch (error) {
-    await Promise.all(opened.map((file) => file.close()));
+  // Every file at once: each is open once its header is read, not after the files before it.
+  const settled = await Promise.allSettled(files.map((_, index) => open(index, { thread: index !== parsedHere })));
+  const failed = settled.find((result) => result.status === 'rejected');
+  if (failed !== undefined) {
+    await Promise.all(settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value.close()] : [])));
     closeIssues();
-    throw error;
+    throw failed.reason;
   }
+  // A file to sort is read to its end at once, beside the others (sort-file.ts).
+  const opened = settled.map((result, index) => {
+    const file = (result as PromiseFulfilledResult<OpenedFile>).value;
+    return toSort(index) ? sortedFile(file, options.scratchDir) : file;
+  });
   const setup = setupOf(opened);
   const counts: StreamCounts = { records: files.map(() => 0), accounts: 0, orphanAccounts: 0 };
   let started = false;

@@ -1,6 +1,7 @@
 import PQueue from 'p-queue';
 import type { ExportReader, ExportSummary, JoinMode } from './index.js';
 import { concatIssues, IssueSpool, type IssueList } from './issue-spool.js';
+import { nextJoin } from './export-in-order.js';
 import { ExportNotSorted } from './stream-join.js';
 import type { ExportAccount, ExportEntry, SourceIssue } from '../mapping/types.js';
 
@@ -69,10 +70,8 @@ export async function validateExportDirectory(
       if (!(error instanceof ExportNotSorted)) throw error;
       unsorted ??= error;
       options.onRestart?.(error);
-      const before = sortFiles.size;
-      for (const file of error.unsortedFiles) sortFiles.add(file);
       // Every file it names is sorted already (a reader that cannot sort): the staged join reads any order.
-      if (sortFiles.size === before) break;
+      if (nextJoin(sortFiles, error) === 'staged') break;
     } finally {
       await reader.close();
     }

@@ -37,7 +37,7 @@ import { LedgerReader } from './read.js';
 export { explainDamage, LEDGER_FILE, prepareStateDir } from './db.js';
 export { isLedgerDamage, LedgerDamagedError, ledgerDamagedError, snapshotLedger } from './damage.js';
 export { canonicalJson, fingerprintOf } from './fingerprint.js';
-export { Ledger, type NewAccount } from './ledger.js';
+export { Ledger, type AccountCursor, type NewAccount } from './ledger.js';
 export { acquireLock, LedgerLockedError, type LedgerLock } from './lock.js';
 export { LEDGER_SCHEMA_VERSION } from './migrations.js';
 export { LedgerReader, type LedgerCounts } from './read.js';

@@ -45,6 +45,12 @@ export interface NewItem {
   originLine: number | null;
 }
 
+/** Where a page of accounts ended: the next page starts after this number (and id). */
+export interface AccountCursor {
+  number: string;
+  id: number;
+}
+
 let nowMs = 0;
 let nowIso = '';
 /** The time of a row, as ISO text: formatted once per millisecond (thousands of rows are written per second). */
@@ -86,8 +92,13 @@ export class Ledger {
     return statement;
   }
 
-  /** Runs `fn` in one transaction (bulk staging: thousands of rows per commit). */
+  /**
+   * Runs `fn` in one transaction (bulk staging: thousands of rows per commit). The engine's queued
+   * writes are committed first, on their own: inside this transaction they would be committed only
+   * with it, after an intent's fsync had already let its request go.
+   */
   batch<T>(fn: () => T): T {
+    this.flush();
     return this.db.transaction(fn)();
   }
 
@@ -280,30 +291,46 @@ export class Ledger {
     this.#writer.flush();
   }
 
-  /** Accounts in `states` with id > afterId, in id order: the engine's pages (keyset paging, never OFFSET). */
-  pageAccounts(states: readonly AccountState[], afterId: number, limit: number): AccountRow[] {
+  /**
+   * Accounts in `states` after `after` in external account number order (then id), up to `upTo`
+   * (null: no bound): the engine's pages, keyset paging (never OFFSET) in the order the export is
+   * staged in.
+   */
+  pageAccounts(
+    states: readonly AccountState[],
+    after: AccountCursor | undefined,
+    limit: number,
+    upTo: string | null = null,
+  ): AccountRow[] {
     this.flush();
     const marks = states.map(() => '?').join(', ');
-    // `+state`: walk the primary key from afterId and filter, O(rows) over a whole pass. With the
-    // (state, id) index SQLite sorts every remaining match per page: quadratic at a million.
-    const rows = this.#prepare(`SELECT * FROM accounts WHERE id > ? AND +state IN (${marks}) ORDER BY id LIMIT ?`).all(
-      afterId,
-      ...states,
-      limit,
-    ) as Array<Record<string, unknown>>;
+    // `+state`: walk the number index from the cursor and filter, O(rows) over a whole pass. With
+    // the (state, id) index SQLite sorts every remaining match per page: quadratic at a million.
+    const bounded = upTo === null ? '' : 'AND external_account_number <= ?';
+    const rows = this.#prepare(
+      `SELECT * FROM accounts WHERE (external_account_number, id) > (?, ?) ${bounded} ` +
+        `AND +state IN (${marks}) ORDER BY external_account_number, id LIMIT ?`,
+    ).all(after?.number ?? '', after?.id ?? 0, ...(upTo === null ? [] : [upTo]), ...states, limit) as Array<
+      Record<string, unknown>
+    >;
     return rows.map(toAccountRow);
   }
 
-  /** Scheduled accounts (and creates being reconciled) whose next status check is due, earliest first. */
-  dueChecks(nowMs: number, limit: number): AccountRow[] {
+  /**
+   * Scheduled accounts (and creates being reconciled) whose next status check is due, earliest
+   * first, with an external account number up to `upTo` (null: any).
+   */
+  dueChecks(nowMs: number, limit: number, upTo: string | null = null): AccountRow[] {
     this.flush();
     // One indexed range scan per state (an IN list would sort every due row before the LIMIT).
     const query = this.#prepare(
-      `SELECT * FROM accounts WHERE state = ? AND next_check_at <= ? ORDER BY next_check_at LIMIT ?`,
+      `SELECT * FROM accounts WHERE state = ? AND next_check_at <= ? ` +
+        `${upTo === null ? '' : 'AND external_account_number <= ?'} ORDER BY next_check_at LIMIT ?`,
     );
+    const bound = upTo === null ? [] : [upTo];
     const rows = [
-      ...(query.all('scheduled', nowMs, limit) as Array<Record<string, unknown>>),
-      ...(query.all('creating', nowMs, limit) as Array<Record<string, unknown>>),
+      ...(query.all('scheduled', nowMs, ...bound, limit) as Array<Record<string, unknown>>),
+      ...(query.all('creating', nowMs, ...bound, limit) as Array<Record<string, unknown>>),
     ];
     return rows
       .map(toAccountRow)

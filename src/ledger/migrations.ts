@@ -95,6 +95,11 @@ const MIGRATIONS: readonly string[] = [
     ELSE 'created' END
   WHERE state = 'done';
   `,
+  // 4: accounts in external account number order, the order the export is read in: a push sends
+  // an account once staging has passed its number (engine/staging-gate.ts).
+  `
+  CREATE INDEX accounts_by_number ON accounts (external_account_number, id);
+  `,
 ];
 
 export const LEDGER_SCHEMA_VERSION = MIGRATIONS.length;

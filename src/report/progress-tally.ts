@@ -44,17 +44,30 @@ export class ProgressTally implements EventSink {
   errored = 0;
   retries = 0;
   staging: { accounts: number; orphans: number } | undefined;
+  /** The work the run started with (plan); staging adds what the export brings as it is read. */
+  readonly #planned: Record<ProgressStep, number> = { ...this.totals };
+  /** Set while the export is read again with files sorted (a file turned out not to be sorted). */
+  sorting: string[] | undefined;
+  /** The whole export is staged. */
+  staged = false;
   readonly startedAt = Date.now();
 
   emit(event: EngineEvent): void {
     switch (event.type) {
       case 'staging':
+      case 'staged':
         this.staging = { accounts: event.accounts, orphans: event.orphans };
+        this.#addStaged(event.added);
+        if (event.type === 'staged') [this.sorting, this.staged] = [undefined, true];
+        break;
+      case 'restaging':
+        this.sorting = event.files;
         break;
       case 'plan':
-        this.totals.created = event.toCreate;
-        this.totals.processed = event.toProcess;
-        for (const kind of Object.keys(event.items) as ItemKind[]) this.totals[kind] = event.items[kind];
+        this.#planned.created = event.toCreate;
+        this.#planned.processed = event.toProcess;
+        for (const kind of Object.keys(event.items) as ItemKind[]) this.#planned[kind] = event.items[kind];
+        Object.assign(this.totals, this.#planned);
         break;
       case 'account':
         if (event.from === 'creating' && (event.to === 'scheduled' || event.to === 'processed')) this.done.created += 1;
@@ -77,6 +90,13 @@ export class ProgressTally implements EventSink {
     }
   }
 
+  #addStaged(added: { accounts: number; items: Record<ItemKind, number> }): void {
+    this.totals.created = this.#planned.created + added.accounts;
+    this.totals.processed = this.#planned.processed + added.accounts;
+    for (const kind of Object.keys(added.items) as ItemKind[])
+      this.totals[kind] = this.#planned[kind] + added.items[kind];
+  }
+
   /** One plain line: counts per step, rate of accounts processed per second, elapsed time. */
   line(now = Date.now()): string {
     const seconds = Math.max(0.001, (now - this.startedAt) / 1000);
@@ -85,6 +105,14 @@ export class ProgressTally implements EventSink {
     );
     const rate = (this.done.processed / seconds).toFixed(1);
     const problems = this.invalid + this.errored + this.failed;
-    return `${parts.join(', ') || 'nothing to do'}; ${rate} accounts/s; ${problems} problems; ${Math.round(seconds)}s`;
+    const reading = this.sorting
+      ? `sorting ${this.sorting.join(', ')} (not in account number order), sending paused; `
+      : this.staging && !this.staged
+        ? `reading the export (${this.staging.accounts} accounts so far); `
+        : '';
+    return (
+      `${reading}${parts.join(', ') || 'nothing to do'}; ${rate} accounts/s; ${problems} problems; ` +
+      `${Math.round(seconds)}s`
+    );
   }
 }

@@ -44,6 +44,7 @@ function linesReporter(
           `migrate: staged ${event.accounts} accounts (${event.invalid} invalid), ${event.orphans} accounts with ` +
             `records only\n`,
         );
+      if (event.type === 'restaging') stream.write(`migrate: ${restagingLine(event)}\n`);
       if (event.type === 'stopping' && event.reason !== 'finished')
         stream.write(`migrate: stopping (${event.reason})${event.detail ? `: ${event.detail}` : ''}\n`);
     },
@@ -84,6 +85,7 @@ function barsReporter(tally: ProgressTally, stream: NodeJS.WriteStream): Progres
     tally,
     emit: (event: EngineEvent) => {
       tally.emit(event);
+      if (event.type === 'restaging') multibar.log(`${restagingLine(event)}\n`);
       if (event.type === 'stopping' && event.reason !== 'finished')
         multibar.log(`stopping (${event.reason})${event.detail ? `: ${event.detail}` : ''}\n`);
     },
@@ -96,4 +98,11 @@ function barsReporter(tally: ProgressTally, stream: NodeJS.WriteStream): Progres
       multibar.stop();
     },
   };
+}
+
+function restagingLine(event: Extract<EngineEvent, { type: 'restaging' }>): string {
+  return (
+    `${event.file}:${event.line} is out of external account number order: sending paused while ` +
+    `${event.files.join(', ')} ${event.files.length === 1 ? 'is' : 'are'} sorted and the export is read again`
+  );
 }

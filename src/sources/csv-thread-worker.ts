@@ -38,18 +38,21 @@ async function read(id: number, file: OpenFile, open: Extract<ToWorker, { type: 
   const rows = readCsv(open.absolutePath, { ...open.options, onBytes: (read) => (bytes = read) });
   let batch: CsvRow[] = [];
   let chars = 0;
+  let batches = 0;
   const flush = async (): Promise<void> => {
     while (file.credits === 0 && !file.closed) await new Promise<void>((resolve) => (file.wake = resolve));
     file.credits -= 1;
     if (!file.closed) send({ type: 'rows', id, batch: encodeBatch(batch), bytes });
     batch = [];
     chars = 0;
+    batches += 1;
   };
   try {
     for await (const row of rows) {
       batch.push(row);
       for (const cell of row.cells) chars += cell.length;
-      if (batch.length >= ROWS_PER_BATCH || chars >= CHARS_PER_BATCH) await flush();
+      // The header goes alone, at once: a file is open (its columns checked) before its rows are parsed.
+      if (batch.length >= ROWS_PER_BATCH || chars >= CHARS_PER_BATCH || batches === 0) await flush();
       if (file.closed) break;
     }
     if (batch.length > 0 && !file.closed) await flush();

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_ENGINE_SETTINGS, nullSink, runPush, type EngineSettings } from '../../src/engine/index.js';
+import { DEFAULT_ENGINE_SETTINGS, nullSink, runPush, sourceOf, type EngineSettings } from '../../src/engine/index.js';
 import { Ledger } from '../../src/ledger/index.js';
 import type { ExportEntry } from '../../src/mapping/types.js';
 import { accountEntry, orphanEntry, stream, type AccountSpec } from './build.js';
@@ -35,7 +35,7 @@ async function push(
       client: service,
       settings: { ...fast, ...settings },
       sink: nullSink,
-      entries: entries && stream(entries),
+      source: entries && sourceOf(stream(entries)),
       ...(signal ? { signal } : {}),
     });
   } finally {

@@ -9,7 +9,13 @@ import {
   SupplierNotOngoingError,
   UnexpectedResponseError,
 } from '../../src/api/errors.js';
-import { DEFAULT_ENGINE_SETTINGS, runPush, type EngineEvent, type EngineSettings } from '../../src/engine/index.js';
+import {
+  DEFAULT_ENGINE_SETTINGS,
+  runPush,
+  sourceOf,
+  type EngineEvent,
+  type EngineSettings,
+} from '../../src/engine/index.js';
 import { classifyFailure } from '../../src/engine/failure.js';
 import { Ledger } from '../../src/ledger/index.js';
 import type { ExportEntry } from '../../src/mapping/types.js';
@@ -43,7 +49,7 @@ async function push(service: FakeService, entries: ExportEntry[]) {
       client: service,
       settings: fast,
       sink: { emit: (event) => events.push(event) },
-      entries: stream(entries),
+      source: sourceOf(stream(entries)),
     });
     return { result, events };
   } finally {

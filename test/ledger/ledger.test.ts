@@ -82,7 +82,7 @@ describe('opening a ledger', () => {
     item('note', 'n2', 'NOTE_CREATION_SUCCESS');
     item('payment_instruction', 'pm', 'A-1234ABCD');
     // As a ledger of schema 2 was.
-    ledger.db.exec('ALTER TABLE items DROP COLUMN settled_by');
+    ledger.db.exec('ALTER TABLE items DROP COLUMN settled_by; DROP INDEX accounts_by_number');
     ledger.db.pragma('user_version = 2');
     ledger.close();
     const again = Ledger.open(dir);
@@ -122,7 +122,8 @@ describe('opening a ledger', () => {
     old.exec(`CREATE TABLE runs (id INTEGER PRIMARY KEY, command TEXT NOT NULL, started_at TEXT NOT NULL, ended_at TEXT,
       status TEXT NOT NULL, exit_code INTEGER, options TEXT NOT NULL, counts TEXT);
       INSERT INTO runs (command, started_at, status, options) VALUES ('push', '2024-01-01', 'finished', '{}');
-      CREATE TABLE items (id INTEGER PRIMARY KEY, state TEXT NOT NULL, result TEXT);`);
+      CREATE TABLE items (id INTEGER PRIMARY KEY, state TEXT NOT NULL, result TEXT);
+      CREATE TABLE accounts (id INTEGER PRIMARY KEY, external_account_number TEXT NOT NULL);`);
     old.pragma('user_version = 1');
     old.close();
     const migrated = Ledger.open(dir);
@@ -163,9 +164,10 @@ describe('writes and reads', () => {
       ['create', 'staged', 'creating'],
       ['create', 'creating', 'scheduled'],
     ]);
-    const first = ledger.pageAccounts(['staged'], 0, 4);
+    const first = ledger.pageAccounts(['staged'], undefined, 4);
     expect(first.map((account) => account.externalAccountNumber)).toEqual(['A-1', 'A-2', 'A-3', 'A-4']);
-    const second = ledger.pageAccounts(['staged'], first.at(-1)?.id ?? 0, 100);
+    const last = first.at(-1);
+    const second = ledger.pageAccounts(['staged'], last && { number: last.externalAccountNumber, id: last.id }, 100);
     expect(second).toHaveLength(5);
     expect(ledger.dueChecks(4, 10)).toHaveLength(0);
     expect(ledger.dueChecks(5, 10).map((account) => account.id)).toEqual([id]);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createImportServiceClient } from '../../src/api/index.js';
 import { loadMigrateConfig } from '../../src/config/index.js';
-import { DEFAULT_ENGINE_SETTINGS, runPush } from '../../src/engine/index.js';
+import { DEFAULT_ENGINE_SETTINGS, runPush, sourceOf } from '../../src/engine/index.js';
 import { Ledger } from '../../src/ledger/index.js';
 import { openExport } from '../../src/intake/index.js';
 import { createNdjsonLogSink } from '../../src/report/ndjson-log.js';
@@ -46,7 +46,7 @@ beforeAll(async () => {
         pollSchedule: { ...DEFAULT_ENGINE_SETTINGS.pollSchedule, firstDelayMs: 20, maxDelayMs: 100 },
       },
       sink: log,
-      entries: reader.entries(),
+      source: sourceOf(reader.entries()),
     });
   } finally {
     log.close(result === undefined ? undefined : { outcome: result.reason, exitCode: result.exitCode });

@@ -1,0 +1,74 @@
+import { compareKeys } from '../intake/index.js';
+
+/**
+ * How far staging has come in a run whose export is staged while accounts are sent (README
+ * "Sending while the export is read"). The export is read in external account number order, so
+ * once staging has committed the account numbered N, every account numbered up to N has all its
+ * rows of this export in the ledger: the executor takes only those (pages, status checks, list
+ * answers), and staging never touches an account the executor works on.
+ *
+ * `restart()`: the export turned out not to be sorted and is read again from its start; nothing
+ * has passed until the new read moves on. `finish()`: the whole export is staged (or the run
+ * stages nothing, or staged it before sending): every account has passed.
+ */
+export class StagingGate {
+  /** Highest number staged in this read; '' before the first; null: every account has passed. */
+  #upTo: string | null = '';
+  /** Counts restarts: the executor's pages start again from the first account when it changes. */
+  #read = 0;
+  #waiting: Array<() => void> = [];
+
+  /** A gate that every account has passed: the run sends what the ledger holds, with nothing staged meanwhile. */
+  static open(): StagingGate {
+    const gate = new StagingGate();
+    gate.finish();
+    return gate;
+  }
+
+  /** The highest external account number staging has passed; null: all of them. */
+  get upTo(): string | null {
+    return this.#upTo;
+  }
+
+  get finished(): boolean {
+    return this.#upTo === null;
+  }
+
+  get read(): number {
+    return this.#read;
+  }
+
+  passed(externalAccountNumber: string): boolean {
+    return this.#upTo === null || compareKeys(externalAccountNumber, this.#upTo) <= 0;
+  }
+
+  /** Staging committed every account up to this number. */
+  advance(externalAccountNumber: string): void {
+    if (this.#upTo === null || compareKeys(externalAccountNumber, this.#upTo) <= 0) return;
+    this.#upTo = externalAccountNumber;
+    this.#wake();
+  }
+
+  restart(): void {
+    this.#upTo = '';
+    this.#read += 1;
+    this.#wake();
+  }
+
+  finish(): void {
+    this.#upTo = null;
+    this.#wake();
+  }
+
+  /** Resolves at the next advance, restart or finish. */
+  changed(): Promise<void> {
+    if (this.#upTo === null) return Promise.resolve();
+    return new Promise((resolve) => this.#waiting.push(resolve));
+  }
+
+  #wake(): void {
+    const waiting = this.#waiting;
+    this.#waiting = [];
+    for (const resolve of waiting) resolve();
+  }
+}
