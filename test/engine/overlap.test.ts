@@ -1,0 +1,153 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  DEFAULT_ENGINE_SETTINGS,
+  runPush,
+  type EngineEvent,
+  type EngineSettings,
+  type ExportSource,
+} from '../../src/engine/index.js';
+import { ExportNotSorted } from '../../src/intake/index.js';
+import { Ledger } from '../../src/ledger/index.js';
+import type { ExportEntry } from '../../src/mapping/types.js';
+import { accountEntry, type AccountSpec } from './build.js';
+import { FakeService } from './fake-service.js';
+
+// Staging and sending at once (README "Sending while the export is read"): the executor takes an
+// account only once staging has committed it, on a fresh ledger, on a rerun, and across a read
+// started again because a file was out of order.
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'overlap-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const fast: EngineSettings = {
+  ...DEFAULT_ENGINE_SETTINGS,
+  pollSchedule: { firstDelayMs: 5, factor: 2, maxDelayMs: 20, jitter: 0 },
+  waitTimeoutMs: 5_000,
+  drainMs: 1_000,
+};
+
+/** The service's calls by account number, checked against what the export has handed out so far. */
+class Watched {
+  readonly yielded = new Set<string>();
+  readonly early: string[] = [];
+
+  /** `service`: the same service as a run before (a rerun); its calls are watched from now on. */
+  constructor(readonly service = new FakeService()) {
+    const watch = <A extends unknown[], R>(numberOf: (...args: A) => string, call: (...args: A) => Promise<R>) => {
+      return async (...args: A): Promise<R> => {
+        const number = numberOf(...args);
+        if (!this.yielded.has(number)) this.early.push(number);
+        return call(...args);
+      };
+    };
+    service.createAccount = watch((payload) => payload.external_account_number ?? '', service.createAccount);
+    service.getImportStatus = watch((_supplier, number) => number, service.getImportStatus);
+    service.getTransferStatus = watch((_supplier, number) => number, service.getTransferStatus);
+    service.createNotes = watch((request) => request.external_account_number, service.createNotes);
+  }
+
+  /** Entries one by one, `pauseMs` before each, recorded as handed out. */
+  async *entries(specs: AccountSpec[], pauseMs: number): AsyncGenerator<ExportEntry> {
+    for (const spec of specs) {
+      await sleep(pauseMs);
+      this.yielded.add(spec.number);
+      yield accountEntry(spec);
+    }
+  }
+}
+
+async function run(source: ExportSource, service: FakeService, settings: Partial<EngineSettings> = {}) {
+  const ledger = Ledger.open(dir);
+  ledger.startRun('push', {});
+  const events: EngineEvent[] = [];
+  try {
+    const result = await runPush({
+      ledger,
+      client: service,
+      settings: { ...fast, ...settings },
+      sink: { emit: (event) => events.push(event) },
+      source,
+    });
+    return { result, events };
+  } finally {
+    ledger.close();
+  }
+}
+
+const once = (entries: AsyncIterable<ExportEntry>): ExportSource => ({
+  entries: () => entries,
+  reopen: (unsorted) => Promise.reject(unsorted),
+});
+
+const bodies = (service: FakeService, number: string): string[] =>
+  (service.accounts.get(number)?.notes ?? []).map((note) => note.body);
+
+const specs = (count: number, notes: (index: number) => string[] = () => ['n']): AccountSpec[] =>
+  Array.from({ length: count }, (_, index) => ({ number: `A-${index + 1}`, notes: notes(index + 1) }));
+
+describe('sending while staging', () => {
+  it('sends the first accounts while the export is still being read, and none before staging has it', async () => {
+    const watched = new Watched();
+    const { result, events } = await run(once(watched.entries(specs(8), 40)), watched.service);
+    expect(result.exitCode).toBe(0);
+    expect(watched.early).toEqual([]);
+    const firstCreate = events.findIndex((event) => event.type === 'account' && event.to === 'scheduled');
+    const staged = events.findIndex((event) => event.type === 'staged');
+    expect(firstCreate).toBeLessThan(staged);
+    expect(watched.service.accounts.get('A-8')?.notes).toHaveLength(1);
+  });
+
+  it('on a rerun, waits for staging before polling an account parked by the last run, so its new records are sent', async () => {
+    const watched = new Watched();
+    const first = await run(once(watched.entries(specs(3), 0)), watched.service, { wait: false });
+    expect(first.result.counts.accounts).toEqual({ scheduled: 3 });
+    const again = new Watched(new FakeService());
+    for (const [key, value] of watched.service.accounts) again.service.accounts.set(key, value);
+    const withNewNote = specs(3, (index) => (index === 2 ? ['n', 'a new note'] : ['n']));
+    const { result } = await run(once(again.entries(withNewNote, 150)), again.service);
+    expect(result.exitCode).toBe(0);
+    expect(again.early, 'a parked account was polled before staging passed it').toEqual([]);
+    expect(bodies(again.service, 'A-2')).toEqual(['n', 'a new note']);
+  });
+
+  it('a file found out of order: nothing is in flight when the export is read again; late rows are sent', async () => {
+    const watched = new Watched();
+    let reads = 0;
+    let inFlightAtReopen = -1;
+    const source: ExportSource = {
+      entries: () => {
+        reads += 1;
+        if (reads > 1)
+          return watched.entries(
+            specs(5, (index) => (index === 2 ? ['n', 'late'] : ['n'])),
+            5,
+          );
+        return (async function* () {
+          yield* watched.entries(specs(4), 20);
+          await sleep(100);
+          throw new ExportNotSorted('notes.csv', 9, 'A-2', 'A-4');
+        })();
+      },
+      reopen: (unsorted) => {
+        expect(unsorted.file).toBe('notes.csv');
+        inFlightAtReopen = watched.service.inFlight;
+        return Promise.resolve();
+      },
+    };
+    const { result, events } = await run(source, watched.service);
+    expect(result.exitCode).toBe(0);
+    expect(inFlightAtReopen).toBe(0);
+    expect(events).toContainEqual({ type: 'restaging', file: 'notes.csv', line: 9, files: ['notes.csv'] });
+    for (const number of ['A-1', 'A-2', 'A-3', 'A-4', 'A-5'])
+      expect(watched.service.accounts.get(number)?.creates, number).toBe(1);
+    expect(bodies(watched.service, 'A-2')).toEqual(['n', 'late']);
+    expect(result.staged).toMatchObject({ accounts: 5 });
+  });
+});
