@@ -137,7 +137,11 @@ async function sendWhileStaging(run: PushRun, source: ExportSource): Promise<Pus
       return { staged: summary, result: await running };
     } catch (error) {
       // An export that cannot be read on (a damaged file): what is staged and sent stays; the run ends with the error.
-      executor.stop('fatal', { class: 'fatal', code: 'export_unreadable', detail: String(error) });
+      executor.stop('fatal', {
+        class: 'fatal',
+        code: 'export_unreadable',
+        detail: 'the export cannot be read further (below); what was sent is recorded',
+      });
       await running;
       throw error;
     }
