@@ -5,7 +5,8 @@ import { startSandbox } from '../../src/sandbox/index.js';
 // share its event loop. argv: latency ms, processing ms. Prints one JSON line { url, apiKey },
 // then answers each line on stdin: `stats` -> one JSON line { requests, firstAt, byEndpoint, timeline }
 // (REST requests since the last `reset`: the token mutation is not counted; firstAt is the epoch
-// ms at which the first of them arrived), `reset` -> counters to zero. Exits when stdin closes.
+// ms at which the first of them arrived), `since MS` -> { requests } that arrived from epoch ms MS
+// on, `reset` -> counters to zero. Exits when stdin closes.
 
 const latencyMs = Number(process.argv[2] ?? 20);
 const processingMs = Number(process.argv[3] ?? 100);
@@ -15,6 +16,8 @@ let firstAt: number | null = null;
 let byEndpoint: Record<string, number> = {};
 /** Requests arrived per 500 ms since the first, by endpoint: where a run's time went. */
 let timeline: Array<Record<string, number>> = [];
+/** Arrival times (epoch ms) of the REST requests, for `since`. */
+let arrivals: number[] = [];
 
 /** `/v2/data-import/accounts/ACME/X/` -> `GET v2 accounts status`; keeps the family, drops the identifiers. */
 function endpointOf(method: string, path: string): string {
@@ -37,6 +40,7 @@ const sandbox = await startSandbox({
     requests += 1;
     const arrived = Date.now() - Number.parseInt(duration, 10);
     if (firstAt === null || arrived < firstAt) firstAt = arrived;
+    arrivals.push(arrived);
     const key = endpointOf(method, path);
     byEndpoint[key] = (byEndpoint[key] ?? 0) + 1;
     const slot = Math.max(0, Math.floor((arrived - firstAt) / 500));
@@ -48,12 +52,17 @@ const sandbox = await startSandbox({
 process.stdout.write(`${JSON.stringify({ url: sandbox.url, apiKey: sandbox.apiKey })}\n`);
 const commands = createInterface({ input: process.stdin });
 commands.on('line', (command) => {
+  if (command.startsWith('since ')) {
+    const from = Number(command.slice('since '.length));
+    process.stdout.write(`${JSON.stringify({ requests: arrivals.filter((at) => at >= from).length })}\n`);
+  }
   if (command === 'stats') process.stdout.write(`${JSON.stringify({ requests, firstAt, byEndpoint, timeline })}\n`);
   if (command === 'reset') {
     requests = 0;
     firstAt = null;
     byEndpoint = {};
     timeline = [];
+    arrivals = [];
     process.stdout.write('{}\n');
   }
 });
