@@ -107,7 +107,8 @@ export async function stageExport(
       sink.emit({ type: 'restaging', file: error.file, line: error.line, files: [...error.unsortedFiles] });
       await options.beforeRestart?.();
       await source.reopen(error);
-      summary = emptySummary();
+      // The read starts over: its counts too; the work added in the first read is still the run's.
+      summary = { ...emptySummary(), added: summary.added };
     }
   }
   apply();
