@@ -13,6 +13,7 @@ import { teachHelp } from './help.js';
  * result or error into an exit code. Commands return an exit code or throw a MigrateError.
  */
 export async function main(argv: string[]): Promise<number> {
+  stopQuietlyWhenTheReaderGoes();
   let exitCode: number = ExitCode.ok;
   const program = createProgram((code) => {
     exitCode = code;
@@ -23,6 +24,22 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     return reportError(error);
   }
+}
+
+let watchingPipes = false;
+
+/**
+ * `migrate validate DIR | head`: once the reader of stdout or stderr has gone, writing fails with
+ * EPIPE. What is left to print is dropped, quietly (no stack trace); the command finishes (a push
+ * its run) and exits with its own code.
+ */
+function stopQuietlyWhenTheReaderGoes(): void {
+  if (watchingPipes) return;
+  watchingPipes = true;
+  for (const stream of [process.stdout, process.stderr])
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
+    });
 }
 
 /** The whole program, every command registered; `setExitCode` receives what a command's action returns. */

@@ -18,6 +18,17 @@ describe('migrate', () => {
     expect(result.stdout.trim()).toBe(version);
   });
 
+  it('a reader that stops early (`| head`): no stack trace, the command finishes with its own exit code', () => {
+    for (const command of ['push --help', 'validate fixtures/sample --json']) {
+      const result = spawnSync(
+        'bash',
+        ['-c', `node bin/migrate.js ${command} | head -c 20 >/dev/null; echo "exit=\${PIPESTATUS[0]}" >&2`],
+        { cwd: root, encoding: 'utf8' },
+      );
+      expect(result.stderr).toBe('exit=0\n');
+    }
+  });
+
   it('an unknown command or option is a usage error: exit 2, a message, no stack trace', () => {
     for (const args of [['frobnicate'], ['push', '--frobnicate', 'x']]) {
       const result = run(args);
