@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Ledger } from '../../src/ledger/index.js';
 
@@ -9,11 +9,13 @@ import { Ledger } from '../../src/ledger/index.js';
 // imported accounts, then the real binary run as a child process, which reads both v1 lists whole (they have no
 // pagination, docs/service.md "Status and list endpoints") and joins them with the ledger. Prints the wall time and the
 // child's peak RSS as a ratio to the limit (< 1 is within); asserts nothing.
-// Usage: npm run bench:status [-- accounts=1000000]
+// Usage: npm run bench:status [-- accounts=1000000 [checkout]]: with a checkout (another commit, built), its
+// bin/migrate.js is the one measured, for a before-and-after on the same data.
 
 const ACCOUNTS = Number(process.argv[2] ?? 1_000_000);
 const RSS_LIMIT_MB = 300;
 const ROOT = join(import.meta.dirname, '..', '..');
+const MEASURED = resolve(process.argv[3] ?? ROOT);
 
 process.env['MIGRATE_SYNC'] = 'normal';
 const dir = mkdtempSync(join(tmpdir(), 'status-bench-'));
@@ -80,7 +82,7 @@ async function statusChild(
     [
       '--import',
       join(ROOT, 'test/bench/cpu-hook.mjs'),
-      join(ROOT, 'bin/migrate.js'),
+      join(MEASURED, 'bin/migrate.js'),
       'status',
       'ACME',
       '--base-url',
@@ -114,7 +116,7 @@ async function main(): Promise<void> {
     `load average ${loadavg()
       .map((value) => value.toFixed(2))
       .join(' ')}`;
-  console.log(`migrate status at ${ACCOUNTS} accounts (${load()})`);
+  console.log(`migrate status at ${ACCOUNTS} accounts, ${MEASURED}/bin/migrate.js (${load()})`);
   const fillStart = performance.now();
   fill();
   console.log(
