@@ -26,6 +26,8 @@ export function listBodyReader(endpoint: string, status: number, add: (item: Lis
   let depth = 0;
   let wrapped: boolean | undefined;
   let index = 0;
+  /** Thrown by `add`: not the body's fault, passed on as it is. */
+  let callerError: unknown;
 
   const take = (value: unknown): void => {
     const parsed = listItemSchema.safeParse(value);
@@ -35,7 +37,12 @@ export function listBodyReader(endpoint: string, status: number, add: (item: Lis
       throw unexpected(issue?.message ?? 'does not match the spec', path);
     }
     index += 1;
-    add(parsed.data);
+    try {
+      add(parsed.data);
+    } catch (error) {
+      callerError = error;
+      throw error;
+    }
   };
 
   /** The parser emits the entries, bare (`$.*`) or wrapped (`$.*.*`), each removed from its array once emitted. */
@@ -70,7 +77,7 @@ export function listBodyReader(endpoint: string, status: number, add: (item: Lis
     try {
       step();
     } catch (error) {
-      if (error instanceof UnexpectedResponseError) throw error;
+      if (error instanceof UnexpectedResponseError || error === callerError) throw error;
       throw unexpected('the body is not JSON', '');
     }
   };

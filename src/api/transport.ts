@@ -1,5 +1,5 @@
 import { Pool, type Dispatcher } from 'undici';
-import { ApiError, NetworkError, TimeoutError, UnexpectedResponseError } from './errors.js';
+import { NetworkError, TimeoutError, UnexpectedResponseError } from './errors.js';
 import type { BodyReader } from './list-body.js';
 import type { ServiceResponse } from './map-response.js';
 import { safeCause, type Redactor } from './redact.js';
@@ -50,8 +50,10 @@ class ResponseCollector implements Dispatcher.DispatchHandler {
   #bytes = 0;
   #abort: ((error?: Error) => void) | undefined;
   #reader: BodyReader | undefined;
+  /** What the reader threw: the request ends with it, not with a network error. */
+  #refused: unknown;
   readonly #resolve: (response: RawResponse) => void;
-  readonly #reject: (error: Error, sent: boolean) => void;
+  readonly #reject: (error: Error, sent: boolean, refused: boolean) => void;
   readonly #maxBytes: number;
   readonly #readBody: ReadBody | undefined;
 
@@ -59,7 +61,7 @@ class ResponseCollector implements Dispatcher.DispatchHandler {
     maxBytes: number,
     readBody: ReadBody | undefined,
     resolve: (response: RawResponse) => void,
-    reject: (error: Error, sent: boolean) => void,
+    reject: (error: Error, sent: boolean, refused: boolean) => void,
   ) {
     this.#maxBytes = maxBytes;
     this.#readBody = readBody;
@@ -91,7 +93,7 @@ class ResponseCollector implements Dispatcher.DispatchHandler {
         this.#reader.write(chunk);
         return true;
       } catch (error) {
-        // A body the reader refuses ends the request with the reader's error.
+        this.#refused = error;
         this.#abort?.(error as Error);
         return false;
       }
@@ -109,7 +111,7 @@ class ResponseCollector implements Dispatcher.DispatchHandler {
       try {
         this.#reader.end();
       } catch (error) {
-        this.#reject(error as Error, this.sent);
+        this.#reject(error as Error, this.sent, true);
         return;
       }
     }
@@ -117,7 +119,7 @@ class ResponseCollector implements Dispatcher.DispatchHandler {
   }
 
   onError(error: Error): void {
-    this.#reject(error, this.sent);
+    this.#reject(error, this.sent, this.#refused !== undefined && error === this.#refused);
   }
 }
 
@@ -178,9 +180,11 @@ export class Transport {
    */
   async send(request: TransportRequest, readBody?: ReadBody): Promise<ServiceResponse> {
     const raw = await new Promise<RawResponse>((resolve, reject) => {
-      const collector = new ResponseCollector(this.#maxBytes, readBody, resolve, (error, sent) =>
+      // A body the reader refused ends the request with the reader's error (an UnexpectedResponseError for a body that
+      // is not what the endpoint gives; anything else is the caller's, which the client reports as it is).
+      const collector = new ResponseCollector(this.#maxBytes, readBody, resolve, (error, sent, refused) =>
         reject(
-          error instanceof ApiError
+          refused
             ? error
             : error instanceof ResponseTooLargeError
               ? new UnexpectedResponseError(request.endpoint, undefined, error.message, '')

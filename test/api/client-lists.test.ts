@@ -154,3 +154,23 @@ describe('list endpoints read as they arrive', () => {
     expect(new Set(answer.numbers).size).toBe(5000);
   });
 });
+
+describe('a collector that throws', () => {
+  it('fails the call with an UnexpectedResponseError naming it, not retried as a network failure', async () => {
+    const c = await connect((request, response) => {
+      if (isListPath(request.url)) json(response, 200, [entry(1)]);
+      else json(response, 404, {});
+    });
+    const error = await c
+      .listAllImports('ACME', () => ({
+        add: () => {
+          throw new RangeError('collector broke');
+        },
+        result: () => 0,
+      }))
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(UnexpectedResponseError);
+    expect((error as Error).message).toMatch(/listAllImports.*RangeError: collector broke/);
+    expect(server?.rest()).toHaveLength(1);
+  });
+});
