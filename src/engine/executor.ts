@@ -40,6 +40,8 @@ export class Executor {
   #consecutiveFailures = 0;
   #lastProgressAt = Date.now();
   #lastListAt = 0;
+  /** One imported-accounts list call at a time: a large list takes seconds to read (about 5 µs per entry). */
+  #listing = false;
   /** Size of the last imported-accounts list; before the first call, estimated from the ledger's imported accounts. */
   #lastListSize: number | undefined;
   #wake: (() => void) | undefined;
@@ -283,8 +285,13 @@ export class Executor {
         : this.#ledger.countInState('scheduled');
       // The list has no pagination: before the first call, estimate its size from what the ledger knows is imported.
       this.#lastListSize ??= this.#ledger.countInState('done') + this.#ledger.countInState('processed');
-      if (listCheckWorthwhile(parked, this.#lastListSize))
-        void this.#queue.add(() => this.#listImported(), { priority: PRIORITY.list }).catch(() => undefined);
+      if (!this.#listing && listCheckWorthwhile(parked, this.#lastListSize)) {
+        this.#listing = true;
+        void this.#queue
+          .add(() => this.#listImported(), { priority: PRIORITY.list })
+          .catch(() => undefined)
+          .finally(() => (this.#listing = false));
+      }
     }
   }
 
