@@ -237,7 +237,10 @@ export class CallRunner {
       authorization: this.#options.headerForm === 'token' ? `Token ${token}` : token,
     };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    return this.#transport.send({ endpoint: call.name, method: call.method, path: call.path, headers, body });
+    return this.#transport.send(
+      { endpoint: call.name, method: call.method, path: call.path, headers, body },
+      call.readBody,
+    );
   }
 
   #interpret<T>(

@@ -4,7 +4,6 @@ import {
   accountPayloadSchema,
   historicalStatementsCreatedSchema,
   historicalStatementsRequestSchema,
-  listSchema,
   notesCreatedSchema,
   notesRequestSchema,
   paymentInstructionCreatedSchema,
@@ -16,7 +15,6 @@ import {
   v2StatusSchema,
   type AccountPayload,
   type HistoricalStatementsRequest,
-  type ListItem,
   type NotesRequest,
   type PaymentInstructionRequest,
   type TransactionQueryFlags,
@@ -36,10 +34,13 @@ import {
   type ApiError,
 } from './errors.js';
 import { codeOf, detailOf, type ServiceResponse } from './map-response.js';
+import { listBodyReader } from './list-body.js';
 import type { EndpointSafety } from './retry-policy.js';
+import type { ReadBody } from './transport.js';
 import type {
   CreateAccountOutcome,
   HistoricalStatementsOutcome,
+  ListCollector,
   NotesOutcome,
   PaymentInstructionOutcome,
   TransactionsOutcome,
@@ -68,6 +69,8 @@ export interface EndpointCall<T> {
   money?: MoneyBody;
   /** Spec "Create payment instruction": its 500 means nothing was applied. */
   serverErrorMeansNotApplied?: boolean;
+  /** Reads a 2xx body as it arrives, instead of parsing it whole (called once per attempt). */
+  readBody?: ReadBody;
   /** A 2xx answer. */
   success(response: ServiceResponse): T;
   /** A non-2xx answer that the contract returns as a value (else the error is thrown or retried). */
@@ -172,23 +175,27 @@ export function transferStatusCall(
 export type ListKind = 'all' | 'pending' | 'imported';
 const LIST_NAMES = { all: 'listAllImports', pending: 'listPendingImports', imported: 'listImportedAccounts' } as const;
 
-export function listCall(kind: ListKind, importSupplier: string): EndpointCall<ListItem[]> {
+/**
+ * A list is read as it arrives (list-body.ts), each entry handed to a collector opened for the attempt: a resend after a
+ * partial read starts on a fresh one, and the call resolves with the collector of the attempt that read the whole body.
+ */
+export function listCall<R>(kind: ListKind, importSupplier: string, collect: () => ListCollector<R>): EndpointCall<R> {
   const name = LIST_NAMES[kind];
+  let collector: ListCollector<R> | undefined;
   return {
     name,
     method: 'GET',
     path: `/v1/data-import/${kind}-account-import-processes/${segment(importSupplier)}/`,
     safety: 'idempotent',
-    // The real platform's doc examples wrap the list once more (`[[{...}]]`, docs/service.md "Status and list
-    // endpoints").
-    success: (response) => parseBody(listSchema, name, { ...response, body: unwrapNested(response.body) }),
+    readBody: (status) => {
+      const opened = collect();
+      collector = opened;
+      return listBodyReader(name, status, (item) => opened.add(item));
+    },
+    success: () => (collector ?? collect()).result(),
     // Spec: the imported list is "returned when imported accounts exist"; a 404 then means none.
-    expected: (error) => (kind === 'imported' && error instanceof NotFoundError ? [] : undefined),
+    expected: (error) => (kind === 'imported' && error instanceof NotFoundError ? collect().result() : undefined),
   };
-}
-
-function unwrapNested(body: unknown): unknown {
-  return Array.isArray(body) && body.length > 0 && body.every((item) => Array.isArray(item)) ? body.flat() : body;
 }
 
 export function notesCall(request: NotesRequest): EndpointCall<NotesOutcome> {

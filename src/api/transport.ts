@@ -1,5 +1,6 @@
 import { Pool, type Dispatcher } from 'undici';
 import { NetworkError, TimeoutError, UnexpectedResponseError } from './errors.js';
+import type { BodyReader } from './list-body.js';
 import type { ServiceResponse } from './map-response.js';
 import { safeCause, type Redactor } from './redact.js';
 
@@ -7,7 +8,8 @@ import { safeCause, type Redactor } from './redact.js';
 // latency bound at concurrency 64 where `fetch` reaches 0.61), through its dispatch API with a
 // small handler that notes when undici has handed the whole request to the socket, so a failure
 // can be told apart as "never sent" (safe to resend anything) or "sent, no answer" (may have
-// been applied).
+// been applied). A caller may read a 2xx body as it arrives instead (the list endpoints: `readBody`), so a body of any
+// size is never held whole.
 
 export interface TransportOptions {
   baseUrl: URL;
@@ -32,10 +34,13 @@ export interface TransportRequest {
   body?: string | undefined;
 }
 
+/** Opens a reader for a 2xx body of the given status (one per request, so a resend reads afresh). */
+export type ReadBody = (status: number) => BodyReader;
+
 /**
  * A legacy-API undici handler (core/request.js calls its onRequestSent once the whole request is
  * written to the socket; the newer handler API and request() do not pass that on). It collects
- * the response body as text, which is all the client needs.
+ * the response body as text, which is all the client needs, or hands a 2xx body to its reader.
  */
 class ResponseCollector implements Dispatcher.DispatchHandler {
   sent = false;
@@ -44,17 +49,22 @@ class ResponseCollector implements Dispatcher.DispatchHandler {
   readonly #chunks: Buffer[] = [];
   #bytes = 0;
   #abort: ((error?: Error) => void) | undefined;
+  #reader: BodyReader | undefined;
+  /** What the reader threw: the request ends with it, not with a network error. */
+  #refused: unknown;
   readonly #resolve: (response: RawResponse) => void;
-  readonly #reject: (error: Error, sent: boolean) => void;
-
+  readonly #reject: (error: Error, sent: boolean, refused: boolean) => void;
   readonly #maxBytes: number;
+  readonly #readBody: ReadBody | undefined;
 
   constructor(
     maxBytes: number,
+    readBody: ReadBody | undefined,
     resolve: (response: RawResponse) => void,
-    reject: (error: Error, sent: boolean) => void,
+    reject: (error: Error, sent: boolean, refused: boolean) => void,
   ) {
     this.#maxBytes = maxBytes;
+    this.#readBody = readBody;
     this.#resolve = resolve;
     this.#reject = reject;
   }
@@ -74,9 +84,20 @@ class ResponseCollector implements Dispatcher.DispatchHandler {
     this.sent = true;
     this.#status = status;
     this.#headers = parseRawHeaders(rawHeaders);
+    if (status < 300) this.#reader = this.#readBody?.(status);
     return true;
   }
   onData(chunk: Buffer): boolean {
+    if (this.#reader) {
+      try {
+        this.#reader.write(chunk);
+        return true;
+      } catch (error) {
+        this.#refused = error;
+        this.#abort?.(error as Error);
+        return false;
+      }
+    }
     this.#bytes += chunk.length;
     if (this.#bytes > this.#maxBytes) {
       this.#abort?.(new ResponseTooLargeError(this.#maxBytes));
@@ -86,10 +107,19 @@ class ResponseCollector implements Dispatcher.DispatchHandler {
     return true;
   }
   onComplete(): void {
+    if (this.#reader) {
+      try {
+        this.#reader.end();
+      } catch (error) {
+        this.#reject(error as Error, this.sent, true);
+        return;
+      }
+    }
     this.#resolve({ status: this.#status, headers: this.#headers, text: Buffer.concat(this.#chunks).toString('utf8') });
   }
+
   onError(error: Error): void {
-    this.#reject(error, this.sent);
+    this.#reject(error, this.sent, this.#refused !== undefined && error === this.#refused);
   }
 }
 
@@ -144,13 +174,21 @@ export class Transport {
     this.#redactor = options.redactor;
   }
 
-  async send(request: TransportRequest): Promise<ServiceResponse> {
+  /**
+   * Sends the request and reads the answer: its body parsed as JSON, or, for a 2xx when `readBody` is given, handed to
+   * that reader chunk by chunk (the body is then undefined; the size limit does not apply).
+   */
+  async send(request: TransportRequest, readBody?: ReadBody): Promise<ServiceResponse> {
     const raw = await new Promise<RawResponse>((resolve, reject) => {
-      const collector = new ResponseCollector(this.#maxBytes, resolve, (error, sent) =>
+      // A body the reader refused ends the request with the reader's error (an UnexpectedResponseError for a body that
+      // is not what the endpoint gives; anything else is the caller's, which the client reports as it is).
+      const collector = new ResponseCollector(this.#maxBytes, readBody, resolve, (error, sent, refused) =>
         reject(
-          error instanceof ResponseTooLargeError
-            ? new UnexpectedResponseError(request.endpoint, undefined, error.message, '')
-            : this.#networkError(request.endpoint, error, sent),
+          refused
+            ? error
+            : error instanceof ResponseTooLargeError
+              ? new UnexpectedResponseError(request.endpoint, undefined, error.message, '')
+              : this.#networkError(request.endpoint, error, sent),
         ),
       );
       const options: Dispatcher.DispatchOptions = {
@@ -162,7 +200,9 @@ export class Transport {
       };
       this.#pool.dispatch(options, collector);
     });
-    return { status: raw.status, headers: raw.headers, body: parseBody(request.endpoint, raw.status, raw.text) };
+    const body =
+      readBody !== undefined && raw.status < 300 ? undefined : parseBody(request.endpoint, raw.status, raw.text);
+    return { status: raw.status, headers: raw.headers, body };
   }
 
   close(): Promise<void> {

@@ -77,6 +77,17 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * Takes the entries of one read of a list endpoint, each validated on its own as it arrives: the lists have no
+ * pagination (every process of the supplier, docs/service.md "Status and list endpoints"), so a caller keeps only what
+ * it needs. A new collector is opened for each attempt, so a resend after a partial read starts afresh, never counting
+ * an entry twice; the call resolves with the `result()` of the attempt that read the whole body.
+ */
+export interface ListCollector<R> {
+  add(item: ListItem): void;
+  result(): R;
+}
+
 export interface ImportServiceClient {
   validateAccount(payload: AccountPayload, options?: CallOptions): Promise<ValidateOutcome>;
   createAccount(payload: AccountPayload, options?: CallOptions): Promise<CreateAccountOutcome>;
@@ -92,10 +103,11 @@ export interface ImportServiceClient {
     externalAccountNumber: string,
     options?: CallOptions,
   ): Promise<V1StatusRecord | null>;
-  listAllImports(importSupplier: string, options?: CallOptions): Promise<ListItem[]>;
-  listPendingImports(importSupplier: string, options?: CallOptions): Promise<ListItem[]>;
-  /** [] also when the service answers 404 (spec: 200 "when imported accounts exist"). */
-  listImportedAccounts(importSupplier: string, options?: CallOptions): Promise<ListItem[]>;
+  /** Every import process of the supplier, through the collector (see ListCollector). */
+  listAllImports<R>(importSupplier: string, collect: () => ListCollector<R>, options?: CallOptions): Promise<R>;
+  listPendingImports<R>(importSupplier: string, collect: () => ListCollector<R>, options?: CallOptions): Promise<R>;
+  /** An empty collector's result also when the service answers 404 (spec: 200 "when imported accounts exist"). */
+  listImportedAccounts<R>(importSupplier: string, collect: () => ListCollector<R>, options?: CallOptions): Promise<R>;
   /** Rejects with NotFoundError while the account is not imported. */
   createNotes(request: NotesRequest, options?: CallOptions): Promise<NotesOutcome>;
   createTransactions(

@@ -41,6 +41,8 @@ export class Executor {
   #consecutiveFailures = 0;
   #lastProgressAt = Date.now();
   #lastListAt = 0;
+  /** One imported-accounts list call at a time: a large list takes seconds to read (about 5 µs per entry). */
+  #listing = false;
   /** Size of the last imported-accounts list; before the first call, estimated from the ledger's imported accounts. */
   #lastListSize: number | undefined;
   #wake: (() => void) | undefined;
@@ -316,8 +318,13 @@ export class Executor {
         : this.#ledger.countInState('scheduled');
       // The list has no pagination: before the first call, estimate its size from what the ledger knows is imported.
       this.#lastListSize ??= this.#ledger.countInState('done') + this.#ledger.countInState('processed');
-      if (listCheckWorthwhile(parked, this.#lastListSize))
-        void this.#queue.add(() => this.#listImported(), { priority: PRIORITY.list }).catch(() => undefined);
+      if (!this.#listing && listCheckWorthwhile(parked, this.#lastListSize)) {
+        this.#listing = true;
+        void this.#queue
+          .add(() => this.#listImported(), { priority: PRIORITY.list })
+          .catch(() => undefined)
+          .finally(() => (this.#listing = false));
+      }
     }
   }
 
@@ -338,22 +345,33 @@ export class Executor {
   async #listImported(): Promise<void> {
     for (const supplier of this.#ledger.scheduledSuppliers()) {
       if (this.#stop !== undefined) return;
-      const answer = await call(this.#ctx, () => this.#ctx.client.listImportedAccounts(supplier)).catch(
-        (error: unknown) => {
-          if (error instanceof StopRun) this.stop('fatal', error.failure);
-          return undefined;
-        },
-      );
-      if (answer === undefined || !answer.ok) continue;
-      this.#lastListSize = answer.value.length;
-      // Filtered in memory against the parked accounts: one ledger lookup per match, not per listed account.
+      // Read as it arrives, keeping only the parked accounts it names as imported: one ledger lookup per match, not per
+      // listed account, and memory that does not grow with the list.
       const parked = this.#ledger.scheduledNumbers(supplier);
+      const answer = await call(this.#ctx, () =>
+        this.#ctx.client.listImportedAccounts(supplier, () => {
+          let size = 0;
+          const imported: Array<{ external: string; platform: string }> = [];
+          return {
+            add: (item) => {
+              size += 1;
+              if (item.platform_account_number && parked.has(item.external_account_number))
+                imported.push({ external: item.external_account_number, platform: item.platform_account_number });
+            },
+            result: () => ({ size, imported }),
+          };
+        }),
+      ).catch((error: unknown) => {
+        if (error instanceof StopRun) this.stop('fatal', error.failure);
+        return undefined;
+      });
+      if (answer === undefined || !answer.ok) continue;
+      this.#lastListSize = answer.value.size;
       // Bounded: the rest are picked up by the next list call or their own status checks.
       let room = this.#settings.concurrency * 4;
-      for (const listed of answer.value) {
+      for (const listed of answer.value.imported) {
         if (room <= 0) return;
-        if (!listed.platform_account_number || !parked.has(listed.external_account_number)) continue;
-        const account = this.#ledger.findAccount(supplier, listed.external_account_number);
+        const account = this.#ledger.findAccount(supplier, listed.external);
         if (
           account?.state !== 'scheduled' ||
           !this.#gate.passed(account.externalAccountNumber) ||
@@ -363,7 +381,7 @@ export class Executor {
           continue;
         room -= 1;
         this.#enqueue(account, PRIORITY.poll, async (row) => {
-          const next = await applyTransition(this.#ctx, row, afterListedImported(listed.platform_account_number ?? ''));
+          const next = await applyTransition(this.#ctx, row, afterListedImported(listed.platform));
           this.#lastProgressAt = Date.now();
           return this.#postImport(next);
         });

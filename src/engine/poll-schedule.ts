@@ -74,20 +74,12 @@ export function nextPollDelay(schedule: PollSchedule, pollsMade: number, random:
 }
 
 /**
- * Largest imported-accounts list worth reading: the answer is parsed whole (about 500 bytes of
- * memory per entry), so beyond this the run's memory would grow with the supplier's imported
- * accounts (300,000 accounts pushed peaked at 343 MB on one list call near the end, 1,000,000 at
- * 470-625 MB); parked accounts are then checked one by one.
- */
-const MAX_LIST_SIZE = 50_000;
-
-/**
  * Whether one call of the imported-accounts list is worth making now: it answers for many
  * parked accounts at once but returns every imported account of the supplier (the list
  * endpoints have no pagination, docs/service.md "Status and list endpoints"), so it is used only while enough
- * accounts wait, the list is not much larger than what it can answer for, and it is small
- * enough to hold in memory.
+ * accounts wait and the list is not much larger than what it can answer for. Its size does not bound it otherwise: the
+ * list is read as it arrives, keeping only the parked accounts it names.
  */
 export function listCheckWorthwhile(parked: number, lastListSize: number, minParked = 32, maxRatio = 50): boolean {
-  return parked >= minParked && lastListSize <= parked * maxRatio && lastListSize <= MAX_LIST_SIZE;
+  return parked >= minParked && lastListSize <= parked * maxRatio;
 }

@@ -2,12 +2,14 @@ import type { ImportServiceClient } from '../api/types.js';
 import type { AccountState, ItemState } from '../ledger/index.js';
 import type { V2StatusRecord } from '../schema/index.js';
 import { accountPagesOf, itemPagesOf, type LedgerSource } from './ledger-source.js';
-import { holdOf, indexServiceLists, isErrored, joinRow, type ServiceEntry, type StatusRow } from './status-join.js';
+import { serviceIndexCollector, type ServiceIndex } from './service-index.js';
+import { holdOf, isErrored, joinRow, type StatusRow } from './status-join.js';
 
 // `migrate status <supplier>`: reads the service (two v1 lists, v2 status of open accounts) and
 // the ledger (paged), joins them per account (status-join.ts), and tallies. The service's lists
-// are whole arrays (the service has no pagination: docs/service.md "Status and list endpoints"), so they are held
-// once; the ledger side is read page by page and rows are handed to `onRow` as they are made.
+// are whole arrays (the service has no pagination: docs/service.md "Status and list endpoints"), read as they arrive
+// into one compact index (service-index.ts); the ledger side is read page by page and rows are handed to `onRow` as they
+// are made.
 
 /** Ledger states whose service status is worth asking (v2 tells PENDING/IN_PROGRESS/ERRORED and latest_error). */
 const OPEN_STATES: readonly AccountState[] = ['creating', 'scheduled', 'errored'];
@@ -97,19 +99,18 @@ export async function gatherStatus(input: StatusInput): Promise<StatusSummary> {
             supplier,
             externalAccountNumber: number,
             account,
-            entry: service?.get(number),
+            // What is left unclaimed in the index afterwards is what only the service knows.
+            entry: service?.claim(number),
             online,
             v2: v2.get(number),
           }),
         );
-        // What is left in the index afterwards is what only the service knows.
-        service?.delete(number);
       }
       await input.onPage?.();
     }
   }
   let sincePage = 0;
-  for (const [number, entry] of service ?? []) {
+  for (const [number, entry] of service?.unclaimed() ?? []) {
     take(joinRow({ supplier, externalAccountNumber: number, account: undefined, entry, online, v2: v2.get(number) }));
     if ((sincePage += 1) % 1000 === 0) await input.onPage?.();
   }
@@ -120,24 +121,26 @@ export async function gatherStatus(input: StatusInput): Promise<StatusSummary> {
   return summary;
 }
 
-async function readLists(client: ImportServiceClient, supplier: string): Promise<Map<string, ServiceEntry>> {
-  const [all, pending] = await Promise.all([client.listAllImports(supplier), client.listPendingImports(supplier)]);
-  return indexServiceLists(all, pending);
+/** The all-imports list, with the pending list marking staged processes (and adding those the all-list missed). */
+async function readLists(client: ImportServiceClient, supplier: string): Promise<ServiceIndex> {
+  const [all, pending] = await Promise.all([
+    client.listAllImports(supplier, serviceIndexCollector),
+    client.listPendingImports(supplier, serviceIndexCollector),
+  ]);
+  all.addPending(pending);
+  return all;
 }
 
 /** v2 status of the ledger's open accounts (or, without a ledger, of the service's pending ones), bounded. */
 async function checkOpenAccounts(
   client: ImportServiceClient,
   input: StatusInput,
-  service: Map<string, ServiceEntry> | undefined,
+  service: ServiceIndex | undefined,
 ): Promise<Map<string, V2StatusRecord | null>> {
   const numbers =
     input.ledger !== undefined
       ? await openAccountNumbers(input.ledger, input.supplier, input.maxStatusChecks)
-      : [...(service ?? new Map<string, ServiceEntry>())]
-          .filter(([, entry]) => entry.pending)
-          .slice(0, input.maxStatusChecks)
-          .map(([number]) => number);
+      : (service?.pendingNumbers(input.maxStatusChecks) ?? []);
   const answers = new Map<string, V2StatusRecord | null>();
   // A few at a time: the client paces itself too, this only bounds what is queued.
   for (let start = 0; start < numbers.length; start += 8) {
@@ -161,12 +164,11 @@ async function openAccountNumbers(ledger: LedgerSource, supplier: string, max: n
 }
 
 function serviceCounts(
-  service: Map<string, ServiceEntry>,
+  service: ServiceIndex,
   checked: number,
   input: StatusInput,
 ): NonNullable<StatusSummary['counts']['service']> {
-  let pending = 0;
-  for (const entry of service.values()) if (entry.pending) pending += 1;
+  const { pending } = service;
   const open = input.ledger?.counts(input.supplier).accounts;
   const openTotal = open === undefined ? pending : OPEN_STATES.reduce((sum, state) => sum + (open[state] ?? 0), 0);
   return {
@@ -179,7 +181,7 @@ function serviceCounts(
   };
 }
 
-function emptySummary(input: StatusInput, service: Map<string, ServiceEntry> | undefined): StatusSummary {
+function emptySummary(input: StatusInput, service: ServiceIndex | undefined): StatusSummary {
   const ledgerCounts = input.ledger?.counts(input.supplier);
   return {
     import_supplier: input.supplier,

@@ -1,5 +1,5 @@
 import type { AccountRow, AccountState, ItemState } from '../ledger/index.js';
-import type { ListItem, V2Status, V2StatusRecord } from '../schema/index.js';
+import type { V2Status, V2StatusRecord } from '../schema/index.js';
 
 // The join of `migrate status`: the service's view of an import supplier (the v1
 // lists, and v2 status where it was asked) with the ledger's, per external account number.
@@ -8,7 +8,6 @@ import type { ListItem, V2Status, V2StatusRecord } from '../schema/index.js';
 /** What the v1 lists say of one account: imported (an account exists) or pending (staged, not imported). */
 export interface ServiceEntry {
   platformAccountNumber: string | null;
-  accountCreatedAt: string | null;
   pending: boolean;
 }
 
@@ -35,24 +34,6 @@ export interface StatusRow {
   platform_account_number: string | null;
   latest_error: { code: string; detail: string } | null;
   mismatch: Mismatch | null;
-}
-
-/** Indexes the v1 lists by external account number: the all-imports list, with the pending list marking staged ones. */
-export function indexServiceLists(all: readonly ListItem[], pending: readonly ListItem[]): Map<string, ServiceEntry> {
-  const pendingSet = new Set(pending.map((item) => item.external_account_number));
-  const index = new Map<string, ServiceEntry>();
-  const add = (item: ListItem): void => {
-    const imported = typeof item.platform_account_number === 'string' && item.platform_account_number !== '';
-    index.set(item.external_account_number, {
-      platformAccountNumber: imported ? (item.platform_account_number ?? null) : null,
-      accountCreatedAt: item.account_created_at ?? null,
-      pending: !imported || pendingSet.has(item.external_account_number),
-    });
-  };
-  all.forEach(add);
-  // A process listed as pending but missing from the all-list (lists read at different moments) still counts.
-  for (const item of pending) if (!index.has(item.external_account_number)) add(item);
-  return index;
 }
 
 /** Ledger states in which the account was sent to the service, so the service should know it. */

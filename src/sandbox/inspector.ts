@@ -75,6 +75,11 @@ export interface SandboxControl {
   settleAll(): number;
   /** Changes the fault settings at run time (e.g. faults off for a rerun). */
   setFaults(changes: Partial<FaultOptions>): void;
+  /**
+   * Adds imported accounts (PROCESSED, with account numbers) without create requests, cheaply, for a supplier with many
+   * accounts; pairs that have a process already are left as they are. Returns how many were added.
+   */
+  seedImported(supplier: string, externalAccountNumbers: Iterable<string>): number;
 }
 
 function inspect(record: ProcessRecord): InspectedAccount {
@@ -130,5 +135,11 @@ export function createControl(runtime: SandboxRuntime): SandboxControl {
     },
     settleAll: () => runtime.store.settleAll(runtime.clock()),
     setFaults: (changes) => runtime.faults.update(changes),
+    seedImported: (supplier, externalAccountNumbers) => {
+      const now = runtime.clock();
+      let added = 0;
+      for (const number of externalAccountNumbers) if (runtime.store.seedImported(supplier, number, now)) added += 1;
+      return added;
+    },
   };
 }

@@ -90,6 +90,36 @@ export class ProcessStore {
 
   /** Schedules a new process for the pair (or replaces an ERRORED/CANCELLED one). */
   schedule(supplier: string, externalAccountNumber: string, payload: unknown, now: number): ProcessRecord {
+    const record = this.#recordOf(supplier, externalAccountNumber, now);
+    record.generation++;
+    record.createRequestsAccepted++;
+    Object.assign(record, { status: 'PENDING', createdAt: now, modifiedAt: now, latestError: null });
+    record.payload = this.#settings.retainPayloads ? payload : undefined;
+    record.fate = this.#fateOf(record);
+    const { processingMs } = this.#settings;
+    if (processingMs <= 0) this.#finish(record, now);
+    else {
+      this.#toStart.push({ record, generation: record.generation, at: now + processingMs / 2 });
+      this.#toFinish.push({ record, generation: record.generation, at: now + processingMs });
+    }
+    return record;
+  }
+
+  /**
+   * An imported account (PROCESSED, with its account number) without a create request, for tests and benchmarks that
+   * need a supplier with many accounts; a pair that has a process already is left as it is. Returns whether it was added.
+   */
+  seedImported(supplier: string, externalAccountNumber: string, now: number): boolean {
+    if (this.#bySupplier.get(supplier)?.has(externalAccountNumber)) return false;
+    const record = this.#recordOf(supplier, externalAccountNumber, now);
+    record.generation++;
+    record.createRequestsAccepted++;
+    this.#finish(record, now);
+    return true;
+  }
+
+  /** The pair's process, created PENDING (no fate, nothing scheduled) when it has none. */
+  #recordOf(supplier: string, externalAccountNumber: string, now: number): ProcessRecord {
     let processes = this.#bySupplier.get(supplier);
     if (!processes) this.#bySupplier.set(supplier, (processes = new Map<string, ProcessRecord>()));
     let record = processes.get(externalAccountNumber);
@@ -111,17 +141,6 @@ export class ProcessStore {
       };
       processes.set(externalAccountNumber, record);
       this.#count++;
-    }
-    record.generation++;
-    record.createRequestsAccepted++;
-    Object.assign(record, { status: 'PENDING', createdAt: now, modifiedAt: now, latestError: null });
-    record.payload = this.#settings.retainPayloads ? payload : undefined;
-    record.fate = this.#fateOf(record);
-    const { processingMs } = this.#settings;
-    if (processingMs <= 0) this.#finish(record, now);
-    else {
-      this.#toStart.push({ record, generation: record.generation, at: now + processingMs / 2 });
-      this.#toFinish.push({ record, generation: record.generation, at: now + processingMs });
     }
     return record;
   }

@@ -87,7 +87,6 @@ export const listItemSchema = named(
     account_created_at: z.string().nullable(),
   }),
 );
-export const listSchema = z.array(listItemSchema);
 
 /** 201 of notes create: one element per submitted note. */
 export const notesCreatedSchema = z.array(

@@ -3,6 +3,7 @@ import { createImportServiceClient, RequestRejectedError, type ServiceClient } f
 import type { AccountPayload } from '../../src/schema/index.js';
 import { account, startHarness, today, type Harness } from './helpers/sandbox-client.js';
 import { json, startScriptedServer, type ScriptedServer } from './helpers/scripted-server.js';
+import { listItems } from './helpers/list-items.js';
 
 // The two dialects (docs/real-platform.md): responses are read under either name in both; the
 // kraken dialect's requests are what the real platform's schema requires.
@@ -55,7 +56,7 @@ async function readEverything(client: ServiceClient) {
   return {
     v2: (await client.getImportStatus('ACME', 'X-1'))?.platform_identifier,
     v1: (await client.getTransferStatus('ACME', 'X-1'))?.platform_account_number,
-    list: (await client.listAllImports('ACME'))[0]?.platform_account_number,
+    list: (await client.listAllImports('ACME', listItems))[0]?.platform_account_number,
     instruction: await client.createPaymentInstruction({
       import_supplier: 'ACME',
       external_account_number: 'X-1',

@@ -8,6 +8,7 @@ import {
 } from '../../src/api/index.js';
 import { UsageError } from '../../src/errors.js';
 import { account, startHarness, today, type Harness } from './helpers/sandbox-client.js';
+import { listItems } from './helpers/list-items.js';
 
 // Every endpoint of the spec, success and error paths, over real HTTP against the sandbox.
 
@@ -101,13 +102,13 @@ describe('status and listing endpoints (v1)', () => {
       await slow.client.createAccount(account('L-done'));
       slow.sandbox.control.settleAll();
       await slow.client.createAccount(account('L-pending-2'));
-      const all = await slow.client.listAllImports('ACME');
+      const all = await slow.client.listAllImports('ACME', listItems);
       expect(all.map((item) => item.external_account_number).sort()).toEqual(['L-done', 'L-early', 'L-pending-2']);
-      const pending = await slow.client.listPendingImports('ACME');
+      const pending = await slow.client.listPendingImports('ACME', listItems);
       expect(pending).toEqual([
         { external_account_number: 'L-pending-2', platform_account_number: null, account_created_at: null },
       ]);
-      const importedList = await slow.client.listImportedAccounts('ACME');
+      const importedList = await slow.client.listImportedAccounts('ACME', listItems);
       expect(importedList.map((item) => item.external_account_number).sort()).toEqual(['L-done', 'L-early']);
       expect(importedList.every((item) => /^A-/.test(item.platform_account_number ?? ''))).toBe(true);
     } finally {
@@ -116,7 +117,7 @@ describe('status and listing endpoints (v1)', () => {
   });
 
   it('an unknown supplier is refused as not accepting migrations (fatal)', async () => {
-    const error = await client.listAllImports('NOSUCH').catch((caught: unknown) => caught);
+    const error = await client.listAllImports('NOSUCH', listItems).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(SupplierNotOngoingError);
     expect((error as SupplierNotOngoingError).fatal).toBe(true);
   });

@@ -14,6 +14,7 @@ import {
 } from '../../src/api/index.js';
 import { account } from './helpers/sandbox-client.js';
 import { json, startScriptedServer, type Script, type ScriptedServer } from './helpers/scripted-server.js';
+import { listItems } from './helpers/list-items.js';
 
 // The retry decision at work over real sockets: what is resent, how often, after how long, and
 // what is reported when the policy gives up.
@@ -170,7 +171,7 @@ describe('answers', () => {
     expect(shape).toBeInstanceOf(UnexpectedResponseError);
     expect(shape).toMatchObject({ field: 'status', endpoint: 'getImportStatus' });
     expect((shape as Error).message).toMatch(/getImportStatus.*"status"/);
-    const html = await c.listAllImports('ACME').catch((caught: unknown) => caught);
+    const html = await c.listAllImports('ACME', listItems).catch((caught: unknown) => caught);
     expect(html).toMatchObject({ code: 'unexpected_response', field: '' });
     expect(s.rest()).toHaveLength(2);
   });

@@ -1,4 +1,4 @@
-import type { ImportServiceClient } from '../../src/api/types.js';
+import type { ImportServiceClient, ListCollector } from '../../src/api/types.js';
 import type { V2StatusRecord } from '../../src/schema/index.js';
 
 // An in-memory stand-in for the import service, for engine tests that need exact control of
@@ -135,18 +135,22 @@ export class FakeService implements ImportServiceClient {
       };
     });
 
-  listAllImports = async () => this.#run('list', () => []);
-  listPendingImports = async () => this.#run('list', () => []);
-  listImportedAccounts = async () =>
-    this.#run('list', () =>
-      [...this.accounts.entries()]
-        .filter(([, a]) => a.status === 'PROCESSED')
-        .map(([number, a]) => ({
-          external_account_number: number,
-          platform_account_number: a.number,
-          account_created_at: 'x',
-        })),
-    );
+  listAllImports = async <R>(_supplier: string, collect: () => ListCollector<R>) =>
+    this.#run('list', () => collect().result());
+  listPendingImports = async <R>(_supplier: string, collect: () => ListCollector<R>) =>
+    this.#run('list', () => collect().result());
+  listImportedAccounts = async <R>(_supplier: string, collect: () => ListCollector<R>) =>
+    this.#run('list', () => {
+      const collector = collect();
+      for (const [number, a] of this.accounts)
+        if (a.status === 'PROCESSED')
+          collector.add({
+            external_account_number: number,
+            platform_account_number: a.number,
+            account_created_at: 'x',
+          });
+      return collector.result();
+    });
 
   createNotes = async (request: {
     external_account_number: string;

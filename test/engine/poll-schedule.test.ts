@@ -29,9 +29,9 @@ describe('listCheckWorthwhile', () => {
     [32, 0, true],
     [100, 5000, true],
     [100, 5001, false],
-    // Never a list too large to hold in memory, however many accounts wait.
-    [10_000, 50_000, true],
-    [10_000, 50_001, false],
+    // No cap on the list's size itself (it is read as it arrives): only its ratio to the parked accounts.
+    [20_000, 1_000_000, true],
+    [20_000, 1_000_001, false],
   ])('%i parked, last list %i -> %s', (parked, size, expected) => {
     expect(listCheckWorthwhile(parked, size)).toBe(expected);
   });

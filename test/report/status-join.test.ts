@@ -1,13 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AccountRow, AccountState } from '../../src/ledger/index.js';
 import type { V2Status } from '../../src/schema/index.js';
-import {
-  indexServiceLists,
-  isErrored,
-  joinRow,
-  mismatchOf,
-  type ServiceListing,
-} from '../../src/report/status-join.js';
+import { isErrored, joinRow, mismatchOf, type ServiceListing } from '../../src/report/status-join.js';
 
 const row = (state: AccountState, extra: Partial<AccountRow> = {}): AccountRow => ({
   id: 1,
@@ -31,26 +25,6 @@ const row = (state: AccountState, extra: Partial<AccountRow> = {}): AccountRow =
   createdAt: 't',
   updatedAt: 't',
   ...extra,
-});
-
-describe('indexing the service lists', () => {
-  it('marks imported accounts by their number, pending ones from either list', () => {
-    const index = indexServiceLists(
-      [
-        { external_account_number: 'I-1', platform_account_number: 'A-1', account_created_at: '2026-01-01T00:00:00Z' },
-        { external_account_number: 'P-1', platform_account_number: null, account_created_at: null },
-      ],
-      [
-        { external_account_number: 'P-1', platform_account_number: null, account_created_at: null },
-        { external_account_number: 'P-LATE', platform_account_number: null, account_created_at: null },
-      ],
-    );
-    expect([...index.entries()]).toEqual([
-      ['I-1', { platformAccountNumber: 'A-1', accountCreatedAt: '2026-01-01T00:00:00Z', pending: false }],
-      ['P-1', { platformAccountNumber: null, accountCreatedAt: null, pending: true }],
-      ['P-LATE', { platformAccountNumber: null, accountCreatedAt: null, pending: true }],
-    ]);
-  });
 });
 
 describe('ledger against service', () => {
@@ -82,7 +56,7 @@ describe('one account row', () => {
       supplier: 'ACME',
       externalAccountNumber: 'N-1',
       account: row('errored', { platformAccountNumber: null, error: { code: 'old', detail: 'old' } }),
-      entry: { platformAccountNumber: null, accountCreatedAt: null, pending: true },
+      entry: { platformAccountNumber: null, pending: true },
       online: true,
       v2: {
         status: 'ERRORED',
@@ -126,7 +100,7 @@ describe('one account row', () => {
       supplier: 'ACME',
       externalAccountNumber: 'N-2',
       account: row('done', { platformAccountNumber: 'A-8' }),
-      entry: { platformAccountNumber: 'A-7', accountCreatedAt: null, pending: false },
+      entry: { platformAccountNumber: 'A-7', pending: false },
       online: true,
       v2: undefined,
     });

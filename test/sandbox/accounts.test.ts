@@ -226,6 +226,30 @@ describe('import suppliers', () => {
 });
 
 describe('status and lists', () => {
+  it('seeded imported accounts: listed, imported on v1 and v2, with unique numbers; existing pairs left alone', async () => {
+    const s = await open({ processingMs: 60_000 });
+    await s.post('/v2/data-import/accounts/', { payload: account('S-1') });
+    const numbers = Array.from({ length: 2000 }, (_, n) => `S-${n}`);
+    expect(s.sandbox.control.seedImported('ACME', numbers)).toBe(1999);
+    expect(s.sandbox.inspect.account('ACME', 'S-1')?.status).toBe('PENDING');
+    const imported = (await s.get('/v1/data-import/imported-account-import-processes/ACME/')).body as Array<{
+      external_account_number: string;
+      platform_account_number: string;
+    }>;
+    expect(imported).toHaveLength(1999);
+    expect(imported[0]).toEqual({
+      external_account_number: 'S-0',
+      platform_account_number: expect.stringMatching(/^A-/),
+      account_created_at: expect.stringMatching(OFFSET_DATETIME),
+    });
+    expect(new Set(imported.map((item) => item.platform_account_number)).size).toBe(1999);
+    expect((await v1(s, 'S-1999')).body).toEqual({
+      status: 'COMPLETED',
+      platform_account_number: imported[1998]?.platform_account_number,
+    });
+    expect((await v2(s, 'S-7')).body).toMatchObject({ status: 'PROCESSED' });
+  });
+
   it('answers 404 {detail, code: not_found} for an unknown process, v2 and v1', async () => {
     const s = await open();
     expect(await v2(s, 'missing')).toMatchObject({

@@ -1,0 +1,70 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createImportServiceClient } from '../../src/api/index.js';
+import { DEFAULT_ENGINE_SETTINGS, nullSink, runPush } from '../../src/engine/index.js';
+import { Ledger } from '../../src/ledger/index.js';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { accountEntry, stream } from './build.js';
+
+// The imported-accounts list over real HTTP against the sandbox: it is read as it arrives, so its size no longer caps
+// it (docs/service.md "Status and list endpoints"); it is still called only while enough accounts wait for it.
+
+let dir: string | undefined;
+let sandbox: RunningSandbox | undefined;
+afterEach(async () => {
+  await sandbox?.close();
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the imported-accounts list in a push', () => {
+  it('is called again after it has answered with more than 50,000 entries, and settles parked accounts', async () => {
+    const seeded = 60_000;
+    const accounts = 1_300;
+    sandbox = await startSandbox({ processingMs: 2_000, retainPayloads: false });
+    sandbox.control.seedImported(
+      'ACME',
+      Array.from({ length: seeded }, (_, n) => `OLD-${n}`),
+    );
+    dir = mkdtempSync(join(tmpdir(), 'list-imported-'));
+    const ledger = Ledger.open(dir);
+    ledger.startRun('push', {});
+    const client = createImportServiceClient({ baseUrl: sandbox.url, credentials: { apiKey: sandbox.apiKey } });
+    try {
+      const result = await runPush({
+        ledger,
+        client,
+        // Status checks late enough that the list is what finds most completions.
+        settings: {
+          ...DEFAULT_ENGINE_SETTINGS,
+          concurrency: 16,
+          pollSchedule: { firstDelayMs: 4_000, factor: 1, maxDelayMs: 4_000, jitter: 0 },
+        },
+        sink: nullSink,
+        entries: stream(Array.from({ length: accounts }, (_, n) => accountEntry({ number: `NEW-${n}` }, n + 2))),
+      });
+      expect(result.reason).toBe('finished');
+      expect(ledger.countInState('done')).toBe(accounts);
+      const byNumber = new Map(
+        sandbox.inspect.accounts('ACME').map((account) => [account.externalAccountNumber, account]),
+      );
+      const sample = ledger.findAccount('ACME', 'NEW-777');
+      expect(sample?.platformAccountNumber).toBe(byNumber.get('NEW-777')?.platformAccountNumber);
+    } finally {
+      ledger.close();
+      await client.close();
+    }
+    const requests = sandbox.inspect.requests();
+    const lists = requests.filter((entry) => entry.path.includes('/imported-account-import-processes/'));
+    // The first call is made on the ledger's estimate (nothing imported); every later one knows the list holds more than
+    // 60,000 entries, which the former cap of 50,000 refused.
+    expect(lists.length).toBeGreaterThanOrEqual(2);
+    const polled = new Set(
+      requests
+        .filter((entry) => /account-transfer-status|\/v2\/data-import\/accounts\/ACME\//.test(entry.path))
+        .map((entry) => entry.path.split('/').at(-2)),
+    );
+    expect(polled.size).toBeLessThan(accounts);
+  }, 60_000);
+});
