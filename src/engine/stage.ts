@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { setImmediate } from 'node:timers/promises';
-import { ExportNotSorted } from '../intake/index.js';
+import { compareKeys, ExportNotSorted } from '../intake/index.js';
 import type { ExportAccount, ExportEntry, MappedItem, OrphanItems, SourceIssue } from '../mapping/types.js';
 import { canonicalJson, ITEM_KINDS, type ItemKind, type Ledger, type StoredIssue } from '../ledger/index.js';
 import type { EventSink } from './events.js';
@@ -28,7 +28,7 @@ export interface ExportSource {
   reopen(unsorted: ExportNotSorted): Promise<void>;
 }
 
-/** A source read once, in any order (the staged join): it never turns out unsorted. */
+/** A source read once (the staged join, which sorts): it never turns out unsorted. */
 export function sourceOf(entries: AsyncIterable<ExportEntry>): ExportSource {
   return {
     entries: () => entries,
@@ -77,12 +77,20 @@ export async function stageExport(
   const batchSize = options.batchSize ?? 500;
   let summary = emptySummary();
   let batch: ExportEntry[] = [];
+  // Entries out of number order (a source that does not sort): the gate cannot say which accounts are in, so it
+  // holds where it was until the whole export is staged (staging-gate.ts hold()).
+  let previousKey: string | undefined;
   const apply = (): void => {
     const current = batch;
     batch = [];
     if (current.length === 0) return;
     ledger.batch(() => current.forEach((entry) => stageEntry(ledger, entry, summary)));
-    gate?.advance(keyOf(current[current.length - 1] as ExportEntry));
+    for (const entry of current) {
+      const key = keyOf(entry);
+      if (previousKey !== undefined && compareKeys(key, previousKey) < 0) gate?.hold();
+      previousKey = key;
+    }
+    gate?.advance(previousKey as string);
     sink.emit({ type: 'staging', accounts: summary.accounts, orphans: summary.orphans, added: summary.added });
   };
   read: for (;;) {
@@ -107,6 +115,7 @@ export async function stageExport(
       sink.emit({ type: 'restaging', file: error.file, line: error.line, files: [...error.unsortedFiles] });
       await options.beforeRestart?.();
       await source.reopen(error);
+      previousKey = undefined;
       // The read starts over: its counts too; the work added in the first read is still the run's.
       summary = { ...emptySummary(), added: summary.added };
     }

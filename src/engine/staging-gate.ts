@@ -14,9 +14,10 @@ import { compareKeys } from '../intake/index.js';
 export class StagingGate {
   /** Highest number staged in this read; '' before the first; null: every account has passed. */
   #upTo: string | null = '';
-  /** Counts restarts: the executor's pages start again from the first account when it changes. */
+  /** Counts restarts (and a finish after hold()): the executor's pages start again from the first account. */
   #read = 0;
   #waiting: Array<() => void> = [];
+  #held = false;
 
   /** A gate that every account has passed: the run sends what the ledger holds, with nothing staged meanwhile. */
   static open(): StagingGate {
@@ -44,19 +45,30 @@ export class StagingGate {
 
   /** Staging committed every account up to this number. */
   advance(externalAccountNumber: string): void {
-    if (this.#upTo === null || compareKeys(externalAccountNumber, this.#upTo) <= 0) return;
+    if (this.#held || this.#upTo === null || compareKeys(externalAccountNumber, this.#upTo) <= 0) return;
     this.#upTo = externalAccountNumber;
     this.#wake();
   }
 
   restart(): void {
     this.#upTo = '';
+    this.#held = false;
     this.#read += 1;
     this.#wake();
   }
 
+  /**
+   * Entries came out of number order (a source that does not sort): accounts up to the gate may
+   * still come, so it stays where it is until finish(), which then starts the executor's pages over.
+   */
+  hold(): void {
+    this.#held = true;
+  }
+
   finish(): void {
     this.#upTo = null;
+    if (this.#held) this.#read += 1;
+    this.#held = false;
     this.#wake();
   }
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createImportServiceClient } from '../../src/api/index.js';
-import { DEFAULT_ENGINE_SETTINGS, nullSink, runPush } from '../../src/engine/index.js';
+import { DEFAULT_ENGINE_SETTINGS, nullSink, runPush, sourceOf } from '../../src/engine/index.js';
 import { Ledger } from '../../src/ledger/index.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { accountEntry, stream } from './build.js';
@@ -42,7 +42,9 @@ describe('the imported-accounts list in a push', () => {
           pollSchedule: { firstDelayMs: 4_000, factor: 1, maxDelayMs: 4_000, jitter: 0 },
         },
         sink: nullSink,
-        entries: stream(Array.from({ length: accounts }, (_, n) => accountEntry({ number: `NEW-${n}` }, n + 2))),
+        source: sourceOf(
+          stream(Array.from({ length: accounts }, (_, n) => accountEntry({ number: `NEW-${n}` }, n + 2))),
+        ),
       });
       expect(result.reason).toBe('finished');
       expect(ledger.countInState('done')).toBe(accounts);

@@ -117,6 +117,24 @@ describe('sending while staging', () => {
     expect(bodies(again.service, 'A-2')).toEqual(['n', 'a new note']);
   });
 
+  it('a source that does not sort (A-1, A-10, A-100, A-2, ...): the gate holds where order broke, every account is sent', async () => {
+    const watched = new Watched();
+    const numbers = Array.from({ length: 300 }, (_, index) => `A-${index + 1}`);
+    const unsorted = [...numbers].sort((a, b) => Number(a.slice(2)) - Number(b.slice(2)));
+    const { result } = await run(
+      once(
+        watched.entries(
+          unsorted.map((number) => ({ number, notes: ['n'] })),
+          0,
+        ),
+      ),
+      watched.service,
+    );
+    expect(result.exitCode).toBe(0);
+    expect(result.counts.accounts).toEqual({ done: 300 });
+    expect(watched.early).toEqual([]);
+  });
+
   it('a file found out of order: nothing is in flight when the export is read again; late rows are sent', async () => {
     const watched = new Watched();
     let reads = 0;
