@@ -41,6 +41,7 @@ interface ServerStats {
   firstAt: number | null;
   byEndpoint: Record<string, number>;
   timeline: Array<Record<string, number>>;
+  cpuMicros: number;
 }
 
 async function nextLine(lines: Interface): Promise<string> {
@@ -86,6 +87,8 @@ interface PushFigures {
   sendingCpuMicros: number;
   /** After the export was staged (the `staged` line on stderr): CPU time to exit and requests sent. */
   afterStaging: { cpuMicros: number; requests: number } | undefined;
+  /** The sandbox process's CPU time during the push (is the stand-in of the service the limit?). */
+  serverCpuMicros: number;
   maxRssMb: number;
   byEndpoint: Record<string, number>;
   timeline: Array<Record<string, number>>;
@@ -95,6 +98,7 @@ interface PushFigures {
 async function pushChild(server: Server, dir: string, concurrency: number, stopAfterMs?: number): Promise<PushFigures> {
   const state = mkdtempSync(join(tmpdir(), 'bench-push-state-'));
   const usageFile = join(state, 'usage.json');
+  const serverCpuBefore = (await statsOf(server)).cpuMicros;
   const startedAt = Date.now();
   const child = spawn(
     process.execPath,
@@ -163,6 +167,7 @@ async function pushChild(server: Server, dir: string, concurrency: number, stopA
     cpuMicros: usage.user + usage.system,
     sendingCpuMicros: usage.user + usage.system - before,
     afterStaging,
+    serverCpuMicros: stats.cpuMicros - serverCpuBefore,
     maxRssMb: usage.maxRssKb / 1024,
     byEndpoint: stats.byEndpoint,
     timeline: stats.timeline,
@@ -218,7 +223,7 @@ async function throughput(count?: number): Promise<void> {
         const share = accounts / figures.seconds / bound;
         runs.push({ ...figures, share, load: load() });
         console.log(
-          `    run ${run + 1}: ${figures.seconds.toFixed(1)} s, share ${share.toFixed(2)}, ${(figures.requests / accounts).toFixed(2)} requests/account, first request ${figures.firstRequestSeconds.toFixed(2)} s, ${(figures.cpuMicros / figures.requests).toFixed(0)} µs CPU/request (${(figures.sendingCpuMicros / figures.requests).toFixed(0)} from the first request on), exit ${figures.exitCode}, ${runs.at(-1)?.load}`,
+          `    run ${run + 1}: ${figures.seconds.toFixed(1)} s, share ${share.toFixed(2)}, ${(figures.requests / accounts).toFixed(2)} requests/account, first request ${figures.firstRequestSeconds.toFixed(2)} s, ${(figures.cpuMicros / figures.requests).toFixed(0)} µs CPU/request (${(figures.sendingCpuMicros / figures.requests).toFixed(0)} from the first request on; sandbox ${(figures.serverCpuMicros / figures.requests).toFixed(0)}), exit ${figures.exitCode}, ${runs.at(-1)?.load}`,
         );
         if (process.env['BENCH_ENDPOINTS']) console.log(`      ${JSON.stringify(figures.byEndpoint)}`);
         if (process.env['BENCH_TIMELINE']) printTimeline(figures.timeline);

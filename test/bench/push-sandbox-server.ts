@@ -3,7 +3,7 @@ import { startSandbox } from '../../src/sandbox/index.js';
 
 // The sandbox in its own process for the push benchmark, so that the measured client does not
 // share its event loop. argv: latency ms, processing ms. Prints one JSON line { url, apiKey },
-// then answers each line on stdin: `stats` -> one JSON line { requests, firstAt, byEndpoint, timeline }
+// then answers each line on stdin: `stats` -> one JSON line { requests, firstAt, byEndpoint, timeline, cpuMicros } (cpuMicros: this process's CPU time)
 // (REST requests since the last `reset`: the token mutation is not counted; firstAt is the epoch
 // ms at which the first of them arrived), `since MS` -> { requests } that arrived from epoch ms MS
 // on, `reset` -> counters to zero. Exits when stdin closes.
@@ -56,7 +56,11 @@ commands.on('line', (command) => {
     const from = Number(command.slice('since '.length));
     process.stdout.write(`${JSON.stringify({ requests: arrivals.filter((at) => at >= from).length })}\n`);
   }
-  if (command === 'stats') process.stdout.write(`${JSON.stringify({ requests, firstAt, byEndpoint, timeline })}\n`);
+  if (command === 'stats') {
+    const { user, system } = process.cpuUsage();
+    const cpuMicros = user + system;
+    process.stdout.write(`${JSON.stringify({ requests, firstAt, byEndpoint, timeline, cpuMicros })}\n`);
+  }
   if (command === 'reset') {
     requests = 0;
     firstAt = null;
