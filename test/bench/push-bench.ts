@@ -130,8 +130,13 @@ async function pushChild(server: Server, dir: string, concurrency: number, stopA
   });
   let stopper: NodeJS.Timeout | undefined;
   if (stopAfterMs !== undefined) {
+    // One question at a time: a busy sandbox answers late, and every waiting listener would take the same line.
+    let asking = false;
     stopper = setInterval(() => {
+      if (asking) return;
+      asking = true;
       void statsOf(server).then((stats) => {
+        asking = false;
         if (stats.firstAt !== null && Date.now() - stats.firstAt > stopAfterMs) {
           clearInterval(stopper);
           child.kill('SIGINT');
