@@ -124,7 +124,8 @@ async function sendWhileStaging(run: PushRun, source: ExportSource): Promise<Pus
     const running = executor.run();
     // The executor stopping early (interrupted, fatal, --max-errors) stops staging too.
     const stopStaging = new AbortController();
-    void running.then(() => stopStaging.abort());
+    const stop = (): void => stopStaging.abort();
+    running.then(stop, stop);
     const signal = run.signal === undefined ? stopStaging.signal : AbortSignal.any([run.signal, stopStaging.signal]);
     try {
       const summary = await stageExport(ledger, source, sink, {
