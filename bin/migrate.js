@@ -1,10 +1,11 @@
 #!/usr/bin/env node
-// The `migrate` command: runs the compiled CLI (npm ci builds dist/ through the prepare script).
+// The `migrate` command: runs the compiled CLI, bundled into one file (npm run build: tsc, then esbuild; npm ci builds
+// it through the prepare script): one file loads in about half the time of the ~200 modules it is made of.
 // Without dist/ (a fresh clone, or `npm ci --ignore-scripts`) it says how to build instead of
 // printing node's module-not-found stack trace.
 import { existsSync } from 'node:fs';
 
-const entry = new URL('../dist/cli/main.js', import.meta.url);
+const entry = new URL('../dist/bundle/main.js', import.meta.url);
 if (!existsSync(entry)) {
   const root = new URL('..', import.meta.url).pathname;
   process.stderr.write(
@@ -14,7 +15,7 @@ if (!existsSync(entry)) {
   process.exitCode = 2;
 } else {
   const { keepHeapNearLiveData } = await import('../dist/cli/heap.js');
-  const { main } = await import('../dist/cli/main.js');
+  const { main } = await import('../dist/bundle/main.js');
   keepHeapNearLiveData();
   process.exitCode = await main(process.argv);
 }
