@@ -342,6 +342,18 @@ async function sendTransactions(ctx: StepContext, account: AccountRow, batch: It
   for (const item of items) {
     const status = byId.get(item.naturalKey) ?? (items.length === 1 ? outcome.results[0]?.status : undefined);
     if (status === undefined) retry.push(item);
+    // A result of the 201 can say the platform could not import that one (the real platform's status enum).
+    else if (status === 'TRANSACTION_IMPORT_ERROR')
+      settle(ctx, account, [item], {
+        state: 'failed',
+        result: status,
+        error: {
+          code: 'transaction_import_error',
+          detail: 'the service answered TRANSACTION_IMPORT_ERROR for this transaction',
+          file: item.originFile ?? undefined,
+          line: item.originLine ?? undefined,
+        },
+      });
     else settle(ctx, account, [item], { state: 'done', result: status, error: null });
   }
   if (!flags.check_previously_added && retry.length > 0) {

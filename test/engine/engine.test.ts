@@ -214,6 +214,22 @@ describe('push engine against an in-memory service', () => {
     expect(service.accounts.get('A-1')?.transactions).toEqual(['T-1-1', 'T-1-2']);
   });
 
+  it('a transaction the 201 answers TRANSACTION_IMPORT_ERROR for is failed at its row, the others of the request done', async () => {
+    const service = new FakeService();
+    const result = await push(service, [accountEntry({ number: 'A-1', transactions: ['T-1', 'BAD-2'] })]);
+    expect(service.accounts.get('A-1')?.transactions).toEqual(['T-1']);
+    expect(result.counts.items.transaction).toEqual({ done: 1, failed: 1 });
+    expect(result.exitCode).toBe(1);
+    const ledger = Ledger.open(dir);
+    try {
+      const account = ledger.findAccount('ACME', 'A-1');
+      const bad = ledger.read.items(account?.id ?? 0).find((item) => item.naturalKey === 'BAD-2');
+      expect(bad?.error).toMatchObject({ code: 'transaction_import_error', file: 'transactions.csv', line: 3 });
+    } finally {
+      ledger.close();
+    }
+  });
+
   it('records ERRORED imports and retries them only with --retry-errored or changed data', async () => {
     const service = new FakeService();
     const spec = { number: 'ERR-1', notes: ['n'] };

@@ -182,6 +182,9 @@ export class FakeService implements ImportServiceClient {
     this.#run('transactions', () => {
       const account = this.#imported(request.external_account_number);
       const results = request.transactions.map((t) => {
+        // An id starting BAD- is refused in its result (the platform's TRANSACTION_IMPORT_ERROR status in a 201).
+        if (t.transaction_id.startsWith('BAD-'))
+          return { status: 'TRANSACTION_IMPORT_ERROR', transaction_data: { ...t } };
         const exists = flags?.check_previously_added !== false && account.transactions.includes(t.transaction_id);
         if (!exists) account.transactions.push(t.transaction_id);
         return {
