@@ -17,8 +17,6 @@ import type { ExportNotSorted } from './stream-join.js';
 export interface ExportInOrder {
   entries(): AsyncIterable<ExportEntry>;
   reopen(unsorted: ExportNotSorted): Promise<void>;
-  /** Whether entries come while the export is read (false: the whole export was staged when it opened). */
-  readonly streaming: boolean;
   /**
    * Problems outside any account in the current read: when it opens, only a header's (an unknown
    * column); the rows' (no account number, an account not in the accounts file) as it is read.
@@ -39,7 +37,6 @@ export async function openExportInOrder(
   let reader = await open(streaming ? 'streaming' : 'staged');
   const sortFiles = new Set<string>();
   return {
-    streaming,
     entries: () => reader.entries(),
     get fileIssues() {
       return reader.fileIssues;
