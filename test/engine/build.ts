@@ -1,6 +1,15 @@
+import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from '../../src/engine/index.js';
 import type { ExportAccount, ExportEntry, MappedItem, OrphanItems, SourceIssue } from '../../src/mapping/types.js';
 
-// Builders of export entries as plain data, for engine tests.
+// Builders of export entries as plain data, and the engine settings of fast tests, for engine tests.
+
+/** Polls after 5 ms doubling to 20 ms, a short wait timeout and drain: engine tests finish in milliseconds. */
+export const fast: EngineSettings = {
+  ...DEFAULT_ENGINE_SETTINGS,
+  pollSchedule: { firstDelayMs: 5, factor: 2, maxDelayMs: 20, jitter: 0 },
+  waitTimeoutMs: 5_000,
+  drainMs: 1_000,
+};
 
 export interface AccountSpec {
   number: string;

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_ENGINE_SETTINGS, nullSink, runPush, sourceOf, type EngineSettings } from '../../src/engine/index.js';
+import { nullSink, runPush, sourceOf, type EngineSettings } from '../../src/engine/index.js';
 import { Ledger } from '../../src/ledger/index.js';
 import type { ExportEntry } from '../../src/mapping/types.js';
-import { accountEntry, orphanEntry, stream, type AccountSpec } from './build.js';
+import { accountEntry, type AccountSpec, fast, orphanEntry, stream } from './build.js';
 import { FakeError, FakeService } from './fake-service.js';
 
 let dir: string;
@@ -13,13 +13,6 @@ beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'engine-'));
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
-
-const fast: EngineSettings = {
-  ...DEFAULT_ENGINE_SETTINGS,
-  pollSchedule: { firstDelayMs: 5, factor: 2, maxDelayMs: 20, jitter: 0 },
-  waitTimeoutMs: 5_000,
-  drainMs: 1_000,
-};
 
 async function push(
   service: FakeService,

@@ -9,17 +9,11 @@ import {
   SupplierNotOngoingError,
   UnexpectedResponseError,
 } from '../../src/api/errors.js';
-import {
-  DEFAULT_ENGINE_SETTINGS,
-  runPush,
-  sourceOf,
-  type EngineEvent,
-  type EngineSettings,
-} from '../../src/engine/index.js';
+import { runPush, sourceOf, type EngineEvent } from '../../src/engine/index.js';
 import { classifyFailure } from '../../src/engine/failure.js';
 import { Ledger } from '../../src/ledger/index.js';
 import type { ExportEntry } from '../../src/mapping/types.js';
-import { accountEntry, stream } from './build.js';
+import { accountEntry, fast, stream } from './build.js';
 import { FakeService } from './fake-service.js';
 
 // Failure classification (architecture.md "Failure classes"): a request the client refuses to
@@ -31,13 +25,6 @@ beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'engine-classes-'));
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
-
-const fast: EngineSettings = {
-  ...DEFAULT_ENGINE_SETTINGS,
-  pollSchedule: { firstDelayMs: 5, factor: 2, maxDelayMs: 20, jitter: 0 },
-  waitTimeoutMs: 5_000,
-  drainMs: 1_000,
-};
 
 async function push(service: FakeService, entries: ExportEntry[]) {
   const ledger = Ledger.open(dir);

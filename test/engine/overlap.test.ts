@@ -3,17 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  DEFAULT_ENGINE_SETTINGS,
-  runPush,
-  type EngineEvent,
-  type EngineSettings,
-  type ExportSource,
-} from '../../src/engine/index.js';
+import { runPush, type EngineEvent, type EngineSettings, type ExportSource } from '../../src/engine/index.js';
 import { ExportNotSorted } from '../../src/intake/index.js';
 import { Ledger } from '../../src/ledger/index.js';
 import type { ExportEntry } from '../../src/mapping/types.js';
-import { accountEntry, type AccountSpec } from './build.js';
+import { accountEntry, type AccountSpec, fast } from './build.js';
 import { FakeService } from './fake-service.js';
 
 // Staging and sending at once (README "Sending while the export is read"): the executor takes an
@@ -25,13 +19,6 @@ beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'overlap-'));
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
-
-const fast: EngineSettings = {
-  ...DEFAULT_ENGINE_SETTINGS,
-  pollSchedule: { firstDelayMs: 5, factor: 2, maxDelayMs: 20, jitter: 0 },
-  waitTimeoutMs: 5_000,
-  drainMs: 1_000,
-};
 
 /** The service's calls by account number, checked against what the export has handed out so far. */
 class Watched {
