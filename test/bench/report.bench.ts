@@ -18,7 +18,6 @@ const ACCOUNTS = Number(process.argv[2] ?? 1_000_000);
 /** Heap growth allowed while streaming, whatever N: flat memory means a constant bound. */
 const HEAP_LIMIT_MB = 64;
 
-process.env['MIGRATE_SYNC'] = 'normal';
 const dir = mkdtempSync(join(tmpdir(), 'report-bench-'));
 const state = join(dir, 'state');
 

@@ -17,7 +17,6 @@ const RSS_LIMIT_MB = 300;
 const ROOT = join(import.meta.dirname, '..', '..');
 const MEASURED = resolve(process.argv[3] ?? ROOT);
 
-process.env['MIGRATE_SYNC'] = 'normal';
 const dir = mkdtempSync(join(tmpdir(), 'status-bench-'));
 const state = join(dir, 'state');
 
