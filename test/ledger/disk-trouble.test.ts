@@ -33,12 +33,25 @@ afterAll(async () => {
 
 describe.skipIf(!isRoot)('the state directory on a disk that fills up or turns read-only', () => {
   it('a full disk mid-run: exit 3 naming the state directory; freed, the rerun completes exactly', async () => {
-    sandbox = await startSandbox({ processingMs: 300, seed: 5 });
+    // The disk fills once the service has answered 200 requests: mid-run however fast the machine is (about 1,200
+    // requests in all, 10 ms each, 8 at a time; a fixed delay let a quiet machine finish first).
+    let answered = 0;
+    let midRun: () => void = () => undefined;
+    const reached = new Promise<void>((resolve) => (midRun = resolve));
+    sandbox = await startSandbox({
+      processingMs: 300,
+      latencyMs: 10,
+      seed: 5,
+      log: () => {
+        answered += 1;
+        if (answered === 200) midRun();
+      },
+    });
     const data = writeE2eExport(root, 300, 'DISK');
     const state = join(mount, 'state');
     const filler = join(mount, 'filler');
     const running = push(sandbox, data.dir, state);
-    await new Promise((resolve) => setTimeout(resolve, 2000));
+    await reached;
     try {
       execFileSync('dd', ['if=/dev/zero', `of=${filler}`, 'bs=64k'], { stdio: 'ignore' });
     } catch {
