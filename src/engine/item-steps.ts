@@ -11,7 +11,7 @@ import {
   type ErrorInfo,
   type ItemKind,
   type ItemPatch,
-  type ItemRow,
+  type OpenItem,
 } from '../ledger/index.js';
 import { call } from './account-steps.js';
 import type { StepContext } from './context.js';
@@ -35,7 +35,7 @@ export type StepResult = 'ok' | 'blocked' | 'partial';
 /** What one request did to its batch: items to send again (with their current state), or blocked. */
 interface Sent {
   blocked?: true;
-  retry: ItemRow[];
+  retry: OpenItem[];
 }
 
 /**
@@ -71,7 +71,7 @@ export async function pushItems(ctx: StepContext, account: AccountRow): Promise<
   return steps !== undefined && all.some((item) => !steps.has(item.kind)) ? 'partial' : 'ok';
 }
 
-type Sender = (ctx: StepContext, account: AccountRow, items: ItemRow[]) => Promise<Sent>;
+type Sender = (ctx: StepContext, account: AccountRow, items: OpenItem[]) => Promise<Sent>;
 
 const SENDERS: Record<ItemKind, Sender> = {
   note: sendNotes,
@@ -84,10 +84,10 @@ const SENDERS: Record<ItemKind, Sender> = {
 function settle(
   ctx: StepContext,
   account: AccountRow,
-  items: readonly ItemRow[],
+  items: readonly OpenItem[],
   patch: ItemPatch,
   detail?: string,
-): ItemRow[] {
+): OpenItem[] {
   if (items.length === 0) return [];
   if (patch.state === 'done' && patch.settledBy === undefined)
     patch = { ...patch, settledBy: settledByResult(patch.result ?? '') };
@@ -119,7 +119,7 @@ function settle(
  * attempt); the account's history gets the outcome only, one event per record instead of two
  * (events are a third of the ledger's writes per request).
  */
-async function intent(ctx: StepContext, items: readonly ItemRow[]): Promise<ItemRow[]> {
+async function intent(ctx: StepContext, items: readonly OpenItem[]): Promise<OpenItem[]> {
   const kind = items[0]?.kind ?? 'note';
   const durable =
     kind === 'payment_instruction' || (kind === 'transaction' && !ctx.settings.transactionFlags.check_previously_added);
@@ -136,7 +136,7 @@ async function intent(ctx: StepContext, items: readonly ItemRow[]): Promise<Item
 function unsettled(
   ctx: StepContext,
   account: AccountRow,
-  items: readonly ItemRow[],
+  items: readonly OpenItem[],
   failure: Failure,
   resendSafe: boolean,
 ): Sent {
@@ -182,7 +182,7 @@ function unsettled(
 function unexpected(
   ctx: StepContext,
   account: AccountRow,
-  items: readonly ItemRow[],
+  items: readonly OpenItem[],
   failure: Failure,
   resendSafe: boolean,
 ): Sent {
@@ -215,12 +215,12 @@ function unexpected(
   return { blocked: true, retry: [] };
 }
 
-function parse<T>(item: ItemRow): T {
+function parse<T>(item: OpenItem): T {
   return JSON.parse(item.body) as T;
 }
 
 /** Splits a 400's issues per item by the index in `attr` (`notes.2.body`); items named get the issue. */
-function issuesByIndex(field: string, errors: ValidationIssue[], items: readonly ItemRow[]): Map<number, ErrorInfo> {
+function issuesByIndex(field: string, errors: ValidationIssue[], items: readonly OpenItem[]): Map<number, ErrorInfo> {
   const byIndex = new Map<number, ErrorInfo>();
   for (const error of errors) {
     const match = new RegExp(`^${field}\\.(\\d+)(?:\\.(.*))?$`).exec(error.attr);
@@ -244,7 +244,7 @@ function issuesByIndex(field: string, errors: ValidationIssue[], items: readonly
 function refused(
   ctx: StepContext,
   account: AccountRow,
-  items: readonly ItemRow[],
+  items: readonly OpenItem[],
   field: string,
   errors: ValidationIssue[],
 ): Sent {
@@ -273,7 +273,7 @@ function refused(
   };
 }
 
-async function sendNotes(ctx: StepContext, account: AccountRow, batch: ItemRow[]): Promise<Sent> {
+async function sendNotes(ctx: StepContext, account: AccountRow, batch: OpenItem[]): Promise<Sent> {
   const items = await intent(ctx, batch);
   const request = {
     import_supplier: account.importSupplier,
@@ -284,7 +284,7 @@ async function sendNotes(ctx: StepContext, account: AccountRow, batch: ItemRow[]
   if (!answer.ok) return unsettled(ctx, account, items, answer.failure, true);
   if (answer.value.kind === 'invalid') return refused(ctx, account, items, 'notes', answer.value.errors);
   const results = answer.value.results;
-  const retry: ItemRow[] = [];
+  const retry: OpenItem[] = [];
   for (const [index, item] of items.entries()) {
     // One result per submitted note, in order (spec); NOTE_ALREADY_EXISTS is the dedup answer of a resend.
     const status = results[index]?.status;
@@ -294,7 +294,7 @@ async function sendNotes(ctx: StepContext, account: AccountRow, batch: ItemRow[]
   return { retry };
 }
 
-async function sendTransactions(ctx: StepContext, account: AccountRow, batch: ItemRow[]): Promise<Sent> {
+async function sendTransactions(ctx: StepContext, account: AccountRow, batch: OpenItem[]): Promise<Sent> {
   const flags = ctx.settings.transactionFlags;
   if (!flags.check_previously_added && batch.some((item) => item.state === 'sending')) {
     // Without the service's dedup a transaction whose request may have landed is never resent
@@ -338,7 +338,7 @@ async function sendTransactions(ctx: StepContext, account: AccountRow, batch: It
   const byId = new Map(
     outcome.results.map((result) => [String(result.transaction_data['transaction_id']), result.status]),
   );
-  const retry: ItemRow[] = [];
+  const retry: OpenItem[] = [];
   for (const item of items) {
     const status = byId.get(item.naturalKey) ?? (items.length === 1 ? outcome.results[0]?.status : undefined);
     if (status === undefined) retry.push(item);
@@ -369,7 +369,7 @@ async function sendTransactions(ctx: StepContext, account: AccountRow, batch: It
   return { retry };
 }
 
-async function sendStatements(ctx: StepContext, account: AccountRow, batch: ItemRow[]): Promise<Sent> {
+async function sendStatements(ctx: StepContext, account: AccountRow, batch: OpenItem[]): Promise<Sent> {
   const items = await intent(ctx, batch);
   const request = {
     import_supplier: account.importSupplier,
@@ -391,7 +391,7 @@ async function sendStatements(ctx: StepContext, account: AccountRow, batch: Item
     settle(ctx, account, items, { state: 'done', result: 'historical_statement_already_exists', error: null });
     return { retry: [] };
   }
-  const retry: ItemRow[] = [];
+  const retry: OpenItem[] = [];
   for (const item of items) {
     const single = await sendStatements(ctx, account, [item]);
     if (single.blocked) return single;
@@ -401,13 +401,13 @@ async function sendStatements(ctx: StepContext, account: AccountRow, batch: Item
 }
 
 /** Payment instructions the account has in the ledger besides this one that may be active on the platform. */
-function otherInstructions(ctx: StepContext, account: AccountRow, item: ItemRow): number {
+function otherInstructions(ctx: StepContext, account: AccountRow, item: OpenItem): number {
   return ctx.ledger
     .itemsOf(account.id, ['pending', 'sending', 'done', 'unknown'])
     .filter((other) => other.kind === 'payment_instruction' && other.id !== item.id).length;
 }
 
-async function sendPaymentInstruction(ctx: StepContext, account: AccountRow, batch: ItemRow[]): Promise<Sent> {
+async function sendPaymentInstruction(ctx: StepContext, account: AccountRow, batch: OpenItem[]): Promise<Sent> {
   const onePerAccount = !ctx.settings.multiplePaymentInstructions;
   const leftovers = batch.filter((item) => item.state === 'sending');
   if (leftovers.length > 0 && !onePerAccount) {

@@ -2,7 +2,14 @@ import { createHash } from 'node:crypto';
 import { setImmediate } from 'node:timers/promises';
 import { compareKeys, ExportNotSorted } from '../intake/index.js';
 import type { ExportAccount, ExportEntry, MappedItem, OrphanItems, SourceIssue } from '../mapping/types.js';
-import { canonicalJson, ITEM_KINDS, type ItemKind, type Ledger, type StoredIssue } from '../ledger/index.js';
+import {
+  canonicalJson,
+  ITEM_KINDS,
+  type AccountState,
+  type ItemKind,
+  type Ledger,
+  type StoredIssue,
+} from '../ledger/index.js';
 import type { EventSink } from './events.js';
 import type { StagingGate } from './staging-gate.js';
 import { naturalKeyOf } from './natural-key.js';
@@ -130,15 +137,22 @@ export async function stageExport(
 function stageEntry(ledger: Ledger, entry: ExportEntry, summary: StageSummary): void {
   if (entry.kind === 'account') {
     summary.accounts += 1;
-    const accountId = stageAccount(ledger, entry.account, summary);
-    stageItems(ledger, accountId, entry.account, summary);
+    const { id, state } = stageAccount(ledger, entry.account, summary);
+    stageItems(ledger, id, state, entry.account, summary);
   } else {
     summary.orphans += 1;
-    stageItems(ledger, orphanAccount(ledger, entry.items), entry.items, summary);
+    const { id, state } = orphanAccount(ledger, entry.items);
+    stageItems(ledger, id, state, entry.items, summary);
   }
 }
 
-function stageAccount(ledger: Ledger, account: ExportAccount, summary: StageSummary): number {
+/** An account as staging left it: its id and state. */
+interface StagedAccount {
+  id: number;
+  state: AccountState | undefined;
+}
+
+function stageAccount(ledger: Ledger, account: ExportAccount, summary: StageSummary): StagedAccount {
   const payload = canonicalJson(account.payload);
   const incoming = { payload, fingerprint: sha256(payload), valid: account.issues.length === 0 };
   const existing = ledger.findAccount(account.importSupplier, account.externalAccountNumber);
@@ -191,7 +205,7 @@ function stageAccount(ledger: Ledger, account: ExportAccount, summary: StageSumm
   if (state === 'invalid' && !fromService) ledger.replaceIssues(id, account.issues.map(storedIssue));
   if (state === 'staged') ledger.replaceIssues(id, []);
   if (state === 'staged' && existing?.state !== 'staged') summary.added.accounts += 1;
-  return id;
+  return { id, state };
 }
 
 /** Origins and source columns, kept so that a later run can map the service's `attr` back to file, line and column. */
@@ -200,11 +214,11 @@ function originsJson(account: ExportAccount): string {
   return JSON.stringify({ origins: account.origins, ...(columnOf === undefined ? {} : { columnOf }) });
 }
 
-function orphanAccount(ledger: Ledger, items: OrphanItems): number {
+function orphanAccount(ledger: Ledger, items: OrphanItems): StagedAccount {
   const existing = ledger.findAccount(items.importSupplier, items.externalAccountNumber);
-  if (existing !== undefined) return existing.id;
+  if (existing !== undefined) return { id: existing.id, state: existing.state };
   // Not in this export: resolved through the service's v1 status before its records are pushed.
-  return ledger.insertAccount(
+  const id = ledger.insertAccount(
     {
       importSupplier: items.importSupplier,
       externalAccountNumber: items.externalAccountNumber,
@@ -217,11 +231,18 @@ function orphanAccount(ledger: Ledger, items: OrphanItems): number {
     },
     { step: 'stage', detail: 'post-import records of an account not in this export' },
   );
+  return { id, state: 'unresolved' };
 }
 
 type ItemSource = Pick<ExportAccount, 'notes' | 'transactions' | 'statements' | 'paymentInstructions'>;
 
-function stageItems(ledger: Ledger, accountId: number, source: ItemSource, summary: StageSummary): void {
+function stageItems(
+  ledger: Ledger,
+  accountId: number,
+  accountState: AccountState | undefined,
+  source: ItemSource,
+  summary: StageSummary,
+): void {
   const lists: Array<[ItemKind, Array<MappedItem<unknown>>]> = [
     ['note', source.notes],
     ['transaction', source.transactions],
@@ -236,16 +257,13 @@ function stageItems(ledger: Ledger, accountId: number, source: ItemSource, summa
       reopened = waiting !== false || reopened;
     }
   }
-  if (reopened) {
-    const account = ledger.accountById(accountId);
-    // New records for an account already done: it goes back to its post-import steps.
-    if (account?.state === 'done')
-      ledger.updateAccountNow(
-        accountId,
-        { state: 'processed' },
-        { step: 'stage', from: 'done', detail: 'new post-import records' },
-      );
-  }
+  // New records for an account already done: it goes back to its post-import steps.
+  if (reopened && accountState === 'done')
+    ledger.updateAccountNow(
+      accountId,
+      { state: 'processed' },
+      { step: 'stage', from: 'done', detail: 'new post-import records' },
+    );
 }
 
 /** Whether the item is (again) waiting to be sent: `added` when it was not before, `still` when it was pending. */

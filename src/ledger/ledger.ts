@@ -11,6 +11,7 @@ import type {
   ItemPatch,
   ItemRow,
   ItemState,
+  OpenItem,
   StoredIssue,
 } from './types.js';
 
@@ -71,6 +72,8 @@ export class Ledger {
   readonly read: LedgerReader;
   readonly #writer: GroupWriter;
   readonly #statements = new Map<string, Database.Statement>();
+  /** itemsOf's statements (rows as arrays), by their list of state placeholders. */
+  readonly #rawStatements = new Map<string, Database.Statement>();
   #runId: number | null = null;
 
   constructor(db: Database.Database) {
@@ -370,14 +373,35 @@ export class Ledger {
     return (this.#prepare('SELECT COUNT(*) AS n FROM accounts WHERE state = ?').get(state) as { n: number }).n;
   }
 
-  /** An account's items in some states, in id order (kind order is the caller's). */
-  itemsOf(accountId: number, states: readonly ItemState[]): ItemRow[] {
+  /**
+   * An account's items in some states, in id order (kind order is the caller's): read once per account by the
+   * post-import steps, so only the columns they use, as arrays (a whole row as an object cost three times as much).
+   */
+  itemsOf(accountId: number, states: readonly ItemState[]): OpenItem[] {
     const marks = states.map(() => '?').join(', ');
-    const rows = this.#prepare(`SELECT * FROM items WHERE account_id = ? AND state IN (${marks}) ORDER BY id`).all(
-      accountId,
-      ...states,
-    ) as Array<Record<string, unknown>>;
-    return rows.map(toItemRow);
+    let statement = this.#rawStatements.get(marks);
+    if (statement === undefined) {
+      statement = this.db
+        .prepare(
+          'SELECT id, kind, natural_key, body, state, attempts, origin_file, origin_line FROM items ' +
+            `WHERE account_id = ? AND state IN (${marks}) ORDER BY id`,
+        )
+        .raw(true);
+      this.#rawStatements.set(marks, statement);
+    }
+    const rows = statement.all(accountId, ...states) as Array<
+      [number, ItemKind, string, string, ItemState, number, string | null, number | null]
+    >;
+    return rows.map(([id, kind, naturalKey, body, state, attempts, originFile, originLine]) => ({
+      id,
+      kind,
+      naturalKey,
+      body,
+      state,
+      attempts,
+      originFile,
+      originLine,
+    }));
   }
 
   #event(accountId: number, event: EventNote): void {

@@ -100,6 +100,11 @@ const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX accounts_by_number ON accounts (external_account_number, id);
   `,
+  // 5: an account's records are found through the (account_id, kind, natural_key) key's own index;
+  // items_by_account (account_id, kind, state) repeated it and was rewritten at every state change.
+  `
+  DROP INDEX IF EXISTS items_by_account;
+  `,
 ];
 
 export const LEDGER_SCHEMA_VERSION = MIGRATIONS.length;

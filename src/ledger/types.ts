@@ -93,6 +93,12 @@ export interface ItemRow {
   updatedAt: string;
 }
 
+/** What the engine reads of a record to send it (Ledger.itemsOf): the columns it uses, not the whole row. */
+export type OpenItem = Pick<
+  ItemRow,
+  'id' | 'kind' | 'naturalKey' | 'body' | 'state' | 'attempts' | 'originFile' | 'originLine'
+>;
+
 /** Fields of an account a transition may set; `error: null` clears the last error. */
 export interface AccountPatch {
   state?: AccountState;
