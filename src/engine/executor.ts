@@ -220,6 +220,7 @@ export class Executor {
         if (this.#stop !== undefined) return;
         // The poller may have taken it meanwhile (a creating account with a due check); staging may have restarted.
         if (this.#active.has(account.id) || this.#gate.read !== read) continue;
+        if (account.state === 'staged') this.#gate.took();
         this.#enqueue(account, account.state === 'processed' ? PRIORITY.poll : PRIORITY.create, (row) =>
           this.#advance(row),
         );

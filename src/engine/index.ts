@@ -118,7 +118,7 @@ async function sendWhileStaging(run: PushRun, source: ExportSource): Promise<Pus
   const extra = { unknownAccounts: [] as string[], ...(maxErrors === undefined ? {} : { maxErrors }) };
   // The work the ledger holds already; staging events add what the export brings.
   sink.emit(planEvent(ledger, settings));
-  const gate = new StagingGate();
+  const gate = new StagingGate(Math.max(STAGED_LEAD_MIN, settings.concurrency * STAGED_LEAD_PER_SLOT));
   const executor = new Executor(ledger, run.client, settings, sink, { maxErrors, gate });
   const { staged, result } = await untilStopped(run, executor, async () => {
     const running = executor.run();
@@ -153,6 +153,9 @@ async function sendWhileStaging(run: PushRun, source: ExportSource): Promise<Pus
 /** Staging batches while requests are in flight: small, so that a commit holds the event loop for a few ms. */
 const OVERLAP_BATCH = 100;
 const OVERLAP_SLICE_MS = 4;
+/** How many accounts to create staging keeps ready ahead of the executor (staging-gate.ts roomAhead). */
+const STAGED_LEAD_PER_SLOT = 8;
+const STAGED_LEAD_MIN = 256;
 
 /** Runs `work` with SIGINT/SIGTERM (the run's signal) stopping the executor. */
 async function untilStopped<T>(run: PushRun, executor: Executor, work: () => Promise<T>): Promise<T> {

@@ -91,7 +91,9 @@ export async function stageExport(
     const current = batch;
     batch = [];
     if (current.length === 0) return;
+    const readyBefore = summary.added.accounts;
     ledger.batch(() => current.forEach((entry) => stageEntry(ledger, entry, summary)));
+    gate?.addReady(summary.added.accounts - readyBefore);
     for (const entry of current) {
       const key = keyOf(entry);
       if (previousKey !== undefined && compareKeys(key, previousKey) < 0) gate?.hold();
@@ -111,6 +113,7 @@ export async function stageExport(
         if (options.sliceMs !== undefined && performance.now() - sliceStart >= options.sliceMs) {
           apply();
           await setImmediate();
+          await gate?.roomAhead(signal);
           sliceStart = performance.now();
         }
       }

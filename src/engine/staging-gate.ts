@@ -18,6 +18,16 @@ export class StagingGate {
   #read = 0;
   #waiting: Array<() => void> = [];
   #held = false;
+  /** Accounts staging made ready to create in this run, and how many of them the executor has taken. */
+  #ready = 0;
+  #taken = 0;
+  #wantMore: (() => void) | undefined;
+  /** Accounts to create that staging may have ready ahead of the executor (Infinity: no pacing). */
+  readonly #lead: number;
+
+  constructor(lead = Infinity) {
+    this.#lead = lead;
+  }
 
   /** A gate that every account has passed: the run sends what the ledger holds, with nothing staged meanwhile. */
   static open(): StagingGate {
@@ -43,6 +53,43 @@ export class StagingGate {
     return this.#upTo === null || compareKeys(externalAccountNumber, this.#upTo) <= 0;
   }
 
+  /** Staging committed `count` more accounts to create (the executor takes them in number order). */
+  addReady(count: number): void {
+    this.#ready += count;
+  }
+
+  /** The executor took an account to create. */
+  took(): void {
+    this.#taken += 1;
+    // Woken at half the lead, so that staging reads on in slices of some size.
+    if (this.#ready - this.#taken < this.#lead / 2) this.#wakeStaging();
+  }
+
+  /**
+   * Resolves once fewer than `lead` accounts staged to create wait for the executor (at once
+   * while the gate holds: the executor cannot take what the gate has not passed). Staging reads
+   * on only that far ahead of the executor: racing through the export, it took every core of a
+   * small machine for its first seconds, and requests in flight then came back at two to three
+   * times the service's latency; paced, it reads while requests are in flight.
+   */
+  roomAhead(signal?: AbortSignal): Promise<void> {
+    if (this.#held || this.#upTo === null || this.#ready - this.#taken < this.#lead || signal?.aborted)
+      return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        signal?.removeEventListener('abort', done);
+        this.#wantMore = undefined;
+        resolve();
+      };
+      signal?.addEventListener('abort', done, { once: true });
+      this.#wantMore = done;
+    });
+  }
+
+  #wakeStaging(): void {
+    this.#wantMore?.();
+  }
+
   /** Staging committed every account up to this number. */
   advance(externalAccountNumber: string): void {
     if (this.#held || this.#upTo === null || compareKeys(externalAccountNumber, this.#upTo) <= 0) return;
@@ -55,6 +102,7 @@ export class StagingGate {
     this.#held = false;
     this.#read += 1;
     this.#wake();
+    this.#wakeStaging();
   }
 
   /**
@@ -63,6 +111,7 @@ export class StagingGate {
    */
   hold(): void {
     this.#held = true;
+    this.#wakeStaging();
   }
 
   finish(): void {

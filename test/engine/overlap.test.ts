@@ -91,6 +91,47 @@ describe('sending while staging', () => {
     expect(watched.service.accounts.get('A-8')?.notes).toHaveLength(1);
   });
 
+  it('staging keeps a bounded lead over the executor instead of racing through the export', async () => {
+    const service = new FakeService();
+    const create = service.createAccount.bind(service);
+    let created = 0;
+    let stagedSoFar = 0;
+    let widestLead = 0;
+    service.createAccount = async (payload: { external_account_number?: string }) => {
+      widestLead = Math.max(widestLead, stagedSoFar - created);
+      created += 1;
+      await sleep(10); // a service slower than staging
+      return create(payload);
+    };
+    const entries = (async function* () {
+      // Numbers that sort as text (A-0001 ...): the gate moves with staging.
+      for (let index = 1; index <= 1200; index += 1)
+        yield accountEntry({ number: `A-${String(index).padStart(4, '0')}`, notes: ['n'] });
+    })();
+    const ledger = Ledger.open(dir);
+    ledger.startRun('push', {});
+    try {
+      const result = await runPush({
+        ledger,
+        client: service,
+        settings: { ...fast, concurrency: 8 },
+        sink: {
+          emit: (event) => {
+            if (event.type === 'staging') stagedSoFar = event.added.accounts;
+          },
+        },
+        source: once(entries),
+      });
+      expect(result.exitCode).toBe(0);
+      expect(result.counts.accounts).toEqual({ done: 1200 });
+    } finally {
+      ledger.close();
+    }
+    // Lead: 256 accounts for 8 slots (engine/index.ts), plus one staging batch (at most 100 entries).
+    expect(widestLead).toBeGreaterThan(0);
+    expect(widestLead).toBeLessThanOrEqual(256 + 100);
+  });
+
   it('on a rerun, waits for staging before polling an account parked by the last run, so its new records are sent', async () => {
     const watched = new Watched();
     const first = await run(once(watched.entries(specs(3), 0)), watched.service, { wait: false });
