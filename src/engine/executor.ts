@@ -19,6 +19,8 @@ export interface ExecuteResult {
 
 const PRIORITY = { create: 0, resolve: 0, poll: 1, list: 2 } as const;
 const LIST_INTERVAL_MS = 1_000;
+/** Accounts one imported-accounts list answer may hand to the queue, per request slot. */
+const LISTED_PER_SLOT = 32;
 const POLL_TICK_MS = 20;
 /** Creates of one account in one chain whose answers were lost and reconciled as not received; then the next run. */
 const MAX_CREATES_PER_CHAIN = 5;
@@ -45,6 +47,13 @@ export class Executor {
   #listing = false;
   /** Size of the last imported-accounts list; before the first call, estimated from the ledger's imported accounts. */
   #lastListSize: number | undefined;
+  /**
+   * When the last imported-accounts list call that was answered started, while that list is worth calling;
+   * undefined otherwise. Until then, checks due later wait for the next call (#takeDueChecks).
+   */
+  #listAnsweredFrom: number | undefined;
+  /** The pump has handed out every account to create: nothing is left but parked accounts and their records. */
+  #pumpDone = false;
   #wake: (() => void) | undefined;
   /** --limit / --accounts: the only accounts this run touches (undefined: every account). */
   readonly #selection: Selection | undefined;
@@ -272,10 +281,10 @@ export class Executor {
   }
 
   async #poll(pumped: Promise<void>): Promise<void> {
-    let pumpDone = false;
     void pumped.then(() => {
-      pumpDone = true;
+      this.#pumpDone = true;
     });
+    const pumpDone = (): boolean => this.#pumpDone;
     while (this.#stop === undefined) {
       const now = Date.now();
       if (this.#settings.wait) this.#takeDueChecks(now);
@@ -284,8 +293,8 @@ export class Executor {
         : this.#selection
           ? this.#selection.nextCheckAt()
           : this.#ledger.nextCheckAt();
-      if (pumpDone && this.#active.size === 0 && this.#queue.size === 0 && next === null) return;
-      if (pumpDone && this.#active.size === 0 && now - this.#lastProgressAt > this.#settings.waitTimeoutMs) {
+      if (pumpDone() && this.#active.size === 0 && this.#queue.size === 0 && next === null) return;
+      if (pumpDone() && this.#active.size === 0 && now - this.#lastProgressAt > this.#settings.waitTimeoutMs) {
         this.stop('wait_timeout');
         return;
       }
@@ -302,7 +311,12 @@ export class Executor {
   #takeDueChecks(now: number): void {
     const room = this.#settings.concurrency * 2 - this.#queue.size;
     if (room <= 0) return;
-    for (const account of this.#dueChecks(now, room + this.#active.size)) {
+    // While the imported-accounts list answers for parked accounts and accounts are still being created (so the slots
+    // have other work), a check falling due after the last answered list call started waits for the next call, which
+    // answers for many accounts in one request; checks due before it (the list did not have them) go one by one. With
+    // nothing left to create, every check goes when due, so the last accounts are not held back.
+    const dueBy = this.#listAnsweredFrom === undefined || this.#pumpDone ? now : Math.min(now, this.#listAnsweredFrom);
+    for (const account of this.#dueChecks(now, dueBy, room + this.#active.size)) {
       if (this.#active.has(account.id)) continue;
       this.#enqueue(account, PRIORITY.poll, async (row) => {
         const next = await checkStatus(this.#ctx, row);
@@ -319,7 +333,9 @@ export class Executor {
         : this.#ledger.countInState('scheduled');
       // The list has no pagination: before the first call, estimate its size from what the ledger knows is imported.
       this.#lastListSize ??= this.#ledger.countInState('done') + this.#ledger.countInState('processed');
-      if (!this.#listing && listCheckWorthwhile(parked, this.#lastListSize)) {
+      const worthwhile = listCheckWorthwhile(parked, this.#lastListSize);
+      if (!worthwhile) this.#listAnsweredFrom = undefined;
+      if (!this.#listing && worthwhile) {
         this.#listing = true;
         void this.#queue
           .add(() => this.#listImported(), { priority: PRIORITY.list })
@@ -329,9 +345,12 @@ export class Executor {
     }
   }
 
-  /** Parked accounts whose status check is due: the ledger's, or (filtered run) the selection's. */
-  #dueChecks(now: number, limit: number): AccountRow[] {
-    if (this.#selection === undefined) return this.#ledger.dueChecks(now, limit, this.#gate.upTo);
+  /**
+   * Parked accounts whose status check is due: the ledger's (scheduled ones due by `scheduledDueBy`; creates being
+   * reconciled by `now`), or (filtered run) the selection's.
+   */
+  #dueChecks(now: number, scheduledDueBy: number, limit: number): AccountRow[] {
+    if (this.#selection === undefined) return this.#ledger.dueChecks(now, limit, this.#gate.upTo, scheduledDueBy);
     this.#ledger.flush();
     const rows: AccountRow[] = [];
     for (const id of this.#selection.due(now, limit)) {
@@ -349,6 +368,7 @@ export class Executor {
       // Read as it arrives, keeping only the parked accounts it names as imported: one ledger lookup per match, not per
       // listed account, and memory that does not grow with the list.
       const parked = this.#ledger.scheduledNumbers(supplier);
+      const startedAt = this.#ctx.now();
       const answer = await call(this.#ctx, () =>
         this.#ctx.client.listImportedAccounts(supplier, () => {
           let size = 0;
@@ -366,10 +386,14 @@ export class Executor {
         if (error instanceof StopRun) this.stop('fatal', error.failure);
         return undefined;
       });
-      if (answer === undefined || !answer.ok) continue;
+      if (answer === undefined || !answer.ok) {
+        this.#listAnsweredFrom = undefined; // checks go one by one until a list call is answered again
+        continue;
+      }
       this.#lastListSize = answer.value.size;
-      // Bounded: the rest are picked up by the next list call or their own status checks.
-      let room = this.#settings.concurrency * 4;
+      this.#listAnsweredFrom = startedAt;
+      // Bounded (the queue holds what it takes): the rest are picked up by the next list call or their own checks.
+      let room = this.#settings.concurrency * LISTED_PER_SLOT;
       for (const listed of answer.value.imported) {
         if (room <= 0) return;
         const account = this.#ledger.findAccount(supplier, listed.external);

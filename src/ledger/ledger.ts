@@ -321,9 +321,10 @@ export class Ledger {
 
   /**
    * Scheduled accounts (and creates being reconciled) whose next status check is due, earliest
-   * first, with an external account number up to `upTo` (null: any).
+   * first, with an external account number up to `upTo` (null: any). `scheduledDueBy`: scheduled
+   * accounts only count as due up to this time (the engine holds some back for a list call).
    */
-  dueChecks(nowMs: number, limit: number, upTo: string | null = null): AccountRow[] {
+  dueChecks(nowMs: number, limit: number, upTo: string | null = null, scheduledDueBy = nowMs): AccountRow[] {
     this.flush();
     // One indexed range scan per state (an IN list would sort every due row before the LIMIT).
     const query = this.#prepare(
@@ -332,7 +333,7 @@ export class Ledger {
     );
     const bound = upTo === null ? [] : [upTo];
     const rows = [
-      ...(query.all('scheduled', nowMs, ...bound, limit) as Array<Record<string, unknown>>),
+      ...(query.all('scheduled', scheduledDueBy, ...bound, limit) as Array<Record<string, unknown>>),
       ...(query.all('creating', nowMs, ...bound, limit) as Array<Record<string, unknown>>),
     ];
     return rows

@@ -127,9 +127,11 @@ describe('sending while staging', () => {
     } finally {
       ledger.close();
     }
-    // Lead: 256 accounts for 8 slots (engine/index.ts), plus one staging batch (at most 100 entries).
+    // Lead: 256 accounts for 8 slots (engine/index.ts); staging looks at it between slices, and a slice on a loaded
+    // machine can commit up to two batches (100 entries each); taken accounts wait in the queue (8) or run (8) before
+    // their create. Without pacing the lead reached 1,176.
     expect(widestLead).toBeGreaterThan(0);
-    expect(widestLead).toBeLessThanOrEqual(256 + 100);
+    expect(widestLead).toBeLessThanOrEqual(256 + 2 * 100 + 2 * 8);
   });
 
   it('on a rerun, waits for staging before polling an account parked by the last run, so its new records are sent', async () => {
