@@ -284,7 +284,6 @@ export class Executor {
     void pumped.then(() => {
       this.#pumpDone = true;
     });
-    const pumpDone = (): boolean => this.#pumpDone;
     while (this.#stop === undefined) {
       const now = Date.now();
       if (this.#settings.wait) this.#takeDueChecks(now);
@@ -293,8 +292,8 @@ export class Executor {
         : this.#selection
           ? this.#selection.nextCheckAt()
           : this.#ledger.nextCheckAt();
-      if (pumpDone() && this.#active.size === 0 && this.#queue.size === 0 && next === null) return;
-      if (pumpDone() && this.#active.size === 0 && now - this.#lastProgressAt > this.#settings.waitTimeoutMs) {
+      if (this.#pumpDone && this.#active.size === 0 && this.#queue.size === 0 && next === null) return;
+      if (this.#pumpDone && this.#active.size === 0 && now - this.#lastProgressAt > this.#settings.waitTimeoutMs) {
         this.stop('wait_timeout');
         return;
       }
