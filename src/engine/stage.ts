@@ -91,9 +91,8 @@ export async function stageExport(
     const current = batch;
     batch = [];
     if (current.length === 0) return;
-    const readyBefore = summary.added.accounts;
     ledger.batch(() => current.forEach((entry) => stageEntry(ledger, entry, summary)));
-    gate?.addReady(summary.added.accounts - readyBefore);
+    gate?.readyToCreate(summary.added.accounts);
     for (const entry of current) {
       const key = keyOf(entry);
       if (previousKey !== undefined && compareKeys(key, previousKey) < 0) gate?.hold();

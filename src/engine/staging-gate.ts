@@ -53,9 +53,9 @@ export class StagingGate {
     return this.#upTo === null || compareKeys(externalAccountNumber, this.#upTo) <= 0;
   }
 
-  /** Staging committed `count` more accounts to create (the executor takes them in number order). */
-  addReady(count: number): void {
-    this.#ready += count;
+  /** Staging has committed `total` accounts to create in this run so far (the executor takes them in number order). */
+  readyToCreate(total: number): void {
+    this.#ready = total;
   }
 
   /** The executor took an account to create. */

@@ -72,8 +72,6 @@ export class Ledger {
   readonly read: LedgerReader;
   readonly #writer: GroupWriter;
   readonly #statements = new Map<string, Database.Statement>();
-  /** itemsOf's statements (rows as arrays), by their list of state placeholders. */
-  readonly #rawStatements = new Map<string, Database.Statement>();
   #runId: number | null = null;
 
   constructor(db: Database.Database) {
@@ -86,11 +84,14 @@ export class Ledger {
     return new Ledger(openLedgerDb(stateDir));
   }
 
-  #prepare(sql: string): Database.Statement {
-    let statement = this.#statements.get(sql);
+  /** A cached prepared statement; `raw`: its rows come as arrays of column values. */
+  #prepare(sql: string, raw = false): Database.Statement {
+    const key = raw ? `raw:${sql}` : sql;
+    let statement = this.#statements.get(key);
     if (statement === undefined) {
       statement = this.db.prepare(sql);
-      this.#statements.set(sql, statement);
+      if (raw) statement.raw(true);
+      this.#statements.set(key, statement);
     }
     return statement;
   }
@@ -380,16 +381,11 @@ export class Ledger {
    */
   itemsOf(accountId: number, states: readonly ItemState[]): OpenItem[] {
     const marks = states.map(() => '?').join(', ');
-    let statement = this.#rawStatements.get(marks);
-    if (statement === undefined) {
-      statement = this.db
-        .prepare(
-          'SELECT id, kind, natural_key, body, state, attempts, origin_file, origin_line FROM items ' +
-            `WHERE account_id = ? AND state IN (${marks}) ORDER BY id`,
-        )
-        .raw(true);
-      this.#rawStatements.set(marks, statement);
-    }
+    const statement = this.#prepare(
+      'SELECT id, kind, natural_key, body, state, attempts, origin_file, origin_line FROM items ' +
+        `WHERE account_id = ? AND state IN (${marks}) ORDER BY id`,
+      true,
+    );
     const rows = statement.all(accountId, ...states) as Array<
       [number, ItemKind, string, string, ItemState, number, string | null, number | null]
     >;

@@ -15,9 +15,9 @@ describe('StagingGate pacing', () => {
   it('lets staging read on below the lead, holds it at the lead, and wakes it at half the lead', async () => {
     const gate = new StagingGate(10);
     gate.advance('A-09');
-    gate.addReady(9);
+    gate.readyToCreate(9);
     expect(await settled(gate.roomAhead())).toBe(true);
-    gate.addReady(1);
+    gate.readyToCreate(10);
     const waiting = gate.roomAhead();
     expect(await settled(waiting)).toBe(false);
     for (let taken = 0; taken < 5; taken += 1) gate.took();
@@ -29,7 +29,7 @@ describe('StagingGate pacing', () => {
   it('never holds staging while the gate holds, after a restart, once finished, or once the run stops', async () => {
     const held = new StagingGate(1);
     held.advance('A-1');
-    held.addReady(5);
+    held.readyToCreate(5);
     const waiting = held.roomAhead();
     held.hold(); // the executor cannot take what the gate has not passed: staging must go on
     expect(await settled(waiting)).toBe(true);
@@ -37,14 +37,14 @@ describe('StagingGate pacing', () => {
 
     const restarted = new StagingGate(1);
     restarted.advance('A-1');
-    restarted.addReady(5);
+    restarted.readyToCreate(5);
     const beforeRestart = restarted.roomAhead();
     restarted.restart();
     expect(await settled(beforeRestart)).toBe(true);
 
     const stopped = new StagingGate(1);
     stopped.advance('A-1');
-    stopped.addReady(5);
+    stopped.readyToCreate(5);
     const controller = new AbortController();
     const beforeStop = stopped.roomAhead(controller.signal);
     controller.abort();
@@ -52,7 +52,7 @@ describe('StagingGate pacing', () => {
     expect(await settled(stopped.roomAhead(controller.signal))).toBe(true);
 
     const unpaced = new StagingGate();
-    unpaced.addReady(1_000_000);
+    unpaced.readyToCreate(1_000_000);
     expect(await settled(unpaced.roomAhead())).toBe(true);
   });
 });
