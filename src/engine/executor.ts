@@ -1,15 +1,16 @@
 import PQueue from 'p-queue';
 import type { ImportServiceClient } from '../api/types.js';
 import { isLedgerDamage, type AccountCursor, type AccountRow, type Ledger } from '../ledger/index.js';
-import { checkStatus, createAccount, resolveAccount, applyTransition, call } from './account-steps.js';
+import { checkStatus, createAccount, resolveAccount, applyTransition } from './account-steps.js';
 import type { EngineSettings, StepContext } from './context.js';
 import { ErrorBudget } from './error-budget.js';
 import type { EventSink, StopReason } from './events.js';
 import { StopRun, type Failure } from './failure.js';
 import type { Selection } from './selection.js';
 import { StagingGate } from './staging-gate.js';
+import { ImportedListChecks } from './imported-list.js';
 import { pushItems } from './item-steps.js';
-import { FirstPollTuner, listCheckWorthwhile } from './poll-schedule.js';
+import { FirstPollTuner } from './poll-schedule.js';
 import { afterListedImported, workableStates } from './transitions.js';
 
 export interface ExecuteResult {
@@ -18,10 +19,9 @@ export interface ExecuteResult {
 }
 
 const PRIORITY = { create: 0, resolve: 0, poll: 1, list: 2 } as const;
-const LIST_INTERVAL_MS = 1_000;
-/** Accounts one imported-accounts list answer may hand to the queue, per request slot. */
-const LISTED_PER_SLOT = 32;
 const POLL_TICK_MS = 20;
+/** The poller looks at the ledger at least this often, whatever it expects. */
+const POLL_IDLE_MS = 250;
 /** Creates of one account in one chain whose answers were lost and reconciled as not received; then the next run. */
 const MAX_CREATES_PER_CHAIN = 5;
 
@@ -42,16 +42,8 @@ export class Executor {
   #stop: { reason: StopReason; fatal?: Failure } | undefined;
   #consecutiveFailures = 0;
   #lastProgressAt = Date.now();
-  #lastListAt = 0;
-  /** One imported-accounts list call at a time: a large list takes seconds to read (about 5 µs per entry). */
-  #listing = false;
-  /** Size of the last imported-accounts list; before the first call, estimated from the ledger's imported accounts. */
-  #lastListSize: number | undefined;
-  /**
-   * When the last imported-accounts list call that was answered started, while that list is worth calling;
-   * undefined otherwise. Until then, checks due later wait for the next call (#takeDueChecks).
-   */
-  #listAnsweredFrom: number | undefined;
+  /** Status checks of many parked accounts in one imported-accounts list call. */
+  readonly #list: ImportedListChecks;
   /** The pump has handed out every account to create: nothing is left but parked accounts and their records. */
   #pumpDone = false;
   #wake: (() => void) | undefined;
@@ -110,6 +102,22 @@ export class Executor {
           detail: error instanceof Error ? error.message : String(error),
         }),
     };
+    this.#list = new ImportedListChecks({
+      ctx: this.#ctx,
+      gate: this.#gate,
+      selection,
+      concurrency: settings.concurrency,
+      queueCall: (call) => this.#queue.add(call, { priority: PRIORITY.list }),
+      isActive: (accountId) => this.#active.has(accountId),
+      take: (account, platformAccountNumber) =>
+        this.#enqueue(account, PRIORITY.poll, async (row) => {
+          const next = await applyTransition(this.#ctx, row, afterListedImported(platformAccountNumber));
+          this.#lastProgressAt = Date.now();
+          return this.#postImport(next);
+        }),
+      stopFatal: (failure) => this.stop('fatal', failure),
+      wake: () => this.#wake?.(),
+    });
   }
 
   /** Asks the run to stop taking work (SIGINT/SIGTERM, or a fatal failure). */
@@ -283,10 +291,11 @@ export class Executor {
   async #poll(pumped: Promise<void>): Promise<void> {
     void pumped.then(() => {
       this.#pumpDone = true;
+      this.#wake?.(); // checks held for the list go now
     });
     while (this.#stop === undefined) {
       const now = Date.now();
-      if (this.#settings.wait) this.#takeDueChecks(now);
+      const held = this.#settings.wait && this.#takeDueChecks(now);
       const next = !this.#settings.wait
         ? null
         : this.#selection
@@ -297,8 +306,10 @@ export class Executor {
         this.stop('wait_timeout');
         return;
       }
+      // Checks held for the list wait for its next call (its answer wakes the poller) or a reconcile check due sooner.
+      const lookAt = held ? Math.min(this.#list.nextCallAt, this.#ledger.nextCheckAt(['creating']) ?? Infinity) : next;
       // At least POLL_TICK_MS between ticks: a tick queries the ledger, and tasks finish thousands of times a second.
-      const delay = next === null ? 250 : Math.min(250, Math.max(POLL_TICK_MS, next - now));
+      const delay = lookAt === null ? POLL_IDLE_MS : Math.min(POLL_IDLE_MS, Math.max(POLL_TICK_MS, lookAt - now));
       await new Promise<void>((resolve) => {
         this.#wake = resolve;
         setTimeout(resolve, delay);
@@ -307,15 +318,18 @@ export class Executor {
     }
   }
 
-  #takeDueChecks(now: number): void {
+  /**
+   * Queues the parked accounts whose check is due, and a list call when one is due. Returns true when scheduled checks
+   * that are due wait for the next list call (ImportedListChecks.dueBy), with room left for them: nothing but that
+   * call, a list answer or a reconcile check changes what the next tick would take.
+   */
+  #takeDueChecks(now: number): boolean {
     const room = this.#settings.concurrency * 2 - this.#queue.size;
-    if (room <= 0) return;
-    // While the imported-accounts list answers for parked accounts and accounts are still being created (so the slots
-    // have other work), a check falling due after the last answered list call started waits for the next call, which
-    // answers for many accounts in one request; checks due before it (the list did not have them) go one by one. With
-    // nothing left to create, every check goes when due, so the last accounts are not held back.
-    const dueBy = this.#listAnsweredFrom === undefined || this.#pumpDone ? now : Math.min(now, this.#listAnsweredFrom);
-    for (const account of this.#dueChecks(now, dueBy, room + this.#active.size)) {
+    if (room <= 0) return false;
+    const dueBy = this.#list.dueBy(now, this.#pumpDone);
+    const limit = room + this.#active.size;
+    const due = this.#dueChecks(now, dueBy, limit);
+    for (const account of due) {
       if (this.#active.has(account.id)) continue;
       this.#enqueue(account, PRIORITY.poll, async (row) => {
         const next = await checkStatus(this.#ctx, row);
@@ -325,23 +339,8 @@ export class Executor {
         return next;
       });
     }
-    if (now - this.#lastListAt >= LIST_INTERVAL_MS) {
-      this.#lastListAt = now;
-      const parked = this.#selection
-        ? this.#selection.countInState('scheduled')
-        : this.#ledger.countInState('scheduled');
-      // The list has no pagination: before the first call, estimate its size from what the ledger knows is imported.
-      this.#lastListSize ??= this.#ledger.countInState('done') + this.#ledger.countInState('processed');
-      const worthwhile = listCheckWorthwhile(parked, this.#lastListSize);
-      if (!worthwhile) this.#listAnsweredFrom = undefined;
-      if (!this.#listing && worthwhile) {
-        this.#listing = true;
-        void this.#queue
-          .add(() => this.#listImported(), { priority: PRIORITY.list })
-          .catch(() => undefined)
-          .finally(() => (this.#listing = false));
-      }
-    }
+    this.#list.callIfDue(now);
+    return this.#selection === undefined && dueBy < now && due.length < limit;
   }
 
   /**
@@ -358,58 +357,5 @@ export class Executor {
       else if (row !== undefined) this.#selection.update(row); // no longer parked: never due again
     }
     return rows;
-  }
-
-  /** One imported-accounts list call per supplier learns many completions at once. */
-  async #listImported(): Promise<void> {
-    for (const supplier of this.#ledger.scheduledSuppliers()) {
-      if (this.#stop !== undefined) return;
-      // Read as it arrives, keeping only the parked accounts it names as imported: one ledger lookup per match, not per
-      // listed account, and memory that does not grow with the list.
-      const parked = this.#ledger.scheduledNumbers(supplier);
-      const startedAt = this.#ctx.now();
-      const answer = await call(this.#ctx, () =>
-        this.#ctx.client.listImportedAccounts(supplier, () => {
-          let size = 0;
-          const imported: Array<{ external: string; platform: string }> = [];
-          return {
-            add: (item) => {
-              size += 1;
-              if (item.platform_account_number && parked.has(item.external_account_number))
-                imported.push({ external: item.external_account_number, platform: item.platform_account_number });
-            },
-            result: () => ({ size, imported }),
-          };
-        }),
-      ).catch((error: unknown) => {
-        if (error instanceof StopRun) this.stop('fatal', error.failure);
-        return undefined;
-      });
-      if (answer === undefined || !answer.ok) {
-        this.#listAnsweredFrom = undefined; // checks go one by one until a list call is answered again
-        continue;
-      }
-      this.#lastListSize = answer.value.size;
-      this.#listAnsweredFrom = startedAt;
-      // Bounded (the queue holds what it takes): the rest are picked up by the next list call or their own checks.
-      let room = this.#settings.concurrency * LISTED_PER_SLOT;
-      for (const listed of answer.value.imported) {
-        if (room <= 0) return;
-        const account = this.#ledger.findAccount(supplier, listed.external);
-        if (
-          account?.state !== 'scheduled' ||
-          !this.#gate.passed(account.externalAccountNumber) ||
-          this.#active.has(account.id) ||
-          (this.#selection && !this.#selection.has(account.id))
-        )
-          continue;
-        room -= 1;
-        this.#enqueue(account, PRIORITY.poll, async (row) => {
-          const next = await applyTransition(this.#ctx, row, afterListedImported(listed.platform));
-          this.#lastProgressAt = Date.now();
-          return this.#postImport(next);
-        });
-      }
-    }
   }
 }

@@ -343,12 +343,15 @@ export class Ledger {
       .slice(0, limit);
   }
 
-  /** When the earliest scheduled account is due (ms), or null when none is scheduled. */
-  nextCheckAt(): number | null {
+  /**
+   * When the earliest check of a parked account is due (ms), or null when none is parked: scheduled accounts and
+   * creates being reconciled, or only those in `states`.
+   */
+  nextCheckAt(states: ReadonlyArray<'scheduled' | 'creating'> = ['scheduled', 'creating']): number | null {
     this.flush();
     const query = this.#prepare(`SELECT MIN(next_check_at) AS at FROM accounts WHERE state = ?`);
-    const times = [query.get('scheduled'), query.get('creating')]
-      .map((row) => (row as { at: number | null }).at)
+    const times = states
+      .map((state) => (query.get(state) as { at: number | null }).at)
       .filter((at): at is number => at !== null);
     return times.length === 0 ? null : Math.min(...times);
   }

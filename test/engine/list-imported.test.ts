@@ -78,6 +78,14 @@ describe('the imported-accounts list in a push', () => {
     ledger.startRun('push', {});
     const client = createImportServiceClient({ baseUrl: sandbox.url, credentials: { apiKey: sandbox.apiKey } });
     const number = (n: number): string => `LF-${String(n).padStart(5, '0')}`; // sorted as text: staging overlaps
+    // The poller's looks at the ledger for due checks (the real ledger's method, counted).
+    let looks = 0;
+    const dueChecks = ledger.dueChecks.bind(ledger);
+    ledger.dueChecks = (...args) => {
+      looks += 1;
+      return dueChecks(...args);
+    };
+    const startedAt = Date.now();
     try {
       const result = await runPush({
         ledger,
@@ -94,6 +102,9 @@ describe('the imported-accounts list in a push', () => {
       ledger.close();
       await client.close();
     }
+    // Held checks wait for the next list call or its answer, not a 20 ms tick: measured 17-20 looks a second, against
+    // 36-39 when the poller ticked every 20 ms while checks were held.
+    expect(looks / ((Date.now() - startedAt) / 1000)).toBeLessThan(30);
     const requests = sandbox.inspect.requests();
     const lists = requests.filter((entry) => entry.path.includes('/imported-account-import-processes/'));
     const checks = requests.filter((entry) =>
