@@ -2,7 +2,7 @@ import type { AccountRow } from '../ledger/index.js';
 import { call } from './account-steps.js';
 import type { StepContext } from './context.js';
 import { StopRun, type Failure } from './failure.js';
-import { listCheckWorthwhile } from './poll-schedule.js';
+import { firstPollsSeenByList, listCheckWorthwhile } from './poll-schedule.js';
 import type { Selection } from './selection.js';
 import type { StagingGate } from './staging-gate.js';
 
@@ -100,7 +100,7 @@ export class ImportedListChecks {
   async #callFor(supplier: string): Promise<void> {
     const { ctx, gate, selection } = this.#host;
     // One ledger lookup per parked account the list names, not per listed account; memory does not grow with the list.
-    const parked = ctx.ledger.scheduledNumbers(supplier);
+    const parked = ctx.ledger.scheduledAccounts(supplier);
     const startedAt = ctx.now();
     const answer = await call(ctx, () =>
       ctx.client.listImportedAccounts(supplier, () => {
@@ -125,6 +125,10 @@ export class ImportedListChecks {
     }
     this.#lastSize = answer.value.size;
     this.#answeredFrom = startedAt;
+    // While checks wait for the list, few first checks are made on time: the answer tells the first check's delay instead.
+    const named = new Set(answer.value.imported.map((listed) => listed.external));
+    for (const [imported, latenessMs] of firstPollsSeenByList(parked, named, startedAt))
+      ctx.firstPollAnswered?.(imported, latenessMs);
     // Bounded (the queue holds what it takes): the rest are picked up by the next call or their own checks.
     let room = this.#host.concurrency * LISTED_PER_SLOT;
     for (const listed of answer.value.imported) {

@@ -83,3 +83,24 @@ export function nextPollDelay(schedule: PollSchedule, pollsMade: number, random:
 export function listCheckWorthwhile(parked: number, lastListSize: number, minParked = 32, maxRatio = 50): boolean {
   return parked >= minParked && lastListSize <= parked * maxRatio;
 }
+
+/**
+ * What an imported-accounts list answer says about the first status check's delay, as first checks would have found it
+ * (FirstPollTuner.observe: imported, lateness ms). `parked`: the accounts waiting when the call started (external
+ * account number -> when its first check is due, null once checked); `named`: those the list names as imported. An
+ * account named before its first check was due would have been found imported by that check; one not named after it
+ * was due would not (made late by the difference). The others say nothing: named late, it was imported at some time
+ * before; not named early, it may be imported by then.
+ */
+export function* firstPollsSeenByList(
+  parked: ReadonlyMap<string, number | null>,
+  named: ReadonlySet<string>,
+  startedAt: number,
+): Generator<[imported: boolean, latenessMs: number]> {
+  for (const [number, firstCheckAt] of parked) {
+    if (firstCheckAt === null) continue;
+    const due = firstCheckAt <= startedAt;
+    if (named.has(number) && !due) yield [true, 0];
+    else if (!named.has(number) && due) yield [false, startedAt - firstCheckAt];
+  }
+}

@@ -21,7 +21,7 @@
  * API for the engine (read-write, one run at a time under the lock): `Ledger.open(stateDir)`,
  * startRun / finishRun, staging (`batch`, findAccount, insertAccount, updateAccountNow,
  * replaceIssues, findItem, insertItem, updateItemsNow), work (pageAccounts, dueChecks,
- * nextCheckAt, itemsOf, scheduledNumbers, countInState, accountById), close().
+ * nextCheckAt, itemsOf, scheduledAccounts, countInState, accountById), close().
  *
  * API for other commands (read-only): `ledger.read` (LedgerReader): counts(), accounts({states,
  * afterId, limit}), account(supplier, number), accountsByNumber(number), history(accountId),

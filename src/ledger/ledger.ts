@@ -364,13 +364,18 @@ export class Ledger {
     return rows.map((row) => row.s);
   }
 
-  /** External account numbers of a supplier's scheduled accounts (bounded by how many wait for processing). */
-  scheduledNumbers(importSupplier: string): Set<string> {
+  /**
+   * A supplier's scheduled accounts (bounded by how many wait for processing): external account number -> when its
+   * first status check is due (ms), or null once it has been checked.
+   */
+  scheduledAccounts(importSupplier: string): Map<string, number | null> {
     this.flush();
     const rows = this.#prepare(
-      `SELECT external_account_number AS n FROM accounts WHERE state = 'scheduled' AND import_supplier = ?`,
-    ).all(importSupplier) as Array<{ n: string }>;
-    return new Set(rows.map((row) => row.n));
+      `SELECT external_account_number, CASE WHEN polls = 0 THEN next_check_at END FROM accounts ` +
+        `WHERE state = 'scheduled' AND import_supplier = ?`,
+      true,
+    ).all(importSupplier) as Array<[string, number | null]>;
+    return new Map(rows);
   }
 
   countInState(state: AccountState): number {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_POLL_SCHEDULE,
+  firstPollsSeenByList,
   listCheckWorthwhile,
   nextPollDelay,
   FirstPollTuner,
@@ -121,5 +122,43 @@ describe('FirstPollTuner', () => {
       for (let k = 0; k < 5; k += 1) tuner.observe(true, 0, now);
     }
     expect(tuner.schedule.firstDelayMs).toBe(20);
+  });
+});
+
+describe('firstPollsSeenByList', () => {
+  it('counts an account named before its first check was due as found, one not named after as not, and no other', () => {
+    const parked = new Map<string, number | null>([
+      ['EARLY-NAMED', 1_200],
+      ['LATE-NAMED', 900],
+      ['EARLY-UNNAMED', 1_100],
+      ['LATE-UNNAMED', 700],
+      ['CHECKED-BEFORE', null],
+    ]);
+    const named = new Set(['EARLY-NAMED', 'LATE-NAMED', 'CHECKED-BEFORE']);
+    expect([...firstPollsSeenByList(parked, named, 1_000)]).toEqual([
+      [true, 0],
+      [false, 300],
+    ]);
+  });
+
+  it('brings the first delay to the processing time when every check waits for the list', () => {
+    // 300 accounts a second, processed in 100 ms; a list call a second names those processed; no first check is made
+    // on time (all held for the list), so only the list answers tell the tuner anything. It moves at most x0.8 a call:
+    // 500 ms to about 100 in 20 s, then about the processing time (x0.8 under it, x1.25 over it).
+    const processingMs = 100;
+    const tuner = new FirstPollTuner(DEFAULT_POLL_SCHEDULE);
+    const parked = new Map<string, { createdAt: number; firstCheckAt: number }>();
+    for (let now = 0, n = 0; now <= 20_000; now += 10) {
+      for (let k = 0; k < 3; k += 1, n += 1)
+        parked.set(`A-${n}`, { createdAt: now, firstCheckAt: now + tuner.schedule.firstDelayMs });
+      if (now % 1_000 !== 0) continue;
+      const named = new Set([...parked].filter(([, a]) => a.createdAt + processingMs <= now).map(([number]) => number));
+      const due = new Map([...parked].map(([number, a]) => [number, a.firstCheckAt]));
+      for (const [imported, latenessMs] of firstPollsSeenByList(due, named, now))
+        tuner.observe(imported, latenessMs, now);
+      for (const number of named) parked.delete(number);
+    }
+    expect(tuner.schedule.firstDelayMs).toBeGreaterThanOrEqual(processingMs * 0.7);
+    expect(tuner.schedule.firstDelayMs).toBeLessThan(processingMs * 1.6);
   });
 });
