@@ -7,7 +7,7 @@ import type { Selection } from './selection.js';
 import type { StagingGate } from './staging-gate.js';
 
 /** At most one imported-accounts list call per interval. */
-export const LIST_INTERVAL_MS = 1_000;
+const LIST_INTERVAL_MS = 1_000;
 /** Accounts one list answer may hand to the queue, per request slot. */
 const LISTED_PER_SLOT = 32;
 
