@@ -296,26 +296,30 @@ export class Executor {
     while (this.#stop === undefined) {
       const now = Date.now();
       const held = this.#settings.wait && this.#takeDueChecks(now);
-      const next = !this.#settings.wait
-        ? null
-        : this.#selection
-          ? this.#selection.nextCheckAt()
-          : this.#ledger.nextCheckAt();
+      const next = this.#settings.wait ? this.#nextLookAt(held) : null;
       if (this.#pumpDone && this.#active.size === 0 && this.#queue.size === 0 && next === null) return;
       if (this.#pumpDone && this.#active.size === 0 && now - this.#lastProgressAt > this.#settings.waitTimeoutMs) {
         this.stop('wait_timeout');
         return;
       }
-      // Checks held for the list wait for its next call (its answer wakes the poller) or a reconcile check due sooner.
-      const lookAt = held ? Math.min(this.#list.nextCallAt, this.#ledger.nextCheckAt(['creating']) ?? Infinity) : next;
       // At least POLL_TICK_MS between ticks: a tick queries the ledger, and tasks finish thousands of times a second.
-      const delay = lookAt === null ? POLL_IDLE_MS : Math.min(POLL_IDLE_MS, Math.max(POLL_TICK_MS, lookAt - now));
+      const delay = next === null ? POLL_IDLE_MS : Math.min(POLL_IDLE_MS, Math.max(POLL_TICK_MS, next - now));
       await new Promise<void>((resolve) => {
         this.#wake = resolve;
         setTimeout(resolve, delay);
       });
       this.#wake = undefined;
     }
+  }
+
+  /**
+   * When the poller looks again (ms), or null when nothing is parked: the next check due; while scheduled checks that
+   * are due wait for the list (`held`), its next call (its answer wakes the poller) or a reconcile check due sooner.
+   */
+  #nextLookAt(held: boolean): number | null {
+    if (this.#selection) return this.#selection.nextCheckAt();
+    if (!held) return this.#ledger.nextCheckAt();
+    return Math.min(this.#list.nextCallAt, this.#ledger.nextCheckAt(['creating']) ?? Infinity);
   }
 
   /**
