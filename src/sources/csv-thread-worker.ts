@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import { parentPort } from 'node:worker_threads';
 import { readCsv, type CsvRow } from './csv.js';
 import { encodeBatch, ROWS_PER_BATCH, serializeError, type FromWorker, type ToWorker } from './csv-thread-protocol.js';
@@ -7,6 +8,8 @@ import { encodeBatch, ROWS_PER_BATCH, serializeError, type FromWorker, type ToWo
 // batches ahead than the main thread has granted (credits): memory stays bounded.
 
 const CHARS_PER_BATCH = 1 << 19;
+/** Rows of a file's first batch: the join starts on the first accounts while the next thousand are parsed. */
+const FIRST_ROWS = 100;
 
 interface OpenFile {
   credits: number;
@@ -46,13 +49,17 @@ async function read(id: number, file: OpenFile, open: Extract<ToWorker, { type: 
     batch = [];
     chars = 0;
     batches += 1;
+    // A turn of the event loop between batches: the other files read beside this one take theirs in turn (their
+    // headers first), instead of waiting until this file has used every credit.
+    await setImmediate();
   };
   try {
     for await (const row of rows) {
       batch.push(row);
       for (const cell of row.cells) chars += cell.length;
       // The header goes alone, at once: a file is open (its columns checked) before its rows are parsed.
-      if (batch.length >= ROWS_PER_BATCH || chars >= CHARS_PER_BATCH || batches === 0) await flush();
+      if (batch.length >= (batches === 1 ? FIRST_ROWS : ROWS_PER_BATCH) || chars >= CHARS_PER_BATCH || batches === 0)
+        await flush();
       if (file.closed) break;
     }
     if (batch.length > 0 && !file.closed) await flush();

@@ -79,7 +79,11 @@ export async function* readCsvBatches(
       absolutePath,
       options: { file: options.file, encoding: options.encoding, delimiter: options.delimiter },
     });
-    for (let credit = 0; credit < CREDITS; credit += 1) post({ type: 'credit', id });
+    // Credits start at one batch at a time: the header, then the first rows (a short batch), so that every file's
+    // header and first rows are parsed before any file's next thousand (the export opens once every header is checked,
+    // and the join starts on the first accounts once every file's first rows have come); then CREDITS ahead.
+    post({ type: 'credit', id });
+    let received = 0;
     for (;;) {
       while (inbox.length === 0) await new Promise<void>((resolve) => (wake = resolve));
       wake = undefined;
@@ -93,7 +97,9 @@ export async function* readCsvBatches(
         finished = true;
         return;
       }
-      post({ type: 'credit', id });
+      received += 1;
+      const grant = received === 2 ? CREDITS : 1;
+      for (let credit = 0; credit < grant; credit += 1) post({ type: 'credit', id });
       yield decodeBatch(message.batch);
     }
   } finally {

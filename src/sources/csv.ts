@@ -7,6 +7,12 @@ import { MAX_RECORD_BYTES, MAX_RECORD_TEXT } from './limits.js';
 // and encoding are mapping-file options). Rows come out as arrays, not objects: the mapping
 // compiles a plan per header once, which keeps validation close to bare csv-parse speed.
 
+/**
+ * Bytes handed to csv-parse at a time: it parses what it is given at once, so a file's header and first rows come out
+ * after 16 KiB are parsed, not a whole 256 KiB read, and the rows of the files read beside it are not held up as long.
+ */
+const PIECE = 16 * 1024;
+
 export interface CsvRow {
   /** 1-based line where the row starts (header = 1); a quoted newline makes a row span lines. */
   line: number;
@@ -30,20 +36,22 @@ export async function* readCsv(absolutePath: string, options: CsvOptions): Async
     // csv-parse's buffers grow with a field: without a bound, one huge cell exhausts the heap.
     max_record_size: MAX_RECORD_BYTES,
   });
+  const drained = (): Promise<void> =>
+    new Promise<void>((resolve) => {
+      const done = (): void => {
+        parser.off('drain', done);
+        parser.off('close', done);
+        resolve();
+      };
+      parser.on('drain', done);
+      parser.on('close', done);
+    });
   const feed = (async () => {
     try {
-      for await (const text of utf8Chunks(absolutePath, options)) {
-        if (parser.destroyed) return;
-        if (!parser.write(text)) {
-          await new Promise<void>((resolve) => {
-            const done = (): void => {
-              parser.off('drain', done);
-              parser.off('close', done);
-              resolve();
-            };
-            parser.on('drain', done);
-            parser.on('close', done);
-          });
+      for await (const chunk of utf8Chunks(absolutePath, options)) {
+        for (let at = 0; at < chunk.length; at += PIECE) {
+          if (parser.destroyed) return;
+          if (!parser.write(chunk.subarray(at, at + PIECE))) await drained();
         }
       }
       if (!parser.destroyed) parser.end();

@@ -102,6 +102,29 @@ describe('CSV parsing thread', () => {
     expect(seen.at(-1)).toBe(Buffer.byteLength(content));
   });
 
+  it('keeps characters whole where csv-parse is handed a file in pieces (2-, 3- and 4-byte UTF-8)', async () => {
+    // 16 KiB pieces of 256 KiB reads: with cells of 2-, 3- and 4-byte characters, some pieces end inside one.
+    const cells = Array.from({ length: 6000 }, (_, index) => [
+      `Zoë ${index}`,
+      `中文${index}`,
+      `😀${'é'.repeat(index % 5)}`,
+    ]);
+    const content = `a,b,c\n${cells.map((row) => row.join(',')).join('\n')}\n`;
+    expect(Buffer.byteLength(content)).toBeGreaterThan(100 * 1024);
+    const { rows } = await expectSame(content);
+    expect(rows.slice(1).map((row) => row.cells)).toEqual(cells);
+  });
+
+  it('hands out the header alone, then a short first batch, then batches of up to a thousand rows', async () => {
+    const file = tempFile(`k,v\n${Array.from({ length: 5000 }, (_, index) => `${index},${index}`).join('\n')}\n`);
+    const sizes: number[] = [];
+    for await (const batch of readCsvBatches(file, { file: 't.csv', encoding: 'utf8', delimiter: ',' }))
+      sizes.push(batch.length);
+    expect(sizes.slice(0, 2)).toEqual([1, 100]);
+    expect(sizes.slice(2).every((size) => size <= 1000)).toBe(true);
+    expect(sizes.reduce((sum, size) => sum + size, 0)).toBe(5001);
+  });
+
   it('reads several files at once, interleaved', async () => {
     const files = [0, 1, 2].map((n) =>
       tempFile(`k,v\n${Array.from({ length: 4000 }, (_, index) => `${n}-${index},${index}`).join('\n')}\n`),
