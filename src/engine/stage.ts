@@ -52,7 +52,7 @@ export interface StageOptions {
   batchSize?: number;
   /**
    * Most milliseconds of staging between two turns of the event loop, while requests are in
-   * flight beside it (their answers wait for the turn).
+   * flight beside it (their answers wait for the turn): reading and writing what was read.
    */
   sliceMs?: number;
 }
@@ -87,11 +87,17 @@ export async function stageExport(
   // Entries out of number order (a source that does not sort): the gate cannot say which accounts are in, so it
   // holds where it was until the whole export is staged (staging-gate.ts hold()).
   let previousKey: string | undefined;
+  // Milliseconds of ledger writes per entry, as measured so far: a slice's reading stops early enough to leave room
+  // for writing what it read.
+  let applyMsPerEntry = 0;
   const apply = (): void => {
     const current = batch;
     batch = [];
     if (current.length === 0) return;
+    const startedAt = performance.now();
     ledger.batch(() => current.forEach((entry) => stageEntry(ledger, entry, summary)));
+    const perEntry = (performance.now() - startedAt) / current.length;
+    applyMsPerEntry = applyMsPerEntry === 0 ? perEntry : 0.8 * applyMsPerEntry + 0.2 * perEntry;
     gate?.readyToCreate(summary.added.accounts);
     for (const entry of current) {
       const key = keyOf(entry);
@@ -109,7 +115,9 @@ export async function stageExport(
         if (batch.length >= batchSize) apply();
         // Stopped between batches: what is staged is committed, the rest is staged by the next run.
         if (signal?.aborted) break read;
-        if (options.sliceMs !== undefined && performance.now() - sliceStart >= options.sliceMs) {
+        const sliceEnds =
+          performance.now() - sliceStart + batch.length * applyMsPerEntry >= (options.sliceMs ?? Infinity);
+        if (sliceEnds) {
           apply();
           await setImmediate();
           await gate?.roomAhead(signal);
