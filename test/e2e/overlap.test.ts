@@ -93,7 +93,8 @@ describe('migrate push sends while it reads the export', () => {
     const state = join(root, 'late-state');
     const result = await push(sandbox, dir, state, ['--concurrency', '16', '--json']);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toMatch(/notes\.csv:\d+ is out of external account number order: sending paused/);
+    // Which of the two files the join finds out of order first depends on how far each has been read.
+    expect(result.stderr).toMatch(/(notes|customers)\.csv:\d+ is out of external account number order: sending paused/);
     expectExact(sandbox, dir);
     expect(sandbox.inspect.account('ACME', number(3))?.notes.map((note) => note.body)).toContain('A late note');
     // The late customer: sent with its account if that was not sent yet, else reported, never dropped silently.
