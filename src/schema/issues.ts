@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { Code } from './codes.js';
 
 /**
  * One validation problem, in the shape of an item of the service's validation error body
@@ -36,6 +37,9 @@ export function toValidationIssues(error: z.core.$ZodError, input: unknown): Val
   return issues;
 }
 
+/** Fields whose absence the platform reports with a code of its own instead of `required`. */
+const MISSING_CODES: Partial<Record<string, string>> = { transaction_id: Code.missingTransactionId };
+
 function valueAt(input: unknown, path: PropertyKey[]): unknown {
   let node = input;
   for (const key of path) {
@@ -53,7 +57,8 @@ function platformCode(issue: z.core.$ZodIssue, input: unknown): string {
     }
     case 'invalid_type': {
       const value = valueAt(input, issue.path);
-      return value === undefined ? 'required' : value === null ? 'null' : 'invalid';
+      if (value === undefined) return MISSING_CODES[String(issue.path.at(-1))] ?? 'required';
+      return value === null ? 'null' : 'invalid';
     }
     case 'invalid_value':
       return 'invalid_choice';

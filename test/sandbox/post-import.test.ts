@@ -210,7 +210,7 @@ describe('transactions', () => {
 
   it('an invalid transaction gets TRANSACTION_IMPORT_ERROR with its issues; request-level problems the standardized body', async () => {
     const future = new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10);
-    const answer = await post([charge('a'), charge('b', { transaction_date: future }), charge('a')]);
+    const answer = await post([charge('a'), charge('b', { transaction_date: future }), charge('c')]);
     expect(answer.body.status).toBe('TRANSACTION_IMPORT_ERROR');
     expect(answer.body.transaction_data.transaction_id).toBe('b');
     expect(answer.body.errors).toEqual([
@@ -224,6 +224,27 @@ describe('transactions', () => {
     });
     expect((await post([charge('x')], '?check_previously_added=maybe')).body.errors[0].attr).toBe(
       'check_previously_added',
+    );
+    expect(inspected()?.transactions ?? []).toEqual([]);
+  });
+
+  it('a missing or repeated transaction_id is a request-level 400 with the platform code, whatever else is wrong', async () => {
+    const future = new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10);
+    const { transaction_id: _, ...withoutId } = charge('x');
+    const missing = await post([charge('a'), withoutId]);
+    expect(missing.status).toBe(400);
+    expect(missing.body).toMatchObject({
+      code: 'invalid',
+      errors: [expect.objectContaining({ attr: 'transactions.1.transaction_id', code: 'missing_transaction_id' })],
+    });
+    const repeated = await post([charge('a'), charge('b', { transaction_date: future }), charge('a')]);
+    expect(repeated.status).toBe(400);
+    expect(repeated.body.status).toBeUndefined();
+    expect(repeated.body.errors).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ attr: 'transactions.1.transaction_date', code: 'transaction_in_future' }),
+        expect.objectContaining({ attr: 'transactions.2.transaction_id', code: 'duplicate_transaction_ids' }),
+      ]),
     );
     expect(inspected()?.transactions ?? []).toEqual([]);
   });

@@ -1,4 +1,5 @@
 import {
+  Code,
   DEFAULT_TRANSACTION_FLAGS,
   validateTransactionsRequest,
   type TransactionQueryFlags,
@@ -20,14 +21,18 @@ import {
   type HandlerContext,
 } from './common.js';
 
-// Spec "Create transactions". Request-level problems get the standardized 400 body; a problem of
-// one transaction gets the spec's TRANSACTION_IMPORT_ERROR body naming the first failing one.
+// Spec "Create transactions". Request-level problems get the standardized 400 body, as do a
+// missing or repeated transaction_id (the platform's request-level codes, docs/service.md
+// "Transactions"); another problem of one transaction gets the spec's TRANSACTION_IMPORT_ERROR
+// body naming the first failing one.
 // The request is atomic (the sandbox's choice; the platform documents none): if one transaction
 // fails, none is added.
 
 const TRUE = new Set(['true', '1', 'True']);
 const FALSE = new Set(['false', '0', 'False']);
 const ITEM_ATTR = /^transactions\.(\d+)(?:\.|$)/;
+/** Problems of one transaction that the platform answers for the whole request. */
+const REQUEST_LEVEL_CODES = new Set<string>([Code.missingTransactionId, Code.duplicateTransactionIds]);
 
 function parseFlags(query: URLSearchParams): { flags: TransactionQueryFlags; issues: ValidationIssue[] } {
   const flags: TransactionQueryFlags = { ...DEFAULT_TRANSACTION_FLAGS };
@@ -124,7 +129,8 @@ export function createTransactions(received: HandlerContext): Reply {
     ...supplierIssues(context.store, supplier),
     ...validateTransactionsRequest(context.body, { today: context.today }),
   ];
-  if (issues.some((issue) => !ITEM_ATTR.test(issue.attr))) return invalidRequest(issues);
+  if (issues.some((issue) => !ITEM_ATTR.test(issue.attr) || REQUEST_LEVEL_CODES.has(issue.code)))
+    return invalidRequest(issues);
   const target = targetOf(context.body);
   const record = context.store.get(target.supplier, target.externalAccountNumber, context.now);
   if (!record || record.status !== 'PROCESSED') return accountNotFound(target.supplier, target.externalAccountNumber);
