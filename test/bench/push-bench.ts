@@ -20,7 +20,10 @@ import { writePushExport, type ExportShape, type GeneratedExport } from './push-
 //  cpu: the same export against a sandbox answering at once, concurrency 32: the child's CPU per
 //    request once the export is staged (the requests before share the process with staging) beside
 //    bare undici requests (Pool.request through p-queue, same concurrency, same sandbox) made by
-//    this process in the same run.
+//    this process in the same run: GETs of an account's status (the limit's baseline), and the very
+//    requests migrate sent once the export was staged, sent again (request-recorder.mjs records them;
+//    the sandbox then answers that the accounts and records exist): what those requests cost
+//    without migrate.
 //  first: a sorted export of ACCOUNTS (default 1,000,000) accounts with one note each, sandbox
 //    answering at once, concurrency 32: seconds to the first request and the child's peak RSS.
 //    BENCH_STOP_AFTER=S interrupts the push (SIGINT, a clean stop) S seconds after its first request.
@@ -85,19 +88,35 @@ interface PushFigures {
   cpuMicros: number;
   /** CPU time from the first request to exit (start-up left out; staging overlaps sending). */
   sendingCpuMicros: number;
-  /** After the export was staged (the `staged` line on stderr): CPU time to exit and requests sent. */
-  afterStaging: { cpuMicros: number; requests: number } | undefined;
+  /**
+   * After the export was staged (the `staged` line on stderr): CPU time to exit and requests sent; with
+   * `recordRequests`, also the CPU time to the last request (what follows it is the run's ending: its summary, the
+   * ledger's checkpoint and close, once per run whatever its size).
+   */
+  afterStaging: { cpuMicros: number; requests: number; toLastRequestMicros?: number } | undefined;
   /** The sandbox process's CPU time during the push (is the stand-in of the service the limit?). */
   serverCpuMicros: number;
   maxRssMb: number;
   byEndpoint: Record<string, number>;
   timeline: Array<Record<string, number>>;
+  /** With `recordRequests`: the requests migrate made once the export was staged (request-recorder.mjs). */
+  recordedAfterStaging: RecordedRequest[];
 }
 
+/** A request as request-recorder.mjs wrote it: epoch ms, method, path with query, body (null: none). */
+type RecordedRequest = [number, string, string, string | null];
+
 /** Runs `migrate push` as a child process from spawn to exit; its CPU time and peak RSS come from cpu-hook.mjs. */
-async function pushChild(server: Server, dir: string, concurrency: number, stopAfterMs?: number): Promise<PushFigures> {
+async function pushChild(
+  server: Server,
+  dir: string,
+  concurrency: number,
+  options: { stopAfterMs?: number; recordRequests?: boolean } = {},
+): Promise<PushFigures> {
+  const { stopAfterMs } = options;
   const state = mkdtempSync(join(tmpdir(), 'bench-push-state-'));
   const usageFile = join(state, 'usage.json');
+  const requestsFile = join(state, 'requests.json');
   const serverCpuBefore = (await statsOf(server)).cpuMicros;
   const startedAt = Date.now();
   const child = spawn(
@@ -105,6 +124,7 @@ async function pushChild(server: Server, dir: string, concurrency: number, stopA
     [
       '--import',
       join(ROOT, 'test/bench/cpu-hook.mjs'),
+      ...(options.recordRequests ? ['--import', join(ROOT, 'test/bench/request-recorder.mjs')] : []),
       join(ROOT, 'bin/migrate.js'),
       'push',
       dir,
@@ -118,7 +138,12 @@ async function pushChild(server: Server, dir: string, concurrency: number, stopA
     ],
     {
       stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, MIGRATE_API_KEY: server.apiKey, BENCH_USAGE_FILE: usageFile },
+      env: {
+        ...process.env,
+        MIGRATE_API_KEY: server.apiKey,
+        BENCH_USAGE_FILE: usageFile,
+        ...(options.recordRequests ? { BENCH_REQUESTS_FILE: requestsFile } : {}),
+      },
     },
   );
   let stderr = '';
@@ -158,10 +183,20 @@ async function pushChild(server: Server, dir: string, concurrency: number, stopA
   const cpuAt = (moment: number | null): number =>
     usage.samples.filter(([at]) => moment !== null && at <= moment).at(-1)?.[1] ?? 0;
   const before = cpuAt(stats.firstAt);
+  const recorded = options.recordRequests
+    ? (JSON.parse(readFileSync(requestsFile, 'utf8')) as RecordedRequest[]).filter(
+        ([at]) => stagedAt === undefined || at >= stagedAt,
+      )
+    : [];
+  const lastRequestAt = recorded.at(-1)?.[0];
   const afterStaging =
     stagedAt === undefined
       ? undefined
-      : { cpuMicros: usage.user + usage.system - cpuAt(stagedAt), requests: await requestsSince(server, stagedAt) };
+      : {
+          cpuMicros: usage.user + usage.system - cpuAt(stagedAt),
+          requests: await requestsSince(server, stagedAt),
+          ...(lastRequestAt === undefined ? {} : { toLastRequestMicros: cpuAt(lastRequestAt) - cpuAt(stagedAt) }),
+        };
   rmSync(state, { recursive: true, force: true });
   if (exitCode !== 0 && stopAfterMs === undefined) process.stderr.write(`  push exited ${exitCode}: ${stderr}\n`);
   return {
@@ -176,6 +211,7 @@ async function pushChild(server: Server, dir: string, concurrency: number, stopA
     maxRssMb: usage.maxRssKb / 1024,
     byEndpoint: stats.byEndpoint,
     timeline: stats.timeline,
+    recordedAfterStaging: recorded,
   };
 }
 
@@ -244,9 +280,8 @@ async function throughput(count?: number): Promise<void> {
   }
 }
 
-/** Bare undici GETs through p-queue at this concurrency, from this process: CPU µs per request. */
-async function bareCpu(server: Server, count: number, concurrency: number): Promise<number> {
-  const pool = new Pool(server.url, { connections: concurrency });
+/** A token for bare requests to the sandbox (the same mutation migrate makes). */
+async function tokenOf(server: Server): Promise<string> {
   const response = await fetch(`${server.url}/v1/graphql/`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -255,45 +290,77 @@ async function bareCpu(server: Server, count: number, concurrency: number): Prom
       variables: { input: { APIKey: server.apiKey } },
     }),
   });
-  const token = ((await response.json()) as { data: { obtainKrakenToken: { token: string } } }).data.obtainKrakenToken
-    .token;
+  return ((await response.json()) as { data: { obtainKrakenToken: { token: string } } }).data.obtainKrakenToken.token;
+}
+
+/**
+ * Bare undici requests (Pool.request, the answer read as text) through p-queue at this concurrency, from this
+ * process, after 500 to warm up: CPU µs per request.
+ */
+async function bareCpu(
+  server: Server,
+  concurrency: number,
+  warmUp: RecordedRequest[],
+  measured: RecordedRequest[],
+): Promise<number> {
+  const pool = new Pool(server.url, { connections: concurrency });
+  const token = await tokenOf(server);
   const queue = new PQueue({ concurrency });
-  const once = async (index: number): Promise<unknown> => {
+  const send = async ([, method, path, body]: RecordedRequest): Promise<string> => {
     const answer = await pool.request({
-      path: `/v2/data-import/accounts/ACME/BARE-${index}/`,
-      method: 'GET',
-      headers: { authorization: token },
+      path,
+      method: method as 'GET' | 'POST',
+      headers: body === null ? { authorization: token } : { authorization: token, 'content-type': 'application/json' },
+      body,
     });
     return answer.body.text();
   };
-  await Promise.all(Array.from({ length: 500 }, (_, index) => queue.add(() => once(-index))));
+  await Promise.all(warmUp.map((request) => queue.add(() => send(request))));
   const cpu = process.cpuUsage();
-  await Promise.all(Array.from({ length: count }, (_, index) => queue.add(() => once(index))));
+  await Promise.all(measured.map((request) => queue.add(() => send(request))));
   const used = process.cpuUsage(cpu);
   await pool.close();
-  return (used.user + used.system) / count;
+  return (used.user + used.system) / measured.length;
 }
+
+/** GETs of one account's v2 status (an account the sandbox does not have: a small 404): the limit's baseline. */
+const bareGets = (count: number, from: number): RecordedRequest[] =>
+  Array.from({ length: count }, (_, index) => [0, 'GET', `/v2/data-import/accounts/ACME/BARE-${from + index}/`, null]);
 
 async function cpu(count = 3000): Promise<void> {
   const concurrency = 32;
   console.log(`CPU per request at zero latency, concurrency ${concurrency}, ${count} accounts; median of ${RUNS}`);
   await withExport(count, 'full', async (dir) => {
     const ratios: number[] = [];
+    const sendingRatios: number[] = [];
+    const sameRatios: number[] = [];
     for (let run = 0; run < RUNS; run += 1) {
       const server = await startServer(0, 0);
-      const figures = await pushChild(server, dir, concurrency);
-      const bare = await bareCpu(server, figures.requests, concurrency);
+      const figures = await pushChild(server, dir, concurrency, { recordRequests: true });
+      const bare = await bareCpu(server, concurrency, bareGets(500, -500), bareGets(figures.requests, 0));
+      // The requests migrate sent once the export was staged, sent again as they were (the sandbox now answers that
+      // the accounts and records exist): what those requests cost undici without migrate.
+      const replayed = figures.recordedAfterStaging;
+      const same = await bareCpu(server, concurrency, replayed.slice(0, 500), replayed);
       await stopServer(server);
       const whole = figures.cpuMicros / figures.requests;
       const after = figures.afterStaging;
-      // Sending alone: from the moment the export is staged (staging runs beside the first requests).
+      // Sending alone: from the moment the export is staged (staging runs beside the first requests) to exit.
       const client = after === undefined || after.requests === 0 ? NaN : after.cpuMicros / after.requests;
+      // The same without the run's ending, which comes once per run (sampled every 50 ms: the last sample before the
+      // last request).
+      const sending = (after?.toLastRequestMicros ?? NaN) / (after?.requests ?? NaN);
+      const ending = ((after?.cpuMicros ?? NaN) - (after?.toLastRequestMicros ?? NaN)) / 1000;
       ratios.push(client / bare);
+      sendingRatios.push(sending / bare);
+      sameRatios.push(sending / same);
       console.log(
-        `    run ${run + 1}: migrate push ${client.toFixed(0)} µs CPU/request once the export is staged (${after?.requests ?? 0} requests), ${(figures.sendingCpuMicros / figures.requests).toFixed(0)} µs from its first request (staging beside), ${whole.toFixed(0)} µs for the whole process (${figures.requests} requests, ${figures.seconds.toFixed(1)} s); bare undici + p-queue ${bare.toFixed(0)} µs; ratio ${(client / bare).toFixed(2)} (limit <= 2); ${load()}`,
+        `    run ${run + 1}: migrate push ${client.toFixed(0)} µs CPU/request once the export is staged (${after?.requests ?? 0} requests; ${sending.toFixed(0)} µs to its last request, then ${ending.toFixed(0)} ms to exit), ${(figures.sendingCpuMicros / figures.requests).toFixed(0)} µs from its first request (staging beside), ${whole.toFixed(0)} µs for the whole process (${figures.requests} requests, ${figures.seconds.toFixed(1)} s); bare undici + p-queue ${bare.toFixed(0)} µs: ratio ${(client / bare).toFixed(2)} (limit <= 2), ${(sending / bare).toFixed(2)} to the last request; the same ${replayed.length} requests sent by bare undici ${same.toFixed(0)} µs: ratio ${(sending / same).toFixed(2)} to the last request; ${load()}`,
       );
     }
-    console.log(`  median ratio ${median(ratios).toFixed(2)} (limit <= 2)`);
+    console.log(
+      `  median ratio ${median(ratios).toFixed(2)} (limit <= 2); to the last request ${median(sendingRatios).toFixed(2)}; to the same requests sent by bare undici, to the last request ${median(sameRatios).toFixed(2)}`,
+    );
   });
 }
 
@@ -306,7 +373,7 @@ async function first(count = 1_000_000): Promise<void> {
   await withExport(count, 'lean', async (dir) => {
     for (let run = 0; run < RUNS; run += 1) {
       const server = await startServer(0, 0);
-      const figures = await pushChild(server, dir, concurrency, stopAfter);
+      const figures = await pushChild(server, dir, concurrency, { stopAfterMs: stopAfter });
       await stopServer(server);
       console.log(
         `    run ${run + 1}: first request after ${figures.firstRequestSeconds.toFixed(2)} s (limit <= 2); peak RSS ${figures.maxRssMb.toFixed(0)} MB (limit < 300); ${figures.requests} requests in ${figures.seconds.toFixed(0)} s, exit ${figures.exitCode}; ${load()}`,
