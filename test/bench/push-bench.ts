@@ -295,7 +295,7 @@ async function tokenOf(server: Server): Promise<string> {
 
 /**
  * Bare undici requests (Pool.request, the answer read as text) through p-queue at this concurrency, from this
- * process, after 500 to warm up: CPU µs per request.
+ * process: CPU µs per request of `measured`, sent after `warmUp`.
  */
 async function bareCpu(
   server: Server,
@@ -347,7 +347,7 @@ async function cpu(count = 3000): Promise<void> {
       const after = figures.afterStaging;
       // Sending alone: from the moment the export is staged (staging runs beside the first requests) to exit.
       const client = after === undefined || after.requests === 0 ? NaN : after.cpuMicros / after.requests;
-      // The same without the run's ending, which comes once per run (sampled every 50 ms: the last sample before the
+      // The same without the run's ending, which comes once per run (sampled every 10 ms: the last sample before the
       // last request).
       const sending = (after?.toLastRequestMicros ?? NaN) / (after?.requests ?? NaN);
       const ending = ((after?.cpuMicros ?? NaN) - (after?.toLastRequestMicros ?? NaN)) / 1000;
