@@ -8,6 +8,7 @@ export const ExportCode = {
   wrongColumnCount: 'wrong_column_count',
   missingExternalAccountNumber: 'missing_external_account_number',
   missingImportSupplier: 'missing_import_supplier',
+  importSupplierDiffers: 'import_supplier_differs',
   duplicateExternalAccountNumber: 'duplicate_external_account_number',
   accountNotInAccountsFile: 'account_not_in_accounts_file',
   multiplePaymentInstructions: 'multiple_payment_instructions',

@@ -40,11 +40,39 @@ function collect(
   if (inline.length + rows.length > 0) payload[list] = [...inline, ...rows.map((staged) => staged.record.fields)];
 }
 
+/**
+ * Records whose supplier (their cell, else the configured one) is not `supplier` get an issue: records join their
+ * account by external_account_number alone, and the service finds an account by supplier and number, so such a record
+ * would go to another supplier's account of that number, or to none (a payment instruction is sent with its own
+ * record's supplier). `whose`: where `supplier` comes from, for the message.
+ */
+function markOtherSuppliers(records: StagedRecord[], supplier: string, whose: string, context: JoinContext): void {
+  for (const staged of records) {
+    const own = staged.record.importSupplier;
+    if (own === undefined || own === supplier || staged.record.kind === 'accounts') continue;
+    staged.record.issues.push({
+      attr: '',
+      column: context.columnOf[staged.file]?.['import_supplier'] ?? 'import_supplier',
+      code: ExportCode.importSupplierDiffers,
+      message:
+        `import_supplier ${own} (the record's, else the configured one) is not ${supplier}, ${whose}: the service ` +
+        `would look for the account under ${own}. Give every record of an account its account's supplier, or none.`,
+    });
+  }
+}
+
 export function joinAccount(number: string, records: StagedRecord[], context: JoinContext): ExportAccount {
   const byKind = recordsByKind(records);
   const [main, ...duplicates] = byKind.accounts ?? [];
   if (!main) throw new Error(`joinAccount(${number}) without an accounts record`);
   const origin: Origin = { file: main.file, line: main.record.line };
+  if (main.record.importSupplier !== undefined)
+    markOtherSuppliers(
+      records,
+      main.record.importSupplier,
+      `its account's supplier (${main.file} line ${main.record.line})`,
+      context,
+    );
   const origins: Record<string, Origin> = { '': origin };
   const payload = main.record.fields;
   const mappingIssues = main.record.issues.map((issue) => recordIssue(main.file, main.record.line, number, issue));
@@ -122,9 +150,15 @@ function columnOfFiles(
 }
 
 export function joinOrphan(number: string, records: StagedRecord[], context: JoinContext): OrphanItems {
-  const supplier =
-    records.find((staged) => staged.record.importSupplier !== undefined)?.record.importSupplier ??
-    context.importSupplier;
+  const first = records.find((staged) => staged.record.importSupplier !== undefined);
+  const supplier = first?.record.importSupplier ?? context.importSupplier;
+  if (first?.record.importSupplier !== undefined)
+    markOtherSuppliers(
+      records,
+      first.record.importSupplier,
+      `the supplier of this account's first record here (${first.file} line ${first.record.line})`,
+      context,
+    );
   const items: ItemSet = itemsOf(number, supplier, recordsByKind(records), context);
   return { externalAccountNumber: number, importSupplier: supplier ?? '', ...items };
 }

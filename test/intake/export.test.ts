@@ -223,6 +223,35 @@ describe('openExport: join, order, items', () => {
     expect(orphan.transactions.map((item) => item.issues)).toEqual([[]]);
   });
 
+  it("a record whose supplier is not its account's is import_supplier_differs at its row: it would reach another supplier's account", async () => {
+    const { accounts, orphans } = await read({
+      'accounts.csv': `external_account_number,import_supplier,account_type,billing_address.country,account_billing_options.period_length\nA,ACME,DOMESTIC,GB,MONTHLY\nB,ACME,DOMESTIC,GB,MONTHLY\n`,
+      'customers.csv':
+        'external_account_number,import_supplier,given_name,family_name\nA,OTHER,Ada,Lovelace\nB,,Bo,Diddley\n',
+      'payment_instructions.csv':
+        'external_account_number,import_supplier,vendor,reference,type\nA,ACME,STRIPE,pm_1,CARD\nB,OTHER,STRIPE,pm_2,CARD\n',
+      'notes.csv': 'external_account_number,import_supplier,body\nZ,ACME,first\nZ,OTHER,second\nZ,,third\n',
+    });
+    const [a, b] = accounts as ExportAccount[];
+    const located = (issues: Array<{ file: string; line: number; column?: string; code: string }>) =>
+      issues.map((issue) => [issue.file, issue.line, issue.column, issue.code]);
+    // The customer travels in A's payload: A is invalid. B's instruction fails alone; B's customer (no cell: the
+    // configured ACME) is fine.
+    expect(located(a?.issues ?? [])).toEqual([['customers.csv', 2, 'import_supplier', 'import_supplier_differs']]);
+    expect(a?.issues[0]?.message).toContain("is not ACME, its account's supplier (accounts.csv line 2)");
+    expect(located(b?.issues ?? [])).toEqual([
+      ['payment_instructions.csv', 3, 'import_supplier', 'import_supplier_differs'],
+    ]);
+    expect(located(b?.paymentInstructions[0]?.issues ?? [])).toEqual(located(b?.issues ?? []));
+    // Records of an account not in this export: measured against the first that names a supplier.
+    const notes = (orphans[0] as OrphanItems).notes;
+    expect(notes.map((note) => located(note.issues))).toEqual([
+      [],
+      [['notes.csv', 3, 'import_supplier', 'import_supplier_differs']],
+      [],
+    ]);
+  });
+
   it('a second payment instruction for one account is multiple_payment_instructions at its row, unless the mapping file allows several', async () => {
     const files = {
       'accounts.csv': `${ACCOUNT}A,DOMESTIC,GB,MONTHLY\n`,
