@@ -1,4 +1,3 @@
-import { setImmediate } from 'node:timers/promises';
 import { parentPort } from 'node:worker_threads';
 import { readCsv, type CsvRow } from './csv.js';
 import { encodeBatch, ROWS_PER_BATCH, serializeError, type FromWorker, type ToWorker } from './csv-thread-protocol.js';
@@ -49,9 +48,6 @@ async function read(id: number, file: OpenFile, open: Extract<ToWorker, { type: 
     batch = [];
     chars = 0;
     batches += 1;
-    // A turn of the event loop between batches: the other files read beside this one take theirs in turn (their
-    // headers first), instead of waiting until this file has used every credit.
-    await setImmediate();
   };
   try {
     for await (const row of rows) {

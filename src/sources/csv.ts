@@ -8,8 +8,9 @@ import { MAX_RECORD_BYTES, MAX_RECORD_TEXT } from './limits.js';
 // compiles a plan per header once, which keeps validation close to bare csv-parse speed.
 
 /**
- * Bytes handed to csv-parse at a time: it parses what it is given at once, so a file's header and first rows come out
- * after 16 KiB are parsed, not a whole 256 KiB read, and the rows of the files read beside it are not held up as long.
+ * Bytes of a file's first read handed to csv-parse at a time: it parses what it is given at once, so the file's header
+ * and first rows come out after 16 KiB are parsed, not a whole 256 KiB read, and the files read beside it are not held
+ * up as long.
  */
 const PIECE = 16 * 1024;
 
@@ -48,10 +49,14 @@ export async function* readCsv(absolutePath: string, options: CsvOptions): Async
     });
   const feed = (async () => {
     try {
+      let first = true;
       for await (const chunk of utf8Chunks(absolutePath, options)) {
-        for (let at = 0; at < chunk.length; at += PIECE) {
+        // Only the first read goes in pieces: handed over in pieces throughout, validate read a fifth fewer rows a second.
+        const piece = first ? PIECE : chunk.length;
+        first = false;
+        for (let at = 0; at < chunk.length; at += piece) {
           if (parser.destroyed) return;
-          if (!parser.write(chunk.subarray(at, at + PIECE))) await drained();
+          if (!parser.write(chunk.subarray(at, at + piece))) await drained();
         }
       }
       if (!parser.destroyed) parser.end();
