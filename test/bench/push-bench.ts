@@ -16,7 +16,8 @@ import { writePushExport, type ExportShape, type GeneratedExport } from './push-
 //    processing in 100 ms, concurrency 8, 32, 128 (BENCH_CONCURRENCY=N for one). Printed: share of
 //    the bound concurrency / (0.020 s x fewest requests per account allowed by the spec, counted
 //    from the export) end to end; requests per account sent (the sandbox's count) against that
-//    minimum; seconds to the first request; client CPU per request (the child's own CPU time).
+//    minimum; seconds to the first request; client CPU per request (the child's own CPU time); after
+//    each run, bare undici's CPU per request on the same sandbox (the machine's speed at the time).
 //  cpu: the same export against a sandbox answering at once, concurrency 32: the child's CPU per
 //    request once the export is staged (the requests before share the process with staging) beside
 //    bare undici requests (Pool.request through p-queue, same concurrency, same sandbox) made by
@@ -256,15 +257,16 @@ async function throughput(count?: number): Promise<void> {
     await withExport(accounts, 'full', async (dir, generated) => {
       const minimum = generated.minimumRequests / accounts;
       const bound = concurrency / ((LATENCY_MS / 1000) * minimum);
-      const runs: Array<PushFigures & { share: number; load: string }> = [];
+      const runs: Array<PushFigures & { share: number; load: string; speed: number }> = [];
       for (let run = 0; run < RUNS; run += 1) {
         const server = await startServer(LATENCY_MS, 100);
         const figures = await pushChild(server, dir, concurrency);
+        const speed = await machineSpeed(server);
         await stopServer(server);
         const share = accounts / figures.seconds / bound;
-        runs.push({ ...figures, share, load: load() });
+        runs.push({ ...figures, share, load: load(), speed });
         console.log(
-          `    run ${run + 1}: ${figures.seconds.toFixed(1)} s, share ${share.toFixed(2)}, ${(figures.requests / accounts).toFixed(2)} requests/account, first request ${figures.firstRequestSeconds.toFixed(2)} s, ${(figures.cpuMicros / figures.requests).toFixed(0)} µs CPU/request (${(figures.sendingCpuMicros / figures.requests).toFixed(0)} from the first request on; sandbox ${(figures.serverCpuMicros / figures.requests).toFixed(0)}), exit ${figures.exitCode}, ${runs.at(-1)?.load}`,
+          `    run ${run + 1}: ${figures.seconds.toFixed(1)} s, share ${share.toFixed(2)}, ${(figures.requests / accounts).toFixed(2)} requests/account, first request ${figures.firstRequestSeconds.toFixed(2)} s, ${(figures.cpuMicros / figures.requests).toFixed(0)} µs CPU/request (${(figures.sendingCpuMicros / figures.requests).toFixed(0)} from the first request on; sandbox ${(figures.serverCpuMicros / figures.requests).toFixed(0)}), exit ${figures.exitCode}, ${runs.at(-1)?.load}; bare undici ${speed.toFixed(0)} µs CPU/request`,
         );
         if (process.env['BENCH_ENDPOINTS']) console.log(`      ${JSON.stringify(figures.byEndpoint)}`);
         if (process.env['BENCH_TIMELINE']) printTimeline(figures.timeline);
@@ -274,7 +276,8 @@ async function throughput(count?: number): Promise<void> {
           `share ${median(runs.map((r) => r.share)).toFixed(2)} (limit >= 0.8 at 32, goal 0.9); ` +
           `${median(runs.map((r) => r.requests / accounts)).toFixed(2)} requests/account sent, minimum ${minimum.toFixed(2)}; ` +
           `first request after ${median(runs.map((r) => r.firstRequestSeconds)).toFixed(2)} s; ` +
-          `${median(runs.map((r) => r.cpuMicros / r.requests)).toFixed(0)} µs CPU/request; ${runs.map((r) => r.load).join(', ')}`,
+          `${median(runs.map((r) => r.cpuMicros / r.requests)).toFixed(0)} µs CPU/request; ${runs.map((r) => r.load).join(', ')}; ` +
+          `bare undici ${median(runs.map((r) => r.speed)).toFixed(0)} µs CPU/request`,
       );
     });
   }
@@ -321,6 +324,15 @@ async function bareCpu(
   const used = process.cpuUsage(cpu);
   await pool.close();
   return (used.user + used.system) / measured.length;
+}
+
+/**
+ * The machine's speed just after a throughput run: bare undici's CPU per request (GETs at concurrency 32 against the same
+ * sandbox). The shared machine has run at half its usual speed for hours while its load average stayed low, and the
+ * share follows its speed: this figure says which machine a share was measured on.
+ */
+async function machineSpeed(server: Server): Promise<number> {
+  return bareCpu(server, 32, bareGets(300, -300), bareGets(2000, 0));
 }
 
 /** GETs of one account's v2 status (an account the sandbox does not have: a small 404): the limit's baseline. */
