@@ -100,24 +100,64 @@ export async function stageExport(
     sink.emit({ type: 'staging', accounts: summary.accounts, orphans: summary.orphans, added: summary.added });
   };
   let sliceStart = performance.now();
-  for await (const entry of untilAborted(source.entries(), signal)) {
-    batch.push(entry);
-    if (batch.length >= batchSize) apply();
-    // Stopped between batches: what is staged is committed, the rest is staged by the next run.
-    if (signal?.aborted) break;
-    const sliceEnds = performance.now() - sliceStart + batch.length * applyMsPerEntry >= (options.sliceMs ?? Infinity);
-    if (sliceEnds) {
-      apply();
-      await setImmediate();
-      await gate?.roomAhead(signal);
-      sliceStart = performance.now();
+  // While the next entry is slow to come (the reader waits for the disk or the parsing thread), what was read is
+  // committed once the slice is over, so that the executor is never kept from accounts that are in.
+  let waiting = true;
+  const stalled = new SliceTimer(options.sliceMs, () => {
+    if (waiting) apply();
+  });
+  try {
+    for await (const entry of untilAborted(source.entries(), signal)) {
+      waiting = false;
+      batch.push(entry);
+      if (batch.length >= batchSize) apply();
+      // Stopped between batches: what is staged is committed, the rest is staged by the next run.
+      if (signal?.aborted) break;
+      const sliceEnds =
+        performance.now() - sliceStart + batch.length * applyMsPerEntry >= (options.sliceMs ?? Infinity);
+      if (sliceEnds) {
+        apply();
+        await setImmediate();
+        await gate?.roomAhead(signal);
+        sliceStart = performance.now();
+        stalled.restart();
+      }
+      waiting = true;
     }
+  } finally {
+    stalled.stop();
   }
   apply();
   // Stopped: the rest of the export has not passed (the executor is stopping too).
   if (!signal?.aborted) gate?.finish();
   sink.emit({ type: 'staged', ...summary });
   return summary;
+}
+
+/** One timer per slice (not per entry): fires `onEnd` once `sliceMs` have passed since the last restart. */
+class SliceTimer {
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly sliceMs: number | undefined,
+    readonly onEnd: () => void,
+  ) {
+    this.restart();
+  }
+
+  restart(): void {
+    if (this.sliceMs === undefined || !Number.isFinite(this.sliceMs)) return;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      this.onEnd();
+      this.restart();
+    }, this.sliceMs);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    clearTimeout(this.#timer);
+  }
 }
 
 /**

@@ -1,6 +1,7 @@
 import { createAccount, getImportStatus, validateAccount } from './handlers/accounts.js';
 import type { Handler } from './handlers/common.js';
 import { getTransferStatus, listAllImports, listImportedAccounts, listPendingImports } from './handlers/listing.js';
+import { inspectAccounts } from './handlers/inspection.js';
 import { createNotes } from './handlers/notes.js';
 import { createPaymentInstruction } from './handlers/payment-instructions.js';
 import { createHistoricalStatements } from './handlers/statements.js';
@@ -12,8 +13,11 @@ import { createTransactions } from './handlers/transactions.js';
 export interface Route {
   method: 'GET' | 'POST';
   pattern: string;
-  /** The token mutation is not a REST endpoint: no token needed, no faults unless asked. */
-  kind: 'rest' | 'token';
+  /**
+   * The token mutation is not a REST endpoint: no token needed, no faults unless asked. The inspection endpoint is
+   * the sandbox's own: a token needed, never a fault or a rate limit.
+   */
+  kind: 'rest' | 'token' | 'inspect';
   handler: Handler | undefined;
 }
 
@@ -60,6 +64,7 @@ export const ROUTES: readonly Route[] = [
     kind: 'rest',
     handler: createPaymentInstruction,
   },
+  { method: 'GET', pattern: '/_sandbox/accounts/:supplier/', kind: 'inspect', handler: inspectAccounts },
 ];
 
 export type RouteMatch =

@@ -15,10 +15,38 @@ function issue(attr: string, code: string, detail: string): ValidationIssue {
 export function accountRules(payload: unknown, today: string): ValidationIssue[] {
   const raw = asObject(payload);
   if (!raw) return [];
-  const issues = [...customerRules(raw), ...billingRules(raw)];
+  const issues = [...requiredParts(raw), ...customerRules(raw), ...billingRules(raw)];
   if (raw['ledgers'] !== undefined) issues.push(...ledgerRules(raw, today));
   if (raw['statements'] !== undefined) issues.push(...statementRules(raw['statements'], 'statements'));
   asList(raw['notes']).forEach((note, index) => issues.push(...noteRules(note, attrOf('notes', index))));
+  return issues;
+}
+
+/** Account types that the platform refuses with a supply address (portfolio_lead_has_a_supply_address, ...). */
+const WITHOUT_SUPPLY_ADDRESS = new Set(['PORTFOLIO_LEAD', 'SYSTEM']);
+/** Account types without an occupant: like unknown_occupier, they need no customer. */
+const WITHOUT_CUSTOMER = new Set(['PORTFOLIO_LEAD', 'SYSTEM', 'DOMESTIC_VACANT', 'BUSINESS_VACANT']);
+
+/**
+ * The parts an energy account cannot be created without, which no endpoint can add later: a customer (unless the
+ * occupier is unknown or the account type has none) and a supply address (unless the type may not have one). An
+ * account sent without them is refused, never created half (docs/service.md "Validation rules the platform applies").
+ */
+function requiredParts(raw: Raw): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const type = asString(raw['account_type']) ?? '';
+  if (asList(raw['customers']).length === 0 && raw['unknown_occupier'] !== true && !WITHOUT_CUSTOMER.has(type))
+    issues.push(
+      issue(
+        'customers',
+        Code.required,
+        'An account needs at least one customer (unless unknown_occupier is true); none was given.',
+      ),
+    );
+  if (asList(raw['supply_addresses']).length === 0 && !WITHOUT_SUPPLY_ADDRESS.has(type))
+    issues.push(
+      issue('supply_addresses', Code.required, 'An account needs at least one supply address; none was given.'),
+    );
   return issues;
 }
 

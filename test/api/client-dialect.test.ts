@@ -111,10 +111,30 @@ describe('responses under either name', () => {
 describe('the kraken dialect against the kraken sandbox', () => {
   let harness: Harness;
   beforeAll(async () => {
-    harness = await startHarness({ dialect: 'kraken' }, { dialect: 'kraken', taskParams: { is_dry_run: false } });
+    harness = await startHarness(
+      { dialect: 'kraken' },
+      {
+        dialect: 'kraken',
+        taskParams: { is_dry_run: false },
+        tenantFields: { accounts: {}, supply_addresses: { meter_points: 'array' } },
+      },
+    );
   });
   afterAll(() => harness.close());
 
+  /** An account the kraken sandbox accepts: every supply address has a meter point. */
+  const krakenAccount = (number: string, changes: Partial<AccountPayload> = {}): AccountPayload =>
+    account(number, {
+      supply_addresses: [
+        {
+          supply_address1: '1 High Street',
+          supply_postcode: 'LS1 1AA',
+          customer_at_supply_address_from_date: '2024-01-01',
+          meter_points: [{ mpan: '1200023305967' }],
+        } as never,
+      ],
+      ...changes,
+    });
   const withMoney = (number: string): AccountPayload =>
     account(number, {
       transfer_balance: 12.5,
@@ -149,12 +169,21 @@ describe('the kraken dialect against the kraken sandbox', () => {
   });
 
   it('a field the mapping file does not declare is still refused by the documented-fields guard', async () => {
-    await expect(harness.client.createAccount(withMoney('K-2'))).rejects.toBeInstanceOf(RequestRejectedError);
+    const undeclared = createImportServiceClient({
+      baseUrl: harness.sandbox.url,
+      credentials: { apiKey: harness.sandbox.apiKey },
+      dialect: 'kraken',
+    });
+    try {
+      await expect(undeclared.createAccount(withMoney('K-2'))).rejects.toBeInstanceOf(RequestRejectedError);
+    } finally {
+      await undeclared.close();
+    }
     expect(harness.sandbox.inspect.account('ACME', 'K-2')).toBeUndefined();
   });
 
   it('transactions go as decimal strings and land as the same amounts; a value with too many places is refused unsent', async () => {
-    expect(await harness.client.createAccount(account('K-3'))).toEqual({ kind: 'scheduled' });
+    expect(await harness.client.createAccount(krakenAccount('K-3'))).toEqual({ kind: 'scheduled' });
     harness.sandbox.control.settleAll();
     const request = {
       import_supplier: 'ACME',
@@ -181,9 +210,10 @@ describe('the kraken dialect against the kraken sandbox', () => {
     const spec = createImportServiceClient({
       baseUrl: harness.sandbox.url,
       credentials: { apiKey: harness.sandbox.apiKey },
+      tenantFields: { accounts: {}, supply_addresses: { meter_points: 'array' } },
     });
     try {
-      const outcome = await spec.createAccount(account('K-4', { transfer_balance: 3 }));
+      const outcome = await spec.createAccount(krakenAccount('K-4', { transfer_balance: 3 }));
       expect(outcome.kind === 'invalid' && outcome.errors.map((e) => `${e.attr}:${e.code}`)).toEqual([
         'task_params:required',
         'transfer_balance:invalid',
@@ -212,7 +242,7 @@ describe('the kraken dialect against the kraken sandbox', () => {
   });
 
   it('the status endpoints answer under the real names, and the client reads them', async () => {
-    expect(await harness.client.createAccount(account('K-6'))).toEqual({ kind: 'scheduled' });
+    expect(await harness.client.createAccount(krakenAccount('K-6'))).toEqual({ kind: 'scheduled' });
     harness.sandbox.control.settleAll();
     const number = harness.sandbox.inspect.account('ACME', 'K-6')?.platformAccountNumber;
     expect((await harness.client.getTransferStatus('ACME', 'K-6'))?.platform_account_number).toBe(number);

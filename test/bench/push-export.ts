@@ -2,15 +2,20 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import path from 'node:path';
 
-// A synthetic export for the push benchmark, sorted by account (the streaming join), with every
-// record kind: per account one accounts row, one or two customers, one supply address; three
-// notes on two accounts in three, two transactions on every second account, two historical
-// statements on every fourth, one payment instruction on four accounts in five (`full`), or one
-// note per account (`lean`, for the 1,000,000-account run whose service answers at once).
+// A synthetic export for the push benchmark and the end-to-end tests, with every record kind:
+// per account one accounts row, one or two customers, one supply address; three notes on two
+// accounts in three, two transactions on every second account, two historical statements on
+// every fourth, one payment instruction on four accounts in five (`full`), or one note per account
+// (`lean`, for the 1,000,000-account run whose service answers at once).
+// `scattered` (the default, as legacy exports are: customers by surname, transactions by date):
+// every file in its own account order, and the several rows of one account far apart (the n-th
+// row of every account is written in its own pass, each pass in another order); `sorted`: every
+// file in external account number order. Written as a stream: memory does not follow the size.
 // It returns the fewest requests the spec allows for it: per account create, one status check,
 // one request per post-import kind present, one per payment instruction.
 
 export type ExportShape = 'full' | 'lean';
+export type ExportOrder = 'scattered' | 'sorted';
 
 export interface GeneratedExport {
   accounts: number;
@@ -42,68 +47,96 @@ class Lines {
 
 const day = (index: number): string => `2026-11-${String(1 + (index % 15)).padStart(2, '0')}`;
 
-export async function writePushExport(dir: string, count: number, shape: ExportShape): Promise<GeneratedExport> {
-  const file = (name: string, header: string): Lines => new Lines(path.join(dir, name), header);
-  const accounts = file(
-    'accounts.csv',
+const id = (i: number): string => `PB-${String(i).padStart(8, '0')}`;
+const noteCount = (shape: ExportShape, i: number): number => (shape === 'lean' ? 1 : i % 3 === 0 ? 0 : 3);
+
+/** Each file's rows of account i, in the account's own order. */
+function rowsOf(shape: ExportShape): Record<string, (i: number) => string[]> {
+  const full = shape === 'full';
+  return {
+    'accounts.csv': (i) => [
+      `${id(i)},ACME,DOMESTIC,Customer ${i},customer${i}@example.org,REF${i},Customer ${i},${i} High Street,Leeds,LS1 ${1 + (i % 9)}AB,GB,MONTHLY,${1 + (i % 28)},false,2024-03-0${1 + (i % 9)},DIRECT,ONLINE,0,Team ${i % 5}`,
+    ],
+    'customers.csv': (i) => [
+      `${id(i)},Ms,Ada,Lovelace${i},ada${i}@example.org,+4479111${String(i % 100000).padStart(5, '0')},1980-01-0${1 + (i % 9)},true`,
+      ...(full && i % 2 === 1 ? [`${id(i)},Mr,Bob,Lovelace${i},bob${i}@example.org,,1979-05-1${i % 10},false`] : []),
+    ],
+    'supply_addresses.csv': (i) => [`${id(i)},${i} High Street,LS1 ${1 + (i % 9)}AB,2024-03-0${1 + (i % 9)}`],
+    'notes.csv': (i) =>
+      Array.from(
+        { length: noteCount(shape, i) },
+        (_, n) => `${id(i)},"Migrated from legacy, note ${n} of ${i}",2026-11-0${1 + n}T09:00:00Z`,
+      ),
+    'transactions.csv': (i) =>
+      full && i % 2 === 0
+        ? [
+            `${id(i)},T${i}-1,${day(i)},42.10,CHARGE,IMPORTED_CHARGE,Opening charge`,
+            `${id(i)},T${i}-2,${day(i + 1)},42.10,PAYMENT,ACCOUNT_CHARGE_PAYMENT,`,
+          ]
+        : [],
+    'statements.csv': (i) =>
+      full && i % 4 === 0
+        ? [
+            `${id(i)},S${i}-09,2026-09-01,2026-09-30,2026-10-03,INV-${i}-09,40.50`,
+            `${id(i)},S${i}-10,2026-10-01,2026-10-31,2026-11-03,INV-${i}-10,41.25`,
+          ]
+        : [],
+    'payment_instructions.csv': (i) => (full && i % 5 !== 0 ? [`${id(i)},ACME,STRIPE,pm_${i},CARD`] : []),
+  };
+}
+
+const HEADERS: Record<string, string> = {
+  'accounts.csv':
     'external_account_number,import_supplier,account_type,billing_name,billing_email,billing_customer_reference,billing_address.name,billing_address.street_address,billing_address.locality,billing_address.postal_code,billing_address.country,account_billing_options.period_length,account_billing_options.period_start_day,account_billing_options.use_industry_billing,date_of_sale,sales_channel,communication_preference,transfer_balance,operations_team_name',
-  );
-  const customers = file(
-    'customers.csv',
+  'customers.csv':
     'external_account_number,title,given_name,family_name,email,mobile,date_of_birth,customer_preferences.opted_into_sms',
-  );
-  const addresses = file(
-    'supply_addresses.csv',
+  'supply_addresses.csv':
     'external_account_number,supply_address1,supply_postcode,customer_at_supply_address_from_date',
-  );
-  const notes = file('notes.csv', 'external_account_number,body,created_at');
-  const transactions = file(
-    'transactions.csv',
-    'external_account_number,transaction_id,transaction_date,amount,type,reason,display_note',
-  );
-  const statements = file(
-    'statements.csv',
+  'notes.csv': 'external_account_number,body,created_at',
+  'transactions.csv': 'external_account_number,transaction_id,transaction_date,amount,type,reason,display_note',
+  'statements.csv':
     'external_account_number,statement_id,bill_period_from_date,bill_period_to_date,issued_date,number,gross_amount',
-  );
-  const instructions = file(
-    'payment_instructions.csv',
-    'external_account_number,import_supplier,vendor,reference,type',
-  );
+  'payment_instructions.csv': 'external_account_number,import_supplier,vendor,reference,type',
+};
+
+/** Multipliers coprime with most counts: j -> (j * p + offset) mod count is then a permutation. */
+const PRIMES = [7919, 104729, 1299709, 15485863, 32452843, 49979687, 67867967, 86028121, 104395301];
+
+/** The account written at position j of pass `pass` of file `fileIndex` (identity when sorted). */
+function orderOf(order: ExportOrder, count: number, fileIndex: number, pass: number): (j: number) => number {
+  if (order === 'sorted') return (j) => j;
+  const candidates = PRIMES.filter((prime) => count % prime !== 0);
+  const prime = candidates[(fileIndex * 3 + pass) % candidates.length] ?? 1;
+  const offset = (fileIndex * 7 + pass * 13) % Math.max(1, count);
+  // j * prime stays below 2^53 up to 86 million accounts.
+  return (j) => (j * prime + offset) % count;
+}
+
+export async function writePushExport(
+  dir: string,
+  count: number,
+  shape: ExportShape,
+  order: ExportOrder = 'scattered',
+): Promise<GeneratedExport> {
+  const rows = rowsOf(shape);
+  for (const [fileIndex, [name, rowsOfAccount]] of Object.entries(rows).entries()) {
+    const lines = new Lines(path.join(dir, name), HEADERS[name] as string);
+    const passes = order === 'sorted' ? 1 : 3;
+    for (let pass = 0; pass < passes; pass += 1) {
+      const accountAt = orderOf(order, count, fileIndex, pass);
+      for (let j = 0; j < count; j += 1) {
+        const all = rowsOfAccount(accountAt(j));
+        // Sorted: every row of the account at once; scattered: its pass-th row only.
+        for (const line of order === 'sorted' ? all : all.slice(pass, pass + 1)) await lines.add(line);
+      }
+    }
+    await lines.end();
+  }
   let minimumRequests = 0;
   for (let i = 0; i < count; i += 1) {
-    const id = `PB-${String(i).padStart(8, '0')}`;
-    minimumRequests += 2;
-    await accounts.add(
-      `${id},ACME,DOMESTIC,Customer ${i},customer${i}@example.org,REF${i},Customer ${i},${i} High Street,Leeds,LS1 ${1 + (i % 9)}AB,GB,MONTHLY,${1 + (i % 28)},false,2024-03-0${1 + (i % 9)},DIRECT,ONLINE,0,Team ${i % 5}`,
-    );
-    await customers.add(
-      `${id},Ms,Ada,Lovelace${i},ada${i}@example.org,+4479111${String(i % 100000).padStart(5, '0')},1980-01-0${1 + (i % 9)},true`,
-    );
-    if (shape === 'full' && i % 2 === 1)
-      await customers.add(`${id},Mr,Bob,Lovelace${i},bob${i}@example.org,,1979-05-1${i % 10},false`);
-    await addresses.add(`${id},${i} High Street,LS1 ${1 + (i % 9)}AB,2024-03-0${1 + (i % 9)}`);
-    const noteCount = shape === 'lean' ? 1 : i % 3 === 0 ? 0 : 3;
-    for (let n = 0; n < noteCount; n += 1)
-      await notes.add(`${id},"Migrated from legacy, note ${n} of ${i}",2026-11-0${1 + n}T09:00:00Z`);
-    if (noteCount > 0) minimumRequests += 1;
+    minimumRequests += 2 + (noteCount(shape, i) > 0 ? 1 : 0);
     if (shape === 'lean') continue;
-    if (i % 2 === 0) {
-      await transactions.add(`${id},T${i}-1,${day(i)},42.10,CHARGE,IMPORTED_CHARGE,Opening charge`);
-      await transactions.add(`${id},T${i}-2,${day(i + 1)},42.10,PAYMENT,ACCOUNT_CHARGE_PAYMENT,`);
-      minimumRequests += 1;
-    }
-    if (i % 4 === 0) {
-      await statements.add(`${id},S${i}-09,2026-09-01,2026-09-30,2026-10-03,INV-${i}-09,40.50`);
-      await statements.add(`${id},S${i}-10,2026-10-01,2026-10-31,2026-11-03,INV-${i}-10,41.25`);
-      minimumRequests += 1;
-    }
-    if (i % 5 !== 0) {
-      await instructions.add(`${id},ACME,STRIPE,pm_${i},CARD`);
-      minimumRequests += 1;
-    }
+    minimumRequests += (i % 2 === 0 ? 1 : 0) + (i % 4 === 0 ? 1 : 0) + (i % 5 !== 0 ? 1 : 0);
   }
-  await Promise.all(
-    [accounts, customers, addresses, notes, transactions, statements, instructions].map((lines) => lines.end()),
-  );
   return { accounts: count, minimumRequests };
 }

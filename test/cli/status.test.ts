@@ -59,6 +59,10 @@ beforeAll(async () => {
     import_supplier: 'ACME',
     external_account_number: 'FOREIGN-1',
     account_type: 'DOMESTIC',
+    customers: [{ given_name: 'Fay', family_name: 'Foreign' }],
+    supply_addresses: [
+      { supply_address1: '1 Far Road', supply_postcode: 'LS1 1AA', customer_at_supply_address_from_date: '2024-01-01' },
+    ],
   } as never);
   await client.close();
   sandbox.control.settleAll();

@@ -47,3 +47,22 @@ export function exportDir(files: Record<string, string | Buffer>): string {
   for (const [name, content] of Object.entries(files)) writeFileSync(path.join(dir, name), content);
   return dir;
 }
+
+/**
+ * The export with a customer and a supply address for every account of its accounts.csv (whose first column is
+ * external_account_number): the parts no account can be created without, for tests about something else.
+ */
+export function withParts(files: Record<string, string>): Record<string, string> {
+  const keys = (files['accounts.csv'] ?? '')
+    .split('\n')
+    .slice(1)
+    .filter((line) => line !== '')
+    .map((line) => line.split(',')[0] ?? '');
+  return {
+    'customers.csv': `external_account_number,given_name,family_name\n${keys.map((key) => `${key},Ada,Lovelace\n`).join('')}`,
+    'supply_addresses.csv':
+      'external_account_number,supply_address1,supply_postcode,customer_at_supply_address_from_date\n' +
+      keys.map((key) => `${key},1 High St,LS1 1AA,2024-01-01\n`).join(''),
+    ...files,
+  };
+}

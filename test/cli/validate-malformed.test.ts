@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build, cleanup, exportDir, migrate } from './validate-helpers.js';
+import { build, cleanup, exportDir, migrate, withParts } from './validate-helpers.js';
 
 // Every input that cannot be read at all ends with exit 2 and one plain sentence naming the
 // file (and line where there is one), never a stack trace.
@@ -99,7 +99,7 @@ describe('migrate validate on input it cannot read', () => {
 
 describe('migrate validate: data errors and the supplier', () => {
   it('exits 1 when accounts lack a supplier, 0 once --supplier or MIGRATE_SUPPLIER gives it', () => {
-    const dir = exportDir({ 'accounts.csv': ACCOUNTS });
+    const dir = exportDir(withParts({ 'accounts.csv': ACCOUNTS }));
     const without = migrate(['validate', dir, '--json']);
     expect(without.code).toBe(1);
     expect(JSON.parse(without.stdout).errors).toEqual([

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build, cleanup, exportDir, migrate } from './validate-helpers.js';
+import { build, cleanup, exportDir, migrate, withParts } from './validate-helpers.js';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { root } from './validate-helpers.js';
@@ -24,7 +24,7 @@ describe('migrate validate --remote', () => {
   it("maps the service's errors back to file, line and column; locally invalid accounts are not sent", () => {
     const result = migrate([
       'validate',
-      exportDir({ 'accounts.csv': ACCOUNTS }),
+      exportDir(withParts({ 'accounts.csv': ACCOUNTS })),
       '--remote',
       '--sandbox',
       '--supplier',
@@ -51,7 +51,7 @@ describe('migrate validate --remote', () => {
   it('stops with exit 3 when the supplier does not accept migrations', () => {
     const result = migrate([
       'validate',
-      exportDir({ 'accounts.csv': ACCOUNTS }),
+      exportDir(withParts({ 'accounts.csv': ACCOUNTS })),
       '--remote',
       '--sandbox',
       '--supplier',
@@ -62,10 +62,13 @@ describe('migrate validate --remote', () => {
   });
 
   it('refuses --sandbox without --remote, and a remote check without credentials', () => {
-    expect(migrate(['validate', exportDir({ 'accounts.csv': ACCOUNTS }), '--sandbox']).code).toBe(2);
-    const result = migrate(['validate', exportDir({ 'accounts.csv': ACCOUNTS }), '--remote', '--supplier', 'ACME'], {
-      env: { MIGRATE_BASE_URL: '', MIGRATE_API_KEY: '' },
-    });
+    expect(migrate(['validate', exportDir(withParts({ 'accounts.csv': ACCOUNTS })), '--sandbox']).code).toBe(2);
+    const result = migrate(
+      ['validate', exportDir(withParts({ 'accounts.csv': ACCOUNTS })), '--remote', '--supplier', 'ACME'],
+      {
+        env: { MIGRATE_BASE_URL: '', MIGRATE_API_KEY: '' },
+      },
+    );
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/no service URL/);
   });

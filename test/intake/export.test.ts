@@ -60,6 +60,15 @@ async function expectSameWhenStreamed(
 }
 
 const ACCOUNT = 'external_account_number,account_type,billing_address.country,account_billing_options.period_length\n';
+const SUPPLY = 'external_account_number,supply_address1,supply_postcode,customer_at_supply_address_from_date\n';
+
+/** A customer and a supply address for each account: the parts no account may be created without. */
+function parts(...keys: string[]): Record<string, string> {
+  return {
+    'customers.csv': `external_account_number,given_name,family_name\n${keys.map((key) => `${key},Ada,Lovelace\n`).join('')}`,
+    'supply_addresses.csv': `${SUPPLY}${keys.map((key) => `${key},1 High St,LS1 1AA,2024-01-01\n`).join('')}`,
+  };
+}
 
 describe('openExport: join, order, items', () => {
   it('joins customers and supply addresses that are not adjacent, keeping the order of their rows', async () => {
@@ -97,7 +106,11 @@ describe('openExport: join, order, items', () => {
         },
       ],
     });
-    expect(a.issues).toEqual([]);
+    // A has no supply address: it cannot be created without one (the platform has no endpoint to add it later).
+    expect(a.issues.map((issue) => [issue.file, issue.line, issue.attr, issue.code])).toEqual([
+      ['accounts.csv', 3, 'supply_addresses', 'required'],
+    ]);
+    expect(b.issues).toEqual([]);
   });
 
   it('omits empty cells and never sends "" or null', async () => {
@@ -121,6 +134,13 @@ describe('openExport: join, order, items', () => {
           account_type: 'DOMESTIC',
           billing_address: { country: 'GB' },
           customers: [{ given_name: 'In', family_name: 'Line', mobile: 'bad' }],
+          supply_addresses: [
+            {
+              supply_address1: '1 High St',
+              supply_postcode: 'LS1 1AA',
+              customer_at_supply_address_from_date: '2024-01-01',
+            },
+          ],
         },
       ]),
       'customers.ndjson':
@@ -205,6 +225,7 @@ describe('openExport: join, order, items', () => {
   it('groups post-import records per account, validates them as one request, and keeps accounts not in this export as orphans', async () => {
     const { accounts, orphans, reader } = await read({
       'accounts.csv': `${ACCOUNT}A,DOMESTIC,GB,MONTHLY\n`,
+      ...parts('A'),
       'transactions.csv':
         'external_account_number,transaction_id,transaction_date,amount,type\nA,T1,2026-11-01,5,CHARGE\nZ,T9,2026-11-01,5,CHARGE\nA,T1,2026-11-02,6,CHARGE\n',
       'notes.ndjson': '{"external_account_number": "Z", "body": "later"}\n',
@@ -228,6 +249,7 @@ describe('openExport: join, order, items', () => {
       'accounts.csv': `external_account_number,import_supplier,account_type,billing_address.country,account_billing_options.period_length\nA,ACME,DOMESTIC,GB,MONTHLY\nB,ACME,DOMESTIC,GB,MONTHLY\n`,
       'customers.csv':
         'external_account_number,import_supplier,given_name,family_name\nA,OTHER,Ada,Lovelace\nB,,Bo,Diddley\n',
+      'supply_addresses.csv': parts('A', 'B')['supply_addresses.csv'] as string,
       'payment_instructions.csv':
         'external_account_number,import_supplier,vendor,reference,type\nA,ACME,STRIPE,pm_1,CARD\nB,OTHER,STRIPE,pm_2,CARD\n',
       'notes.csv': 'external_account_number,import_supplier,body\nZ,ACME,first\nZ,OTHER,second\nZ,,third\n',
@@ -255,6 +277,7 @@ describe('openExport: join, order, items', () => {
   it('a second payment instruction for one account is multiple_payment_instructions at its row, unless the mapping file allows several', async () => {
     const files = {
       'accounts.csv': `${ACCOUNT}A,DOMESTIC,GB,MONTHLY\n`,
+      ...parts('A'),
       'payment_instructions.csv':
         'external_account_number,vendor,reference,type\nA,STRIPE,pm_1,CARD\nA,STRIPE,pm_2,CARD\n',
     };

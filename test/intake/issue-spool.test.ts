@@ -64,6 +64,16 @@ describe('migrate validate with many errors', () => {
       path.join(dir, 'accounts.csv'),
       `external_account_number,account_type,billing_address.country,account_billing_options.period_length,date_of_sale\n${rows.join('\n')}\n`,
     );
+    const keys = rows.map((row) => row.split(',')[0] ?? '');
+    writeFileSync(
+      path.join(dir, 'customers.csv'),
+      `external_account_number,given_name,family_name\n${keys.map((key) => `${key},Ada,Lovelace`).join('\n')}\n`,
+    );
+    writeFileSync(
+      path.join(dir, 'supply_addresses.csv'),
+      'external_account_number,supply_address1,supply_postcode,customer_at_supply_address_from_date\n' +
+        `${keys.map((key) => `${key},1 High St,LS1 1AA,2024-01-01`).join('\n')}\n`,
+    );
     const csv = path.join(dir, 'errors.csv');
     const result = migrate(['validate', dir, '--json', '--supplier', 'ACME', '--errors-csv', csv], { cwd: dir });
     expect(result.code).toBe(1);

@@ -39,6 +39,7 @@ export function writeOpsExport(root: string): OpsExport {
     'external_account_number,import_supplier,account_type,billing_name,billing_email,date_of_sale,communication_preference',
   ];
   const customers = ['external_account_number,given_name,family_name,email,mobile'];
+  const supply = ['external_account_number,supply_address1,supply_postcode,customer_at_supply_address_from_date'];
   const notes = ['external_account_number,body,created_at'];
   const transactions = ['external_account_number,transaction_id,transaction_date,amount,type,reason'];
   const instructions = ['external_account_number,import_supplier,vendor,reference,type'];
@@ -63,6 +64,8 @@ export function writeOpsExport(root: string): OpsExport {
     const mobile = number === 'OPS-0003' ? '12345' : `+4479111230${String(index).padStart(2, '0')}`;
     customers.push(`${number},Person${index},Surname${index},${email},${mobile}`);
     result.personal.push(name, `Surname${index}`, `person${index}.private@example.org`, mobile);
+    supply.push(`${number},${index + 1} Private Road,LS1 1AA,2024-02-02`);
+    result.personal.push(`${index + 1} Private Road`);
     const body = `Private note about ${name} (call after 5pm)`;
     notes.push(`${number},${body},${month}-${day}T09:00:00Z`);
     result.personal.push(body);
@@ -87,6 +90,7 @@ export function writeOpsExport(root: string): OpsExport {
   const write = (file: string, lines: string[]): void => writeFileSync(join(dir, file), `${lines.join('\n')}\n`);
   write('accounts.csv', accounts);
   write('customers.csv', customers);
+  write('supply_addresses.csv', supply);
   write('notes.csv', notes);
   write('transactions.csv', transactions);
   write('payment_instructions.csv', instructions);

@@ -52,6 +52,10 @@ describe('the CSV files of validate and report, opened in a spreadsheet', () => 
     const dir = exportDir({
       'accounts.csv': `${HEADER}\n${quoted},DOMESTIC,GB,MONTHLY\nA-2,DOMESTIC,GB,MONTHLY\n`,
       'notes.csv': `external_account_number,body,created_at\n${quoted},${quoted},not-a-date\nA-2,-5,2026-11-02T10:00:00Z\n`,
+      'customers.csv': `external_account_number,given_name,family_name\n${quoted},Ada,One\nA-2,Bob,Two\n`,
+      'supply_addresses.csv':
+        'external_account_number,supply_address1,supply_postcode,customer_at_supply_address_from_date\n' +
+        `${quoted},1 High St,LS1 1AA,2024-01-01\nA-2,2 High St,LS1 1AA,2024-01-01\n`,
     });
     const env = { MIGRATE_SUPPLIER: 'ACME' };
     const errorsCsv = path.join(work, 'errors.csv');

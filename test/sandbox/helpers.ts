@@ -55,6 +55,13 @@ export function account(externalAccountNumber: string, extra: Record<string, unk
     external_account_number: externalAccountNumber,
     account_type: 'DOMESTIC',
     customers: [{ given_name: 'Ada', family_name: 'Lovelace', email: 'ada@example.org', mobile: '+447911123456' }],
+    supply_addresses: [
+      {
+        supply_address1: '1 High Street',
+        supply_postcode: 'LS1 1AA',
+        customer_at_supply_address_from_date: '2024-01-01',
+      },
+    ],
     ...extra,
   };
 }

@@ -46,6 +46,13 @@ export function account(externalAccountNumber: string, changes: Partial<AccountP
     external_account_number: externalAccountNumber,
     account_type: 'DOMESTIC',
     customers: [{ given_name: 'Ann', family_name: 'Smith', email: 'ann.smith@example.org', mobile: '+447911123456' }],
+    supply_addresses: [
+      {
+        supply_address1: '1 High Street',
+        supply_postcode: 'LS1 1AA',
+        customer_at_supply_address_from_date: '2024-01-01',
+      },
+    ],
     billing_address: { street_address: '1 High Street', locality: 'Leeds', postal_code: 'LS1 1AA', country: 'GB' },
     ...changes,
   };
