@@ -69,4 +69,3 @@ export function inspect(record: ProcessRecord): InspectedAccount {
     paymentInstructions: post?.paymentInstructions ?? [],
   });
 }
-
