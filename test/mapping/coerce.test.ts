@@ -64,7 +64,9 @@ describe('coercing cells (docs/export-format.md "Values")', () => {
     expect(precise.issue?.code).toBe('too_many_decimal_places');
     expect(precise.issue?.message).toContain('more than two decimal places');
     expect(coerce('minor-amount', '40,10').issue?.code).toBe('invalid_number');
-    expect(coerce('minor-amount', '90071992547409.92').issue?.code).toBe('too_many_decimal_places');
+    const beyond = coerce('minor-amount', '90071992547409.92');
+    expect(beyond.issue?.code).toBe('number_out_of_range');
+    expect(beyond.issue?.message).toContain('beyond 9007199254740991 minor units');
   });
 
   it('takes a gross_amount column declared in minor_units as it is, and refuses a fraction there', () => {

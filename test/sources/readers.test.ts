@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InputError, UsageError } from '../../src/errors.js';
 import { findExportFiles, readCsv, readJsonArray, readNdjson } from '../../src/sources/index.js';
+import { NUMBER_MARK } from '../../src/sources/json-value.js';
 
 // Every temporary directory of this file lives under one, removed at the end.
 const base = mkdtempSync(path.join(os.tmpdir(), 'migrate-test-'));
@@ -15,6 +16,9 @@ function tempFile(name: string, content: string | Buffer): string {
   writeFileSync(file, content);
   return file;
 }
+
+/** A JSON number as the readers give it: its source text, marked (json-value.ts). */
+const number = (text: string): string => `${NUMBER_MARK}${text}`;
 
 async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
   const items: T[] = [];
@@ -115,7 +119,7 @@ describe('JSON and NDJSON readers', () => {
     const file = tempFile('a.json', '\uFEFF[\n  {"a": "x]}"},\n  {\n    "b": {"c": [1, 2]}\n  }\n]\n');
     expect(await collect(readJsonArray(file, { file: 'a.json', encoding: 'utf8' }))).toEqual([
       { line: 2, object: { a: 'x]}' } },
-      { line: 3, object: { b: { c: [1, 2] } } },
+      { line: 3, object: { b: { c: [number('1'), number('2')] } } },
     ]);
   });
 
@@ -137,8 +141,8 @@ describe('JSON and NDJSON readers', () => {
   it('reads NDJSON line by line, skipping blank lines, and names a broken line', async () => {
     const file = tempFile('n.ndjson', '{"a": 1}\r\n\n{"b": 2}\n');
     expect(await collect(readNdjson(file, { file: 'n.ndjson', encoding: 'utf8' }))).toEqual([
-      { line: 1, object: { a: 1 } },
-      { line: 3, object: { b: 2 } },
+      { line: 1, object: { a: number('1') } },
+      { line: 3, object: { b: number('2') } },
     ]);
     const broken = tempFile('n.ndjson', '{"a": 1}\n{"b": \n');
     const error = await failure(collect(readNdjson(broken, { file: 'n.ndjson', encoding: 'utf8' })));
