@@ -5,7 +5,7 @@ import { spreadsheetCsvOptions } from '../report/spreadsheet-safe.js';
 import { chmod, open } from 'node:fs/promises';
 import { RequestRejectedError } from '../api/index.js';
 import { loadMigrateConfig, type MigrateConfig } from '../config/index.js';
-import { registerServiceOptions, type ServiceFlags } from '../config/service.js';
+import { chooseDialect, registerServiceOptions, type ServiceFlags } from '../config/service.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { locateIssue, openExport } from '../intake/index.js';
 import { errorRowBatches, jsonReport, textReport } from '../report/validation-report.js';
@@ -76,12 +76,14 @@ export async function validateCommand(options: ValidateCommandOptions): Promise<
   });
   // Credentials and the service are checked before the export is read: a long read should not end in a usage error.
   const remote = options.remote ? await openRemote(options, config) : undefined;
+  // Payloads are checked for the dialect push would send them in (--dialect, MIGRATE_DIALECT, the mapping file).
+  const mapping = { ...config, dialect: chooseDialect({ flags: options, env: process.env, file: config }) };
   const progress = process.stderr.isTTY ? new ProgressDisplay() : undefined;
   let validation: ExportValidation;
   try {
     validation = await validateExportDirectory(
       async (join, sortFiles) => {
-        const reader = await openExport(options.dir, config, {
+        const reader = await openExport(options.dir, mapping, {
           join,
           ...(sortFiles ? { sortFiles } : {}),
           onProgress: (event) => progress?.reading(join, event.bytes, event.totalBytes),
