@@ -67,7 +67,7 @@ const CSV_STATEMENTS = [
 ];
 
 /** What each command must hold back, and why. */
-const HELD_BACK = [
+const HELD_BACK: Array<[string, string]> = [
   ['X-GROSS', 'number_out_of_range'],
   ['X-INF', 'number_out_of_range'],
   ['X-PREC', 'number_too_precise'],
