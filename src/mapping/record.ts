@@ -2,6 +2,7 @@ import type { CountryCode } from 'libphonenumber-js';
 import type { ExportMapping, FileMapping } from './mapping-rules.js';
 import { InputError } from '../errors.js';
 import type { TenantFieldKind } from '../schema/index.js';
+import { accountKeyOf } from '../sources/key-order.js';
 import type { FileKind } from '../sources/kinds.js';
 import { isJsonNumber, jsonNumberText } from '../sources/json-value.js';
 import { coerceValue, isEmptyCell, type CoerceContext, type Coerced } from './coerce.js';
@@ -393,14 +394,9 @@ export function mapJsonRecord(
 
 /** A JSON number's text as written (90000000000000000001 stays that, never 90000000000000000000). */
 function keyText(value: unknown): string | undefined {
-  const text = isJsonNumber(value)
-    ? jsonNumberText(value)
-    : typeof value === 'string'
-      ? value.trim()
-      : typeof value === 'number'
-        ? String(value)
-        : undefined;
-  return text === '' ? undefined : text;
+  if (isJsonNumber(value)) return jsonNumberText(value);
+  if (typeof value === 'string') return accountKeyOf(value);
+  return typeof value === 'number' ? String(value) : undefined;
 }
 
 /** The external account number of a CSV row, read before mapping so the row can be staged under it. */
