@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { loadMigrateConfig, type MigrateConfig } from '../config/index.js';
-import { loadServiceConfig, registerServiceOptions, type ServiceFlags } from '../config/service.js';
+import { chooseDialect, loadServiceConfig, registerServiceOptions, type ServiceFlags } from '../config/service.js';
 import {
   DEFAULT_ENGINE_SETTINGS,
   planDryRun,
@@ -19,6 +19,7 @@ import {
   isLedgerDamage,
   Ledger,
   LEDGER_FILE,
+  openLedgerReader,
   ledgerDamagedError,
   LedgerLockedError,
   prepareStateDir,
@@ -220,13 +221,18 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
       );
     const sink = log ? teeSink(progress, log) : progress;
     // Nothing is sent before every file is proven in order or sorted (README "Complete or not at all").
-    const reader = await openExportInOrder(options.dir, config, {
-      scratchDir: stateDir,
-      signal,
-      onProof: (proof) => {
-        if (proof.outOfOrder.length > 0) sink.emit({ type: 'sorting', files: proof.outOfOrder.map(outOfOrderFile) });
+    // Payloads are checked for the dialect they will be sent in, as the client checks them before sending.
+    const reader = await openExportInOrder(
+      options.dir,
+      { ...config, dialect: service.config.dialect },
+      {
+        scratchDir: stateDir,
+        signal,
+        onProof: (proof) => {
+          if (proof.outOfOrder.length > 0) sink.emit({ type: 'sorting', files: proof.outOfOrder.map(outOfOrderFile) });
+        },
       },
-    }).catch((error: unknown) => {
+    ).catch((error: unknown) => {
       throw signal.aborted ? new InterruptedError('before anything was sent') : error;
     });
     closers.unshift(() => reader.close());
@@ -419,6 +425,18 @@ function closeLog(log: NdjsonLogSink, end: { outcome: string; exitCode: number }
     );
 }
 
+/** The dialect a state directory was pushed in, read without a lock; undefined when it has no ledger yet. */
+function recordedDialect(stateDir: string): { dialect: string; stateDir: string } | undefined {
+  if (!existsSync(join(stateDir, LEDGER_FILE))) return undefined;
+  const reader = openLedgerReader(stateDir);
+  try {
+    const dialect = reader.read.dialect();
+    return dialect === undefined ? undefined : { dialect, stateDir };
+  } finally {
+    reader.close();
+  }
+}
+
 /**
  * --dry-run: stages the export into a scratch copy of the ledger (engine/dry-run.ts) and prints
  * the plan; no lock, no request, the state directory is only read (and not created).
@@ -439,7 +457,14 @@ async function dryRun(
   const scratch = mkdtempSync(join(tmpdir(), 'migrate-dry-run-'));
   let reader: ExportReader | undefined;
   try {
-    reader = await openExport(options.dir, config, { scratchDir: scratch });
+    // The dialect the real run would send in (the state directory's, if it has one): the same checks, the same plan.
+    const dialect = chooseDialect({
+      flags: options,
+      env: process.env,
+      file: config,
+      recorded: recordedDialect(stateDir),
+    });
+    reader = await openExport(options.dir, { ...config, dialect }, { scratchDir: scratch });
     refuseFileIssues(reader.fileIssues);
     const samples = new PlanSamples();
     const json = options.json ? new PlanJsonWriter((text) => process.stdout.write(text)) : undefined;

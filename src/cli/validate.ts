@@ -5,7 +5,7 @@ import { spreadsheetCsvOptions } from '../report/spreadsheet-safe.js';
 import { chmod, open } from 'node:fs/promises';
 import { RequestRejectedError } from '../api/index.js';
 import { loadMigrateConfig, type MigrateConfig } from '../config/index.js';
-import { registerServiceOptions, type ServiceFlags } from '../config/service.js';
+import { chooseDialect, registerServiceOptions, type ServiceFlags } from '../config/service.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { locateIssue, openExport, type ExportReader } from '../intake/index.js';
 import type { OrderProof } from '../intake/order-proof.js';
@@ -78,16 +78,18 @@ export async function validateCommand(options: ValidateCommandOptions): Promise<
   });
   // Credentials and the service are checked before the export is read: a long read should not end in a usage error.
   const remote = options.remote ? await openRemote(options, config) : undefined;
+  // Payloads are checked for the dialect push would send them in (--dialect, MIGRATE_DIALECT, the mapping file).
+  const mapping = { ...config, dialect: chooseDialect({ flags: options, env: process.env, file: config }) };
   const progress = process.stderr.isTTY ? new ProgressDisplay() : undefined;
   let validation: ExportValidation;
   try {
     // --remote reads the whole export first (the staged join), so that no account is sent to the service twice.
     const reader: ExportReader & { proof?: OrderProof | undefined } = remote
-      ? await openExport(options.dir, config, {
+      ? await openExport(options.dir, mapping, {
           join: 'staged',
           onProgress: (event) => progress?.reading('staged', event.bytes, event.totalBytes),
         })
-      : await openExportInOrder(options.dir, config, {
+      : await openExportInOrder(options.dir, mapping, {
           onProgress: (event) => progress?.reading('streaming', event.bytes, event.totalBytes),
         });
     try {

@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import { UsageError } from '../errors.js';
 import type { Dialect } from '../schema/index.js';
 import type { FileKind } from '../sources/kinds.js';
+import { isJsonNumber, JsonSyntaxError, jsonNumberText, parseJson } from '../sources/json-value.js';
 import { fieldType } from '../mapping/fields.js';
 import { fieldProblems, mappingFileSchema, type MappingFileInput } from '../mapping/mapping-file.js';
 import { exportMappingOf, type ExportMapping } from '../mapping/mapping-rules.js';
@@ -73,13 +74,7 @@ async function readText(file: string): Promise<string | undefined> {
 
 /** Parses and validates the file; every error names the key at fault. */
 export function parseConfigFile(file: string, text: string): MappingFileInput {
-  let json: unknown;
-  try {
-    json = JSON.parse(text.replace(/^\uFEFF/, ''));
-  } catch (error) {
-    throw new UsageError(`${file}: not valid JSON (${(error as Error).message}).`, 'config_invalid', error);
-  }
-  const parsed = mappingFileSchema.safeParse(json);
+  const parsed = mappingFileSchema.safeParse(readConfigJson(file, text));
   if (!parsed.success) throw new UsageError(`${file}: ${describeIssues(parsed.error)}`, 'config_invalid');
   const problems = Object.entries(parsed.data.mapping ?? {}).flatMap(([kind, mapping]) =>
     fieldProblems(kind as FileKind, mapping),
@@ -96,6 +91,41 @@ export function parseConfigFile(file: string, text: string): MappingFileInput {
     );
   }
   return parsed.data;
+}
+
+/**
+ * The mapping file read by the export's own JSON parser (sources/json-value.ts): a key given twice is an error, not
+ * "the last one wins", and a number in `constants`, `defaults` or a value map keeps its text, since it fills a
+ * payload field as an export cell does (`"billing_customer_reference": 1.10` is sent as "1.10"). Every other number
+ * is a plain number.
+ */
+function readConfigJson(file: string, text: string): unknown {
+  const body = text.replace(/^\uFEFF/, '');
+  try {
+    return plainNumbers(parseJson(body), []);
+  } catch (error) {
+    if (!(error instanceof JsonSyntaxError)) throw error;
+    const line = body.slice(0, error.offset).split('\n').length;
+    throw new UsageError(`${file}: not valid JSON (${error.message}, line ${line}).`, 'config_invalid', error);
+  }
+}
+
+/** Keys under which a number is a cell value (kept as parsed): mapping.KIND.constants, .defaults, .values. */
+const CELL_KEYS: ReadonlySet<string> = new Set(['constants', 'defaults', 'values']);
+
+function plainNumbers(value: unknown, path: string[]): unknown {
+  if (path.length === 3 && path[0] === 'mapping' && CELL_KEYS.has(path[2] ?? '')) return value;
+  if (isJsonNumber(value)) return Number(jsonNumberText(value));
+  if (Array.isArray(value)) return value.map((item, index) => plainNumbers(item, [...path, String(index)]));
+  if (value === null || typeof value !== 'object') return value;
+  const copy: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) {
+    const plain = plainNumbers(inner, [...path, key]);
+    if (key === '__proto__')
+      Object.defineProperty(copy, key, { value: plain, enumerable: true, writable: true, configurable: true });
+    else copy[key] = plain;
+  }
+  return copy;
 }
 
 function describeIssues(error: z.ZodError): string {

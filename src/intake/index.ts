@@ -98,6 +98,7 @@ export async function openExport(
     importSupplier: config.importSupplier,
     multiplePaymentInstructions: config.multiplePaymentInstructions,
     tenantFields: config.tenantFields,
+    dialect: config.dialect,
   };
   const open = (index: number, read?: { thread: boolean }): Promise<OpenedFile> =>
     openExportFile(files[index] as ExportFile, config, issues[index] as IssueSpool, progress(index), read);

@@ -15,10 +15,18 @@ function sortKeys(value: unknown): unknown {
     const sorted: Record<string, unknown> = {};
     for (const key of Object.keys(value).sort()) {
       const inner = (value as Record<string, unknown>)[key];
-      if (inner !== undefined) sorted[key] = sortKeys(inner);
+      if (inner === undefined) continue;
+      // An own property, as the payload has it: an assignment to "__proto__" would set the prototype and drop it.
+      if (key === '__proto__')
+        Object.defineProperty(sorted, key, { value: sortKeys(inner), enumerable: true, writable: true });
+      else sorted[key] = sortKeys(inner);
     }
     return sorted;
   }
+  // JSON.stringify would write Infinity or NaN as null ("no data"): a value changed on the way. The mapping sends
+  // only numbers a JSON number carries, so this is a defect, never the data's fault.
+  if (typeof value === 'number' && !Number.isFinite(value))
+    throw new Error(`internal: ${value} reached the ledger; JSON cannot carry it (it would be stored as null)`);
   return value;
 }
 

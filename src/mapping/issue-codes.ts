@@ -16,6 +16,8 @@ export const ExportCode = {
   invalidNumber: 'invalid_number',
   invalidInteger: 'invalid_integer',
   tooManyDecimalPlaces: 'too_many_decimal_places',
+  numberOutOfRange: 'number_out_of_range',
+  numberTooPrecise: 'number_too_precise',
   invalidDate: 'invalid_date',
   ambiguousDate: 'ambiguous_date',
   invalidDatetime: 'invalid_datetime',

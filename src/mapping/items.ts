@@ -13,7 +13,7 @@ import {
 } from '../schema/index.js';
 import type { FileKind } from '../sources/kinds.js';
 import { ExportCode } from './issue-codes.js';
-import { recordIssue, type JoinContext, type StagedRecord } from './staged-record.js';
+import { dialectIssues, recordIssue, type JoinContext, type StagedRecord } from './staged-record.js';
 import { columnOfPath } from './locate.js';
 import type { MappedItem, SourceIssue } from './types.js';
 
@@ -132,7 +132,7 @@ export function itemsOf(
     attach(
       set.transactions,
       'transactions',
-      validateTransactionsRequest(body, { today: context.today }),
+      [...validateTransactionsRequest(body, { today: context.today }), ...dialectIssues(context, 'transactions', body)],
       number,
       context,
     );

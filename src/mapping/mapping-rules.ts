@@ -1,5 +1,5 @@
 import type { CountryCode } from 'libphonenumber-js';
-import type { TenantFields } from '../schema/index.js';
+import type { Dialect, TenantFields } from '../schema/index.js';
 import { FILE_KINDS, type FileKind } from '../sources/kinds.js';
 import { parseDateFormat, type DateFormat } from './date-format.js';
 import type { FileMappingInput, MappingFileInput } from './mapping-file.js';
@@ -43,6 +43,11 @@ export interface ExportMapping {
   mapping: Record<FileKind, FileMapping>;
   /** Declared payload fields beyond the spec's (`tenant_fields`), copied into the payload as given. */
   tenantFields: TenantFields;
+  /**
+   * The wire dialect the payloads are checked for: the command's (--dialect, MIGRATE_DIALECT, the mapping file, the
+   * state directory's), set by the command before the export is read; the spec dialect when not set.
+   */
+  dialect?: Dialect | undefined;
 }
 
 /** The complete rules of a validated mapping file (`{}` when there is none). */

@@ -4,9 +4,11 @@ import { InputError } from '../errors.js';
 import type { TenantFieldKind } from '../schema/index.js';
 import { accountKeyOf } from '../sources/key-order.js';
 import type { FileKind } from '../sources/kinds.js';
-import { coerceValue, isEmptyCell, type CoerceContext } from './coerce.js';
+import { isJsonNumber, jsonNumberText } from '../sources/json-value.js';
+import { coerceValue, isEmptyCell, type CoerceContext, type Coerced } from './coerce.js';
 import { fieldType, NESTED_OBJECTS, type FieldType } from './fields.js';
 import { ExportCode } from './issue-codes.js';
+import { readJsonCell, withExactNumbers } from './json-cell.js';
 
 // One source record -> one mapped record (pure): mapping-file rules, then coercion. The
 // external account number and supplier are lifted out for the join; `fields` holds the payload
@@ -232,18 +234,25 @@ function assign(
 ): void {
   const { field } = target;
   const valueMap = plan.mapping.values[field];
-  // The trimmed key is only needed where the field has a value map (most have none).
-  const key = valueMap && typeof raw === 'string' ? raw.trim() : raw;
+  // The trimmed key is only needed where the field has a value map (most have none); a JSON number's is its text.
+  const key = valueMap && typeof raw === 'string' ? (isJsonNumber(raw) ? jsonNumberText(raw) : raw.trim()) : raw;
   const mapped = valueMap && typeof key === 'string' && Object.hasOwn(valueMap, key) ? valueMap[key] : raw;
   if (isEmptyCell(mapped)) return;
-  const result = coerceValue(target.type, mapped, target.context);
   const inlinePlan = plan.inline && INLINE_LISTS.has(field) ? plan.inline[field as InlineList] : undefined;
+  const result = inlinePlan ? inlineList(mapped, field) : coerceValue(target.type, mapped, target.context);
   const value =
     inlinePlan && Array.isArray(result.value)
       ? mapInline(inlinePlan, record, field, result.value, column)
       : result.value;
   setPath(target.lifted ? lifted : record.fields, target.path, value);
   if (result.issue) record.issues.push({ attr: field, ...(column === undefined ? {} : { column }), ...result.issue });
+}
+
+/** Inline customers or supply addresses: a JSON list whose items are mapped field by field (numbers still marked). */
+function inlineList(value: unknown, field: string): Coerced {
+  const read = readJsonCell(value, field);
+  if (read.issue || Array.isArray(read.value)) return read;
+  return { value: read.value, issue: { code: ExportCode.invalidType, message: `${field} must be a JSON array.` } };
 }
 
 /**
@@ -261,8 +270,13 @@ function mapInline(
 ): unknown[] {
   const where = column === undefined ? {} : { column };
   return items.map((item, index) => {
-    if (typeof item !== 'object' || item === null || Array.isArray(item)) return item;
     const prefix = `${list}.${index}`;
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) {
+      const exact = withExactNumbers(item, prefix);
+      if ('value' in exact) return exact.value;
+      record.issues.push({ attr: prefix, ...where, code: exact.code, message: `${exact.problem}.` });
+      return isJsonNumber(item) ? jsonNumberText(item) : item;
+    }
     const unknownKey = (key: string): void => {
       record.issues.push({
         attr: `${prefix}.${key}`,
@@ -378,7 +392,9 @@ export function mapJsonRecord(
   return finish(plan, record, lifted);
 }
 
+/** A JSON number's text as written (90000000000000000001 stays that, never 90000000000000000000). */
 function keyText(value: unknown): string | undefined {
+  if (isJsonNumber(value)) return jsonNumberText(value);
   if (typeof value === 'string') return accountKeyOf(value);
   return typeof value === 'number' ? String(value) : undefined;
 }

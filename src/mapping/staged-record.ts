@@ -1,4 +1,5 @@
-import type { TenantFields } from '../schema/index.js';
+import { moneyToStrings } from '../schema/index.js';
+import type { Dialect, MoneyBody, TenantFields, ValidationIssue } from '../schema/index.js';
 import type { MappedRecord, RecordIssue } from './record.js';
 import type { SourceIssue } from './types.js';
 
@@ -19,6 +20,16 @@ export interface JoinContext {
   multiplePaymentInstructions?: boolean;
   /** Declared tenant fields: in the payload as given, left out of the spec's validation (the service judges them). */
   tenantFields: TenantFields;
+  /**
+   * The wire dialect the payloads will be sent in (default spec): `kraken` sends money as decimal strings in the
+   * platform's precision, so a value that form cannot carry is a problem here, as the client would refuse it.
+   */
+  dialect?: Dialect | undefined;
+}
+
+/** The problems of a request body that the dialect's wire form cannot carry (none in the spec dialect). */
+export function dialectIssues(context: JoinContext, body: MoneyBody, value: unknown): ValidationIssue[] {
+  return context.dialect === 'kraken' ? moneyToStrings(body, value).issues : [];
 }
 
 export function recordIssue(file: string, line: number, number: string, issue: RecordIssue, prefix = ''): SourceIssue {

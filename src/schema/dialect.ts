@@ -98,20 +98,31 @@ export function decimalText(value: number, decimals: number): string | undefined
 
 /**
  * The body with its money as decimal strings (the real platform's format). A number with more
- * places than the field takes is a problem, never rounded.
+ * places than the field takes is a problem, never rounded; so is one with more digits before the point than the
+ * platform's pattern allows (it would refuse it).
  */
 export function moneyToStrings(body: MoneyBody, value: unknown): { value: unknown; issues: ValidationIssue[] } {
   const issues: ValidationIssue[] = [];
   const converted = convert(value, MONEY_SHAPES[body], '', (item, kind, attr) => {
     if (typeof item !== 'number') return item;
     const text = decimalText(item, kind.decimals);
-    if (text !== undefined) return text;
+    const whole = text?.replace(/^-/, '').split('.')[0] ?? '';
+    if (text !== undefined && whole.replace(/^0+(?=\d)/, '').length <= kind.integerDigits) return text;
     issues.push({
       attr: attr.replace(/^payload\./, ''),
-      code: 'max_decimal_places',
-      detail:
-        `${item} has more than ${kind.decimals} decimal places; the platform takes ${kind.decimals} for ` +
-        `this field.`,
+      ...(text === undefined
+        ? {
+            code: 'max_decimal_places',
+            detail:
+              `${item} has more than ${kind.decimals} decimal places; the platform takes ${kind.decimals} for ` +
+              `this field.`,
+          }
+        : {
+            code: 'max_whole_digits',
+            detail:
+              `${text} has more than ${kind.integerDigits} digits before the decimal point; the platform takes ` +
+              `at most ${kind.integerDigits} for this field.`,
+          }),
     });
     return item;
   });

@@ -1,4 +1,4 @@
-import { isUtf8 } from 'node:buffer';
+import { isAscii, isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { InputError } from '../errors.js';
@@ -142,6 +142,7 @@ async function* checkedChunks(
   options: DecodeOptions,
 ): AsyncGenerator<{ text: string; bytes: Buffer; utf8: boolean }> {
   const label = labelOf(options.encoding);
+  if (label === 'windows-1252') await refuseUtf8AsSingleByte(absolutePath, options);
   const decoder = new TextDecoder(label, { fatal: true, ignoreBOM: false });
   const checkNul = !UTF16.has(label);
   let linesBefore = 0;
@@ -207,4 +208,87 @@ async function* checkedChunks(
   } finally {
     stream.destroy();
   }
+}
+
+/**
+ * Whether a file is UTF-8 holding at least one multi-byte character (not plain ASCII, which reads the same in every
+ * encoding the tool takes). Stops at the first chunk that is not UTF-8: a real windows-1252 file with accents
+ * stops there.
+ */
+async function isMultiByteUtf8(absolutePath: string): Promise<boolean> {
+  let carry: Buffer = Buffer.alloc(0);
+  let multiByte = false;
+  const stream = createReadStream(absolutePath, { highWaterMark: 256 * 1024 });
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      const joined = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
+      const cut = joined.length - incompleteTail(joined);
+      const whole = joined.subarray(0, cut);
+      if (!isUtf8(whole)) return false;
+      multiByte ||= !isAscii(whole);
+      carry = joined.subarray(cut);
+    }
+  } catch {
+    // Unreadable: the read that follows names the cause.
+    return false;
+  } finally {
+    stream.destroy();
+  }
+  return multiByte && carry.length === 0;
+}
+
+/** The 1-based line of the first byte from 0x80 up, and that line's bytes (at most 4 KB of them). */
+async function firstNonAsciiLine(absolutePath: string): Promise<{ line: number; bytes: Buffer }> {
+  let line = 1;
+  const stream = createReadStream(absolutePath, { highWaterMark: 256 * 1024 });
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      const at = isAscii(chunk) ? -1 : chunk.findIndex((byte) => byte >= 0x80);
+      const end = at === -1 ? chunk.length : at;
+      for (let index = chunk.indexOf(10); index !== -1 && index < end; index = chunk.indexOf(10, index + 1)) line += 1;
+      if (at === -1) continue;
+      const start = chunk.lastIndexOf(10, at) + 1;
+      const stop = chunk.indexOf(10, at);
+      return { line, bytes: chunk.subarray(start, Math.min(stop === -1 ? chunk.length : stop, start + 4096)) };
+    }
+  } finally {
+    stream.destroy();
+  }
+  return { line, bytes: Buffer.alloc(0) };
+}
+
+/** The word around the first non-ASCII character of a line, as UTF-8 text: what the message shows. */
+function wordAround(text: string): string {
+  const chars = [...text];
+  const at = Math.max(
+    0,
+    chars.findIndex((char) => char.charCodeAt(0) >= 0x80),
+  );
+  const separator = /[\s,;|"]/;
+  let start = at;
+  let end = at + 1;
+  while (start > 0 && at - start < 20 && !separator.test(chars[start - 1] ?? ' ')) start -= 1;
+  while (end < chars.length && end - at < 20 && !separator.test(chars[end] ?? ' ')) end += 1;
+  return chars.slice(start, end).join('');
+}
+
+/**
+ * A file declared in a single-byte encoding (latin1, windows-1252) whose bytes are UTF-8 with multi-byte
+ * characters: read as declared, "Café" would be sent as "CafÃ©" in every record. It cannot be read as declared:
+ * refused before any record is read, at the line of the first such character. (Real windows-1252 text is almost
+ * never valid UTF-8: an accented letter is followed by an ASCII one, never by the byte a UTF-8 sequence needs.)
+ */
+async function refuseUtf8AsSingleByte(absolutePath: string, options: DecodeOptions): Promise<void> {
+  if (!(await isMultiByteUtf8(absolutePath))) return;
+  const { line, bytes } = await firstNonAsciiLine(absolutePath);
+  const word = wordAround(bytes.toString('utf8'));
+  const misread = new TextDecoder('windows-1252').decode(Buffer.from(word, 'utf8'));
+  throw new InputError(
+    options.file,
+    line,
+    `is declared "encoding": "${options.encoding}" in the mapping file, but its bytes are UTF-8: read as ` +
+      `${options.encoding}, ${JSON.stringify(word)} would be sent as ${JSON.stringify(misread)}. Remove "encoding" ` +
+      `from the mapping file (UTF-8 is the default) or set it to "utf-8".`,
+    'input_encoding_mismatch',
+  );
 }

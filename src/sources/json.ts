@@ -1,9 +1,11 @@
 import { InputError } from '../errors.js';
 import { decodeFile, type DecodeOptions } from './decode.js';
+import { JsonSyntaxError, parseJson } from './json-value.js';
 import { MAX_RECORD_BYTES, MAX_RECORD_TEXT } from './limits.js';
 
 // JSON arrays and NDJSON as streams (docs/export-format.md "Files"): only the current record is held in
-// memory, so a large `.json` export reads in bounded memory like a CSV one.
+// memory, so a large `.json` export reads in bounded memory like a CSV one. A record's numbers come out marked with
+// their source text (json-value.ts), never as binary doubles.
 
 export interface JsonRecord {
   /** 1-based line where the record starts. */
@@ -23,19 +25,46 @@ function asRecord(file: string, line: number, value: unknown, what: string): Rec
   return value as Record<string, unknown>;
 }
 
-function parseElement(file: string, line: number, text: string, what: string): Record<string, unknown> {
-  try {
-    return asRecord(file, line, JSON.parse(text), what);
-  } catch (error) {
-    if (error instanceof InputError) throw error;
-    throw new InputError(
-      file,
-      line,
-      `${what} is not valid JSON (${(error as Error).message}).`,
-      'input_unparseable',
-      error,
-    );
+function newlinesBefore(text: string, end: number): number {
+  let count = 0;
+  for (let at = text.indexOf('\n'); at !== -1 && at < end; at = text.indexOf('\n', at + 1)) count += 1;
+  return count;
+}
+
+/** What to say about a record the parser refused, and its code. */
+function refusal(error: JsonSyntaxError, what: string): { message: string; code: string } {
+  switch (error.problem) {
+    case 'duplicate_key':
+      return {
+        message:
+          `${what} has the key ${JSON.stringify(error.key)} twice in one object; JSON does not say which value ` +
+          `counts and it is never guessed: keep one of them.`,
+        code: 'input_duplicate_key',
+      };
+    case 'nul_character':
+      return {
+        message: `${what} holds a NUL character (\\u0000) in a string; an export holds text: remove it.`,
+        code: 'input_binary',
+      };
+    default:
+      return { message: `${what} is not valid JSON (${error.message}).`, code: 'input_unparseable' };
   }
+}
+
+/**
+ * One record, read by the export's JSON parser (json-value.ts): numbers keep their source text, a key twice in one
+ * object is an error. The error's line is the line of the problem inside the record.
+ */
+function parseElement(file: string, line: number, text: string, what: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = parseJson(text);
+  } catch (error) {
+    if (!(error instanceof JsonSyntaxError)) throw error;
+    const { message, code } = refusal(error, what);
+    throw new InputError(file, line + newlinesBefore(text, error.offset), message, code, error);
+  }
+  return asRecord(file, line, value, what);
 }
 
 /** Scanner state of a JSON array read chunk by chunk. */

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadMigrateConfig } from '../../src/config/index.js';
 import { UsageError } from '../../src/errors.js';
+import { NUMBER_MARK } from '../../src/sources/json-value.js';
 
 // Every temporary directory of this file lives under one, removed at the end.
 const base = mkdtempSync(path.join(os.tmpdir(), 'migrate-test-'));
@@ -122,6 +123,31 @@ describe('loadMigrateConfig', () => {
       await usageError('{"mapping": {"accounts": {"rename": {"A": "billing_name", "B": "billing_name"}}}}'),
     ).toMatch(/two columns are renamed to "billing_name"/);
     expect(await usageError('{"import_supplier": "ACME",}')).toMatch(/migrate\.config\.json: not valid JSON/);
+  });
+});
+
+describe('the mapping file: values exactly as written', () => {
+  it('keeps the text of a number in constants, defaults and value maps; other numbers are numbers', async () => {
+    const { cwd } = dirs();
+    writeFileSync(
+      path.join(cwd, 'migrate.config.json'),
+      '{"mapping": {"accounts": {"constants": {"billing_customer_reference": 1.10}, "defaults": ' +
+        '{"transfer_balance": 90000000000000000001}, "values": {"account_type": {"1": 2.50}}, ' +
+        '"scale": {"transfer_balance": 0.01}}}, "task_params": {"n": 1.50}}',
+    );
+    const config = await loadMigrateConfig({ cwd, env: {} });
+    const accounts = config.mapping.accounts;
+    expect(accounts.constants).toEqual({ billing_customer_reference: `${NUMBER_MARK}1.10` });
+    expect(accounts.defaults).toEqual({ transfer_balance: `${NUMBER_MARK}90000000000000000001` });
+    expect(accounts.values).toEqual({ account_type: { '1': `${NUMBER_MARK}2.50` } });
+    expect(accounts.scale).toEqual({ transfer_balance: 0.01 });
+    expect(config.taskParams).toEqual({ n: 1.5 });
+  });
+
+  it('refuses a key given twice, naming it and its line', async () => {
+    expect(await usageError('{"import_supplier": "ACME",\n "import_supplier": "OTHER"}')).toMatch(
+      /migrate\.config\.json: not valid JSON \(the key "import_supplier" twice in one object, line 2\)\.$/,
+    );
   });
 });
 

@@ -242,6 +242,12 @@ describe('fingerprints', () => {
     expect(fingerprintOf({ a: 1, b: 2 })).toBe(fingerprintOf({ b: 2, a: 1 }));
     expect(fingerprintOf([1, 2])).not.toBe(fingerprintOf([2, 1]));
   });
+
+  it('keep every value as it is: "__proto__" stays a key, and a number JSON cannot carry is refused, never null', () => {
+    expect(canonicalJson(JSON.parse('{"b": 1, "__proto__": {"x": 2}}'))).toBe('{"__proto__":{"x":2},"b":1}');
+    expect(() => canonicalJson({ transfer_balance: Infinity })).toThrow(/JSON cannot carry it/);
+    expect(() => canonicalJson({ metadata: [{ value: { n: NaN } }] })).toThrow(/JSON cannot carry it/);
+  });
 });
 
 describe('the state directory lock', () => {

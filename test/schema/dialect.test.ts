@@ -59,6 +59,20 @@ describe('money as decimal strings', () => {
     expect(decimalText(0.1 + 0.2, 2)).toBeUndefined();
   });
 
+  it("refuses a value with more digits before the point than the platform's pattern, which it would refuse", () => {
+    const { issues } = moneyToStrings('transactions', {
+      transactions: [{ amount: 9999999999.99 }, { amount: -12345678901 }, { amount: 0.5 }],
+    });
+    expect(issues).toEqual([
+      {
+        attr: 'transactions.1.amount',
+        code: 'max_whole_digits',
+        detail:
+          '-12345678901.00 has more than 10 digits before the decimal point; the platform takes at most 10 for this field.',
+      },
+    ]);
+  });
+
   it('reads them back (the sandbox), refusing JSON numbers and strings outside the pattern', () => {
     const written = moneyToStrings('transactions', { transactions: [transaction] }).value;
     expect(moneyFromStrings('transactions', written)).toEqual({ value: { transactions: [transaction] }, issues: [] });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InputError, UsageError } from '../../src/errors.js';
 import { findExportFiles, readCsv, readJsonArray, readNdjson } from '../../src/sources/index.js';
+import { NUMBER_MARK } from '../../src/sources/json-value.js';
 
 // Every temporary directory of this file lives under one, removed at the end.
 const base = mkdtempSync(path.join(os.tmpdir(), 'migrate-test-'));
@@ -15,6 +16,9 @@ function tempFile(name: string, content: string | Buffer): string {
   writeFileSync(file, content);
   return file;
 }
+
+/** A JSON number as the readers give it: its source text, marked (json-value.ts). */
+const number = (text: string): string => `${NUMBER_MARK}${text}`;
 
 async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
   const items: T[] = [];
@@ -115,7 +119,7 @@ describe('JSON and NDJSON readers', () => {
     const file = tempFile('a.json', '\uFEFF[\n  {"a": "x]}"},\n  {\n    "b": {"c": [1, 2]}\n  }\n]\n');
     expect(await collect(readJsonArray(file, { file: 'a.json', encoding: 'utf8' }))).toEqual([
       { line: 2, object: { a: 'x]}' } },
-      { line: 3, object: { b: { c: [1, 2] } } },
+      { line: 3, object: { b: { c: [number('1'), number('2')] } } },
     ]);
   });
 
@@ -137,13 +141,87 @@ describe('JSON and NDJSON readers', () => {
   it('reads NDJSON line by line, skipping blank lines, and names a broken line', async () => {
     const file = tempFile('n.ndjson', '{"a": 1}\r\n\n{"b": 2}\n');
     expect(await collect(readNdjson(file, { file: 'n.ndjson', encoding: 'utf8' }))).toEqual([
-      { line: 1, object: { a: 1 } },
-      { line: 3, object: { b: 2 } },
+      { line: 1, object: { a: number('1') } },
+      { line: 3, object: { b: number('2') } },
     ]);
     const broken = tempFile('n.ndjson', '{"a": 1}\n{"b": \n');
     const error = await failure(collect(readNdjson(broken, { file: 'n.ndjson', encoding: 'utf8' })));
     expect(error.line).toBe(2);
     expect(error.message).toContain('line 2 is not valid JSON');
+  });
+});
+
+describe('values as the export holds them', () => {
+  const json = (content: string) =>
+    collect(readJsonArray(tempFile('a.json', content), { file: 'a.json', encoding: 'utf8' }));
+  const ndjson = (content: string) =>
+    collect(readNdjson(tempFile('a.ndjson', content), { file: 'a.ndjson', encoding: 'utf8' }));
+
+  it('keeps every number as written in the file, in JSON and NDJSON', async () => {
+    const text = '{"external_account_number": 90000000000000000001, "billing_customer_reference": 1.10, "x": 1e309}';
+    const expected = {
+      external_account_number: number('90000000000000000001'),
+      billing_customer_reference: number('1.10'),
+      x: number('1e309'),
+    };
+    expect(await json(`[\n${text}\n]`)).toEqual([{ line: 2, object: expected }]);
+    expect(await ndjson(`${text}\n`)).toEqual([{ line: 1, object: expected }]);
+  });
+
+  it('refuses a key twice in one object at the line of the second, naming it (never the last one wins)', async () => {
+    const error = await failure(
+      json(
+        '[\n{"external_account_number": "A-1"},\n{"external_account_number": "A-2",\n "billing_name": "x",\n' +
+          ' "external_account_number": "A-3"}\n]',
+      ),
+    );
+    expect([error.line, error.code]).toEqual([5, 'input_duplicate_key']);
+    expect(error.message).toBe(
+      'a.json:5: record 2 has the key "external_account_number" twice in one object; JSON does not say which value ' +
+        'counts and it is never guessed: keep one of them.',
+    );
+    const nested = await failure(ndjson('{"a": 1}\n{"billing_address": {"country": "GB", "country": "FR"}}\n'));
+    expect([nested.line, nested.code]).toEqual([2, 'input_duplicate_key']);
+    expect(nested.message).toContain('the key "country" twice');
+  });
+
+  it('refuses a NUL character escaped in a string, as a NUL byte is refused', async () => {
+    const error = await failure(ndjson('{"a": "x"}\n{"a": "x\\u0000"}\n'));
+    expect([error.line, error.code]).toEqual([2, 'input_binary']);
+  });
+
+  it('names the line of a syntax error inside a record that spans lines', async () => {
+    const error = await failure(json('[\n{"a": 1,\n "b": 01}\n]'));
+    expect([error.line, error.code]).toEqual([3, 'input_unparseable']);
+    expect(error.message).toContain('record 1 is not valid JSON');
+  });
+});
+
+describe('a UTF-8 file declared in a single-byte encoding', () => {
+  const declared = (content: string | Buffer, encoding = 'windows-1252') =>
+    collect(readCsv(tempFile('t.csv', content), { file: 't.csv', delimiter: ',', encoding }));
+
+  it('is refused before any row is read, at the line of the first multi-byte character, with what to change', async () => {
+    for (const encoding of ['windows-1252', 'latin1']) {
+      const error = await failure(
+        declared('external_account_number,billing_name\nA-1,Plain\nA-2,Café Zoë Ltd\n', encoding),
+      );
+      expect([error.line, error.code]).toEqual([3, 'input_encoding_mismatch']);
+      expect(error.message).toBe(
+        `t.csv:3: is declared "encoding": "${encoding}" in the mapping file, but its bytes are UTF-8: read as ` +
+          `${encoding}, "Café" would be sent as "CafÃ©". Remove "encoding" from the mapping file (UTF-8 is the ` +
+          `default) or set it to "utf-8".`,
+      );
+    }
+    const jsonError = await failure(
+      collect(readNdjson(tempFile('a.ndjson', '{"billing_name": "Zoë"}\n'), { file: 'a.ndjson', encoding: 'cp1252' })),
+    );
+    expect(jsonError.code).toBe('input_encoding_mismatch');
+  });
+
+  it('reads real windows-1252 text, and plain ASCII, as declared', async () => {
+    expect((await declared(Buffer.from('a,b\n1,Caf\xe9 Zo\xeb\n', 'latin1')))[1]?.cells).toEqual(['1', 'Café Zoë']);
+    expect((await declared('a,b\n1,Plain\n'))[1]?.cells).toEqual(['1', 'Plain']);
   });
 });
 

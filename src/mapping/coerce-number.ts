@@ -1,0 +1,119 @@
+import { isJsonNumber, jsonNumberText } from '../sources/json-value.js';
+import { fail, type CoerceContext, type Coerced } from './coerced.js';
+import { asDouble, multiply, parseDecimal, wholeNumberOf, type Decimal } from './decimal.js';
+import { ExportCode } from './issue-codes.js';
+
+// Numbers and amounts (docs/export-format.md "Values"): read exactly from their text (a CSV cell, or a JSON number
+// as the export wrote it), scaled exactly, and sent only where the JSON number that carries them is the same
+// number. Anything else is an error on the cell, never a rounded, infinite or missing value. Pure.
+
+/** `.` as the decimal point, an optional sign, no exponent: a number in a cell (JSON numbers follow JSON's grammar). */
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)$/;
+
+/** The decimal of a cell, a JSON number, or a number the mapping file gives; undefined for anything else. */
+function decimalOf(value: unknown): Decimal | undefined {
+  if (isJsonNumber(value)) return parseDecimal(jsonNumberText(value));
+  if (typeof value === 'number') return Number.isFinite(value) ? parseDecimal(String(value)) : undefined;
+  return typeof value === 'string' && DECIMAL.test(value) ? parseDecimal(value) : undefined;
+}
+
+function shown(value: unknown): string {
+  return isJsonNumber(value) ? jsonNumberText(value) : String(value);
+}
+
+function notANumber(value: unknown, field: string): Coerced {
+  return fail(
+    value,
+    ExportCode.invalidNumber,
+    `${field}: "${shown(value)}" is not a number ("." as the decimal point, no currency sign or thousands ` +
+      `separator).`,
+  );
+}
+
+/** The mapping file's scale of this field applied exactly; undefined where the product has too many digits. */
+function scaled(decimal: Decimal, context: CoerceContext): Decimal | undefined {
+  const factor = context.mapping.scale[context.field];
+  if (factor === undefined) return decimal;
+  const by = parseDecimal(String(factor));
+  return by === undefined ? undefined : multiply(decimal, by);
+}
+
+function afterScale(context: CoerceContext): string {
+  const factor = context.mapping.scale[context.field];
+  return factor === undefined ? '' : ` (after the mapping file's scale of ${factor})`;
+}
+
+export function coerceNumber(type: 'integer' | 'number' | 'amount', value: unknown, context: CoerceContext): Coerced {
+  const read = decimalOf(value);
+  if (read === undefined) return notANumber(value, context.field);
+  const decimal = scaled(read, context);
+  if (type === 'integer' && decimal !== undefined && decimal.exponent < 0)
+    return fail(value, ExportCode.invalidInteger, `${context.field}: "${shown(value)}" is not a whole number.`);
+  const double = decimal === undefined ? undefined : asDouble(decimal);
+  if (double?.ok) return { value: double.value };
+  if (double?.problem === 'range')
+    return fail(
+      value,
+      ExportCode.numberOutOfRange,
+      `${context.field}: ${shown(value)}${afterScale(context)} is beyond the largest number a JSON number ` +
+        `carries (about 1.8e308); it cannot be sent.`,
+    );
+  const arrives = double === undefined ? '' : `: it would arrive as ${double.nearest}`;
+  return fail(
+    value,
+    ExportCode.numberTooPrecise,
+    `${context.field}: ${shown(value)}${afterScale(context)} has more significant digits than a JSON number ` +
+      `carries exactly${arrives}; give at most 15 significant digits.`,
+  );
+}
+
+/**
+ * Statements' gross_amount: the export gives major units (40.10), the service takes an integer in
+ * minor units (4010). Converted on the text, never in binary floating point (0.29 * 100 is
+ * 28.999999999999996). A column the mapping file declares in `minor_units` is taken as it is.
+ */
+export function coerceMinorAmount(value: unknown, context: CoerceContext): Coerced {
+  const decimal = decimalOf(value);
+  if (decimal === undefined) return notANumber(value, context.field);
+  const declaredMinor = context.mapping.minorUnits.includes(context.field);
+  const minor = wholeNumberOf(decimal, declaredMinor ? 0 : 2);
+  if (typeof minor === 'number') return { value: minor };
+  const text = shown(value);
+  if (minor === 'range')
+    return fail(
+      value,
+      ExportCode.numberOutOfRange,
+      `${context.field}: ${text} is beyond ${Number.MAX_SAFE_INTEGER} minor units (pence, cents), the largest ` +
+        `whole number a JSON number carries exactly; it cannot be sent.`,
+    );
+  if (declaredMinor)
+    return fail(
+      value,
+      ExportCode.invalidInteger,
+      `${context.field}: "${text}" is not a whole number of minor units (pence, cents); the mapping file ` +
+        `declares this column in minor units.`,
+    );
+  return fail(
+    value,
+    ExportCode.tooManyDecimalPlaces,
+    `${context.field}: "${text}" has more than two decimal places; give the amount in major units with at most ` +
+      `two (e.g. 40.10), or declare the column in "minor_units" in the mapping file if it holds pence or cents.`,
+  );
+}
+
+/** A number inside a JSON value (metadata, ledgers, line items, ...), sent as a JSON number: exactly, or a problem. */
+export function exactNumber(text: string): { value: number } | { code: string; problem: string } {
+  const decimal = parseDecimal(text);
+  const double = decimal === undefined ? undefined : asDouble(decimal);
+  if (double?.ok) return { value: double.value };
+  if (double?.problem === 'range')
+    return {
+      code: ExportCode.numberOutOfRange,
+      problem: `${text} is beyond the largest number a JSON number carries (about 1.8e308)`,
+    };
+  const arrives = double === undefined ? '' : ` (it would arrive as ${double.nearest})`;
+  return {
+    code: ExportCode.numberTooPrecise,
+    problem: `${text} has more significant digits than a JSON number carries exactly${arrives}`,
+  };
+}
