@@ -356,6 +356,18 @@ export class Ledger {
     return times.length === 0 ? null : Math.min(...times);
   }
 
+  /**
+   * Makes every scheduled account's status check due by `at` (a --no-wait run takes up what earlier runs left waiting
+   * at once: it will not wait for a check due later). Returns how many were brought forward.
+   */
+  checksDueBy(at: number): number {
+    this.flush();
+    return this.#prepare(`UPDATE accounts SET next_check_at = ? WHERE state = 'scheduled' AND next_check_at > ?`).run(
+      at,
+      at,
+    ).changes;
+  }
+
   /** Import suppliers that have scheduled accounts (for the imported-accounts list call). */
   scheduledSuppliers(): string[] {
     const rows = this.#prepare(

@@ -312,14 +312,26 @@ describe('push engine against an in-memory service', () => {
     expectExact(service, specs);
   });
 
-  it('--no-wait schedules only; a later run polls and pushes the records', async () => {
+  it('--no-wait never waits for processing; the next --no-wait run checks what it left and pushes the records', async () => {
     const service = new FakeService();
-    const first = await push(service, [accountEntry(full(1))], { wait: false });
+    service.pollsToSettle = 1_000_000;
+    // Checks due a second after a create: a run that waited for them would take that long.
+    const noWait = { wait: false, pollSchedule: { firstDelayMs: 1_000, factor: 2, maxDelayMs: 2_000, jitter: 0 } };
+    const first = await push(service, [accountEntry(full(1))], noWait);
+    expect(first.reason).toBe('finished');
     expect(first.counts.accounts).toEqual({ scheduled: 1 });
-    expect(first.exitCode).toBe(0);
+    // Not finished: exit 1, as `migrate status` says (README "Exit codes").
+    expect(first.exitCode).toBe(1);
     expect(service.calls).toEqual(['create']);
-    const second = await push(service, undefined);
-    expect(second.exitCode).toBe(0);
+    // Still processing: the next run checks it once (its check brought forward) and does not wait for it.
+    const second = await push(service, undefined, noWait);
+    expect(second.counts.accounts).toEqual({ scheduled: 1 });
+    expect(second.exitCode).toBe(1);
+    expect(service.calls).toEqual(['create', 'transfer']);
+    service.pollsToSettle = 0;
+    const third = await push(service, undefined, noWait);
+    expect(third.exitCode).toBe(0);
+    expect(third.counts.accounts).toEqual({ done: 1 });
     expectExact(service, [full(1)]);
   });
 
