@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { openLedgerDb } from './db.js';
-import { LedgerReader } from './read.js';
+import { LedgerReader, type RecordedService } from './read.js';
 import { setClause, toAccountRow, toItemRow } from './rows.js';
 import { GroupWriter } from './writer.js';
 import type {
@@ -109,6 +109,29 @@ export class Ledger {
   /** Records the dialect of the state directory; it is chosen once (read.dialect()). */
   recordDialect(dialect: string): void {
     this.#prepare(`INSERT INTO settings (key, value) VALUES ('dialect', ?) ON CONFLICT (key) DO NOTHING`).run(dialect);
+  }
+
+  /**
+   * Records the service this state directory is used with (read.service()): the first push's, or, `moved`, the one a
+   * push moves it to (--move-ledger-to-service), with a note of the one before. The dialect goes with it.
+   */
+  recordService(service: RecordedService, moved?: { from: RecordedService; runId: number }): void {
+    const set = this.#prepare(
+      `INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+    );
+    const clear = this.#prepare(`DELETE FROM settings WHERE key = ?`);
+    this.db.transaction(() => {
+      set.run('service_url', service.url);
+      set.run('dialect', service.dialect);
+      if (service.importSupplier === undefined) clear.run('import_supplier');
+      else set.run('import_supplier', service.importSupplier);
+      if (moved)
+        set.run(
+          'service_note',
+          `moved by run ${moved.runId} at ${now()} from ${moved.from.url} (${moved.from.dialect} dialect` +
+            `${moved.from.importSupplier ? `, import supplier ${moved.from.importSupplier}` : ''})`,
+        );
+    })();
   }
 
   // Runs ----------------------------------------------------------------------------------
