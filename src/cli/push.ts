@@ -44,7 +44,7 @@ import { PlanJsonWriter, PlanSamples, renderPlan } from '../report/summary-plan.
 import { buildPushSummary, colorWanted, renderSummary } from '../report/summary.js';
 import { DEFAULT_SUPPLIERS } from '../sandbox/index.js';
 import { openService } from './open-service.js';
-import { parseMaxErrors, parseSteps, positiveInt, readAccountsOption } from './push-options.js';
+import { parseCodes, parseMaxErrors, parseSteps, positiveInt, readAccountsOption } from './push-options.js';
 
 export interface PushCommandOptions extends ServiceFlags {
   dir: string;
@@ -133,6 +133,12 @@ export function registerPushCommand(program: Command, setExitCode: (code: number
       '--max-errors <n>',
       "stop taking new work once more than N (or N% of the run's accounts and records) failed in this run; exit 1",
       parseMaxErrors,
+    )
+    .option(
+      '--retry-invalid <codes>',
+      'send again accounts the service refused with these error codes (comma-separated), e.g. invalid_import_supplier ' +
+        'once the supplier is set up',
+      parseCodes,
     )
     .option(
       MOVE_FLAG,
@@ -229,6 +235,7 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
     if (recorded === undefined) ledger.recordDialect(service.config.dialect);
     const runId = ledger.startRun('push', runOptions(options));
     if (moving) announceMove(stateDir, recordedService, thisService);
+    if (options.retryInvalid !== undefined) releaseInvalid(ledger, options.retryInvalid);
     let finished = false;
     // A run that ends by an exception (unreadable export, lost lock) is recorded as failed, not left `running`.
     closers.unshift(() => {
@@ -236,6 +243,8 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
         quietly(() =>
           ledger.finishRun(runId, 'failed', thrown instanceof MigrateError ? thrown.exitCode : ExitCode.fatal, {
             ...ledger.read.counts(),
+            // Why it stopped, for `status` (its next step): never a secret (the messages are scrubbed).
+            ...(thrown instanceof MigrateError ? { fatal: { code: thrown.code, detail: thrown.message } } : {}),
           }),
         );
     });
@@ -287,7 +296,10 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
       unknownAccounts: result.unknownAccounts,
       ...(result.maxErrors === undefined ? {} : { maxErrors: result.maxErrors }),
     });
-    ledger.finishRun(runId, result.reason, result.exitCode, { ...result.counts });
+    ledger.finishRun(runId, result.reason, result.exitCode, {
+      ...result.counts,
+      ...(result.fatal ? { fatal: { code: result.fatal.code, detail: result.fatal.detail } } : {}),
+    });
     finished = true;
     // Recorded once the service has answered for a run (a first run against a mistyped URL records nothing).
     if (result.reason !== 'fatal') recordService(ledger, recordedService, thisService, runId);
@@ -324,6 +336,15 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
       }
     }
   }
+}
+
+/** --retry-invalid CODES: the accounts the service refused with them are staged again; says how many. */
+function releaseInvalid(ledger: Ledger, codes: readonly string[]): void {
+  const released = ledger.releaseInvalid(codes);
+  process.stderr.write(
+    `migrate: --retry-invalid ${codes.join(',')}: ${released} account(s) the service refused with ` +
+      `${codes.length === 1 ? 'this code are' : 'these codes are'} sent again\n`,
+  );
 }
 
 /** Records the run's service when the ledger has none yet, or when --move-ledger-to-service moved it. */
@@ -513,6 +534,7 @@ async function dryRun(
       settings: engineSettings(options, config),
       selection,
       signal,
+      retryInvalid: options.retryInvalid,
       sink: { emit: () => undefined },
       onAccount: (row) => (json ? json.row(row) : samples.add(row)),
     });

@@ -173,13 +173,16 @@ export class Executor {
     this.#consecutiveFailures += 1;
     this.#ctx.sink.emit({ type: 'retrying', code: failure.code });
     if (this.#consecutiveFailures >= this.#settings.maxConsecutiveFailures) {
-      throw new StopRun({
-        class: 'fatal',
-        code: 'service_unreachable',
-        detail:
-          `the service failed ${this.#consecutiveFailures} requests in a row (last: ${failure.code}: ` +
-          `${failure.detail})`,
-      });
+      throw new StopRun(
+        {
+          class: 'fatal',
+          code: 'service_unreachable',
+          detail:
+            `the service failed ${this.#consecutiveFailures} requests in a row (last: ${failure.code}: ` +
+            `${failure.detail})`,
+        },
+        failure,
+      );
     }
   }
 

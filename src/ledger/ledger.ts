@@ -134,6 +134,35 @@ export class Ledger {
     })();
   }
 
+  /**
+   * push --retry-invalid CODE: accounts the service refused (held `invalid`, no local issue) with one of these codes,
+   * as their error or among the service's issues, are staged again to be sent by this run. An earlier version held back
+   * this way accounts refused for the run's configuration (an import supplier not set up yet). Returns how many.
+   */
+  releaseInvalid(codes: readonly string[]): number {
+    if (codes.length === 0) return 0;
+    this.flush();
+    const marks = codes.map(() => '?').join(', ');
+    const ids = this.#prepare(
+      `SELECT a.id FROM accounts a WHERE a.state = 'invalid'
+         AND NOT EXISTS (SELECT 1 FROM account_issues i WHERE i.account_id = a.id AND i.source = 'local')
+         AND (a.error_code IN (${marks}) OR EXISTS (SELECT 1 FROM account_issues i WHERE i.account_id = a.id
+           AND i.source = 'service' AND i.code IN (${marks})))`,
+      true,
+    )
+      .all(...codes, ...codes)
+      .map((row) => (row as [number])[0]);
+    this.batch(() => {
+      for (const id of ids)
+        this.updateAccountNow(
+          id,
+          { state: 'staged', error: null },
+          { step: 'release', from: 'invalid', detail: `--retry-invalid ${codes.join(',')}` },
+        );
+    });
+    return ids.length;
+  }
+
   // Runs ----------------------------------------------------------------------------------
 
   /** Records a new run; runs left `running` by a process that died are marked `crashed` first. */

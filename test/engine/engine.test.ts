@@ -245,9 +245,13 @@ describe('push engine against an in-memory service', () => {
       { concurrency: 2 },
     );
     expect(result.reason).toBe('fatal');
-    expect(result.fatal?.code).toBe('import_supplier_migration_not_ongoing');
+    expect(result.fatal?.code).toBe('configuration_refused');
+    expect(result.fatal?.detail).toContain('(import_supplier_migration_not_ongoing: ');
+    expect(result.fatal?.detail).toContain('ask the platform operators to set it Ongoing');
     expect(result.exitCode).toBe(3);
     expect(service.calls.length).toBeLessThanOrEqual(3);
+    // Refused, so not sent: nothing is left "create unconfirmed", the next run sends them.
+    expect(result.counts.accounts).toEqual({ staged: 20 });
   });
 
   it('treats a run of failures as the service being unreachable', async () => {
