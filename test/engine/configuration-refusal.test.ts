@@ -49,19 +49,22 @@ function withUnknownSupplier(service: FakeService): { creates: () => number; kno
   let known = false;
   let creates = 0;
   const original = service.createAccount;
-  service.createAccount = async (payload: { external_account_number?: string }) => {
-    creates += 1;
-    if (known) return original(payload);
-    service.calls.push('create');
-    await new Promise((resolve) => setTimeout(resolve, 1));
-    return {
-      kind: 'invalid' as const,
-      errors: [
-        { attr: 'customers.0.email', code: 'invalid_email', detail: 'not an e-mail' },
-        { attr: 'import_supplier', code: 'invalid_import_supplier', detail: '"NEWCO" is not an import supplier.' },
-      ],
-    };
-  };
+  // The fake's methods are typed by what they return; the real client's createAccount returns invalid too.
+  Object.assign(service, {
+    createAccount: async (payload: { external_account_number?: string }) => {
+      creates += 1;
+      if (known) return original(payload);
+      service.calls.push('create');
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      return {
+        kind: 'invalid' as const,
+        errors: [
+          { attr: 'customers.0.email', code: 'invalid_email', detail: 'not an e-mail' },
+          { attr: 'import_supplier', code: 'invalid_import_supplier', detail: '"NEWCO" is not an import supplier.' },
+        ],
+      };
+    },
+  });
   return { creates: () => creates, know: () => (known = true) };
 }
 
@@ -129,14 +132,16 @@ describe('configuration refusals', () => {
     const service = new FakeService();
     const original = service.createNotes;
     let refuse = true;
-    service.createNotes = async (request) => {
-      if (!refuse) return original(request);
-      service.calls.push('notes');
-      return {
-        kind: 'invalid' as const,
-        errors: [{ attr: 'import_supplier', code: 'invalid_import_supplier', detail: 'not known' }],
-      };
-    };
+    Object.assign(service, {
+      createNotes: async (request: Parameters<typeof original>[0]) => {
+        if (!refuse) return original(request);
+        service.calls.push('notes');
+        return {
+          kind: 'invalid' as const,
+          errors: [{ attr: 'import_supplier', code: 'invalid_import_supplier', detail: 'not known' }],
+        };
+      },
+    });
     const first = await push(service, accounts(3), { concurrency: 1 });
     expect(first.exitCode).toBe(3);
     expect(first.counts.items).toEqual({ note: { pending: 3 } });
