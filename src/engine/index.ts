@@ -16,10 +16,11 @@ import { StagingGate } from './staging-gate.js';
 
 export type { EngineSettings } from './context.js';
 export { nullSink, teeSink, type EngineEvent, type EventSink, type StopReason } from './events.js';
-export type { Failure } from './failure.js';
+export { configurationIssue, type Failure } from './failure.js';
 export { sourceOf, type ExportSource, type StageSummary } from './stage.js';
 export {
   PLAN_REASONS,
+  planAccount,
   REQUEST_KINDS,
   STEP_NAMES,
   type PlanReason,
