@@ -117,9 +117,9 @@ function headlineOf(summary: PushSummary, c: InstanceType<typeof Chalk>): string
   if (summary.left.length === 0 && summary.exitCode === 0)
     return c.green('push finished: everything done (every account and record settled)');
   if (summary.exitCode === 0) return c.green(`push finished this run's work; left for later runs: ${left}${report}`);
-  // Accounts still processing on the service (--no-wait), records of accounts not yet imported: exit 1, as `status`
-  // says, but nothing for a person to do; the next run (cron's) takes them up.
-  if (summary.result === 'finished' && !summary.left.some(needsPerson))
+  // Accounts still processing on the service (--no-wait), records of accounts not yet imported, and no error: exit 1,
+  // as `status` says, but nothing for a person to do; the next run (cron's) takes them up.
+  if (summary.result === 'finished' && summary.topErrors.length === 0 && !summary.left.some(needsPerson))
     return c.yellow(`push finished this run's work, not the migration: ${left}; the next push takes them up`);
   if (summary.result === 'finished') return c.yellow(`push finished, not everything is done: ${left}${report}`);
   if (summary.result === 'max_errors')
