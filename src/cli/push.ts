@@ -214,20 +214,11 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
     const moving = options.moveLedgerToService === true;
     const dialectOf = { dialect: recorded ?? 'spec', stateDir, moving };
     // Before anything is written for the run: the state directory's service (config/ledger-service.ts).
-    const thisService = serviceIdentity({
-      sandbox: options.sandbox === true,
+    const { recordedService, thisService } = checkLedgerService(options, config, ledger, {
+      stateDir,
       baseUrl,
-      dialect: chooseDialect({
-        flags: options,
-        env: process.env,
-        file: config,
-        recorded: recorded === undefined ? undefined : dialectOf,
-      }),
-      importSupplier: config.importSupplier,
+      recorded: recorded === undefined ? undefined : dialectOf,
     });
-    const recordedService = ledger.read.service();
-    if (recordedService !== undefined && !moving)
-      refuseOtherService({ stateDir, recorded: recordedService, current: thisService, command: 'push' });
     // A consistent copy as the run starts (docs/ledger-recovery.md); reading every page also finds a damaged file now.
     explainDamage(stateDir, ledgerFile, () => snapshotLedger(ledger.db, stateDir, nextRunId(ledger)));
     const service = await openPushService(options, config, recorded === undefined ? undefined : dialectOf);
@@ -336,6 +327,29 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
       }
     }
   }
+}
+
+/** This run's service, refused (exit 2) when the ledger records another and --move-ledger-to-service is not given. */
+function checkLedgerService(
+  options: PushCommandOptions,
+  config: MigrateConfig,
+  ledger: Ledger,
+  input: {
+    stateDir: string;
+    baseUrl: string | undefined;
+    recorded: { dialect: string; stateDir: string; moving: boolean } | undefined;
+  },
+): { recordedService: ServiceIdentity | undefined; thisService: ServiceIdentity } {
+  const thisService = serviceIdentity({
+    sandbox: options.sandbox === true,
+    baseUrl: input.baseUrl,
+    dialect: chooseDialect({ flags: options, env: process.env, file: config, recorded: input.recorded }),
+    importSupplier: config.importSupplier,
+  });
+  const recordedService = ledger.read.service();
+  if (recordedService !== undefined && options.moveLedgerToService !== true)
+    refuseOtherService({ stateDir: input.stateDir, recorded: recordedService, current: thisService, command: 'push' });
+  return { recordedService, thisService };
 }
 
 /** --retry-invalid CODES: the accounts the service refused with them are staged again; says how many. */

@@ -40,7 +40,7 @@ export { canonicalJson, fingerprintOf } from './fingerprint.js';
 export { Ledger, type AccountCursor, type NewAccount } from './ledger.js';
 export { acquireLock, LedgerLockedError, type LedgerLock } from './lock.js';
 export { LEDGER_SCHEMA_VERSION } from './migrations.js';
-export { LedgerReader, type LedgerCounts, type RecordedService } from './read.js';
+export { LedgerReader, type LedgerCounts } from './read.js';
 export { stateDirFailure } from './storage-error.js';
 export * from './types.js';
 
