@@ -151,14 +151,14 @@ describe('push engine against an in-memory service', () => {
 
   it('a crash between intent and outcome: the next run resends the instruction and records it reconciled', async () => {
     const service = new FakeService();
-    // Applied, then a fatal answer: the run stops with the intent committed and no outcome, as after a kill.
-    service.fault = (method) => (method === 'payment' ? 'ambiguous' : 'none');
+    // Applied, then no answer, and the run stops on it (one failure in a row is too many here): the intent is
+    // committed with no outcome, as after a kill. (A failure answer would say it was not applied.)
     const original = service.createPaymentInstruction;
     service.createPaymentInstruction = async (request) => {
-      await original(request).catch(() => undefined);
-      throw new FakeError('unauthorized', false, 401);
+      await original(request);
+      throw new FakeError('connection_reset', true);
     };
-    const crashed = await push(service, [accountEntry(full(1))]);
+    const crashed = await push(service, [accountEntry(full(1))], { maxConsecutiveFailures: 1 });
     expect(crashed.reason).toBe('fatal');
     expect(instruction('A-1')).toMatchObject({ state: 'sending', attempts: 1 });
     service.fault = () => 'none';
