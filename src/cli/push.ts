@@ -20,7 +20,7 @@ import {
   type EngineSettings,
   type PushStep,
 } from '../engine/index.js';
-import { ExitCode, FatalError, MigrateError, UsageError } from '../errors.js';
+import { ExitCode, FatalError, InterruptedError, MigrateError, UsageError } from '../errors.js';
 import {
   acquireLock,
   explainDamage,
@@ -36,6 +36,7 @@ import {
   type LedgerLock,
 } from '../ledger/index.js';
 import { openExportInOrder } from '../intake/export-in-order.js';
+import type { FileOutOfOrder } from '../intake/order-proof.js';
 import { openExport, type ExportReader, type IssueList } from '../intake/index.js';
 import { findExportFiles } from '../sources/index.js';
 import { createNdjsonLogSink, type NdjsonLogSink } from '../report/ndjson-log.js';
@@ -239,10 +240,6 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
           }),
         );
     });
-    const reader = await openExportInOrder(options.dir, config, { scratchDir: stateDir });
-    closers.unshift(() => reader.close());
-    // Streaming, only a header's problems are known now (README "Sending while the export is read").
-    refuseFileIssues(reader.fileIssues);
     const progress = createProgressReporter({ stream: process.stderr });
     closers.unshift(() => progress.stop());
     const log = options.logFile === undefined ? undefined : openLog(options.logFile, runId, ledger);
@@ -253,11 +250,25 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
           exitCode: thrown instanceof MigrateError ? thrown.exitCode : ExitCode.fatal,
         }),
       );
+    const sink = log ? teeSink(progress, log) : progress;
+    // Nothing is sent before every file is proven in order or sorted (README "Complete or not at all").
+    const reader = await openExportInOrder(options.dir, config, {
+      scratchDir: stateDir,
+      signal,
+      onProof: (proof) => {
+        if (proof.outOfOrder.length > 0) sink.emit({ type: 'sorting', files: proof.outOfOrder.map(outOfOrderFile) });
+      },
+    }).catch((error: unknown) => {
+      throw signal.aborted ? new InterruptedError('before anything was sent') : error;
+    });
+    closers.unshift(() => reader.close());
+    // Streaming, only a header's problems are known now (README "Sending while the export is read").
+    refuseFileIssues(reader.fileIssues);
     const result = await runPush({
       ledger,
       client: service.client,
       settings: engineSettings(options, config),
-      sink: log ? teeSink(progress, log) : progress,
+      sink,
       source: reader,
       signal: AbortSignal.any([signal, lockLost.signal]),
       selection,
@@ -378,6 +389,10 @@ function announceMove(stateDir: string, recorded: ServiceIdentity | undefined, c
     `migrate: ${MOVE_FLAG}: the ledger of ${stateDir} moves from ${describeService(recorded)} to ` +
       `${describeService(current)} once this run is answered\n`,
   );
+}
+
+function outOfOrderFile(file: FileOutOfOrder): { file: string; line?: number; reason?: string } {
+  return file.order === 'unsorted' ? { file: file.file, line: file.line } : { file: file.file, reason: file.reason };
 }
 
 /** The id the next run will get: snapshots are named by it. */

@@ -58,10 +58,11 @@ export class ProgressTally implements EventSink {
       case 'staged':
         this.staging = { accounts: event.accounts, orphans: event.orphans };
         this.#addStaged(event.added);
-        if (event.type === 'staged') [this.sorting, this.staged] = [undefined, true];
+        this.sorting = undefined;
+        if (event.type === 'staged') this.staged = true;
         break;
-      case 'restaging':
-        this.sorting = event.files;
+      case 'sorting':
+        this.sorting = event.files.map((file) => file.file);
         break;
       case 'plan':
         this.#planned.created = event.toCreate;
@@ -106,7 +107,7 @@ export class ProgressTally implements EventSink {
     const rate = (this.done.processed / seconds).toFixed(1);
     const problems = this.invalid + this.errored + this.failed;
     const reading = this.sorting
-      ? `sorting ${this.sorting.join(', ')} (not in account number order), sending paused; `
+      ? `sorting ${this.sorting.join(', ')} (not in account number order) before sending; `
       : this.staging && !this.staged
         ? `reading the export (${this.staging.accounts} accounts so far); `
         : '';

@@ -44,7 +44,7 @@ function linesReporter(
           `migrate: staged ${event.accounts} accounts (${event.invalid} invalid), ${event.orphans} accounts with ` +
             `records only\n`,
         );
-      if (event.type === 'restaging') stream.write(`migrate: ${restagingLine(event)}\n`);
+      if (event.type === 'sorting') stream.write(`migrate: ${sortingLine(event)}\n`);
       if (event.type === 'stopping' && event.reason !== 'finished')
         stream.write(`migrate: stopping (${event.reason})${event.detail ? `: ${event.detail}` : ''}\n`);
     },
@@ -85,7 +85,7 @@ function barsReporter(tally: ProgressTally, stream: NodeJS.WriteStream): Progres
     tally,
     emit: (event: EngineEvent) => {
       tally.emit(event);
-      if (event.type === 'restaging') multibar.log(`${restagingLine(event)}\n`);
+      if (event.type === 'sorting') multibar.log(`${sortingLine(event)}\n`);
       if (event.type === 'stopping' && event.reason !== 'finished')
         multibar.log(`stopping (${event.reason})${event.detail ? `: ${event.detail}` : ''}\n`);
     },
@@ -100,9 +100,9 @@ function barsReporter(tally: ProgressTally, stream: NodeJS.WriteStream): Progres
   };
 }
 
-function restagingLine(event: Extract<EngineEvent, { type: 'restaging' }>): string {
-  return (
-    `${event.file}:${event.line} is out of external account number order: sending paused while ` +
-    `${event.files.join(', ')} ${event.files.length === 1 ? 'is' : 'are'} sorted and the export is read again`
+function sortingLine(event: Extract<EngineEvent, { type: 'sorting' }>): string {
+  const files = event.files.map(({ file, line, reason }) =>
+    line !== undefined ? `${file} (out of order at line ${line})` : `${file} (${reason ?? 'order not proven'})`,
   );
+  return `sorting ${files.join(', ')} by external account number on disk; nothing is sent before every file is in order`;
 }
