@@ -53,7 +53,38 @@ function tallyOf(summary: StatusSummary): Tally {
  */
 export function nextSteps(summary: StatusSummary): string[] {
   const t = tallyOf(summary);
-  const s = summary.import_supplier;
+  const steps = [...fixSteps(summary, t), ...recordSteps(t)];
+  const disagree = summary.counts.only_in_ledger + summary.counts.differs;
+  if (disagree > 0)
+    steps.push(
+      `${plural(disagree, 'account')} the ledger and the service disagree on: migrate status ` +
+        `${summary.import_supplier} --json (rows with a mismatch)`,
+    );
+  const push = pushStep(summary.push_plan);
+  if (push !== undefined) steps.push(push);
+  if (summary.counts.ledger === null) {
+    const pending = (summary.counts.service?.pending ?? 0) - summary.counts.errored;
+    if (pending > 0)
+      steps.push(`${plural(pending, 'account')} pending on the service: wait, or give --state DIR to see the ledger`);
+  }
+  // While anything is left, why the last push stopped comes first: it says what to fix before a push can go on.
+  const stopped = summary.last_push?.fatal;
+  if (stopped && steps.length > 0)
+    steps.unshift(
+      `the last push (run ${summary.last_push?.id}, ${summary.last_push?.started_at}) stopped: ${stopped.code}: ` +
+        `${oneLine(stopped.detail)}`,
+    );
+  if (steps.length === 0)
+    steps.push(
+      t.total > 0
+        ? `all ${plural(t.total, 'account')} done: nothing left to do`
+        : 'no accounts yet: migrate push EXPORT_DIR',
+    );
+  return steps;
+}
+
+/** Accounts (and records held) a person must act on: data fixes, a configuration put right, ERRORED accounts. */
+function fixSteps(summary: StatusSummary, t: Tally): string[] {
   const plan = summary.push_plan;
   const behind = (reason: PlanReason): string => {
     const records = plan?.records[reason] ?? 0;
@@ -82,9 +113,15 @@ export function nextSteps(summary: StatusSummary): string[] {
     );
   if (t.errored > 0)
     steps.push(
-      `${plural(t.errored, 'account')} ERRORED on the platform${behind('errored')}: check them (migrate status ${s} ` +
-        `--account NUMBER), then migrate push EXPORT_DIR --retry-errored`,
+      `${plural(t.errored, 'account')} ERRORED on the platform${behind('errored')}: check them (migrate status ` +
+        `${summary.import_supplier} --account NUMBER), then migrate push EXPORT_DIR --retry-errored`,
     );
+  return steps;
+}
+
+/** Records a person must act on: of unknown outcome, refused by the service. */
+function recordSteps(t: Tally): string[] {
+  const steps: string[] = [];
   if (t.unknown > 0)
     steps.push(
       `${plural(t.unknown, 'record')} of unknown outcome: check them on the platform and add the missing ones by hand ` +
@@ -94,32 +131,6 @@ export function nextSteps(summary: StatusSummary): string[] {
     steps.push(
       `${plural(t.failed, 'record')} refused by the service: migrate report --out DIR (fix-data.csv), fix the ` +
         `export, then migrate push EXPORT_DIR (a refused record is sent again once its data changes)`,
-    );
-  const disagree = summary.counts.only_in_ledger + summary.counts.differs;
-  if (disagree > 0)
-    steps.push(
-      `${plural(disagree, 'account')} the ledger and the service disagree on: migrate status ${s} --json (rows ` +
-        `with a mismatch)`,
-    );
-  const push = pushStep(plan);
-  if (push !== undefined) steps.push(push);
-  if (summary.counts.ledger === null) {
-    const pending = (summary.counts.service?.pending ?? 0) - summary.counts.errored;
-    if (pending > 0)
-      steps.push(`${plural(pending, 'account')} pending on the service: wait, or give --state DIR to see the ledger`);
-  }
-  // While anything is left, why the last push stopped comes first: it says what to fix before a push can go on.
-  const stopped = summary.last_push?.fatal;
-  if (stopped && steps.length > 0)
-    steps.unshift(
-      `the last push (run ${summary.last_push?.id}, ${summary.last_push?.started_at}) stopped: ${stopped.code}: ` +
-        `${oneLine(stopped.detail)}`,
-    );
-  if (steps.length === 0)
-    steps.push(
-      t.total > 0
-        ? `all ${plural(t.total, 'account')} done: nothing left to do`
-        : 'no accounts yet: migrate push EXPORT_DIR',
     );
   return steps;
 }
