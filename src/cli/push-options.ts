@@ -30,6 +30,20 @@ export function parseSteps(value: string): ReadonlySet<PushStep> {
   return new Set(names.map((name) => STEP_NAMES[name] as PushStep));
 }
 
+/** --retry-invalid CODE[,CODE...]: the service's error codes (letters, digits, _ . -). */
+export function parseCodes(value: string): readonly string[] {
+  const codes = value
+    .split(',')
+    .map((code) => code.trim())
+    .filter((code) => code !== '');
+  if (codes.length === 0 || codes.some((code) => !/^[A-Za-z0-9_.-]+$/.test(code)))
+    throw new InvalidArgumentError(
+      `--retry-invalid takes the service's error codes, comma-separated (e.g. invalid_import_supplier) (got ` +
+        `"${value}").`,
+    );
+  return codes;
+}
+
 /** --max-errors N or N%: failures tolerated in this run. */
 export function parseMaxErrors(value: string): { count: number } | { percent: number } {
   const match = /^(\d+(?:\.\d+)?)(%?)$/.exec(value.trim());

@@ -3,6 +3,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { loadMigrateConfig, type MigrateConfig } from '../config/index.js';
+import {
+  describeService,
+  MOVE_FLAG,
+  refuseOtherService,
+  serviceDifferences,
+  serviceIdentity,
+  type ServiceIdentity,
+} from '../config/ledger-service.js';
 import { chooseDialect, loadServiceConfig, registerServiceOptions, type ServiceFlags } from '../config/service.js';
 import {
   DEFAULT_ENGINE_SETTINGS,
@@ -19,9 +27,9 @@ import {
   isLedgerDamage,
   Ledger,
   LEDGER_FILE,
-  openLedgerReader,
   ledgerDamagedError,
   LedgerLockedError,
+  openLedgerReader,
   prepareStateDir,
   snapshotLedger,
   stateDirFailure,
@@ -37,7 +45,7 @@ import { PlanJsonWriter, PlanSamples, renderPlan } from '../report/summary-plan.
 import { buildPushSummary, colorWanted, renderSummary } from '../report/summary.js';
 import { DEFAULT_SUPPLIERS } from '../sandbox/index.js';
 import { openService } from './open-service.js';
-import { parseMaxErrors, parseSteps, positiveInt, readAccountsOption } from './push-options.js';
+import { parseCodes, parseMaxErrors, parseSteps, positiveInt, readAccountsOption } from './push-options.js';
 
 export interface PushCommandOptions extends ServiceFlags {
   dir: string;
@@ -59,6 +67,8 @@ export interface PushCommandOptions extends ServiceFlags {
   only?: ReadonlySet<PushStep>;
   maxErrors?: { count: number } | { percent: number };
   logFile?: string;
+  moveLedgerToService?: boolean;
+  retryInvalid?: readonly string[];
 }
 
 export function registerPushCommand(program: Command, setExitCode: (code: number) => void): void {
@@ -126,6 +136,17 @@ export function registerPushCommand(program: Command, setExitCode: (code: number
       parseMaxErrors,
     )
     .option(
+      '--retry-invalid <codes>',
+      'send again accounts the service refused with these error codes (comma-separated), e.g. invalid_import_supplier ' +
+        'once the supplier is set up',
+      parseCodes,
+    )
+    .option(
+      MOVE_FLAG,
+      'the state directory was used with another service URL, dialect or supplier code (a DNS change): record this ' +
+        "run's service as its service from now on",
+    )
+    .option(
       '--log-file <path>',
       'append one JSON line per event (run id, account, step, outcome, code; no secret, no personal data) to this ' +
         'file (0600)',
@@ -171,7 +192,9 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
   if (options.logFile !== undefined) checkLogFileDir(options.logFile);
   // The service settings (URL, credentials, dialect flags) are checked here, without a request;
   // the service is opened once the ledger says which dialect the state directory was pushed in.
-  if (!options.sandbox) await loadServiceConfig({ flags: options, env: process.env, cwd: process.cwd(), file: config });
+  const baseUrl = options.sandbox
+    ? undefined
+    : (await loadServiceConfig({ flags: options, env: process.env, cwd: process.cwd(), file: config })).baseUrl;
   const closers: Array<() => Promise<void> | void> = [];
   let thrown: unknown;
   try {
@@ -188,17 +211,23 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
     const ledgerFile = join(stateDir, LEDGER_FILE);
     const ledger = Ledger.open(stateDir);
     closers.unshift(() => quietly(() => ledger.close()));
+    const recorded = ledger.read.dialect();
+    const moving = options.moveLedgerToService === true;
+    const dialectOf = { dialect: recorded ?? 'spec', stateDir, moving };
+    // Before anything is written for the run: the state directory's service (config/ledger-service.ts).
+    const { recordedService, thisService } = checkLedgerService(options, config, ledger, {
+      stateDir,
+      baseUrl,
+      recorded: recorded === undefined ? undefined : dialectOf,
+    });
     // A consistent copy as the run starts (docs/ledger-recovery.md); reading every page also finds a damaged file now.
     explainDamage(stateDir, ledgerFile, () => snapshotLedger(ledger.db, stateDir, nextRunId(ledger)));
-    const recorded = ledger.read.dialect();
-    const service = await openPushService(
-      options,
-      config,
-      recorded === undefined ? undefined : { dialect: recorded, stateDir },
-    );
+    const service = await openPushService(options, config, recorded === undefined ? undefined : dialectOf);
     closers.unshift(service.close);
     if (recorded === undefined) ledger.recordDialect(service.config.dialect);
     const runId = ledger.startRun('push', runOptions(options));
+    if (moving) announceMove(stateDir, recordedService, thisService);
+    if (options.retryInvalid !== undefined) releaseInvalid(ledger, options.retryInvalid);
     let finished = false;
     // A run that ends by an exception (unreadable export, lost lock) is recorded as failed, not left `running`.
     closers.unshift(() => {
@@ -206,6 +235,8 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
         quietly(() =>
           ledger.finishRun(runId, 'failed', thrown instanceof MigrateError ? thrown.exitCode : ExitCode.fatal, {
             ...ledger.read.counts(),
+            // Why it stopped, for `status` (its next step): never a secret (the messages are scrubbed).
+            ...(thrown instanceof MigrateError ? { fatal: { code: thrown.code, detail: thrown.message } } : {}),
           }),
         );
     });
@@ -272,8 +303,13 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
       unknownAccounts: result.unknownAccounts,
       ...(result.maxErrors === undefined ? {} : { maxErrors: result.maxErrors }),
     });
-    ledger.finishRun(runId, result.reason, result.exitCode, { ...result.counts });
+    ledger.finishRun(runId, result.reason, result.exitCode, {
+      ...result.counts,
+      ...(result.fatal ? { fatal: { code: result.fatal.code, detail: result.fatal.detail } } : {}),
+    });
     finished = true;
+    // Recorded once the service has answered for a run (a first run against a mistyped URL records nothing).
+    if (result.reason !== 'fatal') recordService(ledger, recordedService, thisService, runId);
     if (options.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
     else process.stdout.write(renderSummary(summary, colorWanted(process.stdout, process.env)));
     if (result.fatal?.code === 'ledger_write_failed')
@@ -307,6 +343,57 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
       }
     }
   }
+}
+
+/** This run's service, refused (exit 2) when the ledger records another and --move-ledger-to-service is not given. */
+function checkLedgerService(
+  options: PushCommandOptions,
+  config: MigrateConfig,
+  ledger: Ledger,
+  input: {
+    stateDir: string;
+    baseUrl: string | undefined;
+    recorded: { dialect: string; stateDir: string; moving: boolean } | undefined;
+  },
+): { recordedService: ServiceIdentity | undefined; thisService: ServiceIdentity } {
+  const thisService = serviceIdentity({
+    sandbox: options.sandbox === true,
+    baseUrl: input.baseUrl,
+    dialect: chooseDialect({ flags: options, env: process.env, file: config, recorded: input.recorded }),
+    importSupplier: config.importSupplier,
+  });
+  const recordedService = ledger.read.service();
+  if (recordedService !== undefined && options.moveLedgerToService !== true)
+    refuseOtherService({ stateDir: input.stateDir, recorded: recordedService, current: thisService, command: 'push' });
+  return { recordedService, thisService };
+}
+
+/** --retry-invalid CODES: the accounts the service refused with them are staged again; says how many. */
+function releaseInvalid(ledger: Ledger, codes: readonly string[]): void {
+  const released = ledger.releaseInvalid(codes);
+  process.stderr.write(
+    `migrate: --retry-invalid ${codes.join(',')}: ${released} account(s) the service refused with ` +
+      `${codes.length === 1 ? 'this code are' : 'these codes are'} sent again\n`,
+  );
+}
+
+/** Records the run's service when the ledger has none yet, or when --move-ledger-to-service moved it. */
+function recordService(
+  ledger: Ledger,
+  recorded: ServiceIdentity | undefined,
+  current: ServiceIdentity,
+  runId: number,
+): void {
+  if (recorded === undefined) ledger.recordService(current);
+  else if (serviceDifferences(recorded, current).length > 0) ledger.recordService(current, { from: recorded, runId });
+}
+
+function announceMove(stateDir: string, recorded: ServiceIdentity | undefined, current: ServiceIdentity): void {
+  if (recorded === undefined || serviceDifferences(recorded, current).length === 0) return;
+  process.stderr.write(
+    `migrate: ${MOVE_FLAG}: the ledger of ${stateDir} moves from ${describeService(recorded)} to ` +
+      `${describeService(current)} once this run is answered\n`,
+  );
 }
 
 function outOfOrderFile(file: FileOutOfOrder): { file: string; line?: number; reason?: string } {
@@ -385,7 +472,7 @@ function runOptions(options: PushCommandOptions): Record<string, unknown> {
 function openPushService(
   options: PushCommandOptions,
   config: MigrateConfig,
-  recorded: { dialect: string; stateDir: string } | undefined,
+  recorded: { dialect: string; stateDir: string; moving: boolean } | undefined,
 ): ReturnType<typeof openService> {
   const supplier = config.importSupplier;
   // The default suppliers stay: records may carry their own import_supplier (the configured one fills only gaps).
@@ -449,11 +536,36 @@ async function dryRun(
   signal: AbortSignal,
 ): Promise<number> {
   // Credentials are checked (no request) so that a plan also says the real run could start.
-  if (!options.sandbox)
-    for (const warning of (
-      await loadServiceConfig({ flags: options, env: process.env, cwd: process.cwd(), file: config })
-    ).warnings)
-      process.stderr.write(`migrate: warning: ${warning}\n`);
+  const serviceConfig = options.sandbox
+    ? undefined
+    : await loadServiceConfig({ flags: options, env: process.env, cwd: process.cwd(), file: config });
+  for (const warning of serviceConfig?.warnings ?? []) process.stderr.write(`migrate: warning: ${warning}\n`);
+  // ... and that it would not be refused for another service than the state directory's.
+  if (existsSync(join(stateDir, LEDGER_FILE)) && options.moveLedgerToService !== true) {
+    const reader = openLedgerReader(stateDir);
+    try {
+      const recorded = reader.read.service();
+      if (recorded !== undefined)
+        refuseOtherService({
+          stateDir,
+          recorded,
+          current: serviceIdentity({
+            sandbox: options.sandbox === true,
+            baseUrl: serviceConfig?.baseUrl,
+            dialect: chooseDialect({
+              flags: options,
+              env: process.env,
+              file: config,
+              recorded: { dialect: recorded.dialect, stateDir },
+            }),
+            importSupplier: config.importSupplier,
+          }),
+          command: 'push',
+        });
+    } finally {
+      reader.close();
+    }
+  }
   const scratch = mkdtempSync(join(tmpdir(), 'migrate-dry-run-'));
   let reader: ExportReader | undefined;
   try {
@@ -475,6 +587,7 @@ async function dryRun(
       settings: engineSettings(options, config),
       selection,
       signal,
+      retryInvalid: options.retryInvalid,
       sink: { emit: () => undefined },
       onAccount: (row) => (json ? json.row(row) : samples.add(row)),
     });

@@ -72,7 +72,7 @@ function describe(sandbox: RunningSandbox, keyGiven: boolean): string {
     `API key: ${keyGiven ? '(the value given by --api-key)' : DEFAULT_API_KEY}`,
     `Import suppliers: ${suppliers}`,
     `Dialect: ${options.dialect}${options.dialect === 'kraken' ? " (the real platform's names and request forms)" : ''}`,
-    `Processing: ${options.processingMs} ms; errored share ${options.erroredShare}; open statement period from ` +
+    `Processing: ${options.processingMs} ms${options.processingSpreadMs ? ` + 0..${options.processingSpreadMs} ms` : ''}; errored share ${options.erroredShare}; open statement period from ` +
       `${options.openPeriodStart}; seed ${options.seed}`,
     `Faults: ${faults.length > 0 ? faults.join(', ') : 'none'}`,
     'Press Ctrl-C to stop.',
@@ -127,6 +127,11 @@ export function registerSandboxCommand(program: Command, setExitCode: (code: num
     .option('--api-key <key>', `API key the token mutation accepts (default ${DEFAULT_API_KEY})`)
     .option('--suppliers <list>', 'import suppliers and their status, e.g. ACME:Ongoing,PAUSED:Paused', suppliersFlag)
     .option('--processing-ms <ms>', 'time from create to PROCESSED/ERRORED (default 200)', numberFlag(0))
+    .option(
+      '--processing-spread-ms <ms>',
+      "added to each account's processing time: 0..ms, fixed by the seed and the account (default 0)",
+      numberFlag(0),
+    )
     .option('--errored-share <share>', 'share of created accounts that end ERRORED (0..1)', numberFlag(0, 1))
     .option(
       '--open-period-start <date>',

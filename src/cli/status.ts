@@ -2,7 +2,8 @@ import { resolve } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
 import type { ServiceClient } from '../api/index.js';
 import { registerServiceOptions, type ServiceFlags } from '../config/service.js';
-import { ExitCode } from '../errors.js';
+import { refuseOtherService, serviceIdentity } from '../config/ledger-service.js';
+import { ExitCode, UsageError } from '../errors.js';
 import { tellAccountStory } from '../report/account-story.js';
 import { ledgerExists, openLedgerSource, type LedgerSource } from '../report/ledger-source.js';
 import { OutputClosed, stdoutOutput, type Output } from '../report/output.js';
@@ -76,7 +77,9 @@ export async function statusCommand(options: StatusCommandOptions): Promise<numb
   const out = stdoutOutput();
   let service: OpenService | undefined;
   try {
+    if (ledger !== undefined && options.account === undefined) refuseSupplierNotHeld(options, ledger);
     service = options.offline ? undefined : await openClient(options, ledger);
+    if (service !== undefined && ledger !== undefined) refuseOtherServiceOf(options, ledger, service);
     return await printStatus(options, ledger, service?.client, out);
   } catch (error) {
     if (error instanceof OutputClosed) return ExitCode.ok;
@@ -125,6 +128,38 @@ function openLedger(options: StatusCommandOptions): LedgerSource | undefined {
     `migrate: no ledger in ${stateDir}: showing the service's view only (give --state DIR for the ledger's)\n`,
   );
   return undefined;
+}
+
+/**
+ * A supplier code the ledger holds no account of is a mistake (a typo, the wrong --state): exit 2 naming the codes it
+ * holds, so that `status || mail` under cron fires instead of reporting "nothing to do".
+ */
+function refuseSupplierNotHeld(options: StatusCommandOptions, ledger: LedgerSource): void {
+  const held = ledger.read.suppliers();
+  if (held.includes(options.supplier)) return;
+  const stateDir = resolve(options.state);
+  throw new UsageError(
+    held.length === 0
+      ? `the ledger in ${stateDir} holds no accounts yet (of any import supplier): run migrate push first, or give ` +
+          `the --state directory of the migration`
+      : `the ledger in ${stateDir} holds no accounts of import supplier ${JSON.stringify(options.supplier)}; it ` +
+          `holds ${held.map((code) => JSON.stringify(code)).join(', ')} (codes are case-sensitive). Give one of ` +
+          `them, or the --state directory of ${options.supplier}'s migration.`,
+    'supplier_not_in_ledger',
+  );
+}
+
+/** Status against another service than the one the state directory was pushed to is refused (exit 2), as in push. */
+function refuseOtherServiceOf(options: StatusCommandOptions, ledger: LedgerSource, service: OpenService): void {
+  const recorded = ledger.read.service();
+  if (recorded === undefined) return;
+  const current = serviceIdentity({
+    sandbox: false,
+    baseUrl: service.config.baseUrl,
+    dialect: service.config.dialect,
+    importSupplier: undefined,
+  });
+  refuseOtherService({ stateDir: resolve(options.state), recorded, current, command: 'status' });
 }
 
 /** The service in the state directory's dialect (a different --dialect is refused, as in push). */

@@ -49,8 +49,11 @@ export interface LoadServiceConfigInput {
   sandbox?: { url: string; apiKey: string } | undefined;
   /** The mapping file's dialect, task_params and tenant fields, when a command reads one. */
   file?: ServiceFileSettings | undefined;
-  /** The dialect the state directory was pushed in (the ledger's), if any. */
-  recorded?: { dialect: string; stateDir: string } | undefined;
+  /**
+   * The dialect the state directory was pushed in (the ledger's), if any. `moving`: --move-ledger-to-service, the run
+   * may ask for another (config/ledger-service.ts).
+   */
+  recorded?: { dialect: string; stateDir: string; moving?: boolean | undefined } | undefined;
 }
 
 export interface ServiceConfig {
@@ -114,10 +117,12 @@ export function chooseDialect(input: Pick<LoadServiceConfigInput, 'flags' | 'env
   const [dialect, source] = asked.find(([value]) => value !== undefined) ?? [undefined, ''];
   if (recorded === undefined) return dialect ?? 'spec';
   if (dialect === undefined || dialect === recorded.dialect) return recorded.dialect as Dialect;
+  if (recorded.moving === true) return dialect;
   throw new UsageError(
     `${source} asks for the ${dialect} dialect, but the state directory ${recorded.stateDir} was pushed in the ` +
       `${recorded.dialect} dialect; a state directory keeps one dialect. Run with --dialect ${recorded.dialect}, ` +
-      `or push the ${dialect} dialect into a new --state directory.`,
+      `or push the ${dialect} dialect into a new --state directory (or, if the service itself now speaks it, move ` +
+      `the ledger on with push --move-ledger-to-service).`,
     'dialect_mismatch',
   );
 }

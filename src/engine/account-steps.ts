@@ -3,7 +3,16 @@ import type { Origin } from '../mapping/types.js';
 import type { AccountPayload, ValidationIssue } from '../schema/index.js';
 import type { AccountRow, ErrorInfo, StoredIssue } from '../ledger/index.js';
 import type { StepContext } from './context.js';
-import { classifyFailure, errorInfoOf, StopRun, UNEXPECTED_ATTEMPTS, type Failure } from './failure.js';
+import {
+  classifyFailure,
+  configurationIssue,
+  configurationRefusal,
+  errorInfoOf,
+  mayHaveApplied,
+  StopRun,
+  UNEXPECTED_ATTEMPTS,
+  type Failure,
+} from './failure.js';
 import { nextPollDelay } from './poll-schedule.js';
 import {
   afterCreate,
@@ -102,10 +111,26 @@ export async function createAccount(ctx: StepContext, account: AccountRow): Prom
   const payload = JSON.parse(account.payload ?? '{}') as AccountPayload;
   // 'safe': the client resends only what certainly did not reach the service; an ambiguous
   // failure comes back here and is reconciled through the v2 status (architecture.md).
-  const answer = await call(ctx, () => ctx.client.createAccount(payload, { retry: 'safe' }));
+  const answer = await call(ctx, () => ctx.client.createAccount(payload, { retry: 'safe' })).catch(
+    async (error: unknown) => {
+      // The run stops (fatal): a create that certainly did not land is not left "unconfirmed".
+      if (error instanceof StopRun && !mayHaveApplied(error.request)) await notSent(ctx, intent, error.failure);
+      throw error;
+    },
+  );
+  const refusedForConfiguration =
+    answer.ok && answer.value.kind === 'invalid' ? configurationIssue(answer.value.errors) : undefined;
+  if (refusedForConfiguration !== undefined) {
+    // Not this account's data: it stays staged for the next run, and the run stops (failure.ts).
+    const failure = configurationRefusal(refusedForConfiguration, account.importSupplier);
+    await notSent(ctx, intent, failure);
+    throw new StopRun(failure);
+  }
   let result: CreateResult;
   if (!answer.ok && answer.failure.class === 'data')
     result = { kind: 'invalid', error: recordServiceIssues(ctx, account, answer.failure.issues ?? [], answer.failure) };
+  else if (!answer.ok && !mayHaveApplied(answer.failure))
+    result = { kind: 'not_sent', error: errorInfoOf(answer.failure) };
   else if (!answer.ok) result = { kind: 'unsettled', error: errorInfoOf(answer.failure) };
   else if (answer.value.kind === 'invalid')
     result = { kind: 'invalid', error: recordServiceIssues(ctx, account, answer.value.errors) };
@@ -115,6 +140,18 @@ export async function createAccount(ctx: StepContext, account: AccountRow): Prom
   if (!answer.ok && (answer.failure.class === 'ambiguous' || answer.failure.class === 'unexpected'))
     return checkStatus(ctx, next);
   return next;
+}
+
+/**
+ * A create that did not land (refused, or never sent): back to staged with the reason. Queued, not awaited, so the run
+ * stops at once (the run's end commits it; lost in a crash, the intent left is reconciled by the next run).
+ */
+function notSent(ctx: StepContext, intent: AccountRow, failure: Failure): Promise<AccountRow> {
+  return applyTransition(
+    ctx,
+    intent,
+    afterCreate(intent, { kind: 'not_sent', error: errorInfoOf(failure) }, clock(ctx), ctx.settings.pollSchedule),
+  );
 }
 
 /**

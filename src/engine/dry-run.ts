@@ -26,6 +26,8 @@ export interface DryRunInput {
   sink: EventSink;
   onAccount: (row: PlannedAccount) => void;
   signal?: AbortSignal | undefined;
+  /** --retry-invalid: accounts the service refused with these codes are planned as staged again. */
+  retryInvalid?: readonly string[] | undefined;
 }
 
 export interface DryRunResult {
@@ -47,6 +49,7 @@ export async function planDryRun(input: DryRunInput): Promise<DryRunResult> {
   }
   const ledger = Ledger.open(input.scratchDir);
   try {
+    ledger.releaseInvalid(input.retryInvalid ?? []);
     const staged =
       input.entries === undefined
         ? undefined

@@ -166,13 +166,16 @@ export class Executor {
     this.#consecutiveFailures += 1;
     this.#ctx.sink.emit({ type: 'retrying', code: failure.code });
     if (this.#consecutiveFailures >= this.#settings.maxConsecutiveFailures) {
-      throw new StopRun({
-        class: 'fatal',
-        code: 'service_unreachable',
-        detail:
-          `the service failed ${this.#consecutiveFailures} requests in a row (last: ${failure.code}: ` +
-          `${failure.detail})`,
-      });
+      throw new StopRun(
+        {
+          class: 'fatal',
+          code: 'service_unreachable',
+          detail:
+            `the service failed ${this.#consecutiveFailures} requests in a row (last: ${failure.code}: ` +
+            `${failure.detail})`,
+        },
+        failure,
+      );
     }
   }
 
@@ -285,9 +288,12 @@ export class Executor {
     });
     while (this.#stop === undefined) {
       const now = Date.now();
-      const held = this.#settings.wait && this.#takeDueChecks(now);
-      const next = this.#settings.wait ? this.#nextLookAt(held) : null;
+      const held = this.#takeDueChecks(now);
+      const next = this.#nextLookAt(held);
       if (this.#pumpDone && this.#active.size === 0 && this.#queue.size === 0 && next === null) return;
+      // --no-wait: the run takes up what is due (accounts earlier runs left waiting, and its own as their checks fall
+      // due while it works), and ends once nothing is left to do now: it never waits for processing.
+      if (!this.#settings.wait && this.#pumpDone && this.#idle() && (next === null || next > now)) return;
       if (this.#pumpDone && this.#active.size === 0 && now - this.#lastProgressAt > this.#settings.waitTimeoutMs) {
         this.stop('wait_timeout');
         return;
@@ -300,6 +306,11 @@ export class Executor {
       });
       this.#wake = undefined;
     }
+  }
+
+  /** No account is worked on and no request (a list call included) is queued or in flight. */
+  #idle(): boolean {
+    return this.#active.size === 0 && this.#queue.size === 0 && this.#queue.pending === 0;
   }
 
   /**

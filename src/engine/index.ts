@@ -16,10 +16,11 @@ import { StagingGate } from './staging-gate.js';
 
 export type { EngineSettings } from './context.js';
 export { nullSink, teeSink, type EngineEvent, type EventSink, type StopReason } from './events.js';
-export type { Failure } from './failure.js';
+export { configurationIssue, type Failure } from './failure.js';
 export { sourceOf, type ExportSource, type StageSummary } from './stage.js';
 export {
   PLAN_REASONS,
+  planAccount,
   REQUEST_KINDS,
   STEP_NAMES,
   type PlanReason,
@@ -88,6 +89,8 @@ export function planOptionsOf(settings: EngineSettings, accounts?: ReadonlySet<s
  * --accounts or --max-errors N% needs the whole plan first: it stages, then sends.
  */
 export async function runPush(run: PushRun): Promise<PushResult> {
+  // --no-wait never waits for a check due later: the accounts earlier runs left waiting are checked in this run.
+  if (!run.settings.wait) run.ledger.checksDueBy(Date.now());
   const needsPlan = run.selection !== undefined || (run.maxErrors !== undefined && 'percent' in run.maxErrors);
   return run.source === undefined || needsPlan ? stageThenSend(run, run.source) : sendWhileStaging(run, run.source);
 }
@@ -96,7 +99,7 @@ async function stageThenSend(run: PushRun, source: ExportSource | undefined): Pr
   const { ledger, settings, sink } = run;
   const staged = source === undefined ? undefined : await stageExport(ledger, source, sink, { signal: run.signal });
   const extra = { unknownAccounts: [] as string[] };
-  if (run.signal?.aborted) return finish(ledger, 'interrupted', undefined, staged, settings, extra);
+  if (run.signal?.aborted) return finish(ledger, 'interrupted', undefined, staged, extra);
   // A filtered run, or a budget in percent, needs the plan: which accounts, how much work.
   const scan =
     run.selection !== undefined || (run.maxErrors !== undefined && 'percent' in run.maxErrors)
@@ -109,7 +112,7 @@ async function stageThenSend(run: PushRun, source: ExportSource | undefined): Pr
   sink.emit(scan && selection ? planEventOf(scan) : planEvent(ledger, settings));
   const executor = new Executor(ledger, run.client, settings, sink, { selection, maxErrors });
   const result = await untilStopped(run, executor, () => executor.run());
-  return finish(ledger, result.reason, result.fatal, staged, settings, extra, filteredRun(run));
+  return finish(ledger, result.reason, result.fatal, staged, extra, filteredRun(run));
 }
 
 async function sendWhileStaging(run: PushRun, source: ExportSource): Promise<PushResult> {
@@ -146,7 +149,7 @@ async function sendWhileStaging(run: PushRun, source: ExportSource): Promise<Pus
       throw error;
     }
   });
-  return finish(ledger, result.reason, result.fatal, staged, settings, extra, filteredRun(run));
+  return finish(ledger, result.reason, result.fatal, staged, extra, filteredRun(run));
 }
 
 /** Staging batches while requests are in flight: small, so that a commit holds the event loop for a few ms. */
@@ -178,7 +181,6 @@ function finish(
   reason: StopReason,
   fatal: Failure | undefined,
   staged: StageSummary | undefined,
-  settings: EngineSettings,
   extra: Pick<PushResult, 'unknownAccounts' | 'maxErrors'>,
   filtered = false,
 ): PushResult {
@@ -189,7 +191,7 @@ function finish(
     ...(fatal ? { fatal } : {}),
     staged,
     counts,
-    exitCode: exitCodeOf(reason, counts, settings.wait, filtered),
+    exitCode: exitCodeOf(reason, counts, filtered),
     ...extra,
   };
 }

@@ -15,7 +15,15 @@ import {
 } from '../ledger/index.js';
 import { call } from './account-steps.js';
 import type { StepContext } from './context.js';
-import { errorInfoOf, UNEXPECTED_ATTEMPTS, type Failure } from './failure.js';
+import {
+  configurationIssue,
+  configurationRefusal,
+  errorInfoOf,
+  mayHaveApplied,
+  StopRun,
+  UNEXPECTED_ATTEMPTS,
+  type Failure,
+} from './failure.js';
 import { decideInstruction, settledByResult } from './instruction-outcome.js';
 
 // Post-import steps, write-ahead: items are marked `sending` (attempt + 1) durably before the
@@ -130,6 +138,63 @@ async function intent(ctx: StepContext, items: readonly OpenItem[]): Promise<Ope
     durable,
   );
   return items.map((item) => ({ ...item, state: 'sending' as const }));
+}
+
+/**
+ * Sends one request for `items` (their intent committed: `sending`); `before`: their states before that intent. When
+ * the run stops on this request (fatal) and it certainly did not land, items that were pending go back to pending
+ * instead of being left "sent, no answer"; items already `sending` from an earlier request keep that state (that
+ * request may have landed).
+ */
+async function callFor<T>(
+  ctx: StepContext,
+  account: AccountRow,
+  items: readonly OpenItem[],
+  before: readonly OpenItem[],
+  request: () => Promise<T>,
+): ReturnType<typeof call<T>> {
+  try {
+    return await call(ctx, request);
+  } catch (error) {
+    if (error instanceof StopRun && !mayHaveApplied(error.request))
+      backToPending(ctx, account, items, before, error.failure);
+    throw error;
+  }
+}
+
+function backToPending(
+  ctx: StepContext,
+  account: AccountRow,
+  items: readonly OpenItem[],
+  before: readonly OpenItem[],
+  failure: Failure,
+): void {
+  const wasPending = new Set(before.filter((item) => item.state === 'pending').map((item) => item.id));
+  settle(
+    ctx,
+    account,
+    items.filter((item) => wasPending.has(item.id)),
+    { state: 'pending', error: errorInfoOf(failure) },
+    `not sent: ${failure.code}`,
+  );
+}
+
+/**
+ * A 400 whose issues concern the run's configuration (failure.ts configurationIssue), not these records: they go
+ * back as they were and the run stops.
+ */
+function stopIfConfiguration(
+  ctx: StepContext,
+  account: AccountRow,
+  items: readonly OpenItem[],
+  before: readonly OpenItem[],
+  errors: readonly ValidationIssue[],
+): void {
+  const issue = configurationIssue(errors);
+  if (issue === undefined) return;
+  const failure = configurationRefusal(issue, account.importSupplier);
+  backToPending(ctx, account, items, before, failure);
+  throw new StopRun(failure);
 }
 
 /** A request that failed without a definite answer: what happens to its items. */
@@ -280,9 +345,12 @@ async function sendNotes(ctx: StepContext, account: AccountRow, batch: OpenItem[
     external_account_number: account.externalAccountNumber,
     notes: items.map((item) => parse<Note>(item)),
   };
-  const answer = await call(ctx, () => ctx.client.createNotes(request));
+  const answer = await callFor(ctx, account, items, batch, () => ctx.client.createNotes(request));
   if (!answer.ok) return unsettled(ctx, account, items, answer.failure, true);
-  if (answer.value.kind === 'invalid') return refused(ctx, account, items, 'notes', answer.value.errors);
+  if (answer.value.kind === 'invalid') {
+    stopIfConfiguration(ctx, account, items, batch, answer.value.errors);
+    return refused(ctx, account, items, 'notes', answer.value.errors);
+  }
   const results = answer.value.results;
   const retry: OpenItem[] = [];
   for (const [index, item] of items.entries()) {
@@ -314,10 +382,13 @@ async function sendTransactions(ctx: StepContext, account: AccountRow, batch: Op
     external_account_number: account.externalAccountNumber,
     transactions: items.map((item) => parse<Transaction>(item)),
   };
-  const answer = await call(ctx, () => ctx.client.createTransactions(request, flags));
+  const answer = await callFor(ctx, account, items, batch, () => ctx.client.createTransactions(request, flags));
   if (!answer.ok) return unsettled(ctx, account, items, answer.failure, flags.check_previously_added);
   const outcome = answer.value;
-  if (outcome.kind === 'invalid') return refused(ctx, account, items, 'transactions', outcome.errors);
+  if (outcome.kind === 'invalid') {
+    stopIfConfiguration(ctx, account, items, batch, outcome.errors);
+    return refused(ctx, account, items, 'transactions', outcome.errors);
+  }
   if (outcome.kind === 'import_error') {
     const failedId = outcome.transactionData['transaction_id'];
     const failing = items.filter((item) => item.naturalKey === failedId);
@@ -376,10 +447,13 @@ async function sendStatements(ctx: StepContext, account: AccountRow, batch: Open
     external_account_number: account.externalAccountNumber,
     statements: items.map((item) => parse<HistoricalStatement>(item)),
   };
-  const answer = await call(ctx, () => ctx.client.createHistoricalStatements(request));
+  const answer = await callFor(ctx, account, items, batch, () => ctx.client.createHistoricalStatements(request));
   if (!answer.ok) return unsettled(ctx, account, items, answer.failure, true);
   const outcome = answer.value;
-  if (outcome.kind === 'invalid') return refused(ctx, account, items, 'statements', outcome.errors);
+  if (outcome.kind === 'invalid') {
+    stopIfConfiguration(ctx, account, items, batch, outcome.errors);
+    return refused(ctx, account, items, 'statements', outcome.errors);
+  }
   if (outcome.kind === 'created') {
     settle(ctx, account, items, { state: 'done', result: 'created', error: null });
     return { retry: [] };
@@ -428,10 +502,13 @@ async function sendPaymentInstruction(ctx: StepContext, account: AccountRow, bat
   const resend = batch[0]?.state === 'sending';
   const [item] = await intent(ctx, batch.slice(0, 1));
   if (item === undefined) return { retry: [] };
-  const answer = await call(ctx, () => ctx.client.createPaymentInstruction(parse<PaymentInstructionRequest>(item)));
+  const answer = await callFor(ctx, account, [item], batch.slice(0, 1), () =>
+    ctx.client.createPaymentInstruction(parse<PaymentInstructionRequest>(item)),
+  );
   // A lost answer is resent (the one-active rule answers for a repeat), at most EXTRA_ROUNDS times a run.
   if (!answer.ok) return unsettled(ctx, account, [item], answer.failure, onePerAccount);
   const outcome = answer.value;
+  if (outcome.kind === 'refused') stopIfConfiguration(ctx, account, [item], batch.slice(0, 1), outcome.errors);
   const decision = decideInstruction({
     answer: outcome.kind,
     resend,

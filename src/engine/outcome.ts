@@ -4,12 +4,13 @@ import type { StopReason } from './events.js';
 
 /**
  * The exit code of a push (README "Exit codes"), from why the run stopped and what the ledger
- * holds: 0 only when every account of the state directory is done with all its records, or
- * (--no-wait) scheduled without failure. A filtered run (--limit, --accounts, --only) leaves
- * other work untouched on purpose: work not yet attempted (staged accounts, pending records,
- * accounts waiting for processing) does not count against it; failures anywhere still do.
+ * holds: 0 only when every account of the state directory is done with all its records, with or
+ * without --no-wait (a --no-wait run that leaves accounts processing on the service exits 1, as
+ * `migrate status` does: the cut-over is not finished). A filtered run (--limit, --accounts,
+ * --only) leaves other work untouched on purpose: work not yet attempted (staged accounts, pending
+ * records, accounts waiting for processing) does not count against it; failures anywhere still do.
  */
-export function exitCodeOf(reason: StopReason, counts: LedgerCounts, wait: boolean, filtered = false): number {
+export function exitCodeOf(reason: StopReason, counts: LedgerCounts, filtered = false): number {
   if (reason === 'interrupted') return ExitCode.interrupted;
   if (reason === 'fatal') return ExitCode.fatal;
   if (reason === 'wait_timeout' || reason === 'max_errors') return ExitCode.someFailed;
@@ -21,11 +22,11 @@ export function exitCodeOf(reason: StopReason, counts: LedgerCounts, wait: boole
     (accounts.unresolved ?? 0) +
     (accounts.creating ?? 0) +
     notAttempted;
-  const waiting = wait && !filtered ? (accounts.scheduled ?? 0) + (accounts.processed ?? 0) : 0;
+  const waiting = !filtered ? (accounts.scheduled ?? 0) + (accounts.processed ?? 0) : 0;
   let items = 0;
   for (const states of Object.values(counts.items)) {
     items += (states.failed ?? 0) + (states.unknown ?? 0) + (states.held ?? 0) + (states.sending ?? 0);
-    if (wait && !filtered) items += states.pending ?? 0;
+    if (!filtered) items += states.pending ?? 0;
   }
   return left + waiting + items > 0 ? ExitCode.someFailed : ExitCode.ok;
 }

@@ -44,14 +44,13 @@ export const PLAN_REASONS = {
   create_only: 'to create (no records of it to push in this run)',
   retry_errored: 'errored on the platform: created again (--retry-errored)',
   reconcile: 'create unconfirmed: its v2 status is asked before anything is resent',
-  wait: 'waiting for processing: polled, then its records are pushed',
+  wait: 'waiting for processing: its status is checked (with --no-wait when due), then its records are pushed',
   post_import: 'imported: its remaining records are pushed',
   finish: 'imported, nothing left to send: marked done',
   resolve: 'records of an account not in the export: looked up (v1 status), pushed once it is imported',
   done: 'done already',
   invalid: 'invalid: held back until its data changes (fix-data)',
   errored: 'errored on the platform: held back (--retry-errored, or change its data)',
-  no_wait: 'waiting for processing: not polled with --no-wait',
   not_selected_accounts: 'not in --accounts',
   beyond_limit: 'beyond --limit',
   not_selected_steps: 'nothing to do in the steps of --only',
@@ -141,7 +140,7 @@ function decide(
       // Reconciling is a read; a create found never received is sent again only when create is a step.
       return { inPlan: true, reason: 'reconcile', requests: { status_check: 1, ...afterProcessing } };
     case 'scheduled':
-      if (!options.wait) return out('no_wait');
+      // --no-wait too: a run takes up the accounts earlier runs left waiting (README "Rerun semantics").
       return { inPlan: true, reason: 'wait', requests: { status_check: 1, ...records } };
     case 'processed':
       if (has(records)) return { inPlan: true, reason: 'post_import', requests: records };

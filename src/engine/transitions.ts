@@ -26,8 +26,11 @@ export type CreateResult =
   | { kind: 'in_progress'; detail: string }
   | { kind: 'already_imported'; platformAccountNumber: string }
   | { kind: 'invalid'; error: ErrorInfo }
-  /** No answer after the request may have been sent, or retries ran out: reconcile before resending. */
-  | { kind: 'unsettled'; error: ErrorInfo };
+  /** No answer after the request may have been sent, or an answer the spec does not give: reconcile before resending. */
+  | { kind: 'unsettled'; error: ErrorInfo }
+  /** Certainly not applied: never sent (connection refused, no token), refused for the run's configuration, or a
+   * failure answer after the client's retries: staged again, sent by a later chain or run. */
+  | { kind: 'not_sent'; error: ErrorInfo };
 
 export function afterCreate(
   account: AccountRow,
@@ -62,6 +65,12 @@ export function afterCreate(
       };
     case 'invalid':
       return { step: 'create', detail: result.error.code, patch: { state: 'invalid', error: result.error } };
+    case 'not_sent':
+      return {
+        step: 'create',
+        detail: `not sent: ${result.error.code}`,
+        patch: { state: 'staged', error: result.error },
+      };
     case 'unsettled':
       // Keep the intent: the next attempt asks the v2 status before anything is resent.
       return {

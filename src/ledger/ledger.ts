@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { openLedgerDb } from './db.js';
-import { LedgerReader } from './read.js';
+import { LedgerReader, type RecordedService } from './read.js';
 import { setClause, toAccountRow, toItemRow } from './rows.js';
 import { GroupWriter } from './writer.js';
 import type {
@@ -109,6 +109,58 @@ export class Ledger {
   /** Records the dialect of the state directory; it is chosen once (read.dialect()). */
   recordDialect(dialect: string): void {
     this.#prepare(`INSERT INTO settings (key, value) VALUES ('dialect', ?) ON CONFLICT (key) DO NOTHING`).run(dialect);
+  }
+
+  /**
+   * Records the service this state directory is used with (read.service()): the first push's, or, `moved`, the one a
+   * push moves it to (--move-ledger-to-service), with a note of the one before. The dialect goes with it.
+   */
+  recordService(service: RecordedService, moved?: { from: RecordedService; runId: number }): void {
+    const set = this.#prepare(
+      `INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+    );
+    const clear = this.#prepare(`DELETE FROM settings WHERE key = ?`);
+    this.db.transaction(() => {
+      set.run('service_url', service.url);
+      set.run('dialect', service.dialect);
+      if (service.importSupplier === undefined) clear.run('import_supplier');
+      else set.run('import_supplier', service.importSupplier);
+      if (moved)
+        set.run(
+          'service_note',
+          `moved by run ${moved.runId} at ${now()} from ${moved.from.url} (${moved.from.dialect} dialect` +
+            `${moved.from.importSupplier ? `, import supplier ${moved.from.importSupplier}` : ''})`,
+        );
+    })();
+  }
+
+  /**
+   * push --retry-invalid CODE: accounts the service refused (held `invalid`, no local issue) with one of these codes,
+   * as their error or among the service's issues, are staged again to be sent by this run. An earlier version held back
+   * this way accounts refused for the run's configuration (an import supplier not set up yet). Returns how many.
+   */
+  releaseInvalid(codes: readonly string[]): number {
+    if (codes.length === 0) return 0;
+    this.flush();
+    const marks = codes.map(() => '?').join(', ');
+    const ids = this.#prepare(
+      `SELECT a.id FROM accounts a WHERE a.state = 'invalid'
+         AND NOT EXISTS (SELECT 1 FROM account_issues i WHERE i.account_id = a.id AND i.source = 'local')
+         AND (a.error_code IN (${marks}) OR EXISTS (SELECT 1 FROM account_issues i WHERE i.account_id = a.id
+           AND i.source = 'service' AND i.code IN (${marks})))`,
+      true,
+    )
+      .all(...codes, ...codes)
+      .map((row) => (row as [number])[0]);
+    this.batch(() => {
+      for (const id of ids)
+        this.updateAccountNow(
+          id,
+          { state: 'staged', error: null },
+          { step: 'release', from: 'invalid', detail: `--retry-invalid ${codes.join(',')}` },
+        );
+    });
+    return ids.length;
   }
 
   // Runs ----------------------------------------------------------------------------------
@@ -354,6 +406,18 @@ export class Ledger {
       .map((state) => (query.get(state) as { at: number | null }).at)
       .filter((at): at is number => at !== null);
     return times.length === 0 ? null : Math.min(...times);
+  }
+
+  /**
+   * Makes every scheduled account's status check due by `at` (a --no-wait run takes up what earlier runs left waiting
+   * at once: it will not wait for a check due later). Returns how many were brought forward.
+   */
+  checksDueBy(at: number): number {
+    this.flush();
+    return this.#prepare(`UPDATE accounts SET next_check_at = ? WHERE state = 'scheduled' AND next_check_at > ?`).run(
+      at,
+      at,
+    ).changes;
   }
 
   /** Import suppliers that have scheduled accounts (for the imported-accounts list call). */

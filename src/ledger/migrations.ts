@@ -105,6 +105,14 @@ const MIGRATIONS: readonly string[] = [
   `
   DROP INDEX IF EXISTS items_by_account;
   `,
+  // 6: the service a state directory is used with (settings 'service_url', 'import_supplier', beside 'dialect'; README
+  // "Rerun semantics"), recorded by a push when it first has none. A ledger from before this has runs against a
+  // service nobody recorded: the first later push records its own, and this note says so.
+  `
+  INSERT INTO settings (key, value)
+    SELECT 'service_note', 'recorded by the first push after runs 1-' || MAX(id) || ', whose service was not recorded'
+    FROM runs HAVING COUNT(*) > 0;
+  `,
 ];
 
 export const LEDGER_SCHEMA_VERSION = MIGRATIONS.length;

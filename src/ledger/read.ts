@@ -13,6 +13,16 @@ import type {
 
 type Raw = Record<string, unknown>;
 
+/** The service a state directory is used with, as recorded in its settings. */
+export interface RecordedService {
+  /** The normalised base URL, or `sandbox:built-in` for the sandbox of --sandbox. */
+  url: string;
+  dialect: string;
+  importSupplier?: string;
+  /** How it came to be recorded, when not by the first push (a ledger older than the record, or a move). */
+  note?: string;
+}
+
 /** Counts of accounts per state, and of items per kind and state. */
 export interface LedgerCounts {
   accounts: Partial<Record<AccountState, number>>;
@@ -45,6 +55,36 @@ export class LedgerReader {
     const row = this.#db.prepare(`SELECT value FROM settings WHERE key = 'dialect'`).get() as
       { value: string } | undefined;
     return row?.value;
+  }
+
+  /**
+   * The service this state directory is used with (config/ledger-service.ts), once a push recorded it; undefined
+   * before (a new ledger, or one from before services were recorded: its `note` says so).
+   */
+  service(): RecordedService | undefined {
+    const settings = this.#settings();
+    const url = settings.get('service_url');
+    const dialect = this.dialect();
+    if (url === undefined || dialect === undefined) return undefined;
+    const supplier = settings.get('import_supplier');
+    const note = settings.get('service_note');
+    return { url, dialect, ...(supplier ? { importSupplier: supplier } : {}), ...(note ? { note } : {}) };
+  }
+
+  /** Every setting (none in a read-only handle on a ledger from before settings existed). */
+  #settings(): Map<string, string> {
+    const hasSettings = this.#db
+      .prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'settings'`)
+      .get();
+    if (hasSettings === undefined) return new Map();
+    const rows = this.#db.prepare('SELECT key, value FROM settings').all() as Array<{ key: string; value: string }>;
+    return new Map(rows.map((row) => [row.key, row.value]));
+  }
+
+  /** The import suppliers the ledger holds accounts of, in code order. */
+  suppliers(): string[] {
+    const rows = this.#db.prepare('SELECT DISTINCT import_supplier AS s FROM accounts ORDER BY 1').all() as Raw[];
+    return rows.map((row) => String(row['s']));
   }
 
   counts(): LedgerCounts {

@@ -31,6 +31,15 @@ export interface ItemWithAccount extends ItemRow {
   accountState: AccountState;
 }
 
+/** The last push run of a ledger, as `status` tells it. */
+export interface LastPush {
+  id: number;
+  started_at: string;
+  status: string;
+  exit_code: number | null;
+  fatal: { code: string; detail: string } | null;
+}
+
 /** Outstanding (not done) items of one account, and done ones, for a row of accounts.csv or status. */
 export interface ItemTally {
   done: number;
@@ -125,6 +134,45 @@ export class LedgerSource {
       tallies.set(Number(row['id']), tally);
     }
     return tallies;
+  }
+
+  /** Records waiting to be sent (pending or sending) of several accounts, per kind: what a push would send. */
+  waitingItemsOf(accountIds: readonly number[]): Map<number, Partial<Record<ItemKind, number>>> {
+    const waiting = new Map<number, Partial<Record<ItemKind, number>>>();
+    if (accountIds.length === 0) return waiting;
+    const rows = this.#db
+      .prepare(
+        `SELECT account_id AS id, kind, COUNT(*) AS n FROM items WHERE account_id IN (${marks(accountIds)}) AND ` +
+          `state IN ('pending', 'sending') GROUP BY account_id, kind`,
+      )
+      .all(...accountIds) as Raw[];
+    for (const row of rows) {
+      const id = Number(row['id']);
+      waiting.set(id, { ...waiting.get(id), [String(row['kind'])]: Number(row['n']) });
+    }
+    return waiting;
+  }
+
+  /** The last push run: how it ended and, if it stopped on a fatal failure, why (push records it with its counts). */
+  lastPush(): LastPush | undefined {
+    const row = this.#db
+      .prepare(
+        `SELECT id, started_at, status, exit_code, counts FROM runs WHERE command = 'push' ORDER BY id DESC LIMIT 1`,
+      )
+      .get() as Raw | undefined;
+    if (row === undefined) return undefined;
+    const counts = typeof row['counts'] === 'string' ? (JSON.parse(row['counts']) as { fatal?: unknown }) : {};
+    const fatal = counts.fatal as { code?: unknown; detail?: unknown } | undefined;
+    return {
+      id: Number(row['id']),
+      started_at: String(row['started_at']),
+      status: String(row['status']),
+      exit_code: row['exit_code'] === null ? null : Number(row['exit_code']),
+      fatal:
+        typeof fatal?.code === 'string' && typeof fatal.detail === 'string'
+          ? { code: fatal.code, detail: fatal.detail }
+          : null,
+    };
   }
 
   /** Stored issues of several accounts, by account id (in the order they were stored). */

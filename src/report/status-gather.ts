@@ -1,7 +1,14 @@
 import type { ImportServiceClient } from '../api/types.js';
-import type { AccountState, ItemState } from '../ledger/index.js';
+import {
+  configurationIssue,
+  DEFAULT_ENGINE_SETTINGS,
+  planAccount,
+  planOptionsOf,
+  type PlanReason,
+} from '../engine/index.js';
+import type { AccountRow, AccountState, ItemState } from '../ledger/index.js';
 import type { V2StatusRecord } from '../schema/index.js';
-import { accountPagesOf, itemPagesOf, type LedgerSource } from './ledger-source.js';
+import { accountPagesOf, itemPagesOf, type LastPush, type LedgerSource } from './ledger-source.js';
 import { serviceIndexCollector, type ServiceIndex } from './service-index.js';
 import { holdOf, isErrored, joinRow, type StatusRow } from './status-join.js';
 
@@ -71,6 +78,19 @@ export interface StatusSummary {
   items_outstanding: OutstandingItem[];
   /** The most frequent last-error codes of accounts and records not done (ledger). */
   top_error_codes: Array<{ code: string; count: number }>;
+  /**
+   * What a plain `migrate push` would do with the ledger's accounts (engine/plan.ts): accounts per plan reason, and the
+   * records waiting to be sent of those accounts, per reason (records of accounts the push leaves alone, such as
+   * invalid or ERRORED ones, are counted under that reason: the push does not send them). Null without a ledger.
+   */
+  push_plan: { accounts: Partial<Record<PlanReason, number>>; records: Partial<Record<PlanReason, number>> } | null;
+  /**
+   * Accounts held back as invalid for a refusal of the service's configuration by an earlier version (an import
+   * supplier not set up yet), by code: `push --retry-invalid CODE` sends them again.
+   */
+  held_for_configuration: Record<string, number>;
+  /** The last push run of the ledger: how it ended, and why when it stopped on a fatal failure. */
+  last_push: LastPush | null;
   /** What to do next, most urgent first (status-verdict.ts fills it in). */
   next_steps: string[];
 }
@@ -92,6 +112,7 @@ export async function gatherStatus(input: StatusInput): Promise<StatusSummary> {
       supplier,
       ...(input.pageSize === undefined ? {} : { pageSize: input.pageSize }),
     })) {
+      planPage(summary, ledger, page);
       for (const account of page) {
         const number = account.externalAccountNumber;
         take(
@@ -117,8 +138,33 @@ export async function gatherStatus(input: StatusInput): Promise<StatusSummary> {
   if (ledger !== undefined) {
     await addOutstandingItems(summary, ledger, supplier, input.maxListed);
     summary.top_error_codes = ledger.topErrorCodes(supplier, 5);
+    summary.last_push = ledger.lastPush() ?? null;
   }
   return summary;
+}
+
+/** A plain push: it waits for processing, leaves ERRORED accounts alone, takes every step. */
+const PLAIN_PUSH = planOptionsOf(DEFAULT_ENGINE_SETTINGS);
+
+/** What a plain push would do with one page of accounts (engine/plan.ts), tallied into the summary. */
+function planPage(summary: StatusSummary, ledger: LedgerSource, page: readonly AccountRow[]): void {
+  const plan = (summary.push_plan ??= { accounts: {}, records: {} });
+  const waiting = ledger.waitingItemsOf(page.map((account) => account.id));
+  for (const account of page) {
+    const pending = waiting.get(account.id) ?? {};
+    const { reason } = planAccount(account, pending, PLAIN_PUSH);
+    plan.accounts[reason] = (plan.accounts[reason] ?? 0) + 1;
+    const records = Object.values(pending).reduce((total, n) => total + n, 0);
+    if (records > 0) plan.records[reason] = (plan.records[reason] ?? 0) + records;
+    const held = reason === 'invalid' ? heldForConfiguration(account) : undefined;
+    if (held !== undefined) summary.held_for_configuration[held] = (summary.held_for_configuration[held] ?? 0) + 1;
+  }
+}
+
+/** The code an account was held back for when the service refused the run's configuration, not its data. */
+function heldForConfiguration(account: AccountRow): string | undefined {
+  const error = account.error;
+  return error !== null && configurationIssue([{ attr: error.attr, code: error.code }]) ? error.code : undefined;
 }
 
 /** The all-imports list, with the pending list marking staged processes (and adding those the all-list missed). */
@@ -207,6 +253,9 @@ function emptySummary(input: StatusInput, service: ServiceIndex | undefined): St
     differs: [],
     items_outstanding: [],
     top_error_codes: [],
+    push_plan: null,
+    held_for_configuration: {},
+    last_push: null,
     next_steps: [],
   };
 }

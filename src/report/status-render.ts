@@ -76,8 +76,9 @@ export function renderStatus(summary: StatusSummary, options: RenderOptions): st
       lines.push(`    ${c.red(error.code.padEnd(LABEL))}${String(error.count).padStart(NUMBER)}`);
   }
   lists(summary, c).forEach(([title, rows, total]) => section(lines, c, summary, title, rows, total));
+  // Read top down: the next step first, then the others in the order they come.
   const [next, ...later] = summary.next_steps;
-  lines.push('', ...later.map((step) => c.dim(`then: ${step}`)), c.bold(`next: ${next ?? 'nothing to do'}`));
+  lines.push('', c.bold(`next: ${next ?? 'nothing to do'}`), ...later.map((step) => c.dim(`then: ${step}`)));
   return `${lines.join('\n')}\n`;
 }
 

@@ -1,3 +1,4 @@
+import type { PlanReason } from '../engine/index.js';
 import type { ItemState } from '../ledger/index.js';
 import type { StatusSummary } from './status-gather.js';
 
@@ -14,6 +15,8 @@ const sum = (values: Iterable<number | undefined>): number => {
 };
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+/** "1 account needs", "2 accounts need". */
+const agree = (n: number, word: string, verb: string): string => `${plural(n, word)} ${n === 1 ? `${verb}s` : verb}`;
 
 interface Tally {
   invalid: number;
@@ -42,44 +45,35 @@ function tallyOf(summary: StatusSummary): Tally {
   };
 }
 
-/** The next steps, most urgent first; the last line of `status` is the first of them. */
+/**
+ * The next steps, most urgent first: what stopped the last push, data fixes, accounts held back for the service's
+ * configuration, ERRORED accounts, records of unknown outcome, refused records, disagreements with the service, then
+ * what the next push would do (engine/plan.ts: only the work it takes on). `status` prints the first as `next:` and the
+ * others below it as `then:`.
+ */
 export function nextSteps(summary: StatusSummary): string[] {
   const t = tallyOf(summary);
-  const s = summary.import_supplier;
-  const steps: string[] = [];
-  if (t.invalid > 0 || t.held > 0)
-    steps.push(
-      `${t.invalid > 0 ? plural(t.invalid, 'account') : plural(t.held, 'record')} need data fixes: migrate report ` +
-        `--out DIR (fix-data.csv), fix the export, then migrate push EXPORT_DIR`,
-    );
-  if (t.errored > 0)
-    steps.push(
-      `${plural(t.errored, 'account')} ERRORED on the platform: check them (migrate status ${s} --account ` +
-        `NUMBER), then migrate push EXPORT_DIR --retry-errored`,
-    );
-  if (t.unknown > 0)
-    steps.push(
-      `${plural(t.unknown, 'record')} with an unknown outcome: check them on the platform (migrate report --out ` +
-        `DIR: unknown-outcome.csv)`,
-    );
-  if (t.failed > 0)
-    steps.push(`${plural(t.failed, 'record')} refused by the service: migrate report --out DIR (fix-data.csv)`);
+  const steps = [...fixSteps(summary, t), ...recordSteps(t)];
   const disagree = summary.counts.only_in_ledger + summary.counts.differs;
   if (disagree > 0)
     steps.push(
-      `${plural(disagree, 'account')} the ledger and the service disagree on: migrate status ${s} --json (rows ` +
-        `with a mismatch)`,
+      `${plural(disagree, 'account')} the ledger and the service disagree on: migrate status ` +
+        `${summary.import_supplier} --json (rows with a mismatch)`,
     );
-  if (t.unfinished > 0 || t.waiting > 0)
-    steps.push(
-      `${t.unfinished > 0 ? plural(t.unfinished, 'account') : plural(t.waiting, 'record')} not finished: migrate ` +
-        `push EXPORT_DIR (it resumes where the last run stopped)`,
-    );
+  const push = pushStep(summary.push_plan);
+  if (push !== undefined) steps.push(push);
   if (summary.counts.ledger === null) {
     const pending = (summary.counts.service?.pending ?? 0) - summary.counts.errored;
     if (pending > 0)
       steps.push(`${plural(pending, 'account')} pending on the service: wait, or give --state DIR to see the ledger`);
   }
+  // While anything is left, why the last push stopped comes first: it says what to fix before a push can go on.
+  const stopped = summary.last_push?.fatal;
+  if (stopped && steps.length > 0)
+    steps.unshift(
+      `the last push (run ${summary.last_push?.id}, ${summary.last_push?.started_at}) stopped: ${stopped.code}: ` +
+        `${oneLine(stopped.detail)}`,
+    );
   if (steps.length === 0)
     steps.push(
       t.total > 0
@@ -88,6 +82,90 @@ export function nextSteps(summary: StatusSummary): string[] {
     );
   return steps;
 }
+
+/** Accounts (and records held) a person must act on: data fixes, a configuration put right, ERRORED accounts. */
+function fixSteps(summary: StatusSummary, t: Tally): string[] {
+  const plan = summary.push_plan;
+  const behind = (reason: PlanReason): string => {
+    const records = plan?.records[reason] ?? 0;
+    return records > 0 ? ` (${agree(records, 'record', 'wait')} for them)` : '';
+  };
+  const steps: string[] = [];
+  const heldCodes = Object.keys(summary.held_for_configuration).sort();
+  const held = sum(Object.values(summary.held_for_configuration));
+  const invalid = t.invalid - held;
+  const dataFixes =
+    invalid > 0 && t.held > 0
+      ? `${plural(invalid, 'account')} and ${plural(t.held, 'record')} need`
+      : invalid > 0
+        ? agree(invalid, 'account', 'need')
+        : agree(t.held, 'record', 'need');
+  if (invalid + t.held > 0)
+    steps.push(
+      `${dataFixes} data fixes${invalid > 0 ? behind('invalid') : ''}: migrate report --out DIR (fix-data.csv), ` +
+        `fix the export, then migrate push EXPORT_DIR`,
+    );
+  if (held > 0)
+    steps.push(
+      `${plural(held, 'account')} held back as invalid by an earlier version for the service's configuration ` +
+        `(${heldCodes.join(', ')}), not for their data: once the configuration is right, migrate push EXPORT_DIR ` +
+        `--retry-invalid ${heldCodes.join(',')}`,
+    );
+  if (t.errored > 0)
+    steps.push(
+      `${plural(t.errored, 'account')} ERRORED on the platform${behind('errored')}: check them (migrate status ` +
+        `${summary.import_supplier} --account NUMBER), then migrate push EXPORT_DIR --retry-errored`,
+    );
+  return steps;
+}
+
+/** Records a person must act on: of unknown outcome, refused by the service. */
+function recordSteps(t: Tally): string[] {
+  const steps: string[] = [];
+  if (t.unknown > 0)
+    steps.push(
+      `${plural(t.unknown, 'record')} of unknown outcome: check them on the platform and add the missing ones by hand ` +
+        `(migrate report --out DIR: unknown-outcome.csv); a push never resends them`,
+    );
+  if (t.failed > 0)
+    steps.push(
+      `${plural(t.failed, 'record')} refused by the service: migrate report --out DIR (fix-data.csv), fix the ` +
+        `export, then migrate push EXPORT_DIR (a refused record is sent again once its data changes)`,
+    );
+  return steps;
+}
+
+/** What the next plain push does, in the plan's words (engine/plan.ts), or undefined when it has nothing to do. */
+function pushStep(plan: StatusSummary['push_plan']): string | undefined {
+  if (plan === null) return undefined;
+  const n = (...reasons: PlanReason[]): number => sum(reasons.map((reason) => plan.accounts[reason]));
+  const parts = [
+    [n('create', 'create_only'), 'creates', 'account', ' not sent yet'],
+    [n('reconcile'), 'asks the service about', 'create', ' left unconfirmed (resent only if it never arrived)'],
+    [n('wait'), 'checks', 'account', ' waiting for processing on the service (a push waits for them, --no-wait not)'],
+    [n('resolve'), 'looks up', 'account', ' known only by records (not in the export)'],
+    [n('post_import', 'finish'), 'finishes', 'imported account', ''],
+  ] as const;
+  const does = parts
+    .filter(([count]) => count > 0)
+    .map(([count, verb, noun, rest]) => `${verb} ${plural(count, noun)}${rest}`);
+  if (does.length === 0) return undefined;
+  const records = (...reasons: PlanReason[]): number => sum(reasons.map((reason) => plan.records[reason]));
+  const now = records('post_import', 'finish');
+  const later = records('create', 'create_only', 'reconcile', 'wait', 'resolve');
+  const imported = 'once their account is imported';
+  const send =
+    now > 0 && later > 0
+      ? `, and sends ${plural(now, 'record')} now and ${later} ${imported}`
+      : now > 0
+        ? `, and sends ${plural(now, 'record')}`
+        : later > 0
+          ? `, and sends ${plural(later, 'record')} ${imported}`
+          : '';
+  return `not finished: the next migrate push EXPORT_DIR ${does.join(', ')}${send}`;
+}
+
+const oneLine = (text: string): string => text.replace(/\s+/g, ' ').trim();
 
 /** 0 when every account of the ledger is done (or, without a ledger, nothing is pending or ERRORED); else 1. */
 export function statusExit(summary: StatusSummary): StatusExit {

@@ -117,12 +117,21 @@ function headlineOf(summary: PushSummary, c: InstanceType<typeof Chalk>): string
   if (summary.left.length === 0 && summary.exitCode === 0)
     return c.green('push finished: everything done (every account and record settled)');
   if (summary.exitCode === 0) return c.green(`push finished this run's work; left for later runs: ${left}${report}`);
+  // Accounts still processing on the service (--no-wait), records of accounts not yet imported, and no error: exit 1,
+  // as `status` says, but nothing for a person to do; the next run (cron's) takes them up.
+  if (summary.result === 'finished' && summary.topErrors.length === 0 && !summary.left.some(needsPerson))
+    return c.yellow(`push finished this run's work, not the migration: ${left}; the next push takes them up`);
   if (summary.result === 'finished') return c.yellow(`push finished, not everything is done: ${left}${report}`);
   if (summary.result === 'max_errors')
     return c.red(
       `push stopped: more failures than --max-errors allows; left: ${left}${report}, then run push again to continue`,
     );
   return c.red(`push stopped: ${summary.result}${left ? `; left: ${left}${report}` : ''}`);
+}
+
+/** What only a person can settle: data to fix, records to check by hand. */
+function needsPerson(part: LeftOver): boolean {
+  return part.file === 'fix-data.csv' || part.file === 'unknown-outcome.csv';
 }
 
 /** Builds the summary of a finished push from the engine's result and the ledger's error codes. */

@@ -40,6 +40,8 @@ export interface SandboxOptions extends FaultOptions {
   suppliers: Record<string, SupplierStatus>;
   /** Time from create to PROCESSED/ERRORED; IN_PROGRESS from half of it. 0 = settled at once. */
   processingMs: number;
+  /** Added to each process's processing time: a share of 0..N ms fixed by the seed and the pair (default 0). */
+  processingSpreadMs: number;
   /** Share of created accounts that end ERRORED (besides external account numbers starting ERR-). */
   erroredShare: number;
   /** First day (YYYY-MM-DD) of the open statement period; default the first of the current UTC month. */
@@ -93,6 +95,7 @@ export function defaultSandboxOptions(): SandboxOptions {
     apiKey: DEFAULT_API_KEY,
     suppliers: { ...DEFAULT_SUPPLIERS },
     processingMs: 200,
+    processingSpreadMs: 0,
     erroredShare: 0,
     openPeriodStart: firstOfCurrentMonth(),
     today: undefined,
@@ -140,7 +143,16 @@ export function resolveSandboxOptions(partial: Partial<SandboxOptions> = {}): Sa
       options[name],
     );
   (
-    ['latencyMs', 'jitterMs', 'retryAfterSeconds', 'maxRps', 'processingMs', 'flakyAttempts', 'lostAnswerMs'] as const
+    [
+      'latencyMs',
+      'jitterMs',
+      'retryAfterSeconds',
+      'maxRps',
+      'processingMs',
+      'processingSpreadMs',
+      'flakyAttempts',
+      'lostAnswerMs',
+    ] as const
   ).forEach(nonNegative);
   (['failRate', 'rateLimitRate', 'dropRate', 'ambiguousRate', 'erroredShare'] as const).forEach(share);
   const faultSum = options.failRate + options.rateLimitRate + options.dropRate + options.ambiguousRate;

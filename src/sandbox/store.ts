@@ -3,7 +3,8 @@ import type { SupplierStatus } from './options.js';
 import { type LatestError, type PostImportData, type ProcessRecord } from './records.js';
 
 // The import processes and their asynchronous life (spec "Account import process"):
-// create -> PENDING -> IN_PROGRESS (half of processingMs) -> PROCESSED | ERRORED | CANCELLED (processingMs).
+// create -> PENDING -> IN_PROGRESS (half of processingMs) -> PROCESSED | ERRORED | CANCELLED (processingMs, plus a
+// seeded share of processingSpreadMs per process).
 // No timer per account: processes wait in two FIFO queues (their due times grow with creation
 // time) and every read advances the queues to "now", so what a request sees is exact.
 
@@ -48,9 +49,56 @@ class FifoQueue {
   }
 }
 
+/**
+ * Entries in due order when their due times do not grow with creation time (a processing spread): a binary heap.
+ * takeDue stays cheap when nothing is due (it looks at the top only).
+ */
+class HeapQueue {
+  readonly #heap: QueueEntry[] = [];
+
+  push(entry: QueueEntry): void {
+    const heap = this.#heap;
+    heap.push(entry);
+    for (let index = heap.length - 1; index > 0;) {
+      const parent = (index - 1) >> 1;
+      if ((heap[parent]?.at ?? 0) <= entry.at) break;
+      heap[index] = heap[parent] as QueueEntry;
+      heap[parent] = entry;
+      index = parent;
+    }
+  }
+
+  *takeDue(now: number): Generator<QueueEntry> {
+    const heap = this.#heap;
+    while (heap.length > 0 && (heap[0]?.at ?? Infinity) <= now) {
+      const top = heap[0] as QueueEntry;
+      const last = heap.pop() as QueueEntry;
+      if (heap.length > 0) this.#sink(last);
+      yield top;
+    }
+  }
+
+  #sink(entry: QueueEntry): void {
+    const heap = this.#heap;
+    let index = 0;
+    for (;;) {
+      const left = index * 2 + 1;
+      if (left >= heap.length) break;
+      const right = left + 1;
+      const child = right < heap.length && (heap[right]?.at ?? 0) < (heap[left]?.at ?? 0) ? right : left;
+      if ((heap[child]?.at ?? 0) >= entry.at) break;
+      heap[index] = heap[child] as QueueEntry;
+      index = child;
+    }
+    heap[index] = entry;
+  }
+}
+
 export interface StoreSettings {
   seed: number;
   processingMs: number;
+  /** A seeded share of 0..processingSpreadMs added to each process's processing time. */
+  processingSpreadMs: number;
   erroredShare: number;
   retainPayloads: boolean;
 }
@@ -59,14 +107,18 @@ export class ProcessStore {
   readonly suppliers = new Map<string, SupplierStatus>();
   readonly #bySupplier = new Map<string, Map<string, ProcessRecord>>();
   readonly #usedAccountNumbers = new Set<number>();
-  readonly #toStart = new FifoQueue();
-  readonly #toFinish = new FifoQueue();
+  readonly #toStart: FifoQueue | HeapQueue;
+  readonly #toFinish: FifoQueue | HeapQueue;
   readonly #settings: StoreSettings;
   #count = 0;
 
   constructor(suppliers: Record<string, SupplierStatus>, settings: StoreSettings) {
     for (const [code, status] of Object.entries(suppliers)) this.suppliers.set(code, status);
     this.#settings = settings;
+    // Without a spread, due times grow with creation time: two FIFO queues are enough (and cheapest).
+    const spread = settings.processingSpreadMs > 0;
+    this.#toStart = spread ? new HeapQueue() : new FifoQueue();
+    this.#toFinish = spread ? new HeapQueue() : new FifoQueue();
   }
 
   get size(): number {
@@ -96,7 +148,12 @@ export class ProcessStore {
     Object.assign(record, { status: 'PENDING', createdAt: now, modifiedAt: now, latestError: null });
     record.payload = this.#settings.retainPayloads ? payload : undefined;
     record.fate = this.#fateOf(record);
-    const { processingMs } = this.#settings;
+    const { seed, processingSpreadMs } = this.#settings;
+    const spread =
+      processingSpreadMs > 0
+        ? hashShare(seed, 'processing', supplier, externalAccountNumber, record.createRequestsAccepted)
+        : 0;
+    const processingMs = this.#settings.processingMs + Math.floor(spread * processingSpreadMs);
     if (processingMs <= 0) this.#finish(record, now);
     else {
       this.#toStart.push({ record, generation: record.generation, at: now + processingMs / 2 });

@@ -142,7 +142,7 @@ describe('the dialect', () => {
     expect(error).toBeInstanceOf(UsageError);
     expect((error as UsageError).exitCode).toBe(2);
     expect((error as UsageError).message).toBe(
-      '"dialect" in the mapping file asks for the kraken dialect, but the state directory /state was pushed in the spec dialect; a state directory keeps one dialect. Run with --dialect spec, or push the kraken dialect into a new --state directory.',
+      '"dialect" in the mapping file asks for the kraken dialect, but the state directory /state was pushed in the spec dialect; a state directory keeps one dialect. Run with --dialect spec, or push the kraken dialect into a new --state directory (or, if the service itself now speaks it, move the ledger on with push --move-ledger-to-service).',
     );
   });
 

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -121,7 +121,7 @@ describe('migrate status', () => {
       expect(rows.get(number)).toMatchObject({ state: 'invalid', service: 'absent', platform_account_number: null });
   });
 
-  it('piped: the sections of a terminal without colour, held records named, the next step last; --offline reads the ledger only', async () => {
+  it('piped: the sections of a terminal without colour, held records named, the next step first; --offline reads the ledger only', async () => {
     const plain = await migrate(['status', 'ACME', ...service(), '--state', state]);
     expect(plain.code, plain.stderr).toBe(1);
     expect(plain.stdout).not.toContain('\u001b[');
@@ -131,9 +131,14 @@ describe('migrate status', () => {
     expect(plain.stdout).toMatch(/^ {4}FOREIGN-1 {2}A-[0-9A-F]{8}$/m);
     expect(plain.stdout).toMatch(/^ {4}ERR-0001 +note +waiting: account ERRORED +- +notes\.csv:10$/m);
     expect(plain.stdout).not.toMatch(/\bpending\b.*notes\.csv/);
-    expect(plain.stdout.trimEnd().split('\n').at(-1)).toBe(
-      'next: 4 accounts need data fixes: migrate report --out DIR (fix-data.csv), fix the export, then migrate push EXPORT_DIR',
+    const lines = plain.stdout.trimEnd().split('\n');
+    const next = lines.findIndex((line) => line.startsWith('next: '));
+    // The invalid accounts' own records wait behind them: a push does not send those.
+    expect(lines[next]).toBe(
+      'next: 4 accounts and 1 record need data fixes (11 records wait for them): migrate report --out DIR ' +
+        '(fix-data.csv), fix the export, then migrate push EXPORT_DIR',
     );
+    expect(lines.slice(next + 1).every((line) => line.startsWith('then: '))).toBe(true);
     const offline = await migrate(['status', 'ACME', '--state', state, '--offline', '--json'], {
       MIGRATE_API_KEY: undefined,
     });
@@ -142,7 +147,7 @@ describe('migrate status', () => {
     expect(doc.sources).toEqual({ ledger: true, service: false });
     expect(doc.accounts).toHaveLength(ops.done.length + 1 + ops.invalid.length + ops.errored.length);
     expect(doc.accounts.every((row: { service: unknown }) => row.service === null)).toBe(true);
-    expect(doc.next_steps[0]).toMatch(/^4 accounts need data fixes/);
+    expect(doc.next_steps[0]).toMatch(/^4 accounts and 1 record need data fixes/);
   });
 
   it('exit 0 when every account of the ledger is done (the sample export, on a sandbox of its own)', async () => {
@@ -176,7 +181,8 @@ describe('migrate status', () => {
     const closed = await startSandbox({ processingMs: 0 });
     const url = closed.url;
     await closed.close();
-    const unreachable = await migrate(['status', 'ACME', '--base-url', url, '--state', state, '--json']);
+    // (Without a ledger: this state directory's ledger records the service it was pushed to, and refuses another.)
+    const unreachable = await migrate(['status', 'ACME', '--base-url', url, '--state', join(dir, 'none'), '--json']);
     expect(unreachable.code, unreachable.stderr).toBe(3);
   });
 
@@ -190,10 +196,22 @@ describe('migrate status', () => {
     expect(doc.counts.errored).toBe(2);
   });
 
-  it('names the accounts only the ledger knows (the ledger pushed elsewhere: another service)', async () => {
+  it('names the accounts only the ledger knows (a ledger from before it recorded its service, read against another)', async () => {
     const other = await startSandbox({ processingMs: 0 });
     try {
-      const run = await migrate(['status', 'ACME', '--base-url', other.url, '--state', state, '--json'], {
+      // A ledger that records its service refuses another (exit 2) ...
+      const refused = await migrate(['status', 'ACME', '--base-url', other.url, '--state', state], {
+        MIGRATE_API_KEY: other.apiKey,
+      });
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(`was used with ${sandbox.url} (spec dialect); this run asks for ${other.url}`);
+      // ... one from before the record cannot tell, and shows what the service does not know.
+      const legacy = join(dir, 'state-legacy');
+      cpSync(state, legacy, { recursive: true });
+      const ledger = Ledger.open(legacy);
+      ledger.db.exec(`DELETE FROM settings WHERE key = 'service_url'`);
+      ledger.close();
+      const run = await migrate(['status', 'ACME', '--base-url', other.url, '--state', legacy, '--json'], {
         MIGRATE_API_KEY: other.apiKey,
       });
       expect(run.code, run.stderr).toBe(1);

@@ -28,8 +28,15 @@ const ACCOUNT_HEADER =
  * `kraken`: every supply address carries meter_points (a tenant field declared in the export's
  * migrate.config.json), as the real platform requires.
  */
-export function writeE2eExport(root: string, size: number, prefix = 'E2E', dialect: Dialect = 'spec'): E2eExport {
-  const dir = join(root, 'export');
+export function writeE2eExport(
+  root: string,
+  size: number,
+  prefix = 'E2E',
+  dialect: Dialect = 'spec',
+  options: { clean?: boolean; dir?: string } = {},
+): E2eExport {
+  // `clean`: every account valid, every record accepted (a migration that can finish: `status` exit 0).
+  const dir = join(root, options.dir ?? 'export');
   mkdirSync(dir, { recursive: true });
   const month = new Date().toISOString().slice(0, 7);
   const today = new Date().toISOString().slice(0, 10);
@@ -59,7 +66,7 @@ export function writeE2eExport(root: string, size: number, prefix = 'E2E', diale
   ];
   const instructions = ['external_account_number,import_supplier,vendor,reference,type'];
   for (let n = 1; n <= size; n += 1) {
-    const kind = n % 10 === 3 ? 'invalid' : n % 10 === 7 ? 'errored' : 'valid';
+    const kind = options.clean ? 'valid' : n % 10 === 3 ? 'invalid' : n % 10 === 7 ? 'errored' : 'valid';
     const number = kind === 'errored' ? `ERR-${prefix}-${n}` : `${prefix}-${String(n).padStart(4, '0')}`;
     const email = kind === 'invalid' ? 'not-an-e-mail' : `person${n}@example.org`;
     accounts.push(
@@ -80,7 +87,7 @@ export function writeE2eExport(root: string, size: number, prefix = 'E2E', diale
     const statementIds = n % 3 === 0 ? [] : [`${number}-S1`, `${number}-S2`];
     // Major units in the export; the service gets minor units (4010).
     for (const id of statementIds) statements.push(`${number},${id},2024-01-01,2024-01-31,2024-02-03,INV-${id},40.10`);
-    const reference = n % 11 === 5 ? `FAIL-${n}` : n % 11 === 8 ? `FLAKY-${n}` : `pm_${n}`;
+    const reference = n % 11 === 5 && !options.clean ? `FAIL-${n}` : n % 11 === 8 ? `FLAKY-${n}` : `pm_${n}`;
     if (n % 4 !== 1) {
       instructions.push(`${number},ACME,STRIPE,${reference},CARD`);
       if (kind === 'valid') {

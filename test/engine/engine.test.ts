@@ -151,14 +151,14 @@ describe('push engine against an in-memory service', () => {
 
   it('a crash between intent and outcome: the next run resends the instruction and records it reconciled', async () => {
     const service = new FakeService();
-    // Applied, then a fatal answer: the run stops with the intent committed and no outcome, as after a kill.
-    service.fault = (method) => (method === 'payment' ? 'ambiguous' : 'none');
+    // Applied, then no answer, and the run stops on it (one failure in a row is too many here): the intent is
+    // committed with no outcome, as after a kill. (A failure answer would say it was not applied.)
     const original = service.createPaymentInstruction;
     service.createPaymentInstruction = async (request) => {
-      await original(request).catch(() => undefined);
-      throw new FakeError('unauthorized', false, 401);
+      await original(request);
+      throw new FakeError('connection_reset', true);
     };
-    const crashed = await push(service, [accountEntry(full(1))]);
+    const crashed = await push(service, [accountEntry(full(1))], { maxConsecutiveFailures: 1 });
     expect(crashed.reason).toBe('fatal');
     expect(instruction('A-1')).toMatchObject({ state: 'sending', attempts: 1 });
     service.fault = () => 'none';
@@ -245,9 +245,13 @@ describe('push engine against an in-memory service', () => {
       { concurrency: 2 },
     );
     expect(result.reason).toBe('fatal');
-    expect(result.fatal?.code).toBe('import_supplier_migration_not_ongoing');
+    expect(result.fatal?.code).toBe('configuration_refused');
+    expect(result.fatal?.detail).toContain('(import_supplier_migration_not_ongoing: ');
+    expect(result.fatal?.detail).toContain('ask the platform operators to set it Ongoing');
     expect(result.exitCode).toBe(3);
     expect(service.calls.length).toBeLessThanOrEqual(3);
+    // Refused, so not sent: nothing is left "create unconfirmed", the next run sends them.
+    expect(result.counts.accounts).toEqual({ staged: 20 });
   });
 
   it('treats a run of failures as the service being unreachable', async () => {
@@ -312,14 +316,26 @@ describe('push engine against an in-memory service', () => {
     expectExact(service, specs);
   });
 
-  it('--no-wait schedules only; a later run polls and pushes the records', async () => {
+  it('--no-wait never waits for processing; the next --no-wait run checks what it left and pushes the records', async () => {
     const service = new FakeService();
-    const first = await push(service, [accountEntry(full(1))], { wait: false });
+    service.pollsToSettle = 1_000_000;
+    // Checks due a second after a create: a run that waited for them would take that long.
+    const noWait = { wait: false, pollSchedule: { firstDelayMs: 1_000, factor: 2, maxDelayMs: 2_000, jitter: 0 } };
+    const first = await push(service, [accountEntry(full(1))], noWait);
+    expect(first.reason).toBe('finished');
     expect(first.counts.accounts).toEqual({ scheduled: 1 });
-    expect(first.exitCode).toBe(0);
+    // Not finished: exit 1, as `migrate status` says (README "Exit codes").
+    expect(first.exitCode).toBe(1);
     expect(service.calls).toEqual(['create']);
-    const second = await push(service, undefined);
-    expect(second.exitCode).toBe(0);
+    // Still processing: the next run checks it once (its check brought forward) and does not wait for it.
+    const second = await push(service, undefined, noWait);
+    expect(second.counts.accounts).toEqual({ scheduled: 1 });
+    expect(second.exitCode).toBe(1);
+    expect(service.calls).toEqual(['create', 'transfer']);
+    service.pollsToSettle = 0;
+    const third = await push(service, undefined, noWait);
+    expect(third.exitCode).toBe(0);
+    expect(third.counts.accounts).toEqual({ done: 1 });
     expectExact(service, [full(1)]);
   });
 

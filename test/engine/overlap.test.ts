@@ -132,6 +132,8 @@ describe('sending while staging', () => {
 
   it('on a rerun, waits for staging before polling an account parked by the last run, so its new records are sent', async () => {
     const watched = new Watched();
+    // Still processing whenever the first run (which does not wait) checks them.
+    watched.service.pollsToSettle = 1_000_000;
     const first = await run(once(watched.entries(specs(3), 0)), watched.service, { wait: false });
     expect(first.result.counts.accounts).toEqual({ scheduled: 3 });
     const again = new Watched(new FakeService());

@@ -36,7 +36,8 @@ describe('planAccount', () => {
     ['invalid', { note: 1 }, {}, false, 'invalid', {}],
     ['done', {}, {}, false, 'done', {}],
     ['creating', { statement: 51 }, {}, true, 'reconcile', { status_check: 1, statement: 2 }],
-    ['scheduled', {}, { wait: false }, false, 'no_wait', {}],
+    // --no-wait takes up accounts earlier runs left waiting: checked, their records pushed if imported.
+    ['scheduled', { note: 1 }, { wait: false }, true, 'wait', { status_check: 1, note: 1 }],
     ['scheduled', { payment_instruction: 2 }, {}, true, 'wait', { status_check: 1, payment_instruction: 2 }],
     ['processed', { note: 2, transaction: 2 }, only('note'), true, 'post_import', { note: 1 }],
     ['processed', { transaction: 2 }, only('note'), false, 'not_selected_steps', {}],

@@ -36,6 +36,13 @@ describe('summary', () => {
     expect(renderSummary(summaryOf(0, { scheduled: 3 }), false)).toContain(
       "push finished this run's work; left for later runs: 3 accounts wait for processing or their records (retry.csv)",
     );
+    // --no-wait leaving accounts processing: exit 1 (not finished), and nothing for a person to do.
+    expect(renderSummary({ ...summaryOf(1, { done: 1, scheduled: 3 }), topErrors: [] }, false)).toContain(
+      "push finished this run's work, not the migration: 3 accounts wait for processing or their records " +
+        '(retry.csv); the next push takes them up',
+    );
+    // ... but not while the ledger holds errors (a service that could not be reached for every create).
+    expect(renderSummary(summaryOf(1, { staged: 3 }), false)).toContain('push finished, not everything is done');
     expect(renderSummary(summaryOf(0, { done: 3 }, { note: { done: 2 } }), false)).toContain(
       'push finished: everything done',
     );

@@ -131,6 +131,40 @@ describe('opening a ledger', () => {
     migrated.close();
   });
 
+  it('records the service it is used with; a ledger from before that gets a note for the first push to record its own', () => {
+    const fresh = Ledger.open(join(dir, 'fresh'));
+    expect(fresh.read.service()).toBeUndefined();
+    fresh.recordService({ url: 'https://one.example', dialect: 'spec', importSupplier: 'ACME' });
+    expect(fresh.read.service()).toEqual({ url: 'https://one.example', dialect: 'spec', importSupplier: 'ACME' });
+    fresh.recordService(
+      { url: 'https://two.example', dialect: 'kraken' },
+      { from: { url: 'https://one.example', dialect: 'spec', importSupplier: 'ACME' }, runId: 7 },
+    );
+    expect(fresh.read.service()).toMatchObject({ url: 'https://two.example', dialect: 'kraken' });
+    expect(fresh.read.service()?.importSupplier).toBeUndefined();
+    expect(fresh.read.service()?.note).toMatch(
+      /^moved by run 7 at \S+ from https:\/\/one\.example \(spec dialect, import supplier ACME\)$/,
+    );
+    fresh.close();
+    // A ledger of schema 5 with two runs: migration 6 leaves the note; the service is unknown until a push records it.
+    const old = Ledger.open(dir);
+    old.startRun('push', {});
+    old.startRun('push', {});
+    old.recordDialect('spec');
+    old.db.exec(`DELETE FROM settings WHERE key = 'service_note'`);
+    old.db.pragma('user_version = 5');
+    old.close();
+    const migrated = Ledger.open(dir);
+    expect(migrated.read.service()).toBeUndefined();
+    migrated.recordService({ url: 'https://one.example', dialect: 'spec' });
+    expect(migrated.read.service()).toEqual({
+      url: 'https://one.example',
+      dialect: 'spec',
+      note: 'recorded by the first push after runs 1-2, whose service was not recorded',
+    });
+    migrated.close();
+  });
+
   it('keeps data across reopen and migrates once', () => {
     const ledger = Ledger.open(dir);
     ledger.batch(() => ledger.insertAccount(newAccount(1), { step: 'stage' }));

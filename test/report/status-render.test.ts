@@ -64,6 +64,9 @@ function needsAttention(): StatusSummary {
       { code: 'account_creation_failed', count: 2 },
       { code: 'payment_vendor_failed', count: 1 },
     ],
+    push_plan: { accounts: { done: 5, errored: 2, invalid: 3, wait: 1 }, records: { errored: 1, wait: 1 } },
+    held_for_configuration: {},
+    last_push: null,
     next_steps: [],
   };
   summary.next_steps = nextSteps(summary);
@@ -88,20 +91,26 @@ function allDone(): StatusSummary {
     only_on_service: [],
     items_outstanding: [],
     top_error_codes: [],
+    push_plan: { accounts: { done: 8 }, records: {} },
   };
   summary.next_steps = nextSteps(summary);
   return summary;
 }
 
 describe('status text', () => {
-  it('plain (a pipe, or NO_COLOR): aligned sections, records named by what holds them, the next step last', () => {
+  it('plain (a pipe, or NO_COLOR): aligned sections, records named by what holds them, the next step first', () => {
     const text = renderStatus(needsAttention(), { color: false });
     expect(text).not.toContain(ESC);
     golden('needs-attention.txt', text);
     const lines = text.trimEnd().split('\n');
-    expect(lines.at(-1)).toBe(
-      'next: 3 accounts need data fixes: migrate report --out DIR (fix-data.csv), fix the export, then migrate push EXPORT_DIR',
+    const next = lines.findIndex((line) => line.startsWith('next: '));
+    expect(lines[next]).toBe(
+      'next: 3 accounts and 1 record need data fixes: migrate report --out DIR (fix-data.csv), fix the export, then ' +
+        'migrate push EXPORT_DIR',
     );
+    // Read top down: the next step, then the others in order, each below it.
+    expect(lines.slice(next + 1).every((line) => line.startsWith('then: '))).toBe(true);
+    expect(lines.slice(next + 1)).toHaveLength(3);
     expect(text).toMatch(/ERR-1 {2}note {17}waiting: account ERRORED {8}- {22}notes\.csv:10/);
     expect(text).not.toMatch(/^pending /m);
     expect(text).toContain('... and 2 more: migrate status ACME --json, or --max-rows 3');
@@ -125,11 +134,15 @@ describe('status text', () => {
     const summary = needsAttention();
     expect(statusExit(summary)).toBe(1);
     expect(summary.next_steps.map((step) => step.split(':')[0])).toEqual([
-      '3 accounts need data fixes',
-      '2 accounts ERRORED on the platform',
+      '3 accounts and 1 record need data fixes',
+      '2 accounts ERRORED on the platform (1 record waits for them)',
       '1 record refused by the service',
-      '1 account not finished',
+      'not finished',
     ]);
+    expect(summary.next_steps[3]).toBe(
+      'not finished: the next migrate push EXPORT_DIR checks 1 account waiting for processing on the service (a ' +
+        'push waits for them, --no-wait not), and sends 1 record once their account is imported',
+    );
     const errored = allDone();
     errored.counts.errored = 1;
     expect(nextSteps(errored)[0]).toBe(

@@ -97,6 +97,27 @@ describe('create and the asynchronous process', () => {
     });
   });
 
+  it('--processing-spread-ms: each process takes processingMs plus its own seeded share of the spread', async () => {
+    const clock = manualClock();
+    const s = await open({ processingMs: 300, processingSpreadMs: 600 }, { clock: clock.now });
+    const numbers = Array.from({ length: 40 }, (_, n) => `SP-${n}`);
+    for (const number of numbers) await s.post('/v2/data-import/accounts/', { payload: account(number) });
+    const processedAt = new Map<string, number>();
+    for (let elapsed = 0; elapsed <= 900; elapsed += 10) {
+      for (const number of numbers)
+        if (!processedAt.has(number) && s.sandbox.inspect.account('ACME', number)?.status === 'PROCESSED')
+          processedAt.set(number, elapsed);
+      clock.advance(10);
+    }
+    const times = numbers.map((number) => processedAt.get(number) ?? -1);
+    expect(processedAt.size).toBe(numbers.length);
+    expect(Math.min(...times)).toBeGreaterThanOrEqual(300);
+    expect(Math.max(...times)).toBeLessThanOrEqual(900);
+    // Not in creation order: a later process may finish first.
+    expect(new Set(times).size).toBeGreaterThan(10);
+    expect(times).not.toEqual([...times].sort((a, b) => a - b));
+  });
+
   it('refuses a create while the process is PENDING or IN_PROGRESS (account_import_process_in_progress)', async () => {
     const s = await open({ processingMs: 10_000 });
     await s.post('/v2/data-import/accounts/', { payload: account('C-2') });

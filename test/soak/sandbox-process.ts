@@ -1,7 +1,8 @@
 import { startSandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 
-// The sandbox of a soak cell, in its own process (forked with an IPC channel): it prints
-// nothing, sends its URL once listening, and answers `dump` with what it holds for ACME.
+// The sandbox of a soak cell (and of the e2e cut-over tests), in its own process (forked with an IPC channel): it
+// prints nothing, sends its URL once listening, answers `dump` with what it holds for ACME and `settle` by finishing
+// every process now.
 
 const options = JSON.parse(process.argv[2] ?? '{}') as Partial<SandboxOptions>;
 const sandbox = await startSandbox(options);
@@ -19,6 +20,8 @@ process.on('message', (message: { type: string }) => {
       paymentInstructions: account.paymentInstructions.map((instruction) => instruction.reference),
     }));
     send({ type: 'dump', accounts });
+  } else if (message.type === 'settle') {
+    send({ type: 'settled', count: sandbox.control.settleAll() });
   } else if (message.type === 'close') {
     void sandbox.close().then(() => process.exit(0));
   }

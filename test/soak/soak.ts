@@ -1,11 +1,12 @@
-import { spawn, fork, execFileSync, type ChildProcess } from 'node:child_process';
+import { spawn, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import type { SandboxOptions } from '../../src/sandbox/index.js';
 import { openLedgerReader } from '../../src/ledger/index.js';
+import type { SandboxOptions } from '../../src/sandbox/index.js';
 import { writeE2eExport, type E2eExport } from '../e2e/export.js';
+import { startSandboxProcess, type SandboxAccount } from './sandbox-child.js';
 
 // `npm run soak` (docs/soak.md): the real binary as a child process against the sandbox in its
 // own process, over loopback HTTP, through a matrix of faults. Each cell pushes a generated
@@ -16,54 +17,6 @@ const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const BIN = path.join(ROOT, 'bin', 'migrate.js');
 const ACCOUNTS = Number(process.env['SOAK_ACCOUNTS'] ?? 120);
 const MAX_RUNS = 12;
-
-interface SandboxAccount {
-  number: string;
-  status: string;
-  creates: number;
-  notes: string[];
-  transactions: string[];
-  statements: string[];
-  paymentInstructions: string[];
-}
-
-interface SandboxProcess {
-  port: number;
-  apiKey: string;
-  dump(): Promise<SandboxAccount[]>;
-  close(): Promise<void>;
-}
-
-async function startSandboxProcess(options: Partial<SandboxOptions>): Promise<SandboxProcess> {
-  const child: ChildProcess = fork(path.join(import.meta.dirname, 'sandbox-process.ts'), [JSON.stringify(options)], {
-    execArgv: ['--import', 'tsx'],
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
-  const next = <T>(type: string): Promise<T> =>
-    new Promise((resolve) => {
-      const listener = (message: { type: string }): void => {
-        if (message.type !== type) return;
-        child.off('message', listener);
-        resolve(message as T);
-      };
-      child.on('message', listener);
-    });
-  const ready = await next<{ url: string; apiKey: string }>('ready');
-  return {
-    port: Number(new URL(ready.url).port),
-    apiKey: ready.apiKey,
-    dump: async () => {
-      const answer = next<{ accounts: SandboxAccount[] }>('dump');
-      child.send({ type: 'dump' });
-      return (await answer).accounts;
-    },
-    close: () =>
-      new Promise((resolve) => {
-        child.once('exit', () => resolve());
-        child.send({ type: 'close' });
-      }),
-  };
-}
 
 /** A TCP proxy in front of the sandbox that can refuse every connection for a while (an outage). */
 async function startProxy(target: number): Promise<{ port: number; outage(ms: number): Promise<void>; close(): void }> {

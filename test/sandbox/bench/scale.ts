@@ -22,7 +22,7 @@ function memoryPerAccount(): void {
   const before = heapMb();
   const store = new ProcessStore(
     { ACME: 'Ongoing' },
-    { seed: 1, processingMs: 0, erroredShare: 0.01, retainPayloads: false },
+    { seed: 1, processingMs: 0, processingSpreadMs: 0, erroredShare: 0.01, retainPayloads: false },
   );
   const started = performance.now();
   for (let i = 0; i < accounts; i++) {
