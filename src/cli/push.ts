@@ -30,7 +30,8 @@ import { openExportInOrder } from '../intake/export-in-order.js';
 import { openExport, type ExportReader, type IssueList } from '../intake/index.js';
 import { findExportFiles } from '../sources/index.js';
 import { createNdjsonLogSink, type NdjsonLogSink } from '../report/ndjson-log.js';
-import { createProgressReporter } from '../report/progress.js';
+import { estimateExportAccounts } from '../report/export-size.js';
+import { createProgressReporter, DEFAULT_PROGRESS_INTERVAL_SECONDS } from '../report/progress.js';
 import { PlanJsonWriter, PlanSamples, renderPlan } from '../report/summary-plan.js';
 import { buildPushSummary, colorWanted, renderSummary } from '../report/summary.js';
 import { DEFAULT_SUPPLIERS } from '../sandbox/index.js';
@@ -57,6 +58,8 @@ export interface PushCommandOptions extends ServiceFlags {
   only?: ReadonlySet<PushStep>;
   maxErrors?: { count: number } | { percent: number };
   logFile?: string;
+  quiet?: boolean;
+  progressInterval?: number;
 }
 
 export function registerPushCommand(program: Command, setExitCode: (code: number) => void): void {
@@ -127,6 +130,12 @@ export function registerPushCommand(program: Command, setExitCode: (code: number
       '--log-file <path>',
       'append one JSON line per event (run id, account, step, outcome, code; no secret, no personal data) to this ' +
         'file (0600)',
+    )
+    .option('--quiet', 'no progress display: the summary only (warnings and errors still go to stderr)')
+    .option(
+      '--progress-interval <seconds>',
+      `seconds between progress lines when stderr is not a terminal (default ${DEFAULT_PROGRESS_INTERVAL_SECONDS})`,
+      positiveInt('--progress-interval', 86_400),
     );
   registerServiceOptions(command).action(async (dir: string, options: Omit<PushCommandOptions, 'dir'>) => {
     setExitCode(await pushCommand({ ...options, dir }));
@@ -165,7 +174,7 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
   if (options.dryRun) return dryRun(options, config, stateDir, selection, signal);
   // Every usage and configuration mistake is found before the state directory is created: a
   // mistaken run leaves nothing behind (no `.migrate/` in the working directory).
-  await findExportFiles(options.dir);
+  const exportFiles = await findExportFiles(options.dir);
   if (options.logFile !== undefined) checkLogFileDir(options.logFile);
   // The service settings (URL, credentials, dialect flags) are checked here, without a request;
   // the service is opened once the ledger says which dialect the state directory was pushed in.
@@ -211,8 +220,19 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
     closers.unshift(() => reader.close());
     // Streaming, only a header's problems are known now (README "Sending while the export is read").
     refuseFileIssues(reader.fileIssues);
-    const progress = createProgressReporter({ stream: process.stderr });
+    const progress = createProgressReporter({
+      stream: process.stderr,
+      wait: options.wait,
+      ...(options.quiet ? { quiet: true } : {}),
+      ...(options.progressInterval === undefined ? {} : { intervalSeconds: options.progressInterval }),
+    });
     closers.unshift(() => progress.stop());
+    // The export's size, counted beside the push (a byte scan of the accounts file), lets progress say how much is read.
+    const sizing = new AbortController();
+    closers.unshift(() => sizing.abort());
+    void estimateExportAccounts(exportFiles.files, sizing.signal).then((accounts) => {
+      progress.tally.exportAccounts = accounts;
+    });
     const log = options.logFile === undefined ? undefined : openLog(options.logFile, runId, ledger);
     if (log)
       closers.unshift(() =>
@@ -252,6 +272,8 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
       startedAt,
       stateDir,
       processedThisRun: progress.tally.done.processed,
+      createdThisRun: progress.tally.done.created,
+      wait: options.wait,
       unknownAccounts: result.unknownAccounts,
       ...(result.maxErrors === undefined ? {} : { maxErrors: result.maxErrors }),
     });
