@@ -186,7 +186,8 @@ export class ProgressTally implements EventSink {
     ) as Record<ProgressStep, Count>;
     const leadKnown = this.wait ? this.totals.processed : this.totals.created;
     const accounts = this.#count(this.settled, leadKnown, this.#added.accounts);
-    const sum = (pick: (count: Count) => number): number => ITEM_KINDS.reduce((all, kind) => all + pick(steps[kind]), 0);
+    const sum = (pick: (count: Count) => number): number =>
+      ITEM_KINDS.reduce((all, kind) => all + pick(steps[kind]), 0);
     const records: Count = {
       done: sum((count) => count.done),
       total: sum((count) => count.total),

@@ -98,7 +98,10 @@ function linesReporter(
   intervalSeconds: number,
   every: NonNullable<ProgressOptions['every']>,
 ): ProgressReporter {
-  const timer = every(() => stream.write(`migrate: ${progressLine(tally.view(), tally.wait)}\n`), intervalSeconds * 1000);
+  const timer = every(
+    () => stream.write(`migrate: ${progressLine(tally.view(), tally.wait)}\n`),
+    intervalSeconds * 1000,
+  );
   return {
     tally,
     emit: (event) => {

@@ -60,10 +60,7 @@ export function renderSummary(summary: PushSummary, color: boolean): string {
   const c = new Chalk({ level: color ? 1 : 0 });
   const lines: string[] = [];
   const headline = headlineOf(summary, c);
-  lines.push(
-    '',
-    c.bold(headline) + ` (${summary.durationSeconds.toFixed(1)}s${rateOf(summary)})`,
-  );
+  lines.push('', c.bold(headline) + ` (${summary.durationSeconds.toFixed(1)}s${rateOf(summary)})`);
   if (summary.fatal) lines.push(c.red(`  ${summary.fatal.code}: ${summary.fatal.detail}`));
   if (summary.staged)
     lines.push(
