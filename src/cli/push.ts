@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
+import type { ClientEvent } from '../api/index.js';
 import { loadMigrateConfig, type MigrateConfig } from '../config/index.js';
 import { loadServiceConfig, registerServiceOptions, type ServiceFlags } from '../config/service.js';
 import {
@@ -36,6 +37,13 @@ import { PlanJsonWriter, PlanSamples, renderPlan } from '../report/summary-plan.
 import { buildPushSummary, colorWanted, renderSummary } from '../report/summary.js';
 import { DEFAULT_SUPPLIERS } from '../sandbox/index.js';
 import { openService } from './open-service.js';
+import {
+  checkMetricsFile,
+  DEFAULT_METRICS_INTERVAL_SECONDS,
+  lastEndedPush,
+  openMetrics,
+  runRate,
+} from './push-monitoring.js';
 import { parseMaxErrors, parseSteps, positiveInt, readAccountsOption } from './push-options.js';
 
 export interface PushCommandOptions extends ServiceFlags {
@@ -60,6 +68,8 @@ export interface PushCommandOptions extends ServiceFlags {
   logFile?: string;
   quiet?: boolean;
   progressInterval?: number;
+  metricsFile?: string;
+  metricsInterval: number;
 }
 
 export function registerPushCommand(program: Command, setExitCode: (code: number) => void): void {
@@ -136,6 +146,17 @@ export function registerPushCommand(program: Command, setExitCode: (code: number
       '--progress-interval <seconds>',
       `seconds between progress lines when stderr is not a terminal (default ${DEFAULT_PROGRESS_INTERVAL_SECONDS})`,
       positiveInt('--progress-interval', 86_400),
+    )
+    .option(
+      '--metrics-file <file>',
+      "write Prometheus metrics (ledger counts, requests, 429s, retries, the runs' end and exit code) to this file, " +
+        "for node_exporter's textfile collector (name it *.prom)",
+    )
+    .option(
+      '--metrics-interval <seconds>',
+      'seconds between writes of --metrics-file (it is also written at the start and at the end)',
+      positiveInt('--metrics-interval', 86_400),
+      DEFAULT_METRICS_INTERVAL_SECONDS,
     );
   registerServiceOptions(command).action(async (dir: string, options: Omit<PushCommandOptions, 'dir'>) => {
     setExitCode(await pushCommand({ ...options, dir }));
@@ -176,11 +197,14 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
   // mistaken run leaves nothing behind (no `.migrate/` in the working directory).
   const exportFiles = await findExportFiles(options.dir);
   if (options.logFile !== undefined) checkLogFileDir(options.logFile);
+  if (options.metricsFile !== undefined) checkMetricsFile(options.metricsFile, warn);
   // The service settings (URL, credentials, dialect flags) are checked here, without a request;
   // the service is opened once the ledger says which dialect the state directory was pushed in.
   if (!options.sandbox) await loadServiceConfig({ flags: options, env: process.env, cwd: process.cwd(), file: config });
   const closers: Array<() => Promise<void> | void> = [];
   let thrown: unknown;
+  // The exit code the run returns, for the metrics' last write (an exception's is taken from it).
+  let outcome: number | undefined;
   try {
     prepareStateDir(stateDir);
     const lock = await takeLock(stateDir);
@@ -198,10 +222,34 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
     // A consistent copy as the run starts (docs/ledger-recovery.md); reading every page also finds a damaged file now.
     explainDamage(stateDir, ledgerFile, () => snapshotLedger(ledger.db, stateDir, nextRunId(ledger)));
     const recorded = ledger.read.dialect();
+    const progress = createProgressReporter({
+      stream: process.stderr,
+      wait: options.wait,
+      ...(options.quiet ? { quiet: true } : {}),
+      ...(options.progressInterval === undefined ? {} : { intervalSeconds: options.progressInterval }),
+    });
+    closers.unshift(() => progress.stop());
+    const monitoring =
+      options.metricsFile === undefined
+        ? undefined
+        : openMetrics({
+            file: options.metricsFile,
+            intervalSeconds: options.metricsInterval,
+            stateDir,
+            ledger,
+            tally: progress.tally,
+            previousRun: lastEndedPush(ledger),
+            warn,
+          });
+    if (monitoring)
+      closers.unshift(() =>
+        monitoring.finish(outcome ?? (thrown instanceof MigrateError ? thrown.exitCode : ExitCode.fatal)),
+      );
     const service = await openPushService(
       options,
       config,
       recorded === undefined ? undefined : { dialect: recorded, stateDir },
+      monitoring ? (event) => monitoring.metrics.onClientEvent(event) : undefined,
     );
     closers.unshift(service.close);
     if (recorded === undefined) ledger.recordDialect(service.config.dialect);
@@ -220,13 +268,6 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
     closers.unshift(() => reader.close());
     // Streaming, only a header's problems are known now (README "Sending while the export is read").
     refuseFileIssues(reader.fileIssues);
-    const progress = createProgressReporter({
-      stream: process.stderr,
-      wait: options.wait,
-      ...(options.quiet ? { quiet: true } : {}),
-      ...(options.progressInterval === undefined ? {} : { intervalSeconds: options.progressInterval }),
-    });
-    closers.unshift(() => progress.stop());
     // The export's size, counted beside the push (a byte scan of the accounts file), lets progress say how much is read.
     const sizing = new AbortController();
     closers.unshift(() => sizing.abort());
@@ -277,7 +318,10 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
       unknownAccounts: result.unknownAccounts,
       ...(result.maxErrors === undefined ? {} : { maxErrors: result.maxErrors }),
     });
-    ledger.finishRun(runId, result.reason, result.exitCode, { ...result.counts });
+    ledger.finishRun(runId, result.reason, result.exitCode, {
+      ...result.counts,
+      accountsPerSecond: runRate(progress.tally),
+    });
     finished = true;
     if (options.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
     else process.stdout.write(renderSummary(summary, colorWanted(process.stdout, process.env)));
@@ -292,9 +336,11 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
       process.stderr.write(
         `migrate: ${describeFileIssues(reader.fileIssues, 'those rows were not sent, every account was')}\n`,
       );
-      return Math.max(result.exitCode, ExitCode.someFailed);
+      outcome = Math.max(result.exitCode, ExitCode.someFailed);
+      return outcome;
     }
-    return result.exitCode;
+    outcome = result.exitCode;
+    return outcome;
   } catch (error) {
     thrown = isLedgerDamage(error)
       ? ledgerDamagedError(stateDir, join(stateDir, LEDGER_FILE), error)
@@ -313,6 +359,8 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
     }
   }
 }
+
+const warn = (text: string): void => void process.stderr.write(`migrate: warning: ${text}\n`);
 
 /** The id the next run will get: snapshots are named by it. */
 function nextRunId(ledger: Ledger): number {
@@ -387,6 +435,7 @@ function openPushService(
   options: PushCommandOptions,
   config: MigrateConfig,
   recorded: { dialect: string; stateDir: string } | undefined,
+  onEvent?: (event: ClientEvent) => void,
 ): ReturnType<typeof openService> {
   const supplier = config.importSupplier;
   // The default suppliers stay: records may carry their own import_supplier (the configured one fills only gaps).
@@ -401,7 +450,11 @@ function openPushService(
     sandbox,
     file: config,
     recorded,
-    client: { concurrency: options.concurrency, maxRequestsPerSecond: options.rate },
+    client: {
+      concurrency: options.concurrency,
+      maxRequestsPerSecond: options.rate,
+      ...(onEvent === undefined ? {} : { onEvent }),
+    },
   });
 }
 

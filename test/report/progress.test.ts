@@ -201,7 +201,11 @@ describe('--no-wait', () => {
 });
 
 describe('the reporter', () => {
-  function fakeTimer(): { every: (tick: () => void, ms: number) => { stop: () => void }; fire: () => void; ms: number } {
+  function fakeTimer(): {
+    every: (tick: () => void, ms: number) => { stop: () => void };
+    fire: () => void;
+    ms: number;
+  } {
     const timer = { tick: () => undefined as void, ms: 0 };
     return {
       every: (tick, ms) => {
