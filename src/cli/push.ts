@@ -10,7 +10,9 @@ import {
   planDryRun,
   runPush,
   teeSink,
+  type EngineEvent,
   type EngineSettings,
+  type EventSink,
   type PushStep,
 } from '../engine/index.js';
 import { ExitCode, FatalError, MigrateError, UsageError } from '../errors.js';
@@ -268,12 +270,15 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
     closers.unshift(() => reader.close());
     // Streaming, only a header's problems are known now (README "Sending while the export is read").
     refuseFileIssues(reader.fileIssues);
-    // The export's size, counted beside the push (a byte scan of the accounts file), lets progress say how much is read.
+    // The export's size (a byte scan of the accounts file) lets progress say how much is read and extrapolate the
+    // work. Counted beside the push once staging has started, so that it does not delay the first request.
     const sizing = new AbortController();
     closers.unshift(() => sizing.abort());
-    void estimateExportAccounts(exportFiles.files, sizing.signal).then((accounts) => {
-      progress.tally.exportAccounts = accounts;
-    });
+    const sizeOnceStaging = onFirst('staging', () =>
+      estimateExportAccounts(exportFiles.files, sizing.signal).then((accounts) => {
+        progress.tally.exportAccounts = accounts;
+      }),
+    );
     const log = options.logFile === undefined ? undefined : openLog(options.logFile, runId, ledger);
     if (log)
       closers.unshift(() =>
@@ -286,7 +291,7 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
       ledger,
       client: service.client,
       settings: engineSettings(options, config),
-      sink: log ? teeSink(progress, log) : progress,
+      sink: log ? teeSink(progress, log, sizeOnceStaging) : teeSink(progress, sizeOnceStaging),
       source: reader,
       signal: AbortSignal.any([signal, lockLost.signal]),
       selection,
@@ -361,6 +366,18 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
 }
 
 const warn = (text: string): void => void process.stderr.write(`migrate: warning: ${text}\n`);
+
+/** A sink that calls `then` once, at the first event of that type. */
+function onFirst(type: EngineEvent['type'], then: () => Promise<void>): EventSink {
+  let seen = false;
+  return {
+    emit: (event) => {
+      if (seen || event.type !== type) return;
+      seen = true;
+      void then();
+    },
+  };
+}
 
 /** The id the next run will get: snapshots are named by it. */
 function nextRunId(ledger: Ledger): number {
