@@ -49,7 +49,8 @@ export async function reportCommand(options: ReportCommandOptions): Promise<numb
       }
       return written;
     };
-    const summary = await write().catch((error: unknown) => {
+    // One snapshot: every file counts the same accounts, even while a push writes the ledger.
+    const summary = await source.snapshot(write).catch((error: unknown) => {
       if (isLedgerDamage(error)) throw ledgerDamagedError(stateDir, join(stateDir, LEDGER_FILE), error);
       const code = (error as NodeJS.ErrnoException).code;
       // A file-system refusal (not a directory, no permission, disk full) is the operator's to fix: say where.
