@@ -111,6 +111,14 @@ export function columnsOverTime(
   const line = totals
     .map((total, index) => `${(left + index * step + step / 2).toFixed(1)},${yOf(total / lineMax).toFixed(1)}`)
     .join(' ');
+  // The line's last point is marked: with one column the line is that point alone.
+  const last = line.split(' ').at(-1)?.split(',') ?? [];
+  const end =
+    last.length === 2
+      ? `<circle cx="${last[0]}" cy="${last[1]}" r="3.5" fill="#e07b00"><title>${escapeHtml(
+          `all so far: ${format(running)}`,
+        )}</title></circle>`
+      : '';
   const axisText = (x: number, y: number, anchor: string, text: string, cls: string): string =>
     `<text class="${cls}" x="${x}" y="${y}" text-anchor="${anchor}" font-size="11">${escapeHtml(text)}</text>`;
   const axes =
@@ -122,6 +130,6 @@ export function columnsOverTime(
   return (
     `<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="${escapeHtml(title)}" width="${width}" ` +
     `height="${height}" viewBox="0 0 ${width} ${height}" ${FONT}>` +
-    `${axes}${body}<polyline points="${line}" fill="none" stroke="#e07b00" stroke-width="2"/></svg>`
+    `${axes}${body}<polyline points="${line}" fill="none" stroke="#e07b00" stroke-width="2"/>${end}</svg>`
   );
 }
