@@ -3,14 +3,15 @@ import { build } from 'esbuild';
 // Bundles the compiled CLI (dist/, from tsc) into one file, dist/bundle/main.js, which bin/migrate.js loads: node
 // reads, resolves and links one module instead of about 200 (the project's and its dependencies'), which halves the
 // start-up of every command (`migrate --version`: 0.36 s instead of 0.56 s on the 2-core machine). The CSV parsing
-// thread's entry goes beside it (src/sources/csv-thread.ts starts `./csv-thread-worker.js` next to itself).
+// and key-scan threads' entries go beside it (src/sources/csv-thread.ts and key-scan-thread.ts start their workers
+// next to themselves).
 // better-sqlite3 stays outside (a native addon, loaded from node_modules).
 
 const root = new URL('..', import.meta.url).pathname;
 
 await build({
   absWorkingDir: root,
-  entryPoints: ['dist/cli/main.js', 'dist/sources/csv-thread-worker.js'],
+  entryPoints: ['dist/cli/main.js', 'dist/sources/csv-thread-worker.js', 'dist/sources/key-scan-worker.js'],
   entryNames: '[name]',
   outdir: 'dist/bundle',
   bundle: true,

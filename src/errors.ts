@@ -53,6 +53,16 @@ export class InputError extends MigrateError {
   }
 }
 
+/** Raised when SIGINT/SIGTERM stopped a command before it had anything to finish: exit 130, nothing half done. */
+export class InterruptedError extends MigrateError {
+  constructor(when: string) {
+    super(`interrupted ${when}; the ledger is consistent: run the same command again to go on.`, {
+      code: 'interrupted',
+      exitCode: ExitCode.interrupted,
+    });
+  }
+}
+
 /** Raised when the run cannot go on (authentication, supplier not ongoing, service unreachable): exit 3. */
 export class FatalError extends MigrateError {
   constructor(message: string, code = 'fatal', cause?: unknown) {

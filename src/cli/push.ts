@@ -15,7 +15,7 @@ import {
   type EventSink,
   type PushStep,
 } from '../engine/index.js';
-import { ExitCode, FatalError, MigrateError, UsageError } from '../errors.js';
+import { ExitCode, FatalError, InterruptedError, MigrateError, UsageError } from '../errors.js';
 import {
   acquireLock,
   explainDamage,
@@ -30,6 +30,7 @@ import {
   type LedgerLock,
 } from '../ledger/index.js';
 import { openExportInOrder } from '../intake/export-in-order.js';
+import type { FileOutOfOrder } from '../intake/order-proof.js';
 import { openExport, type ExportReader, type IssueList } from '../intake/index.js';
 import { findExportFiles } from '../sources/index.js';
 import { createNdjsonLogSink, type NdjsonLogSink } from '../report/ndjson-log.js';
@@ -266,10 +267,6 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
           }),
         );
     });
-    const reader = await openExportInOrder(options.dir, config, { scratchDir: stateDir });
-    closers.unshift(() => reader.close());
-    // Streaming, only a header's problems are known now (README "Sending while the export is read").
-    refuseFileIssues(reader.fileIssues);
     // The export's size (a byte scan of the accounts file) lets progress say how much is read and extrapolate the
     // work. Counted beside the push once staging has started, so that it does not delay the first request.
     const sizing = new AbortController();
@@ -287,11 +284,25 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
           exitCode: thrown instanceof MigrateError ? thrown.exitCode : ExitCode.fatal,
         }),
       );
+    const sink = log ? teeSink(progress, log, sizeOnceStaging) : teeSink(progress, sizeOnceStaging);
+    // Nothing is sent before every file is proven in order or sorted (README "Complete or not at all").
+    const reader = await openExportInOrder(options.dir, config, {
+      scratchDir: stateDir,
+      signal,
+      onProof: (proof) => {
+        if (proof.outOfOrder.length > 0) sink.emit({ type: 'sorting', files: proof.outOfOrder.map(outOfOrderFile) });
+      },
+    }).catch((error: unknown) => {
+      throw signal.aborted ? new InterruptedError('before anything was sent') : error;
+    });
+    closers.unshift(() => reader.close());
+    // Streaming, only a header's problems are known now (README "Sending while the export is read").
+    refuseFileIssues(reader.fileIssues);
     const result = await runPush({
       ledger,
       client: service.client,
       settings: engineSettings(options, config),
-      sink: log ? teeSink(progress, log, sizeOnceStaging) : teeSink(progress, sizeOnceStaging),
+      sink,
       source: reader,
       signal: AbortSignal.any([signal, lockLost.signal]),
       selection,
@@ -377,6 +388,10 @@ function onFirst(type: EngineEvent['type'], then: () => Promise<void>): EventSin
       void then();
     },
   };
+}
+
+function outOfOrderFile(file: FileOutOfOrder): { file: string; line?: number; reason?: string } {
+  return file.order === 'unsorted' ? { file: file.file, line: file.line } : { file: file.file, reason: file.reason };
 }
 
 /** The id the next run will get: snapshots are named by it. */

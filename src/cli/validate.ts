@@ -7,9 +7,11 @@ import { RequestRejectedError } from '../api/index.js';
 import { loadMigrateConfig, type MigrateConfig } from '../config/index.js';
 import { registerServiceOptions, type ServiceFlags } from '../config/service.js';
 import { ExitCode, UsageError } from '../errors.js';
-import { locateIssue, openExport } from '../intake/index.js';
+import { locateIssue, openExport, type ExportReader } from '../intake/index.js';
+import type { OrderProof } from '../intake/order-proof.js';
 import { errorRowBatches, jsonReport, textReport } from '../report/validation-report.js';
-import { validateExportDirectory, type ExportValidation, type RemoteCheck } from '../intake/validate-export.js';
+import { openExportInOrder } from '../intake/export-in-order.js';
+import { validateExport, type ExportValidation, type RemoteCheck } from '../intake/validate-export.js';
 import { OutputClosed, stdoutOutput } from '../report/output.js';
 import { openService } from './open-service.js';
 
@@ -79,22 +81,25 @@ export async function validateCommand(options: ValidateCommandOptions): Promise<
   const progress = process.stderr.isTTY ? new ProgressDisplay() : undefined;
   let validation: ExportValidation;
   try {
-    validation = await validateExportDirectory(
-      async (join, sortFiles) => {
-        const reader = await openExport(options.dir, config, {
-          join,
-          ...(sortFiles ? { sortFiles } : {}),
-          onProgress: (event) => progress?.reading(join, event.bytes, event.totalBytes),
+    // --remote reads the whole export first (the staged join), so that no account is sent to the service twice.
+    const reader: ExportReader & { proof?: OrderProof | undefined } = remote
+      ? await openExport(options.dir, config, {
+          join: 'staged',
+          onProgress: (event) => progress?.reading('staged', event.bytes, event.totalBytes),
+        })
+      : await openExportInOrder(options.dir, config, {
+          onProgress: (event) => progress?.reading('streaming', event.bytes, event.totalBytes),
         });
-        if (join === 'staged') progress?.joining(reader.summary.accounts + reader.summary.orphanAccounts);
-        return reader;
-      },
-      {
+    try {
+      if (remote || reader.proof === undefined)
+        progress?.joining(reader.summary.accounts + reader.summary.orphanAccounts);
+      validation = await validateExport(reader, {
         onEntry: () => progress?.tick(),
-        onRestart: () => progress?.stop(),
         ...(remote ? { remote: remote.check, remoteConcurrency: remote.concurrency } : {}),
-      },
-    );
+      });
+    } finally {
+      await reader.close();
+    }
   } finally {
     progress?.stop();
     await remote?.close();

@@ -20,8 +20,11 @@ export type EngineEvent =
       changedAfterImport: number;
       added: { accounts: number; items: Record<ItemKind, number> };
     }
-  /** A file turned out not to be sorted: sending pauses while the export is read again with it sorted. */
-  | { type: 'restaging'; file: string; line: number; files: string[] }
+  /**
+   * Files not proven in external account number order (README "Complete or not at all"): they are sorted on disk
+   * before any account is handed out. `line`: where the first row out of order is; `reason`: why no proof was possible.
+   */
+  | { type: 'sorting'; files: Array<{ file: string; line?: number; reason?: string }> }
   /** The work the run starts with (accounts per state, pending items per kind). */
   | { type: 'plan'; toCreate: number; toProcess: number; items: Record<ItemKind, number> }
   | {

@@ -55,7 +55,6 @@ export class Executor {
   /** Resolves when stop() is called: waits on staging end with it. */
   readonly #stopped: Promise<void>;
   #onStop: () => void = () => undefined;
-  #onIdle: Array<() => void> = [];
 
   constructor(
     ledger: Ledger,
@@ -136,12 +135,6 @@ export class Executor {
     this.#onStop();
   }
 
-  /** Resolves once no account is being worked on (after a staging restart: nothing new is taken meanwhile). */
-  idle(): Promise<void> {
-    if (this.#active.size === 0) return Promise.resolve();
-    return new Promise((resolve) => this.#onIdle.push(resolve));
-  }
-
   async run(): Promise<ExecuteResult> {
     const pumped = this.#pump();
     const polled = this.#poll(pumped);
@@ -210,17 +203,14 @@ export class Executor {
       })
       .finally(() => {
         this.#active.delete(account.id);
-        if (this.#active.size > 0) return;
-        this.#wake?.();
-        const idle = this.#onIdle;
-        this.#onIdle = [];
-        for (const resolve of idle) resolve();
+        if (this.#active.size === 0) this.#wake?.();
       });
   }
 
   /**
    * Pages workable accounts in external account number order, behind staging (the gate): when
-   * nothing more has passed yet it waits for staging; a staging restart starts the pages over.
+   * nothing more has passed yet it waits for staging; a gate that held (entries out of order) starts the pages over
+   * when it finishes.
    */
   async #pump(): Promise<void> {
     const states = workableStates(this.#settings.retryErrored);
@@ -240,7 +230,7 @@ export class Executor {
         if (this.#active.has(account.id) || (this.#selection && !this.#selection.has(account.id))) continue;
         await this.#queue.onSizeLessThan(this.#settings.concurrency);
         if (this.#stop !== undefined) return;
-        // The poller may have taken it meanwhile (a creating account with a due check); staging may have restarted.
+        // The poller may have taken it meanwhile (a creating account with a due check); the gate may have started over.
         if (this.#active.has(account.id) || this.#gate.read !== read) continue;
         if (account.state === 'staged') this.#gate.took();
         this.#enqueue(account, account.state === 'processed' ? PRIORITY.poll : PRIORITY.create, (row) =>

@@ -131,7 +131,6 @@ async function sendWhileStaging(run: PushRun, source: ExportSource): Promise<Pus
       const summary = await stageExport(ledger, source, sink, {
         signal,
         gate,
-        beforeRestart: () => executor.idle(),
         batchSize: OVERLAP_BATCH,
         sliceMs: OVERLAP_SLICE_MS,
       });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { setImmediate } from 'node:timers/promises';
-import { compareKeys, ExportNotSorted } from '../intake/index.js';
+import { compareKeys } from '../intake/index.js';
 import type { ExportAccount, ExportEntry, MappedItem, OrphanItems, SourceIssue } from '../mapping/types.js';
 import {
   canonicalJson,
@@ -27,28 +27,23 @@ export interface StageSummary {
   added: { accounts: number; items: Record<ItemKind, number> };
 }
 
-/** The export as staging reads it: entries in external account number order (cli/push.ts opens it). */
+/**
+ * The export as staging reads it: entries in external account number order, each account complete (every file is
+ * known to hold no further row for it: intake/export-in-order.ts).
+ */
 export interface ExportSource {
-  /** Every entry from the start of the export; throws ExportNotSorted where a file turns out not to be sorted. */
   entries(): AsyncIterable<ExportEntry>;
-  /** Makes the next entries() read the export again with the files found out of order sorted first. */
-  reopen(unsorted: ExportNotSorted): Promise<void>;
 }
 
-/** A source read once (the staged join, which sorts): it never turns out unsorted. */
+/** A source read once (tests, the dry run's staged join). */
 export function sourceOf(entries: AsyncIterable<ExportEntry>): ExportSource {
-  return {
-    entries: () => entries,
-    reopen: (unsorted) => Promise.reject(unsorted),
-  };
+  return { entries: () => entries };
 }
 
 export interface StageOptions {
   signal?: AbortSignal | undefined;
   /** Accounts committed so far, for the executor working beside staging; finished at the end. */
   gate?: StagingGate;
-  /** A file found out of order: called before the export is read again (the executor stops taking work and drains). */
-  beforeRestart?: () => Promise<void>;
   batchSize?: number;
   /**
    * Most milliseconds of staging between two turns of the event loop, while requests are in
@@ -68,11 +63,8 @@ function emptySummary(): StageSummary {
 }
 
 /**
- * Stages the export. An entry's rows are committed together, so an account the gate has passed
- * is complete. A file found out of order (ExportNotSorted, streaming join) restarts the read:
- * the gate closes, `beforeRestart` waits for the work in flight, the source is reopened with that
- * file sorted, and every entry is staged again from the start (an unchanged one is kept as it is;
- * rows that came late are added, or, for an account sent already, reported as changed after import).
+ * Stages the export. An entry's rows are committed together, and entries come complete and in
+ * number order, so an account the gate has passed has every row of the export in the ledger.
  */
 export async function stageExport(
   ledger: Ledger,
@@ -82,10 +74,10 @@ export async function stageExport(
 ): Promise<StageSummary> {
   const { signal, gate } = options;
   const batchSize = options.batchSize ?? 500;
-  let summary = emptySummary();
+  const summary = emptySummary();
   let batch: ExportEntry[] = [];
-  // Entries out of number order (a source that does not sort): the gate cannot say which accounts are in, so it
-  // holds where it was until the whole export is staged (staging-gate.ts hold()).
+  // Entries out of number order (a source that does not sort; intake never hands them out): the gate cannot say which
+  // accounts are in, so it holds where it was until the whole export is staged (staging-gate.ts hold()).
   let previousKey: string | undefined;
   // Milliseconds of ledger writes per entry, as measured so far: a slice's reading stops early enough to leave room
   // for writing what it read.
@@ -110,34 +102,18 @@ export async function stageExport(
     gate?.advance(previousKey as string);
     sink.emit({ type: 'staging', accounts: summary.accounts, orphans: summary.orphans, added: summary.added });
   };
-  read: for (;;) {
-    try {
-      let sliceStart = performance.now();
-      for await (const entry of source.entries()) {
-        batch.push(entry);
-        if (batch.length >= batchSize) apply();
-        // Stopped between batches: what is staged is committed, the rest is staged by the next run.
-        if (signal?.aborted) break read;
-        const sliceEnds =
-          performance.now() - sliceStart + batch.length * applyMsPerEntry >= (options.sliceMs ?? Infinity);
-        if (sliceEnds) {
-          apply();
-          await setImmediate();
-          await gate?.roomAhead(signal);
-          sliceStart = performance.now();
-        }
-      }
-      break;
-    } catch (error) {
-      if (!(error instanceof ExportNotSorted)) throw error;
-      batch = [];
-      gate?.restart();
-      sink.emit({ type: 'restaging', file: error.file, line: error.line, files: [...error.unsortedFiles] });
-      await options.beforeRestart?.();
-      await source.reopen(error);
-      previousKey = undefined;
-      // The read starts over: its counts too; the work added in the first read is still the run's.
-      summary = { ...emptySummary(), added: summary.added };
+  let sliceStart = performance.now();
+  for await (const entry of untilAborted(source.entries(), signal)) {
+    batch.push(entry);
+    if (batch.length >= batchSize) apply();
+    // Stopped between batches: what is staged is committed, the rest is staged by the next run.
+    if (signal?.aborted) break;
+    const sliceEnds = performance.now() - sliceStart + batch.length * applyMsPerEntry >= (options.sliceMs ?? Infinity);
+    if (sliceEnds) {
+      apply();
+      await setImmediate();
+      await gate?.roomAhead(signal);
+      sliceStart = performance.now();
     }
   }
   apply();
@@ -145,6 +121,35 @@ export async function stageExport(
   if (!signal?.aborted) gate?.finish();
   sink.emit({ type: 'staged', ...summary });
   return summary;
+}
+
+/**
+ * The entries until the signal is aborted: an abort ends the loop at once, even while the next entry is awaited (a
+ * file being sorted yields its first entry only once it is read to its end); the reader is closed by its owner.
+ */
+async function* untilAborted<T>(entries: AsyncIterable<T>, signal: AbortSignal | undefined): AsyncGenerator<T> {
+  const iterator = entries[Symbol.asyncIterator]();
+  const aborted = new Promise<'aborted'>((resolve) => {
+    if (signal?.aborted) resolve('aborted');
+    signal?.addEventListener('abort', () => resolve('aborted'), { once: true });
+  });
+  let finished = false;
+  try {
+    for (;;) {
+      const pending = iterator.next();
+      // Left pending by an abort, it may reject once the reader is closed: nobody waits for it then.
+      pending.catch(() => undefined);
+      const next = await Promise.race([pending, aborted]);
+      if (next === 'aborted' || next.done === true) {
+        finished = next !== 'aborted';
+        return;
+      }
+      yield next.value;
+    }
+  } finally {
+    // An abort leaves the pending next() to the reader's close; a loop that ended otherwise closes the iterator.
+    if (!finished && !signal?.aborted) await iterator.return?.();
+  }
 }
 
 type InvalidEvent = Extract<EngineEvent, { type: 'invalid' }>;

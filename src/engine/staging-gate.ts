@@ -7,14 +7,13 @@ import { compareKeys } from '../intake/index.js';
  * rows of this export in the ledger: the executor takes only those (pages, status checks, list
  * answers), and staging never touches an account the executor works on.
  *
- * `restart()`: the export turned out not to be sorted and is read again from its start; nothing
- * has passed until the new read moves on. `finish()`: the whole export is staged (or the run
- * stages nothing, or staged it before sending): every account has passed.
+ * `finish()`: the whole export is staged (or the run stages nothing, or staged it before sending):
+ * every account has passed.
  */
 export class StagingGate {
   /** Highest number staged in this read; '' before the first; null: every account has passed. */
   #upTo: string | null = '';
-  /** Counts restarts (and a finish after hold()): the executor's pages start again from the first account. */
+  /** Counts finishes after hold(): the executor's pages start again from the first account. */
   #read = 0;
   #waiting: Array<() => void> = [];
   #held = false;
@@ -95,14 +94,6 @@ export class StagingGate {
     if (this.#held || this.#upTo === null || compareKeys(externalAccountNumber, this.#upTo) <= 0) return;
     this.#upTo = externalAccountNumber;
     this.#wake();
-  }
-
-  restart(): void {
-    this.#upTo = '';
-    this.#held = false;
-    this.#read += 1;
-    this.#wake();
-    this.#wakeStaging();
   }
 
   /**

@@ -1,60 +1,38 @@
 import type { ExportMapping } from '../mapping/mapping-rules.js';
-import type { ExportEntry } from '../mapping/types.js';
 import { findExportFiles } from '../sources/index.js';
-import { openExport, type ExportReader, type JoinMode } from './index.js';
-import type { IssueList } from './issue-spool.js';
-import type { ExportNotSorted } from './stream-join.js';
+import { openExport, type ExportReader, type OpenExportOptions } from './index.js';
+import { proveOrder, type OrderProof } from './order-proof.js';
 
 /**
- * The export read for push in external account number order, so that accounts can be sent while
- * it is read (README "Sending while the export is read"). CSV exports stream through the merge
- * join; when a file turns out out of order, `reopen` reads the export again with it sorted on
- * disk (the others streaming beside it), or through the staging file when nothing more can be
- * sorted (as validate does). JSON files have no header that names their keys before the first
- * record, so an export with one is staged whole first, and its problems are all known before
- * anything is sent.
+ * The export read in external account number order, every account complete when it is handed
+ * out (README "Complete or not at all"). A CSV export is proven first: every file's key column
+ * is scanned (order-proof.ts); the files proven in order stream through the merge join, the
+ * others are sorted on disk before the join starts. An export with a JSON or NDJSON file is
+ * staged whole first (the scratch SQLite join), so that every record of it is in before the
+ * first account is handed out. Either way nothing is assumed about the order of a file.
  */
-export interface ExportInOrder {
-  entries(): AsyncIterable<ExportEntry>;
-  reopen(unsorted: ExportNotSorted): Promise<void>;
-  /**
-   * Problems outside any account in the current read: when it opens, only a header's (an unknown
-   * column); the rows' (no account number, an account not in the accounts file) as it is read.
-   */
-  readonly fileIssues: IssueList;
-  close(): Promise<void>;
+export interface ExportInOrder extends ExportReader {
+  /** How each CSV file's order was proven; undefined when the export was staged whole. */
+  readonly proof: OrderProof | undefined;
 }
 
 export async function openExportInOrder(
   dir: string,
   config: ExportMapping,
-  options: { scratchDir?: string },
+  options: Pick<OpenExportOptions, 'scratchDir' | 'onProgress' | 'today'> & {
+    signal?: AbortSignal;
+    /** Called once the order is proven, before the files to sort are read (messages, the log). */
+    onProof?: (proof: OrderProof) => void;
+  } = {},
 ): Promise<ExportInOrder> {
   const { files } = await findExportFiles(dir);
-  const open = (join: JoinMode, sortFiles?: ReadonlySet<string>): Promise<ExportReader> =>
-    openExport(dir, config, { ...options, join, ...(sortFiles ? { sortFiles } : {}) });
-  const streaming = files.every((file) => file.format === 'csv');
-  let reader = await open(streaming ? 'streaming' : 'staged');
-  const sortFiles = new Set<string>();
-  return {
-    entries: () => reader.entries(),
-    get fileIssues() {
-      return reader.fileIssues;
-    },
-    reopen: async (unsorted) => {
-      await reader.close();
-      reader = await open(nextJoin(sortFiles, unsorted), sortFiles);
-    },
-    close: () => reader.close(),
-  };
-}
-
-/**
- * The join of the next read after a file was found out of order: streaming with every file found
- * out of order so far sorted first, or the staging file when they all were sorted already.
- */
-export function nextJoin(sortFiles: Set<string>, unsorted: ExportNotSorted): JoinMode {
-  const before = sortFiles.size;
-  for (const file of unsorted.unsortedFiles) sortFiles.add(file);
-  return sortFiles.size === before ? 'staged' : 'streaming';
+  const { signal, onProof, ...open } = options;
+  if (!files.every((file) => file.format === 'csv')) {
+    const reader = await openExport(dir, config, { ...open, join: 'staged', ...(signal ? { signal } : {}) });
+    return Object.assign(reader, { proof: undefined });
+  }
+  const proof = await proveOrder(files, config, signal);
+  onProof?.(proof);
+  const reader = await openExport(dir, config, { ...open, join: 'streaming', sortFiles: proof.toSort });
+  return Object.assign(reader, { proof });
 }

@@ -13,7 +13,7 @@ import type { ExportEntry } from '../mapping/types.js';
 
 export { locateIssue, originsOfItems } from '../mapping/locate.js';
 export { concatIssues, IssueSpool, type IssueList } from './issue-spool.js';
-export { compareKeys, ExportNotSorted } from './stream-join.js';
+export { compareKeys } from '../sources/key-order.js';
 export type * from '../mapping/types.js';
 
 export interface ExportSummary {
@@ -66,6 +66,8 @@ export interface OpenExportOptions {
   /** `YYYY-MM-DD` for "not in the future" rules (default: today, UTC). */
   today?: string;
   onProgress?: (progress: ReadPhaseProgress) => void;
+  /** Stops the staged join's first pass (it reads every file before openExport returns): openExport rejects. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -104,12 +106,10 @@ export async function openExport(
     return { plans: opened.map((file) => file.plan), fileNames: files.map((file) => file.file), context };
   };
   if ((options.join ?? 'staged') === 'staged') {
-    const { store, opened } = await stageFiles(files, open, issues, summary, options.scratchDir).catch(
-      (error: unknown) => {
-        closeIssues();
-        throw error;
-      },
-    );
+    const { store, opened } = await stageFiles(files, open, issues, summary, options).catch((error: unknown) => {
+      closeIssues();
+      throw error;
+    });
     const setup = setupOf(opened);
     return {
       summary,
@@ -203,7 +203,7 @@ async function stageFiles(
   open: (index: number) => Promise<OpenedFile>,
   issues: IssueSpool[],
   summary: ExportSummary,
-  scratchDir: string | undefined,
+  { scratchDir, signal }: Pick<OpenExportOptions, 'scratchDir' | 'signal'>,
 ): Promise<{ store: StagingStore; opened: OpenedFile[] }> {
   const store = new StagingStore(scratchDir);
   const opened: OpenedFile[] = [];
@@ -213,6 +213,7 @@ async function stageFiles(
       const current = await open(fileIndex);
       opened.push(current);
       for await (const batch of current.records) {
+        signal?.throwIfAborted();
         for (const { key, line, data } of batch) {
           // Accounts are read first, so a customer or supply address can be checked as it is read.
           if (CHILD_KINDS.has(file.kind) && !store.hasAccount(key)) {

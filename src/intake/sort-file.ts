@@ -3,7 +3,7 @@ import { StringDecoder } from 'node:string_decoder';
 import type { RecordData } from '../mapping/join-groups.js';
 import type { KeyedRecord, OpenedFile } from './read-export.js';
 import { openScratchFile, type ScratchFile } from './scratch-file.js';
-import { compareKeys } from './stream-join.js';
+import { compareKeys } from '../sources/key-order.js';
 
 // One export file's records in external account number order (records of one account in file
 // order), whatever order the file has, in bounded memory: an external merge sort. Records are

@@ -1,49 +1,31 @@
+import { InputError } from '../errors.js';
 import type { FileKind } from '../sources/kinds.js';
 import { eventLoopTurns } from './event-loop.js';
 import { joinGroup, type GroupRecord, type JoinSetup } from '../mapping/join-groups.js';
 import { CHILD_KINDS, notInAccountsIssue, type IssueSink, type KeyedRecord, type OpenedFile } from './read-export.js';
 import type { ExportFile } from '../sources/index.js';
+import { compareKeys } from '../sources/key-order.js';
 import type { ExportEntry } from '../mapping/types.js';
 
 // The join without a staging file, for exports whose files are each sorted by external account
-// number (what `ORDER BY account_number` gives): every file is read at once, one record ahead,
-// and the records of the smallest key form the next group (a merge join). Memory holds one
-// account. A file found out of order stops the join with ExportNotSorted: groups already handed
-// out may then be incomplete, so the caller starts again with the staged join (index.ts).
+// number, as proven before the join starts (order-proof.ts; the files not proven in order are
+// sorted on disk first): every file is read at once, one record ahead, and the records of the
+// smallest key form the next group (a merge join). Memory holds one account. Every record is
+// checked against the one before it all the same: a file that is out of order here changed after
+// its order was proven, and the join stops with an InputError rather than hand out an account
+// whose rows may still come.
 
-/** A file is not in external account number order: the streaming join cannot go on. */
-export class ExportNotSorted extends Error {
-  constructor(
-    readonly file: string,
-    readonly line: number,
-    readonly key: string,
-    readonly previousKey: string,
-    /** `file` and the other files seen out of order in the records read ahead (to sort them all on the next read). */
-    readonly unsortedFiles: readonly string[] = [file],
-  ) {
-    super(`${file}:${line}: external_account_number ${key} comes after ${previousKey}`);
-    this.name = 'ExportNotSorted';
-  }
+/** A file out of order in the join: it changed after its order was proven (or while it was being sorted). */
+function changedWhileRead(file: string, line: number, key: string, previousKey: string): InputError {
+  return new InputError(
+    file,
+    line,
+    `external_account_number ${key} comes after ${previousKey}, but the file was in external account number ` +
+      'order when this run proved it: it changed while it was being read. The run stopped here; what was sent is ' +
+      'recorded. Run again once the export is no longer being written.',
+    'input_changed_while_read',
+  );
 }
-
-/**
- * Orders keys as SQLite's BINARY collation does (UTF-8 bytes, i.e. code points), so that both
- * joins hand out accounts in the same order. UTF-16 order differs from it only where a
- * surrogate (a code point above U+FFFF) meets U+E000-U+FFFF.
- */
-export function compareKeys(a: string, b: string): number {
-  if (a === b) return 0;
-  // Where either key has no unit from U+D800 up (account numbers are ASCII), the orders agree.
-  if (!HIGH_UNIT.test(a) || !HIGH_UNIT.test(b)) return a < b ? -1 : 1;
-  const length = Math.min(a.length, b.length);
-  let index = 0;
-  while (index < length && a.charCodeAt(index) === b.charCodeAt(index)) index += 1;
-  if (index === length) return a.length - b.length;
-  return codePointRank(a.charCodeAt(index)) - codePointRank(b.charCodeAt(index));
-}
-
-const HIGH_UNIT = /[\ud800-\uffff]/;
-const codePointRank = (unit: number): number => (unit >= 0xd800 && unit <= 0xdfff ? unit + 0x10000 : unit);
 
 export interface StreamCounts {
   /** Records joined, per file (customers of accounts not in the accounts file are not counted). */
@@ -87,23 +69,12 @@ class Cursor {
     }
   }
 
-  /** Whether the records read ahead (the rest of the batch) are already out of order. */
-  aheadOutOfOrder(): boolean {
-    let previous = this.head?.key;
-    for (let index = this.#next; index < this.#batch.length; index += 1) {
-      const key = (this.#batch[index] as KeyedRecord).key;
-      if (previous !== undefined && compareKeys(key, previous) < 0) return true;
-      previous = key;
-    }
-    return false;
-  }
-
   #take(): void {
     const previous = this.head;
     this.head = this.#batch[this.#next];
     this.#next += 1;
     if (this.head && previous && compareKeys(this.head.key, previous.key) < 0) {
-      throw new ExportNotSorted(this.file.file, this.head.line, this.head.key, previous.key);
+      throw changedWhileRead(this.file.file, this.head.line, this.head.key, previous.key);
     }
   }
 }
@@ -150,14 +121,6 @@ export async function* streamEntries(
       const turning = turn();
       if (turning) await turning;
     }
-  } catch (error) {
-    if (!(error instanceof ExportNotSorted)) throw error;
-    // A scattered file shows it within the records read ahead: name them all, so that the next
-    // read sorts every one of them rather than finding them one read at a time.
-    const others = cursors
-      .filter((cursor) => cursor.file.file !== error.file && cursor.aheadOutOfOrder())
-      .map((cursor) => cursor.file.file);
-    throw new ExportNotSorted(error.file, error.line, error.key, error.previousKey, [error.file, ...others]);
   } finally {
     await Promise.all(cursors.map((cursor) => cursor.opened.close()));
   }

@@ -1,8 +1,7 @@
 import PQueue from 'p-queue';
-import type { ExportReader, ExportSummary, JoinMode } from './index.js';
+import type { ExportReader, ExportSummary } from './index.js';
 import { concatIssues, IssueSpool, type IssueList } from './issue-spool.js';
-import { nextJoin } from './export-in-order.js';
-import { ExportNotSorted } from './stream-join.js';
+import type { OrderProof } from './order-proof.js';
 import type { ExportAccount, ExportEntry, SourceIssue } from '../mapping/types.js';
 
 // What `migrate validate` reports, built from an export: counts, every error in account order,
@@ -22,11 +21,8 @@ export interface ExportValidation {
   byCode: Record<string, number>;
   orphans: { accounts: number; records: number; numbers: string[] };
   summary: ExportSummary;
-  /**
-   * Where a streaming read found the export out of order, so that it was read again: `sorted`
-   * names the files the second read sorted on disk (absent: it went through the staging file).
-   */
-  unsorted?: { file: string; line: number; sorted?: string[] };
+  /** The files not proven in external account number order, sorted on disk before the join (order-proof.ts). */
+  sorted: OrderProof['outOfOrder'];
   /** Frees the spooled errors (after the reports are written). */
   close(): void;
 }
@@ -43,50 +39,9 @@ export interface ValidateExportOptions {
   onEntry?: (entry: ExportEntry) => void;
 }
 
-/** Opens the export with the given join, sorting `sortFiles` first (validateExportDirectory closes it). */
-export type OpenExportWith = (join: JoinMode, sortFiles?: ReadonlySet<string>) => Promise<ExportReader>;
-
-/**
- * Validates an export in one streaming pass when its files are sorted by external account
- * number; else (found out of order) reads it again with the files found out of order sorted on
- * disk and the others streaming beside them (once more if another file turns out unsorted later
- * on). The result is the same either way. --remote goes straight to the staged join, so that no
- * account is sent twice.
- */
-export async function validateExportDirectory(
-  open: OpenExportWith,
-  options: ValidateExportOptions & { onRestart?: (unsorted: ExportNotSorted) => void } = {},
-): Promise<ExportValidation> {
-  let unsorted: ExportNotSorted | undefined;
-  const sortFiles = new Set<string>();
-  while (!options.remote) {
-    const reader = await open('streaming', sortFiles);
-    try {
-      const result = await validateExport(reader, options);
-      return unsorted
-        ? { ...result, unsorted: { file: unsorted.file, line: unsorted.line, sorted: [...sortFiles] } }
-        : result;
-    } catch (error) {
-      if (!(error instanceof ExportNotSorted)) throw error;
-      unsorted ??= error;
-      options.onRestart?.(error);
-      // Every file it names is sorted already (a reader that cannot sort): the staged join reads any order.
-      if (nextJoin(sortFiles, error) === 'staged') break;
-    } finally {
-      await reader.close();
-    }
-  }
-  const reader = await open('staged');
-  try {
-    const result = await validateExport(reader, options);
-    return unsorted ? { ...result, unsorted: { file: unsorted.file, line: unsorted.line } } : result;
-  } finally {
-    await reader.close();
-  }
-}
-
+/** Validates an export read once, in account order (a proven streaming read, or the staged join). */
 export async function validateExport(
-  reader: ExportReader,
+  reader: ExportReader & { proof?: OrderProof | undefined },
   options: ValidateExportOptions = {},
 ): Promise<ExportValidation> {
   const accountErrors = new IssueSpool();
@@ -100,6 +55,7 @@ export async function validateExport(
     byCode: {},
     orphans: { accounts: 0, records: 0, numbers: [] },
     summary: reader.summary,
+    sorted: reader.proof?.outOfOrder ?? [],
     close: () => {
       fileErrors.close();
       accountErrors.close();

@@ -2,6 +2,7 @@ import type { CountryCode } from 'libphonenumber-js';
 import type { ExportMapping, FileMapping } from './mapping-rules.js';
 import { InputError } from '../errors.js';
 import type { TenantFieldKind } from '../schema/index.js';
+import { accountKeyOf } from '../sources/key-order.js';
 import type { FileKind } from '../sources/kinds.js';
 import { coerceValue, isEmptyCell, type CoerceContext } from './coerce.js';
 import { fieldType, NESTED_OBJECTS, type FieldType } from './fields.js';
@@ -378,8 +379,8 @@ export function mapJsonRecord(
 }
 
 function keyText(value: unknown): string | undefined {
-  const text = typeof value === 'string' ? value.trim() : typeof value === 'number' ? String(value) : undefined;
-  return text === '' ? undefined : text;
+  if (typeof value === 'string') return accountKeyOf(value);
+  return typeof value === 'number' ? String(value) : undefined;
 }
 
 /** The external account number of a CSV row, read before mapping so the row can be staged under it. */

@@ -56,8 +56,8 @@ export function logLineOf(event: EngineEvent, accountNumberOf: (accountId: numbe
         orphans: event.orphans,
         changed_after_import: event.changedAfterImport,
       };
-    case 'restaging':
-      return { event: 'restaging', file: event.file, line: event.line, files: event.files.join(', ') };
+    case 'sorting':
+      return { event: 'sorting', files: event.files.map((file) => file.file).join(', ') };
     case 'plan':
       return { event: 'plan', to_create: event.toCreate, to_process: event.toProcess, items: { ...event.items } };
     case 'account':

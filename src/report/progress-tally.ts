@@ -77,7 +77,7 @@ export class ProgressTally implements EventSink {
   staging: { accounts: number; orphans: number } | undefined;
   /** About how many accounts the export holds (export-size.ts); replaced by the real count once staged. */
   exportAccounts: number | undefined;
-  /** Set while the export is read again with files sorted (a file turned out not to be sorted). */
+  /** Set while files not proven in account number order are sorted on disk, before anything is sent. */
   sorting: string[] | undefined;
   /** The whole export is staged. */
   staged = false;
@@ -91,7 +91,7 @@ export class ProgressTally implements EventSink {
     accounts: 0,
     items: { note: 0, transaction: 0, statement: 0, payment_instruction: 0 },
   };
-  /** The furthest staging has read, across a restart (the work up to there is in `added`). */
+  /** The furthest staging has read (the work up to there is in `added`). */
   #furthestRead = 0;
   #samples: Sample[] = [];
 
@@ -109,10 +109,11 @@ export class ProgressTally implements EventSink {
         this.staging = { accounts: event.accounts, orphans: event.orphans };
         this.#furthestRead = Math.max(this.#furthestRead, event.accounts);
         this.#addStaged(event.added);
-        if (event.type === 'staged') [this.sorting, this.staged] = [undefined, true];
+        this.sorting = undefined;
+        if (event.type === 'staged') this.staged = true;
         break;
-      case 'restaging':
-        this.sorting = event.files;
+      case 'sorting':
+        this.sorting = event.files.map((file) => file.file);
         break;
       case 'plan':
         this.#planned.created = event.toCreate;
@@ -229,7 +230,7 @@ export class ProgressTally implements EventSink {
   /**
    * Seconds left: the accounts still to settle at the recent rate, and, while the export is read,
    * no less than the rest of the export takes to read at its own recent pace. None when a part cannot
-   * be known (no rate yet, a rate of 0, the export's size unknown, sending paused to sort a file).
+   * be known (no rate yet, a rate of 0, the export's size unknown, files being sorted before sending).
    */
   #eta(accounts: Count, rates: { settled: number; read: number } | undefined): number | undefined {
     if (rates === undefined || accounts.soFar || this.sorting) return undefined;

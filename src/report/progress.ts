@@ -82,7 +82,7 @@ const readShare = (read: number, of: number): number => Math.min(99, Math.floor(
 export function progressLine(view: ProgressView, wait: boolean): string {
   const elapsed = formatDuration(view.elapsedSeconds) ?? '0s';
   let head = `[${elapsed}] `;
-  if (view.sorting) head += `sorting ${view.sorting.join(', ')}, sending paused; `;
+  if (view.sorting) head += `sorting ${view.sorting.join(', ')} before sending; `;
   else if (view.reading?.of) head += `export ${readShare(view.reading.read, view.reading.of)}% read; `;
   else if (view.reading) head += 'reading the export; so far: ';
   const bare = { ...view.accounts, soFar: false };
@@ -113,11 +113,11 @@ function linesReporter(
   };
 }
 
-/** The rare lines printed when they happen: staged, sorting a file, stopping early. */
+/** The rare lines printed when they happen: staged, sorting files, stopping early. */
 function noticeOf(event: EngineEvent): string | undefined {
   if (event.type === 'staged')
     return `staged ${event.accounts} accounts (${event.invalid} invalid), ${event.orphans} accounts with records only`;
-  if (event.type === 'restaging') return restagingLine(event);
+  if (event.type === 'sorting') return sortingLine(event);
   if (event.type === 'stopping' && event.reason !== 'finished')
     return `stopping (${event.reason})${event.detail ? `: ${event.detail}` : ''}`;
   return undefined;
@@ -170,7 +170,7 @@ function barsReporter(
     tally,
     emit: (event: EngineEvent) => {
       tally.emit(event);
-      if (event.type === 'restaging') multibar.log(`${restagingLine(event)}\n`);
+      if (event.type === 'sorting') multibar.log(`${sortingLine(event)}\n`);
       if (event.type === 'stopping' && event.reason !== 'finished')
         multibar.log(`stopping (${event.reason})${event.detail ? `: ${event.detail}` : ''}\n`);
     },
@@ -185,9 +185,9 @@ function barsReporter(
   };
 }
 
-function restagingLine(event: Extract<EngineEvent, { type: 'restaging' }>): string {
-  return (
-    `${event.file}:${event.line} is out of external account number order: sending paused while ` +
-    `${event.files.join(', ')} ${event.files.length === 1 ? 'is' : 'are'} sorted and the export is read again`
+function sortingLine(event: Extract<EngineEvent, { type: 'sorting' }>): string {
+  const files = event.files.map(({ file, line, reason }) =>
+    line !== undefined ? `${file} (out of order at line ${line})` : `${file} (${reason ?? 'order not proven'})`,
   );
+  return `sorting ${files.join(', ')} by external account number on disk; nothing is sent before every file is in order`;
 }

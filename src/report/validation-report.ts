@@ -103,12 +103,13 @@ function summaryLines(validation: ExportValidation): string[] {
     `Read ${summary.files.map((file) => `${file.file} (${file.records})`).join(', ')}${summary.configFile ? ` with mapping ${summary.configFile}` : ''}.`,
   ];
   if (summary.ignoredFiles.length > 0) lines.push(`Not export files, not read: ${summary.ignoredFiles.join(', ')}.`);
-  if (validation.unsorted) {
-    const { file, line, sorted } = validation.unsorted;
-    const how = sorted ? `; the second read sorted ${sorted.join(', ')} on disk` : '';
+  if (validation.sorted.length > 0) {
+    const files = validation.sorted.map((file) =>
+      file.order === 'unsorted' ? `${file.file} (out of order at line ${file.line})` : `${file.file} (${file.reason})`,
+    );
     lines.push(
-      `Read twice: ${file} is not sorted by external_account_number (line ${line})${how}. An export whose files ` +
-        `are all sorted is read in one pass, about twice as fast.`,
+      `Sorted on disk before reading: ${files.join(', ')}: not in external_account_number order. An export whose ` +
+        `files are all sorted is read in one pass, about twice as fast.`,
     );
   }
   if (orphans.accounts > 0) {

@@ -4,15 +4,14 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runPush, type EngineEvent, type EngineSettings, type ExportSource } from '../../src/engine/index.js';
-import { ExportNotSorted } from '../../src/intake/index.js';
 import { Ledger } from '../../src/ledger/index.js';
 import type { ExportEntry } from '../../src/mapping/types.js';
 import { accountEntry, type AccountSpec, fast } from './build.js';
 import { FakeService } from './fake-service.js';
 
 // Staging and sending at once (README "Sending while the export is read"): the executor takes an
-// account only once staging has committed it, on a fresh ledger, on a rerun, and across a read
-// started again because a file was out of order.
+// account only once staging has committed it, on a fresh ledger and on a rerun; an interrupt
+// ends staging even while it waits for the next entry.
 
 let dir: string;
 beforeEach(() => {
@@ -68,10 +67,7 @@ async function run(source: ExportSource, service: FakeService, settings: Partial
   }
 }
 
-const once = (entries: AsyncIterable<ExportEntry>): ExportSource => ({
-  entries: () => entries,
-  reopen: (unsorted) => Promise.reject(unsorted),
-});
+const once = (entries: AsyncIterable<ExportEntry>): ExportSource => ({ entries: () => entries });
 
 const bodies = (service: FakeService, number: string): string[] =>
   (service.accounts.get(number)?.notes ?? []).map((note) => note.body);
@@ -165,37 +161,40 @@ describe('sending while staging', () => {
     expect(watched.early).toEqual([]);
   });
 
-  it('a file found out of order: nothing is in flight when the export is read again; late rows are sent', async () => {
+  it('SIGINT while the next entry is awaited (a file being sorted): staging and the run end at once', async () => {
     const watched = new Watched();
-    let reads = 0;
-    let inFlightAtReopen = -1;
+    const controller = new AbortController();
+    let release: () => void = () => undefined;
     const source: ExportSource = {
-      entries: () => {
-        reads += 1;
-        if (reads > 1)
-          return watched.entries(
-            specs(5, (index) => (index === 2 ? ['n', 'late'] : ['n'])),
-            5,
-          );
-        return (async function* () {
-          yield* watched.entries(specs(4), 20);
-          await sleep(100);
-          throw new ExportNotSorted('notes.csv', 9, 'A-2', 'A-4');
-        })();
-      },
-      reopen: (unsorted) => {
-        expect(unsorted.file).toBe('notes.csv');
-        inFlightAtReopen = watched.service.inFlight;
-        return Promise.resolve();
-      },
+      entries: () =>
+        (async function* () {
+          yield* watched.entries(specs(2), 0);
+          // The next entry never comes until the reader is closed (a sort reading a large file).
+          await new Promise<void>((resolve) => (release = resolve));
+        })(),
     };
-    const { result, events } = await run(source, watched.service);
-    expect(result.exitCode).toBe(0);
-    expect(inFlightAtReopen).toBe(0);
-    expect(events).toContainEqual({ type: 'restaging', file: 'notes.csv', line: 9, files: ['notes.csv'] });
-    for (const number of ['A-1', 'A-2', 'A-3', 'A-4', 'A-5'])
-      expect(watched.service.accounts.get(number)?.creates, number).toBe(1);
-    expect(bodies(watched.service, 'A-2')).toEqual(['n', 'late']);
-    expect(result.staged).toMatchObject({ accounts: 5 });
+    const ledger = Ledger.open(dir);
+    ledger.startRun('push', {});
+    try {
+      const done = new Set<string>();
+      const result = await runPush({
+        ledger,
+        client: watched.service,
+        settings: fast,
+        sink: {
+          emit: (event) => {
+            if (event.type === 'account' && event.to === 'done') done.add(event.externalAccountNumber);
+            if (done.size === 2) controller.abort();
+          },
+        },
+        source,
+        signal: controller.signal,
+      });
+      expect(result.reason).toBe('interrupted');
+      expect(result.counts.accounts).toEqual({ done: 2 });
+    } finally {
+      release();
+      ledger.close();
+    }
   });
 });

@@ -35,13 +35,6 @@ describe('StagingGate pacing', () => {
     expect(await settled(waiting)).toBe(true);
     expect(await settled(held.roomAhead())).toBe(true);
 
-    const restarted = new StagingGate(1);
-    restarted.advance('A-1');
-    restarted.readyToCreate(5);
-    const beforeRestart = restarted.roomAhead();
-    restarted.restart();
-    expect(await settled(beforeRestart)).toBe(true);
-
     const stopped = new StagingGate(1);
     stopped.advance('A-1');
     stopped.readyToCreate(5);

@@ -4,17 +4,13 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadMigrateConfig } from '../../src/config/index.js';
 import { InputError } from '../../src/errors.js';
-import {
-  ExportNotSorted,
-  openExport,
-  type ExportEntry,
-  type JoinMode,
-  type SourceIssue,
-} from '../../src/intake/index.js';
+import { openExport, type ExportEntry, type JoinMode, type SourceIssue } from '../../src/intake/index.js';
 import type { KeyedRecord, OpenedFile } from '../../src/intake/read-export.js';
 import type { FilePlan } from '../../src/mapping/record.js';
 import { decodeRecord, encodeRecord, sortedFile } from '../../src/intake/sort-file.js';
-import { compareKeys } from '../../src/intake/stream-join.js';
+import { compareKeys } from '../../src/sources/key-order.js';
+import { findExportFiles } from '../../src/sources/index.js';
+import { proveOrder } from '../../src/intake/order-proof.js';
 
 // The external sort that lets the streaming join read unsorted files (sort-file.ts): the same
 // records, in compareKeys order and file order within a key, however many runs, whatever the
@@ -176,10 +172,15 @@ describe('the streaming join over files it sorts', () => {
     'notes.csv': `${NOTES}A4,fourth\nA0,orphan before\n,no key\nA1,first\nA4,fourth again\nA1,second\nA8,orphan after\n`,
   };
 
-  it('names every file found out of order in the records read ahead, not only the first', async () => {
-    const error = await readAll(exportDir(SCATTERED), 'streaming').catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(ExportNotSorted);
-    expect([...(error as ExportNotSorted).unsortedFiles].sort()).toEqual(['customers.csv', 'notes.csv']);
+  it('the proof of order names every file out of order, with the first row out of order', async () => {
+    const dir = exportDir(SCATTERED);
+    const config = await loadMigrateConfig({ cwd: dir, exportDir: dir, env: { MIGRATE_SUPPLIER: 'ACME' } });
+    const proof = await proveOrder((await findExportFiles(dir)).files, config);
+    expect(proof.outOfOrder).toEqual([
+      { file: 'customers.csv', order: 'unsorted', line: 3, key: 'A1', previousKey: 'A3' },
+      { file: 'notes.csv', order: 'unsorted', line: 3, key: 'A0', previousKey: 'A4' },
+    ]);
+    expect([...proof.toSort].sort()).toEqual(['customers.csv', 'notes.csv']);
   });
 
   it("gives the staged join's entries, summary and file issues", async () => {

@@ -1,27 +1,27 @@
 import Database from 'better-sqlite3';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadMigrateConfig } from '../../src/config/index.js';
+import { InputError } from '../../src/errors.js';
+import { openExportInOrder } from '../../src/intake/export-in-order.js';
 import {
-  ExportNotSorted,
   openExport,
   type ExportEntry,
   type ExportReader,
   type JoinMode,
   type SourceIssue,
 } from '../../src/intake/index.js';
-import { compareKeys } from '../../src/intake/stream-join.js';
+import { compareKeys } from '../../src/sources/key-order.js';
 import { jsonReport, textReport } from '../../src/report/validation-report.js';
-import { validateExport, validateExportDirectory, type ExportValidation } from '../../src/intake/validate-export.js';
+import { validateExport, type ExportValidation } from '../../src/intake/validate-export.js';
 
 // The streaming join (files sorted by external account number, no staging file) must give
 // exactly what the staged join gives, and must stop, never guess, at a record out of order.
 
 const base = mkdtempSync(path.join(os.tmpdir(), 'migrate-stream-test-'));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
-const root = path.resolve(import.meta.dirname, '..', '..');
 
 function exportDir(files: Record<string, string>): string {
   const dir = mkdtempSync(path.join(base, 'export-'));
@@ -102,11 +102,12 @@ describe('streaming join', () => {
     });
   });
 
-  it('stops at the first record out of order, naming the file, the line and both keys', async () => {
+  it('stops at a record out of order (a file that changed after its order was proven), naming the file, line and keys', async () => {
     const dir = exportDir({ ...SORTED, 'customers.csv': `${CUSTOMERS}A1,Ada,One,\nA4,Di,Four,\nA1,Bob,One,\n` });
     const error = await readAll(dir, 'streaming').catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(ExportNotSorted);
-    expect(error).toMatchObject({ file: 'customers.csv', line: 4, key: 'A1', previousKey: 'A4' });
+    expect(error).toBeInstanceOf(InputError);
+    expect(error).toMatchObject({ file: 'customers.csv', line: 4, code: 'input_changed_while_read' });
+    expect((error as Error).message).toContain('external_account_number A1 comes after A4');
   });
 
   it('can be left part way and closed', async () => {
@@ -140,49 +141,42 @@ describe('streaming join', () => {
   });
 });
 
-describe('validateExportDirectory', () => {
-  const validate = (dir: string, env: NodeJS.ProcessEnv) =>
-    validateExportDirectory(async (join, sortFiles) =>
-      openExport(dir, await loadMigrateConfig({ cwd: dir, exportDir: dir, env }), {
-        join,
-        today: '2026-11-22',
-        ...(sortFiles ? { sortFiles } : {}),
-      }),
-    );
+describe('validate: an export read in proven order', () => {
+  const validate = async (dir: string, env: NodeJS.ProcessEnv): Promise<ExportValidation> => {
+    const reader = await openExportInOrder(dir, await loadMigrateConfig({ cwd: dir, exportDir: dir, env }), {
+      today: '2026-11-22',
+    });
+    try {
+      return await validateExport(reader);
+    } finally {
+      await reader.close();
+    }
+  };
 
-  it('reads an export out of order again, sorting the files found out of order, with the same result and a note saying why', async () => {
-    const invalid = path.join(root, 'fixtures', 'invalid');
-    const dir = mkdtempSync(path.join(base, 'invalid-'));
-    cpSync(invalid, dir, { recursive: true });
-    const result = await validate(dir, {});
-    const config = await loadMigrateConfig({ cwd: dir, exportDir: dir, env: {} });
+  it('sorts the files not in order before reading, with the same result as the staged join and a note saying why', async () => {
+    // Every file of SORTED but the JSON one (an export with a JSON file is staged whole), two of them scattered.
+    const dir = exportDir({
+      'accounts.csv': SORTED['accounts.csv'],
+      'customers.csv': `${CUSTOMERS}A4,Di,Four,\nA1,Ada,One,+447911123456\nA3,Cy,Three,\nA1,Bob,One,07911\n`,
+      'notes.csv': `${NOTES}A9,after every account\nA1,first\nA0,before every account\n,no key\nA1,second\nA3,orphan\n`,
+    });
+    const result = await validate(dir, { MIGRATE_SUPPLIER: 'ACME' });
+    const config = await loadMigrateConfig({ cwd: dir, exportDir: dir, env: { MIGRATE_SUPPLIER: 'ACME' } });
     const staged = await openExport(dir, config, { today: '2026-11-22' });
     const expected = await validateExport(staged);
     await staged.close();
-    expect(result.unsorted).toMatchObject({ file: 'accounts.csv', line: 3 });
-    expect(result.unsorted?.sorted).toContain('accounts.csv');
+    expect(result.sorted).toEqual([
+      { file: 'customers.csv', order: 'unsorted', line: 3, key: 'A1', previousKey: 'A4' },
+      { file: 'notes.csv', order: 'unsorted', line: 3, key: 'A1', previousKey: 'A9' },
+    ]);
     const [got, want] = [await reports(result), await reports(expected)];
     expect(got.json).toEqual(want.json);
     expect(got.text).toContain(
-      `Read twice: accounts.csv is not sorted by external_account_number (line 3); the second read sorted ${result.unsorted?.sorted?.join(', ')} on disk. An export whose files are all sorted is read in one pass, about twice as fast.`,
+      'Sorted on disk before reading: customers.csv (out of order at line 3), notes.csv (out of order at line 3): not ' +
+        'in external_account_number order.',
     );
-    expect(got.text.replace(/^Read twice: .*\n/m, '')).toEqual(want.text);
-    const planted = (JSON.parse(readFileSync(path.join(invalid, 'expectations.json'), 'utf8')) as { errors: unknown[] })
-      .errors;
-    expect(got.json.errors).toHaveLength(planted.length);
-  });
-
-  it('falls back to the staged join when the reader does not sort what it is asked to', async () => {
-    const dir = exportDir({ ...SORTED, 'customers.csv': `${CUSTOMERS}A4,Di,Four,\nA1,Ada,One,\n` });
-    const config = await loadMigrateConfig({ cwd: dir, exportDir: dir, env: { MIGRATE_SUPPLIER: 'ACME' } });
-    const joins: string[] = [];
-    const result = await validateExportDirectory(async (join) => {
-      joins.push(join);
-      return openExport(dir, config, { join, today: '2026-11-22' });
-    });
-    expect(joins).toEqual(['streaming', 'streaming', 'staged']);
-    expect(result.unsorted).toEqual({ file: 'customers.csv', line: 3 });
-    result.close();
+    expect(got.text.replace(/^Sorted on disk before reading: .*\n/m, '')).toEqual(want.text);
+    expect(got.json.errors.length).toBeGreaterThan(3);
   });
 
   it.each([
@@ -240,7 +234,7 @@ describe('validateExportDirectory', () => {
     const staged = await openExport(dir, config, { today: '2026-11-22' });
     const expected = await validateExport(staged);
     await staged.close();
-    expect(result.unsorted).toBeUndefined();
+    expect(result.sorted).toEqual([]);
     expect(await reports(result)).toEqual(await reports(expected));
     expect(result.accounts).toEqual(expected.accounts);
     expect(result.errors.first(5).map((issue) => issue.code)).toEqual([

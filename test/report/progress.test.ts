@@ -161,10 +161,10 @@ describe('progress while the export is read', () => {
     sorting.view();
     time.advance(5);
     sorting.emit(processed(1));
-    sorting.emit({ type: 'restaging', file: 'notes.csv', line: 9, files: ['notes.csv'] });
+    sorting.emit({ type: 'sorting', files: [{ file: 'notes.csv', line: 9 }] });
     const view = sorting.view();
     expect(view.etaSeconds).toBeUndefined();
-    expect(progressLine(view, true)).toContain('sorting notes.csv, sending paused;');
+    expect(progressLine(view, true)).toContain('sorting notes.csv before sending;');
   });
 
   it('a rate of 0 over the last minute is shown as such, with no ETA', () => {

@@ -1,0 +1,24 @@
+/**
+ * The order of external account numbers everywhere: SQLite's BINARY collation (UTF-8 bytes, i.e. code points), so
+ * that the key scan, the streaming join, the external sort and the staged join agree. UTF-16 order differs from it
+ * only where a surrogate (a code point above U+FFFF) meets U+E000-U+FFFF.
+ */
+export function compareKeys(a: string, b: string): number {
+  if (a === b) return 0;
+  // Where either key has no unit from U+D800 up (account numbers are ASCII), the orders agree.
+  if (!HIGH_UNIT.test(a) || !HIGH_UNIT.test(b)) return a < b ? -1 : 1;
+  const length = Math.min(a.length, b.length);
+  let index = 0;
+  while (index < length && a.charCodeAt(index) === b.charCodeAt(index)) index += 1;
+  if (index === length) return a.length - b.length;
+  return codePointRank(a.charCodeAt(index)) - codePointRank(b.charCodeAt(index));
+}
+
+const HIGH_UNIT = /[\ud800-\uffff]/;
+const codePointRank = (unit: number): number => (unit >= 0xd800 && unit <= 0xdfff ? unit + 0x10000 : unit);
+
+/** The external account number a cell holds: its text without surrounding white space; none when empty. */
+export function accountKeyOf(text: string): string | undefined {
+  const key = text.trim();
+  return key === '' ? undefined : key;
+}
