@@ -72,7 +72,7 @@ export function openMetrics(input: {
     finish: async (exitCode) => {
       clearInterval(timer);
       await metrics.write({ exitCode });
-      const failure = metrics.failure as NodeJS.ErrnoException | undefined;
+      const failure: NodeJS.ErrnoException | undefined = metrics.failure;
       if (failure) input.warn(`--metrics-file: writing stopped (${failure.code ?? failure.message}); the run went on`);
     },
   };

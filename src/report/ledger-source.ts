@@ -245,9 +245,9 @@ export class LedgerSource {
     return rows.map((row) => ({
       runId: Number(row['id']),
       startedAt: String(row['started_at']),
-      endedAt: row['ended_at'] === null ? null : String(row['ended_at']),
+      endedAt: (row['ended_at'] as string | null) ?? null,
       status: String(row['status']),
-      exitCode: row['exit_code'] === null ? null : Number(row['exit_code']),
+      exitCode: (row['exit_code'] as number | null) ?? null,
       done: Number(row['n']),
     }));
   }
