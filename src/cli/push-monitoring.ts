@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
 import type { Ledger } from '../ledger/index.js';
+import { ledgerCountsReader } from '../report/ledger-counts-thread.js';
 import { PushMetrics, type RunFacts } from '../report/metrics.js';
 import type { ProgressTally } from '../report/progress-tally.js';
 
@@ -56,10 +57,11 @@ export function openMetrics(input: {
   previousRun: RunFacts | undefined;
   warn: (text: string) => void;
 }): OpenedMetrics {
+  const counts = ledgerCountsReader(input.stateDir, () => input.ledger.read.counts());
   const metrics = new PushMetrics({
     file: resolve(input.file),
     stateDir: input.stateDir,
-    counts: () => input.ledger.read.counts(),
+    counts: () => counts.read(),
     previousRun: input.previousRun,
     runStartedAt: input.tally.startedAt,
     rate: () => runRate(input.tally),
@@ -72,6 +74,7 @@ export function openMetrics(input: {
     finish: async (exitCode) => {
       clearInterval(timer);
       await metrics.write({ exitCode });
+      await counts.close();
       const failure: NodeJS.ErrnoException | undefined = metrics.failure;
       if (failure) input.warn(`--metrics-file: writing stopped (${failure.code ?? failure.message}); the run went on`);
     },

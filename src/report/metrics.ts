@@ -26,7 +26,7 @@ export interface PushMetricsOptions {
   /** Labels every series, so that several cohorts' files on one host do not collide. */
   stateDir: string;
   /** The ledger's counts, read at every write. */
-  counts: () => LedgerCounts;
+  counts: () => LedgerCounts | Promise<LedgerCounts>;
   /** The last push run that ended before this one (from the ledger's runs), if any. */
   previousRun?: RunFacts | undefined;
   /** This run: when it started, and its rate so far (accounts settled per second). */
@@ -125,16 +125,15 @@ export class PushMetrics {
   async #writeNow(): Promise<void> {
     if (this.#failure !== undefined) return;
     try {
-      this.#setGauges();
+      this.#setGauges(await this.#options.counts());
       writeWhole(this.#options.file, await this.#registry.metrics());
     } catch (error) {
       this.#failure = error as Error;
     }
   }
 
-  #setGauges(): void {
+  #setGauges(counts: LedgerCounts): void {
     const g = this.#gauges;
-    const counts = this.#options.counts();
     for (const state of ACCOUNT_STATES) g['accounts']?.set({ state }, counts.accounts[state] ?? 0);
     for (const kind of ITEM_KINDS)
       for (const state of ITEM_STATES) g['records']?.set({ kind, state }, counts.items[kind]?.[state] ?? 0);
