@@ -82,7 +82,7 @@ const HINTS: Record<string, string> = {
   [REPORT_FILES.records]:
     'every post-import record: state and how it was settled (created, already_exists, reconciled)',
   [REPORT_FILES.summary]: 'counts per state, top error codes, recent runs',
-  [HTML_REPORT_FILE]: 'one page for the project board: totals, funnel, progress per run, errors',
+  [HTML_REPORT_FILE]: 'one page for the project board: % complete, pace and finish, progress over time, errors',
 };
 
 function renderReport(summary: ReportSummary): string {

@@ -75,7 +75,7 @@ function readingText(reading: NonNullable<ProgressView['reading']>): string {
 const readShare = (read: number, of: number): number => Math.min(99, Math.floor((read / of) * 100));
 
 /**
- * One short line (about 110 characters at most): elapsed, how much of the export is read, accounts
+ * One short line (about 110 characters, 150 at millions of accounts): elapsed, how much of the export is read, accounts
  * and records, the rate and ETA when they can be computed, problems. While the export's size is
  * unknown the totals are marked "so far" once, for both.
  */
