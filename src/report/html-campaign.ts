@@ -43,7 +43,9 @@ export function percentText(done: number, total: number): string {
 }
 
 function paceText(pace: Pace | undefined, left: number, action: number): string {
-  const waiting = action > 0 ? ` (and ${format(action)} that need action first: see below)` : '';
+  // Not the header's "accounts needing action" (fix-data.csv's accounts, records refused included): these are the
+  // accounts no push brings to done until their data is fixed.
+  const waiting = action > 0 ? ` (besides ${format(action)} invalid or ERRORED, whose data must be fixed first)` : '';
   if (left === 0) return `Nothing left for a push to do${waiting}.`;
   if (pace === undefined || pace.finishAt === undefined)
     return `${format(left)} accounts left${waiting}; none done lately, so no finish can be estimated.`;
