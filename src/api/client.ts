@@ -212,7 +212,11 @@ export class CallRunner {
     let token: string | undefined;
     try {
       token = await this.#tokens.current();
-      const response = await this.#send(call, body, token);
+      const response = await this.#send(call, body, token).catch((error: unknown) => {
+        this.#emit({ type: 'response', endpoint: call.name, status: undefined });
+        throw error;
+      });
+      this.#emit({ type: 'response', endpoint: call.name, status: response.status });
       const result = this.#interpret(call, response);
       if (!result.ok && result.error instanceof RateLimitedError) {
         signal = 'rate_limited';

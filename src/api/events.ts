@@ -16,6 +16,11 @@ export type ClientEvent =
       /** The failed attempt may have been applied (resent only because the service deduplicates). */
       ambiguous: boolean;
     }
+  /**
+   * One HTTP attempt ended: the service's status, or undefined when no whole answer came (connection
+   * refused or reset, time-out). Every attempt of every call, retries included (metrics count them).
+   */
+  | { type: 'response'; endpoint: string; status: number | undefined }
   /** The service answered 429. */
   | { type: 'rate_limited'; endpoint: string; retryAfterMs: number | undefined }
   /** The adaptive limiter changed the whole client's pace. */

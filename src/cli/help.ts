@@ -31,7 +31,20 @@ const GROUPS: Record<Group, readonly string[]> = {
     '--state',
     '--config',
   ],
-  Output: ['--json', '--out', '--html', '--log-file', '--errors-csv', '--max-rows', '--verbose', '--no-request-log'],
+  Output: [
+    '--json',
+    '--out',
+    '--html',
+    '--log-file',
+    '--quiet',
+    '--progress-interval',
+    '--metrics-file',
+    '--metrics-interval',
+    '--errors-csv',
+    '--max-rows',
+    '--verbose',
+    '--no-request-log',
+  ],
   Tuning: [
     '--concurrency',
     '--rate',
@@ -92,7 +105,10 @@ export const TEACHING: Record<string, Teaching> = {
       ['migrate push exports/ --limit 20', 'a canary of the first 20 accounts'],
       ['migrate push exports/ --retry-errored --log-file push.ndjson', 'create ERRORED accounts again, log each step'],
       ['migrate push fixtures/sample --sandbox', 'rehearse on the built-in sandbox'],
-      ['migrate push exports/ --no-wait', 'from cron: take up what earlier runs left, then end without waiting'],
+      [
+        'migrate push exports/ --no-wait --quiet --metrics-file migrate.prom',
+        'from cron: take up what earlier runs left, end without waiting; the summary only, and metrics',
+      ],
     ],
   },
   status: {

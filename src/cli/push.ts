@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
+import type { ClientEvent } from '../api/index.js';
 import { loadMigrateConfig, type MigrateConfig } from '../config/index.js';
 import {
   describeService,
@@ -17,7 +18,9 @@ import {
   planDryRun,
   runPush,
   teeSink,
+  type EngineEvent,
   type EngineSettings,
+  type EventSink,
   type PushStep,
 } from '../engine/index.js';
 import { ExitCode, FatalError, InterruptedError, MigrateError, UsageError } from '../errors.js';
@@ -40,12 +43,20 @@ import type { FileOutOfOrder } from '../intake/order-proof.js';
 import { openExport, type ExportReader, type IssueList } from '../intake/index.js';
 import { findExportFiles } from '../sources/index.js';
 import { createNdjsonLogSink, type NdjsonLogSink } from '../report/ndjson-log.js';
-import { createProgressReporter } from '../report/progress.js';
+import { estimateExportAccounts } from '../report/export-size.js';
+import { createProgressReporter, DEFAULT_PROGRESS_INTERVAL_SECONDS } from '../report/progress.js';
 import { PlanJsonWriter, PlanSamples, renderPlan } from '../report/summary-plan.js';
 import { buildPushSummary, colorWanted, renderSummary } from '../report/summary.js';
 import { DEFAULT_SUPPLIERS } from '../sandbox/index.js';
 import { openService } from './open-service.js';
 import { parseCodes, parseMaxErrors, parseSteps, positiveInt, readAccountsOption } from './push-options.js';
+import {
+  checkMetricsFile,
+  DEFAULT_METRICS_INTERVAL_SECONDS,
+  lastEndedPush,
+  openMetrics,
+  runRate,
+} from './push-monitoring.js';
 
 export interface PushCommandOptions extends ServiceFlags {
   dir: string;
@@ -69,6 +80,10 @@ export interface PushCommandOptions extends ServiceFlags {
   logFile?: string;
   moveLedgerToService?: boolean;
   retryInvalid?: readonly string[];
+  quiet?: boolean;
+  progressInterval?: number;
+  metricsFile?: string;
+  metricsInterval: number;
 }
 
 export function registerPushCommand(program: Command, setExitCode: (code: number) => void): void {
@@ -150,6 +165,23 @@ export function registerPushCommand(program: Command, setExitCode: (code: number
       '--log-file <path>',
       'append one JSON line per event (run id, account, step, outcome, code; no secret, no personal data) to this ' +
         'file (0600)',
+    )
+    .option('--quiet', 'no progress display: the summary only (warnings and errors still go to stderr)')
+    .option(
+      '--progress-interval <seconds>',
+      `seconds between progress lines when stderr is not a terminal (default ${DEFAULT_PROGRESS_INTERVAL_SECONDS})`,
+      positiveInt('--progress-interval', 86_400),
+    )
+    .option(
+      '--metrics-file <file>',
+      "write Prometheus metrics (ledger counts, requests, 429s, retries, the runs' end and exit code) to this file, " +
+        "for node_exporter's textfile collector (name it *.prom)",
+    )
+    .option(
+      '--metrics-interval <seconds>',
+      'seconds between writes of --metrics-file (it is also written at the start and at the end)',
+      positiveInt('--metrics-interval', 86_400),
+      DEFAULT_METRICS_INTERVAL_SECONDS,
     );
   registerServiceOptions(command).action(async (dir: string, options: Omit<PushCommandOptions, 'dir'>) => {
     setExitCode(await pushCommand({ ...options, dir }));
@@ -188,8 +220,9 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
   if (options.dryRun) return dryRun(options, config, stateDir, selection, signal);
   // Every usage and configuration mistake is found before the state directory is created: a
   // mistaken run leaves nothing behind (no `.migrate/` in the working directory).
-  await findExportFiles(options.dir);
+  const exportFiles = await findExportFiles(options.dir);
   if (options.logFile !== undefined) checkLogFileDir(options.logFile);
+  if (options.metricsFile !== undefined) checkMetricsFile(options.metricsFile, warn);
   // The service settings (URL, credentials, dialect flags) are checked here, without a request;
   // the service is opened once the ledger says which dialect the state directory was pushed in.
   const baseUrl = options.sandbox
@@ -197,6 +230,8 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
     : (await loadServiceConfig({ flags: options, env: process.env, cwd: process.cwd(), file: config })).baseUrl;
   const closers: Array<() => Promise<void> | void> = [];
   let thrown: unknown;
+  // The exit code the run returns, for the metrics' last write (an exception's is taken from it).
+  let outcome: number | undefined;
   try {
     prepareStateDir(stateDir);
     const lock = await takeLock(stateDir);
@@ -222,7 +257,35 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
     });
     // A consistent copy as the run starts (docs/ledger-recovery.md); reading every page also finds a damaged file now.
     explainDamage(stateDir, ledgerFile, () => snapshotLedger(ledger.db, stateDir, nextRunId(ledger)));
-    const service = await openPushService(options, config, recorded === undefined ? undefined : dialectOf);
+    const progress = createProgressReporter({
+      stream: process.stderr,
+      wait: options.wait,
+      ...(options.quiet ? { quiet: true } : {}),
+      ...(options.progressInterval === undefined ? {} : { intervalSeconds: options.progressInterval }),
+    });
+    closers.unshift(() => progress.stop());
+    const monitoring =
+      options.metricsFile === undefined
+        ? undefined
+        : openMetrics({
+            file: options.metricsFile,
+            intervalSeconds: options.metricsInterval,
+            stateDir,
+            ledger,
+            tally: progress.tally,
+            previousRun: lastEndedPush(ledger),
+            warn,
+          });
+    if (monitoring)
+      closers.unshift(() =>
+        monitoring.finish(outcome ?? (thrown instanceof MigrateError ? thrown.exitCode : ExitCode.fatal)),
+      );
+    const service = await openPushService(
+      options,
+      config,
+      recorded === undefined ? undefined : dialectOf,
+      monitoring ? (event) => monitoring.metrics.onClientEvent(event) : undefined,
+    );
     closers.unshift(service.close);
     if (recorded === undefined) ledger.recordDialect(service.config.dialect);
     const runId = ledger.startRun('push', runOptions(options));
@@ -240,8 +303,15 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
           }),
         );
     });
-    const progress = createProgressReporter({ stream: process.stderr });
-    closers.unshift(() => progress.stop());
+    // The export's size (a byte scan of the accounts file) lets progress say how much is read and extrapolate the
+    // work. Counted beside the push once staging has started, so that it does not delay the first request.
+    const sizing = new AbortController();
+    closers.unshift(() => sizing.abort());
+    const sizeOnceStaging = onFirst('staging', () =>
+      estimateExportAccounts(exportFiles.files, sizing.signal).then((accounts) => {
+        progress.tally.exportAccounts = accounts;
+      }),
+    );
     const log = options.logFile === undefined ? undefined : openLog(options.logFile, runId, ledger);
     if (log)
       closers.unshift(() =>
@@ -250,7 +320,7 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
           exitCode: thrown instanceof MigrateError ? thrown.exitCode : ExitCode.fatal,
         }),
       );
-    const sink = log ? teeSink(progress, log) : progress;
+    const sink = log ? teeSink(progress, log, sizeOnceStaging) : teeSink(progress, sizeOnceStaging);
     // Nothing is sent before every file is proven in order or sorted (README "Complete or not at all").
     // Payloads are checked for the dialect they will be sent in, as the client checks them before sending.
     const reader = await openExportInOrder(
@@ -300,11 +370,14 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
       startedAt,
       stateDir,
       processedThisRun: progress.tally.done.processed,
+      createdThisRun: progress.tally.done.created,
+      wait: options.wait,
       unknownAccounts: result.unknownAccounts,
       ...(result.maxErrors === undefined ? {} : { maxErrors: result.maxErrors }),
     });
     ledger.finishRun(runId, result.reason, result.exitCode, {
       ...result.counts,
+      accountsPerSecond: runRate(progress.tally),
       ...(result.fatal ? { fatal: { code: result.fatal.code, detail: result.fatal.detail } } : {}),
     });
     finished = true;
@@ -323,9 +396,11 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
       process.stderr.write(
         `migrate: ${describeFileIssues(reader.fileIssues, 'those rows were not sent, every account was')}\n`,
       );
-      return Math.max(result.exitCode, ExitCode.someFailed);
+      outcome = Math.max(result.exitCode, ExitCode.someFailed);
+      return outcome;
     }
-    return result.exitCode;
+    outcome = result.exitCode;
+    return outcome;
   } catch (error) {
     thrown = isLedgerDamage(error)
       ? ledgerDamagedError(stateDir, join(stateDir, LEDGER_FILE), error)
@@ -394,6 +469,20 @@ function announceMove(stateDir: string, recorded: ServiceIdentity | undefined, c
     `migrate: ${MOVE_FLAG}: the ledger of ${stateDir} moves from ${describeService(recorded)} to ` +
       `${describeService(current)} once this run is answered\n`,
   );
+}
+
+const warn = (text: string): void => void process.stderr.write(`migrate: warning: ${text}\n`);
+
+/** A sink that calls `then` once, at the first event of that type. */
+function onFirst(type: EngineEvent['type'], then: () => Promise<void>): EventSink {
+  let seen = false;
+  return {
+    emit: (event) => {
+      if (seen || event.type !== type) return;
+      seen = true;
+      void then();
+    },
+  };
 }
 
 function outOfOrderFile(file: FileOutOfOrder): { file: string; line?: number; reason?: string } {
@@ -473,6 +562,7 @@ function openPushService(
   options: PushCommandOptions,
   config: MigrateConfig,
   recorded: { dialect: string; stateDir: string; moving: boolean } | undefined,
+  onEvent?: (event: ClientEvent) => void,
 ): ReturnType<typeof openService> {
   const supplier = config.importSupplier;
   // The default suppliers stay: records may carry their own import_supplier (the configured one fills only gaps).
@@ -487,7 +577,11 @@ function openPushService(
     sandbox,
     file: config,
     recorded,
-    client: { concurrency: options.concurrency, maxRequestsPerSecond: options.rate },
+    client: {
+      concurrency: options.concurrency,
+      maxRequestsPerSecond: options.rate,
+      ...(onEvent === undefined ? {} : { onEvent }),
+    },
   });
 }
 

@@ -49,7 +49,8 @@ export async function reportCommand(options: ReportCommandOptions): Promise<numb
       }
       return written;
     };
-    const summary = await write().catch((error: unknown) => {
+    // One snapshot: every file counts the same accounts, even while a push writes the ledger.
+    const summary = await source.snapshot(write).catch((error: unknown) => {
       if (isLedgerDamage(error)) throw ledgerDamagedError(stateDir, join(stateDir, LEDGER_FILE), error);
       const code = (error as NodeJS.ErrnoException).code;
       // A file-system refusal (not a directory, no permission, disk full) is the operator's to fix: say where.
@@ -81,7 +82,7 @@ const HINTS: Record<string, string> = {
   [REPORT_FILES.records]:
     'every post-import record: state and how it was settled (created, already_exists, reconciled)',
   [REPORT_FILES.summary]: 'counts per state, top error codes, recent runs',
-  [HTML_REPORT_FILE]: 'one page for the project board: totals, funnel, progress per run, errors',
+  [HTML_REPORT_FILE]: 'one page for the project board: % complete, pace and finish, progress over time, errors',
 };
 
 function renderReport(summary: ReportSummary): string {

@@ -35,9 +35,32 @@ export type EngineEvent =
       to: AccountState;
       code?: string;
     }
-  | { type: 'items'; accountId: number; kind: ItemKind; done: number; failed: number; unknown: number }
+  /**
+   * An account staging found invalid (local validation), once as it becomes invalid or its data changes and it is
+   * still invalid; held back from the service. `code`, `file`, `line`: its first problem; `issues`: how many it has.
+   */
+  | {
+      type: 'invalid';
+      accountId: number;
+      externalAccountNumber: string;
+      code: string;
+      file?: string;
+      line?: number;
+      issues: number;
+    }
+  /** Records settled by one answer; `code`: the error code when they failed or their outcome is unknown. */
+  | {
+      type: 'items';
+      accountId: number;
+      kind: ItemKind;
+      done: number;
+      failed: number;
+      unknown: number;
+      code?: string;
+    }
   | { type: 'retrying'; code: string }
-  | { type: 'stopping'; reason: StopReason; detail?: string };
+  /** `code`: the fatal failure's code when the run stops for one. */
+  | { type: 'stopping'; reason: StopReason; detail?: string; code?: string };
 
 /** max_errors: --max-errors was exceeded; the run stopped taking new work (exit 1). */
 export type StopReason = 'finished' | 'interrupted' | 'fatal' | 'wait_timeout' | 'max_errors';

@@ -124,7 +124,12 @@ export class Executor {
     if (this.#stop !== undefined) return;
     this.#stop = fatal === undefined ? { reason } : { reason, fatal };
     const why = fatal?.detail ?? detail;
-    this.#ctx.sink.emit({ type: 'stopping', reason, ...(why ? { detail: why } : {}) });
+    this.#ctx.sink.emit({
+      type: 'stopping',
+      reason,
+      ...(why ? { detail: why } : {}),
+      ...(fatal ? { code: fatal.code } : {}),
+    });
     this.#queue.clear();
     this.#wake?.();
     this.#onStop();

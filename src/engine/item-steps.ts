@@ -115,6 +115,7 @@ function settle(
       done: patch.state === 'done' ? count : 0,
       failed: patch.state === 'failed' ? count : 0,
       unknown: patch.state === 'unknown' ? count : 0,
+      ...(patch.state !== 'done' && patch.error ? { code: patch.error.code } : {}),
     });
   }
   return items.map((item) => ({ ...item, state: patch.state ?? item.state }));

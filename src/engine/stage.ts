@@ -10,7 +10,7 @@ import {
   type Ledger,
   type StoredIssue,
 } from '../ledger/index.js';
-import type { EventSink } from './events.js';
+import type { EngineEvent, EventSink } from './events.js';
 import type { StagingGate } from './staging-gate.js';
 import { naturalKeyOf } from './natural-key.js';
 import { decideAccount, decideItem } from './stage-plan.js';
@@ -82,12 +82,15 @@ export async function stageExport(
   // Milliseconds of ledger writes per entry, as measured so far: a slice's reading stops early enough to leave room
   // for writing what it read.
   let applyMsPerEntry = 0;
+  // Accounts found invalid in a batch: told once the batch is committed.
+  const invalid: InvalidEvent[] = [];
   const apply = (): void => {
     const current = batch;
     batch = [];
     if (current.length === 0) return;
     const startedAt = performance.now();
-    ledger.batch(() => current.forEach((entry) => stageEntry(ledger, entry, summary)));
+    ledger.batch(() => current.forEach((entry) => stageEntry(ledger, entry, summary, invalid)));
+    for (const event of invalid.splice(0)) sink.emit(event);
     const perEntry = (performance.now() - startedAt) / current.length;
     applyMsPerEntry = applyMsPerEntry === 0 ? perEntry : 0.8 * applyMsPerEntry + 0.2 * perEntry;
     gate?.readyToCreate(summary.added.accounts);
@@ -189,10 +192,13 @@ async function* untilAborted<T>(entries: AsyncIterable<T>, signal: AbortSignal |
   }
 }
 
-function stageEntry(ledger: Ledger, entry: ExportEntry, summary: StageSummary): void {
+type InvalidEvent = Extract<EngineEvent, { type: 'invalid' }>;
+
+function stageEntry(ledger: Ledger, entry: ExportEntry, summary: StageSummary, invalid: InvalidEvent[]): void {
   if (entry.kind === 'account') {
     summary.accounts += 1;
-    const { id, state } = stageAccount(ledger, entry.account, summary);
+    const { id, state, changed } = stageAccount(ledger, entry.account, summary);
+    if (state === 'invalid' && changed) noteInvalid(id, entry.account, invalid);
     stageItems(ledger, id, state, entry.account, summary);
   } else {
     summary.orphans += 1;
@@ -205,6 +211,8 @@ function stageEntry(ledger: Ledger, entry: ExportEntry, summary: StageSummary): 
 interface StagedAccount {
   id: number;
   state: AccountState | undefined;
+  /** Staging wrote the account (new, or its data or state changed). */
+  changed?: boolean;
 }
 
 function stageAccount(ledger: Ledger, account: ExportAccount, summary: StageSummary): StagedAccount {
@@ -260,7 +268,23 @@ function stageAccount(ledger: Ledger, account: ExportAccount, summary: StageSumm
   if (state === 'invalid' && !fromService) ledger.replaceIssues(id, account.issues.map(storedIssue));
   if (state === 'staged') ledger.replaceIssues(id, []);
   if (state === 'staged' && existing?.state !== 'staged') summary.added.accounts += 1;
-  return { id, state };
+  return { id, state, changed: decision.action !== 'keep' };
+}
+
+/** An account staging left invalid: told when this staging made it so (an unchanged invalid account is not told again). */
+function noteInvalid(id: number, account: ExportAccount, invalid: InvalidEvent[]): void {
+  const first = account.issues[0];
+  if (first === undefined) return;
+  const error = errorOfIssue(first);
+  invalid.push({
+    type: 'invalid',
+    accountId: id,
+    externalAccountNumber: account.externalAccountNumber,
+    code: error.code,
+    ...(error.file === undefined ? {} : { file: error.file }),
+    ...(error.line === undefined ? {} : { line: error.line }),
+    issues: account.issues.length,
+  });
 }
 
 /** Origins and source columns, kept so that a later run can map the service's `attr` back to file, line and column. */

@@ -1,14 +1,15 @@
 import { chmodSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { AccountRow, AccountState } from '../ledger/index.js';
-import { accountPagesOf, type LedgerSource } from './ledger-source.js';
-import { columnsOverTime, escapeHtml, horizontalBars, type Bar } from './svg-charts.js';
+import { accountTotals, campaignSection, overTimeSection, percentText, runsSection } from './html-campaign.js';
+import { accountPagesOf, type LedgerSource, type PushRunRow } from './ledger-source.js';
+import { escapeHtml, horizontalBars, type Bar } from './svg-charts.js';
 import type { ReportSummary } from './write-report.js';
 
 // report.html: one self-contained page beside the CSVs for a project board. Inline CSS and SVG
 // drawn here (svg-charts.ts); no script, font or image from anywhere, so it opens from a file
 // share with no network. Everything in it is an aggregate the ledger computes (counts per state,
-// accounts done per run, error codes with a sample) or a bounded list, so memory does not grow
+// accounts done per run and per hour, error codes with a sample) or a bounded list, so memory does not grow
 // with the ledger. Personal data: none beyond what the CSVs carry (account numbers, codes,
 // file:line); the service's error details stay in the CSVs.
 
@@ -20,9 +21,13 @@ const ACTION_STATES: readonly AccountState[] = ['invalid', 'errored'];
 
 interface Page {
   summary: ReportSummary;
-  doneByRun: ReturnType<LedgerSource['doneByRun']>;
+  runs: PushRunRow[];
+  /** Accounts done now, by the UTC hour they first reached done. */
+  hours: Array<{ hour: string; done: number }>;
   samples: Map<string, string>;
   needsAction: AccountRow[];
+  /** Unix ms: the report's time (the pace and the estimated finish are measured to it). */
+  now: number;
 }
 
 /** Writes report.html into `outDir` (0600, whole or not at all); returns its path. */
@@ -45,7 +50,14 @@ export async function writeHtmlReport(
     needsAction.push(...page.slice(0, LISTED - needsAction.length));
     if (needsAction.length >= LISTED) break;
   }
-  const html = renderHtmlReport({ summary, doneByRun: source.doneByRun(options.supplier), samples, needsAction });
+  const html = renderHtmlReport({
+    summary,
+    runs: source.pushRuns(options.supplier),
+    hours: source.doneByHour(options.supplier),
+    samples,
+    needsAction,
+    now: Date.parse(summary.generated_at),
+  });
   const path = join(options.outDir, HTML_REPORT_FILE);
   const partial = `${path}.partial`;
   rmSync(partial, { force: true });
@@ -99,23 +111,28 @@ function recordSteps(summary: ReportSummary): Bar[] {
 }
 
 function header(summary: ReportSummary, runs: number): string {
-  const a = summary.accounts;
-  const total = sum(Object.values(a));
-  const attention = sum([a.invalid, a.errored]);
-  const last = summary.runs[0];
+  const { total, done } = accountTotals(summary);
+  const last = summary.runs.find((run) => run.command === 'push');
   const exit = last === undefined ? 'no run yet' : `${last.status}, exit ${last.exit_code ?? '-'} (run ${last.id})`;
-  const fact = (name: string, label: string, value: string): string =>
-    `<div><dt>${label}</dt><dd data-total="${name}">${escapeHtml(value)}</dd></div>`;
+  const fact = (name: string, label: string, value: string, note = ''): string =>
+    `<div><dt>${label}</dt><dd data-total="${name}">${escapeHtml(value)}</dd>${note}</div>`;
+  const rows = summary.fix_data.rows;
   return (
     `<h1>Migration report${summary.import_supplier ? ` — ${escapeHtml(summary.import_supplier)}` : ''}</h1>` +
     `<p class="meta">state directory ${escapeHtml(summary.state_dir)} · generated ` +
-    `${escapeHtml(summary.generated_at)}</p>` +
+    `${escapeHtml(summary.generated_at)} · times in UTC</p>` +
     `<dl class="facts">${[
       fact('supplier', 'import supplier', summary.import_supplier ?? 'all'),
       fact('runs', 'push runs', format(runs)),
       fact('accounts', 'accounts', format(total)),
-      fact('done', 'done', format(a.done ?? 0)),
-      fact('attention', 'need action', format(attention)),
+      fact('done', 'done', format(done), `<small>${percentText(done, total)}</small>`),
+      fact(
+        'attention',
+        'accounts needing action',
+        format(summary.fix_data.accounts),
+        `<small><a href="fix-data.csv"><span data-total="fix-rows">${format(rows)}</span> row${rows === 1 ? '' : 's'} ` +
+          `in fix-data.csv</a></small>`,
+      ),
       fact('exit', 'last run', exit),
     ].join('')}</dl>`
   );
@@ -138,12 +155,15 @@ function actionTables(page: Page): string {
     })
     .join('');
   const more = sum(ACTION_STATES.map((state) => page.summary.accounts[state])) - page.needsAction.length;
+  const listed =
+    `<p>Invalid or ERRORED accounts, the first ${LISTED}; fix-data.csv also lists the records refused or held ` +
+    `back, and every problem of an account on its own row.</p>`;
   return (
     `<h2>What needs action</h2><table><thead><tr><th>file</th><th ` +
     `class="n">rows</th></tr></thead><tbody>${files}</tbody></table>` +
     (rows === ''
       ? '<p>No account is invalid or ERRORED.</p>'
-      : `<table><thead><tr><th>account</th><th>state</th><th>error</th><th>where</th></tr></thead><tbody>${rows}</tbody></table>` +
+      : `${listed}<table><thead><tr><th>account</th><th>state</th><th>error</th><th>where</th></tr></thead><tbody>${rows}</tbody></table>` +
         (more > 0 ? `<p>… and ${format(more)} more in <a href="fix-data.csv">fix-data.csv</a>.</p>` : ''))
   );
 }
@@ -154,15 +174,15 @@ h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bott
 .facts div{border:1px solid #ddd;border-radius:6px;padding:8px 12px;min-width:110px}
 dt{color:#666;font-size:12px}dd{margin:0;font-size:18px;font-weight:600}
 table{border-collapse:collapse;margin:8px 0}td,th{border-bottom:1px solid #eee;padding:4px 12px 4px 0;text-align:left}
-.n{text-align:right}svg{max-width:100%;height:auto}`;
+.n{text-align:right}svg{max-width:100%;height:auto}.facts small{display:block;color:#666;font-size:12px}
+.complete{font-size:28px;font-weight:600}.complete .meta{font-size:14px;font-weight:400}
+.track{height:14px;background:#e6ecf5;border-radius:7px;overflow:hidden;margin:6px 0 8px}
+.track div{height:100%;background:#2e8b57}`;
 
 /** The whole page. Pure: given what was read, the same text. */
 export function renderHtmlReport(page: Page): string {
   const { summary } = page;
-  const points = page.doneByRun.map((run) => ({
-    label: `run ${run.runId} ${run.startedAt.slice(5, 10)}`,
-    value: run.done,
-  }));
+  const campaign = { summary, runs: page.runs, hours: page.hours, now: page.now };
   const errors = summary.top_error_codes.map((error) => ({
     label: error.code,
     value: error.count,
@@ -174,17 +194,14 @@ export function renderHtmlReport(page: Page): string {
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
 <title>Migration report${summary.import_supplier ? ` ${escapeHtml(summary.import_supplier)}` : ''}</title><style>${STYLE}</style></head>
 <body>
-${header(summary, page.doneByRun.length)}
+${header(summary, page.runs.length)}
+${campaignSection(campaign)}
+${overTimeSection(campaign)}
 <h2>Accounts through each step</h2>
 <figure id="funnel">${horizontalBars('accounts through each step', funnel(summary))}</figure>
 <h2>Post-import records done</h2>
 <figure id="records">${Object.keys(summary.items).length === 0 ? '<p>No post-import record.</p>' : horizontalBars('post-import records done, of each kind', recordSteps(summary))}</figure>
-<h2>Accounts done per push run</h2>
-<figure id="over-time">${
-    points.length === 0
-      ? '<p>No push run yet.</p>'
-      : columnsOverTime('accounts done per ' + 'run, with the running total', points)
-  }</figure>
+${runsSection(page.runs)}
 <h2>Most frequent errors</h2>
 <figure id="errors">${errors.length === 0 ? '<p>No error.</p>' : horizontalBars('most frequent error codes', errors)}</figure>
 ${actionTables(page)}

@@ -46,6 +46,16 @@ export interface ItemTally {
   outstanding: number;
 }
 
+/** A push run with the accounts that reached done in it. */
+export interface PushRunRow {
+  runId: number;
+  startedAt: string;
+  endedAt: string | null;
+  status: string;
+  exitCode: number | null;
+  done: number;
+}
+
 /** True when the state directory holds a ledger. */
 export function ledgerExists(stateDir: string): boolean {
   return existsSync(join(stateDir, LEDGER_FILE));
@@ -266,11 +276,15 @@ export class LedgerSource {
     return rows.map((row) => ({ code: String(row['code']), count: Number(row['n']) }));
   }
 
-  /** Accounts that reached done in each run (from the ledger's events), oldest run first: one row per run. */
-  doneByRun(supplier: string | undefined): Array<{ runId: number; startedAt: string; done: number }> {
+  /**
+   * Push runs, oldest first, with the accounts that reached done in each (from the ledger's events:
+   * an account counts in the run that finished it). One row per run.
+   */
+  pushRuns(supplier: string | undefined): PushRunRow[] {
     const rows = this.#db
       .prepare(
-        `SELECT r.id AS id, r.started_at AS started_at, COUNT(e.id) AS n FROM runs r
+        `SELECT r.id AS id, r.started_at AS started_at, r.ended_at AS ended_at, r.status AS status,
+                r.exit_code AS exit_code, COUNT(e.id) AS n FROM runs r
          LEFT JOIN events e ON e.run_id = r.id AND e.to_state = 'done' AND e.item_id IS NULL
            ${supplier === undefined ? '' : 'AND e.account_id IN (SELECT id FROM accounts WHERE import_supplier = ?)'}
          WHERE r.command = 'push' GROUP BY r.id ORDER BY r.id`,
@@ -279,8 +293,42 @@ export class LedgerSource {
     return rows.map((row) => ({
       runId: Number(row['id']),
       startedAt: String(row['started_at']),
+      endedAt: (row['ended_at'] as string | null) ?? null,
+      status: String(row['status']),
+      exitCode: (row['exit_code'] as number | null) ?? null,
       done: Number(row['n']),
     }));
+  }
+
+  /**
+   * Accounts done now, by the UTC hour (`2026-11-25T04`) they first reached done: the campaign's
+   * progress over time. Oldest hour first; hours with none are absent.
+   */
+  doneByHour(supplier: string | undefined): Array<{ hour: string; done: number }> {
+    const rows = this.#db
+      .prepare(
+        `SELECT substr(first_at, 1, 13) AS hour, COUNT(*) AS n FROM (
+           SELECT MIN(e.at) AS first_at FROM events e JOIN accounts a ON a.id = e.account_id
+           WHERE a.state = 'done' AND e.to_state = 'done' AND e.item_id IS NULL
+             ${supplier === undefined ? '' : 'AND a.import_supplier = ?'}
+           GROUP BY e.account_id
+         ) GROUP BY hour ORDER BY hour`,
+      )
+      .all(...(supplier === undefined ? [] : [supplier])) as Raw[];
+    return rows.map((row) => ({ hour: String(row['hour']), done: Number(row['n']) }));
+  }
+
+  /**
+   * Runs `read` on one snapshot of the ledger (a read transaction), so that every file of a report
+   * counts the same accounts while a push writes beside it.
+   */
+  async snapshot<T>(read: () => Promise<T>): Promise<T> {
+    this.#db.exec('BEGIN');
+    try {
+      return await read();
+    } finally {
+      this.#db.exec('COMMIT');
+    }
   }
 
   /** Where one error code was seen first (file and line in the export), for the report's sample. */

@@ -69,6 +69,18 @@ export function logLineOf(event: EngineEvent, accountNumberOf: (accountId: numbe
         outcome: event.to,
         code: event.code,
       };
+    case 'invalid':
+      // Local validation, while staging: the account is held back; its first problem names file and line.
+      return {
+        event: 'account',
+        account: event.externalAccountNumber,
+        step: 'validate',
+        outcome: 'invalid',
+        code: event.code,
+        file: event.file,
+        line: event.line,
+        issues: event.issues,
+      };
     case 'items': {
       const outcome = event.failed > 0 ? 'failed' : event.unknown > 0 ? 'unknown' : 'done';
       return {
@@ -79,13 +91,14 @@ export function logLineOf(event: EngineEvent, accountNumberOf: (accountId: numbe
         done: event.done,
         failed: event.failed,
         unknown: event.unknown,
+        code: event.code,
       };
     }
     case 'retrying':
       return { event: 'retrying', code: event.code };
     case 'stopping':
-      // `detail` is free text (it may quote the service): the reason is enough to act on.
-      return { event: 'stopping', outcome: event.reason };
+      // `detail` is free text (it may quote the service): the reason and the fatal code are enough to act on.
+      return { event: 'stopping', outcome: event.reason, code: event.code };
   }
 }
 

@@ -1,85 +1,170 @@
 import cliProgress from 'cli-progress';
 import type { EngineEvent, EventSink } from '../engine/index.js';
-import { PROGRESS_STEPS, ProgressTally, STEP_LABELS, type ProgressStep } from './progress-tally.js';
+import { formatDuration } from './duration.js';
+import { PROGRESS_STEPS, ProgressTally, STEP_LABELS, type Count, type ProgressView } from './progress-tally.js';
 
 export interface ProgressReporter extends EventSink {
   /** Stops the bars or the timer; prints nothing more. */
   stop(): void;
+  readonly tally: ProgressTally;
 }
+
+/** Seconds between plain lines when the stream is not a terminal (cron mail, CI, a log file). */
+export const DEFAULT_PROGRESS_INTERVAL_SECONDS = 60;
 
 export interface ProgressOptions {
   /** Where progress goes (stderr: stdout is kept for --json). */
-  stream: NodeJS.WriteStream;
-  /** Seconds between plain lines when the stream is not a terminal. */
+  stream: Pick<NodeJS.WriteStream, 'write'> & { isTTY?: boolean };
+  /** Seconds between plain lines when the stream is not a terminal (--progress-interval). */
   intervalSeconds?: number;
-  /** No progress at all (e.g. --json with stderr redirected is still fine; this is for quiet use). */
-  silent?: boolean;
+  /** --quiet: no progress at all (the summary is printed by the command). */
+  quiet?: boolean;
+  /** Whether the run waits for processing (false with --no-wait): what its rate counts. */
+  wait?: boolean;
+  /** Clock and timer (tests drive both; no test waits on the wall clock). */
+  now?: () => number;
+  every?: (tick: () => void, ms: number) => { stop: () => void };
 }
 
+const realEvery = (tick: () => void, ms: number): { stop: () => void } => {
+  const timer = setInterval(tick, ms);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+};
+
 /**
- * Progress of a push: on a terminal, one cli-progress bar per step with its rate and ETA;
- * otherwise (cron, CI, a log file) a plain line every few seconds.
+ * Progress of a push: on a terminal, one bar per step with the run's rate and ETA; otherwise one
+ * short plain line per interval. Totals say "so far" while they only grow, "~" while they
+ * extrapolate the unread export; a rate or ETA that cannot be computed is left out.
  */
-export function createProgressReporter(options: ProgressOptions): ProgressReporter & { tally: ProgressTally } {
-  const tally = new ProgressTally();
-  if (options.silent) return { tally, emit: (event) => tally.emit(event), stop: () => undefined };
+export function createProgressReporter(options: ProgressOptions): ProgressReporter {
+  const now = options.now ?? Date.now;
+  const tally = new ProgressTally({ now, wait: options.wait ?? true });
+  if (options.quiet) return { tally, emit: (event) => tally.emit(event), stop: () => undefined };
+  const every = options.every ?? realEvery;
   return options.stream.isTTY
-    ? barsReporter(tally, options.stream)
-    : linesReporter(tally, options.stream, options.intervalSeconds ?? 5);
+    ? barsReporter(tally, options.stream as NodeJS.WriteStream, every)
+    : linesReporter(tally, options.stream, options.intervalSeconds ?? DEFAULT_PROGRESS_INTERVAL_SECONDS, every);
+}
+
+const format = (n: number): string => Math.round(n).toLocaleString('en-GB');
+
+/** `1,200/5,000`, `1,200/~5,000` (extrapolated), `1,200/1,300 so far` (the export is still being read). */
+export function countText(count: Count): string {
+  if (count.soFar) return `${format(count.done)}/${format(count.total)} so far`;
+  return `${format(count.done)}/${count.estimated ? '~' : ''}${format(count.total)}`;
+}
+
+/** `12.3 accounts/s, ETA 4m10s`; the rate or ETA alone when the other is unknown; '' when neither is. */
+export function rateText(view: ProgressView, unit: string): string {
+  const parts: string[] = [];
+  if (view.ratePerSecond !== undefined) parts.push(`${view.ratePerSecond.toFixed(1)} ${unit}/s`);
+  const eta = view.etaSeconds === undefined ? undefined : formatDuration(view.etaSeconds);
+  if (eta !== undefined) parts.push(`ETA ${view.accounts.estimated ? '~' : ''}${eta}`);
+  return parts.join(', ');
+}
+
+/** `24% of ~5,000 accounts` while the export's size is known, else `1,200 accounts so far`. */
+function readingText(reading: NonNullable<ProgressView['reading']>): string {
+  const { read, of } = reading;
+  if (of === undefined || of === 0) return `${format(read)} accounts so far`;
+  return `${readShare(read, of)}% of ~${format(of)} accounts`;
+}
+
+/** Below 100 until the read has ended: the size is an estimate. */
+const readShare = (read: number, of: number): number => Math.min(99, Math.floor((read / of) * 100));
+
+/**
+ * One short line (about 110 characters, 150 at millions of accounts): elapsed, how much of the export is read, accounts
+ * and records, the rate and ETA when they can be computed, problems. While the export's size is
+ * unknown the totals are marked "so far" once, for both.
+ */
+export function progressLine(view: ProgressView, wait: boolean): string {
+  const elapsed = formatDuration(view.elapsedSeconds) ?? '0s';
+  let head = `[${elapsed}] `;
+  if (view.sorting) head += `sorting ${view.sorting.join(', ')} before sending; `;
+  else if (view.reading?.of) head += `export ${readShare(view.reading.read, view.reading.of)}% read; `;
+  else if (view.reading) head += 'reading the export; so far: ';
+  const bare = { ...view.accounts, soFar: false };
+  const counts = [`accounts ${wait ? 'processed' : 'created'} ${countText(bare)}`];
+  if (view.records.total > 0) counts.push(`records ${countText({ ...view.records, soFar: false })}`);
+  const rate = rateText(view, wait ? 'accounts' : 'creates');
+  return `${head}${counts.join(', ')}${rate ? `; ${rate}` : ''}; ${view.problems} problems`;
 }
 
 function linesReporter(
   tally: ProgressTally,
-  stream: NodeJS.WriteStream,
+  stream: ProgressOptions['stream'],
   intervalSeconds: number,
-): ProgressReporter & { tally: ProgressTally } {
-  const timer = setInterval(() => stream.write(`migrate: ${tally.line()}\n`), intervalSeconds * 1000);
-  timer.unref();
+  every: NonNullable<ProgressOptions['every']>,
+): ProgressReporter {
+  const timer = every(
+    () => stream.write(`migrate: ${progressLine(tally.view(), tally.wait)}\n`),
+    intervalSeconds * 1000,
+  );
   return {
     tally,
     emit: (event) => {
       tally.emit(event);
-      if (event.type === 'staged')
-        stream.write(
-          `migrate: staged ${event.accounts} accounts (${event.invalid} invalid), ${event.orphans} accounts with ` +
-            `records only\n`,
-        );
-      if (event.type === 'sorting') stream.write(`migrate: ${sortingLine(event)}\n`);
-      if (event.type === 'stopping' && event.reason !== 'finished')
-        stream.write(`migrate: stopping (${event.reason})${event.detail ? `: ${event.detail}` : ''}\n`);
+      const notice = noticeOf(event);
+      if (notice !== undefined) stream.write(`migrate: ${notice}\n`);
     },
-    stop: () => clearInterval(timer),
+    stop: () => timer.stop(),
   };
 }
 
-function barsReporter(tally: ProgressTally, stream: NodeJS.WriteStream): ProgressReporter & { tally: ProgressTally } {
+/** The rare lines printed when they happen: staged, sorting files, stopping early. */
+function noticeOf(event: EngineEvent): string | undefined {
+  if (event.type === 'staged')
+    return `staged ${event.accounts} accounts (${event.invalid} invalid), ${event.orphans} accounts with records only`;
+  if (event.type === 'sorting') return sortingLine(event);
+  if (event.type === 'stopping' && event.reason !== 'finished')
+    return `stopping (${event.reason})${event.detail ? `: ${event.detail}` : ''}`;
+  return undefined;
+}
+
+const GAUGE = 24;
+
+/** A bar drawn here (cli-progress only places the lines): empty dots while a total only grows. */
+function gauge(count: Count): string {
+  if (count.soFar || count.total === 0) return '·'.repeat(GAUGE);
+  const filled = Math.min(GAUGE, Math.round((count.done / count.total) * GAUGE));
+  return '█'.repeat(filled) + '░'.repeat(GAUGE - filled);
+}
+
+function barsReporter(
+  tally: ProgressTally,
+  stream: NodeJS.WriteStream,
+  every: NonNullable<ProgressOptions['every']>,
+): ProgressReporter {
   const multibar = new cliProgress.MultiBar(
-    {
-      stream,
-      format: ' {label} |{bar}| {value}/{total} {rate}/s ETA {eta_formatted}',
-      hideCursor: true,
-      clearOnComplete: false,
-      etaBuffer: 50,
-      fps: 5,
-    },
+    { stream, format: ' {label} |{gauge}| {count} {extra}', hideCursor: true, clearOnComplete: false, fps: 5 },
     cliProgress.Presets.shades_classic,
   );
-  const bars = new Map<ProgressStep, cliProgress.SingleBar>();
+  const bars = new Map<string, cliProgress.SingleBar>();
+  const show = (key: string, payload: Record<string, string>): void => {
+    const bar = bars.get(key) ?? multibar.create(1, 0, payload);
+    bars.set(key, bar);
+    bar.update(0, payload);
+  };
   const refresh = (): void => {
-    const seconds = Math.max(0.001, (Date.now() - tally.startedAt) / 1000);
+    const view = tally.view();
+    const lead = tally.wait ? 'processed' : 'created';
+    if (view.reading || view.sorting)
+      show('export', {
+        label: 'export read'.padEnd(14),
+        gauge: gauge({ done: view.reading?.read ?? 0, total: view.reading?.of ?? 0, estimated: true, soFar: false }),
+        count: view.sorting ? `sorting ${view.sorting.join(', ')}` : view.reading ? readingText(view.reading) : '',
+        extra: '',
+      });
     for (const step of PROGRESS_STEPS) {
-      if (tally.totals[step] === 0 && tally.done[step] === 0) continue;
-      let bar = bars.get(step);
-      if (bar === undefined) {
-        bar = multibar.create(tally.totals[step], 0, { label: STEP_LABELS[step].padEnd(14), rate: '0' });
-        bars.set(step, bar);
-      }
-      bar.setTotal(Math.max(tally.totals[step], tally.done[step]));
-      bar.update(tally.done[step], { rate: (tally.done[step] / seconds).toFixed(1) });
+      const count = view.steps[step];
+      if (count.total === 0 && count.done === 0) continue;
+      const extra = step === lead ? rateText(view, tally.wait ? 'accounts' : 'creates') : '';
+      show(step, { label: STEP_LABELS[step].padEnd(14), gauge: gauge(count), count: countText(count), extra });
     }
   };
-  const timer = setInterval(refresh, 200);
-  timer.unref();
+  const timer = every(refresh, 200);
   let stopped = false;
   return {
     tally,
@@ -93,7 +178,7 @@ function barsReporter(tally: ProgressTally, stream: NodeJS.WriteStream): Progres
       // Idempotent: the command stops it before printing the summary and again when closing.
       if (stopped) return;
       stopped = true;
-      clearInterval(timer);
+      timer.stop();
       refresh();
       multibar.stop();
     },

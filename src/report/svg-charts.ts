@@ -49,47 +49,87 @@ export function horizontalBars(title: string, bars: readonly Bar[], width = 720)
   );
 }
 
-/** Columns over time: one column per run, its height the accounts done in it, and the running total as a line. */
+export interface Column {
+  label: string;
+  value: number;
+  /** The tooltip; `label: value` by default. */
+  tip?: string;
+}
+
+/** Width of a label of `text` at font size 11, generously (system-ui averages about 6 px a character). */
+const labelWidth = (text: string): number => text.length * 6.6 + 12;
+
+/**
+ * Which x labels to draw: every k-th column, k the least that keeps each label clear of the next
+ * (labels are centred under their column, `step` apart). Always the first one.
+ */
+export function labelEvery(labels: readonly string[], step: number): number {
+  const widest = Math.max(0, ...labels.map(labelWidth));
+  return Math.max(1, Math.ceil(widest / Math.max(step, 0.001)));
+}
+
+/**
+ * Columns over time: one column per bucket (its height the accounts done in it, on the left axis)
+ * and the running total as a line on the right axis (a share of `total`, or of the sum). Columns
+ * stay at most 90 px apart (one run is a column, not a slab) and at least 1 px wide; x labels are
+ * thinned so that none overlaps the next.
+ */
 export function columnsOverTime(
   title: string,
-  points: ReadonlyArray<{ label: string; value: number }>,
-  width = 720,
+  columns: readonly Column[],
+  options: { total?: number; width?: number } = {},
 ): string {
-  const height = 240;
-  const left = 56;
-  const bottom = 40;
-  const top = 16;
+  const width = options.width ?? 720;
+  const [height, left, right, bottom, top] = [250, 56, 52, 40, 16];
   const plotHeight = height - bottom - top;
-  const n = Math.max(1, points.length);
-  // A few runs get narrow columns, not one slab across the chart.
-  const step = Math.min(90, (width - left - 16) / n);
+  const step = Math.min(90, (width - left - right) / Math.max(1, columns.length));
+  const maxColumn = Math.max(1, ...columns.map((column) => column.value));
   let running = 0;
-  const totals = points.map((point) => (running += point.value));
-  const max = Math.max(1, running);
-  const y = (value: number): number => top + plotHeight - (value / max) * plotHeight;
-  const columns = points
-    .map((point, index) => {
-      const x = left + index * step + step * 0.15;
-      const h = (point.value / max) * plotHeight;
+  const totals = columns.map((column) => (running += column.value));
+  const lineMax = Math.max(1, options.total ?? running);
+  const yOf = (share: number): number => top + plotHeight - share * plotHeight;
+  const every = labelEvery(
+    columns.map((column) => column.label),
+    step,
+  );
+  const body = columns
+    .map((column, index) => {
+      const center = left + index * step + step / 2;
+      const w = Math.max(1, step * 0.7);
+      const h = (column.value / maxColumn) * plotHeight;
+      const label =
+        index % every === 0
+          ? `<text class="x-label" x="${center.toFixed(1)}" y="${height - bottom + 16}" text-anchor="middle" ` +
+            `font-size="11">${escapeHtml(column.label)}</text>`
+          : '';
       return (
-        `<rect x="${x.toFixed(1)}" y="${(top + plotHeight - h).toFixed(1)}" width="${(step * 0.7).toFixed(1)}" ` +
-        `height="${h.toFixed(1)}" ` +
-        `fill="${ACCENT}"><title>${escapeHtml(`${point.label}: ${format(point.value)} done`)}</title></rect>` +
-        `<text x="${(x + step * 0.35).toFixed(1)}" y="${height - bottom + 16}" text-anchor="middle" ` +
-        `font-size="11">${escapeHtml(point.label)}</text>`
+        `<rect x="${(center - w / 2).toFixed(1)}" y="${yOf(column.value / maxColumn).toFixed(1)}" width="${w.toFixed(1)}" ` +
+        `height="${h.toFixed(1)}" fill="${ACCENT}"><title>${escapeHtml(column.tip ?? `${column.label}: ${format(column.value)}`)}</title></rect>${label}`
       );
     })
     .join('');
   const line = totals
-    .map((total, index) => `${(left + index * step + step / 2).toFixed(1)},${y(total).toFixed(1)}`)
+    .map((total, index) => `${(left + index * step + step / 2).toFixed(1)},${yOf(total / lineMax).toFixed(1)}`)
     .join(' ');
-  const axis =
-    `<line x1="${left}" y1="${top + plotHeight}" x2="${width - 8}" y2="${top + plotHeight}" stroke="#888"/>` +
-    `<text x="${left - 6}" y="${top + 4}" text-anchor="end" font-size="11">${format(max)}</text>` +
-    `<text x="${left - 6}" y="${top + plotHeight}" text-anchor="end" font-size="11">0</text>`;
+  // The line's last point is marked: with one column the line is that point alone.
+  const last = line.split(' ').at(-1)?.split(',') ?? [];
+  const end =
+    last.length === 2
+      ? `<circle cx="${last[0]}" cy="${last[1]}" r="3.5" fill="#e07b00"><title>${escapeHtml(
+          `all so far: ${format(running)}`,
+        )}</title></circle>`
+      : '';
+  const axisText = (x: number, y: number, anchor: string, text: string, cls: string): string =>
+    `<text class="${cls}" x="${x}" y="${y}" text-anchor="${anchor}" font-size="11">${escapeHtml(text)}</text>`;
+  const axes =
+    `<line x1="${left}" y1="${top + plotHeight}" x2="${width - right}" y2="${top + plotHeight}" stroke="#888"/>` +
+    axisText(left - 6, top + 4, 'end', format(maxColumn), 'y-label') +
+    axisText(left - 6, top + plotHeight, 'end', '0', 'y-label') +
+    axisText(width - right + 6, top + 4, 'start', options.total === undefined ? format(lineMax) : '100%', 'y-label') +
+    axisText(width - right + 6, top + plotHeight, 'start', options.total === undefined ? '0' : '0%', 'y-label');
   return (
     `<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="${escapeHtml(title)}" width="${width}" ` +
     `height="${height}" viewBox="0 0 ${width} ${height}" ${FONT}>` +
-    `${axis}${columns}<polyline points="${line}" fill="none" stroke="#e07b00" stroke-width="2"/></svg>`
+    `${axes}${body}<polyline points="${line}" fill="none" stroke="#e07b00" stroke-width="2"/>${end}</svg>`
   );
 }

@@ -53,6 +53,8 @@ export interface ReportSummary {
   accounts: Partial<Record<AccountState, number>>;
   items: Record<string, Partial<Record<ItemState, number>>>;
   files: Record<string, { path: string; rows: number }>;
+  /** fix-data.csv's rows and the accounts they name: what needs action, counted as the file is written. */
+  fix_data: { rows: number; accounts: number };
   top_error_codes: Array<{ code: string; count: number }>;
   runs: Array<{
     id: number;
@@ -77,7 +79,8 @@ export async function writeReport(source: LedgerSource, options: ReportOptions):
     files[name] = { path, rows: await writeCsv(path, columns, rows) };
   };
   await write(REPORT_FILES.accounts, ACCOUNTS_COLUMNS, accountsRows(scope));
-  await write(REPORT_FILES.fixData, FIX_DATA_COLUMNS, fixDataRows(scope));
+  const needingAction = new Set<number>();
+  await write(REPORT_FILES.fixData, FIX_DATA_COLUMNS, fixDataRows(scope, needingAction));
   await write(REPORT_FILES.retry, RETRY_COLUMNS, retryRows(scope));
   await write(
     REPORT_FILES.unknown,
@@ -97,6 +100,7 @@ export async function writeReport(source: LedgerSource, options: ReportOptions):
     accounts: counts.accounts,
     items: counts.items,
     files,
+    fix_data: { rows: files[REPORT_FILES.fixData]?.rows ?? 0, accounts: needingAction.size },
     top_error_codes: source.topErrorCodes(options.supplier, 10),
     runs: source.read.runs(10).map((run) => ({
       id: run.id,
@@ -169,11 +173,15 @@ async function* accountsRows(scope: Scope): AsyncGenerator<CsvRecord> {
   }
 }
 
-/** Every data error: invalid and ERRORED accounts, then records held back or refused. */
-async function* fixDataRows(scope: Scope): AsyncGenerator<CsvRecord> {
-  for await (const accounts of accountPages(scope, ['invalid', 'errored'])) {
-    const issues = scope.source.issuesOf(accounts.map((account) => account.id));
-    for (const account of accounts) yield* accountFixRows(account, issues.get(account.id) ?? []);
+/** Every data error: invalid and ERRORED accounts, then records held back or refused; `accounts` gets their ids. */
+async function* fixDataRows(scope: Scope, accounts: Set<number>): AsyncGenerator<CsvRecord> {
+  for await (const page of accountPages(scope, ['invalid', 'errored'])) {
+    const issues = scope.source.issuesOf(page.map((account) => account.id));
+    for (const account of page) {
+      const rows = accountFixRows(account, issues.get(account.id) ?? []);
+      if (rows.length > 0) accounts.add(account.id);
+      yield* rows;
+    }
   }
   for await (const items of itemPages(scope, ['held', 'failed'])) {
     const issues = scope.source.issuesOf([
@@ -181,6 +189,7 @@ async function* fixDataRows(scope: Scope): AsyncGenerator<CsvRecord> {
     ]);
     for (const item of items) {
       if (item.state === 'held' && listedWithAccount(item, issues.get(item.accountId))) continue;
+      accounts.add(item.accountId);
       yield itemFixRow(item);
     }
   }

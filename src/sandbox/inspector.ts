@@ -3,12 +3,7 @@ import { SUPPLIER_STATUSES, type FaultOptions, type SupplierStatus } from './opt
 import type { RequestLogEntry } from './request-log.js';
 import type { SandboxRuntime } from './server.js';
 
-export type {
-  InspectedAccount,
-  InspectedNote,
-  InspectedPaymentInstruction,
-  InspectedTransaction,
-} from './inspected.js';
+export type { InspectedAccount } from './inspected.js';
 
 // The service's exact state, for tests of the client, the engine and the operator commands.
 // Every answer is a copy: changing it changes nothing in the sandbox.

@@ -254,12 +254,28 @@ describe('migrate push operator options', () => {
       ['--max-errors', '101%'],
       ['--limit', '0'],
       ['--accounts', '@/nonexistent/list'],
+      ['--progress-interval', '0'],
+      ['--metrics-interval', '1.5'],
+      ['--metrics-file', '/nonexistent/dir/migrate.prom'],
     ]) {
       const result = await push(sandbox, data.dir, state, extra);
       expect(result.code, `${extra.join(' ')}: ${result.stderr}`).toBe(2);
-      expect(result.stderr).toMatch(/--only|--max-errors|--limit|--accounts/);
+      expect(result.stderr).toMatch(/--only|--max-errors|--limit|--accounts|--progress-interval|--metrics-/);
     }
     expect(writesReceived(sandbox)).toBe(0);
+    expect(existsSync(state), 'nothing written').toBe(false);
+  });
+
+  it('--quiet prints the summary only; --no-wait shows the rate of creates, never a rate of 0 processed', async () => {
+    const { dir, state } = workspace('quiet');
+    const data = writeE2eExport(dir, 6, 'QUI');
+    const result = await push(sandbox, data.dir, state, ['--quiet', '--no-wait', '--progress-interval', '1']);
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).not.toMatch(/^migrate: (\[|staged)/m);
+    expect(result.stdout).toMatch(/\(\d+\.\ds, \d+\.\d accounts created\/s\)/);
+    expect(result.stdout).not.toContain('0.0 accounts/s');
+    const loud = await push(sandbox, data.dir, join(dir, 'state-2'), ['--no-wait']);
+    expect(loud.stderr).toMatch(/^migrate: staged 6 accounts/m);
   });
 });
 

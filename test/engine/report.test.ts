@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { ProgressTally } from '../../src/report/progress-tally.js';
 import { leftOverOf } from '../../src/report/left-over.js';
 import { colorWanted, renderSummary, type PushSummary } from '../../src/report/summary.js';
 
@@ -13,6 +12,8 @@ const base: Omit<PushSummary, 'left'> = {
   changedAfterImport: 1,
   topErrors: [{ code: 'invalid_phone_number', count: 1 }],
   accountsPerSecond: 2.5,
+  accountsCreatedPerSecond: 2.5,
+  rateShown: 'processed',
 };
 const summary: PushSummary = { ...base, left: leftOverOf({ ...base, changedAfterImport: 1 }) };
 
@@ -62,27 +63,18 @@ describe('summary', () => {
     );
   });
 
+  it('shows the rate of the work the run did: creates with --no-wait, none when nothing moved', () => {
+    expect(renderSummary(summary, false)).toContain('(2.0s, 2.5 accounts/s)');
+    const noWait = { ...summaryOf(0, { scheduled: 3 }), accountsPerSecond: 0, rateShown: 'created' as const };
+    expect(renderSummary(noWait, false)).toContain('(2.0s, 2.5 accounts created/s)');
+    expect(renderSummary({ ...noWait, accountsCreatedPerSecond: 0 }, false)).toMatch(/\(2\.0s\)/);
+    expect(renderSummary(noWait, false)).not.toContain('0.0 accounts/s');
+  });
+
   it('honours NO_COLOR and non-terminals', () => {
     expect(colorWanted({ isTTY: true }, {})).toBe(true);
     expect(colorWanted({ isTTY: true }, { NO_COLOR: '1' })).toBe(false);
     expect(colorWanted({ isTTY: false }, {})).toBe(false);
     expect(renderSummary(summary, true)).toMatch(/\u001b\[/);
-  });
-});
-
-describe('progress tally', () => {
-  it('counts steps from engine events', () => {
-    const tally = new ProgressTally();
-    tally.emit({
-      type: 'plan',
-      toCreate: 2,
-      toProcess: 2,
-      items: { note: 3, transaction: 0, statement: 0, payment_instruction: 0 },
-    });
-    tally.emit({ type: 'account', accountId: 1, externalAccountNumber: 'A', from: 'creating', to: 'scheduled' });
-    tally.emit({ type: 'account', accountId: 1, externalAccountNumber: 'A', from: 'scheduled', to: 'processed' });
-    tally.emit({ type: 'items', accountId: 1, kind: 'note', done: 2, failed: 1, unknown: 0 });
-    expect(tally.done).toMatchObject({ created: 1, processed: 1, note: 3 });
-    expect(tally.line()).toMatch(/^created 1\/2, processed 1\/2, notes 3\/3; [\d.]+ accounts\/s; 1 problems; \d+s$/);
   });
 });

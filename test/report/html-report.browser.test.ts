@@ -3,8 +3,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import Database from 'better-sqlite3';
+import { parse } from 'csv-parse/sync';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Ledger, LEDGER_FILE } from '../../src/ledger/index.js';
 import { openLedgerSource } from '../../src/report/ledger-source.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { writeOpsExport } from './ops-export.js';
@@ -87,11 +90,183 @@ describe.skipIf(!HAVE_CHROMIUM)('report.html in headless Chromium', () => {
       (await page.locator(`dd[data-total="${name}"]`).innerText()).replace(/,/g, '');
     expect(await shown('accounts')).toBe(String(total(Object.values(counts.accounts))));
     expect(await shown('done')).toBe(String(counts.accounts.done ?? 0));
-    expect(await shown('attention')).toBe(String(total([counts.accounts.invalid, counts.accounts.errored])));
+    await expectCardsEqualCsvs(page, join(dir, 'report'));
+    await expectLabelsApart(page);
     expect(await page.locator('#errors').innerText()).toContain('account_creation_failed');
     await expect(page.locator('a[href="fix-data.csv"]').first().isVisible()).resolves.toBe(true);
     expect(problems).toEqual([]);
     expect(requests).toEqual([url]);
+    await page.close();
+  });
+});
+
+type Row = Record<string, string>;
+const csv = (out: string, name: string): Row[] =>
+  parse(readFileSync(join(out, name), 'utf8'), { columns: true }) as Row[];
+
+/** The header's numbers are the CSVs' own: accounts, done, % complete, accounts needing action, fix-data rows. */
+async function expectCardsEqualCsvs(page: Page, out: string): Promise<void> {
+  const shown = async (name: string): Promise<string> =>
+    (await page.locator(`[data-total="${name}"]`).first().innerText()).replace(/,/g, '');
+  const accounts = csv(out, 'accounts.csv');
+  const done = accounts.filter((row) => row['state'] === 'done').length;
+  const fix = csv(out, 'fix-data.csv');
+  expect(await shown('accounts')).toBe(String(accounts.length));
+  expect(await shown('done')).toBe(String(done));
+  expect(await shown('complete')).toBe(`${(Math.floor((done / accounts.length) * 1000) / 10).toFixed(1)}%`);
+  expect(await shown('fix-rows')).toBe(String(fix.length));
+  const needing = new Set(fix.map((row) => `${row['import_supplier']}/${row['external_account_number']}`));
+  expect(await shown('attention')).toBe(String(needing.size));
+}
+
+/** No two x labels of a chart overlap, and each stays inside its chart. */
+async function expectLabelsApart(page: Page): Promise<number> {
+  let drawn = 0;
+  for (const id of ['over-time', 'runs']) {
+    const chart = await page.locator(`#${id} svg`).boundingBox();
+    expect(chart, id).not.toBeNull();
+    const boxes = [];
+    for (const label of await page.locator(`#${id} text.x-label`).all()) boxes.push(await label.boundingBox());
+    expect(boxes.length, id).toBeGreaterThan(0);
+    drawn += boxes.length;
+    for (const [index, box] of boxes.entries()) {
+      expect(box, id).not.toBeNull();
+      expect(box!.x, `${id} label ${index} inside`).toBeGreaterThanOrEqual(chart!.x);
+      expect(box!.x + box!.width, `${id} label ${index} inside`).toBeLessThanOrEqual(chart!.x + chart!.width + 0.5);
+      const next = boxes[index + 1];
+      if (next) expect(box!.x + box!.width, `${id} labels ${index} and ${index + 1} apart`).toBeLessThan(next.x);
+    }
+  }
+  return drawn;
+}
+
+const RUNS = 200;
+
+/**
+ * A ledger of a campaign of 200 cron runs: 25 a night, every 20 minutes from 22:00 UTC, over the 8
+ * nights before today; each finishes a few accounts. Beside them: invalid accounts with two problems
+ * each, an ERRORED one, a done one whose payment instruction was refused, and accounts not sent yet.
+ */
+function campaignLedger(state: string): void {
+  const ledger = Ledger.open(state);
+  let number = 0;
+  const account = (accountState: 'staged' | 'invalid' | 'errored' | 'processed'): number =>
+    ledger.insertAccount(
+      {
+        importSupplier: 'ACME',
+        externalAccountNumber: `C-${String((number += 1)).padStart(5, '0')}`,
+        state: accountState,
+        payload: '{}',
+        fingerprint: `f${number}`,
+        originFile: 'accounts.csv',
+        originLine: number + 1,
+        origins: null,
+      },
+      { step: 'stage' },
+    );
+  for (let run = 1; run <= RUNS; run += 1) {
+    ledger.startRun('push', {});
+    ledger.batch(() => {
+      for (let k = 0; k < (run % 9 === 4 ? 0 : 1 + (run % 5)); k += 1)
+        ledger.updateAccountNow(account('processed'), { state: 'done' }, { step: 'post_import', from: 'processed' });
+    });
+    ledger.finishRun(run, 'finished', run % 40 === 0 ? 3 : 1, {});
+  }
+  ledger.batch(() => {
+    for (let k = 0; k < 6; k += 1) {
+      const id = account('invalid');
+      const issue = {
+        message: 'bad',
+        attr: 'billing_email',
+        file: 'accounts.csv',
+        line: k + 2,
+        source: 'local' as const,
+      };
+      ledger.replaceIssues(id, [
+        { ...issue, code: 'billing_email_not_valid', column: 'billing_email' },
+        { ...issue, code: 'invalid_phone_number', file: 'customers.csv', column: 'mobile' },
+      ]);
+      ledger.updateAccountNow(id, { error: { code: 'billing_email_not_valid', detail: 'bad', file: 'accounts.csv' } });
+    }
+    ledger.updateAccountNow(account('errored'), { error: { code: 'account_creation_failed', detail: 'ERRORED' } });
+    const refused = account('processed');
+    ledger.updateAccountNow(refused, { state: 'done' }, { step: 'post_import', from: 'processed' });
+    const item = ledger.insertItem({
+      accountId: refused,
+      kind: 'payment_instruction',
+      naturalKey: 'FAIL-1',
+      body: '{}',
+      fingerprint: 'fi',
+      state: 'failed',
+      originFile: 'payment_instructions.csv',
+      originLine: 2,
+    });
+    ledger.updateItemsNow([item], { error: { code: 'payment_vendor_failed', detail: 'no' } });
+    for (let k = 0; k < 300; k += 1) account('staged');
+  });
+  ledger.close();
+  const db = new Database(join(state, LEDGER_FILE));
+  const today = Math.floor(Date.now() / 86_400_000) * 86_400_000;
+  const setRun = db.prepare('UPDATE runs SET started_at = ?, ended_at = ? WHERE id = ?');
+  const setEvents = db.prepare('UPDATE events SET at = ? WHERE run_id = ?');
+  for (let run = 1; run <= RUNS; run += 1) {
+    const night = Math.floor((run - 1) / 25);
+    const start = today - (8 - night) * 86_400_000 - 2 * 3_600_000 + ((run - 1) % 25) * 20 * 60_000;
+    setRun.run(new Date(start).toISOString(), new Date(start + 4 * 60_000).toISOString(), run);
+    setEvents.run(new Date(start + 2 * 60_000).toISOString(), run);
+  }
+  db.close();
+}
+
+describe.skipIf(!HAVE_CHROMIUM)('report.html of a 200-run campaign in headless Chromium', () => {
+  let campaignDir: string;
+  let campaignBrowser: Browser;
+
+  beforeAll(async () => {
+    campaignDir = mkdtempSync(join(tmpdir(), 'html-campaign-'));
+    campaignLedger(join(campaignDir, 'state'));
+    const child = spawn(process.execPath, [BIN, 'report', '--state', 'state', '--out', 'report', '--html'], {
+      cwd: campaignDir,
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    expect(code, stderr).toBe(0);
+    campaignBrowser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  }, 120_000);
+
+  afterAll(async () => {
+    await campaignBrowser?.close();
+    rmSync(campaignDir, { recursive: true, force: true });
+  });
+
+  it('stays readable: runs grouped into columns that show, labels apart, per night over time', async () => {
+    const page = await campaignBrowser.newPage({ viewport: { width: 1000, height: 800 } });
+    await page.goto(pathToFileURL(join(campaignDir, 'report', 'report.html')).href);
+    expect(await expectLabelsApart(page)).toBeGreaterThan(6);
+    const columns = await page.locator('#runs rect').all();
+    expect(columns.length).toBeLessThanOrEqual(40);
+    expect(columns.length).toBeGreaterThanOrEqual(20);
+    for (const column of columns) expect((await column.boundingBox())!.width).toBeGreaterThanOrEqual(4);
+    expect(await page.locator('h2', { hasText: 'consecutive runs a column' }).count()).toBe(1);
+    // Eight nights (cut at the quietest hour: each night one column) and today.
+    expect(await page.locator('h2', { hasText: 'Accounts done over time, per day' }).count()).toBe(1);
+    const nights = await page.locator('#over-time rect').all();
+    expect(nights.length).toBeGreaterThanOrEqual(8);
+    expect(nights.length).toBeLessThanOrEqual(10);
+    expect(await page.locator('dd[data-total="runs"]').innerText()).toBe('200');
+    await page.close();
+  });
+
+  it("shows the CSVs' numbers, % complete, the pace and an estimated finish", async () => {
+    const page = await campaignBrowser.newPage({ viewport: { width: 1000, height: 800 } });
+    await page.goto(pathToFileURL(join(campaignDir, 'report', 'report.html')).href);
+    await expectCardsEqualCsvs(page, join(campaignDir, 'report'));
+    expect(Number(await page.locator('[data-total="fix-rows"]').innerText())).toBe(6 * 2 + 1 + 1);
+    expect(await page.locator('dd[data-total="attention"]').innerText()).toBe('8');
+    expect(await page.locator('[data-total="pace"]').innerText()).toMatch(/^\d+$/);
+    expect(await page.locator('[data-total="finish"]').innerText()).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+    expect(await page.locator('#recent-runs tbody tr').count()).toBe(10);
     await page.close();
   });
 });

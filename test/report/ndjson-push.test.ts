@@ -84,6 +84,36 @@ describe('the log of a real push', () => {
     expect(all.at(-1)).toMatchObject({ event: 'log_closed', outcome: 'finished', exit_code: 1 });
   });
 
+  it('has one line per account found invalid while staging, with its first problem', () => {
+    const invalid = lines().filter((line) => line['step'] === 'validate');
+    expect(invalid.map((line) => line['account']).sort()).toEqual([...ops.invalid].sort());
+    for (const line of invalid) {
+      expect(line).toMatchObject({ event: 'account', outcome: 'invalid' });
+      const planted = ops.planted.filter((error) => error.account === line['account'] && !error.byService);
+      expect(planted.map((error) => `${error.file}:${error.line}`)).toContain(
+        `${String(line['file'])}:${String(line['line'])}`,
+      );
+      expect(line['code']).toMatch(/^[a-z_]+$/);
+      expect(line['issues']).toBeGreaterThanOrEqual(1);
+    }
+  });
+
+  it('names a code on every failure line', () => {
+    const failures = lines().filter(
+      (line) =>
+        (line['event'] === 'account' &&
+          ['invalid', 'errored', 'staged'].includes(String(line['outcome'])) &&
+          line['step'] !== 'stage') ||
+        (line['event'] === 'items' && line['outcome'] !== 'done') ||
+        line['event'] === 'retrying',
+    );
+    expect(failures.length).toBeGreaterThanOrEqual(ops.invalid.length + ops.errored.length + 1);
+    for (const line of failures) expect(line['code'], JSON.stringify(line)).toMatch(/^[A-Za-z_]+$/);
+    expect(lines().find((line) => line['event'] === 'items' && line['outcome'] === 'failed')).toMatchObject({
+      code: expect.stringMatching(/./) as unknown,
+    });
+  });
+
   it('holds no secret and no personal data, and is 0600', () => {
     const text = readFileSync(logPath, 'utf8');
     expect(text).not.toContain(sandbox.apiKey);

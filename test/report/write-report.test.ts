@@ -187,7 +187,9 @@ describe('migrate report files', () => {
   it('fix-data.csv names every data error with file and line, once', async () => {
     fillLedger();
     const out = join(dir, 'out');
-    await report(out);
+    const summary = await report(out);
+    // What needs action is counted as the file is written: its rows, and the accounts they name.
+    expect(summary.fix_data).toEqual({ rows: 4, accounts: 3 });
     const rows = csv(out, REPORT_FILES.fixData).map(
       (row) =>
         `${row['external_account_number']} ${row['record']} ${row['file']}:${row['line']} ${row['column']} ${row['code']}`,
