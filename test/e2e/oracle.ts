@@ -22,6 +22,8 @@ export interface ExpectedAccount {
 }
 
 export interface ExpectedExport {
+  /** Every account of the accounts file, valid or not, as mapped from all its rows. */
+  all: Map<string, ExpectedAccount>;
   /** Accounts with no problem: created once, with exactly this payload and these records. */
   valid: Map<string, ExpectedAccount>;
   /** Accounts held back by a problem of their data: never created. */
@@ -29,7 +31,11 @@ export interface ExpectedExport {
 }
 
 /** Reads and maps the export in memory (small and medium exports: every record is held at once). */
-export async function exportInMemory(dir: string, env: NodeJS.ProcessEnv = {}): Promise<ExpectedExport> {
+export async function exportInMemory(
+  dir: string,
+  env: NodeJS.ProcessEnv = {},
+  today = new Date().toISOString().slice(0, 10),
+): Promise<ExpectedExport> {
   const config = await loadMigrateConfig({ cwd: dir, exportDir: dir, env });
   const { files } = await findExportFiles(dir);
   const groups = new Map<string, GroupRecord[]>();
@@ -68,20 +74,21 @@ export async function exportInMemory(dir: string, env: NodeJS.ProcessEnv = {}): 
     plans,
     fileNames: files.map((file) => file.file),
     context: {
-      today: new Date().toISOString().slice(0, 10),
+      today,
       columnOf: Object.fromEntries(files.map((file, index) => [file.file, plans[index]?.columnOf ?? {}])),
       importSupplier: config.importSupplier,
       multiplePaymentInstructions: config.multiplePaymentInstructions,
       tenantFields: config.tenantFields,
     },
   };
-  const expected: ExpectedExport = { valid: new Map(), invalid: new Set() };
+  const expected: ExpectedExport = { all: new Map(), valid: new Map(), invalid: new Set() };
   for (const [key, records] of groups) {
     // Records of accounts not in this export are not looked at (they go to accounts imported earlier).
     if (!records.some((record) => record.kind === 'accounts')) continue;
     const ordered = records.sort((a, b) => a.fileIndex - b.fileIndex || a.line - b.line);
     const entry = joinGroup({ externalAccountNumber: key, records: ordered }, setup);
     if (entry.kind !== 'account') continue;
+    expected.all.set(key, expectedOf(entry.account));
     if (entry.account.issues.length > 0) expected.invalid.add(key);
     else expected.valid.set(key, expectedOf(entry.account));
   }
@@ -155,7 +162,7 @@ export function expectServiceHoldsExport(service: InspectedAccount[], expected: 
 }
 
 /** JSON with object keys in order, so that two payloads compare whatever their key order. */
-function sorted(value: unknown): unknown {
+export function sorted(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sorted);
   if (value === null || typeof value !== 'object') return value;
   return Object.fromEntries(
