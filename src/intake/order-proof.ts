@@ -1,8 +1,8 @@
 import type { ExportMapping } from '../mapping/mapping-rules.js';
-import { planFile } from '../mapping/record.js';
 import { readCsv, type ExportFile } from '../sources/index.js';
 import type { KeyScanResult } from '../sources/key-scan.js';
 import { scanKeyOrders, type ScanJob } from '../sources/key-scan-thread.js';
+import { planCsvHeader } from './read-export.js';
 
 // Whether each CSV file of an export is in external account number order, proven before any
 // account is handed out (README "Complete or not at all"): the streaming join may hand out an
@@ -77,7 +77,7 @@ async function scanJobOf(file: ExportFile, config: ExportMapping): Promise<ScanJ
   } finally {
     await rows.return(undefined);
   }
-  const keyIndex = header.length === 0 ? undefined : planFile(file.kind, file.file, header, config).keyIndex;
+  const keyIndex = header.length === 0 ? undefined : planCsvHeader(file, header, config).keyIndex;
   // An empty file, or no key column: the join refuses the file before reading a row.
   if (keyIndex === undefined) return undefined;
   return {

@@ -132,8 +132,7 @@ export async function openExportFile(
           'is empty: a CSV export file starts with a header row naming its columns.',
           'input_empty',
         );
-      refuseOtherDelimiter(file, header.cells, mapping.delimiter);
-      const plan = planFile(file.kind, file.file, header.cells, config);
+      const plan = planCsvHeader(file, header.cells, config);
       const unknown = plan.unknownColumns;
       for (const column of unknown.slice(0, SHOWN_UNKNOWN_COLUMNS))
         issues.push(unknownColumnIssue(file.file, header.line, column, file.kind));
@@ -162,6 +161,12 @@ export async function openExportFile(
 }
 
 const OTHER_DELIMITERS = [';', '\t', '|'];
+
+/** A CSV file's plan from its header, with the header's own checks: the order proof and the join read it alike. */
+export function planCsvHeader(file: ExportFile, header: string[], config: ExportMapping): FilePlan {
+  refuseOtherDelimiter(file, header, config.mapping[file.kind].delimiter);
+  return planFile(file.kind, file.file, header, config);
+}
 
 /**
  * A header read as one cell that holds another common delimiter (a spreadsheet's `;` or tab

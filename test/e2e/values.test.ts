@@ -66,6 +66,15 @@ const CSV_STATEMENTS = [
   'V-1,S-1,2024-01-01,2024-01-31,2024-02-01,7.50,40.10',
 ];
 
+const KEYS = ['X-INF', 'V-1', '90000000000000000001', 'X-PREC', '90000000000000000000', 'X-GROSS'];
+
+/** Every account's customer and supply address (an account without them is never created), as CSV beside any format. */
+const CUSTOMERS = ['external_account_number,given_name,family_name', ...KEYS.map((key) => `${key},Ada,Lovelace`)];
+const SUPPLY_ADDRESSES = [
+  'external_account_number,supply_address1,supply_postcode,customer_at_supply_address_from_date',
+  ...KEYS.map((key) => `${key},1 Station Road,YO1 7HH,2024-01-01`),
+];
+
 /** What each command must hold back, and why. */
 const HELD_BACK: Array<[string, string]> = [
   ['X-GROSS', 'number_out_of_range'],
@@ -76,6 +85,8 @@ const HELD_BACK: Array<[string, string]> = [
 function writeExport(format: Format): string {
   const dir = join(root, format, 'export');
   mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'customers.csv'), `${CUSTOMERS.join('\n')}\n`);
+  writeFileSync(join(dir, 'supply_addresses.csv'), `${SUPPLY_ADDRESSES.join('\n')}\n`);
   if (format === 'csv') {
     writeFileSync(join(dir, 'accounts.csv'), `${CSV_ACCOUNTS.join('\n')}\n`);
     writeFileSync(join(dir, 'statements.csv'), `${CSV_STATEMENTS.join('\n')}\n`);

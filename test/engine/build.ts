@@ -46,6 +46,15 @@ export function accountEntry(spec: AccountSpec, line = 2, supplier = 'ACME'): Ex
       import_supplier: supplier,
       external_account_number: spec.number,
       billing_name: spec.billingName ?? `Name ${spec.number}`,
+      // Every account is created with its customers and supply addresses (no endpoint adds them later).
+      customers: [{ given_name: 'Ada', family_name: 'Lovelace' }],
+      supply_addresses: [
+        {
+          supply_address1: '1 Station Road',
+          supply_postcode: 'YO1 7HH',
+          customer_at_supply_address_from_date: '2024-01-01',
+        },
+      ],
     },
     origin: { file: 'accounts.csv', line },
     origins: { '': { file: 'accounts.csv', line } },
