@@ -113,6 +113,28 @@ const MIGRATIONS: readonly string[] = [
     SELECT 'service_note', 'recorded by the first push after runs 1-' || MAX(id) || ', whose service was not recorded'
     FROM runs HAVING COUNT(*) > 0;
   `,
+  // 7: accounts the service refused because their customers or supply addresses were missing are staged again. Earlier
+  // versions could send an account before every row of a scattered export was read (README "Complete or not at all"):
+  // the refusal was the tool's doing, not the data's. The next push checks them as any staged account (an account
+  // whose export really lacks them is held back locally) and sends the others.
+  `
+  CREATE TEMP TABLE released AS
+    SELECT a.id FROM accounts a WHERE a.state = 'invalid'
+      AND NOT EXISTS (SELECT 1 FROM account_issues i WHERE i.account_id = a.id AND i.source = 'local')
+      AND (
+        (a.error_code = 'required' AND a.error_attr IN ('customers', 'supply_addresses'))
+        OR EXISTS (SELECT 1 FROM account_issues i WHERE i.account_id = a.id AND i.source = 'service'
+          AND i.code = 'required' AND i.attr IN ('customers', 'supply_addresses')));
+  INSERT INTO events (run_id, account_id, at, step, from_state, to_state, detail)
+    SELECT NULL, id, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 'release', 'invalid', 'staged',
+      'ledger migration 7: refused for parts an earlier version had not read yet'
+    FROM released;
+  DELETE FROM account_issues WHERE source = 'service' AND account_id IN (SELECT id FROM released);
+  UPDATE accounts SET state = 'staged', error_code = NULL, error_detail = NULL, error_attr = NULL, error_file = NULL,
+    error_line = NULL, error_column = NULL, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+    WHERE id IN (SELECT id FROM released);
+  DROP TABLE released;
+  `,
 ];
 
 export const LEDGER_SCHEMA_VERSION = MIGRATIONS.length;

@@ -94,6 +94,43 @@ describe('opening a ledger', () => {
     again.close();
   });
 
+  it('migration 7 stages again accounts the service refused for missing customers or supply addresses', () => {
+    const ledger = Ledger.open(dir);
+    const refused = (n: number, issues: Array<{ code: string; attr: string; source: 'local' | 'service' }>) =>
+      ledger.batch(() => {
+        const id = ledger.insertAccount(newAccount(n, 'invalid'), { step: 'stage' });
+        ledger.replaceIssues(
+          id,
+          issues.map((issue) => ({ ...issue, message: `${issue.attr}: ${issue.code}` })),
+        );
+        const first = issues[0];
+        if (first) ledger.updateAccountNow(id, { error: { code: first.code, detail: 'x', attr: first.attr } });
+        return id;
+      });
+    const customers = refused(1, [{ code: 'required', attr: 'customers', source: 'service' }]);
+    const both = refused(2, [
+      { code: 'required', attr: 'supply_addresses', source: 'service' },
+      { code: 'required', attr: 'customers', source: 'service' },
+    ]);
+    refused(3, [{ code: 'invalid_email', attr: 'billing_email', source: 'service' }]);
+    refused(4, [{ code: 'required', attr: 'customers', source: 'local' }]);
+    // As a ledger of schema 6 was.
+    ledger.db.pragma('user_version = 6');
+    ledger.close();
+    const again = Ledger.open(dir);
+    const row = (n: number) => again.read.account('ACME', `A-${n}`);
+    expect([1, 2, 3, 4].map((n) => row(n)?.state)).toEqual(['staged', 'staged', 'invalid', 'invalid']);
+    expect(row(1)?.error).toBeNull();
+    expect(again.read.issues(both)).toEqual([]);
+    expect(again.read.issues(row(3)?.id ?? 0)).toHaveLength(1);
+    expect(again.read.history(customers).at(-1)).toMatchObject({
+      step: 'release',
+      fromState: 'invalid',
+      toState: 'staged',
+    });
+    again.close();
+  });
+
   it('names a damaged ledger file (exit 3), with what to do, instead of a SQLite error', () => {
     writeFileSync(join(dir, LEDGER_FILE), Buffer.alloc(4096, 0x41));
     let thrown: unknown;
@@ -123,7 +160,12 @@ describe('opening a ledger', () => {
       status TEXT NOT NULL, exit_code INTEGER, options TEXT NOT NULL, counts TEXT);
       INSERT INTO runs (command, started_at, status, options) VALUES ('push', '2024-01-01', 'finished', '{}');
       CREATE TABLE items (id INTEGER PRIMARY KEY, state TEXT NOT NULL, result TEXT);
-      CREATE TABLE accounts (id INTEGER PRIMARY KEY, external_account_number TEXT NOT NULL);`);
+      CREATE TABLE accounts (id INTEGER PRIMARY KEY, external_account_number TEXT NOT NULL, state TEXT NOT NULL,
+        error_code TEXT, error_detail TEXT, error_attr TEXT, error_file TEXT, error_line INTEGER, error_column TEXT,
+        updated_at TEXT NOT NULL);
+      CREATE TABLE account_issues (account_id INTEGER NOT NULL, code TEXT NOT NULL, attr TEXT, source TEXT NOT NULL);
+      CREATE TABLE events (id INTEGER PRIMARY KEY, run_id INTEGER, account_id INTEGER NOT NULL, at TEXT NOT NULL,
+        step TEXT NOT NULL, from_state TEXT, to_state TEXT, detail TEXT);`);
     old.pragma('user_version = 1');
     old.close();
     const migrated = Ledger.open(dir);
