@@ -330,6 +330,7 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
         scratchDir: stateDir,
         signal,
         onProof: (proof) => {
+          sink.emit({ type: 'order', ms: proof.ms, files: proof.files.length, outOfOrder: proof.outOfOrder.length });
           if (proof.outOfOrder.length > 0) sink.emit({ type: 'sorting', files: proof.outOfOrder.map(outOfOrderFile) });
         },
       },

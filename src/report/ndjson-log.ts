@@ -58,6 +58,8 @@ export function logLineOf(event: EngineEvent, accountNumberOf: (accountId: numbe
       };
     case 'sorting':
       return { event: 'sorting', files: event.files.map((file) => file.file).join(', ') };
+    case 'order':
+      return { event: 'order', ms: Math.round(event.ms), files: event.files, out_of_order: event.outOfOrder };
     case 'plan':
       return { event: 'plan', to_create: event.toCreate, to_process: event.toProcess, items: { ...event.items } };
     case 'account':

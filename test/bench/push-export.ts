@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import path from 'node:path';
 
 // A synthetic export for the push benchmark and the end-to-end tests, with every record kind:
-// per account one accounts row, one or two customers, one supply address; three notes on two
+// per account one accounts row, one or two customers, one supply address (two on every seventh); three notes on two
 // accounts in three, two transactions on every second account, two historical statements on
 // every fourth, one payment instruction on four accounts in five (`full`), or one note per account
 // (`lean`, for the 1,000,000-account run whose service answers at once).
@@ -61,7 +61,10 @@ function rowsOf(shape: ExportShape): Record<string, (i: number) => string[]> {
       `${id(i)},Ms,Ada,Lovelace${i},ada${i}@example.org,+4479111${String(i % 100000).padStart(5, '0')},1980-01-0${1 + (i % 9)},true`,
       ...(full && i % 2 === 1 ? [`${id(i)},Mr,Bob,Lovelace${i},bob${i}@example.org,,1979-05-1${i % 10},false`] : []),
     ],
-    'supply_addresses.csv': (i) => [`${id(i)},${i} High Street,LS1 ${1 + (i % 9)}AB,2024-03-0${1 + (i % 9)}`],
+    'supply_addresses.csv': (i) => [
+      `${id(i)},${i} High Street,LS1 ${1 + (i % 9)}AB,2024-03-0${1 + (i % 9)}`,
+      ...(full && i % 7 === 0 ? [`${id(i)},${i} Mill Lane,LS2 ${1 + (i % 9)}CD,2025-06-1${i % 10}`] : []),
+    ],
     'notes.csv': (i) =>
       Array.from(
         { length: noteCount(shape, i) },

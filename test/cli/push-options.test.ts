@@ -138,7 +138,7 @@ describe('migrate push operator options', () => {
 
     const rest = await push(sandbox, data.dir, state, []);
     expect(rest.code, rest.stderr).toBe(1);
-    expectExactState(sandbox, data, state, expect);
+    await expectExactState(sandbox, data, state, expect);
   });
 
   it('--only create creates without records; --only notes then pushes only notes and creates nothing', async () => {
@@ -166,7 +166,7 @@ describe('migrate push operator options', () => {
 
     const rest = await push(sandbox, data.dir, state, []);
     expect(rest.code, rest.stderr).toBe(1);
-    expectExactState(sandbox, data, state, expect);
+    await expectExactState(sandbox, data, state, expect);
   });
 
   it('--log-file appends one line per event with the run id, 0600, holding no secret and no personal data', async () => {

@@ -33,7 +33,7 @@ export function writeE2eExport(
   size: number,
   prefix = 'E2E',
   dialect: Dialect = 'spec',
-  options: { clean?: boolean; dir?: string } = {},
+  options: { clean?: boolean; dir?: string; order?: 'scattered' | 'sorted' } = {},
 ): E2eExport {
   // `clean`: every account valid, every record accepted (a migration that can finish: `status` exit 0).
   const dir = join(root, options.dir ?? 'export');
@@ -73,6 +73,7 @@ export function writeE2eExport(
       `${number},ACME,DOMESTIC,Person ${n},${email},${n} High Street,York,YO1 7HH,GB,MONTHLY,1,false,ONLINE`,
     );
     customers.push(`${number},Given${n},Family${n},c${n}@example.org,+4479111${String(23000 + n).padStart(5, '0')}`);
+    if (n % 2 === 0) customers.push(`${number},Second${n},Family${n},,`);
     const mpan = `12000${String(n).padStart(8, '0')}`;
     supply.push(`${number},${n} High Street,YO1 7HH,2024-01-01${kraken ? `,"[{""mpan"": ""${mpan}""}]"` : ''}`);
     if (kraken) result.meterPoints.set(number, [{ mpan }]);
@@ -110,11 +111,37 @@ export function writeE2eExport(
     'statements.csv': statements,
     'payment_instructions.csv': instructions,
   };
-  for (const [name, lines] of Object.entries(files)) writeFileSync(join(dir, name), `${lines.join('\n')}\n`);
+  // Scattered (the default, as legacy exports are): every file's rows in an order of its own, so that an account's rows
+  // sit far apart; sorted: in external account number order.
+  const random = seeded(prefix);
+  for (const [name, [header, ...rows]] of Object.entries(files)) {
+    if (options.order !== 'sorted') shuffle(rows, random);
+    writeFileSync(join(dir, name), `${[header, ...rows].join('\n')}\n`);
+  }
   if (kraken)
     writeFileSync(
       join(dir, 'migrate.config.json'),
       JSON.stringify({ tenant_fields: { supply_addresses: { meter_points: 'array' } } }),
     );
   return result;
+}
+
+/** A repeatable pseudo-random sequence from a text (mulberry32): the same export for the same prefix. */
+function seeded(text: string): () => number {
+  let state = [...text].reduce((hash, char) => Math.imul(hash ^ char.charCodeAt(0), 2654435761) >>> 0, 2166136261);
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Fisher-Yates, in place. */
+function shuffle<T>(items: T[], random: () => number): void {
+  for (let i = items.length - 1; i > 0; i -= 1) {
+    const j = Math.floor(random() * (i + 1));
+    [items[i], items[j]] = [items[j] as T, items[i] as T];
+  }
 }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
 import { openLedgerReader } from '../../src/ledger/index.js';
 import type { E2eExport } from './export.js';
+import { exportInMemory, payloadDifferences } from './oracle.js';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
 const BIN = join(ROOT, 'bin', 'migrate.js');
@@ -104,18 +105,27 @@ export function ledgerAccountState(stateDir: string, supplier: string, number: s
 }
 
 /**
- * The sandbox's final state is exactly the export's valid data: every valid account created
+ * The sandbox's final state is exactly the export's valid data: every account created with exactly the payload mapped
+ * from the whole export read in memory (test/e2e/oracle.ts), every valid account created
  * once and PROCESSED with exactly its notes, transactions and statements; each payment
  * instruction created once and `done` in the ledger (a lost answer is settled by a resend and
  * the one-active-instruction rule, never left `unknown`); invalid accounts never sent; ERR-
  * accounts ERRORED after one create.
  */
-export function expectExactState(
+export async function expectExactState(
   sandbox: RunningSandbox,
   data: E2eExport,
   stateDir: string,
   expect: (value: unknown, message?: string) => any,
-): void {
+): Promise<void> {
+  // The accounts of this export (a sandbox may hold other tests' exports too).
+  const ours = new Set([...data.valid, ...data.invalid, ...data.errored]);
+  const created = sandbox.inspect
+    .accounts('ACME')
+    .filter((account) => ours.has(account.externalAccountNumber))
+    .map((account) => ({ number: account.externalAccountNumber, payload: account.payload }));
+  const wrong = payloadDifferences(created, await exportInMemory(data.dir, { MIGRATE_SUPPLIER: 'ACME' }));
+  expect(wrong.slice(0, 5), `${wrong.length} accounts created with another payload than the export's`).toEqual([]);
   for (const number of data.valid) {
     const account = sandbox.inspect.account('ACME', number);
     expect(account?.createRequestsAccepted, `${number} creates`).toBe(1);

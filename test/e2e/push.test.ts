@@ -58,7 +58,7 @@ describe.each(DIALECTS)('migrate push (%s dialect)', (dialect) => {
     expect(first.stdout).toMatch(/invalid \(held back\)\s+4/);
     expect(maxRestInFlight(sandbox)).toBeLessThanOrEqual(4);
     expect(maxRestInFlight(sandbox)).toBeGreaterThan(1);
-    expectExactState(sandbox, data, state, expect);
+    await expectExactState(sandbox, data, state, expect);
     for (const number of data.failingPaymentInstructions) {
       // Refused by the vendor (400); one whose answer was lost is resent and refused then.
       expect(ledgerItems(state, 'ACME', number).find((item) => item.kind === 'payment_instruction')?.state).toBe(
@@ -78,7 +78,7 @@ describe.each(DIALECTS)('migrate push (%s dialect)', (dialect) => {
       invalid: data.invalid.length,
       errored: data.errored.length,
     });
-    expectExactState(sandbox, data, state, expect);
+    await expectExactState(sandbox, data, state, expect);
   });
 
   it('survives SIGKILL at random moments: after several crashes a run completes and the state is exact', async () => {
@@ -97,7 +97,7 @@ describe.each(DIALECTS)('migrate push (%s dialect)', (dialect) => {
       }
       const final = await push(sandbox, data.dir, state, [...on, '--concurrency', '3']);
       expect(final.code, final.stderr).toBe(1);
-      expectExactState(sandbox, data, state, expect);
+      await expectExactState(sandbox, data, state, expect);
       expect(noUnknownInstruction(state, [...data.paymentInstructions.keys()])).toEqual([]);
     } finally {
       await sandbox.close();
@@ -120,7 +120,7 @@ describe.each(DIALECTS)('migrate push (%s dialect)', (dialect) => {
       reader.close();
       const final = await push(sandbox, data.dir, state, [...on, '--concurrency', '4']);
       expect(final.code, final.stderr).toBe(1);
-      expectExactState(sandbox, data, state, expect);
+      await expectExactState(sandbox, data, state, expect);
     } finally {
       await sandbox.close();
     }
@@ -143,7 +143,7 @@ describe.each(DIALECTS)('migrate push (%s dialect)', (dialect) => {
       const reader = openLedgerReader(state);
       expect(reader.read.runs()).toHaveLength(1);
       reader.close();
-      expectExactState(sandbox, data, state, expect);
+      await expectExactState(sandbox, data, state, expect);
     } finally {
       await sandbox.close();
     }
@@ -189,7 +189,7 @@ describe.each(DIALECTS)('migrate push (%s dialect)', (dialect) => {
         busiest = Math.max(busiest, i - j + 1);
       }
       expect(busiest).toBeLessThanOrEqual(21);
-      expectExactState(sandbox, data, state, expect);
+      await expectExactState(sandbox, data, state, expect);
     } finally {
       await sandbox.close();
     }
@@ -231,7 +231,7 @@ describe('the dialect of a state directory', () => {
       const rerun = await push(sandbox, data.dir, state, []);
       expect(rerun.code, rerun.stderr).toBe(1);
       expect(writesReceived(sandbox)).toBe(0);
-      expectExactState(sandbox, data, state, expect);
+      await expectExactState(sandbox, data, state, expect);
     } finally {
       await sandbox.close();
     }

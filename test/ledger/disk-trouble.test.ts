@@ -67,7 +67,7 @@ describe.skipIf(!isRoot)('the state directory on a disk that fills up or turns r
     const rerun = await push(sandbox, data.dir, state);
     expect(rerun.stderr).not.toMatch(/internal error/);
     expect(rerun.code).toBe(1); // the export's invalid and ERR- accounts
-    expectExactState(sandbox, data, state, expect);
+    await expectExactState(sandbox, data, state, expect);
   });
 
   it('a read-only disk: exit 3 naming the state directory, nothing sent', async () => {

@@ -11,6 +11,8 @@ export interface SandboxAccount {
   number: string;
   status: string;
   creates: number;
+  /** The payload of the accepted create, as received. */
+  payload: unknown;
   notes: string[];
   transactions: string[];
   statements: string[];

@@ -14,6 +14,7 @@ process.on('message', (message: { type: string }) => {
       number: account.externalAccountNumber,
       status: account.status,
       creates: account.createRequestsAccepted,
+      payload: account.payload,
       notes: account.notes.filter((note) => !note.bySandbox).map((note) => note.body ?? ''),
       transactions: account.transactions.map((transaction) => transaction.transactionId),
       statements: account.historicalStatements.map((statement) => String(statement['statement_id'])),

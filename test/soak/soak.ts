@@ -6,6 +6,7 @@ import path from 'node:path';
 import { openLedgerReader } from '../../src/ledger/index.js';
 import type { SandboxOptions } from '../../src/sandbox/index.js';
 import { writeE2eExport, type E2eExport } from '../e2e/export.js';
+import { exportInMemory, payloadDifferences, type ExpectedExport } from '../e2e/oracle.js';
 import { startSandboxProcess, type SandboxAccount } from './sandbox-child.js';
 
 // `npm run soak` (docs/soak.md): the real binary as a child process against the sandbox in its
@@ -84,8 +85,14 @@ function push(
 }
 
 /** Differences between the sandbox's state and the export's expected outcome (empty: exact). */
-function compare(data: E2eExport, accounts: SandboxAccount[], unknownPayments: Set<string>): string[] {
-  const problems: string[] = [];
+function compare(
+  data: E2eExport,
+  expected: ExpectedExport,
+  accounts: SandboxAccount[],
+  unknownPayments: Set<string>,
+): string[] {
+  // Every account created exactly as mapped from the whole export (customers, supply addresses, every field).
+  const problems = payloadDifferences(accounts, expected);
   const byNumber = new Map(accounts.map((account) => [account.number, account]));
   const same = (a: string[], b: string[]): boolean => JSON.stringify([...a].sort()) === JSON.stringify([...b].sort());
   for (const number of data.valid) {
@@ -235,6 +242,7 @@ async function runCell(
   const started = Date.now();
   const work = mkdtempSync(path.join(os.tmpdir(), 'migrate-soak-'));
   const data = writeE2eExport(work, ACCOUNTS, `SOAK${index}`);
+  const expected = await exportInMemory(data.dir, { MIGRATE_SUPPLIER: 'ACME' });
   const state = cell.state ? cell.state(work) : { dir: path.join(work, 'state'), cleanup: () => undefined };
   if (typeof state === 'string') {
     rmSync(work, { recursive: true, force: true });
@@ -259,7 +267,7 @@ async function runCell(
       context.runs.push(run);
       if (run.code !== 0 && run.code !== 1) continue;
       unknown = unknownPaymentAccounts(state.dir);
-      problems = compare(data, await sandbox.dump(), unknown);
+      problems = compare(data, expected, await sandbox.dump(), unknown);
       if (problems.length === 0) break;
     }
     const rows = unknownOutcomeRows(state.dir, work);
