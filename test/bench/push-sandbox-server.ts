@@ -5,19 +5,17 @@ import { startSandbox } from '../../src/sandbox/index.js';
 // share its event loop. argv: latency ms, processing ms. Prints one JSON line { url, apiKey },
 // then answers each line on stdin: `stats` -> one JSON line { requests, firstAt, byEndpoint, timeline, cpuMicros } (cpuMicros: this process's CPU time)
 // (REST requests since the last `reset`: the token mutation is not counted; firstAt is the epoch
-// ms at which the first of them arrived), `since MS` -> { requests } that arrived from epoch ms MS
-// on, `reset` -> counters to zero. Exits when stdin closes.
+// ms at which the first of them arrived), `reset` -> counters to zero. Exits when stdin closes.
 
 const latencyMs = Number(process.argv[2] ?? 20);
 const processingMs = Number(process.argv[3] ?? 100);
+const retainPayloads = process.argv[4] === 'retain';
 
 let requests = 0;
 let firstAt: number | null = null;
 let byEndpoint: Record<string, number> = {};
 /** Requests arrived per 500 ms since the first, by endpoint: where a run's time went. */
 let timeline: Array<Record<string, number>> = [];
-/** Arrival times (epoch ms) of the REST requests, for `since`. */
-let arrivals: number[] = [];
 
 /** `/v2/data-import/accounts/ACME/X/` -> `GET v2 accounts status`; keeps the family, drops the identifiers. */
 function endpointOf(method: string, path: string): string {
@@ -30,7 +28,7 @@ function endpointOf(method: string, path: string): string {
 const sandbox = await startSandbox({
   latencyMs,
   processingMs,
-  retainPayloads: false,
+  retainPayloads,
   recordRequests: false,
   seed: 1,
   // One call per finished request, with its duration: the arrival time is now minus the duration.
@@ -40,7 +38,6 @@ const sandbox = await startSandbox({
     requests += 1;
     const arrived = Date.now() - Number.parseInt(duration, 10);
     if (firstAt === null || arrived < firstAt) firstAt = arrived;
-    arrivals.push(arrived);
     const key = endpointOf(method, path);
     byEndpoint[key] = (byEndpoint[key] ?? 0) + 1;
     const slot = Math.max(0, Math.floor((arrived - firstAt) / 500));
@@ -52,10 +49,6 @@ const sandbox = await startSandbox({
 process.stdout.write(`${JSON.stringify({ url: sandbox.url, apiKey: sandbox.apiKey })}\n`);
 const commands = createInterface({ input: process.stdin });
 commands.on('line', (command) => {
-  if (command.startsWith('since ')) {
-    const from = Number(command.slice('since '.length));
-    process.stdout.write(`${JSON.stringify({ requests: arrivals.filter((at) => at >= from).length })}\n`);
-  }
   if (command === 'stats') {
     const { user, system } = process.cpuUsage();
     const cpuMicros = user + system;
@@ -66,7 +59,6 @@ commands.on('line', (command) => {
     firstAt = null;
     byEndpoint = {};
     timeline = [];
-    arrivals = [];
     process.stdout.write('{}\n');
   }
 });
