@@ -42,7 +42,10 @@ export async function loadMigrateConfig(input: LoadMigrateConfigInput): Promise<
   const file = located ? parseConfigFile(located.path, located.text) : {};
   const supplier = nonEmpty(input.supplier) ?? nonEmpty(input.env['MIGRATE_SUPPLIER']) ?? file.import_supplier;
   const contract = await loadContract(input, file, located?.path);
-  if (contract) checkAgainstContract(contract.contract, contract.given, file, located?.path ?? '');
+  if (contract) {
+    checkAgainstContract(contract.contract, contract.given, file, located?.path ?? '');
+    if (supplier !== undefined) checkSupplier(contract.contract, supplier);
+  }
   return {
     ...exportMappingOf(file, supplier, located?.path),
     dialect: file.dialect,
@@ -86,6 +89,22 @@ function checkAgainstContract(contract: Contract, given: string, file: MappingFi
     problems.push(`task_params${issue.attr === '' ? '' : `.${issue.attr}`}: ${issue.detail}`);
   if (problems.length > 0)
     throw new UsageError(`${configFile || given}: ${problems.join('; ')}.`, 'config_contract_mismatch');
+}
+
+/**
+ * The configured import supplier is the tenant's enum of supplier codes: checked once here, so that a code the
+ * tenant does not know is one configuration error, not one error per record.
+ */
+function checkSupplier(contract: Contract, supplier: string): void {
+  const issue = contract
+    .check('accountPayload', { import_supplier: supplier })
+    .find((found) => found.attr === 'import_supplier');
+  if (issue)
+    throw new UsageError(
+      `the import supplier (--supplier, MIGRATE_SUPPLIER or "import_supplier" in the mapping file) does not fit the ` +
+        `tenant's contract (${contract.title}): ${issue.detail}`,
+      'config_contract_mismatch',
+    );
 }
 
 /**

@@ -83,67 +83,98 @@ function where(error: ErrorObject, context: IssueContext): string {
   return label === undefined ? "the tenant's document" : `the tenant's document (${label})`;
 }
 
+/** What a message is made of: the field, its value as sent, the document's place and the keyword's own params. */
+interface Said {
+  field: string;
+  value: string;
+  at: string;
+  limit: string;
+  params: Record<string, unknown>;
+  error: ErrorObject;
+  context: IssueContext;
+}
+
+type Message = (said: Said) => { code: string; detail: string };
+
+function required({ at, params, error, context }: Said): { code: string; detail: string } {
+  const name = String(params['missingProperty']);
+  const properties = asObject(asObject(error.parentSchema)?.['properties']);
+  const values = enumOf(properties?.[name], context.definitions);
+  const allowed = values ? `; allowed values: ${listed(values)}` : '';
+  return { code: ContractCode.required, detail: `${name} is required by ${at}${allowed}.` };
+}
+
+function unknownField({ at, params, error }: Said): { code: string; detail: string } {
+  const name = String(params['additionalProperty']);
+  const fields = Object.keys(asObject(asObject(error.parentSchema)?.['properties']) ?? {}).sort();
+  const known = fields.length > 0 ? `Its fields: ${listed(fields)}.` : 'It defines no fields.';
+  return {
+    code: ContractCode.unknownField,
+    detail: `${name} is not a field of ${at}: the platform would drop it without a word. ${known}`,
+  };
+}
+
+const said =
+  (code: string, text: (said: Said) => string): Message =>
+  (input) => ({ code, detail: text(input) });
+
+/** One message per keyword; a keyword not named here says what the validator says. */
+const MESSAGES: Readonly<Record<string, Message>> = {
+  required,
+  additionalProperties: unknownField,
+  enum: said(
+    ContractCode.choice,
+    ({ field, value, at, params }) =>
+      `${field}: ${value} is not a value ${at} allows; allowed values: ${listed(params['allowedValues'] as unknown[])}.`,
+  ),
+  type: said(ContractCode.type, ({ field, value, at, params }) => {
+    const type = Array.isArray(params['type']) ? params['type'].join(' or ') : String(params['type']);
+    return `${field}: ${value} must be of type ${type} in ${at}.`;
+  }),
+  pattern: said(
+    ContractCode.pattern,
+    ({ field, value, at, params }) =>
+      `${field}: ${value} does not match the pattern ${String(params['pattern'])} of ${at}.`,
+  ),
+  format: said(
+    ContractCode.format,
+    ({ field, value, at, params }) =>
+      `${field}: ${value} is not a valid ${String(params['format'])}, the format ${at} gives.`,
+  ),
+  maxLength: said(
+    ContractCode.length,
+    ({ field, value, at, limit }) => `${field}: ${value} has more than ${limit} characters, the most ${at} allows.`,
+  ),
+  minLength: said(
+    ContractCode.length,
+    ({ field, value, at, limit }) => `${field}: ${value} has fewer than ${limit} characters, the fewest ${at} allows.`,
+  ),
+  maximum: said(
+    ContractCode.range,
+    ({ field, value, at, limit }) => `${field}: ${value} is above the largest value ${at} allows (${limit}).`,
+  ),
+  minimum: said(
+    ContractCode.range,
+    ({ field, value, at, limit }) => `${field}: ${value} is below the smallest value ${at} allows (${limit}).`,
+  ),
+  maxItems: said(
+    ContractCode.items,
+    ({ field, at, limit }) => `${field}: more than ${limit} items, the most ${at} allows.`,
+  ),
+  minItems: said(
+    ContractCode.items,
+    ({ field, at, limit }) => `${field}: fewer than ${limit} items, the fewest ${at} allows.`,
+  ),
+  oneOf: said(ContractCode.variant, ({ field, value, at }) => `${field}: ${value} matches none of the forms of ${at}.`),
+};
+
 function describe(error: ErrorObject, field: string, context: IssueContext): { code: string; detail: string } {
   const params = error.params as Record<string, unknown>;
-  const at = where(error, context);
-  const value = shown(error.data);
-  switch (error.keyword) {
-    case 'required': {
-      const name = String(params['missingProperty']);
-      const properties = asObject(asObject(error.parentSchema)?.['properties']);
-      const values = enumOf(properties?.[name], context.definitions);
-      const allowed = values ? `; allowed values: ${listed(values)}` : '';
-      return { code: ContractCode.required, detail: `${name} is required by ${at}${allowed}.` };
-    }
-    case 'additionalProperties': {
-      const name = String(params['additionalProperty']);
-      const fields = Object.keys(asObject(asObject(error.parentSchema)?.['properties']) ?? {}).sort();
-      return {
-        code: ContractCode.unknownField,
-        detail:
-          `${name} is not a field of ${at}: the platform would drop it without a word. ` +
-          (fields.length > 0 ? `Its fields: ${listed(fields)}.` : 'It defines no fields.'),
-      };
-    }
-    case 'enum':
-      return {
-        code: ContractCode.choice,
-        detail: `${field}: ${value} is not a value ${at} allows; allowed values: ${listed(params['allowedValues'] as unknown[])}.`,
-      };
-    case 'type':
-      return {
-        code: ContractCode.type,
-        detail: `${field}: ${value} must be of type ${String(params['type'])} in ${at}.`,
-      };
-    case 'pattern':
-      return {
-        code: ContractCode.pattern,
-        detail: `${field}: ${value} does not match the pattern ${String(params['pattern'])} of ${at}.`,
-      };
-    case 'format':
-      return {
-        code: ContractCode.format,
-        detail: `${field}: ${value} is not a valid ${String(params['format'])} (${at}).`,
-      };
-    case 'maxLength':
-    case 'minLength':
-      return { code: ContractCode.length, detail: `${field}: ${value} ${error.message ?? ''} (${at}).` };
-    case 'maximum':
-    case 'minimum':
-    case 'exclusiveMaximum':
-    case 'exclusiveMinimum':
-    case 'multipleOf':
-      return { code: ContractCode.range, detail: `${field}: ${value} ${error.message ?? ''} (${at}).` };
-    case 'maxItems':
-    case 'minItems':
-    case 'uniqueItems':
-      return { code: ContractCode.items, detail: `${field}: ${error.message ?? ''} (${at}).` };
-    case 'oneOf':
-    case 'anyOf':
-      return { code: ContractCode.variant, detail: `${field}: ${value} matches none of the forms of ${at}.` };
-    default:
-      return { code: ContractCode.invalid, detail: `${field}: ${error.message ?? 'is not valid'} (${at}).` };
-  }
+  const limit = typeof params['limit'] === 'number' ? String(params['limit']) : '';
+  const input: Said = { field, value: shown(error.data), at: where(error, context), limit, params, error, context };
+  const message = MESSAGES[error.keyword] ?? MESSAGES[error.keyword === 'anyOf' ? 'oneOf' : ''];
+  if (message) return message(input);
+  return { code: ContractCode.invalid, detail: `${field}: ${error.message ?? 'is not valid'}, says ${input.at}.` };
 }
 
 /** Every problem once, at its attr; the guards that only select a variant (`if`) say nothing of their own. */
