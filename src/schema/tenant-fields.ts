@@ -79,9 +79,10 @@ const SHAPES: Readonly<Record<TenantBody, ScopeShape>> = {
   payment_instruction: { scope: 'payment_instructions' },
 };
 
-function declares(shape: ScopeShape, tenant: TenantFields): boolean {
-  if (shape.scope !== undefined && Object.keys(tenantFieldsOf(tenant, shape.scope)).length > 0) return true;
-  return Object.values(shape.lists ?? {}).some((inner) => declares(inner, tenant));
+function declares(shape: ScopeShape, tenant: TenantFields, embeddedOnly = false): boolean {
+  const own = shape.scope !== undefined && (!embeddedOnly || shape.embedded === true);
+  if (own && Object.keys(tenantFieldsOf(tenant, shape.scope as TenantScope)).length > 0) return true;
+  return Object.values(shape.lists ?? {}).some((inner) => declares(inner, tenant, embeddedOnly));
 }
 
 /** Whether any scope of this body has a declared field (most exports declare none: nothing to walk then). */
@@ -139,7 +140,8 @@ function kindIssues(value: unknown, shape: ScopeShape, tenant: TenantFields, pat
  * items) of the wrong JSON kind; those read from their own column are checked as the cell is read.
  */
 export function tenantKindIssues(body: TenantBody, value: unknown, tenant: TenantFields): ValidationIssue[] {
-  if (!hasTenantFields(tenant, body)) return [];
+  // Most exports declare no field inside a JSON cell: nothing to walk then.
+  if (!declares(SHAPES[body], tenant, true)) return [];
   const issues: ValidationIssue[] = [];
   kindIssues(value, SHAPES[body], tenant, '', issues);
   return issues;
