@@ -53,6 +53,20 @@ describe('loading the contract', () => {
     );
   });
 
+  it('refuses a document whose YAML aliases stand for billions of values, before reading it as a contract', async () => {
+    const levels = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
+    for (let level = 1; level <= 8; level += 1) {
+      const previous = String.fromCharCode(96 + level);
+      levels.push(
+        `${String.fromCharCode(97 + level)}: &${String.fromCharCode(97 + level)} [${Array(10).fill(`*${previous}`).join(', ')}]`,
+      );
+    }
+    const cwd = dirWith({ 'laughs.yaml': `${levels.join('\n')}\n` });
+    expect(await failure(loadMigrateConfig({ cwd, env: {}, contractPath: 'laughs.yaml' }))).toMatch(
+      /laughs\.yaml: the document holds more than 5,000,000 values \(YAML aliases repeating a part\?\)/,
+    );
+  });
+
   it('refuses a declared tenant field the document does not define at its level, and task_params it refuses', async () => {
     const config = (extra: Record<string, unknown>) =>
       dirWith({ 'migrate.config.json': JSON.stringify({ contract: FLAT, ...extra }) });

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parse } from 'yaml';
+import { load as parse } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { compileContract, ContractError, type Contract } from '../../src/schema/index.js';
 

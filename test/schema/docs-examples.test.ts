@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
-import { parse } from 'yaml';
+import { load as parse } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { compileContract, TENANT_SCOPES, type Contract, type TenantScope } from '../../src/schema/index.js';
 
