@@ -11,4 +11,4 @@ export * from './validate.js';
 export * from './dialect.js';
 export * from './tenant-fields.js';
 export * from './contract.js';
-export { ContractCode, isContractCode } from './contract-issues.js';
+export { isContractCode } from './contract-issues.js';
