@@ -1,4 +1,4 @@
-import { moneyToStrings } from '../schema/index.js';
+import { moneyToStrings, withoutTenantFields } from '../schema/index.js';
 import { undocumentedFields } from './documented-fields.js';
 import {
   AbortedError,
@@ -108,10 +108,10 @@ export class CallRunner {
     });
   }
 
-  /** What the account requests need of the options (dialect, task_params, tenant fields). */
+  /** What the account requests need of the options (dialect, task_params). */
   get wire(): AccountWire {
-    const { dialect, taskParams, tenantFields } = this.#options;
-    return { dialect, taskParams, tenantFields };
+    const { dialect, taskParams } = this.#options;
+    return { dialect, taskParams };
   }
 
   stats(): ClientStats {
@@ -178,7 +178,9 @@ export class CallRunner {
   #serialise<T>(call: EndpointCall<T>): string | undefined {
     if (call.body === undefined) return undefined;
     if (this.#options.checkRequests && call.requestSchema) {
-      const undocumented = undocumentedFields(call.requestSchema, call.checked ?? call.body);
+      const checked = call.checked ?? call.body;
+      const judged = call.tenant ? withoutTenantFields(call.tenant, checked, this.#options.tenantFields) : checked;
+      const undocumented = undocumentedFields(call.requestSchema, judged);
       if (undocumented.length > 0) {
         const fields = undocumented.map((issue) => issue.attr).join(', ');
         throw new RequestRejectedError(

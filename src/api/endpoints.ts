@@ -21,10 +21,9 @@ import {
   type TransactionsRequest,
   type V1StatusRecord,
   type V2StatusRecord,
-  withoutTenantFields,
   type Dialect,
   type MoneyBody,
-  type TenantFields,
+  type TenantBody,
 } from '../schema/index.js';
 import {
   AlreadyImportedError,
@@ -64,6 +63,8 @@ export interface EndpointCall<T> {
    * them).
    */
   checked?: unknown;
+  /** Which body's declared tenant fields pass the documented-fields guard (ClientOptions.tenantFields). */
+  tenant?: TenantBody;
   safety: EndpointSafety;
   /** The body's money, sent as decimal strings in the `kraken` dialect. */
   money?: MoneyBody;
@@ -96,14 +97,13 @@ export function parseBody<S extends z.ZodType>(schema: S, name: string, response
 export const PROCESS_IN_PROGRESS = 'account_import_process_in_progress';
 const STATEMENT_EXISTS = 'historical_statement_already_exists';
 
-/** What shapes the account requests beyond the payload (ClientOptions: dialect, taskParams, tenantFields). */
+/** What shapes the account requests beyond the payload (ClientOptions: dialect, taskParams). */
 export interface AccountWire {
   dialect: Dialect;
   taskParams: Record<string, unknown>;
-  tenantFields: TenantFields;
 }
 
-export function validateAccountCall(payload: AccountPayload, wire: AccountWire): EndpointCall<ValidateOutcome> {
+export function validateAccountCall(payload: AccountPayload): EndpointCall<ValidateOutcome> {
   return {
     name: 'validateAccount',
     method: 'POST',
@@ -111,7 +111,8 @@ export function validateAccountCall(payload: AccountPayload, wire: AccountWire):
     body: { payload },
     requestSchema: accountPayloadSchema,
     // Declared tenant fields pass the documented-fields guard; nothing else does.
-    checked: withoutTenantFields(payload, wire.tenantFields),
+    checked: payload,
+    tenant: 'account',
     money: 'account',
     safety: 'idempotent',
     success: () => ({ kind: 'valid' }),
@@ -128,7 +129,8 @@ export function createAccountCall(payload: AccountPayload, wire: AccountWire): E
     // The real platform's schema requires task_params beside payload (every parameter optional).
     body: wire.dialect === 'kraken' ? { payload, task_params: wire.taskParams } : { payload },
     requestSchema: accountPayloadSchema,
-    checked: withoutTenantFields(payload, wire.tenantFields),
+    checked: payload,
+    tenant: 'account',
     money: 'account',
     // A resend of a create that was applied is answered "already imported" (400, spec "Errors") or,
     // while the first one is still processing, "in progress": both are outcomes, so no duplicate.
@@ -205,6 +207,7 @@ export function notesCall(request: NotesRequest): EndpointCall<NotesOutcome> {
     path: '/v1/data-import/notes/create/',
     body: request,
     requestSchema: notesRequestSchema,
+    tenant: 'notes',
     // A resent note is answered NOTE_ALREADY_EXISTS (same body and created_at, spec "Create notes").
     safety: 'deduplicated',
     success: (response) => ({
@@ -232,6 +235,7 @@ export function transactionsCall(
     path: `/v1/data-import/transactions/create/?${query}`,
     body: request,
     requestSchema: transactionsRequestSchema,
+    tenant: 'transactions',
     money: 'transactions',
     // Only check_previously_added=true makes a resend harmless (TRANSACTION_ALREADY_EXISTS); without
     // it a resend after a lost answer could add the transactions twice.
@@ -261,6 +265,7 @@ export function statementsCall(request: HistoricalStatementsRequest): EndpointCa
     path: '/v1/data-import/historical-statements/create/',
     body: request,
     requestSchema: historicalStatementsRequestSchema,
+    tenant: 'statements',
     // A resend is refused whole with historical_statement_already_exists (dedup by statement_id,
     // docs/service.md "Historical statements"): an outcome the engine verifies, never a second statement.
     safety: 'deduplicated',
@@ -287,6 +292,7 @@ export function paymentInstructionCall(request: PaymentInstructionRequest): Endp
     path: '/v1/data-import/payment-instruction/create/',
     body: request,
     requestSchema: paymentInstructionRequestSchema,
+    tenant: 'payment_instruction',
     // No dedup for instructions: resent only where the service says nothing was applied (its 500).
     safety: 'vendor_call',
     serverErrorMeansNotApplied: true,

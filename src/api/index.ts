@@ -34,7 +34,7 @@ export interface ServiceClient extends ImportServiceClient {
 export function createImportServiceClient(options: ClientOptions): ServiceClient {
   const runner = new CallRunner(options);
   return {
-    validateAccount: (payload, call) => runner.run(validateAccountCall(payload, runner.wire), call),
+    validateAccount: (payload, call) => runner.run(validateAccountCall(payload), call),
     createAccount: (payload, call) => runner.run(createAccountCall(payload, runner.wire), call),
     getImportStatus: (supplier, external, call) => runner.run(importStatusCall(supplier, external), call),
     getTransferStatus: (supplier, external, call) => runner.run(transferStatusCall(supplier, external), call),

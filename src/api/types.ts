@@ -31,7 +31,8 @@ export type CreateAccountOutcome =
 
 export interface NoteResult {
   body: string | null;
-  created_at: string;
+  /** null when the service leaves it out (tenants' documents make it optional). */
+  created_at: string | null;
   status: 'NOTE_CREATION_SUCCESS' | 'NOTE_ALREADY_EXISTS';
 }
 

@@ -15,6 +15,7 @@ const GROUPS: Record<Group, readonly string[]> = {
     '--token-field',
     '--header-form',
     '--dialect',
+    '--contract',
     '--sandbox',
     '--move-ledger-to-service',
     '--remote',
@@ -96,6 +97,7 @@ export const TEACHING: Record<string, Teaching> = {
       ['migrate validate exports/', 'check every file; problems by file and line'],
       ['migrate validate exports/ --errors-csv errors.csv', 'also every problem as a CSV row for the data team'],
       ['migrate validate exports/ --remote --sandbox', "also ask the sandbox's validation endpoint"],
+      ['migrate validate exports/ --dialect kraken --contract tenant.yaml', "also check against the tenant's document"],
     ],
   },
   push: {
@@ -134,6 +136,7 @@ export const TEACHING: Record<string, Teaching> = {
       ['migrate sandbox', 'listen on http://127.0.0.1:8080 with key sandbox-api-key'],
       ['migrate sandbox --port 9000 --errored-share 0.1', 'one account in ten ends ERRORED'],
       ['migrate sandbox --fail-rate 0.05 --latency-ms 200', 'rehearse with faults and a slow service'],
+      ['migrate sandbox --dialect kraken --contract tenant.yaml', 'rehearse a tenant: requests judged by its document'],
     ],
   },
 };

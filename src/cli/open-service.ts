@@ -36,7 +36,11 @@ export async function openService(input: OpenServiceInput): Promise<OpenService>
   const cwd = process.cwd();
   // Resolved without the sandbox first: the sandbox must speak the dialect the client will.
   const sandbox = input.sandbox
-    ? await startSandbox({ ...input.sandbox, dialect: chooseDialect({ ...input, env }) })
+    ? await startSandbox({
+        ...input.sandbox,
+        dialect: chooseDialect({ ...input, env }),
+        ...(input.file?.contract ? { contract: input.file.contract } : {}),
+      })
     : undefined;
   try {
     const config = await loadServiceConfig({

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { ClientEvent } from '../api/index.js';
-import { loadMigrateConfig, type MigrateConfig } from '../config/index.js';
+import { checkContractDialect, loadMigrateConfig, type MigrateConfig } from '../config/index.js';
 import {
   describeService,
   MOVE_FLAG,
@@ -48,6 +48,7 @@ import { createProgressReporter, DEFAULT_PROGRESS_INTERVAL_SECONDS } from '../re
 import { PlanJsonWriter, PlanSamples, renderPlan } from '../report/summary-plan.js';
 import { buildPushSummary, colorWanted, renderSummary } from '../report/summary.js';
 import { DEFAULT_SUPPLIERS } from '../sandbox/index.js';
+import { registerContractOption, warnAboutContract } from './contract-option.js';
 import { openService } from './open-service.js';
 import { parseCodes, parseMaxErrors, parseSteps, positiveInt, readAccountsOption } from './push-options.js';
 import {
@@ -63,6 +64,7 @@ export interface PushCommandOptions extends ServiceFlags {
   state: string;
   supplier?: string;
   config?: string;
+  contract?: string;
   concurrency: number;
   rate?: number;
   retryErrored?: boolean;
@@ -183,6 +185,7 @@ export function registerPushCommand(program: Command, setExitCode: (code: number
       positiveInt('--metrics-interval', 86_400),
       DEFAULT_METRICS_INTERVAL_SECONDS,
     );
+  registerContractOption(command);
   registerServiceOptions(command).action(async (dir: string, options: Omit<PushCommandOptions, 'dir'>) => {
     setExitCode(await pushCommand({ ...options, dir }));
   });
@@ -212,7 +215,10 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
     env: process.env,
     ...(options.config === undefined ? {} : { configPath: options.config }),
     ...(options.supplier === undefined ? {} : { supplier: options.supplier }),
+    ...(options.contract === undefined ? {} : { contractPath: options.contract }),
   });
+  if (config.contract) checkContractDialect(config, dialectBeforeRun(options, config, stateDir));
+  warnAboutContract(config);
   const accounts =
     options.accounts === undefined ? undefined : await readAccountsOption(options.accounts, process.cwd());
   const selection =
@@ -287,6 +293,7 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
       monitoring ? (event) => monitoring.metrics.onClientEvent(event) : undefined,
     );
     closers.unshift(service.close);
+    checkContractDialect(config, service.config.dialect);
     if (recorded === undefined) ledger.recordDialect(service.config.dialect);
     const runId = ledger.startRun('push', runOptions(options));
     if (moving) announceMove(stateDir, recordedService, thisService);
@@ -605,6 +612,13 @@ function closeLog(log: NdjsonLogSink, end: { outcome: string; exitCode: number }
       `migrate: warning: --log-file: writing stopped ` +
         `(${(log.failure as NodeJS.ErrnoException).code ?? log.failure.message}); the run went on\n`,
     );
+}
+
+/** The dialect the run will send in, as far as it can be told before the state directory is opened. */
+function dialectBeforeRun(options: PushCommandOptions, config: MigrateConfig, stateDir: string) {
+  let recorded: ReturnType<typeof recordedDialect>;
+  quietly(() => (recorded = recordedDialect(stateDir)));
+  return chooseDialect({ flags: options, env: process.env, file: config, recorded });
 }
 
 /** The dialect a state directory was pushed in, read without a lock; undefined when it has no ledger yet. */

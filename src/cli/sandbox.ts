@@ -1,4 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
+import { resolve } from 'node:path';
+import { loadContractFile } from '../config/contract-file.js';
 import { parseDialectFlag } from '../config/service.js';
 import { ExitCode, UsageError } from '../errors.js';
 import {
@@ -45,8 +47,10 @@ function dateFlag(value: string): string {
   return value;
 }
 
-interface SandboxFlags extends Omit<Partial<SandboxOptions>, 'log' | 'suppliers'> {
+interface SandboxFlags extends Omit<Partial<SandboxOptions>, 'log' | 'suppliers' | 'contract'> {
   suppliers?: SandboxOptions['suppliers'];
+  /** --contract FILE: the tenant's document to rehearse. */
+  contract?: string;
   tokenTtl?: number;
   retryAfter?: number;
   requestLog?: boolean;
@@ -72,6 +76,7 @@ function describe(sandbox: RunningSandbox, keyGiven: boolean): string {
     `API key: ${keyGiven ? '(the value given by --api-key)' : DEFAULT_API_KEY}`,
     `Import suppliers: ${suppliers}`,
     `Dialect: ${options.dialect}${options.dialect === 'kraken' ? " (the real platform's names and request forms)" : ''}`,
+    ...(options.contract ? [`Contract: ${options.contract.title} (every request is judged by its schemas too)`] : []),
     `Processing: ${options.processingMs} ms${options.processingSpreadMs ? ` + 0..${options.processingSpreadMs} ms` : ''}; errored share ${options.erroredShare}; open statement period from ` +
       `${options.openPeriodStart}; seed ${options.seed}`,
     `Faults: ${faults.length > 0 ? faults.join(', ') : 'none'}`,
@@ -92,11 +97,20 @@ function waitForSignal(): Promise<NodeJS.Signals> {
 }
 
 async function runSandbox(flags: SandboxFlags, setExitCode: (code: number) => void): Promise<void> {
-  const { tokenTtl, retryAfter, requestLog, verbose, ...rest } = flags;
+  const { tokenTtl, retryAfter, requestLog, verbose, contract: contractFile, ...rest } = flags;
+  // Read before the sandbox starts: a contract that cannot be read is a usage error naming the file.
+  const contract =
+    contractFile === undefined
+      ? undefined
+      : await loadContractFile(resolve(process.cwd(), contractFile), `--contract ${contractFile}`);
+  for (const warning of contract?.warnings ?? [])
+    process.stderr.write(`migrate: warning: contract: ${warning}
+`);
   let sandbox: RunningSandbox;
   try {
     sandbox = await startSandbox({
       ...rest,
+      contract,
       tokenTtlSeconds: tokenTtl,
       retryAfterSeconds: retryAfter,
       recordRequests: requestLog,
@@ -123,6 +137,11 @@ export function registerSandboxCommand(program: Command, setExitCode: (code: num
       '"spec" (default): the spec\'s names and shapes; "kraken": the real platform\'s (task_params, money as ' +
         'strings, meter points)',
       parseDialectFlag,
+    )
+    .option(
+      '--contract <file>',
+      "a tenant's OpenAPI document (its /data-import/schema/; needs --dialect kraken): requests are also accepted and " +
+        'refused as its schemas say',
     )
     .option('--api-key <key>', `API key the token mutation accepts (default ${DEFAULT_API_KEY})`)
     .option('--suppliers <list>', 'import suppliers and their status, e.g. ACME:Ongoing,PAUSED:Paused', suppliersFlag)

@@ -4,7 +4,7 @@ import { stringify } from 'csv-stringify/sync';
 import { spreadsheetCsvOptions } from '../report/spreadsheet-safe.js';
 import { chmod, open } from 'node:fs/promises';
 import { RequestRejectedError } from '../api/index.js';
-import { loadMigrateConfig, type MigrateConfig } from '../config/index.js';
+import { checkContractDialect, loadMigrateConfig, type MigrateConfig } from '../config/index.js';
 import { chooseDialect, registerServiceOptions, type ServiceFlags } from '../config/service.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { locateIssue, openExport, type ExportReader } from '../intake/index.js';
@@ -14,6 +14,7 @@ import { openExportInOrder } from '../intake/export-in-order.js';
 import { validateExport, type ExportValidation, type RemoteCheck } from '../intake/validate-export.js';
 import { OutputClosed, stdoutOutput } from '../report/output.js';
 import { openService } from './open-service.js';
+import { registerContractOption, warnAboutContract } from './contract-option.js';
 
 export interface ValidateCommandOptions extends ServiceFlags {
   dir: string;
@@ -24,6 +25,7 @@ export interface ValidateCommandOptions extends ServiceFlags {
   errorsCsv?: string;
   supplier?: string;
   config?: string;
+  contract?: string;
 }
 
 const CSV_COLUMNS = ['file', 'line', 'column', 'attr', 'external_account_number', 'code', 'message'] as const;
@@ -53,6 +55,7 @@ export function registerValidateCommand(program: Command, setExitCode: (code: nu
     )
     .option('--sandbox', 'with --remote: validate against the built-in sandbox instead of the service')
     .option('--concurrency <n>', 'with --remote: most requests in flight at once', '4');
+  registerContractOption(command);
   registerServiceOptions(command);
   command.action(async (dir: string, options: Omit<ValidateCommandOptions, 'dir'>) => {
     setExitCode(await validateCommand({ ...options, dir }));
@@ -75,7 +78,10 @@ export async function validateCommand(options: ValidateCommandOptions): Promise<
     env: process.env,
     ...(options.config === undefined ? {} : { configPath: options.config }),
     ...(options.supplier === undefined ? {} : { supplier: options.supplier }),
+    ...(options.contract === undefined ? {} : { contractPath: options.contract }),
   });
+  checkContractDialect(config, chooseDialect({ flags: options, env: process.env, file: config }));
+  warnAboutContract(config);
   // Credentials and the service are checked before the export is read: a long read should not end in a usage error.
   const remote = options.remote ? await openRemote(options, config) : undefined;
   // Payloads are checked for the dialect push would send them in (--dialect, MIGRATE_DIALECT, the mapping file).

@@ -2,12 +2,13 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { z } from 'zod';
 import { UsageError } from '../errors.js';
-import type { Dialect } from '../schema/index.js';
+import { lineItemSchema, taxItemSchema, TENANT_SCOPES, type Contract, type Dialect } from '../schema/index.js';
 import type { FileKind } from '../sources/kinds.js';
 import { isJsonNumber, JsonSyntaxError, jsonNumberText, parseJson } from '../sources/json-value.js';
-import { fieldType } from '../mapping/fields.js';
+import { FIELDS, fieldType } from '../mapping/fields.js';
 import { fieldProblems, mappingFileSchema, type MappingFileInput } from '../mapping/mapping-file.js';
 import { exportMappingOf, type ExportMapping } from '../mapping/mapping-rules.js';
+import { loadContractFile } from './contract-file.js';
 
 export const CONFIG_FILE_NAME = 'migrate.config.json';
 
@@ -27,6 +28,8 @@ export interface LoadMigrateConfigInput {
   exportDir?: string;
   /** --supplier */
   supplier?: string;
+  /** --contract; relative to cwd. Wins over the mapping file's `contract`. */
+  contractPath?: string;
   env: NodeJS.ProcessEnv;
 }
 
@@ -38,7 +41,83 @@ export async function loadMigrateConfig(input: LoadMigrateConfigInput): Promise<
   const located = await locateConfigFile(input);
   const file = located ? parseConfigFile(located.path, located.text) : {};
   const supplier = nonEmpty(input.supplier) ?? nonEmpty(input.env['MIGRATE_SUPPLIER']) ?? file.import_supplier;
-  return { ...exportMappingOf(file, supplier, located?.path), dialect: file.dialect, taskParams: file.task_params };
+  const contract = await loadContract(input, file, located?.path);
+  if (contract) {
+    checkAgainstContract(contract.contract, contract.given, file, located?.path ?? '');
+    if (supplier !== undefined) checkSupplier(contract.contract, supplier);
+  }
+  return {
+    ...exportMappingOf(file, supplier, located?.path),
+    dialect: file.dialect,
+    taskParams: file.task_params,
+    contract: contract?.contract,
+  };
+}
+
+/** --contract (relative to the working directory), else the mapping file's `contract` (relative to that file). */
+async function loadContract(
+  input: LoadMigrateConfigInput,
+  file: MappingFileInput,
+  configFile: string | undefined,
+): Promise<{ contract: Contract; given: string } | undefined> {
+  if (input.contractPath !== undefined) {
+    const given = `--contract ${input.contractPath}`;
+    return { contract: await loadContractFile(path.resolve(input.cwd, input.contractPath), given), given };
+  }
+  if (file.contract === undefined || configFile === undefined) return undefined;
+  const given = `"contract": ${JSON.stringify(file.contract)} in ${configFile}`;
+  const absolute = path.resolve(path.dirname(configFile), file.contract);
+  return { contract: await loadContractFile(absolute, given), given };
+}
+
+/**
+ * The mapping file's tenant parts against the contract, before any record is read: a declared tenant field the
+ * document does not define at its level (a typo, or a field of another level) and task_params it refuses.
+ */
+function checkAgainstContract(contract: Contract, given: string, file: MappingFileInput, configFile: string): void {
+  const problems: string[] = [];
+  for (const scope of TENANT_SCOPES) {
+    const defined = contract.fieldsOf(scope);
+    for (const name of Object.keys(file.tenant_fields?.[scope] ?? {}))
+      if (!defined.has(name))
+        problems.push(
+          `tenant_fields.${scope}.${name}: the contract (${contract.title}) defines no field ${name} on ${scope}` +
+            (defined.size > 0 ? ` (it defines ${[...defined].sort().join(', ')})` : ''),
+        );
+  }
+  for (const issue of contract.check('taskParams', file.task_params ?? {}))
+    problems.push(`task_params${issue.attr === '' ? '' : `.${issue.attr}`}: ${issue.detail}`);
+  if (problems.length > 0)
+    throw new UsageError(`${configFile || given}: ${problems.join('; ')}.`, 'config_contract_mismatch');
+}
+
+/**
+ * The configured import supplier is the tenant's enum of supplier codes: checked once here, so that a code the
+ * tenant does not know is one configuration error, not one error per record.
+ */
+function checkSupplier(contract: Contract, supplier: string): void {
+  const issue = contract
+    .check('accountPayload', { import_supplier: supplier })
+    .find((found) => found.attr === 'import_supplier');
+  if (issue)
+    throw new UsageError(
+      `the import supplier (--supplier, MIGRATE_SUPPLIER or "import_supplier" in the mapping file) does not fit the ` +
+        `tenant's contract (${contract.title}): ${issue.detail}`,
+      'config_contract_mismatch',
+    );
+}
+
+/**
+ * A contract describes the platform's own wire form (amounts as decimal strings, task_params on create): a run in the
+ * spec dialect would break it in every body, so the combination is refused before anything is read.
+ */
+export function checkContractDialect(config: Pick<MigrateConfig, 'contract'>, dialect: Dialect): void {
+  if (config.contract === undefined || dialect === 'kraken') return;
+  throw new UsageError(
+    `a tenant's contract (${config.contract.title}) describes the platform's own request forms, which only the ` +
+      'kraken dialect sends; run with --dialect kraken (or "dialect": "kraken" in the mapping file).',
+    'contract_needs_kraken_dialect',
+  );
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -79,10 +158,10 @@ export function parseConfigFile(file: string, text: string): MappingFileInput {
   const problems = Object.entries(parsed.data.mapping ?? {}).flatMap(([kind, mapping]) =>
     fieldProblems(kind as FileKind, mapping),
   );
-  for (const kind of ['accounts', 'supply_addresses'] as const) {
-    for (const name of Object.keys(parsed.data.tenant_fields?.[kind] ?? {}))
-      if (fieldType(kind, name) !== undefined)
-        problems.push({ key: `tenant_fields.${kind}.${name}`, message: 'is a field of the spec, not a tenant field' });
+  for (const scope of TENANT_SCOPES) {
+    for (const name of Object.keys(parsed.data.tenant_fields?.[scope] ?? {}))
+      if (isSpecField(scope, name))
+        problems.push({ key: `tenant_fields.${scope}.${name}`, message: 'is a field of the spec, not a tenant field' });
   }
   if (problems.length > 0) {
     throw new UsageError(
@@ -91,6 +170,15 @@ export function parseConfigFile(file: string, text: string): MappingFileInput {
     );
   }
   return parsed.data;
+}
+
+/** A field (or an object of fields, such as billing_address) the spec documents at a tenant scope. */
+function isSpecField(scope: (typeof TENANT_SCOPES)[number], name: string): boolean {
+  if (scope === 'line_items') return Object.hasOwn(lineItemSchema.shape, name);
+  if (scope === 'tax_items') return Object.hasOwn(taxItemSchema.shape, name);
+  return (
+    fieldType(scope, name) !== undefined || Object.keys(FIELDS[scope]).some((field) => field.startsWith(`${name}.`))
+  );
 }
 
 /**

@@ -5,7 +5,14 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { checkBaseUrl } from '../api/options.js';
 import type { ClientOptions, Credentials, HeaderForm } from '../api/index.js';
 import { UsageError } from '../errors.js';
-import { DIALECTS, isDialect, NO_TENANT_FIELDS, type Dialect, type TenantFields } from '../schema/index.js';
+import {
+  DIALECTS,
+  isDialect,
+  NO_TENANT_FIELDS,
+  type Contract,
+  type Dialect,
+  type TenantFields,
+} from '../schema/index.js';
 
 // Where the import service is and how to authenticate (docs/api-client.md): flags and
 // environment (and the mapping file's dialect settings) -> one validated ServiceConfig. The only place that reads these
@@ -38,6 +45,8 @@ export interface ServiceFileSettings {
   dialect: Dialect | undefined;
   taskParams: Record<string, unknown> | undefined;
   tenantFields: TenantFields;
+  /** The tenant's contract: a --sandbox started for the command rehearses it. */
+  contract?: Contract | undefined;
 }
 
 export interface LoadServiceConfigInput {

@@ -98,6 +98,7 @@ export async function openExport(
     importSupplier: config.importSupplier,
     multiplePaymentInstructions: config.multiplePaymentInstructions,
     tenantFields: config.tenantFields,
+    contract: config.contract,
     dialect: config.dialect,
   };
   const open = (index: number, read?: { thread: boolean }): Promise<OpenedFile> =>

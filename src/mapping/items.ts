@@ -10,10 +10,11 @@ import {
   validateNotesRequest,
   validatePaymentInstructionRequest,
   validateTransactionsRequest,
+  withoutTenantFields,
 } from '../schema/index.js';
 import type { FileKind } from '../sources/kinds.js';
 import { ExportCode } from './issue-codes.js';
-import { dialectIssues, recordIssue, type JoinContext, type StagedRecord } from './staged-record.js';
+import { recordIssue, REQUEST_BODIES, requestIssues, type JoinContext, type StagedRecord } from './staged-record.js';
 import { columnOfPath } from './locate.js';
 import type { MappedItem, SourceIssue } from './types.js';
 
@@ -118,40 +119,40 @@ export function itemsOf(
     }
   }
   const values = <T>(items: Array<MappedItem<T>>): T[] => items.map((item) => item.value);
+  const request = (list: string, items: Array<MappedItem<unknown>>) => ({
+    import_supplier: supplier,
+    external_account_number: number,
+    [list]: values(items),
+  });
+  const tenant = context.tenantFields;
   if (set.notes.length > 0) {
-    attach(
-      set.notes,
-      'notes',
-      validateNotesRequest({ import_supplier: supplier, external_account_number: number, notes: values(set.notes) }),
-      number,
-      context,
-    );
+    const body = request('notes', set.notes);
+    const spec = validateNotesRequest(withoutTenantFields('notes', body, tenant));
+    attach(set.notes, 'notes', requestIssues(context, REQUEST_BODIES.notes, body, spec), number, context);
   }
   if (set.transactions.length > 0) {
-    const body = { import_supplier: supplier, external_account_number: number, transactions: values(set.transactions) };
-    attach(
-      set.transactions,
-      'transactions',
-      [...validateTransactionsRequest(body, { today: context.today }), ...dialectIssues(context, 'transactions', body)],
-      number,
-      context,
-    );
+    const body = request('transactions', set.transactions);
+    const spec = validateTransactionsRequest(withoutTenantFields('transactions', body, tenant), {
+      today: context.today,
+    });
+    const issues = requestIssues(context, REQUEST_BODIES.transactions, body, spec);
+    attach(set.transactions, 'transactions', issues, number, context);
   }
   if (set.statements.length > 0) {
+    const body = request('statements', set.statements);
+    const spec = validateHistoricalStatementsRequest(withoutTenantFields('statements', body, tenant));
     attach(
       set.statements,
       'statements',
-      validateHistoricalStatementsRequest({
-        import_supplier: supplier,
-        external_account_number: number,
-        statements: values(set.statements),
-      }),
+      requestIssues(context, REQUEST_BODIES.statements, body, spec),
       number,
       context,
     );
   }
   set.paymentInstructions.forEach((item, index) => {
-    attach(set.paymentInstructions, undefined, validatePaymentInstructionRequest(item.value), number, context, index);
+    const spec = validatePaymentInstructionRequest(withoutTenantFields('payment_instruction', item.value, tenant));
+    const issues = requestIssues(context, REQUEST_BODIES.paymentInstruction, item.value, spec);
+    attach(set.paymentInstructions, undefined, issues, number, context, index);
   });
   if (!context.multiplePaymentInstructions) onePaymentInstruction(set.paymentInstructions, number);
   return set;

@@ -3,7 +3,7 @@ import { validateAccountPayload, withoutTenantFields } from '../schema/index.js'
 import { ExportCode } from './issue-codes.js';
 import { locateIssue } from './locate.js';
 import { itemsOf, recordsByKind, type ItemSet } from './items.js';
-import { dialectIssues, recordIssue, type JoinContext, type StagedRecord } from './staged-record.js';
+import { recordIssue, REQUEST_BODIES, requestIssues, type JoinContext, type StagedRecord } from './staged-record.js';
 import type { ExportAccount, Origin, OrphanItems, SourceIssue } from './types.js';
 
 // The records of one external account number -> one ExportAccount (or OrphanItems). Pure: the
@@ -103,10 +103,10 @@ export function joinAccount(number: string, records: StagedRecord[], context: Jo
   }
   const located = { externalAccountNumber: number, origins, columnOf: context.columnOf };
   const hidden = suppressedBy(mappingIssues);
-  const schemaIssues = [
-    ...validateAccountPayload(withoutTenantFields(payload, context.tenantFields), { today: context.today }),
-    ...dialectIssues(context, 'account', { payload }),
-  ]
+  const spec = validateAccountPayload(withoutTenantFields('account', payload, context.tenantFields), {
+    today: context.today,
+  });
+  const schemaIssues = requestIssues(context, REQUEST_BODIES.account, payload, spec)
     .map((issue) => locateIssue(located, issue))
     .filter((issue) => !hidden(issue));
   const items = itemsOf(number, main.record.importSupplier ?? context.importSupplier, byKind, context);

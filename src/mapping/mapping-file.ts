@@ -1,6 +1,6 @@
 import { getCountries } from 'libphonenumber-js';
 import { z } from 'zod';
-import { DIALECTS, TENANT_FIELD_KINDS } from '../schema/index.js';
+import { DIALECTS, TENANT_FIELD_KINDS, TENANT_SCOPES, type TenantScope } from '../schema/index.js';
 import { fieldType, isScalable } from './fields.js';
 import { FILE_KINDS, type FileKind } from '../sources/kinds.js';
 import { parseDateFormat } from './date-format.js';
@@ -29,6 +29,13 @@ const datetimeFormat = z.string().check((ctx) => {
 });
 const delimiter = z.string().min(1).max(4);
 const encoding = z.enum(ENCODINGS);
+const tenantFields = z
+  .record(z.string().regex(/^[a-z][a-z0-9_]*$/, 'a field name such as meter_points'), z.enum(TENANT_FIELD_KINDS))
+  .optional();
+const tenantScopes = Object.fromEntries(TENANT_SCOPES.map((scope) => [scope, tenantFields])) as Record<
+  TenantScope,
+  typeof tenantFields
+>;
 
 const fileMappingShape = {
   rename: z.record(z.string(), z.string().min(1)).optional(),
@@ -75,17 +82,11 @@ export const mappingFileSchema = z.strictObject({
   dialect: z.enum(DIALECTS).optional(),
   // kraken: the v2 create's task_params (default {}).
   task_params: z.record(z.string(), z.unknown()).optional(),
-  // Payload fields beyond the spec's that a tenant requires: name -> JSON kind, per account and per supply address.
-  tenant_fields: z
-    .strictObject({
-      accounts: z
-        .record(z.string().regex(/^[a-z][a-z0-9_]*$/, 'a field name such as meter_points'), z.enum(TENANT_FIELD_KINDS))
-        .optional(),
-      supply_addresses: z
-        .record(z.string().regex(/^[a-z][a-z0-9_]*$/, 'a field name such as meter_points'), z.enum(TENANT_FIELD_KINDS))
-        .optional(),
-    })
-    .optional(),
+  // Payload fields beyond the spec's that a tenant defines: name -> JSON kind, per level of the payload.
+  tenant_fields: z.strictObject(tenantScopes).optional(),
+  // The tenant's OpenAPI document (docs/real-platform.md "The tenant's contract"), relative to this file;
+  // --contract wins over it.
+  contract: z.string().min(1).optional(),
 });
 
 export type FileMappingInput = z.infer<typeof fileMappingSchema>;

@@ -1,5 +1,5 @@
 import type { CountryCode } from 'libphonenumber-js';
-import type { Dialect, TenantFields } from '../schema/index.js';
+import type { Contract, Dialect, TenantFields } from '../schema/index.js';
 import { FILE_KINDS, type FileKind } from '../sources/kinds.js';
 import { parseDateFormat, type DateFormat } from './date-format.js';
 import type { FileMappingInput, MappingFileInput } from './mapping-file.js';
@@ -44,6 +44,11 @@ export interface ExportMapping {
   /** Declared payload fields beyond the spec's (`tenant_fields`), copied into the payload as given. */
   tenantFields: TenantFields;
   /**
+   * The tenant's contract (--contract, else the mapping file's `contract`): every body push would send is checked
+   * against it; undefined without one.
+   */
+  contract?: Contract | undefined;
+  /**
    * The wire dialect the payloads are checked for: the command's (--dialect, MIGRATE_DIALECT, the mapping file, the
    * state directory's), set by the command before the export is read; the spec dialect when not set.
    */
@@ -64,10 +69,7 @@ export function exportMappingOf(
     mapping: Object.fromEntries(
       FILE_KINDS.map((kind) => [kind, completeMapping(file, file.mapping?.[kind] ?? {})]),
     ) as Record<FileKind, FileMapping>,
-    tenantFields: {
-      accounts: file.tenant_fields?.accounts ?? {},
-      supply_addresses: file.tenant_fields?.supply_addresses ?? {},
-    },
+    tenantFields: file.tenant_fields ?? {},
   };
 }
 

@@ -1,7 +1,7 @@
 import type { CountryCode } from 'libphonenumber-js';
 import type { ExportMapping, FileMapping } from './mapping-rules.js';
 import { InputError } from '../errors.js';
-import type { TenantFieldKind } from '../schema/index.js';
+import { tenantFieldsOf, type TenantFieldKind } from '../schema/index.js';
 import { accountKeyOf } from '../sources/key-order.js';
 import type { FileKind } from '../sources/kinds.js';
 import { isJsonNumber, jsonNumberText } from '../sources/json-value.js';
@@ -89,7 +89,8 @@ function typeOf(plan: Pick<FilePlan, 'kind' | 'tenant'>, field: string): FieldTy
 }
 
 function tenantPlan(kind: FileKind, config: ExportMapping): Record<string, FieldType> {
-  const declared = kind === 'accounts' || kind === 'supply_addresses' ? config.tenantFields[kind] : {};
+  // Every file kind is a tenant scope of its own name.
+  const declared = tenantFieldsOf(config.tenantFields, kind);
   return Object.fromEntries(Object.entries(declared).map(([field, tenantKind]) => [field, TENANT_TYPES[tenantKind]]));
 }
 

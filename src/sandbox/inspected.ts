@@ -14,6 +14,8 @@ export interface InspectedNote {
   unpinAt: string | null;
   /** Added by the sandbox (the pinned note of force_add_to_current_statement), not sent by a client. */
   bySandbox: boolean;
+  /** The note's other fields as received (a tenant's), when it had any. */
+  extra?: Record<string, unknown>;
 }
 
 /** A transaction as the sandbox stored it (its `data` is {} when retainPayloads is false). */
@@ -24,6 +26,8 @@ export interface InspectedPaymentInstruction {
   reference: string;
   type: string;
   createdAt: string;
+  /** The instruction's other fields as received (a tenant's), when it had any. */
+  extra?: Record<string, unknown>;
 }
 
 export interface InspectedAccount {

@@ -1,4 +1,4 @@
-import { isDialect, type Dialect } from '../schema/index.js';
+import { isDialect, type Contract, type Dialect } from '../schema/index.js';
 
 // Options of the sandbox: optional outside (startSandbox(Partial<SandboxOptions>)), complete
 // inside (resolveSandboxOptions), validated once with messages that give expected and actual.
@@ -31,6 +31,11 @@ export interface FaultOptions {
 export interface SandboxOptions extends FaultOptions {
   /** `spec` (default): the spec's names and shapes; `kraken`: the real platform's (docs/real-platform.md). */
   dialect: Dialect;
+  /**
+   * A tenant's contract (kraken dialect only): every request body is also judged by the tenant's document, which
+   * says which fields exist (docs/sandbox.md "Rehearsing a tenant"). Undefined: the spec's fields only.
+   */
+  contract: Contract | undefined;
   host: string;
   /** 0 = any free port. */
   port: number;
@@ -90,6 +95,7 @@ function firstOfCurrentMonth(): string {
 export function defaultSandboxOptions(): SandboxOptions {
   return {
     dialect: 'spec',
+    contract: undefined,
     host: '127.0.0.1',
     port: 0,
     apiKey: DEFAULT_API_KEY,
@@ -190,6 +196,12 @@ export function resolveSandboxOptions(partial: Partial<SandboxOptions> = {}): Sa
     options.openPeriodStart,
   );
   check(isDialect(options.dialect), 'dialect', '"spec" or "kraken"', options.dialect);
+  check(
+    options.contract === undefined || options.dialect === 'kraken',
+    'contract',
+    "the kraken dialect with a contract (a tenant document describes the platform's own forms)",
+    options.dialect,
+  );
   check(options.today === undefined || DATE.test(options.today), 'today', 'a date YYYY-MM-DD', options.today);
   for (const [code, status] of Object.entries(options.suppliers)) {
     check(code.length > 0, 'suppliers', 'non-empty supplier codes', code);

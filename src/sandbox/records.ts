@@ -21,6 +21,8 @@ export interface StoredNote {
   unpinAt: string | null;
   /** Added by the sandbox itself (the pinned note of force_add_to_current_statement). */
   bySandbox: boolean;
+  /** The note's other fields as received (a tenant's, such as external_id), when there are any and payloads are kept. */
+  extra?: Record<string, unknown>;
 }
 
 export interface StoredTransaction {
@@ -41,6 +43,18 @@ export interface StoredPaymentInstruction {
   reference: string;
   type: string;
   createdAt: string;
+  /** The instruction's other fields as received (a tenant's, such as valid_from), when there are any. */
+  extra?: Record<string, unknown>;
+}
+
+/** The fields of `raw` not in `modelled`, or undefined when there are none: what a tenant sent beyond the spec. */
+export function extraFields(
+  raw: Record<string, unknown>,
+  modelled: ReadonlySet<string>,
+): Record<string, unknown> | undefined {
+  let extra: Record<string, unknown> | undefined;
+  for (const [key, value] of Object.entries(raw)) if (!modelled.has(key)) (extra ??= {})[key] = value;
+  return extra;
 }
 
 /** Each part is allocated when first used: most accounts receive only some kinds of post-import data. */

@@ -84,6 +84,7 @@ function runEndpoint(
   const context: HandlerContext = {
     store: runtime.store,
     dialect: options.dialect,
+    contract: options.contract,
     now,
     today: options.today ?? new Date(now).toISOString().slice(0, 10),
     openPeriodStart: options.openPeriodStart,

@@ -10,3 +10,5 @@ export * from './transaction.js';
 export * from './validate.js';
 export * from './dialect.js';
 export * from './tenant-fields.js';
+export * from './contract.js';
+export { isContractCode } from './contract-issues.js';

@@ -67,7 +67,8 @@ export const v2StatusSchema = named(
     platform_identifier: z.string().nullable().default(null),
     created_at: z.string(),
     modified_at: z.string(),
-    latest_error: latestErrorSchema.nullable(),
+    // Optional in tenants' documents (ImportStatusResponse): absent reads as none.
+    latest_error: latestErrorSchema.nullable().default(null),
   }),
 );
 
@@ -75,7 +76,9 @@ export const v2StatusSchema = named(
 export const v1StatusSchema = named(
   z.looseObject({
     status: z.enum(V1_STATUSES),
-    platform_account_number: z.string(),
+    // Optional in tenants' documents (AccountTransferStatus requires only status): absent reads as the spec's
+    // "empty string when no account is created yet".
+    platform_account_number: z.string().default(''),
   }),
 );
 
@@ -83,15 +86,27 @@ export const v1StatusSchema = named(
 export const listItemSchema = named(
   z.looseObject({
     external_account_number: z.string(),
-    platform_account_number: z.string().nullable(),
-    account_created_at: z.string().nullable(),
+    // Tenants' documents require only external_account_number (ImportProcess): absent reads as null, as pending.
+    platform_account_number: z.string().nullable().default(null),
+    account_created_at: z.string().nullable().default(null),
   }),
 );
 
-/** 201 of notes create: one element per submitted note. */
-export const notesCreatedSchema = z.array(
-  z.looseObject({ created_at: z.string(), body: z.string().nullable().optional(), status: z.enum(NOTE_STATUSES) }),
-);
+const noteCreatedSchema = z.looseObject({
+  // Tenants' documents require only status (CreateAccountNotesResponse).
+  created_at: z.string().nullable().default(null),
+  body: z.string().nullable().optional(),
+  status: z.enum(NOTE_STATUSES),
+});
+
+/**
+ * 201 of notes create: one element per submitted note (spec). Tenants' documents give the answer as one object
+ * (CreateAccountNotesResponse); it is read as the list of that one result.
+ */
+export const notesCreatedSchema = z.union([
+  z.array(noteCreatedSchema),
+  noteCreatedSchema.transform((result) => [result]),
+]);
 
 /** 201 of transactions create. */
 export const transactionsCreatedSchema = z.looseObject({

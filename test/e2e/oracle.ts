@@ -78,6 +78,10 @@ export async function exportInMemory(
       importSupplier: config.importSupplier,
       multiplePaymentInstructions: config.multiplePaymentInstructions,
       tenantFields: config.tenantFields,
+      // The tenant's contract, when the export's mapping file names one: what breaks it is held back, judged on the
+      // bodies in the dialect the mapping file names (a contract describes the kraken forms).
+      contract: config.contract,
+      dialect: config.dialect,
     },
   };
   const expected: ExpectedExport = { all: new Map(), valid: new Map(), invalid: new Set() };

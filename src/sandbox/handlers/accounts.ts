@@ -10,6 +10,7 @@ import {
   PROCESS_IN_PROGRESS,
   supplierGate,
   supplierIssues,
+  withContract,
   type HandlerContext,
 } from './common.js';
 
@@ -31,10 +32,11 @@ function checkAccountRequest(context: HandlerContext, create: boolean): { refuse
     context.dialect === 'kraken'
       ? decodeAccountRequest(context.body, create)
       : { payload: asObject(context.body)?.['payload'], checked: context.body, issues: [] };
+  const spec = validateAccountRequest(decoded.checked, { today: context.today });
   const issues = [
     ...supplierIssues(context.store, supplier),
     ...decoded.issues,
-    ...validateAccountRequest(decoded.checked, { today: context.today }),
+    ...withContract(context, create ? 'createAccount' : 'validateAccount', context.body, spec),
   ];
   return issues.length > 0 ? { refused: accountValidationError(issues) } : { payload: decoded.payload };
 }

@@ -1,4 +1,4 @@
-import type { Dialect, ValidationIssue } from '../../schema/index.js';
+import type { Contract, ContractRequest, Dialect, ValidationIssue } from '../../schema/index.js';
 import { Code } from '../../schema/index.js';
 import { asObject, asString } from '../../schema/read.js';
 import type { Reply } from '../http-io.js';
@@ -12,6 +12,8 @@ export interface HandlerContext {
   store: ProcessStore;
   /** The request and response forms: the spec's or the real platform's. */
   dialect: Dialect;
+  /** The tenant's contract being rehearsed, if any (SandboxOptions.contract). */
+  contract: Contract | undefined;
   /** Epoch milliseconds of this request. */
   now: number;
   /** Today (YYYY-MM-DD) for "not in the future" rules. */
@@ -35,6 +37,28 @@ export type Handler = (context: HandlerContext) => Reply;
 export const INVALID_IMPORT_SUPPLIER = 'invalid_import_supplier';
 export const PROCESS_IN_PROGRESS = 'account_import_process_in_progress';
 export const ACCOUNT_NOT_FOUND = 'account_not_found';
+
+/**
+ * The spec's issues of a body, judged with the tenant's contract when one is rehearsed: its document says which
+ * fields exist (the spec's `unknown_field`, and its `required` for a field the document does not define, give way to
+ * it) and adds its own rules, checked on the body as received. A document's issue at an attr the spec names already
+ * is left out (one message per value).
+ */
+export function withContract(
+  context: HandlerContext,
+  request: ContractRequest,
+  received: unknown,
+  spec: ValidationIssue[],
+): ValidationIssue[] {
+  const contract = context.contract;
+  if (contract === undefined) return spec;
+  const own = spec.filter(
+    (issue) =>
+      issue.code !== Code.unknownField && (issue.code !== Code.required || contract.defines(request, issue.attr)),
+  );
+  const named = new Set(own.map((issue) => issue.attr));
+  return [...own, ...contract.check(request, received).filter((issue) => !named.has(issue.attr))];
+}
 
 export function accountValidationError(errors: ValidationIssue[]): Reply {
   return {

@@ -3,8 +3,9 @@ import { asObject, asString } from '../../schema/read.js';
 import type { Reply } from '../http-io.js';
 import { isoWithOffset } from '../time.js';
 import { accountNumberOf } from '../store.js';
+import { extraFields } from '../records.js';
 import { responseNames } from '../kraken.js';
-import { resolvePostImport, type HandlerContext, type PostImportTarget } from './common.js';
+import { resolvePostImport, withContract, type HandlerContext, type PostImportTarget } from './common.js';
 
 // Spec "Create payment instruction" with a simulated upstream vendor (docs/sandbox.md):
 // reference FAIL-... -> persistent vendor failure, 400, never succeeds;
@@ -18,6 +19,13 @@ import { resolvePostImport, type HandlerContext, type PostImportTarget } from '.
 export const VENDOR_FAILED = 'payment_vendor_failed';
 export const VENDOR_UNAVAILABLE = 'payment_vendor_unavailable';
 export const INSTRUCTION_EXISTS = 'payment_instruction_already_exists';
+const INSTRUCTION_FIELDS: ReadonlySet<string> = new Set([
+  'import_supplier',
+  'external_account_number',
+  'vendor',
+  'reference',
+  'type',
+]);
 /** The real platform's error_detail for a second instruction on an account. */
 const ALREADY_ACTIVE = 'Account already has an active instruction';
 
@@ -37,7 +45,8 @@ function vendorError(status: number, target: PostImportTarget, reference: string
 
 /** POST /v1/data-import/payment-instruction/create/ -> 201 {platform_account_number, reference} */
 export function createPaymentInstruction(context: HandlerContext): Reply {
-  const resolved = resolvePostImport(context, validatePaymentInstructionRequest(context.body));
+  const spec = validatePaymentInstructionRequest(context.body);
+  const resolved = resolvePostImport(context, withContract(context, 'paymentInstruction', context.body, spec));
   if ('reply' in resolved) return resolved.reply;
   const { record, target } = resolved;
   const raw = asObject(context.body) ?? {};
@@ -87,7 +96,14 @@ export function createPaymentInstruction(context: HandlerContext): Reply {
       );
     }
   }
-  instructions.push({ vendor, reference, type: asString(raw['type']) ?? '', createdAt: isoWithOffset(context.now) });
+  const extra = context.retainPayloads ? extraFields(raw, INSTRUCTION_FIELDS) : undefined;
+  instructions.push({
+    vendor,
+    reference,
+    type: asString(raw['type']) ?? '',
+    createdAt: isoWithOffset(context.now),
+    ...(extra === undefined ? {} : { extra }),
+  });
   const body = { platform_account_number: accountNumberOf(record), reference };
   const created: Reply = { status: 201, body: responseNames(context.dialect, body) };
   return reference.startsWith('LOST-') ? { ...created, lose: true } : created;

@@ -1,7 +1,7 @@
 import { Code, validateHistoricalStatementsRequest, type ValidationIssue } from '../../schema/index.js';
 import { asList, asObject, asString } from '../../schema/read.js';
 import type { Reply } from '../http-io.js';
-import { invalidRequest, resolvePostImport, type HandlerContext } from './common.js';
+import { invalidRequest, resolvePostImport, withContract, type HandlerContext } from './common.js';
 
 // Spec "Create historical statements". Duplicates by statement_id are refused, the whole request
 // with them (docs/service.md "Historical statements"). The spec gives both 201 and 200 for success; the sandbox
@@ -9,7 +9,8 @@ import { invalidRequest, resolvePostImport, type HandlerContext } from './common
 
 /** POST /v1/data-import/historical-statements/create/ -> 201 with the validated data echoed. */
 export function createHistoricalStatements(context: HandlerContext): Reply {
-  const resolved = resolvePostImport(context, validateHistoricalStatementsRequest(context.body));
+  const spec = validateHistoricalStatementsRequest(context.body);
+  const resolved = resolvePostImport(context, withContract(context, 'statements', context.body, spec));
   if ('reply' in resolved) return resolved.reply;
   const data = context.store.postImport(resolved.record);
   const statements = asList(asObject(context.body)?.['statements']).map((item) => ({ ...(asObject(item) ?? {}) }));

@@ -1,6 +1,7 @@
 import {
   Code,
   DEFAULT_TRANSACTION_FLAGS,
+  isContractCode,
   validateTransactionsRequest,
   type TransactionQueryFlags,
   type ValidationIssue,
@@ -18,6 +19,7 @@ import {
   supplierGate,
   supplierIssues,
   targetOf,
+  withContract,
   type HandlerContext,
 } from './common.js';
 
@@ -124,12 +126,12 @@ export function createTransactions(received: HandlerContext): Reply {
   const supplier = asObject(context.body)?.['import_supplier'];
   const gate = supplierGate(context.store, supplier);
   if (gate) return gate;
-  const issues = [
-    ...flagIssues,
-    ...supplierIssues(context.store, supplier),
-    ...validateTransactionsRequest(context.body, { today: context.today }),
-  ];
-  if (issues.some((issue) => !ITEM_ATTR.test(issue.attr) || REQUEST_LEVEL_CODES.has(issue.code)))
+  const spec = validateTransactionsRequest(context.body, { today: context.today });
+  const judged = withContract(context, 'transactions', received.body, spec);
+  const issues = [...flagIssues, ...supplierIssues(context.store, supplier), ...judged];
+  // The tenant's document is read as the request is parsed: its problems refuse the whole request.
+  const refused = judged.some((issue) => isContractCode(issue.code));
+  if (refused || issues.some((issue) => !ITEM_ATTR.test(issue.attr) || REQUEST_LEVEL_CODES.has(issue.code)))
     return invalidRequest(issues);
   const target = targetOf(context.body);
   const record = context.store.get(target.supplier, target.externalAccountNumber, context.now);
