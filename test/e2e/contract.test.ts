@@ -6,7 +6,8 @@ import { loadContractFile } from '../../src/config/contract-file.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { obtainToken, send } from '../sandbox/helpers.js';
 import { push, ROOT, writesReceived } from './helpers.js';
-import { exportInMemory, expectServiceHoldsExport } from './oracle.js';
+import { expectServiceHoldsExport } from './expect-export.js';
+import { exportInMemory } from './oracle.js';
 
 // A tenant's export pushed by the real binary into the sandbox rehearsing that tenant's contract
 // (docs/real-platform.md "The tenant's contract"): it ends exact, what breaks the document is held back before
