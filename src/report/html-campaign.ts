@@ -1,5 +1,5 @@
 import { paceOf, timelineOf, utcLabel, type Pace } from './campaign.js';
-import type { PushRunRow } from './ledger-source.js';
+import type { PushRunRow } from '../ledger/index.js';
 import { columnsOverTime, escapeHtml, type Column } from './svg-charts.js';
 import type { ReportSummary } from './write-report.js';
 

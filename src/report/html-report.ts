@@ -1,8 +1,8 @@
 import { chmodSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import type { AccountRow, AccountState } from '../ledger/index.js';
+import type { AccountRow, AccountState, PushRunRow } from '../ledger/index.js';
 import { accountTotals, campaignSection, overTimeSection, percentText, runsSection } from './html-campaign.js';
-import { accountPagesOf, type LedgerSource, type PushRunRow } from './ledger-source.js';
+import { accountPagesOf, type LedgerSource } from './ledger-source.js';
 import { escapeHtml, horizontalBars, type Bar } from './svg-charts.js';
 import type { ReportSummary } from './write-report.js';
 

@@ -6,9 +6,9 @@ import {
   planOptionsOf,
   type PlanReason,
 } from '../engine/index.js';
-import type { AccountRow, AccountState, ItemState } from '../ledger/index.js';
+import type { AccountRow, AccountState, ItemState, LastPush } from '../ledger/index.js';
 import type { V2StatusRecord } from '../schema/index.js';
-import { accountPagesOf, itemPagesOf, type LastPush, type LedgerSource } from './ledger-source.js';
+import { accountPagesOf, itemPagesOf, type LedgerSource } from './ledger-source.js';
 import { serviceIndexCollector, type ServiceIndex } from './service-index.js';
 import { holdOf, isErrored, joinRow, type StatusRow } from './status-join.js';
 
@@ -149,7 +149,7 @@ const PLAIN_PUSH = planOptionsOf(DEFAULT_ENGINE_SETTINGS);
 /** What a plain push would do with one page of accounts (engine/plan.ts), tallied into the summary. */
 function planPage(summary: StatusSummary, ledger: LedgerSource, page: readonly AccountRow[]): void {
   const plan = (summary.push_plan ??= { accounts: {}, records: {} });
-  const waiting = ledger.waitingItemsOf(page.map((account) => account.id));
+  const waiting = ledger.read.waitingItemsOf(page.map((account) => account.id));
   for (const account of page) {
     const pending = waiting.get(account.id) ?? {};
     const { reason } = planAccount(account, pending, PLAIN_PUSH);
