@@ -71,8 +71,11 @@ function describe(sandbox: RunningSandbox, keyGiven: boolean): string {
     // The sandbox's own key is a local test credential: shown when it is the default, never when given.
     `API key: ${keyGiven ? '(the value given by --api-key)' : DEFAULT_API_KEY}`,
     `Import suppliers: ${suppliers}`,
-    `Dialect: ${options.dialect}${options.dialect === 'kraken' ? " (the real platform's names and request forms)" : ''}`,
-    `Processing: ${options.processingMs} ms${options.processingSpreadMs ? ` + 0..${options.processingSpreadMs} ms` : ''}; errored share ${options.erroredShare}; open statement period from ` +
+    `Dialect: ${options.dialect}` +
+      (options.dialect === 'kraken' ? " (the real platform's names and request forms)" : ''),
+    `Processing: ${options.processingMs} ms` +
+      (options.processingSpreadMs ? ` + 0..${options.processingSpreadMs} ms` : '') +
+      `; errored share ${options.erroredShare}; open statement period from ` +
       `${options.openPeriodStart}; seed ${options.seed}`,
     `Faults: ${faults.length > 0 ? faults.join(', ') : 'none'}`,
     'Press Ctrl-C to stop.',

@@ -20,8 +20,8 @@ import {
 } from './item-decision.js';
 
 // The post-import records' transitions (docs/architecture.md "The per-account state machine"), as pure functions
-// from (the records of one request, the service's answer) to the outcomes the ledger records. No I/O here: item-steps.ts
-// commits the intent, sends the request and applies the decision; tested with tables in
+// from (the records of one request, the service's answer) to the outcomes the ledger records. No I/O here:
+// item-steps.ts commits the intent, sends the request and applies the decision; tested with tables in
 // test/engine/item-transitions.test.ts.
 
 /**
@@ -77,7 +77,8 @@ export function afterFailure(items: readonly OpenItem[], failure: Failure, resen
  */
 function afterUnexpected(items: readonly OpenItem[], failure: Failure, resendSafe: boolean): ItemDecision {
   if (!resendSafe) {
-    const detail = `the answer did not match the spec (${failure.detail}); not resent: the service cannot deduplicate it`;
+    const detail =
+      `the answer did not match the spec (${failure.detail}); ` + 'not resent: the service cannot deduplicate it';
     return decision([unknown([...items], detail)], []);
   }
   const spent = items.filter((item) => item.attempts + 1 >= UNEXPECTED_ATTEMPTS);
@@ -145,7 +146,9 @@ export function afterRefusal(batch: SentBatch, field: string, errors: Validation
   return decision([...failed, { items: others, patch: { state: 'pending' } }], withState(others, 'pending'));
 }
 
-/** One result per submitted note, in order (spec "Create notes"); NOTE_ALREADY_EXISTS is the dedup answer of a resend. */
+/**
+ * One result per submitted note, in order (spec "Create notes"); NOTE_ALREADY_EXISTS is the dedup answer of a resend.
+ */
 export function afterNotes(batch: SentBatch, outcome: NotesOutcome): ItemDecision {
   if (outcome.kind === 'invalid') return afterRefusal(batch, 'notes', outcome.errors);
   const settle: Settlement[] = [];

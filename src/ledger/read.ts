@@ -124,9 +124,10 @@ export class LedgerReader {
   waitingItemsOf(accountIds: readonly number[]): Map<number, Partial<Record<ItemKind, number>>> {
     const waiting = new Map<number, Partial<Record<ItemKind, number>>>();
     if (accountIds.length === 0) return waiting;
+    const marks = accountIds.map(() => '?').join(', ');
     const rows = this.#db
       .prepare(
-        `SELECT account_id AS id, kind, COUNT(*) AS n FROM items WHERE account_id IN (${accountIds.map(() => '?').join(', ')}) AND ` +
+        `SELECT account_id AS id, kind, COUNT(*) AS n FROM items WHERE account_id IN (${marks}) AND ` +
           `state IN ('pending', 'sending') GROUP BY account_id, kind`,
       )
       .all(...accountIds) as Raw[];

@@ -14,9 +14,9 @@ import { holdOf, isErrored, joinRow, type StatusRow } from './status-join.js';
 
 // `migrate status <supplier>`: reads the service (two v1 lists, v2 status of open accounts) and
 // the ledger (paged), joins them per account (status-join.ts), and tallies. The service's lists
-// are whole arrays (the service has no pagination: docs/service.md "Status and list endpoints"), read as they arrive
-// into one compact index (service-index.ts); the ledger side is read page by page and rows are handed to `onRow` as they
-// are made.
+// are whole arrays (the service has no pagination: docs/service.md "Status and list endpoints"), read as they
+// arrive into one compact index (service-index.ts); the ledger side is read page by page and rows are handed to
+// `onRow` as they are made.
 
 /** Ledger states whose service status is worth asking (v2 tells PENDING/IN_PROGRESS/ERRORED and latest_error). */
 const OPEN_STATES: readonly AccountState[] = ['creating', 'scheduled', 'errored'];
