@@ -3,8 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 // The house's one-way imports (docs/architecture.md): folders in this order, each importing only
-// folders below it, and no import cycle between files. `src/errors.ts` is the shared leaf every folder
-// may use. Read from the source text, so it holds for every file, including those no test imports.
+// folders below it, and no import cycle between files. `src/errors.ts` and `src/defaults.ts` are the shared leaves
+// every folder may use. Read from the source text, so it holds for every file, including those no test imports.
 
 const FOLDER_ORDER = [
   'cli',
@@ -107,5 +107,17 @@ describe('the import graph of src/', () => {
     };
     for (const file of graph.keys()) if (!index.has(file)) visit(file);
     expect(cycles).toEqual([]);
+  });
+});
+
+describe('the ledger', () => {
+  it('keeps its SQL in ledger/: no other folder opens a database or runs a statement, but the scratch join of a scattered export', () => {
+    // Report and engine read the ledger through its methods (plain data in and out), so another store can implement
+    // them (docs/architecture.md). The intake's scratch join is a database of its own, not the ledger.
+    const opening = files
+      .filter((file) => /from\s+['"]better-sqlite3['"]|\.(?:prepare|pragma)\(/.test(readFileSync(file, 'utf8')))
+      .map(name)
+      .filter((file) => !file.startsWith(`ledger${path.sep}`) && file !== path.join('intake', 'staged-join.ts'));
+    expect(opening).toEqual([]);
   });
 });

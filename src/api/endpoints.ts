@@ -178,8 +178,9 @@ export type ListKind = 'all' | 'pending' | 'imported';
 const LIST_NAMES = { all: 'listAllImports', pending: 'listPendingImports', imported: 'listImportedAccounts' } as const;
 
 /**
- * A list is read as it arrives (list-body.ts), each entry handed to a collector opened for the attempt: a resend after a
- * partial read starts on a fresh one, and the call resolves with the collector of the attempt that read the whole body.
+ * A list is read as it arrives (list-body.ts), each entry handed to a collector opened for the attempt: a resend after
+ * a partial read starts on a fresh one, and the call resolves with the collector of the attempt that read the whole
+ * body.
  */
 export function listCall<R>(kind: ListKind, importSupplier: string, collect: () => ListCollector<R>): EndpointCall<R> {
   const name = LIST_NAMES[kind];
@@ -228,7 +229,9 @@ export function transactionsCall(
   flags: Partial<TransactionQueryFlags> = {},
 ): EndpointCall<TransactionsOutcome> {
   const resolved = { ...DEFAULT_TRANSACTION_FLAGS, ...flags };
-  const query = `check_previously_added=${resolved.check_previously_added}&force_add_to_current_statement=${resolved.force_add_to_current_statement}`;
+  const query =
+    `check_previously_added=${resolved.check_previously_added}` +
+    `&force_add_to_current_statement=${resolved.force_add_to_current_statement}`;
   return {
     name: 'createTransactions',
     method: 'POST',

@@ -16,7 +16,9 @@ export interface BodyReader {
   end(): void;
 }
 
-/** Hands each valid entry of the list body to `add`, in order; entries of a wrapped list are numbered as if flattened. */
+/**
+ * Hands each valid entry of the list body to `add`, in order; entries of a wrapped list are numbered as if flattened.
+ */
 export function listBodyReader(endpoint: string, status: number, add: (item: ListItem) => void): BodyReader {
   const unexpected = (detail: string, field?: string): UnexpectedResponseError =>
     new UnexpectedResponseError(endpoint, status, detail, field);

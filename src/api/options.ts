@@ -1,4 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
+import { RUN_DEFAULTS } from '../defaults.js';
 import { UsageError } from '../errors.js';
 import { isDialect, NO_TENANT_FIELDS, type Dialect, type TenantFields } from '../schema/index.js';
 import type { ClientEvent } from './events.js';
@@ -87,7 +88,7 @@ export interface ResolvedClientOptions {
 }
 
 const DEFAULTS = {
-  concurrency: 8,
+  concurrency: RUN_DEFAULTS.concurrency,
   timeouts: { connectMs: 10_000, headersMs: 120_000, bodyMs: 60_000 },
   tokenField: 'obtainKrakenToken',
   tokenPath: '/v1/graphql/',

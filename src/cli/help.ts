@@ -156,9 +156,7 @@ export function teachHelp(program: Command): void {
       if (group !== undefined) option.helpGroup(`${group}:`);
     }
     const width = Math.max(...teaching.examples.map(([example]) => example.length));
-    command.addHelpText(
-      'after',
-      `\nExamples:\n${teaching.examples.map(([example, what]) => `  ${example.padEnd(width)}  # ${what}`).join('\n')}\n`,
-    );
+    const examples = teaching.examples.map(([example, what]) => `  ${example.padEnd(width)}  # ${what}`);
+    command.addHelpText('after', `\nExamples:\n${examples.join('\n')}\n`);
   }
 }

@@ -9,8 +9,6 @@ import type { ProgressTally } from '../report/progress-tally.js';
 // push's --metrics-file wiring: checked before anything is written, opened once the ledger is,
 // written at the start, every --metrics-interval seconds and at the end (README "Monitoring").
 
-export const DEFAULT_METRICS_INTERVAL_SECONDS = 30;
-
 /**
  * --metrics-file's directory must exist (checked before the state directory is created). A name
  * not ending in .prom is allowed but said: node_exporter's textfile collector reads only *.prom.

@@ -23,6 +23,7 @@ import {
   type EventSink,
   type PushStep,
 } from '../engine/index.js';
+import { RUN_DEFAULTS } from '../defaults.js';
 import { ExitCode, FatalError, InterruptedError, MigrateError, UsageError } from '../errors.js';
 import {
   acquireLock,
@@ -44,20 +45,14 @@ import { openExport, type ExportReader, type IssueList } from '../intake/index.j
 import { findExportFiles } from '../sources/index.js';
 import { createNdjsonLogSink, type NdjsonLogSink } from '../report/ndjson-log.js';
 import { estimateExportAccounts } from '../report/export-size.js';
-import { createProgressReporter, DEFAULT_PROGRESS_INTERVAL_SECONDS } from '../report/progress.js';
+import { createProgressReporter } from '../report/progress.js';
 import { PlanJsonWriter, PlanSamples, renderPlan } from '../report/summary-plan.js';
 import { buildPushSummary, colorWanted, renderSummary } from '../report/summary.js';
 import { DEFAULT_SUPPLIERS } from '../sandbox/index.js';
 import { registerContractOption, warnAboutContract } from './contract-option.js';
 import { openService } from './open-service.js';
 import { parseCodes, parseMaxErrors, parseSteps, positiveInt, readAccountsOption } from './push-options.js';
-import {
-  checkMetricsFile,
-  DEFAULT_METRICS_INTERVAL_SECONDS,
-  lastEndedPush,
-  openMetrics,
-  runRate,
-} from './push-monitoring.js';
+import { checkMetricsFile, lastEndedPush, openMetrics, runRate } from './push-monitoring.js';
 
 export interface PushCommandOptions extends ServiceFlags {
   dir: string;
@@ -96,7 +91,11 @@ export function registerPushCommand(program: Command, setExitCode: (code: number
         'transactions, statements and payment instructions. Resumable; results in the ledger (--state).',
     )
     .argument('<dir>', 'the export directory')
-    .option('--state <dir>', 'state directory holding the results ledger (one per migration cohort)', './.migrate')
+    .option(
+      '--state <dir>',
+      'state directory holding the results ledger (one per migration cohort)',
+      RUN_DEFAULTS.stateDir,
+    )
     .option(
       '--supplier <code>',
       'import supplier code where a record has none (else MIGRATE_SUPPLIER, else the mapping file)',
@@ -118,7 +117,7 @@ export function registerPushCommand(program: Command, setExitCode: (code: number
       '--wait-timeout <seconds>',
       'stop waiting when no account has progressed for this long',
       positiveInt('--wait-timeout', 7 * 86_400),
-      600,
+      RUN_DEFAULTS.waitTimeoutSeconds,
     )
     .option(
       '--no-check-previously-added',
@@ -171,7 +170,7 @@ export function registerPushCommand(program: Command, setExitCode: (code: number
     .option('--quiet', 'no progress display: the summary only (warnings and errors still go to stderr)')
     .option(
       '--progress-interval <seconds>',
-      `seconds between progress lines when stderr is not a terminal (default ${DEFAULT_PROGRESS_INTERVAL_SECONDS})`,
+      `seconds between progress lines when stderr is not a terminal (default ${RUN_DEFAULTS.progressIntervalSeconds})`,
       positiveInt('--progress-interval', 86_400),
     )
     .option(
@@ -183,7 +182,7 @@ export function registerPushCommand(program: Command, setExitCode: (code: number
       '--metrics-interval <seconds>',
       'seconds between writes of --metrics-file (it is also written at the start and at the end)',
       positiveInt('--metrics-interval', 86_400),
-      DEFAULT_METRICS_INTERVAL_SECONDS,
+      RUN_DEFAULTS.metricsIntervalSeconds,
     );
   registerContractOption(command);
   registerServiceOptions(command).action(async (dir: string, options: Omit<PushCommandOptions, 'dir'>) => {

@@ -1,6 +1,7 @@
 import { join, resolve } from 'node:path';
 import { isLedgerDamage, LEDGER_FILE, ledgerDamagedError } from '../ledger/index.js';
 import type { Command } from 'commander';
+import { RUN_DEFAULTS } from '../defaults.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { openLedgerSource } from '../report/ledger-source.js';
 import { OutputClosed, stdoutOutput } from '../report/output.js';
@@ -24,8 +25,12 @@ export function registerReportCommand(program: Command, setExitCode: (code: numb
         'retry.csv (what the next run retries), unknown-outcome.csv (records to check by hand), records.csv ' +
         '(every record and how it was settled) and summary.json. Reads only the ledger.',
     )
-    .option('--state <dir>', 'state directory holding the results ledger', './.migrate')
-    .option('--out <dir>', 'directory to write the report files into (created 0700; files 0600)', './migrate-report')
+    .option('--state <dir>', 'state directory holding the results ledger', RUN_DEFAULTS.stateDir)
+    .option(
+      '--out <dir>',
+      'directory to write the report files into (created 0700; files 0600)',
+      RUN_DEFAULTS.reportDir,
+    )
     .option('--supplier <code>', "only this import supplier's accounts (default: all)")
     .option('--json', 'print summary.json on stdout instead of the file list')
     .option('--html', 'also write report.html: summary, charts and what needs action, in one self-contained page')

@@ -75,9 +75,12 @@ function describe(sandbox: RunningSandbox, keyGiven: boolean): string {
     // The sandbox's own key is a local test credential: shown when it is the default, never when given.
     `API key: ${keyGiven ? '(the value given by --api-key)' : DEFAULT_API_KEY}`,
     `Import suppliers: ${suppliers}`,
-    `Dialect: ${options.dialect}${options.dialect === 'kraken' ? " (the real platform's names and request forms)" : ''}`,
+    `Dialect: ${options.dialect}` +
+      (options.dialect === 'kraken' ? " (the real platform's names and request forms)" : ''),
     ...(options.contract ? [`Contract: ${options.contract.title} (every request is judged by its schemas too)`] : []),
-    `Processing: ${options.processingMs} ms${options.processingSpreadMs ? ` + 0..${options.processingSpreadMs} ms` : ''}; errored share ${options.erroredShare}; open statement period from ` +
+    `Processing: ${options.processingMs} ms` +
+      (options.processingSpreadMs ? ` + 0..${options.processingSpreadMs} ms` : '') +
+      `; errored share ${options.erroredShare}; open statement period from ` +
       `${options.openPeriodStart}; seed ${options.seed}`,
     `Faults: ${faults.length > 0 ? faults.join(', ') : 'none'}`,
     'Press Ctrl-C to stop.',
@@ -140,7 +143,8 @@ export function registerSandboxCommand(program: Command, setExitCode: (code: num
     )
     .option(
       '--contract <file>',
-      "a tenant's OpenAPI document (its /data-import/schema/; needs --dialect kraken): requests are also accepted and " +
+      "a tenant's OpenAPI document (its /data-import/schema/; needs --dialect kraken): requests are also accepted " +
+        'and ' +
         'refused as its schemas say',
     )
     .option('--api-key <key>', `API key the token mutation accepts (default ${DEFAULT_API_KEY})`)

@@ -3,6 +3,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import type { ServiceClient } from '../api/index.js';
 import { registerServiceOptions, type ServiceFlags } from '../config/service.js';
 import { refuseOtherService, serviceIdentity } from '../config/ledger-service.js';
+import { RUN_DEFAULTS } from '../defaults.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { tellAccountStory } from '../report/account-story.js';
 import { ledgerExists, openLedgerSource, type LedgerSource } from '../report/ledger-source.js';
@@ -46,7 +47,7 @@ export function registerStatusCommand(program: Command, setExitCode: (code: numb
     .option(
       '--state <dir>',
       'state directory holding the results ledger (without one: the service view only)',
-      './.migrate',
+      RUN_DEFAULTS.stateDir,
     )
     .option('--offline', 'the ledger only: no request to the service, no credentials needed')
     .option(
@@ -168,7 +169,7 @@ function openClient(options: StatusCommandOptions, ledger: LedgerSource | undefi
   return openService({
     flags: options,
     recorded: dialect === undefined ? undefined : { dialect, stateDir: resolve(options.state) },
-    client: { concurrency: 8 },
+    client: { concurrency: RUN_DEFAULTS.concurrency },
   });
 }
 

@@ -6,6 +6,7 @@ import { chmod, open } from 'node:fs/promises';
 import { RequestRejectedError } from '../api/index.js';
 import { checkContractDialect, loadMigrateConfig, type MigrateConfig } from '../config/index.js';
 import { chooseDialect, registerServiceOptions, type ServiceFlags } from '../config/service.js';
+import { RUN_DEFAULTS } from '../defaults.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { locateIssue, openExport, type ExportReader } from '../intake/index.js';
 import type { OrderProof } from '../intake/order-proof.js';
@@ -54,7 +55,11 @@ export function registerValidateCommand(program: Command, setExitCode: (code: nu
         'file, line and column',
     )
     .option('--sandbox', 'with --remote: validate against the built-in sandbox instead of the service')
-    .option('--concurrency <n>', 'with --remote: most requests in flight at once', '4');
+    .option(
+      '--concurrency <n>',
+      'with --remote: most requests in flight at once',
+      String(RUN_DEFAULTS.remoteValidateConcurrency),
+    );
   registerContractOption(command);
   registerServiceOptions(command);
   command.action(async (dir: string, options: Omit<ValidateCommandOptions, 'dir'>) => {
@@ -126,7 +131,7 @@ export async function validateCommand(options: ValidateCommandOptions): Promise<
 }
 
 function concurrencyOf(value: string | undefined): number {
-  const concurrency = Number(value ?? '4');
+  const concurrency = value === undefined ? RUN_DEFAULTS.remoteValidateConcurrency : Number(value);
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64)
     throw new UsageError(
       `--concurrency: expected a whole number from 1 to 64, got ${JSON.stringify(value)}.`,

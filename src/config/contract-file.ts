@@ -24,7 +24,8 @@ function checkSize(file: string, document: unknown): void {
     values += 1;
     if (values > MAX_VALUES)
       throw new UsageError(
-        `${file}: the document holds more than ${MAX_VALUES.toLocaleString('en-GB')} values (YAML aliases repeating a ` +
+        `${file}: the document holds more than ${MAX_VALUES.toLocaleString('en-GB')} values ` +
+          `(YAML aliases repeating a ` +
           'part?); a tenant document holds far fewer.',
         'contract_invalid',
       );

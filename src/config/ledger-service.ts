@@ -76,7 +76,8 @@ export function refuseOtherService(input: {
   const { stateDir, recorded, current } = input;
   const differences = serviceDifferences(recorded, current);
   if (differences.length === 0) return;
-  const same = `If it is the same platform under a new ${differences.join(' and ')} (e.g. a new URL after a DNS change)`;
+  const same =
+    `If it is the same platform under a new ${differences.join(' and ')} ` + '(e.g. a new URL after a DNS change)';
   const move =
     input.command === 'push'
       ? `${same}, run this push again with ${MOVE_FLAG}: the ledger then records the new service.`

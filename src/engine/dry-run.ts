@@ -1,8 +1,5 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import type { ExportEntry } from '../mapping/types.js';
-import { Ledger, LEDGER_FILE } from '../ledger/index.js';
+import { copyLedger, Ledger } from '../ledger/index.js';
 import type { EngineSettings } from './context.js';
 import type { EventSink } from './events.js';
 import { PUSH_STEPS } from './plan.js';
@@ -36,17 +33,7 @@ export interface DryRunResult {
 }
 
 export async function planDryRun(input: DryRunInput): Promise<DryRunResult> {
-  const source = join(input.stateDir, LEDGER_FILE);
-  if (existsSync(source)) {
-    // VACUUM INTO: a consistent snapshot, even while a run writes (WAL); the source is opened read-only.
-    const db = new Database(source, { readonly: true, fileMustExist: true });
-    try {
-      db.pragma('busy_timeout = 5000');
-      db.prepare('VACUUM INTO ?').run(join(input.scratchDir, LEDGER_FILE));
-    } finally {
-      db.close();
-    }
-  }
+  copyLedger(input.stateDir, input.scratchDir);
   const ledger = Ledger.open(input.scratchDir);
   try {
     ledger.releaseInvalid(input.retryInvalid ?? []);

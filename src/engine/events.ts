@@ -25,7 +25,9 @@ export type EngineEvent =
    * before any account is handed out. `line`: where the first row out of order is; `reason`: why no proof was possible.
    */
   | { type: 'sorting'; files: Array<{ file: string; line?: number; reason?: string }> }
-  /** Every CSV file's order proven or found wanting (milliseconds the key scans took; files to sort), before staging. */
+  /**
+   * Every CSV file's order proven or found wanting (milliseconds the key scans took; files to sort), before staging.
+   */
   | { type: 'order'; ms: number; files: number; outOfOrder: number }
   /** The work the run starts with (accounts per state, pending items per kind). */
   | { type: 'plan'; toCreate: number; toProcess: number; items: Record<ItemKind, number> }

@@ -10,7 +10,7 @@ import type { Selection } from './selection.js';
 import { StagingGate } from './staging-gate.js';
 import { ImportedListChecks } from './imported-list.js';
 import { pushItems } from './item-steps.js';
-import { FirstPollTuner } from './poll-schedule.js';
+import { FirstPollTuner, nextLookAt, pollerWaitMs } from './poll-schedule.js';
 import { afterListedImported, workableStates } from './transitions.js';
 
 export interface ExecuteResult {
@@ -19,9 +19,6 @@ export interface ExecuteResult {
 }
 
 const PRIORITY = { create: 0, resolve: 0, poll: 1, list: 2 } as const;
-const POLL_TICK_MS = 20;
-/** The poller looks at the ledger at least this often, whatever it expects. */
-const POLL_IDLE_MS = 250;
 /** Creates of one account in one chain whose answers were lost and reconciled as not received; then the next run. */
 const MAX_CREATES_PER_CHAIN = 5;
 
@@ -303,8 +300,7 @@ export class Executor {
         this.stop('wait_timeout');
         return;
       }
-      // At least POLL_TICK_MS between ticks: a tick queries the ledger, and tasks finish thousands of times a second.
-      const delay = next === null ? POLL_IDLE_MS : Math.min(POLL_IDLE_MS, Math.max(POLL_TICK_MS, next - now));
+      const delay = pollerWaitMs(now, next);
       await new Promise<void>((resolve) => {
         this.#wake = resolve;
         setTimeout(resolve, delay);
@@ -318,14 +314,15 @@ export class Executor {
     return this.#active.size === 0 && this.#queue.size === 0 && this.#queue.pending === 0;
   }
 
-  /**
-   * When the poller looks again (ms), or null when nothing is parked: the next check due; while scheduled checks that
-   * are due wait for the list (`held`), its next call (its answer wakes the poller) or a reconcile check due sooner.
-   */
+  /** When the poller looks again (poll-schedule.ts nextLookAt); in a filtered run, its selection's next check. */
   #nextLookAt(held: boolean): number | null {
     if (this.#selection) return this.#selection.nextCheckAt();
-    if (!held) return this.#ledger.nextCheckAt();
-    return Math.min(this.#list.nextCallAt, this.#ledger.nextCheckAt(['creating']) ?? Infinity);
+    return nextLookAt({
+      held,
+      nextCheckAt: () => this.#ledger.nextCheckAt(),
+      nextReconcileAt: () => this.#ledger.nextCheckAt(['creating']),
+      nextListCallAt: this.#list.nextCallAt,
+    });
   }
 
   /**

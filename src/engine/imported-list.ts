@@ -125,7 +125,8 @@ export class ImportedListChecks {
     }
     this.#lastSize = answer.value.size;
     this.#answeredFrom = startedAt;
-    // While checks wait for the list, few first checks are made on time: the answer tells the first check's delay instead.
+    // While checks wait for the list, few first checks are made on time: the answer tells the first check's delay
+    // instead.
     const named = new Set(answer.value.imported.map((listed) => listed.external));
     for (const [imported, latenessMs] of firstPollsSeenByList(parked, named, startedAt))
       ctx.firstPollAnswered?.(imported, latenessMs);

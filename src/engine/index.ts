@@ -1,4 +1,5 @@
 import type { ImportServiceClient } from '../api/types.js';
+import { RUN_DEFAULTS } from '../defaults.js';
 import { DEFAULT_TRANSACTION_FLAGS } from '../schema/index.js';
 import { ITEM_KINDS, type ItemKind, type Ledger, type LedgerCounts } from '../ledger/index.js';
 import type { EngineSettings } from './context.js';
@@ -32,16 +33,16 @@ export type { PlannedAccount } from './plan-scan.js';
 export { planDryRun } from './dry-run.js';
 
 export const DEFAULT_ENGINE_SETTINGS = {
-  concurrency: 8,
+  concurrency: RUN_DEFAULTS.concurrency,
   retryErrored: false,
   wait: true,
-  waitTimeoutMs: 10 * 60_000,
+  waitTimeoutMs: RUN_DEFAULTS.waitTimeoutSeconds * 1000,
   transactionFlags: { ...DEFAULT_TRANSACTION_FLAGS },
   multiplePaymentInstructions: false,
   pollSchedule: DEFAULT_POLL_SCHEDULE,
   pageSize: 256,
-  drainMs: 10_000,
-  maxConsecutiveFailures: 25,
+  drainMs: RUN_DEFAULTS.drainSeconds * 1000,
+  maxConsecutiveFailures: RUN_DEFAULTS.maxConsecutiveFailures,
 } as const satisfies EngineSettings;
 
 export interface PushRun {

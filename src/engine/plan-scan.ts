@@ -1,4 +1,4 @@
-import type { AccountRow, AccountState, ItemKind, Ledger } from '../ledger/index.js';
+import type { AccountRow, AccountState, Ledger } from '../ledger/index.js';
 import { addToTotals, emptyTotals, planAccount, type AccountPlan, type PlanOptions, type PlanTotals } from './plan.js';
 
 // Reads the ledger page by page (keyset paging, like the engine's pump) and applies the pure
@@ -25,28 +25,6 @@ export interface PlanScan {
 
 const PAGE = 1000;
 
-/** Records waiting to be sent (pending or sending) per account and kind, for the accounts of one page. */
-function pendingOfPage(
-  ledger: Ledger,
-  firstId: number,
-  lastId: number,
-): Map<number, Partial<Record<ItemKind, number>>> {
-  // A read of the ledger's own tables, by the owner of the writes (the engine); one query per page.
-  const rows = ledger.db
-    .prepare(
-      `SELECT account_id AS a, kind AS k, COUNT(*) AS n FROM items WHERE account_id BETWEEN ? AND ? AND state IN ` +
-        `('pending', 'sending') GROUP BY account_id, kind`,
-    )
-    .all(firstId, lastId) as Array<{ a: number; k: ItemKind; n: number }>;
-  const byAccount = new Map<number, Partial<Record<ItemKind, number>>>();
-  for (const row of rows) {
-    const entry = byAccount.get(row.a) ?? {};
-    entry[row.k] = row.n;
-    byAccount.set(row.a, entry);
-  }
-  return byAccount;
-}
-
 /**
  * Plans every account of the ledger in id order (the ledger's order: --limit takes the first
  * N accounts in the plan). `onAccount` receives each row as it is planned (streamed output).
@@ -64,7 +42,7 @@ export function scanPlan(
   for (;;) {
     const page: AccountRow[] = ledger.read.accounts({ afterId, limit: PAGE });
     if (page.length === 0) break;
-    const pending = pendingOfPage(ledger, page[0]?.id ?? 0, page[page.length - 1]?.id ?? 0);
+    const pending = ledger.read.waitingItemsOf(page.map((account) => account.id));
     for (const account of page) {
       afterId = account.id;
       if (options.accounts?.has(account.externalAccountNumber)) seen.add(account.externalAccountNumber);

@@ -1,10 +1,14 @@
 import type { AccountRow, ItemKind } from '../ledger/index.js';
 import type { TransactionQueryFlags } from '../schema/index.js';
+import { batchSize } from './item-batches.js';
 
 // The plan of a push (--dry-run, --limit, --accounts, --only): for every account of the
 // ledger, whether this run works on it, why (or why not), and how many requests of each kind
-// that takes. Pure: plan-scan.ts reads the ledger and feeds it; the executor and --dry-run use
-// the same decisions, so a dry run says exactly what the real run would take on.
+// that takes. Pure: plan-scan.ts reads the ledger and feeds it. --dry-run prints it; a run with
+// --limit or --accounts gives the executor only the accounts it selects (selection.ts); `status`
+// names its next step from it. The executor itself decides with the state machine
+// (transitions.ts workableStates, item-steps.ts), which this table mirrors state by state
+// (test/engine/plan.test.ts), and counts requests with the sender's own batch sizes (item-batches.ts).
 
 /** The steps an operator can pick with --only (a create, or one post-import kind). */
 export type PushStep = 'create' | ItemKind;
@@ -65,13 +69,9 @@ export interface AccountPlan {
   records: Partial<Record<ItemKind, number>>;
 }
 
-/** Requests per batch of each post-import kind (item-steps.ts BATCH). */
-const BATCH: Record<ItemKind, number> = { note: 100, transaction: 100, statement: 50, payment_instruction: 1 };
-
 /** Requests to send `count` records of a kind (the fewest: retries and lost answers add more). */
 export function itemRequests(kind: ItemKind, count: number, flags: TransactionQueryFlags): number {
-  const batch = kind === 'transaction' && !flags.check_previously_added ? 1 : BATCH[kind];
-  return Math.ceil(count / batch);
+  return Math.ceil(count / batchSize(kind, flags));
 }
 
 function itemsPlan(

@@ -104,3 +104,36 @@ export function* firstPollsSeenByList(
     else if (!named.has(number) && due) yield [false, startedAt - firstCheckAt];
   }
 }
+
+/** The poller looks at the ledger at most this often: a look queries it, and tasks finish thousands of times a second.
+ */
+const POLL_TICK_MS = 20;
+/** The poller looks at the ledger at least this often, whatever it expects. */
+const POLL_IDLE_MS = 250;
+
+/** What the poller knows of the parked accounts when it decides when to look again (the ledger's due times, lazily). */
+export interface ParkedChecks {
+  /** Scheduled checks that are due wait for the next imported-accounts list call (ImportedListChecks.dueBy). */
+  held: boolean;
+  /** The next check due of any parked account (ms since epoch), or null when none is parked. */
+  nextCheckAt: () => number | null;
+  /** The next check due of an account whose create is being reconciled, or null. */
+  nextReconcileAt: () => number | null;
+  /** When the list may be called next; its answer wakes the poller. */
+  nextListCallAt: number;
+}
+
+/**
+ * When the poller looks again (ms since epoch), or null when nothing is parked: the next check due; while checks that
+ * are due wait for the list (`held`), nothing but the list's next call (or its answer) or a reconcile check due sooner
+ * changes what a look would take, so it waits for that and does not look every tick.
+ */
+export function nextLookAt(parked: ParkedChecks): number | null {
+  if (!parked.held) return parked.nextCheckAt();
+  return Math.min(parked.nextListCallAt, parked.nextReconcileAt() ?? Infinity);
+}
+
+/** How long the poller waits before it looks again (it is woken sooner when work finishes or the list answers). */
+export function pollerWaitMs(now: number, next: number | null): number {
+  return next === null ? POLL_IDLE_MS : Math.min(POLL_IDLE_MS, Math.max(POLL_TICK_MS, next - now));
+}

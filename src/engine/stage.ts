@@ -271,7 +271,10 @@ function stageAccount(ledger: Ledger, account: ExportAccount, summary: StageSumm
   return { id, state, changed: decision.action !== 'keep' };
 }
 
-/** An account staging left invalid: told when this staging made it so (an unchanged invalid account is not told again). */
+/**
+ * An account staging left invalid: told when this staging made it so (an unchanged invalid account is not told
+ * again).
+ */
 function noteInvalid(id: number, account: ExportAccount, invalid: InvalidEvent[]): void {
   const first = account.issues[0];
   if (first === undefined) return;

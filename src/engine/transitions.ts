@@ -26,7 +26,9 @@ export type CreateResult =
   | { kind: 'in_progress'; detail: string }
   | { kind: 'already_imported'; platformAccountNumber: string }
   | { kind: 'invalid'; error: ErrorInfo }
-  /** No answer after the request may have been sent, or an answer the spec does not give: reconcile before resending. */
+  /**
+   * No answer after the request may have been sent, or an answer the spec does not give: reconcile before resending.
+   */
   | { kind: 'unsettled'; error: ErrorInfo }
   /** Certainly not applied: never sent (connection refused, no token), refused for the run's configuration, or a
    * failure answer after the client's retries: staged again, sent by a later chain or run. */

@@ -79,10 +79,25 @@ export async function openExport(
   config: ExportMapping,
   options: OpenExportOptions = {},
 ): Promise<ExportReader> {
+  const opening = await startOpening(dir, config, options);
+  return (options.join ?? 'staged') === 'staged' ? openStaged(opening, options) : openStreaming(opening, options);
+}
+
+/** What both joins need of an export being opened: its files, their issue spools and summary, a file opener. */
+interface Opening {
+  files: ExportFile[];
+  issues: IssueSpool[];
+  fileIssues: IssueList;
+  summary: ExportSummary;
+  closeIssues: () => void;
+  open: (index: number, read?: { thread: boolean }) => Promise<OpenedFile>;
+  /** The join's setup once every file is open (their header plans). */
+  setupOf: (opened: OpenedFile[]) => JoinSetup;
+}
+
+async function startOpening(dir: string, config: ExportMapping, options: OpenExportOptions): Promise<Opening> {
   const { files, ignored } = await findExportFiles(dir);
   const issues = files.map(() => new IssueSpool(options.scratchDir, { byLine: true }));
-  const fileIssues = concatIssues(issues);
-  const closeIssues = (): void => issues.forEach((spool) => spool.close());
   const summary: ExportSummary = {
     files: files.map((file) => ({ file: file.file, kind: file.kind, format: file.format, records: 0 })),
     records: Object.fromEntries(FILE_KINDS.map((kind) => [kind, 0])) as Record<FileKind, number>,
@@ -101,33 +116,52 @@ export async function openExport(
     contract: config.contract,
     dialect: config.dialect,
   };
-  const open = (index: number, read?: { thread: boolean }): Promise<OpenedFile> =>
-    openExportFile(files[index] as ExportFile, config, issues[index] as IssueSpool, progress(index), read);
-  const setupOf = (opened: OpenedFile[]): JoinSetup => {
-    context.columnOf = Object.fromEntries(files.map((file, index) => [file.file, opened[index]?.plan.columnOf ?? {}]));
-    return { plans: opened.map((file) => file.plan), fileNames: files.map((file) => file.file), context };
+  return {
+    files,
+    issues,
+    fileIssues: concatIssues(issues),
+    summary,
+    closeIssues: () => issues.forEach((spool) => spool.close()),
+    open: (index, read) =>
+      openExportFile(files[index] as ExportFile, config, issues[index] as IssueSpool, progress(index), read),
+    setupOf: (opened) => {
+      context.columnOf = Object.fromEntries(
+        files.map((file, index) => [file.file, opened[index]?.plan.columnOf ?? {}]),
+      );
+      return { plans: opened.map((file) => file.plan), fileNames: files.map((file) => file.file), context };
+    },
   };
-  if ((options.join ?? 'staged') === 'staged') {
-    const { store, opened } = await stageFiles(files, open, issues, summary, options).catch((error: unknown) => {
+}
+
+/** The staged join: every file read into the scratch store before this returns. */
+async function openStaged(opening: Opening, options: OpenExportOptions): Promise<ExportReader> {
+  const { files, issues, summary, closeIssues } = opening;
+  const { store, opened } = await stageFiles(files, opening.open, issues, summary, options).catch((error: unknown) => {
+    closeIssues();
+    throw error;
+  });
+  const setup = opening.setupOf(opened);
+  return {
+    summary,
+    fileIssues: opening.fileIssues,
+    entries: () => stagedEntries(store, setup),
+    close: () => {
+      store.close();
       closeIssues();
-      throw error;
-    });
-    const setup = setupOf(opened);
-    return {
-      summary,
-      fileIssues,
-      entries: () => stagedEntries(store, setup),
-      close: () => {
-        store.close();
-        closeIssues();
-        return Promise.resolve();
-      },
-    };
-  }
+      return Promise.resolve();
+    },
+  };
+}
+
+/** The streaming join: every file opened at once, those named in `sortFiles` sorted first. */
+async function openStreaming(opening: Opening, options: OpenExportOptions): Promise<ExportReader> {
+  const { files, issues, summary, closeIssues } = opening;
   const toSort = (index: number): boolean => options.sortFiles?.has(files[index]?.file ?? '') === true;
   const parsedHere = inThisThread(files, toSort);
   // Every file at once: each is open once its header is read, not after the files before it.
-  const settled = await Promise.allSettled(files.map((_, index) => open(index, { thread: index !== parsedHere })));
+  const settled = await Promise.allSettled(
+    files.map((_, index) => opening.open(index, { thread: index !== parsedHere })),
+  );
   const failed = settled.find((result) => result.status === 'rejected');
   if (failed !== undefined) {
     await Promise.all(settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value.close()] : [])));
@@ -139,7 +173,7 @@ export async function openExport(
     const file = (result as PromiseFulfilledResult<OpenedFile>).value;
     return toSort(index) ? sortedFile(file, options.scratchDir) : file;
   });
-  const setup = setupOf(opened);
+  const setup = opening.setupOf(opened);
   const counts: StreamCounts = { records: files.map(() => 0), accounts: 0, orphanAccounts: 0 };
   let started = false;
   const entries = async function* (): AsyncGenerator<ExportEntry> {
@@ -151,7 +185,7 @@ export async function openExport(
   return {
     summary,
     entries,
-    fileIssues,
+    fileIssues: opening.fileIssues,
     close: async () => {
       await Promise.all(opened.map((file) => file.close()));
       closeIssues();

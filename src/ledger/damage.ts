@@ -49,11 +49,10 @@ export function ledgerDamagedError(stateDir: string, file: string, cause: unknow
   const snapshots = listSnapshots(stateDir);
   const restore =
     snapshots.length > 0
-      ? `Snapshots taken at the start of the last runs (newest first):\n${snapshots
-          .map((path) => `  ${path}`)
-          .join(
-            '\n',
-          )}\nTo recover: move the damaged file aside (with its -wal and -shm files), copy the newest snapshot that opens to ${file}, and run push again (docs/ledger-recovery.md).`
+      ? `Snapshots taken at the start of the last runs (newest first):\n` +
+        `${snapshots.map((path) => `  ${path}`).join('\n')}\n` +
+        `To recover: move the damaged file aside (with its -wal and -shm files), copy the newest snapshot that opens ` +
+        `to ${file}, and run push again (docs/ledger-recovery.md).`
       : `No snapshot exists in ${join(stateDir, SNAPSHOT_DIR)}. To recover: move the damaged file aside (with its ` +
         `-wal and -shm files) and run push again with no ledger (docs/ledger-recovery.md).`;
   return new LedgerDamagedError(

@@ -87,3 +87,20 @@ export function openLedgerDbReadOnly(stateDir: string): Database.Database {
     return db;
   });
 }
+
+/**
+ * Copies a state directory's ledger, if it has one, into `targetDir` (push --dry-run plans against the copy). VACUUM
+ * INTO gives a consistent copy even while a run writes (WAL); the source is opened read-only. False: no ledger.
+ */
+export function copyLedger(stateDir: string, targetDir: string): boolean {
+  const source = join(stateDir, LEDGER_FILE);
+  if (!existsSync(source)) return false;
+  const db = new Database(source, { readonly: true, fileMustExist: true });
+  try {
+    db.pragma('busy_timeout = 5000');
+    db.prepare('VACUUM INTO ?').run(join(targetDir, LEDGER_FILE));
+  } finally {
+    db.close();
+  }
+  return true;
+}

@@ -25,16 +25,27 @@
  *
  * API for other commands (read-only): `ledger.read` (LedgerReader): counts(), accounts({states,
  * afterId, limit}), account(supplier, number), accountsByNumber(number), history(accountId),
- * items(accountId), itemsInStates(states, {afterId, limit}), issues(accountId), runs(limit),
- * topErrorCodes(limit). `openLedgerReader(stateDir)` opens it without taking the run lock.
+ * items(accountId), itemsInStates(states, {afterId, limit}), issues(accountId), waitingItemsOf(accountIds),
+ * runs(limit), topErrorCodes(limit). `openLedgerReader(stateDir)` opens it without taking the run lock;
+ * `openCampaignReader(stateDir)` adds the reads of status and report over a whole campaign (CampaignReader:
+ * per supplier, paged, joined with the account's number; campaign-read.ts). `copyLedger` copies a ledger for
+ * push --dry-run. Every method takes and returns plain data: no SQL outside this folder.
  * The lock of a state directory: `acquireLock(stateDir)` -> LedgerLock, or LedgerLockedError.
  * A damaged database file is a LedgerDamagedError naming it; `snapshotLedger` keeps the copies a
  * push takes as it starts (damage.ts, docs/ledger-recovery.md).
  */
+import { CampaignReader } from './campaign-read.js';
 import { openLedgerDbReadOnly } from './db.js';
 import { LedgerReader } from './read.js';
 
-export { explainDamage, LEDGER_FILE, prepareStateDir } from './db.js';
+export {
+  CampaignReader,
+  type ItemTally,
+  type ItemWithAccount,
+  type LastPush,
+  type PushRunRow,
+} from './campaign-read.js';
+export { copyLedger, explainDamage, LEDGER_FILE, prepareStateDir } from './db.js';
 export { isLedgerDamage, LedgerDamagedError, ledgerDamagedError, snapshotLedger } from './damage.js';
 export { canonicalJson, fingerprintOf } from './fingerprint.js';
 export { Ledger, type AccountCursor, type NewAccount } from './ledger.js';
@@ -48,4 +59,12 @@ export * from './types.js';
 export function openLedgerReader(stateDir: string): { read: LedgerReader; close: () => void } {
   const db = openLedgerDbReadOnly(stateDir);
   return { read: new LedgerReader(db), close: () => db.close() };
+}
+
+/**
+ * A state directory's ledger opened read-only for a whole campaign's reads (status, report): the LedgerReader's and
+ * campaign-read.ts's queries on one handle, with its close.
+ */
+export function openCampaignReader(stateDir: string): CampaignReader {
+  return new CampaignReader(openLedgerDbReadOnly(stateDir));
 }

@@ -117,6 +117,27 @@ export class LedgerReader {
     return Object.fromEntries(rows.map((row) => [String(row['kind']), Number(row['n'])]));
   }
 
+  /**
+   * Records waiting to be sent (pending or sending) of several accounts, per account and kind: what a push would send
+   * (the plan of --dry-run and of `status`).
+   */
+  waitingItemsOf(accountIds: readonly number[]): Map<number, Partial<Record<ItemKind, number>>> {
+    const waiting = new Map<number, Partial<Record<ItemKind, number>>>();
+    if (accountIds.length === 0) return waiting;
+    const marks = accountIds.map(() => '?').join(', ');
+    const rows = this.#db
+      .prepare(
+        `SELECT account_id AS id, kind, COUNT(*) AS n FROM items WHERE account_id IN (${marks}) AND ` +
+          `state IN ('pending', 'sending') GROUP BY account_id, kind`,
+      )
+      .all(...accountIds) as Raw[];
+    for (const row of rows) {
+      const id = Number(row['id']);
+      waiting.set(id, { ...waiting.get(id), [String(row['kind'])]: Number(row['n']) });
+    }
+    return waiting;
+  }
+
   /** Accounts, optionally only in some states, in id order after `afterId`. */
   accounts(options: { states?: readonly AccountState[]; afterId?: number; limit?: number } = {}): AccountRow[] {
     const states = options.states ?? [];

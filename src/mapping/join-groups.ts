@@ -5,8 +5,8 @@ import { mapCsvRow, mapJsonRecord, type FilePlan } from './record.js';
 import type { ExportEntry } from './types.js';
 
 // One group (every record of one external account number, in file order) -> one entry. Both
-// joins end here: the staged one (stage.ts, any record order) and the streaming one
-// (stream-join.ts, files sorted by external account number).
+// joins of the intake end here: the scratch-file one (intake/staged-join.ts, any record order)
+// and the streaming one (intake/stream-join.ts, files sorted by external account number).
 
 /** A record as read: the cells of a CSV row, or a JSON object. */
 export type RecordData = string[] | Record<string, unknown>;

@@ -53,7 +53,9 @@ export const REQUEST_BODIES = {
   paymentInstruction: { tenant: 'payment_instruction', contract: 'paymentInstruction' },
 } as const satisfies Record<string, RequestBody>;
 
-/** The body as it goes on the wire: money as decimal strings in the `kraken` dialect, and what that form cannot carry. */
+/**
+ * The body as it goes on the wire: money as decimal strings in the `kraken` dialect, and what that form cannot carry.
+ */
 function wireForm(
   context: JoinContext,
   body: RequestBody,

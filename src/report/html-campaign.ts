@@ -1,5 +1,5 @@
 import { paceOf, timelineOf, utcLabel, type Pace } from './campaign.js';
-import type { PushRunRow } from './ledger-source.js';
+import type { PushRunRow } from '../ledger/index.js';
 import { columnsOverTime, escapeHtml, type Column } from './svg-charts.js';
 import type { ReportSummary } from './write-report.js';
 
@@ -130,7 +130,8 @@ function recentRuns(runs: readonly PushRunRow[]): string {
         run.endedAt === null ? '' : ((Date.parse(run.endedAt) - Date.parse(run.startedAt)) / 60_000).toFixed(1);
       return (
         `<tr><td class="n">${run.runId}</td><td>${escapeHtml(started)}</td><td class="n">${minutes}</td>` +
-        `<td>${escapeHtml(run.status)}</td><td class="n">${run.exitCode ?? ''}</td><td class="n">${format(run.done)}</td></tr>`
+        `<td>${escapeHtml(run.status)}</td><td class="n">${run.exitCode ?? ''}</td>` +
+        `<td class="n">${format(run.done)}</td></tr>`
       );
     })
     .join('');

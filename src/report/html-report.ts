@@ -1,8 +1,8 @@
 import { chmodSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import type { AccountRow, AccountState } from '../ledger/index.js';
+import type { AccountRow, AccountState, PushRunRow } from '../ledger/index.js';
 import { accountTotals, campaignSection, overTimeSection, percentText, runsSection } from './html-campaign.js';
-import { accountPagesOf, type LedgerSource, type PushRunRow } from './ledger-source.js';
+import { accountPagesOf, type LedgerSource } from './ledger-source.js';
 import { escapeHtml, horizontalBars, type Bar } from './svg-charts.js';
 import type { ReportSummary } from './write-report.js';
 
@@ -130,8 +130,8 @@ function header(summary: ReportSummary, runs: number): string {
         'attention',
         'accounts needing action',
         format(summary.fix_data.accounts),
-        `<small><a href="fix-data.csv"><span data-total="fix-rows">${format(rows)}</span> row${rows === 1 ? '' : 's'} ` +
-          `in fix-data.csv</a></small>`,
+        `<small><a href="fix-data.csv"><span data-total="fix-rows">${format(rows)}</span> ` +
+          `row${rows === 1 ? '' : 's'} in fix-data.csv</a></small>`,
       ),
       fact('exit', 'last run', exit),
     ].join('')}</dl>`
@@ -151,7 +151,11 @@ function actionTables(page: Page): string {
     .map((account) => {
       const where = account.error?.file ?? account.originFile;
       const line = account.error?.line ?? account.originLine;
-      return `<tr><td>${escapeHtml(account.externalAccountNumber)}</td><td>${escapeHtml(account.state)}</td><td>${escapeHtml(account.error?.code ?? '')}</td><td>${escapeHtml(where ? `${where}${line === null || line === undefined ? '' : `:${line}`}` : '')}</td></tr>`;
+      const at = where ? `${where}${line === null || line === undefined ? '' : `:${line}`}` : '';
+      return (
+        `<tr><td>${escapeHtml(account.externalAccountNumber)}</td><td>${escapeHtml(account.state)}</td>` +
+        `<td>${escapeHtml(account.error?.code ?? '')}</td><td>${escapeHtml(at)}</td></tr>`
+      );
     })
     .join('');
   const more = sum(ACTION_STATES.map((state) => page.summary.accounts[state])) - page.needsAction.length;
@@ -163,7 +167,8 @@ function actionTables(page: Page): string {
     `class="n">rows</th></tr></thead><tbody>${files}</tbody></table>` +
     (rows === ''
       ? '<p>No account is invalid or ERRORED.</p>'
-      : `${listed}<table><thead><tr><th>account</th><th>state</th><th>error</th><th>where</th></tr></thead><tbody>${rows}</tbody></table>` +
+      : `${listed}<table><thead><tr><th>account</th><th>state</th><th>error</th><th>where</th></tr></thead>` +
+        `<tbody>${rows}</tbody></table>` +
         (more > 0 ? `<p>… and ${format(more)} more in <a href="fix-data.csv">fix-data.csv</a>.</p>` : ''))
   );
 }
@@ -189,10 +194,16 @@ export function renderHtmlReport(page: Page): string {
     color: '#c0392b',
     note: page.samples.has(error.code) ? `  e.g. ${page.samples.get(error.code) ?? ''}` : '',
   }));
+  const title = `Migration report${summary.import_supplier ? ` ${escapeHtml(summary.import_supplier)}` : ''}`;
+  const records =
+    Object.keys(summary.items).length === 0
+      ? '<p>No post-import record.</p>'
+      : horizontalBars('post-import records done, of each kind', recordSteps(summary));
+  const errorBars = errors.length === 0 ? '<p>No error.</p>' : horizontalBars('most frequent error codes', errors);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
-<title>Migration report${summary.import_supplier ? ` ${escapeHtml(summary.import_supplier)}` : ''}</title><style>${STYLE}</style></head>
+<title>${title}</title><style>${STYLE}</style></head>
 <body>
 ${header(summary, page.runs.length)}
 ${campaignSection(campaign)}
@@ -200,10 +211,10 @@ ${overTimeSection(campaign)}
 <h2>Accounts through each step</h2>
 <figure id="funnel">${horizontalBars('accounts through each step', funnel(summary))}</figure>
 <h2>Post-import records done</h2>
-<figure id="records">${Object.keys(summary.items).length === 0 ? '<p>No post-import record.</p>' : horizontalBars('post-import records done, of each kind', recordSteps(summary))}</figure>
+<figure id="records">${records}</figure>
 ${runsSection(page.runs)}
 <h2>Most frequent errors</h2>
-<figure id="errors">${errors.length === 0 ? '<p>No error.</p>' : horizontalBars('most frequent error codes', errors)}</figure>
+<figure id="errors">${errorBars}</figure>
 ${actionTables(page)}
 </body></html>
 `;

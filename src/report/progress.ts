@@ -1,5 +1,6 @@
 import cliProgress from 'cli-progress';
 import type { EngineEvent, EventSink } from '../engine/index.js';
+import { RUN_DEFAULTS } from '../defaults.js';
 import { formatDuration } from './duration.js';
 import { PROGRESS_STEPS, ProgressTally, STEP_LABELS, type Count, type ProgressView } from './progress-tally.js';
 
@@ -8,9 +9,6 @@ export interface ProgressReporter extends EventSink {
   stop(): void;
   readonly tally: ProgressTally;
 }
-
-/** Seconds between plain lines when the stream is not a terminal (cron mail, CI, a log file). */
-export const DEFAULT_PROGRESS_INTERVAL_SECONDS = 60;
 
 export interface ProgressOptions {
   /** Where progress goes (stderr: stdout is kept for --json). */
@@ -44,7 +42,7 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
   const every = options.every ?? realEvery;
   return options.stream.isTTY
     ? barsReporter(tally, options.stream as NodeJS.WriteStream, every)
-    : linesReporter(tally, options.stream, options.intervalSeconds ?? DEFAULT_PROGRESS_INTERVAL_SECONDS, every);
+    : linesReporter(tally, options.stream, options.intervalSeconds ?? RUN_DEFAULTS.progressIntervalSeconds, every);
 }
 
 const format = (n: number): string => Math.round(n).toLocaleString('en-GB');
@@ -189,5 +187,7 @@ function sortingLine(event: Extract<EngineEvent, { type: 'sorting' }>): string {
   const files = event.files.map(({ file, line, reason }) =>
     line !== undefined ? `${file} (out of order at line ${line})` : `${file} (${reason ?? 'order not proven'})`,
   );
-  return `sorting ${files.join(', ')} by external account number on disk; nothing is sent before every file is in order`;
+  return (
+    `sorting ${files.join(', ')} by external account number on disk; ` + 'nothing is sent before every file is in order'
+  );
 }

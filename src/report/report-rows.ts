@@ -1,5 +1,4 @@
-import type { AccountRow, ItemKind, ItemState, StoredIssue } from '../ledger/index.js';
-import type { ItemTally, ItemWithAccount } from './ledger-source.js';
+import type { AccountRow, ItemKind, ItemState, ItemTally, ItemWithAccount, StoredIssue } from '../ledger/index.js';
 
 // The rows of `migrate report`'s files, as pure functions of what the ledger holds.
 // Every row is keyed by import supplier and external account number, never by a row position

@@ -2,11 +2,11 @@ import type { ListCollector } from '../api/types.js';
 import type { ListItem } from '../schema/index.js';
 import type { ServiceEntry } from './status-join.js';
 
-// The v1 lists of `migrate status`, indexed by external account number in a compact form: the lists have no pagination
-// (every process of the supplier, docs/service.md "Status and list endpoints") and are read whole so that the counts are
-// complete, so what is kept per process is only what the join needs (the external and platform account numbers as
-// UTF-8 bytes in one buffer, a flags byte), with an open-addressing hash table over it: at 1,000,000 processes some
-// 60 MB, where a Map of objects took several hundred.
+// The v1 lists of `migrate status`, indexed by external account number in a compact form: the lists have no
+// pagination (every process of the supplier, docs/service.md "Status and list endpoints") and are read whole so that
+// the counts are complete, so what is kept per process is only what the join needs (the external and platform account
+// numbers as UTF-8 bytes in one buffer, a flags byte), with an open-addressing hash table over it: at 1,000,000
+// processes some 60 MB, where a Map of objects took several hundred.
 
 const PENDING = 1;
 /** Joined with a ledger row: what is left unclaimed afterwards is what only the service knows. */
@@ -59,8 +59,8 @@ export class ServiceIndex {
   }
 
   /**
-   * The pending list's view added: its processes marked pending, and those missing from this (all) list added at the end
-   * (lists read at different moments).
+   * The pending list's view added: its processes marked pending, and those missing from this (all) list added at the
+   * end (lists read at different moments).
    */
   addPending(pending: ServiceIndex): void {
     for (let other = 0; other < pending.#size; other += 1) {

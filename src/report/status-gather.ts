@@ -6,17 +6,17 @@ import {
   planOptionsOf,
   type PlanReason,
 } from '../engine/index.js';
-import type { AccountRow, AccountState, ItemState } from '../ledger/index.js';
+import type { AccountRow, AccountState, ItemState, LastPush } from '../ledger/index.js';
 import type { V2StatusRecord } from '../schema/index.js';
-import { accountPagesOf, itemPagesOf, type LastPush, type LedgerSource } from './ledger-source.js';
+import { accountPagesOf, itemPagesOf, type LedgerSource } from './ledger-source.js';
 import { serviceIndexCollector, type ServiceIndex } from './service-index.js';
 import { holdOf, isErrored, joinRow, type StatusRow } from './status-join.js';
 
 // `migrate status <supplier>`: reads the service (two v1 lists, v2 status of open accounts) and
 // the ledger (paged), joins them per account (status-join.ts), and tallies. The service's lists
-// are whole arrays (the service has no pagination: docs/service.md "Status and list endpoints"), read as they arrive
-// into one compact index (service-index.ts); the ledger side is read page by page and rows are handed to `onRow` as they
-// are made.
+// are whole arrays (the service has no pagination: docs/service.md "Status and list endpoints"), read as they
+// arrive into one compact index (service-index.ts); the ledger side is read page by page and rows are handed to
+// `onRow` as they are made.
 
 /** Ledger states whose service status is worth asking (v2 tells PENDING/IN_PROGRESS/ERRORED and latest_error). */
 const OPEN_STATES: readonly AccountState[] = ['creating', 'scheduled', 'errored'];
@@ -149,7 +149,7 @@ const PLAIN_PUSH = planOptionsOf(DEFAULT_ENGINE_SETTINGS);
 /** What a plain push would do with one page of accounts (engine/plan.ts), tallied into the summary. */
 function planPage(summary: StatusSummary, ledger: LedgerSource, page: readonly AccountRow[]): void {
   const plan = (summary.push_plan ??= { accounts: {}, records: {} });
-  const waiting = ledger.waitingItemsOf(page.map((account) => account.id));
+  const waiting = ledger.read.waitingItemsOf(page.map((account) => account.id));
   for (const account of page) {
     const pending = waiting.get(account.id) ?? {};
     const { reason } = planAccount(account, pending, PLAIN_PUSH);

@@ -104,7 +104,8 @@ function stepLines(summary: StatusSummary, c: ChalkInstance): string[] {
     c.bold(`  ${'steps'.padEnd(LABEL)}${cell('done')}${cell('waiting')}${cell('attention')}`),
     ...rows.map(
       ([label, ok, waiting, attention]) =>
-        `    ${label.padEnd(LABEL - 2)}${cell(ok)}${cell(waiting)}${attention > 0 ? c.yellow(cell(attention)) : cell(attention)}`,
+        `    ${label.padEnd(LABEL - 2)}${cell(ok)}${cell(waiting)}` +
+        (attention > 0 ? c.yellow(cell(attention)) : cell(attention)),
     ),
   ];
 }
@@ -215,26 +216,30 @@ export function renderAccountStory(story: AccountStory, options: RenderOptions):
     );
     lines.push(
       `  from ${ledger.origin.file ?? '-'}:${ledger.origin.line ?? '-'}; first staged ${ledger.first_staged_at}; ` +
-        `updated ${ledger.updated_at}${ledger.changed_after_import ? c.yellow('; export changed after import (the service cannot update it)') : ''}`,
+        `updated ${ledger.updated_at}` +
+        (ledger.changed_after_import ? c.yellow('; export changed after import (the service cannot update it)') : ''),
     );
     if (ledger.error)
       lines.push(
         c.red(
           `  last error ${ledger.error.code}: ` +
-            `${oneLine(ledger.error.detail)}${ledger.error.file ? ` (${ledger.error.file}:${ledger.error.line ?? ''})` : ''}`,
+            oneLine(ledger.error.detail) +
+            (ledger.error.file ? ` (${ledger.error.file}:${ledger.error.line ?? ''})` : ''),
         ),
       );
     for (const issue of ledger.issues)
       lines.push(
         `  issue ${issue.code} ` +
-          `${issue.file ?? ''}:${issue.line ?? ''}${issue.column ? ` column ${issue.column}` : ''}${issue.attr ? ` (${issue.attr})` : ''}: ${oneLine(issue.message)}`,
+          `${issue.file ?? ''}:${issue.line ?? ''}${issue.column ? ` column ${issue.column}` : ''}` +
+          `${issue.attr ? ` (${issue.attr})` : ''}: ${oneLine(issue.message)}`,
       );
     lines.push('history:');
     for (const event of ledger.history) {
       const move = event.fromState || event.toState ? ` ${event.fromState ?? ''} -> ${event.toState ?? ''}` : '';
       lines.push(
         `  ${event.at}  run ${event.runId ?? '-'}  ` +
-          `${event.step}${event.record ? ` [${event.record}]` : ''}${move}${event.detail ? `  (${oneLine(event.detail)})` : ''}`,
+          `${event.step}${event.record ? ` [${event.record}]` : ''}${move}` +
+          (event.detail ? `  (${oneLine(event.detail)})` : ''),
       );
     }
     lines.push(`records: ${ledger.records.length === 0 ? 'none' : ''}`.trimEnd());

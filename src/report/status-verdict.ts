@@ -124,8 +124,8 @@ function recordSteps(t: Tally): string[] {
   const steps: string[] = [];
   if (t.unknown > 0)
     steps.push(
-      `${plural(t.unknown, 'record')} of unknown outcome: check them on the platform and add the missing ones by hand ` +
-        `(migrate report --out DIR: unknown-outcome.csv); a push never resends them`,
+      `${plural(t.unknown, 'record')} of unknown outcome: check them on the platform and add the missing ones ` +
+        `by hand (migrate report --out DIR: unknown-outcome.csv); a push never resends them`,
     );
   if (t.failed > 0)
     steps.push(

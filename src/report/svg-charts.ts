@@ -103,8 +103,9 @@ export function columnsOverTime(
             `font-size="11">${escapeHtml(column.label)}</text>`
           : '';
       return (
-        `<rect x="${(center - w / 2).toFixed(1)}" y="${yOf(column.value / maxColumn).toFixed(1)}" width="${w.toFixed(1)}" ` +
-        `height="${h.toFixed(1)}" fill="${ACCENT}"><title>${escapeHtml(column.tip ?? `${column.label}: ${format(column.value)}`)}</title></rect>${label}`
+        `<rect x="${(center - w / 2).toFixed(1)}" y="${yOf(column.value / maxColumn).toFixed(1)}" ` +
+        `width="${w.toFixed(1)}" height="${h.toFixed(1)}" fill="${ACCENT}">` +
+        `<title>${escapeHtml(column.tip ?? `${column.label}: ${format(column.value)}`)}</title></rect>${label}`
       );
     })
     .join('');

@@ -100,7 +100,8 @@ export async function* textReport(validation: ExportValidation): AsyncGenerator<
 function summaryLines(validation: ExportValidation): string[] {
   const { summary, accounts, orphans } = validation;
   const lines = [
-    `Read ${summary.files.map((file) => `${file.file} (${file.records})`).join(', ')}${summary.configFile ? ` with mapping ${summary.configFile}` : ''}.`,
+    `Read ${summary.files.map((file) => `${file.file} (${file.records})`).join(', ')}` +
+      `${summary.configFile ? ` with mapping ${summary.configFile}` : ''}.`,
   ];
   if (summary.ignoredFiles.length > 0) lines.push(`Not export files, not read: ${summary.ignoredFiles.join(', ')}.`);
   if (validation.sorted.length > 0) {

@@ -4,8 +4,8 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
 import { spreadsheetCsvOptions } from './spreadsheet-safe.js';
-import { ITEM_STATES, type AccountState, type ItemState } from '../ledger/index.js';
-import { accountPagesOf, itemPagesOf, type ItemWithAccount, type LedgerSource } from './ledger-source.js';
+import { ITEM_STATES, type AccountState, type ItemState, type ItemWithAccount } from '../ledger/index.js';
+import { accountPagesOf, itemPagesOf, type LedgerSource } from './ledger-source.js';
 import {
   ACCOUNTS_COLUMNS,
   accountFixRows,

@@ -28,10 +28,11 @@ export interface RunningSandbox {
   control: SandboxControl;
 }
 
-function createRuntime(options: SandboxOptions, clock: () => number): SandboxRuntime {
+function createRuntime(options: SandboxOptions, hooks: SandboxHooks): SandboxRuntime {
   return {
     options,
-    clock,
+    clock: hooks.clock ?? Date.now,
+    ...(hooks.delay ? { delay: hooks.delay } : {}),
     store: new ProcessStore(options.suppliers, options),
     issuer: new TokenIssuer(options.tokenTtlSeconds, options.refreshTtlSeconds),
     faults: new FaultInjector(options, options.seed),
@@ -56,6 +57,11 @@ function listen(server: Server, port: number, host: string): Promise<string> {
 export interface SandboxHooks {
   /** Epoch milliseconds (default Date.now): when processes finish, tokens expire and the rate bucket turns. */
   clock?: () => number;
+  /**
+   * Holds an answer for the latency and jitter (--latency-ms, --jitter-ms) or a lost answer (default: a timer of that
+   * many milliseconds): a test sees each delay asked for and decides when it ends.
+   */
+  delay?: (ms: number) => Promise<void>;
 }
 
 /** Starts the sandbox (127.0.0.1, a free port by default). Throws a RangeError for a bad option. */
@@ -64,7 +70,7 @@ export async function startSandbox(
   hooks: SandboxHooks = {},
 ): Promise<RunningSandbox> {
   const resolved = resolveSandboxOptions(options);
-  const runtime = createRuntime(resolved, hooks.clock ?? Date.now);
+  const runtime = createRuntime(resolved, hooks);
   const server = createServer({ keepAlive: true }, createRequestListener(runtime));
   // Above undici's keep-alive (4 s) so the server never closes a socket the client is about to reuse.
   server.keepAliveTimeout = 65_000;

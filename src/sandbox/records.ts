@@ -21,7 +21,9 @@ export interface StoredNote {
   unpinAt: string | null;
   /** Added by the sandbox itself (the pinned note of force_add_to_current_statement). */
   bySandbox: boolean;
-  /** The note's other fields as received (a tenant's, such as external_id), when there are any and payloads are kept. */
+  /**
+   * The note's other fields as received (a tenant's, such as external_id), when there are any and payloads are kept.
+   */
   extra?: Record<string, unknown>;
 }
 

@@ -24,6 +24,8 @@ export interface SandboxRuntime {
   timers: Set<NodeJS.Timeout>;
   /** Epoch milliseconds: processing, token lifetimes and the rate bucket all read this clock. */
   clock: () => number;
+  /** Replaces the timer that holds an answer (SandboxHooks.delay). */
+  delay?: (ms: number) => Promise<void>;
 }
 
 const epochNow = (): number => performance.timeOrigin + performance.now();
@@ -32,6 +34,7 @@ type Outcome = { reply: Reply; closeConnection?: boolean } | { destroy: true; ap
 
 function sleep(runtime: SandboxRuntime, ms: number): Promise<void> {
   if (ms <= 0) return Promise.resolve();
+  if (runtime.delay) return runtime.delay(ms);
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
       runtime.timers.delete(timer);

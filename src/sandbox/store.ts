@@ -164,7 +164,8 @@ export class ProcessStore {
 
   /**
    * An imported account (PROCESSED, with its account number) without a create request, for tests and benchmarks that
-   * need a supplier with many accounts; a pair that has a process already is left as it is. Returns whether it was added.
+   * need a supplier with many accounts; a pair that has a process already is left as it is. Returns whether it was
+   * added.
    */
   seedImported(supplier: string, externalAccountNumber: string, now: number): boolean {
     if (this.#bySupplier.get(supplier)?.has(externalAccountNumber)) return false;

@@ -144,7 +144,7 @@ function ledgerRules(raw: Raw, today: string): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const ledgers = asList(raw['ledgers']);
   const codes = new Set<string>();
-  const allTransactions: Array<{ item: unknown; attr: string }> = [];
+  const allTransactions: Listed[] = [];
   ledgers.forEach((entry, index) => {
     const ledger = asObject(entry) ?? {};
     const at = attrOf('ledgers', index);
@@ -158,8 +158,6 @@ function ledgerRules(raw: Raw, today: string): ValidationIssue[] {
         ),
       );
     if (code !== undefined) codes.add(code);
-    const closing = asString(ledger['last_statement_closing_date']);
-    const closingDate = closing !== undefined && isCalendarDate(closing) ? closing : undefined;
     const current = asList(ledger['current_statement_transactions']).map((item, i) => ({
       item,
       attr: attrOf(at, 'current_statement_transactions', i),
@@ -168,58 +166,75 @@ function ledgerRules(raw: Raw, today: string): ValidationIssue[] {
       item,
       attr: attrOf(at, 'historical_statement_transactions', i),
     }));
-    if (historical.length > 0 && closing === undefined) {
+    issues.push(...closingDateRules(ledger, at, current, historical));
+    allTransactions.push(...current, ...historical);
+  });
+  issues.push(...transactionListRules(allTransactions, today), ...transferBalanceRules(raw, ledgers));
+  return issues;
+}
+
+/** A transaction of a ledger's list, with its path. */
+interface Listed {
+  item: unknown;
+  attr: string;
+}
+
+/** A ledger's statement transactions against its last_statement_closing_date. */
+function closingDateRules(ledger: Raw, at: string, current: Listed[], historical: Listed[]): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const closing = asString(ledger['last_statement_closing_date']);
+  const closingDate = closing !== undefined && isCalendarDate(closing) ? closing : undefined;
+  if (historical.length > 0 && closing === undefined) {
+    issues.push(
+      issue(
+        attrOf(at, 'last_statement_closing_date'),
+        Code.historicalTransactionsRequireClosingDate,
+        'Historical statement transactions need last_statement_closing_date.',
+      ),
+    );
+  }
+  if (!closingDate) return issues;
+  for (const { item, attr } of current) {
+    const date = asString(asObject(item)?.['transaction_date']);
+    if (date && isCalendarDate(date) && date <= closingDate) {
       issues.push(
         issue(
-          attrOf(at, 'last_statement_closing_date'),
-          Code.historicalTransactionsRequireClosingDate,
-          'Historical statement transactions need last_statement_closing_date.',
+          attrOf(attr, 'transaction_date'),
+          Code.currentTransactionBeforeClosingDate,
+          `A current statement transaction (${date}) must be after last_statement_closing_date ${closingDate}.`,
         ),
       );
     }
-    if (closingDate) {
-      for (const { item, attr } of current) {
-        const date = asString(asObject(item)?.['transaction_date']);
-        if (date && isCalendarDate(date) && date <= closingDate) {
-          issues.push(
-            issue(
-              attrOf(attr, 'transaction_date'),
-              Code.currentTransactionBeforeClosingDate,
-              `A current statement transaction (${date}) must be after last_statement_closing_date ${closingDate}.`,
-            ),
-          );
-        }
-      }
-      for (const { item, attr } of historical) {
-        const date = asString(asObject(item)?.['transaction_date']);
-        if (date && isCalendarDate(date) && date > closingDate) {
-          issues.push(
-            issue(
-              attrOf(attr, 'transaction_date'),
-              Code.historicalTransactionAfterClosingDate,
-              `A historical statement transaction (${date}) must not be after last_statement_closing_date ` +
-                `${closingDate}.`,
-            ),
-          );
-        }
-      }
-    }
-    allTransactions.push(...current, ...historical);
-  });
-  issues.push(...transactionListRules(allTransactions, today));
-  const transferBalance = asNumber(raw['transfer_balance']);
-  const balances = ledgers.map((entry) => asNumber(asObject(entry)?.['ledger_balance']));
-  if (transferBalance !== undefined && balances.length > 0 && balances.every((balance) => balance !== undefined)) {
-    const sum = balances.reduce<number>((total, balance) => total + (balance ?? 0), 0);
-    if (Math.abs(sum - transferBalance) > AMOUNT_TOLERANCE) {
+  }
+  for (const { item, attr } of historical) {
+    const date = asString(asObject(item)?.['transaction_date']);
+    if (date && isCalendarDate(date) && date > closingDate) {
       issues.push(
         issue(
-          'transfer_balance',
-          Code.ledgerBalancesNotEqualToTransferBalance,
-          `transfer_balance ${transferBalance} is not the sum of the ledger balances (${sum.toFixed(2)}).`,
+          attrOf(attr, 'transaction_date'),
+          Code.historicalTransactionAfterClosingDate,
+          `A historical statement transaction (${date}) must not be after last_statement_closing_date ` +
+            `${closingDate}.`,
         ),
       );
     }
   }
   return issues;
+}
+
+/** transfer_balance is the sum of the ledger balances, when every ledger gives one. */
+function transferBalanceRules(raw: Raw, ledgers: unknown[]): ValidationIssue[] {
+  const transferBalance = asNumber(raw['transfer_balance']);
+  const balances = ledgers.map((entry) => asNumber(asObject(entry)?.['ledger_balance']));
+  if (transferBalance === undefined || balances.length === 0 || !balances.every((balance) => balance !== undefined))
+    return [];
+  const sum = balances.reduce<number>((total, balance) => total + (balance ?? 0), 0);
+  if (Math.abs(sum - transferBalance) <= AMOUNT_TOLERANCE) return [];
+  return [
+    issue(
+      'transfer_balance',
+      Code.ledgerBalancesNotEqualToTransferBalance,
+      `transfer_balance ${transferBalance} is not the sum of the ledger balances (${sum.toFixed(2)}).`,
+    ),
+  ];
 }

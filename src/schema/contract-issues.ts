@@ -125,7 +125,8 @@ const MESSAGES: Readonly<Record<string, Message>> = {
   enum: said(
     ContractCode.choice,
     ({ field, value, at, params }) =>
-      `${field}: ${value} is not a value ${at} allows; allowed values: ${listed(params['allowedValues'] as unknown[])}.`,
+      `${field}: ${value} is not a value ${at} allows; ` +
+      `allowed values: ${listed(params['allowedValues'] as unknown[])}.`,
   ),
   type: said(ContractCode.type, ({ field, value, at, params }) => {
     const type = Array.isArray(params['type']) ? params['type'].join(' or ') : String(params['type']);

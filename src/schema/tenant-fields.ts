@@ -130,7 +130,9 @@ function kindIssues(value: unknown, shape: ScopeShape, tenant: TenantFields, pat
     out.push({
       attr: attrOf(path, key),
       code: 'invalid_type',
-      detail: `${key} is declared a tenant field of kind ${kind} (tenant_fields.${shape.scope ?? ''}), not ${kindOf(item)}.`,
+      detail:
+        `${key} is declared a tenant field of kind ${kind} (tenant_fields.${shape.scope ?? ''}), ` +
+        `not ${kindOf(item)}.`,
     });
   }
 }

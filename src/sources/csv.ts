@@ -51,7 +51,8 @@ export async function* readCsv(absolutePath: string, options: CsvOptions): Async
     try {
       let first = true;
       for await (const chunk of utf8Chunks(absolutePath, options)) {
-        // Only the first read goes in pieces: handed over in pieces throughout, validate read a fifth fewer rows a second.
+        // Only the first read goes in pieces: handed over in pieces throughout, validate read a fifth fewer rows a
+        // second.
         const piece = first ? PIECE : chunk.length;
         first = false;
         for (let at = 0; at < chunk.length; at += piece) {

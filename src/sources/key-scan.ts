@@ -212,7 +212,10 @@ class KeyScan {
     return FAILED;
   }
 
-  /** Keeps the bytes from `at` on, reads more after them; returns where `at` is now, or -1 when a row outgrew the buffer. */
+  /**
+   * Keeps the bytes from `at` on, reads more after them; returns where `at` is now, or -1 when a row outgrew the
+   * buffer.
+   */
   async #refill(at: number): Promise<number> {
     const kept = this.#data.length - at;
     if (at === 0 && this.#data.length + READ > this.#buffer.length) {

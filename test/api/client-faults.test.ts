@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError, type ServiceClient } from '../../src/api/index.js';
-import { account, startHarness, today, type Harness } from './helpers/sandbox-client.js';
+import { account, startHarness, today, virtualTime, type Harness } from './helpers/sandbox-client.js';
 
 // The client against the sandbox with its fault modes on: every account ends exactly once at the
 // service, concurrency stays within the limit, 429s slow the whole client, tokens are renewed
@@ -131,49 +131,50 @@ describe('concurrency and rate', () => {
     expect(client.stats()).toMatchObject({ inFlight: 0, queued: 0 });
   });
 
-  it('a maximum requests per second holds: no second-long window has more starts than the cap', async () => {
-    harness = await startHarness({}, { concurrency: 8, maxRequestsPerSecond: 40 });
+  it("a maximum requests per second holds: starts are spaced by the cap on the client's clock", async () => {
+    // Virtual time: the client's waits are recorded and skipped, so the spacing is exact whatever the machine's speed.
+    const time = virtualTime();
+    harness = await startHarness({}, { concurrency: 8, maxRequestsPerSecond: 40, ...time.client }, time.sandbox);
     const { sandbox, client } = harness;
+    const started = time.now();
     await Promise.all(Array.from({ length: 50 }, (_, index) => client.getImportStatus('ACME', `R-${index}`)));
-    const starts = sandbox.inspect
-      .requests()
-      .filter((entry) => entry.path.startsWith('/v2/'))
-      .map((entry) => entry.startedAt);
-    const busiest = Math.max(...starts.map((from) => starts.filter((at) => at >= from && at < from + 1000).length));
-    expect(busiest).toBeLessThanOrEqual(41);
-    expect(busiest).toBeGreaterThanOrEqual(35);
+    // 50 starts 25 ms apart: 49 gaps; nothing else waits (no fault, no retry).
+    expect(time.now() - started).toBe(49 * 25);
+    expect(sandbox.inspect.requests().filter((entry) => entry.path.startsWith('/v2/'))).toHaveLength(50);
     expect(sandbox.inspect.requests().filter((entry) => entry.status === 429)).toEqual([]);
   });
 
-  it('429s from a service rate limit slow the whole client down', async () => {
-    harness = await startHarness({ maxRps: 50 }, { concurrency: 16, recoveryIntervalMs: 5000, maxRetries: 10 });
+  it('429s slow the whole client down: its concurrency is cut, and every start waits for the pause', async () => {
+    // Seeded 429s (not a rate the machine's speed decides) and virtual time: the client's reaction is exact.
+    const time = virtualTime();
+    harness = await startHarness(
+      { rateLimitRate: 0.2, retryAfterSeconds: 2, seed: 7 },
+      { concurrency: 16, recoveryIntervalMs: 600_000, maxRetries: 10, ...time.client },
+      time.sandbox,
+    );
     const { sandbox, client, events } = harness;
     const results = await Promise.all(
       Array.from({ length: 150 }, (_, index) => client.getImportStatus('ACME', `L-${index}`)),
     );
     expect(results.every((result) => result === null)).toBe(true);
-    const cut = events.find((event) => event.type === 'limit_changed' && event.reason === 'rate_limited');
-    expect(cut).toMatchObject({ previousConcurrencyLimit: 16, concurrencyLimit: 8 });
-    const log = sandbox.inspect.requests();
-    const throttled = log.filter((entry) => entry.status === 429);
-    const firstThrottle = throttled[0]?.startedAt ?? 0;
-    // After the first 429 the client paces itself: most later requests are accepted.
-    const later = log.filter((entry) => entry.startedAt > firstThrottle + 1500);
-    const laterThrottled = later.filter((entry) => entry.status === 429).length;
-    expect(later.length).toBeGreaterThan(20);
-    expect(laterThrottled / later.length).toBeLessThan(0.2);
+    const cuts = events.filter((event) => event.type === 'limit_changed' && event.reason === 'rate_limited');
+    expect(cuts[0]).toMatchObject({ previousConcurrencyLimit: 16, concurrencyLimit: 8 });
+    expect(sandbox.inspect.requests().some((entry) => entry.status === 429)).toBe(true);
+    // The Retry-After of 2 s paused the client (a whole-client wait, on its clock), and no recovery came within it.
+    expect(time.sleeps).toContain(2_000);
     expect(client.stats().concurrencyLimit).toBeLessThan(16);
   });
 });
 
 describe('tokens', () => {
   it('renews before expiry: no request is ever refused for an expired token', async () => {
-    harness = await startHarness({ tokenTtlSeconds: 0.6, latencyMs: 40 }, { concurrency: 3 });
+    // Virtual time shared with the sandbox: tokens live 0.6 s on both sides, and the test moves 100 ms per round.
+    const time = virtualTime();
+    harness = await startHarness({ tokenTtlSeconds: 0.6 }, { concurrency: 3, ...time.client }, time.sandbox);
     const { sandbox, client, events } = harness;
-    const started = Date.now();
-    let index = 0;
-    while (Date.now() - started < 2200) {
+    for (let round = 0, index = 0; round < 22; round += 1) {
       await Promise.all([0, 1, 2].map(() => client.getImportStatus('ACME', `E-${(index += 1)}`)));
+      time.advance(100);
     }
     expect(sandbox.inspect.requests().filter((entry) => entry.status === 401)).toEqual([]);
     const renewals = events.filter((event) => event.type === 'token_renewed');

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createImportServiceClient, type ClientEvent } from '../../src/api/index.js';
 import { loadServiceConfig, describeServiceConfig } from '../../src/config/service.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import { account } from './helpers/sandbox-client.js';
+import { account, virtualTime } from './helpers/sandbox-client.js';
 import { json, startScriptedServer, type ScriptedServer } from './helpers/scripted-server.js';
 
 // The API key and every token stay out of output, events, errors and their cause chains, across
@@ -45,18 +45,23 @@ describe('secrets never appear', () => {
   let echo: ScriptedServer;
   const tokens = new Set<string>();
 
+  // The sandbox and the client that renews its tokens share a virtual clock: tokens expire as the test moves it.
+  const time = virtualTime();
   beforeAll(async () => {
-    sandbox = await startSandbox({
-      apiKey: API_KEY,
-      processingMs: 0,
-      tokenTtlSeconds: 0.5,
-      seed: 3,
-      failRate: 0.2,
-      dropRate: 0.1,
-      ambiguousRate: 0.1,
-      rateLimitRate: 0.1,
-      retryAfterSeconds: 0,
-    });
+    sandbox = await startSandbox(
+      {
+        apiKey: API_KEY,
+        processingMs: 0,
+        tokenTtlSeconds: 0.5,
+        seed: 3,
+        failRate: 0.2,
+        dropRate: 0.1,
+        ambiguousRate: 0.1,
+        rateLimitRate: 0.1,
+        retryAfterSeconds: 0,
+      },
+      time.sandbox,
+    );
     // A service that echoes the Authorization header and the request body (the token mutation's body holds the key).
     echo = await startScriptedServer((request, response) => {
       tokens.add(String(request.headers.authorization));
@@ -99,6 +104,7 @@ describe('secrets never appear', () => {
       retry,
       maxRetries: 2,
       rateLimitPauseMs: 5,
+      ...time.client,
     });
     const wrongKey = createImportServiceClient({
       baseUrl: sandbox.url,
@@ -124,7 +130,7 @@ describe('secrets never appear', () => {
           type: 'CARD',
         }),
       );
-      await new Promise((resolve) => setTimeout(resolve, 30));
+      time.advance(30);
     }
     await collect(wrongKey.getImportStatus('ACME', 'K-1'));
     await collect(echoed.getImportStatus('ACME', 'K-1'));

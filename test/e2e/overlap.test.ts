@@ -151,9 +151,10 @@ describe('migrate push: every account complete, on sorted and scattered exports'
     const state = join(root, 'killed-state');
     const before = sandbox.inspect.requestCount();
     const killed = await push(sandbox, dir, state, ['--concurrency', '16'], {
-      afterMs: 150,
+      afterMs: 0,
       signal: 'SIGKILL',
-      // From the first request: staging of 3,000 accounts is still going on then.
+      // Once 20 requests are made: staging of 3,000 accounts is still going on then (it stays a bounded number of
+      // accounts ahead of the sending).
       when: () => sandbox.inspect.requestCount() > before + 20,
     });
     expect(killed.signal, killed.stderr).toBe('SIGKILL');

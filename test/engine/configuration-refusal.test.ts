@@ -105,7 +105,9 @@ describe('configuration refusals', () => {
     expect(first.fatal?.detail).toContain('(invalid_import_supplier on import_supplier: "NEWCO" is not an import');
     expect(first.fatal?.detail).toContain('the service does not know import supplier ACME, or does not take it yet');
     expect(supplier.creates()).toBeLessThanOrEqual(2 * 4);
-    expect(first.counts.accounts).toEqual({ staged: 60 });
+    // Staging and sending go together: how much of the export was staged when the run stopped depends on how far it
+    // was read; every account staged is still staged (none left creating or invalid), and the next run sends them all.
+    expect(Object.keys(first.counts.accounts)).toEqual(['staged']);
     const refused = inLedger((ledger) => ledger.findAccount('ACME', 'N-000'));
     expect(refused?.error?.code).toBe('configuration_refused');
     expect(inLedger((ledger) => ledger.read.issues(refused?.id ?? 0))).toEqual([]);
@@ -125,7 +127,8 @@ describe('configuration refusals', () => {
     };
     const result = await push(service, accounts(5), { concurrency: 2 });
     expect(result.exitCode).toBe(3);
-    expect(result.counts.accounts).toEqual({ staged: 5 });
+    // However far the export was staged when the run stopped (staging and sending go together).
+    expect(Object.keys(result.counts.accounts)).toEqual(['staged']);
   });
 
   it('records refused for the configuration go back to pending (not failed) and the run stops', async () => {

@@ -250,8 +250,9 @@ describe('push engine against an in-memory service', () => {
     expect(result.fatal?.detail).toContain('ask the platform operators to set it Ongoing');
     expect(result.exitCode).toBe(3);
     expect(service.calls.length).toBeLessThanOrEqual(3);
-    // Refused, so not sent: nothing is left "create unconfirmed", the next run sends them.
-    expect(result.counts.accounts).toEqual({ staged: 20 });
+    // Refused, so not sent: nothing is left "create unconfirmed", the next run sends them. (How much of the export
+    // was staged when the run stopped depends on how far it was read: staging and sending go together.)
+    expect(Object.keys(result.counts.accounts)).toEqual(['staged']);
   });
 
   it('treats a run of failures as the service being unreachable', async () => {
@@ -299,7 +300,11 @@ describe('push engine against an in-memory service', () => {
     const service = new FakeService();
     const specs = Array.from({ length: 60 }, (_, n) => full(n));
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 30);
+    // SIGINT once a third of the accounts have been sent.
+    service.fault = (method, n) => {
+      if (method === 'create' && n === 20) controller.abort();
+      return 'none';
+    };
     const first = await push(
       service,
       specs.map((spec) => accountEntry(spec)),

@@ -22,7 +22,8 @@ describe('planAccount', () => {
     ['staged', {}, {}, true, 'create_only', { create: 1, status_check: 1 }],
     [
       'staged',
-      { note: 150, transaction: 3 },
+      // The sender's batch sizes (item-batches.ts): 1,000 notes a request.
+      { note: 1500, transaction: 3 },
       {},
       true,
       'create',
@@ -35,7 +36,7 @@ describe('planAccount', () => {
     ['errored', {}, { retryErrored: true }, true, 'retry_errored', { create: 1, status_check: 1 }],
     ['invalid', { note: 1 }, {}, false, 'invalid', {}],
     ['done', {}, {}, false, 'done', {}],
-    ['creating', { statement: 51 }, {}, true, 'reconcile', { status_check: 1, statement: 2 }],
+    ['creating', { statement: 1001 }, {}, true, 'reconcile', { status_check: 1, statement: 2 }],
     // --no-wait takes up accounts earlier runs left waiting: checked, their records pushed if imported.
     ['scheduled', { note: 1 }, { wait: false }, true, 'wait', { status_check: 1, note: 1 }],
     ['scheduled', { payment_instruction: 2 }, {}, true, 'wait', { status_check: 1, payment_instruction: 2 }],

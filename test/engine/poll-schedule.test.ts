@@ -3,8 +3,11 @@ import {
   DEFAULT_POLL_SCHEDULE,
   firstPollsSeenByList,
   listCheckWorthwhile,
+  nextLookAt,
   nextPollDelay,
+  pollerWaitMs,
   FirstPollTuner,
+  type ParkedChecks,
 } from '../../src/engine/poll-schedule.js';
 
 describe('nextPollDelay', () => {
@@ -160,5 +163,39 @@ describe('firstPollsSeenByList', () => {
     }
     expect(tuner.schedule.firstDelayMs).toBeGreaterThanOrEqual(processingMs * 0.7);
     expect(tuner.schedule.firstDelayMs).toBeLessThan(processingMs * 1.6);
+  });
+});
+
+describe('the poller', () => {
+  const now = 1_000_000;
+  const parked = (over: Partial<ParkedChecks>): ParkedChecks => ({
+    held: false,
+    nextCheckAt: () => now + 5_000,
+    nextReconcileAt: () => null,
+    nextListCallAt: now + 800,
+    ...over,
+  });
+
+  it.each<[string, Partial<ParkedChecks>, number | null]>([
+    ['nothing parked', { nextCheckAt: () => null }, null],
+    ['checks go when due: the next one', {}, now + 5_000],
+    ['checks that are due wait for the list: its next call', { held: true, nextCheckAt: () => now }, now + 800],
+    ['waiting for the list, a reconcile check due sooner', { held: true, nextReconcileAt: () => now + 300 }, now + 300],
+    [
+      'waiting for the list, a reconcile check due later',
+      { held: true, nextReconcileAt: () => now + 3_000 },
+      now + 800,
+    ],
+  ])('looks again: %s', (_, over, expected) => {
+    expect(nextLookAt(parked(over))).toBe(expected);
+  });
+
+  it.each<[string, number | null, number]>([
+    ['nothing parked: the idle look', null, 250],
+    ['a check due in 5 ms: not before the next tick', now + 5, 20],
+    ['a check due in 100 ms', now + 100, 100],
+    ['the list due in 800 ms: the idle look, not a look every tick', now + 800, 250],
+  ])('waits: %s', (_, next, wait) => {
+    expect(pollerWaitMs(now, next)).toBe(wait);
   });
 });

@@ -24,21 +24,50 @@ const outcome = async (request: Promise<{ status: number }>) => {
 };
 
 describe('injected faults', () => {
-  it('adds latency (one timer per request) to every answer', async () => {
-    const s = await open({ latencyMs: 120 });
-    const started = performance.now();
-    expect((await create(s, 'L-1')).status).toBe(201);
-    expect(performance.now() - started).toBeGreaterThanOrEqual(115);
-    const [entry] = s.sandbox.inspect.requests().slice(-1);
-    expect(entry!.endedAt - entry!.startedAt).toBeGreaterThanOrEqual(115);
+  it('holds every answer for the latency', async () => {
+    // The sandbox's delay is replaced: each one asked for is seen, and this test decides when the last one ends.
+    const delays: number[] = [];
+    let hold = false;
+    let asked: () => void = () => undefined;
+    const heldAsked = new Promise<void>((resolve) => (asked = resolve));
+    let release: () => void = () => undefined;
+    const delay = (ms: number): Promise<void> => {
+      delays.push(ms);
+      if (!hold) return Promise.resolve();
+      asked();
+      return new Promise((resolve) => (release = resolve));
+    };
+    const s = await open({ latencyMs: 120 }, { delay });
+    hold = true;
+    let answered = false;
+    const answer = create(s, 'L-1').then((result) => {
+      answered = true;
+      return result;
+    });
+    await heldAsked;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(answered).toBe(false);
+    release();
+    expect((await answer).status).toBe(201);
+    expect(delays).toEqual(delays.map(() => 120));
+    expect(delays.length).toBeGreaterThanOrEqual(1);
   });
 
-  it('adds a random jitter of 0..jitterMs on top of the latency', async () => {
-    const s = await open({ latencyMs: 20, jitterMs: 150, seed: 5 });
-    for (let i = 0; i < 6; i++) await s.get('/v2/data-import/accounts/ACME/J/');
-    const durations = s.sandbox.inspect.requests().map((entry) => entry.endedAt - entry.startedAt);
-    for (const duration of durations) expect(duration).toBeGreaterThanOrEqual(19);
-    expect(Math.max(...durations) - Math.min(...durations)).toBeGreaterThan(10);
+  it('adds a random jitter of 0..jitterMs on top of the latency, the same for the same seed', async () => {
+    const delaysOf = async (seed: number): Promise<number[]> => {
+      const delays: number[] = [];
+      const s = await open(
+        { latencyMs: 20, jitterMs: 150, seed },
+        { delay: (ms) => (delays.push(ms), Promise.resolve()) },
+      );
+      for (let i = 0; i < 6; i++) await s.get('/v2/data-import/accounts/ACME/J/');
+      return delays;
+    };
+    const delays = await delaysOf(5);
+    for (const ms of delays) expect(ms).toBeGreaterThanOrEqual(20);
+    for (const ms of delays) expect(ms).toBeLessThan(170);
+    expect(Math.max(...delays) - Math.min(...delays)).toBeGreaterThan(10);
+    expect(await delaysOf(5)).toEqual(delays);
   });
 
   it('fails a seeded share with 500 before anything is applied; the same requests for the same seed', async () => {

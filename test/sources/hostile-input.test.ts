@@ -114,7 +114,9 @@ describe.each(paths)('hostile input, $name', ({ env }) => {
 });
 
 describe('200,000 unknown columns', () => {
-  it('give ten problems and one grouped problem, in seconds, for CSV and NDJSON', () => {
+  it('give ten problems and one grouped problem, for CSV and NDJSON', () => {
+    // Read in one linear pass: a reading quadratic in the columns would take many minutes and meet the test's time-out
+    // (no duration is asserted: the machine's speed decides nothing).
     const columns = Array.from({ length: 200_000 }, (_, n) => `c${n}`);
     const row = `A-1,DOMESTIC,GB,MONTHLY,${columns.map(() => '').join(',')}`;
     const wide = { external_account_number: 'A-1', ...Object.fromEntries(columns.map((column) => [column, 1])) };
@@ -123,9 +125,7 @@ describe('200,000 unknown columns', () => {
       { 'accounts.csv': ACCOUNTS, 'notes.ndjson': `${JSON.stringify(wide)}\n` },
     ];
     for (const files of exports) {
-      const started = Date.now();
       const result = migrate(['validate', exportDir(files), '--json'], { env: { MIGRATE_SUPPLIER: 'ACME' } });
-      expect(Date.now() - started).toBeLessThan(30_000);
       const errors = (JSON.parse(result.stdout) as { errors: Array<{ code: string; message: string }> }).errors;
       const unknown = errors.filter((error) => error.code === 'unknown_column');
       expect(unknown).toHaveLength(11);

@@ -5,7 +5,12 @@ import {
   type ServiceClient,
 } from '../../../src/api/index.js';
 import type { AccountPayload } from '../../../src/schema/index.js';
-import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../../src/sandbox/index.js';
+import {
+  startSandbox,
+  type RunningSandbox,
+  type SandboxHooks,
+  type SandboxOptions,
+} from '../../../src/sandbox/index.js';
 
 export interface Harness {
   sandbox: RunningSandbox;
@@ -18,8 +23,9 @@ export interface Harness {
 export async function startHarness(
   sandboxOptions: Partial<SandboxOptions> = {},
   clientOptions: Partial<ClientOptions> = {},
+  sandboxHooks: SandboxHooks = {},
 ): Promise<Harness> {
-  const sandbox = await startSandbox({ processingMs: 0, ...sandboxOptions });
+  const sandbox = await startSandbox({ processingMs: 0, ...sandboxOptions }, sandboxHooks);
   const events: ClientEvent[] = [];
   const client = createImportServiceClient({
     baseUrl: sandbox.url,
@@ -61,4 +67,36 @@ export function account(externalAccountNumber: string, changes: Partial<AccountP
 /** Today (UTC), inside the sandbox's default open statement period. */
 export function today(): string {
   return new Date().toISOString().slice(0, 10);
+}
+
+/**
+ * One virtual clock for the client and the sandbox: it moves only when the client waits (its sleep moves it at once)
+ * or the test moves it, so token lifetimes, the rate bucket and the client's pacing follow it, not the machine's speed.
+ */
+export function virtualTime(start = Date.UTC(2026, 10, 25, 12)): {
+  now: () => number;
+  advance: (ms: number) => void;
+  sleeps: number[];
+  client: Pick<ClientOptions, 'clock' | 'sleep'>;
+  sandbox: SandboxHooks;
+} {
+  let now = start;
+  const sleeps: number[] = [];
+  const advance = (ms: number): void => {
+    now += ms;
+  };
+  return {
+    now: () => now,
+    advance,
+    sleeps,
+    client: {
+      clock: { now: () => now },
+      sleep: (ms) => {
+        sleeps.push(ms);
+        advance(ms);
+        return Promise.resolve();
+      },
+    },
+    sandbox: { clock: () => now },
+  };
 }

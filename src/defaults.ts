@@ -1,0 +1,36 @@
+// The defaults of a run, in one table: the commands' flags (README "Commands"), the engine's settings and the
+// client's options read them here, so that a default is changed in one place and the help text, the engine and the
+// client cannot disagree. Like errors.ts, a leaf every folder may import.
+
+export interface RunDefaults {
+  /** --state: the state directory holding the results ledger. */
+  stateDir: string;
+  /** report --out. */
+  reportDir: string;
+  /** Requests in flight at most: push --concurrency, status's requests, the client's connection pool. */
+  concurrency: number;
+  /** validate --remote --concurrency: requests to the validate endpoint in flight at most. */
+  remoteValidateConcurrency: number;
+  /** push --wait-timeout: stop waiting when no account progressed for this long. */
+  waitTimeoutSeconds: number;
+  /** After SIGINT/SIGTERM, how long requests in flight may take before the run ends. */
+  drainSeconds: number;
+  /** Transient failures in a row (after the client's retries) after which the service counts as unreachable. */
+  maxConsecutiveFailures: number;
+  /** push --progress-interval: seconds between progress lines when stderr is not a terminal. */
+  progressIntervalSeconds: number;
+  /** push --metrics-interval: seconds between writes of --metrics-file. */
+  metricsIntervalSeconds: number;
+}
+
+export const RUN_DEFAULTS = {
+  stateDir: './.migrate',
+  reportDir: './migrate-report',
+  concurrency: 8,
+  remoteValidateConcurrency: 4,
+  waitTimeoutSeconds: 600,
+  drainSeconds: 10,
+  maxConsecutiveFailures: 25,
+  progressIntervalSeconds: 60,
+  metricsIntervalSeconds: 30,
+} as const satisfies RunDefaults;
