@@ -114,6 +114,34 @@ export class RateLimitedError extends ApiError {
   }
 }
 
+/** Seconds as people read them: `86,400 s`. */
+function seconds(ms: number): string {
+  return `${Math.ceil(ms / 1000).toLocaleString('en-GB')} s`;
+}
+
+/**
+ * 429 with a Retry-After beyond the ceiling on any pause the service asks for (docs/api-client.md "What is retried"):
+ * waiting it out would hang the run (a cron run for a day), so the run stops (exit 3) naming the header and the wait.
+ */
+export class RetryAfterTooLongError extends ApiError {
+  readonly retryAfterMs: number;
+
+  constructor(endpoint: string, header: string, retryAfterMs: number, ceilingMs: number, status = 429) {
+    super(
+      `${endpoint}: the service asked to wait ${seconds(retryAfterMs)} before the next request (HTTP ${status}, ` +
+        `Retry-After: ${header}), longer than the ${seconds(ceilingMs)} the tool waits for any pause a service asks ` +
+        `for; the run stopped. Nothing is lost: run the same command again once the service takes requests again.`,
+      'retry_after_too_long',
+      { endpoint, status },
+    );
+    this.retryAfterMs = retryAfterMs;
+  }
+
+  override get fatal(): boolean {
+    return true;
+  }
+}
+
 /** 401/403, or the token mutation refused the credentials: the run cannot authenticate. */
 export class AuthenticationError extends ApiError {
   constructor(endpoint: string, detail: string, options: { status?: number; serviceCode?: string } = {}) {

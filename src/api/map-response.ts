@@ -7,6 +7,7 @@ import {
   NotFoundError,
   RateLimitedError,
   RequestRejectedError,
+  RetryAfterTooLongError,
   ServerError,
   SupplierNotOngoingError,
   UnexpectedResponseError,
@@ -106,6 +107,8 @@ export interface MapContext {
   /** The spec's payment-instruction rule: its 500 means nothing was applied ("retry as is"). */
   serverErrorMeansNotApplied: boolean;
   now: number;
+  /** The ceiling on any pause the service asks for (RetryPolicy.maxRetryAfterMs): a longer Retry-After is fatal. */
+  maxRetryAfterMs: number;
 }
 
 /**
@@ -136,8 +139,7 @@ function classify(response: ServiceResponse, context: MapContext): ApiError {
   const notOngoing =
     status === 400 ? issuesFromBody(body).find((issue) => issue.code === Code.migrationNotOngoing) : undefined;
   if (notOngoing) return new SupplierNotOngoingError(endpoint, notOngoing.detail || detail, notOngoing.code, status);
-  if (status === 429)
-    return new RateLimitedError(endpoint, parseRetryAfter(response.headers['retry-after'], context.now));
+  if (status === 429) return rateLimited(response, context);
   if (status === 401 || status === 403)
     return new AuthenticationError(endpoint, detail || `HTTP ${status}`, {
       status,
@@ -152,6 +154,17 @@ function classify(response: ServiceResponse, context: MapContext): ApiError {
   return new UnexpectedResponseError(endpoint, status, `HTTP ${status} is not an answer the spec gives`);
 }
 
+/** A 429: resent after its Retry-After, or, when the service asks for more than the ceiling, the run stops. */
+function rateLimited(response: ServiceResponse, context: MapContext): ApiError {
+  const header = response.headers['retry-after'];
+  const retryAfterMs = parseRetryAfter(header, context.now);
+  if (retryAfterMs === undefined || retryAfterMs <= context.maxRetryAfterMs)
+    return new RateLimitedError(context.endpoint, retryAfterMs);
+  // The header as the service wrote it (an HTTP date or seconds), cut short: it is the service's text.
+  const written = (Array.isArray(header) ? header[0] : header)?.trim().slice(0, 64) ?? '';
+  return new RetryAfterTooLongError(context.endpoint, written, retryAfterMs, context.maxRetryAfterMs);
+}
+
 function badRequest(body: unknown, endpoint: string, detail: string, serviceCode: string | undefined): ApiError {
   const already = alreadyImportedSchema.safeParse(body);
   if (already.success) return new AlreadyImportedError(endpoint, already.data.account_id);
@@ -162,9 +175,12 @@ function badRequest(body: unknown, endpoint: string, detail: string, serviceCode
 
 /** The retry policy's view of an error (src/api/retry-policy.ts). */
 export function failureKindOf(error: ApiError): FailureKind {
+  // A 401 is renewed once (the retry policy); any other fatal error (a supplier not ongoing, a pause beyond the
+  // ceiling, a service that cannot be reached in a way no resend mends) is never resent: the run stops.
+  if (error instanceof AuthenticationError && error.status === 401) return 'unauthorized';
+  if (error.fatal) return 'final';
   if (error instanceof NetworkError) return error.phase === 'sent' ? 'no_answer' : 'not_sent';
   if (error instanceof RateLimitedError) return 'rate_limited';
   if (error instanceof ServerError) return 'server_error';
-  if (error instanceof AuthenticationError && error.status === 401) return 'unauthorized';
   return 'final';
 }

@@ -20,6 +20,13 @@ export interface ClientTimeouts {
   headersMs?: number;
   /** Idle time between response body chunks. */
   bodyMs?: number;
+  /**
+   * The deadline of a whole request, from its start to the last byte of its answer: the idle time-outs above reset at
+   * every chunk, so an answer trickling a byte at a time would never end without it.
+   */
+  requestMs?: number;
+  /** The same for the list endpoints, whose one answer holds every import process of the supplier. */
+  listMs?: number;
 }
 
 export interface ClientOptions {
@@ -58,6 +65,12 @@ export interface ClientOptions {
   tenantFields?: TenantFields;
   /** Retries, rate limiting, limit changes and token renewals; never carries a secret. */
   onEvent?: (event: ClientEvent) => void;
+  /**
+   * The run's stop (SIGINT/SIGTERM): every wait ends at once (a slot, a pause the service asked for, a resend's
+   * backoff) and so do reads in flight; calls then reject with an AbortedError. Writes in flight are awaited (their
+   * answers are recorded) until close().
+   */
+  signal?: AbortSignal | undefined;
   clock?: Clock;
   sleep?: Sleep;
   random?: () => number;
@@ -81,6 +94,7 @@ export interface ResolvedClientOptions {
   taskParams: Record<string, unknown>;
   tenantFields: TenantFields;
   onEvent: (event: ClientEvent) => void;
+  signal: AbortSignal | undefined;
   clock: Clock;
   sleep: Sleep;
   random: () => number;
@@ -88,7 +102,8 @@ export interface ResolvedClientOptions {
 
 const DEFAULTS = {
   concurrency: 8,
-  timeouts: { connectMs: 10_000, headersMs: 120_000, bodyMs: 60_000 },
+  // docs/api-client.md "Time-outs": a whole request within 2 minutes, a whole list (up to 1,000,000 entries) within 10.
+  timeouts: { connectMs: 10_000, headersMs: 120_000, bodyMs: 60_000, requestMs: 120_000, listMs: 600_000 },
   tokenField: 'obtainKrakenToken',
   tokenPath: '/v1/graphql/',
   headerForm: 'bare',
@@ -96,6 +111,11 @@ const DEFAULTS = {
   recoveryIntervalMs: 2_000,
   rateLimitPauseMs: 1_000,
 } as const;
+
+/** The default Sleep: a timer that an aborted signal clears (it resolves then, at once). */
+function sleepUnlessAborted(ms: number, signal?: AbortSignal): Promise<void> {
+  return delay(ms, undefined, { signal }).catch(() => undefined);
+}
 
 /** `label` names what the user set: a client option, or a flag/variable when called from src/config. */
 function failAt(label: string, expected: string, actual: unknown): never {
@@ -198,8 +218,9 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
     taskParams: checkTaskParams(options.taskParams ?? {}),
     tenantFields: options.tenantFields ?? NO_TENANT_FIELDS,
     onEvent: options.onEvent ?? (() => undefined),
+    signal: options.signal,
     clock: options.clock ?? { now: () => Date.now() },
-    sleep: options.sleep ?? ((ms: number) => delay(ms)),
+    sleep: options.sleep ?? sleepUnlessAborted,
     random: options.random ?? Math.random,
   };
 }

@@ -280,12 +280,13 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
       closers.unshift(() =>
         monitoring.finish(outcome ?? (thrown instanceof MigrateError ? thrown.exitCode : ExitCode.fatal)),
       );
-    const service = await openPushService(
-      options,
-      config,
-      recorded === undefined ? undefined : dialectOf,
-      monitoring ? (event) => monitoring.metrics.onClientEvent(event) : undefined,
-    );
+    // The run's stop ends the client's waits too (a pause the service asked for, a resend's backoff) and cuts off its
+    // reads in flight; writes in flight get the engine's grace, then close() cuts them off.
+    const runSignal = AbortSignal.any([signal, lockLost.signal]);
+    const service = await openPushService(options, config, recorded === undefined ? undefined : dialectOf, {
+      signal: runSignal,
+      ...(monitoring ? { onEvent: (event: ClientEvent) => monitoring.metrics.onClientEvent(event) } : {}),
+    });
     closers.unshift(service.close);
     if (recorded === undefined) ledger.recordDialect(service.config.dialect);
     const runId = ledger.startRun('push', runOptions(options));
@@ -345,7 +346,7 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
       settings: engineSettings(options, config),
       sink,
       source: reader,
-      signal: AbortSignal.any([signal, lockLost.signal]),
+      signal: runSignal,
       selection,
       maxErrors: options.maxErrors,
     });
@@ -562,7 +563,7 @@ function openPushService(
   options: PushCommandOptions,
   config: MigrateConfig,
   recorded: { dialect: string; stateDir: string; moving: boolean } | undefined,
-  onEvent?: (event: ClientEvent) => void,
+  client: { signal: AbortSignal; onEvent?: (event: ClientEvent) => void },
 ): ReturnType<typeof openService> {
   const supplier = config.importSupplier;
   // The default suppliers stay: records may carry their own import_supplier (the configured one fills only gaps).
@@ -580,7 +581,7 @@ function openPushService(
     client: {
       concurrency: options.concurrency,
       maxRequestsPerSecond: options.rate,
-      ...(onEvent === undefined ? {} : { onEvent }),
+      ...client,
     },
   });
 }

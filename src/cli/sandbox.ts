@@ -65,6 +65,7 @@ function describe(sandbox: RunningSandbox, keyGiven: boolean): string {
     options.dropRate ? `drops ${options.dropRate}` : '',
     options.ambiguousRate ? `ambiguous ${options.ambiguousRate}` : '',
     options.maxRps ? `max ${options.maxRps} requests/s` : '',
+    options.trickleMs ? `GET answers trickle a byte every ${options.trickleMs} ms` : '',
   ].filter(Boolean);
   return [
     `Sandbox listening on ${sandbox.url}`,
@@ -150,6 +151,11 @@ export function registerSandboxCommand(program: Command, setExitCode: (code: num
     .option('--ambiguous-rate <share>', 'share of requests applied, then the connection destroyed', numberFlag(0, 1))
     .option('--max-rps <n>', 'a real rate limit: 429 + Retry-After above n requests per second', numberFlag(0))
     .option('--fault-token-issue', 'apply the random faults to the token mutation too')
+    .option(
+      '--trickle-ms <ms>',
+      'answers to GET requests are sent one byte every ms (a trickle; default 0: off)',
+      numberFlag(0),
+    )
     .option(
       '--flaky-attempts <n>',
       'how many 500s a FLAKY- payment instruction gets before it succeeds (default 1)',

@@ -7,7 +7,7 @@ import { seededStream } from './random.js';
 
 export type InjectedFault = 'drop' | 'rate_limit' | 'server_error' | 'ambiguous';
 /** What the request log records: an injected fault, or the real rate limit (`max_rps`). */
-export type FaultName = InjectedFault | 'max_rps' | 'lost_answer';
+export type FaultName = InjectedFault | 'max_rps' | 'lost_answer' | 'trickle';
 
 export class FaultInjector {
   #options: FaultOptions;

@@ -117,3 +117,40 @@ export function sendJson(response: ServerResponse, reply: Reply, closeConnection
   response.writeHead(reply.status, headers);
   response.end(text);
 }
+
+/**
+ * A reply sent one byte every `everyMs` (a service that answers at once, then trickles its body): the head and
+ * Content-Length go out first, so a client sees an answer begin that never seems to end. Timers are kept in `timers`
+ * (the sandbox clears them on close); the trickle stops when the connection closes.
+ */
+export function sendTrickling(
+  response: ServerResponse,
+  reply: Reply,
+  everyMs: number,
+  timers: Set<NodeJS.Timeout>,
+): void {
+  if (response.headersSent || response.destroyed) return;
+  const bytes = Buffer.from(JSON.stringify(reply.body));
+  response.writeHead(reply.status, {
+    'content-type': 'application/json',
+    'content-length': bytes.length,
+    ...reply.headers,
+  });
+  response.flushHeaders();
+  let sent = 0;
+  const next = (): void => {
+    if (response.destroyed) return;
+    if (sent >= bytes.length) {
+      response.end();
+      return;
+    }
+    response.write(bytes.subarray(sent, sent + 1));
+    sent += 1;
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      next();
+    }, everyMs);
+    timers.add(timer);
+  };
+  next();
+}

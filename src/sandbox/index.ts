@@ -38,6 +38,7 @@ function createRuntime(options: SandboxOptions, clock: () => number): SandboxRun
     log: new RequestLog(options.recordRequests),
     flakyCounts: new Map(),
     timers: new Set(),
+    trickling: new Set(),
   };
 }
 

@@ -26,6 +26,8 @@ export interface FaultOptions {
   maxRps: number;
   /** Apply the random faults to the token mutation too (default: REST endpoints only). */
   faultTokenIssue: boolean;
+  /** Answers to GET requests (status and lists) are sent one byte every N ms, a trickle (0 = off). */
+  trickleMs: number;
 }
 
 export interface SandboxOptions extends FaultOptions {
@@ -118,6 +120,7 @@ export function defaultSandboxOptions(): SandboxOptions {
     ambiguousRate: 0,
     maxRps: 0,
     faultTokenIssue: false,
+    trickleMs: 0,
   };
 }
 
@@ -152,6 +155,7 @@ export function resolveSandboxOptions(partial: Partial<SandboxOptions> = {}): Sa
       'processingSpreadMs',
       'flakyAttempts',
       'lostAnswerMs',
+      'trickleMs',
     ] as const
   ).forEach(nonNegative);
   (['failRate', 'rateLimitRate', 'dropRate', 'ambiguousRate', 'erroredShare'] as const).forEach(share);

@@ -4,7 +4,7 @@ import type { TokenIssuer } from './auth.js';
 import type { FaultInjector, FaultName } from './faults.js';
 import { obtainToken } from './graphql.js';
 import type { HandlerContext } from './handlers/common.js';
-import { isJsonContentType, parseJson, readBody, sendJson, type Reply } from './http-io.js';
+import { isJsonContentType, parseJson, readBody, sendJson, sendTrickling, type Reply } from './http-io.js';
 import type { SandboxOptions } from './options.js';
 import type { RequestLog } from './request-log.js';
 import { matchRoute, type Route } from './routes.js';
@@ -22,6 +22,8 @@ export interface SandboxRuntime {
   log: RequestLog;
   flakyCounts: Map<string, number>;
   timers: Set<NodeJS.Timeout>;
+  /** Answers trickling now (--trickle-ms). */
+  trickling: Set<ServerResponse>;
   /** Epoch milliseconds: processing, token lifetimes and the rate bucket all read this clock. */
   clock: () => number;
 }
@@ -170,6 +172,11 @@ async function decide(
   return outcome;
 }
 
+/** --trickle-ms: answers to GET requests (status and lists) trickle. */
+function trickles(runtime: SandboxRuntime, request: IncomingMessage, url: URL): boolean {
+  return runtime.faults.options.trickleMs > 0 && request.method === 'GET' && !url.pathname.includes('graphql');
+}
+
 /** The request listener of the sandbox's HTTP server. */
 export function createRequestListener(
   runtime: SandboxRuntime,
@@ -206,7 +213,12 @@ export function createRequestListener(
       .then((outcome) => {
         if ('aborted' in outcome) response.destroy();
         else if ('destroy' in outcome) request.socket.destroy();
-        else sendJson(response, outcome.reply, outcome.closeConnection);
+        else if (trickles(runtime, request, url)) {
+          fault = 'trickle';
+          runtime.trickling.add(response);
+          response.on('close', () => runtime.trickling.delete(response));
+          sendTrickling(response, outcome.reply, runtime.faults.options.trickleMs, runtime.timers);
+        } else sendJson(response, outcome.reply, outcome.closeConnection);
       })
       .catch((error: unknown) => {
         runtime.options.log?.(`sandbox internal error: ${error instanceof Error ? error.message : String(error)}`);

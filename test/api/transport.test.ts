@@ -19,6 +19,7 @@ function open(url: string, maxResponseBytes?: number): Transport {
     headersTimeoutMs: 1000,
     bodyTimeoutMs: 1000,
     keepAliveTimeoutMs: 1000,
+    requestTimeoutMs: 5000,
     redactor: new Redactor(),
     ...(maxResponseBytes === undefined ? {} : { maxResponseBytes }),
   });
