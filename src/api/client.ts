@@ -75,6 +75,7 @@ export class CallRunner {
     this.#redactor.add(options.credentials.apiKey);
     this.#redactor.add(options.credentials.token);
     this.#redactor.add(options.credentials.refreshToken);
+    for (const proxy of [options.proxy?.httpProxy, options.proxy?.httpsProxy]) this.#redactor.addUserInfo(proxy?.url);
     const { timeouts } = options;
     this.#transport = new Transport({
       baseUrl: options.baseUrl,
@@ -86,6 +87,7 @@ export class CallRunner {
       // closes it.
       keepAliveTimeoutMs: 4_000,
       requestTimeoutMs: timeouts.requestMs,
+      proxy: options.proxy,
       redactor: this.#redactor,
     });
     this.#limiter = new AdaptiveLimiter({

@@ -14,6 +14,17 @@ const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
 
 export type HeaderForm = 'bare' | 'token';
 
+/**
+ * The proxies of the environment (read by src/config/proxy.ts): each URL with the variable it came from, for messages.
+ * Requests to an https base URL go through `httpsProxy` (`httpProxy` when it is not set), to an http one through
+ * `httpProxy`, unless `noProxy` lists the host (undici's EnvHttpProxyAgent).
+ */
+export interface ProxySettings {
+  httpProxy?: { url: string; variable: string };
+  httpsProxy?: { url: string; variable: string };
+  noProxy?: { list: string; variable: string };
+}
+
 export interface ClientTimeouts {
   connectMs?: number;
   /** Until the response head arrives. */
@@ -59,6 +70,8 @@ export interface ClientOptions {
   checkRequests?: boolean;
   /** Wire format: the spec's (default) or the real platform's (docs/real-platform.md). */
   dialect?: Dialect;
+  /** Proxies to reach the service through; default none (direct connections). */
+  proxy?: ProxySettings | undefined;
   /** `kraken`: the v2 create's task_params. Default `{}` (every parameter optional). */
   taskParams?: Record<string, unknown>;
   /** Payload fields the mapping file declares beyond the spec's: sent, and let through the documented-fields guard. */
@@ -91,6 +104,7 @@ export interface ResolvedClientOptions {
   rateLimitPauseMs: number;
   checkRequests: boolean;
   dialect: Dialect;
+  proxy: ProxySettings | undefined;
   taskParams: Record<string, unknown>;
   tenantFields: TenantFields;
   onEvent: (event: ClientEvent) => void;
@@ -215,6 +229,7 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
     dialect: isDialect(options.dialect ?? 'spec')
       ? (options.dialect ?? 'spec')
       : fail('dialect', '"spec" or "kraken"', options.dialect),
+    proxy: options.proxy,
     taskParams: checkTaskParams(options.taskParams ?? {}),
     tenantFields: options.tenantFields ?? NO_TENANT_FIELDS,
     onEvent: options.onEvent ?? (() => undefined),

@@ -14,6 +14,14 @@ export class Redactor {
     if (secret && secret.length >= MIN_SECRET_LENGTH) this.#secrets.add(secret);
   }
 
+  /** Registers the user name and password of a URL (a proxy's), decoded as they travel in a Basic header. */
+  addUserInfo(url: string | undefined): void {
+    if (url === undefined) return;
+    const { username, password } = new URL(url);
+    this.add(decodeURIComponent(username));
+    this.add(decodeURIComponent(password));
+  }
+
   redact(text: string): string {
     let result = text;
     for (const secret of this.#secrets) if (result.includes(secret)) result = result.split(secret).join(REDACTED);

@@ -1,6 +1,7 @@
-import { Pool, type Dispatcher } from 'undici';
+import { EnvHttpProxyAgent, Pool, type Dispatcher } from 'undici';
 import { AbortedError, NetworkError, TimeoutError, UnexpectedResponseError } from './errors.js';
 import type { ServiceResponse } from './map-response.js';
+import type { ProxySettings } from './options.js';
 import { safeCause, type Redactor } from './redact.js';
 import { ResponseCollector, ResponseTooLargeError, type Failed, type RawResponse } from './response-collector.js';
 import type { ReadBody } from './response-collector.js';
@@ -26,6 +27,8 @@ export interface TransportOptions {
   keepAliveTimeoutMs: number;
   /** The deadline of a whole request, its answer's body included, unless the request gives its own. */
   requestTimeoutMs: number;
+  /** Proxies: requests go through undici's EnvHttpProxyAgent with these (never its own reading of the environment). */
+  proxy?: ProxySettings | undefined;
   redactor: Redactor;
   /** Larger bodies are refused (default 256 MiB: V8 cannot make a string of much more than 512 MiB). */
   maxResponseBytes?: number;
@@ -52,7 +55,7 @@ const TIMEOUT_CODES = new Set([
 ]);
 
 export class Transport {
-  readonly #pool: Pool;
+  readonly #pool: Dispatcher;
   readonly #origin: string;
   readonly #prefix: string;
   readonly #redactor: Redactor;
@@ -62,13 +65,7 @@ export class Transport {
   constructor(options: TransportOptions) {
     this.#maxBytes = options.maxResponseBytes ?? 256 * 1024 * 1024;
     this.#deadlineMs = options.requestTimeoutMs;
-    this.#pool = new Pool(options.baseUrl.origin, {
-      connections: options.connections,
-      connectTimeout: options.connectTimeoutMs,
-      headersTimeout: options.headersTimeoutMs,
-      bodyTimeout: options.bodyTimeoutMs,
-      keepAliveTimeout: options.keepAliveTimeoutMs,
-    });
+    this.#pool = dispatcherFor(options);
     this.#origin = options.baseUrl.origin;
     this.#prefix = options.baseUrl.pathname.replace(/\/+$/, '');
     this.#redactor = options.redactor;
@@ -152,6 +149,29 @@ export class Transport {
       ? new TimeoutError(endpoint, phase, detail, cause)
       : new NetworkError(endpoint, phase, detail, cause);
   }
+}
+
+/**
+ * The connection pool, the same with or without a proxy: a Pool of the service's origin, or undici's EnvHttpProxyAgent
+ * (an Agent whose pool per origin has these settings) when a proxy is configured. The settings are given explicitly, so
+ * that the agent never reads the environment itself (src/config/proxy.ts does).
+ */
+function dispatcherFor(options: TransportOptions): Dispatcher {
+  const pool = {
+    connections: options.connections,
+    connectTimeout: options.connectTimeoutMs,
+    headersTimeout: options.headersTimeoutMs,
+    bodyTimeout: options.bodyTimeoutMs,
+    keepAliveTimeout: options.keepAliveTimeoutMs,
+  };
+  const { proxy } = options;
+  if (proxy === undefined) return new Pool(options.baseUrl.origin, pool);
+  return new EnvHttpProxyAgent({
+    ...pool,
+    httpProxy: proxy.httpProxy?.url ?? '',
+    httpsProxy: proxy.httpsProxy?.url ?? '',
+    noProxy: proxy.noProxy?.list ?? '',
+  });
 }
 
 /** The whole exchange took longer than its deadline. */
