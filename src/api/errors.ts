@@ -195,6 +195,26 @@ export class TimeoutError extends NetworkError {
   }
 }
 
+/**
+ * The service cannot be reached in a way no resend mends (docs/api-client.md "Errors no retry can mend"): an untrusted
+ * TLS certificate, a host name that does not exist, or, before the service has answered any request of the run, a
+ * refused or unroutable connection. Never sent; the run stops (exit 3) with a message saying what to check.
+ */
+export class ConnectionFailedError extends ApiError {
+  readonly phase = 'not_sent';
+
+  constructor(endpoint: string, code: ConnectionFailure, message: string, cause?: unknown) {
+    super(`${endpoint}: ${message}`, code, { endpoint, cause });
+  }
+
+  override get fatal(): boolean {
+    return true;
+  }
+}
+
+export type ConnectionFailure =
+  'tls_certificate_untrusted' | 'host_not_found' | 'connection_refused' | 'host_unreachable' | 'proxy_refused';
+
 /** An answer that does not match the spec (wrong shape, not JSON, unexpected status); names the field. */
 export class UnexpectedResponseError extends ApiError {
   readonly field: string | undefined;

@@ -17,7 +17,8 @@ import type { ImportServiceClient } from './types.js';
 // commands need is exported from here.
 
 export type { ClientEvent } from './events.js';
-export type { ClientOptions, HeaderForm, ProxySettings } from './options.js';
+export type { ClientOptions, HeaderForm } from './options.js';
+export { describeProxies, hideUserInfo, type ProxySettings } from './proxy.js';
 export type { ClientStats } from './client.js';
 export * from './errors.js';
 export * from './retry-policy.js';

@@ -4,6 +4,7 @@ import { isDialect, NO_TENANT_FIELDS, type Dialect, type TenantFields } from '..
 import type { ClientEvent } from './events.js';
 import type { Clock, Sleep } from './rate-limiter.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.js';
+import type { ProxySettings } from './proxy.js';
 import type { Credentials } from './token-manager.js';
 
 /** The token mutation's root field is put into the query text, so it must be a plain GraphQL name. */
@@ -13,17 +14,6 @@ const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
 // with messages that give the option, what it expects and what it got (never a secret's value).
 
 export type HeaderForm = 'bare' | 'token';
-
-/**
- * The proxies of the environment (read by src/config/proxy.ts): each URL with the variable it came from, for messages.
- * Requests to an https base URL go through `httpsProxy` (`httpProxy` when it is not set), to an http one through
- * `httpProxy`, unless `noProxy` lists the host (undici's EnvHttpProxyAgent).
- */
-export interface ProxySettings {
-  httpProxy?: { url: string; variable: string };
-  httpsProxy?: { url: string; variable: string };
-  noProxy?: { list: string; variable: string };
-}
 
 export interface ClientTimeouts {
   connectMs?: number;

@@ -1,7 +1,8 @@
 import { EnvHttpProxyAgent, Pool, type Dispatcher } from 'undici';
-import { AbortedError, NetworkError, TimeoutError, UnexpectedResponseError } from './errors.js';
+import { unmendable } from './connection-errors.js';
+import { AbortedError, NetworkError, TimeoutError, UnexpectedResponseError, type ApiError } from './errors.js';
 import type { ServiceResponse } from './map-response.js';
-import type { ProxySettings } from './options.js';
+import type { ProxySettings } from './proxy.js';
 import { safeCause, type Redactor } from './redact.js';
 import { ResponseCollector, ResponseTooLargeError, type Failed, type RawResponse } from './response-collector.js';
 import type { ReadBody } from './response-collector.js';
@@ -61,8 +62,14 @@ export class Transport {
   readonly #redactor: Redactor;
   readonly #maxBytes: number;
   readonly #deadlineMs: number;
+  readonly #baseUrl: URL;
+  readonly #proxy: ProxySettings | undefined;
+  /** A response head has arrived for some request: from then on a refused connection is the service restarting. */
+  #answered = false;
 
   constructor(options: TransportOptions) {
+    this.#baseUrl = options.baseUrl;
+    this.#proxy = options.proxy;
     this.#maxBytes = options.maxResponseBytes ?? 256 * 1024 * 1024;
     this.#deadlineMs = options.requestTimeoutMs;
     this.#pool = dispatcherFor(options);
@@ -103,7 +110,9 @@ export class Transport {
         readBody,
         resolve,
         reject: (failed) => reject(this.#failure(request.endpoint, failed)),
-        onAnswer: () => undefined,
+        onAnswer: () => {
+          this.#answered = true;
+        },
       });
       timer = setTimeout(() => collector.cancel(new DeadlineError(deadlineMs)), deadlineMs);
       if (signal) {
@@ -140,7 +149,10 @@ export class Transport {
     return this.#networkError(endpoint, error, sent);
   }
 
-  #networkError(endpoint: string, error: unknown, sent: boolean): NetworkError {
+  #networkError(endpoint: string, error: unknown, sent: boolean): ApiError {
+    const context = { endpoint, baseUrl: this.#baseUrl, proxy: this.#proxy, answered: this.#answered };
+    const fatal = sent ? undefined : unmendable(error, context);
+    if (fatal) return this.#redactor.scrubError(fatal);
     const code = (error as { code?: unknown }).code;
     const cause = safeCause(error, this.#redactor);
     const detail = `${typeof code === 'string' ? `${code}: ` : ''}${cause.message}`;

@@ -1,4 +1,4 @@
-import type { ProxySettings } from '../api/index.js';
+import { hideUserInfo, type ProxySettings } from '../api/index.js';
 import { UsageError } from '../errors.js';
 
 // The proxy variables (docs/api-client.md "Proxies"), read here and nowhere else: HTTPS_PROXY, HTTP_PROXY and NO_PROXY,
@@ -38,14 +38,6 @@ function badProxy(variable: string, text: string): UsageError {
     `${variable}: expected a proxy URL such as http://proxy.example:3128 (http or https, credentials as ` +
       `http://user:password@proxy.example:3128), got ${JSON.stringify(hideUserInfo(text))}`,
     'invalid_proxy',
-  );
-}
-
-/** The text with any `user:password@` before the host replaced: safe to print. */
-export function hideUserInfo(text: string): string {
-  return text.replace(
-    /^([a-z][a-z0-9+.-]*:\/\/)?[^/@\s]*@/i,
-    (_match, scheme: string | undefined) => `${scheme ?? ''}…@`,
   );
 }
 

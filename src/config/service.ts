@@ -3,10 +3,16 @@ import { resolve } from 'node:path';
 import { inspect } from 'node:util';
 import { InvalidArgumentError, type Command } from 'commander';
 import { checkBaseUrl } from '../api/options.js';
-import type { ClientOptions, Credentials, HeaderForm, ProxySettings } from '../api/index.js';
+import {
+  describeProxies,
+  type ClientOptions,
+  type Credentials,
+  type HeaderForm,
+  type ProxySettings,
+} from '../api/index.js';
 import { UsageError } from '../errors.js';
 import { DIALECTS, isDialect, NO_TENANT_FIELDS, type Dialect, type TenantFields } from '../schema/index.js';
-import { hideUserInfo, loadProxySettings } from './proxy.js';
+import { loadProxySettings } from './proxy.js';
 
 // Where the import service is and how to authenticate (docs/api-client.md): flags and
 // environment (and the mapping file's dialect settings) -> one validated ServiceConfig. The only place that reads these
@@ -276,13 +282,4 @@ export function serviceClientOptions(
 export function describeServiceConfig(config: ServiceConfig): string {
   const proxy = config.proxy === undefined ? '' : `; proxies: ${describeProxies(config.proxy)}`;
   return `${config.baseUrl} (credentials from ${config.credentialSource}; ${config.dialect} dialect${proxy})`;
-}
-
-/** `https_proxy=http://…@proxy:3128, NO_PROXY=localhost`: the variables set, without credentials. */
-export function describeProxies(proxy: ProxySettings): string {
-  return [proxy.httpsProxy, proxy.httpProxy]
-    .filter((entry) => entry !== undefined)
-    .map((entry) => `${entry.variable}=${hideUserInfo(entry.url)}`)
-    .concat(proxy.noProxy ? [`${proxy.noProxy.variable}=${proxy.noProxy.list}`] : [])
-    .join(', ');
 }

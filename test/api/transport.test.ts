@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { NetworkError, UnexpectedResponseError } from '../../src/api/errors.js';
+import { ConnectionFailedError, NetworkError, UnexpectedResponseError } from '../../src/api/errors.js';
 import { Redactor } from '../../src/api/redact.js';
 import { Transport } from '../../src/api/transport.js';
 import { json, startScriptedServer, type ScriptedServer } from './helpers/scripted-server.js';
@@ -73,21 +73,37 @@ describe('Transport', () => {
     expect((error as Error).message).toMatch(/listAllImports.*larger than 10000 bytes/);
   });
 
-  it('a reset after the request arrived is "sent"; a refused connection is "not_sent"', async () => {
+  it('a reset after the request arrived is "sent"', async () => {
     server = await startScriptedServer((_request, _response, socket) => socket.destroy());
     const t = open(server.url);
     await expect(t.send({ endpoint: 'e', method: 'POST', path: '/x/', headers: {}, body: '{}' })).rejects.toMatchObject(
       { phase: 'sent', ambiguous: true },
     );
+  });
+
+  it('a refused connection before any answer is fatal, naming the address and the base URL', async () => {
+    server = await startScriptedServer((_request, response) => json(response, 200, {}));
     const url = server.url;
     await server.close();
     server = undefined;
-    await t.close();
-    const fresh = open(url);
-    const error = await fresh
+    const error = await open(url)
+      .send({ endpoint: 'e', method: 'GET', path: '/x/', headers: {} })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ConnectionFailedError);
+    expect(error).toMatchObject({ code: 'connection_refused', fatal: true, phase: 'not_sent', ambiguous: false });
+    expect((error as Error).message).toContain(`${new URL(url).host} refused the connection (ECONNREFUSED)`);
+  });
+
+  it('the service restarting later in a run: its refused connection stays an ordinary network error', async () => {
+    server = await startScriptedServer((_request, response) => json(response, 200, {}));
+    const t = open(server.url);
+    expect((await t.send({ endpoint: 'e', method: 'GET', path: '/x/', headers: {} })).status).toBe(200);
+    await server.close();
+    server = undefined;
+    const error = await t
       .send({ endpoint: 'e', method: 'POST', path: '/x/', headers: {}, body: '{}' })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(NetworkError);
-    expect(error).toMatchObject({ phase: 'not_sent', ambiguous: false });
+    expect(error).toMatchObject({ phase: 'not_sent', ambiguous: false, retryable: true, fatal: false });
   });
 });
