@@ -215,6 +215,28 @@ export class ConnectionFailedError extends ApiError {
 export type ConnectionFailure =
   'tls_certificate_untrusted' | 'host_not_found' | 'connection_refused' | 'host_unreachable' | 'proxy_refused';
 
+/**
+ * An answer that is a web page, not the service's JSON (any status, a 200 included): a wrong base URL, or a proxy or
+ * single-sign-on login page answering in the service's place. Whatever it says, it is not the service's answer about
+ * an account: the run stops (exit 3), and nothing is recorded as an account's outcome.
+ */
+export class HtmlAnswerError extends ApiError {
+  constructor(endpoint: string, status: number, url: string, contentType: string, title: string | undefined) {
+    super(
+      `${endpoint}: ${url} answered HTTP ${status} with an HTML page (Content-Type: ${contentType || 'none'}` +
+        `${title ? `; title "${title}"` : ''}), not the import service's JSON: the base URL is wrong (--base-url, ` +
+        `MIGRATE_BASE_URL), or a proxy or single-sign-on login page answers in the service's place (check ` +
+        `HTTPS_PROXY, HTTP_PROXY and NO_PROXY). The run stopped; the page was not taken as any account's answer.`,
+      'html_answer',
+      { endpoint, status },
+    );
+  }
+
+  override get fatal(): boolean {
+    return true;
+  }
+}
+
 /** An answer that does not match the spec (wrong shape, not JSON, unexpected status); names the field. */
 export class UnexpectedResponseError extends ApiError {
   readonly field: string | undefined;

@@ -14,6 +14,19 @@ export interface RawResponse {
   status: number;
   headers: Record<string, string | string[]>;
   text: string;
+  /** The answer says it is an HTML page (Content-Type): never the service's JSON. */
+  html: boolean;
+  /** The body was longer than the bound on bodies that are not a success's JSON: `text` is its start only. */
+  cut: boolean;
+}
+
+/** Bodies that are not a success's JSON (an HTML page) are read up to this many bytes, never more. */
+export const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+/** Content types of a web page: a login page, a proxy's notice, a web server's error page. */
+export function isHtmlContentType(value: string | string[] | undefined): boolean {
+  const type = (Array.isArray(value) ? value[0] : value)?.split(';')[0]?.trim().toLowerCase() ?? '';
+  return type === 'text/html' || type === 'application/xhtml+xml';
 }
 
 /** How a request ended without a whole answer: the error, whether it was sent, and why. */
@@ -45,6 +58,7 @@ export class ResponseCollector implements Dispatcher.DispatchHandler {
   /** Given to cancel(): the request ends with it. */
   #cancelled: Error | undefined;
   #settled = false;
+  #html = false;
   readonly #resolve: (response: RawResponse) => void;
   readonly #reject: (failed: Failed) => void;
   readonly #maxBytes: number;
@@ -92,8 +106,9 @@ export class ResponseCollector implements Dispatcher.DispatchHandler {
     this.sent = true;
     this.#status = status;
     this.#headers = parseRawHeaders(rawHeaders);
+    this.#html = isHtmlContentType(this.#headers['content-type']);
     this.#onAnswer();
-    if (status < 300) this.#reader = this.#readBody?.(status);
+    if (status < 300 && !this.#html) this.#reader = this.#readBody?.(status);
     return true;
   }
   onData(chunk: Buffer): boolean {
@@ -108,6 +123,13 @@ export class ResponseCollector implements Dispatcher.DispatchHandler {
       }
     }
     this.#bytes += chunk.length;
+    if (this.#html && this.#bytes > MAX_ERROR_BODY_BYTES) {
+      // Enough to say what it is: answered with the start, the rest is never read.
+      this.#chunks.push(chunk.subarray(0, chunk.length - (this.#bytes - MAX_ERROR_BODY_BYTES)));
+      this.#finish(true);
+      this.#abort?.(new ResponseTooLargeError(MAX_ERROR_BODY_BYTES));
+      return false;
+    }
     if (this.#bytes > this.#maxBytes) {
       this.#abort?.(new ResponseTooLargeError(this.#maxBytes));
       return false;
@@ -124,8 +146,14 @@ export class ResponseCollector implements Dispatcher.DispatchHandler {
         return;
       }
     }
+    this.#finish(false);
+  }
+
+  #finish(cut: boolean): void {
+    if (this.#settled) return;
     this.#settled = true;
-    this.#resolve({ status: this.#status, headers: this.#headers, text: Buffer.concat(this.#chunks).toString('utf8') });
+    const text = Buffer.concat(this.#chunks).toString('utf8');
+    this.#resolve({ status: this.#status, headers: this.#headers, text, html: this.#html, cut });
   }
 
   onError(error: Error): void {

@@ -1,6 +1,13 @@
 import { EnvHttpProxyAgent, Pool, type Dispatcher } from 'undici';
 import { unmendable } from './connection-errors.js';
-import { AbortedError, NetworkError, TimeoutError, UnexpectedResponseError, type ApiError } from './errors.js';
+import {
+  AbortedError,
+  HtmlAnswerError,
+  NetworkError,
+  TimeoutError,
+  UnexpectedResponseError,
+  type ApiError,
+} from './errors.js';
 import type { ServiceResponse } from './map-response.js';
 import type { ProxySettings } from './proxy.js';
 import { safeCause, type Redactor } from './redact.js';
@@ -84,6 +91,7 @@ export class Transport {
    */
   async send(request: TransportRequest, readBody?: ReadBody): Promise<ServiceResponse> {
     const raw = await this.#exchange(request, readBody);
+    if (raw.html || startsLikeHtml(raw.text)) throw this.#htmlAnswer(request, raw);
     const body =
       readBody !== undefined && raw.status < 300 ? undefined : parseBody(request.endpoint, raw.status, raw.text);
     return { status: raw.status, headers: raw.headers, body };
@@ -125,6 +133,16 @@ export class Transport {
       clearTimeout(timer);
       if (onAbort) signal?.removeEventListener('abort', onAbort);
     });
+  }
+
+  /** The page's title says what answered (a login page, a proxy's notice): scrubbed, and cut short. */
+  #htmlAnswer(request: TransportRequest, raw: RawResponse): HtmlAnswerError {
+    const contentType = raw.headers['content-type'];
+    const title = /<title[^>]*>([^<]*)</i.exec(raw.text)?.[1]?.replace(/\s+/g, ' ').trim();
+    const shown = title === undefined ? undefined : this.#redactor.redact(title).slice(0, 100);
+    const url = `${this.#origin}${this.#prefix}${request.path}`;
+    const type = (Array.isArray(contentType) ? contentType[0] : contentType)?.slice(0, 100) ?? '';
+    return new HtmlAnswerError(request.endpoint, raw.status, url, type, shown || undefined);
   }
 
   #dispatchOptions(request: TransportRequest): Dispatcher.DispatchOptions {
@@ -201,6 +219,11 @@ class CutOffError extends Error {
   constructor() {
     super('cut off: the run is stopping');
   }
+}
+
+/** A page without an HTML Content-Type, as some servers send it (text/plain, or none), by its first tag. */
+function startsLikeHtml(text: string): boolean {
+  return /^\s*<(!doctype html|html[\s>])/i.test(text.slice(0, 200));
 }
 
 /** JSON, or undefined for an empty body; a 2xx that is not JSON is an unexpected response. */

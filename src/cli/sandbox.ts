@@ -64,6 +64,7 @@ function describe(sandbox: RunningSandbox, keyGiven: boolean): string {
     options.rateLimitRate ? `429s ${options.rateLimitRate} (Retry-After ${options.retryAfterSeconds} s)` : '',
     options.dropRate ? `drops ${options.dropRate}` : '',
     options.ambiguousRate ? `ambiguous ${options.ambiguousRate}` : '',
+    options.htmlRate ? `HTML login pages ${options.htmlRate}` : '',
     options.maxRps ? `max ${options.maxRps} requests/s` : '',
     options.trickleMs ? `GET answers trickle a byte every ${options.trickleMs} ms` : '',
   ].filter(Boolean);
@@ -149,6 +150,11 @@ export function registerSandboxCommand(program: Command, setExitCode: (code: num
     .option('--retry-after <seconds>', 'Retry-After of the injected 429s (default 1)', numberFlag(0))
     .option('--drop-rate <share>', 'share of connections destroyed before the change is applied', numberFlag(0, 1))
     .option('--ambiguous-rate <share>', 'share of requests applied, then the connection destroyed', numberFlag(0, 1))
+    .option(
+      '--html-rate <share>',
+      'share of requests answered 200 with an HTML login page, as an SSO proxy in front of a service does',
+      numberFlag(0, 1),
+    )
     .option('--max-rps <n>', 'a real rate limit: 429 + Retry-After above n requests per second', numberFlag(0))
     .option('--fault-token-issue', 'apply the random faults to the token mutation too')
     .option(

@@ -154,3 +154,15 @@ export function sendTrickling(
   };
   next();
 }
+
+/** The page an SSO proxy answers in a service's place (--html-rate): 200, text/html, a login form. */
+export const LOGIN_PAGE =
+  '<!DOCTYPE html>\n<html><head><title>Sign in - Example Corp single sign-on</title></head><body>' +
+  '<form method="post" action="/sso/login"><input name="user"><input name="password" type="password">' +
+  '<button>Sign in</button></form></body></html>\n';
+
+export function sendHtml(response: ServerResponse, status: number, page: string): void {
+  if (response.headersSent || response.destroyed) return;
+  response.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(page) });
+  response.end(page);
+}

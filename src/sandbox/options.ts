@@ -22,6 +22,8 @@ export interface FaultOptions {
   dropRate: number;
   /** Share of requests whose change is applied, then the connection destroyed without a response. */
   ambiguousRate: number;
+  /** Share of requests answered 200 with an HTML login page before anything is applied (an SSO proxy in front). */
+  htmlRate: number;
   /** A real rate limit: more requests than this in a second get 429 + Retry-After (0 = none). */
   maxRps: number;
   /** Apply the random faults to the token mutation too (default: REST endpoints only). */
@@ -118,6 +120,7 @@ export function defaultSandboxOptions(): SandboxOptions {
     retryAfterSeconds: 1,
     dropRate: 0,
     ambiguousRate: 0,
+    htmlRate: 0,
     maxRps: 0,
     faultTokenIssue: false,
     trickleMs: 0,
@@ -158,9 +161,15 @@ export function resolveSandboxOptions(partial: Partial<SandboxOptions> = {}): Sa
       'trickleMs',
     ] as const
   ).forEach(nonNegative);
-  (['failRate', 'rateLimitRate', 'dropRate', 'ambiguousRate', 'erroredShare'] as const).forEach(share);
-  const faultSum = options.failRate + options.rateLimitRate + options.dropRate + options.ambiguousRate;
-  check(faultSum <= 1, 'failRate + rateLimitRate + dropRate + ambiguousRate', 'a total share <= 1', faultSum);
+  (['failRate', 'rateLimitRate', 'dropRate', 'ambiguousRate', 'htmlRate', 'erroredShare'] as const).forEach(share);
+  const faultSum =
+    options.failRate + options.rateLimitRate + options.dropRate + options.ambiguousRate + options.htmlRate;
+  check(
+    faultSum <= 1,
+    'failRate + rateLimitRate + dropRate + ambiguousRate + htmlRate',
+    'a total share <= 1',
+    faultSum,
+  );
   check(
     Number.isInteger(options.port) && options.port >= 0 && options.port <= 65535,
     'port',

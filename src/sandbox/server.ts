@@ -4,7 +4,16 @@ import type { TokenIssuer } from './auth.js';
 import type { FaultInjector, FaultName } from './faults.js';
 import { obtainToken } from './graphql.js';
 import type { HandlerContext } from './handlers/common.js';
-import { isJsonContentType, parseJson, readBody, sendJson, sendTrickling, type Reply } from './http-io.js';
+import {
+  isJsonContentType,
+  LOGIN_PAGE,
+  parseJson,
+  readBody,
+  sendHtml,
+  sendJson,
+  sendTrickling,
+  type Reply,
+} from './http-io.js';
 import type { SandboxOptions } from './options.js';
 import type { RequestLog } from './request-log.js';
 import { matchRoute, type Route } from './routes.js';
@@ -30,7 +39,11 @@ export interface SandboxRuntime {
 
 const epochNow = (): number => performance.timeOrigin + performance.now();
 
-type Outcome = { reply: Reply; closeConnection?: boolean } | { destroy: true; apply?: () => void } | { aborted: true };
+type Outcome =
+  | { reply: Reply; closeConnection?: boolean }
+  | { destroy: true; apply?: () => void }
+  | { aborted: true }
+  | { page: string };
 
 function sleep(runtime: SandboxRuntime, ms: number): Promise<void> {
   if (ms <= 0) return Promise.resolve();
@@ -155,6 +168,7 @@ async function decide(
     );
   }
   if (fault === 'server_error') return reply(500, { detail: 'A server error occurred.', code: 'error' });
+  if (fault === 'html') return { page: LOGIN_PAGE };
   const outcome = runEndpoint(
     runtime,
     request,
@@ -213,6 +227,7 @@ export function createRequestListener(
       .then((outcome) => {
         if ('aborted' in outcome) response.destroy();
         else if ('destroy' in outcome) request.socket.destroy();
+        else if ('page' in outcome) sendHtml(response, 200, outcome.page);
         else if (trickles(runtime, request, url)) {
           fault = 'trickle';
           runtime.trickling.add(response);

@@ -154,8 +154,9 @@ describe('answers', () => {
     const s = await serve((request, response) => {
       if (request.url.includes('/accounts/')) json(response, 200, { ...status, status: 'SOMETHING_NEW' });
       else {
-        response.writeHead(200, { 'content-type': 'text/html' });
-        response.end('<html>login</html>');
+        // Not JSON, and not a web page either (that is an HtmlAnswerError: client-answers.test.ts).
+        response.writeHead(200, { 'content-type': 'text/plain' });
+        response.end('login required');
       }
     });
     const { client: c } = connect(s.url);
@@ -163,8 +164,8 @@ describe('answers', () => {
     expect(shape).toBeInstanceOf(UnexpectedResponseError);
     expect(shape).toMatchObject({ field: 'status', endpoint: 'getImportStatus' });
     expect((shape as Error).message).toMatch(/getImportStatus.*"status"/);
-    const html = await c.listAllImports('ACME', listItems).catch((caught: unknown) => caught);
-    expect(html).toMatchObject({ code: 'unexpected_response', field: '' });
+    const text = await c.listAllImports('ACME', listItems).catch((caught: unknown) => caught);
+    expect(text).toMatchObject({ code: 'unexpected_response', field: '' });
     expect(s.rest()).toHaveLength(2);
   });
 });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConnectionFailedError, NetworkError, UnexpectedResponseError } from '../../src/api/errors.js';
+import { ConnectionFailedError, HtmlAnswerError, NetworkError, UnexpectedResponseError } from '../../src/api/errors.js';
 import { Redactor } from '../../src/api/redact.js';
 import { Transport } from '../../src/api/transport.js';
 import { json, startScriptedServer, type ScriptedServer } from './helpers/scripted-server.js';
@@ -49,19 +49,56 @@ describe('Transport', () => {
     server = await startScriptedServer((request, response) => {
       if (request.url.endsWith('/empty/')) json(response, 200, undefined);
       else {
-        response.writeHead(request.url.endsWith('/html-error/') ? 502 : 200, { 'content-type': 'text/html' });
-        response.end('<html></html>');
+        response.writeHead(request.url.endsWith('/text-error/') ? 502 : 200, { 'content-type': 'text/plain' });
+        response.end('Bad gateway');
       }
     });
     const t = open(server.url);
     expect((await t.send({ endpoint: 'e', method: 'GET', path: '/empty/', headers: {} })).body).toBeUndefined();
-    expect(await t.send({ endpoint: 'e', method: 'GET', path: '/html-error/', headers: {} })).toMatchObject({
+    expect(await t.send({ endpoint: 'e', method: 'GET', path: '/text-error/', headers: {} })).toMatchObject({
       status: 502,
       body: undefined,
     });
-    await expect(t.send({ endpoint: 'e', method: 'GET', path: '/html/', headers: {} })).rejects.toBeInstanceOf(
+    await expect(t.send({ endpoint: 'e', method: 'GET', path: '/text/', headers: {} })).rejects.toBeInstanceOf(
       UnexpectedResponseError,
     );
+  });
+
+  it.each([
+    ['a 200 login page', 200, 'text/html; charset=utf-8', '<html><head><title>Sign in</title></head></html>'],
+    ['a 502 page of a web server', 502, 'text/html', '<html><body><h1>502 Bad Gateway</h1></body></html>'],
+    ['a 404 page of a wrong base URL', 404, 'application/xhtml+xml', '<html><title>Not found</title></html>'],
+    ['a page sent as text/plain', 200, 'text/plain', '\n<!DOCTYPE html><html><title>Proxy notice</title></html>'],
+  ])('%s is an HtmlAnswerError, fatal, naming the URL and the content type', async (_name, status, type, page) => {
+    server = await startScriptedServer((_request, response) => {
+      response.writeHead(status, { 'content-type': type });
+      response.end(page);
+    });
+    const error = await open(server.url)
+      .send({ endpoint: 'getImportStatus', method: 'GET', path: '/v2/x/', headers: {} })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(HtmlAnswerError);
+    expect(error).toMatchObject({ code: 'html_answer', fatal: true, status });
+    expect((error as Error).message).toContain(`getImportStatus: ${server.url}/prefix/v2/x/ answered HTTP ${status}`);
+    expect((error as Error).message).toContain(`Content-Type: ${type}`);
+  });
+
+  it('a list answered with a page: never handed to the list reader', async () => {
+    server = await startScriptedServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/html' });
+      response.end('<html><title>Sign in</title></html>');
+    });
+    const readBody = () => ({
+      write: () => {
+        throw new Error('the reader must not see a page');
+      },
+      end: () => undefined,
+    });
+    const error = await open(server.url)
+      .send({ endpoint: 'listAllImports', method: 'GET', path: '/v1/l/', headers: {} }, readBody)
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(HtmlAnswerError);
+    expect((error as Error).message).toContain('title "Sign in"');
   });
 
   it('a body beyond the limit is refused, not buffered', async () => {

@@ -17,9 +17,13 @@ export function runPush(
   env: NodeJS.ProcessEnv,
   extra: string[] = [],
 ): Promise<RunResult> {
+  return runMigrate(['push', SAMPLE_EXPORT, '--base-url', baseUrl, '--state', stateDir, ...extra], env);
+}
+
+/** Any command of the binary, with the test's environment (and none of the machine's proxy variables). */
+export function runMigrate(args: string[], env: NodeJS.ProcessEnv = {}): Promise<RunResult> {
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !PROXY_VARIABLES.includes(name)));
-  const args = [BIN, 'push', SAMPLE_EXPORT, '--base-url', baseUrl, '--state', stateDir, ...extra];
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...inherited, NO_COLOR: '1', ...env } });
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...inherited, NO_COLOR: '1', ...env } });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
