@@ -1,3 +1,4 @@
+import { CODE_LIMIT, limitDetail } from '../errors.js';
 import { Code, alreadyImportedSchema, type ValidationIssue } from '../schema/index.js';
 import type { ApiError } from './errors.js';
 import {
@@ -25,6 +26,8 @@ export interface ServiceResponse {
   headers: Record<string, string | string[] | undefined>;
   /** Parsed JSON, or undefined when the body was empty or not JSON. */
   body: unknown;
+  /** Why the body was not read (an error body beyond the bound): said in the error instead of the service's detail. */
+  unread?: string | undefined;
 }
 
 /** Service codes meaning the supplier takes no migrations: every account would fail alike. */
@@ -44,15 +47,19 @@ function text(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-/** The top-level `detail` (or `error_detail`) of an error body, or ''. */
+/**
+ * The top-level `detail` (or `error_detail`) of an error body, or '': cut to the detail limit, so that no error
+ * message, outcome or ledger row holds more of it (the body was scrubbed of secrets before, whole).
+ */
 export function detailOf(body: unknown): string {
   const object = record(body);
-  return text(object?.['detail']) ?? text(object?.['error_detail']) ?? '';
+  return limitDetail(text(object?.['detail']) ?? text(object?.['error_detail']) ?? '');
 }
 
-/** The top-level `code` of an error body. */
+/** The top-level `code` of an error body (cut to the code limit). */
 export function codeOf(body: unknown): string | undefined {
-  return text(record(body)?.['code']);
+  const code = text(record(body)?.['code']);
+  return code === undefined ? undefined : limitDetail(code, CODE_LIMIT);
 }
 
 /**
@@ -67,9 +74,9 @@ export function issuesFromBody(body: unknown): ValidationIssue[] {
     return errors.map((item) => {
       const entry = record(item) ?? {};
       return {
-        attr: text(entry['attr']) ?? '',
-        code: text(entry['code']) ?? 'invalid',
-        detail: text(entry['detail']) ?? '',
+        attr: limitDetail(text(entry['attr']) ?? '', CODE_LIMIT),
+        code: limitDetail(text(entry['code']) ?? 'invalid', CODE_LIMIT),
+        detail: limitDetail(text(entry['detail']) ?? ''),
       };
     });
   }
@@ -84,7 +91,7 @@ export function issuesFromBody(body: unknown): ValidationIssue[] {
 
 function flattenLegacy(value: unknown, path: string[], out: ValidationIssue[]): void {
   if (typeof value === 'string') {
-    out.push({ attr: path.join('.'), code: 'invalid', detail: value });
+    out.push({ attr: limitDetail(path.join('.'), CODE_LIMIT), code: 'invalid', detail: limitDetail(value) });
     return;
   }
   if (Array.isArray(value)) {
@@ -129,7 +136,7 @@ export function errorFromResponse(response: ServiceResponse, context: MapContext
 function classify(response: ServiceResponse, context: MapContext): ApiError {
   const { status, body } = response;
   const { endpoint } = context;
-  const detail = detailOf(body);
+  const detail = detailOf(body) || (response.unread ?? '');
   const serviceCode = codeOf(body);
   if (serviceCode !== undefined && SUPPLIER_REFUSED_CODES.has(serviceCode)) {
     return new SupplierNotOngoingError(endpoint, detail, serviceCode, status);

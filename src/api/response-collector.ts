@@ -20,8 +20,11 @@ export interface RawResponse {
   cut: boolean;
 }
 
-/** Bodies that are not a success's JSON (an HTML page) are read up to this many bytes, never more. */
-export const MAX_ERROR_BODY_BYTES = 64 * 1024;
+/**
+ * Bodies that are not a success's JSON (an error's, an HTML page) are read up to this many bytes, never more: a
+ * service's error body names a few problems (thousands of them fit), and one of megabytes is not worth reading whole.
+ */
+export const MAX_ERROR_BODY_BYTES = 1024 * 1024;
 
 /** Content types of a web page: a login page, a proxy's notice, a web server's error page. */
 export function isHtmlContentType(value: string | string[] | undefined): boolean {
@@ -123,7 +126,7 @@ export class ResponseCollector implements Dispatcher.DispatchHandler {
       }
     }
     this.#bytes += chunk.length;
-    if (this.#html && this.#bytes > MAX_ERROR_BODY_BYTES) {
+    if ((this.#html || this.#status >= 300) && this.#bytes > MAX_ERROR_BODY_BYTES) {
       // Enough to say what it is: answered with the start, the rest is never read.
       this.#chunks.push(chunk.subarray(0, chunk.length - (this.#bytes - MAX_ERROR_BODY_BYTES)));
       this.#finish(true);

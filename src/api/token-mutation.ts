@@ -1,3 +1,4 @@
+import { CODE_LIMIT, limitDetail } from '../errors.js';
 import { obtainTokenResultSchema } from '../schema/index.js';
 import { AbortedError, ApiError, AuthenticationError, RateLimitedError, UnexpectedResponseError } from './errors.js';
 import type { ClientEvent } from './events.js';
@@ -44,7 +45,8 @@ export function readTokenResponse(
   if (response.status === 400) {
     // A query the service does not understand, e.g. a wrong --token-field: no token can be had.
     const message = (response.body as { errors?: GraphqlError[] } | undefined)?.errors?.[0]?.message;
-    return new AuthenticationError(TOKEN_ENDPOINT, typeof message === 'string' ? message : 'HTTP 400', { status: 400 });
+    const said = typeof message === 'string' ? limitDetail(message) : 'HTTP 400';
+    return new AuthenticationError(TOKEN_ENDPOINT, said, { status: 400 });
   }
   if (response.status !== 200) {
     return errorFromResponse(response, {
@@ -58,9 +60,11 @@ export function readTokenResponse(
   const body = response.body as { data?: Record<string, unknown> | null; errors?: GraphqlError[] } | undefined;
   const first = Array.isArray(body?.errors) ? body.errors[0] : undefined;
   if (first) {
-    const code = typeof first.extensions?.errorCode === 'string' ? first.extensions.errorCode : undefined;
+    const errorCode = first.extensions?.errorCode;
+    const code = typeof errorCode === 'string' ? limitDetail(errorCode, CODE_LIMIT) : undefined;
     if (code === TOO_MANY_REQUESTS) return new RateLimitedError(TOKEN_ENDPOINT, undefined, 200);
-    const message = typeof first.message === 'string' ? first.message : 'the token mutation returned an error';
+    const message =
+      typeof first.message === 'string' ? limitDetail(first.message) : 'the token mutation returned an error';
     return new AuthenticationError(TOKEN_ENDPOINT, `${message}${code ? ` (${code})` : ''}`, {
       status: 200,
       ...(code ? { serviceCode: code } : {}),
@@ -157,7 +161,10 @@ async function attemptToken(
       body,
       signal,
     });
-    return readTokenResponse(options.tokenField, response, options.clock.now(), options.retry.maxRetryAfterMs);
+    // An answer that is not a grant may echo the key: scrubbed whole before any of it is read into a message (and cut).
+    const grant = response.status === 200 && !(response.body as { errors?: unknown } | undefined)?.errors;
+    const scrubbed = grant ? response : { ...response, body: redactor.redactDeep(response.body) };
+    return readTokenResponse(options.tokenField, scrubbed, options.clock.now(), options.retry.maxRetryAfterMs);
   } catch (error) {
     return error instanceof ApiError
       ? error

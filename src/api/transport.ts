@@ -11,7 +11,13 @@ import {
 import type { ServiceResponse } from './map-response.js';
 import type { ProxySettings } from './proxy.js';
 import { safeCause, type Redactor } from './redact.js';
-import { ResponseCollector, ResponseTooLargeError, type Failed, type RawResponse } from './response-collector.js';
+import {
+  MAX_ERROR_BODY_BYTES,
+  ResponseCollector,
+  ResponseTooLargeError,
+  type Failed,
+  type RawResponse,
+} from './response-collector.js';
 import type { ReadBody } from './response-collector.js';
 
 // HTTP on undici's Pool (keep-alive, sized to the concurrency; measured 0.90 of the
@@ -92,6 +98,7 @@ export class Transport {
   async send(request: TransportRequest, readBody?: ReadBody): Promise<ServiceResponse> {
     const raw = await this.#exchange(request, readBody);
     if (raw.html || startsLikeHtml(raw.text)) throw this.#htmlAnswer(request, raw);
+    if (raw.cut) return { status: raw.status, headers: raw.headers, body: undefined, unread: unreadBody(raw) };
     const body =
       readBody !== undefined && raw.status < 300 ? undefined : parseBody(request.endpoint, raw.status, raw.text);
     return { status: raw.status, headers: raw.headers, body };
@@ -219,6 +226,16 @@ class CutOffError extends Error {
   constructor() {
     super('cut off: the run is stopping');
   }
+}
+
+/** What an error body beyond the bound is said to be: its size, as the service declared it, and that it was not read. */
+function unreadBody(raw: RawResponse): string {
+  const declared = Number(raw.headers['content-length']);
+  const size = Number.isFinite(declared) && declared > 0 ? ` (${declared.toLocaleString('en-GB')} bytes in all)` : '';
+  return (
+    `the error body is longer than the ${MAX_ERROR_BODY_BYTES.toLocaleString('en-GB')} bytes the tool reads of ` +
+    `one${size}; it was not read further`
+  );
 }
 
 /** A page without an HTML Content-Type, as some servers send it (text/plain, or none), by its first tag. */

@@ -67,6 +67,7 @@ function describe(sandbox: RunningSandbox, keyGiven: boolean): string {
     options.htmlRate ? `HTML login pages ${options.htmlRate}` : '',
     options.maxRps ? `max ${options.maxRps} requests/s` : '',
     options.trickleMs ? `GET answers trickle a byte every ${options.trickleMs} ms` : '',
+    options.errorDetailChars ? `error details padded to ${options.errorDetailChars} characters` : '',
   ].filter(Boolean);
   return [
     `Sandbox listening on ${sandbox.url}`,
@@ -157,6 +158,11 @@ export function registerSandboxCommand(program: Command, setExitCode: (code: num
     )
     .option('--max-rps <n>', 'a real rate limit: 429 + Retry-After above n requests per second', numberFlag(0))
     .option('--fault-token-issue', 'apply the random faults to the token mutation too')
+    .option(
+      '--error-detail-chars <n>',
+      "every error's detail (error answers, a status's latest_error) padded to n characters (default 0: off)",
+      numberFlag(0, Infinity, true),
+    )
     .option(
       '--trickle-ms <ms>',
       'answers to GET requests are sent one byte every ms (a trickle; default 0: off)',

@@ -166,3 +166,18 @@ export function sendHtml(response: ServerResponse, status: number, page: string)
   response.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(page) });
   response.end(page);
 }
+
+/**
+ * --error-detail-chars: the reply with the `detail` of an error answer, and the `latest_error.detail` of a status,
+ * padded to `chars` characters (a service that sends megabytes in one error). Other replies are left as they are.
+ */
+export function withPaddedDetails(reply: Reply, chars: number): Reply {
+  const body = reply.body as { detail?: unknown; latest_error?: { detail?: unknown } | null } | null;
+  if (chars <= 0 || typeof body !== 'object' || body === null || Array.isArray(body)) return reply;
+  const pad = (detail: string): string => `${detail} ${'padding '.repeat(Math.ceil(chars / 8))}`.slice(0, chars);
+  const padded: Record<string, unknown> = { ...body };
+  if (reply.status >= 400 && typeof body.detail === 'string') padded['detail'] = pad(body.detail);
+  const latest = body.latest_error;
+  if (latest && typeof latest.detail === 'string') padded['latest_error'] = { ...latest, detail: pad(latest.detail) };
+  return { ...reply, body: padded };
+}

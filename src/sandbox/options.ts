@@ -30,6 +30,8 @@ export interface FaultOptions {
   faultTokenIssue: boolean;
   /** Answers to GET requests (status and lists) are sent one byte every N ms, a trickle (0 = off). */
   trickleMs: number;
+  /** Every error's `detail` (error answers, and a status's latest_error) is padded to N characters (0 = off). */
+  errorDetailChars: number;
 }
 
 export interface SandboxOptions extends FaultOptions {
@@ -124,6 +126,7 @@ export function defaultSandboxOptions(): SandboxOptions {
     maxRps: 0,
     faultTokenIssue: false,
     trickleMs: 0,
+    errorDetailChars: 0,
   };
 }
 
@@ -159,6 +162,7 @@ export function resolveSandboxOptions(partial: Partial<SandboxOptions> = {}): Sa
       'flakyAttempts',
       'lostAnswerMs',
       'trickleMs',
+      'errorDetailChars',
     ] as const
   ).forEach(nonNegative);
   (['failRate', 'rateLimitRate', 'dropRate', 'ambiguousRate', 'htmlRate', 'erroredShare'] as const).forEach(share);

@@ -12,6 +12,7 @@ import {
   sendHtml,
   sendJson,
   sendTrickling,
+  withPaddedDetails,
   type Reply,
 } from './http-io.js';
 import type { SandboxOptions } from './options.js';
@@ -228,12 +229,15 @@ export function createRequestListener(
         if ('aborted' in outcome) response.destroy();
         else if ('destroy' in outcome) request.socket.destroy();
         else if ('page' in outcome) sendHtml(response, 200, outcome.page);
-        else if (trickles(runtime, request, url)) {
-          fault = 'trickle';
-          runtime.trickling.add(response);
-          response.on('close', () => runtime.trickling.delete(response));
-          sendTrickling(response, outcome.reply, runtime.faults.options.trickleMs, runtime.timers);
-        } else sendJson(response, outcome.reply, outcome.closeConnection);
+        else {
+          const answer = withPaddedDetails(outcome.reply, runtime.faults.options.errorDetailChars);
+          if (trickles(runtime, request, url)) {
+            fault = 'trickle';
+            runtime.trickling.add(response);
+            response.on('close', () => runtime.trickling.delete(response));
+            sendTrickling(response, answer, runtime.faults.options.trickleMs, runtime.timers);
+          } else sendJson(response, answer, outcome.closeConnection);
+        }
       })
       .catch((error: unknown) => {
         runtime.options.log?.(`sandbox internal error: ${error instanceof Error ? error.message : String(error)}`);
