@@ -289,9 +289,10 @@ export class CallRunner {
     call: EndpointCall<T>,
     answer: ServiceResponse,
   ): { ok: true; value: T } | { ok: false; error: ApiError } {
-    if (answer.status >= 200 && answer.status < 300) return { ok: true, value: call.success(answer) };
-    // Error bodies become messages and outcome values that people read: scrub them first.
+    // Bodies become messages, outcome values and ledger rows that people read (a status's latest_error, an error's
+    // detail): scrubbed first, whole, before any of it is cut or kept. A body without a secret is passed as it is.
     const response = { ...answer, body: this.#redactor.redactDeep(answer.body) };
+    if (answer.status >= 200 && answer.status < 300) return { ok: true, value: call.success(response) };
     const error = errorFromResponse(response, {
       endpoint: call.name,
       write: call.method !== 'GET' && call.safety !== 'idempotent',

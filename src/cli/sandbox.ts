@@ -68,6 +68,7 @@ function describe(sandbox: RunningSandbox, keyGiven: boolean): string {
     options.maxRps ? `max ${options.maxRps} requests/s` : '',
     options.trickleMs ? `GET answers trickle a byte every ${options.trickleMs} ms` : '',
     options.errorDetailChars ? `error details padded to ${options.errorDetailChars} characters` : '',
+    options.echoCredentials ? 'errors echo the credentials' : '',
   ].filter(Boolean);
   return [
     `Sandbox listening on ${sandbox.url}`,
@@ -158,6 +159,11 @@ export function registerSandboxCommand(program: Command, setExitCode: (code: num
     )
     .option('--max-rps <n>', 'a real rate limit: 429 + Retry-After above n requests per second', numberFlag(0))
     .option('--fault-token-issue', 'apply the random faults to the token mutation too')
+    .option(
+      '--echo-credentials',
+      "every error echoes the request's credentials and the API key in the encodings a service may use (redaction " +
+        'tests)',
+    )
     .option(
       '--error-detail-chars <n>',
       "every error's detail (error answers, a status's latest_error) padded to n characters (default 0: off)",

@@ -181,3 +181,66 @@ export function withPaddedDetails(reply: Reply, chars: number): Reply {
   if (latest && typeof latest.detail === 'string') padded['latest_error'] = { ...latest, detail: pad(latest.detail) };
   return { ...reply, body: padded };
 }
+
+/** What a careless service echoes: the request's credentials, and the key as its own code may have written it. */
+export interface Echo {
+  authorization: string | undefined;
+  body: Buffer;
+  apiKey: string;
+}
+
+/** The API key sent in a token mutation's body (`variables.input.APIKey`), if any. */
+function keySent(body: Buffer): string | undefined {
+  try {
+    const parsed = JSON.parse(body.toString('utf8')) as { variables?: { input?: { APIKey?: unknown } } };
+    const key = parsed.variables?.input?.APIKey;
+    return typeof key === 'string' ? key : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function echoText(echo: Echo): string {
+  const key = keySent(echo.body) ?? echo.apiKey;
+  const escaped = JSON.stringify(key).slice(1, -1);
+  const ascii = escaped.replace(/[\u007f-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const forms = [
+    key,
+    escaped,
+    ascii,
+    encodeURIComponent(key),
+    encodeURIComponent(key)
+      .replace(/%20/g, '+')
+      .replace(/%[0-9A-F]{2}/g, (code) => code.toLowerCase()),
+    key.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;'),
+    `Basic ${Buffer.from(`${key}:`).toString('base64')}`,
+    `Basic ${Buffer.from(`api:${key}`).toString('base64url')}`,
+  ];
+  return (
+    ` [echo: Authorization ${echo.authorization ?? '(none)'}; body ${echo.body.toString('utf8').slice(0, 4096)}; ` +
+    `key ${forms.join(' | ')}]`
+  );
+}
+
+/**
+ * --echo-credentials: the reply with every error text it carries (an error answer's `detail` and its `errors[].detail`,
+ * a status's `latest_error.detail`, the token mutation's `errors[].message`) followed by the echo.
+ */
+export function withEchoedCredentials(reply: Reply, echo: Echo): Reply {
+  const body = reply.body as Record<string, unknown> | null;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return reply;
+  const said = echoText(echo);
+  const echoed: Record<string, unknown> = { ...body };
+  if (reply.status >= 400 && typeof body['detail'] === 'string') echoed['detail'] = `${body['detail']}${said}`;
+  const latest = body['latest_error'] as { detail?: unknown } | null | undefined;
+  if (latest && typeof latest.detail === 'string')
+    echoed['latest_error'] = { ...latest, detail: `${latest.detail}${said}` };
+  const errors = body['errors'];
+  if (Array.isArray(errors))
+    echoed['errors'] = errors.map((item: Record<string, unknown>) => ({
+      ...item,
+      ...(typeof item['detail'] === 'string' ? { detail: `${item['detail']}${said}` } : {}),
+      ...(typeof item['message'] === 'string' ? { message: `${item['message']}${said}` } : {}),
+    }));
+  return { ...reply, body: echoed };
+}

@@ -32,6 +32,11 @@ export interface FaultOptions {
   trickleMs: number;
   /** Every error's `detail` (error answers, and a status's latest_error) is padded to N characters (0 = off). */
   errorDetailChars: number;
+  /**
+   * Every error (error answers, a status's latest_error, the token mutation's errors) echoes the credentials: the
+   * Authorization header, the request body, and the API key in the encodings a service may use (redaction tests).
+   */
+  echoCredentials: boolean;
 }
 
 export interface SandboxOptions extends FaultOptions {
@@ -127,6 +132,7 @@ export function defaultSandboxOptions(): SandboxOptions {
     faultTokenIssue: false,
     trickleMs: 0,
     errorDetailChars: 0,
+    echoCredentials: false,
   };
 }
 

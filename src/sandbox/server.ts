@@ -12,6 +12,7 @@ import {
   sendHtml,
   sendJson,
   sendTrickling,
+  withEchoedCredentials,
   withPaddedDetails,
   type Reply,
 } from './http-io.js';
@@ -118,10 +119,14 @@ async function decide(
   runtime: SandboxRuntime,
   request: IncomingMessage,
   url: URL,
-  note: (fault: FaultName) => void,
+  seen: { fault: FaultName | null; body: Buffer },
 ): Promise<Outcome> {
+  const note = (fault: FaultName): void => {
+    seen.fault = fault;
+  };
   const read = await readBody(request, runtime.options.maxBodyBytes);
   if (read.kind === 'aborted') return { aborted: true };
+  if (read.kind === 'ok') seen.body = read.bytes;
   if (read.kind === 'too_large') {
     return {
       reply: {
@@ -187,6 +192,19 @@ async function decide(
   return outcome;
 }
 
+/** --error-detail-chars pads every error's detail; --echo-credentials makes it say the credentials too. */
+function answerWithFaults(runtime: SandboxRuntime, request: IncomingMessage, body: Buffer, reply: Reply): Reply {
+  const { errorDetailChars, echoCredentials } = runtime.faults.options;
+  const echoed = echoCredentials
+    ? withEchoedCredentials(reply, {
+        authorization: request.headers.authorization,
+        body,
+        apiKey: runtime.options.apiKey,
+      })
+    : reply;
+  return withPaddedDetails(echoed, errorDetailChars);
+}
+
 /** --trickle-ms: answers to GET requests (status and lists) trickle. */
 function trickles(runtime: SandboxRuntime, request: IncomingMessage, url: URL): boolean {
   return runtime.faults.options.trickleMs > 0 && request.method === 'GET' && !url.pathname.includes('graphql');
@@ -205,7 +223,7 @@ export function createRequestListener(
     } catch {
       url = new URL('http://sandbox.invalid/');
     }
-    let fault: FaultName | null = null;
+    const seen: { fault: FaultName | null; body: Buffer } = { fault: null, body: Buffer.alloc(0) };
     response.on('close', () => {
       const endedAt = epochNow();
       const status = response.headersSent ? response.statusCode : null;
@@ -215,24 +233,24 @@ export function createRequestListener(
         path: url.pathname,
         query: url.search.replace(/^\?/, ''),
         status,
-        fault,
+        fault: seen.fault,
         startedAt,
         endedAt,
       });
       runtime.options.log?.(
         `${request.method ?? ''} ${url.pathname} ${status ?? '-'} ` +
-          `${Math.round(endedAt - startedAt)}ms${fault ? ` [${fault}]` : ''}`,
+          `${Math.round(endedAt - startedAt)}ms${seen.fault ? ` [${seen.fault}]` : ''}`,
       );
     });
-    decide(runtime, request, url, (name) => (fault = name))
+    decide(runtime, request, url, seen)
       .then((outcome) => {
         if ('aborted' in outcome) response.destroy();
         else if ('destroy' in outcome) request.socket.destroy();
         else if ('page' in outcome) sendHtml(response, 200, outcome.page);
         else {
-          const answer = withPaddedDetails(outcome.reply, runtime.faults.options.errorDetailChars);
+          const answer = answerWithFaults(runtime, request, seen.body, outcome.reply);
           if (trickles(runtime, request, url)) {
-            fault = 'trickle';
+            seen.fault = 'trickle';
             runtime.trickling.add(response);
             response.on('close', () => runtime.trickling.delete(response));
             sendTrickling(response, answer, runtime.faults.options.trickleMs, runtime.timers);
