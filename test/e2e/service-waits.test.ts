@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openLedgerReader } from '../../src/ledger/index.js';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/index.js';
+import { startScriptedServer, type ScriptedServer } from '../api/helpers/scripted-server.js';
 import { push, ROOT } from './helpers.js';
 
 // Every wait of a push ends (docs/api-client.md "Time-outs" and "Stopping"), through the real binary against a
@@ -15,12 +16,14 @@ import { push, ROOT } from './helpers.js';
 const SAMPLE = join(ROOT, 'fixtures', 'sample');
 let root: string;
 let sandbox: RunningSandbox | undefined;
+let hanging: ScriptedServer | undefined;
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'service-waits-'));
 });
 afterEach(async () => {
   await sandbox?.close();
-  sandbox = undefined;
+  await hanging?.close();
+  [sandbox, hanging] = [undefined, undefined];
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
@@ -82,5 +85,30 @@ describe('an answer that trickles', () => {
     const reader = openLedgerReader(state);
     expect(reader.read.runs(1)[0]).toMatchObject({ status: 'interrupted', exitCode: 130 });
     reader.close();
+  });
+});
+
+describe('a write that is never answered', () => {
+  it('SIGTERM once a create is on the wire: the write gets its grace, then is cut off; exit 130, the create left to reconcile', async () => {
+    // Answers the token mutation, and never answers anything else.
+    hanging = await startScriptedServer(() => undefined);
+    const service = hanging;
+    const state = join(root, 'hanging-write');
+    const run = await push(
+      { url: service.url, apiKey: 'key-123456' } as RunningSandbox,
+      SAMPLE,
+      state,
+      ['--concurrency', '1'],
+      {
+        afterMs: 0,
+        signal: 'SIGTERM',
+        when: () => service.rest().some((request) => request.method === 'POST'),
+      },
+    );
+    expect(run.signal).toBeNull();
+    expect(run.code, run.stderr).toBe(130);
+    expect(run.stderr).not.toMatch(/internal error/);
+    // Sent without an answer: the next run asks the service before it sends anything again.
+    expect(accountStates(state)).toMatchObject({ creating: 1 });
   });
 });
