@@ -1,19 +1,11 @@
 import { setMaxListeners } from 'node:events';
-import { moneyToStrings } from '../schema/index.js';
-import { undocumentedFields } from './documented-fields.js';
-import {
-  AbortedError,
-  ApiError,
-  NetworkError,
-  RateLimitedError,
-  RequestRejectedError,
-  UnexpectedResponseError,
-} from './errors.js';
+import { AbortedError, ApiError, NetworkError, RateLimitedError, UnexpectedResponseError } from './errors.js';
 import type { ClientEvent } from './events.js';
 import { errorFromResponse, failureKindOf, type ServiceResponse } from './map-response.js';
 import { resolveClientOptions, type ClientOptions, type ResolvedClientOptions } from './options.js';
 import { AdaptiveLimiter, type LimiterSnapshot, type ReleaseSignal, type Ticket } from './rate-limiter.js';
 import { Redactor, safeCause } from './redact.js';
+import { serialiseCall } from './request-body.js';
 import { decideRetry, type RetryDecision, type RetryMode } from './retry-policy.js';
 import { TokenManager } from './token-manager.js';
 import { obtainTokenGrant, TOKEN_ENDPOINT } from './token-mutation.js';
@@ -146,7 +138,7 @@ export class CallRunner {
 
   /** Runs one call to its outcome, resending as the retry policy allows; rejects with the last ApiError. */
   async run<T>(call: EndpointCall<T>, options: CallOptions = {}): Promise<T> {
-    const body = this.#serialise(call);
+    const body = serialiseCall(call, this.#options);
     const stop =
       options.signal === undefined ? this.#halt.signal : AbortSignal.any([this.#halt.signal, options.signal]);
     let renewed = false;
@@ -197,36 +189,6 @@ export class CallRunner {
       random: this.#options.random(),
     };
     return decideRetry(input, this.#options.retry);
-  }
-
-  #serialise<T>(call: EndpointCall<T>): string | undefined {
-    if (call.body === undefined) return undefined;
-    if (this.#options.checkRequests && call.requestSchema) {
-      const undocumented = undocumentedFields(call.requestSchema, call.checked ?? call.body);
-      if (undocumented.length > 0) {
-        const fields = undocumented.map((issue) => issue.attr).join(', ');
-        throw new RequestRejectedError(
-          call.name,
-          undefined,
-          `undocumented field(s) ${fields}; the spec allows documented fields only`,
-          undocumented,
-        );
-      }
-    }
-    if (this.#options.dialect === 'kraken' && call.money) {
-      // The real platform takes money as decimal strings in its precision; a value it cannot take
-      // exactly is refused here rather than rounded.
-      const money = moneyToStrings(call.money, call.body);
-      if (money.issues.length > 0)
-        throw new RequestRejectedError(
-          call.name,
-          undefined,
-          `${money.issues.map((issue) => `${issue.attr}: ${issue.detail}`).join('; ')}`,
-          money.issues,
-        );
-      return JSON.stringify(money.value);
-    }
-    return JSON.stringify(call.body);
   }
 
   async #attempt<T>(call: EndpointCall<T>, body: string | undefined): Promise<AttemptResult<T>> {
