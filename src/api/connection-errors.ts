@@ -63,6 +63,7 @@ export function unmendable(error: unknown, context: ConnectionContext): Connecti
   if (context.answered) return undefined;
   const refusedByProxy = /Proxy response \((\d+)\)/.exec(message);
   if (refusedByProxy) return proxyRefused(Number(refusedByProxy[1]), context);
+  if (code.startsWith('ERR_SSL_') || code === 'EPROTO') return handshake(code, context);
   if (!BEFORE_FIRST_ANSWER.has(code)) return undefined;
   if (code === 'EAI_AGAIN') return notFound(code, hostname, context);
   const where = typeof failure.address === 'string' ? `${failure.address}:${String(failure.port)}` : 'the host';
@@ -83,6 +84,16 @@ function certificate(code: string, context: ConnectionContext): ConnectionFailed
     context.endpoint,
     'tls_certificate_untrusted',
     `the TLS certificate of ${host} is not trusted (${code}): ${advice}. ${stopped()}`,
+  );
+}
+
+function handshake(code: string, context: ConnectionContext): ConnectionFailedError {
+  return new ConnectionFailedError(
+    context.endpoint,
+    'tls_handshake_failed',
+    `the TLS handshake with ${context.baseUrl.host} failed (${code}) before the service answered any request of ` +
+      `this run: check the scheme and the port of the base URL ${context.baseUrl.origin} (--base-url, ` +
+      `MIGRATE_BASE_URL; is it an http service?); ${proxies(context)}. ${stopped()}`,
   );
 }
 

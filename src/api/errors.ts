@@ -213,7 +213,12 @@ export class ConnectionFailedError extends ApiError {
 }
 
 export type ConnectionFailure =
-  'tls_certificate_untrusted' | 'host_not_found' | 'connection_refused' | 'host_unreachable' | 'proxy_refused';
+  | 'tls_certificate_untrusted'
+  | 'tls_handshake_failed'
+  | 'host_not_found'
+  | 'connection_refused'
+  | 'host_unreachable'
+  | 'proxy_refused';
 
 /**
  * An answer that is a web page, not the service's JSON (any status, a 200 included): a wrong base URL, or a proxy or

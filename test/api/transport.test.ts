@@ -131,6 +131,16 @@ describe('Transport', () => {
     expect((error as Error).message).toContain(`${new URL(url).host} refused the connection (ECONNREFUSED)`);
   });
 
+  it('https to a port that speaks plain http, before any answer: fatal, naming the scheme and the port', async () => {
+    server = await startScriptedServer((_request, response) => json(response, 200, {}));
+    const error = await open(server.url.replace('http:', 'https:'))
+      .send({ endpoint: 'e', method: 'GET', path: '/x/', headers: {} })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ConnectionFailedError);
+    expect(error).toMatchObject({ code: 'tls_handshake_failed', fatal: true });
+    expect((error as Error).message).toContain('check the scheme and the port of the base URL https://127.0.0.1:');
+  });
+
   it('the service restarting later in a run: its refused connection stays an ordinary network error', async () => {
     server = await startScriptedServer((_request, response) => json(response, 200, {}));
     const t = open(server.url);
