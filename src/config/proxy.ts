@@ -1,4 +1,4 @@
-import { hideUserInfo, type ProxySettings } from '../api/index.js';
+import type { ProxySettings } from '../api/index.js';
 import { UsageError } from '../errors.js';
 
 // The proxy variables (docs/api-client.md "Proxies"), read here and nowhere else: HTTPS_PROXY, HTTP_PROXY and NO_PROXY,
@@ -34,9 +34,12 @@ function proxyUrl(variable: string, text: string): string {
 }
 
 function badProxy(variable: string, text: string): UsageError {
+  // Its scheme only: a value that is not a URL cannot be told apart from its password.
+  const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(text)?.[0];
   return new UsageError(
     `${variable}: expected a proxy URL such as http://proxy.example:3128 (http or https, credentials as ` +
-      `http://user:password@proxy.example:3128), got ${JSON.stringify(hideUserInfo(text))}`,
+      `http://user:password@proxy.example:3128), got ${scheme ? `a value starting "${scheme}"` : 'another value'} ` +
+      `(not shown: it may hold a password)`,
     'invalid_proxy',
   );
 }

@@ -91,7 +91,7 @@ describe('the proxy variables', () => {
     });
   });
 
-  it.each([['ftp://proxy.example:21'], ['http://'], ['http://user:secret-pw@[bad']])(
+  it.each([['ftp://proxy.example:21'], ['http://'], ['http://user:secret-pw@[bad'], ['http://user:secret-pw']])(
     'a bad proxy URL is a usage error naming the variable, never its password: %s',
     (value) => {
       const attempt = () => loadProxySettings({ https_proxy: value });
