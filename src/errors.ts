@@ -69,3 +69,27 @@ export class FatalError extends MigrateError {
     super(message, { code, exitCode: ExitCode.fatal, cause });
   }
 }
+
+/**
+ * How long an error detail may be where it is kept or shown: the ledger, the NDJSON log, reports, printed messages
+ * (docs/limits.md "Limits on what the service answers"). A service may send megabytes in one error; a person needs
+ * its start, and how long it was.
+ */
+export const DETAIL_LIMIT = 2_000;
+/** Codes (the service's or the tool's) are identifiers: longer ones are cut as details are. */
+export const CODE_LIMIT = 100;
+
+const STATED_LENGTH = /\.\.\. \([\d,]{1,20} characters in all\)$/;
+
+/**
+ * `text` itself, or its first `limit` characters followed by `... (10,485,760 characters in all)`. A text limited
+ * before (a ledger row a report shows) is kept as it is: its length stated is the original's.
+ */
+export function limitDetail(text: string, limit = DETAIL_LIMIT): string {
+  if (text.length <= limit) return text;
+  const stated = STATED_LENGTH.exec(text);
+  if (stated !== null && stated.index <= limit) return text;
+  // Never half of a surrogate pair.
+  const end = /[\uD800-\uDBFF]/.test(text.charAt(limit - 1)) ? limit - 1 : limit;
+  return `${text.slice(0, end)}... (${text.length.toLocaleString('en-GB')} characters in all)`;
+}

@@ -1,18 +1,11 @@
-import { moneyToStrings, withoutTenantFields } from '../schema/index.js';
-import { undocumentedFields } from './documented-fields.js';
-import {
-  AbortedError,
-  ApiError,
-  NetworkError,
-  RateLimitedError,
-  RequestRejectedError,
-  UnexpectedResponseError,
-} from './errors.js';
+import { setMaxListeners } from 'node:events';
+import { AbortedError, ApiError, NetworkError, RateLimitedError, UnexpectedResponseError } from './errors.js';
 import type { ClientEvent } from './events.js';
 import { errorFromResponse, failureKindOf, type ServiceResponse } from './map-response.js';
 import { resolveClientOptions, type ClientOptions, type ResolvedClientOptions } from './options.js';
-import { AdaptiveLimiter, type LimiterSnapshot, type ReleaseSignal } from './rate-limiter.js';
+import { AdaptiveLimiter, type LimiterSnapshot, type ReleaseSignal, type Ticket } from './rate-limiter.js';
 import { Redactor, safeCause } from './redact.js';
+import { serialiseCall } from './request-body.js';
 import { decideRetry, type RetryDecision, type RetryMode } from './retry-policy.js';
 import { TokenManager } from './token-manager.js';
 import { obtainTokenGrant, TOKEN_ENDPOINT } from './token-mutation.js';
@@ -33,7 +26,10 @@ export interface ClientStats extends LimiterSnapshot {
 }
 
 type AttemptResult<T> =
-  { ok: true; value: T } | { ok: false; error: ApiError; token: string | undefined; fromToken: boolean };
+  | { ok: true; value: T }
+  | { ok: false; error: ApiError; token: string | undefined; fromToken: boolean }
+  /** The client stopped before the request could start (its slot or a pause was waited for). */
+  | { ok: false; stopped: true };
 
 /** Resolves with the wait, or as soon as the signal aborts (the caller then gives up). */
 function abortable(wait: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
@@ -58,13 +54,20 @@ export class CallRunner {
   readonly #counts = { requests: 0, retries: 0, rateLimited: 0, tokenRenewals: 0 };
   #closed = false;
   #closing: Promise<void> | undefined;
+  /** Aborted by the run's signal or by close(): every wait ends, reads in flight are cut off. */
+  readonly #halt = new AbortController();
 
   constructor(input: ClientOptions) {
     const options = resolveClientOptions(input);
     this.#options = options;
+    // One listener per request in flight or waiting (its cut-off, its backoff): as many as the concurrency allows.
+    setMaxListeners(0, this.#halt.signal);
+    if (options.signal?.aborted) this.#halt.abort();
+    else options.signal?.addEventListener('abort', () => this.#halt.abort(), { once: true });
     this.#redactor.add(options.credentials.apiKey);
     this.#redactor.add(options.credentials.token);
     this.#redactor.add(options.credentials.refreshToken);
+    for (const proxy of [options.proxy?.httpProxy, options.proxy?.httpsProxy]) this.#redactor.addUserInfo(proxy?.url);
     const { timeouts } = options;
     this.#transport = new Transport({
       baseUrl: options.baseUrl,
@@ -75,6 +78,8 @@ export class CallRunner {
       // undici's default: below the idle time-out of common servers (5 s), so a socket is not reused as the server
       // closes it.
       keepAliveTimeoutMs: 4_000,
+      requestTimeoutMs: timeouts.requestMs,
+      proxy: options.proxy,
       redactor: this.#redactor,
     });
     this.#limiter = new AdaptiveLimiter({
@@ -85,6 +90,7 @@ export class CallRunner {
       clock: options.clock,
       sleep: options.sleep,
       onChange: (change) => this.#emit({ type: 'limit_changed', ...change }),
+      signal: this.#halt.signal,
     });
     this.#tokens = new TokenManager({
       credentials: options.credentials,
@@ -98,6 +104,7 @@ export class CallRunner {
           onRequest: () => {
             this.#counts.requests += 1;
           },
+          signal: this.#halt.signal,
         }),
       clock: options.clock,
       renewMarginMs: options.renewMarginMs,
@@ -118,23 +125,32 @@ export class CallRunner {
     return { ...this.#limiter.snapshot(), ...this.#counts };
   }
 
-  /** Waits for requests in flight; calls made (or resent) afterwards fail at once. Idempotent. */
+  /**
+   * Ends every wait, cuts off requests still in flight (the engine has given them their grace) and closes the
+   * connections; calls made (or resent) afterwards fail at once. Idempotent.
+   */
   close(): Promise<void> {
     this.#closed = true;
-    this.#closing ??= this.#transport.close();
+    this.#halt.abort();
+    this.#closing ??= this.#transport.destroy();
     return this.#closing;
   }
 
   /** Runs one call to its outcome, resending as the retry policy allows; rejects with the last ApiError. */
   async run<T>(call: EndpointCall<T>, options: CallOptions = {}): Promise<T> {
-    const body = this.#serialise(call);
+    const body = serialiseCall(call, this.#options);
+    const stop =
+      options.signal === undefined ? this.#halt.signal : AbortSignal.any([this.#halt.signal, options.signal]);
     let renewed = false;
     let sent = 0;
     let last: ApiError | undefined;
     for (let attempt = 1; ;) {
-      if (this.#closed) throw new NetworkError(call.name, 'not_sent', 'the client was closed');
-      if (options.signal?.aborted) throw this.#giveUp(new AbortedError(call.name, last), sent);
+      // A closed client sends nothing more; a call cut off by close() ends with what its last attempt met.
+      if (this.#closed)
+        throw this.#giveUp(last ?? new NetworkError(call.name, 'not_sent', 'the client was closed'), sent);
+      if (stop.aborted) throw this.#giveUp(new AbortedError(call.name, last), sent);
       const result = await this.#attempt(call, body);
+      if ('stopped' in result) throw this.#giveUp(new AbortedError(call.name, last), sent);
       sent += 1;
       if (result.ok) return result.value;
       last = result.error;
@@ -151,7 +167,7 @@ export class CallRunner {
       this.#counts.retries += 1;
       const { code, status, ambiguous } = result.error;
       this.#emit({ type: 'retry', endpoint: call.name, attempt, delayMs: decision.delayMs, code, status, ambiguous });
-      await abortable(this.#options.sleep(decision.delayMs), options.signal);
+      await abortable(this.#options.sleep(decision.delayMs, stop), stop);
       attempt += 1;
     }
   }
@@ -175,40 +191,13 @@ export class CallRunner {
     return decideRetry(input, this.#options.retry);
   }
 
-  #serialise<T>(call: EndpointCall<T>): string | undefined {
-    if (call.body === undefined) return undefined;
-    if (this.#options.checkRequests && call.requestSchema) {
-      const checked = call.checked ?? call.body;
-      const judged = call.tenant ? withoutTenantFields(call.tenant, checked, this.#options.tenantFields) : checked;
-      const undocumented = undocumentedFields(call.requestSchema, judged);
-      if (undocumented.length > 0) {
-        const fields = undocumented.map((issue) => issue.attr).join(', ');
-        throw new RequestRejectedError(
-          call.name,
-          undefined,
-          `undocumented field(s) ${fields}; the spec allows documented fields only`,
-          undocumented,
-        );
-      }
-    }
-    if (this.#options.dialect === 'kraken' && call.money) {
-      // The real platform takes money as decimal strings in its precision; a value it cannot take
-      // exactly is refused here rather than rounded.
-      const money = moneyToStrings(call.money, call.body);
-      if (money.issues.length > 0)
-        throw new RequestRejectedError(
-          call.name,
-          undefined,
-          `${money.issues.map((issue) => `${issue.attr}: ${issue.detail}`).join('; ')}`,
-          money.issues,
-        );
-      return JSON.stringify(money.value);
-    }
-    return JSON.stringify(call.body);
-  }
-
   async #attempt<T>(call: EndpointCall<T>, body: string | undefined): Promise<AttemptResult<T>> {
-    const ticket = await this.#limiter.acquire();
+    let ticket: Ticket;
+    try {
+      ticket = await this.#limiter.acquire();
+    } catch {
+      return { ok: false, stopped: true };
+    }
     let signal: ReleaseSignal = 'failure';
     let retryAfterMs: number | undefined;
     let token: string | undefined;
@@ -225,7 +214,8 @@ export class CallRunner {
         retryAfterMs = result.error.retryAfterMs;
         this.#counts.rateLimited += 1;
         this.#emit({ type: 'rate_limited', endpoint: call.name, retryAfterMs });
-      } else if (response.status < 500) {
+      } else if (response.status < 500 && response.status !== 429) {
+        // A 429 beyond the ceiling stops the run (RetryAfterTooLongError): no pause, and no news of a good pace.
         signal = 'success';
       }
       return result.ok ? result : { ...result, token, fromToken: false };
@@ -243,24 +233,34 @@ export class CallRunner {
       authorization: this.#options.headerForm === 'token' ? `Token ${token}` : token,
     };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    return this.#transport.send(
-      { endpoint: call.name, method: call.method, path: call.path, headers, body },
-      call.readBody,
-    );
+    const request = {
+      endpoint: call.name,
+      method: call.method,
+      path: call.path,
+      headers,
+      body,
+      ...(call.readBody === undefined ? {} : { deadlineMs: this.#options.timeouts.listMs }),
+      // A read in flight is cut off when the run stops (its answer changes nothing the next run cannot ask again); a
+      // write is awaited, so that its answer is recorded.
+      ...(call.safety === 'idempotent' ? { signal: this.#halt.signal } : {}),
+    };
+    return this.#transport.send(request, call.readBody);
   }
 
   #interpret<T>(
     call: EndpointCall<T>,
     answer: ServiceResponse,
   ): { ok: true; value: T } | { ok: false; error: ApiError } {
-    if (answer.status >= 200 && answer.status < 300) return { ok: true, value: call.success(answer) };
-    // Error bodies become messages and outcome values that people read: scrub them first.
+    // Bodies become messages, outcome values and ledger rows that people read (a status's latest_error, an error's
+    // detail): scrubbed first, whole, before any of it is cut or kept. A body without a secret is passed as it is.
     const response = { ...answer, body: this.#redactor.redactDeep(answer.body) };
+    if (answer.status >= 200 && answer.status < 300) return { ok: true, value: call.success(response) };
     const error = errorFromResponse(response, {
       endpoint: call.name,
       write: call.method !== 'GET' && call.safety !== 'idempotent',
       serverErrorMeansNotApplied: call.serverErrorMeansNotApplied ?? false,
       now: this.#options.clock.now(),
+      maxRetryAfterMs: this.#options.retry.maxRetryAfterMs,
     });
     if (error.fatal) return { ok: false, error };
     const value = call.expected?.(error, response);

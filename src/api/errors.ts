@@ -114,6 +114,34 @@ export class RateLimitedError extends ApiError {
   }
 }
 
+/** Seconds as people read them: `86,400 s`. */
+function seconds(ms: number): string {
+  return `${Math.ceil(ms / 1000).toLocaleString('en-GB')} s`;
+}
+
+/**
+ * 429 with a Retry-After beyond the ceiling on any pause the service asks for (docs/api-client.md "What is retried"):
+ * waiting it out would hang the run (a cron run for a day), so the run stops (exit 3) naming the header and the wait.
+ */
+export class RetryAfterTooLongError extends ApiError {
+  readonly retryAfterMs: number;
+
+  constructor(endpoint: string, header: string, retryAfterMs: number, ceilingMs: number, status = 429) {
+    super(
+      `${endpoint}: the service asked to wait ${seconds(retryAfterMs)} before the next request (HTTP ${status}, ` +
+        `Retry-After: ${header}), longer than the ${seconds(ceilingMs)} the tool waits for any pause a service asks ` +
+        `for; the run stopped. Nothing is lost: run the same command again once the service takes requests again.`,
+      'retry_after_too_long',
+      { endpoint, status },
+    );
+    this.retryAfterMs = retryAfterMs;
+  }
+
+  override get fatal(): boolean {
+    return true;
+  }
+}
+
 /** 401/403, or the token mutation refused the credentials: the run cannot authenticate. */
 export class AuthenticationError extends ApiError {
   constructor(endpoint: string, detail: string, options: { status?: number; serviceCode?: string } = {}) {
@@ -164,6 +192,53 @@ export class NetworkError extends ApiError {
 export class TimeoutError extends NetworkError {
   constructor(endpoint: string, phase: NetworkPhase, detail: string, cause?: unknown) {
     super(endpoint, phase, detail, cause, 'timeout');
+  }
+}
+
+/**
+ * The service cannot be reached in a way no resend mends (docs/api-client.md "Errors no retry can mend"): an untrusted
+ * TLS certificate, a host name that does not exist, or, before the service has answered any request of the run, a
+ * refused or unroutable connection. Never sent; the run stops (exit 3) with a message saying what to check.
+ */
+export class ConnectionFailedError extends ApiError {
+  readonly phase = 'not_sent';
+
+  constructor(endpoint: string, code: ConnectionFailure, message: string, cause?: unknown) {
+    super(`${endpoint}: ${message}`, code, { endpoint, cause });
+  }
+
+  override get fatal(): boolean {
+    return true;
+  }
+}
+
+export type ConnectionFailure =
+  | 'tls_certificate_untrusted'
+  | 'tls_handshake_failed'
+  | 'host_not_found'
+  | 'connection_refused'
+  | 'host_unreachable'
+  | 'proxy_refused';
+
+/**
+ * An answer that is a web page, not the service's JSON (any status, a 200 included): a wrong base URL, or a proxy or
+ * single-sign-on login page answering in the service's place. Whatever it says, it is not the service's answer about
+ * an account: the run stops (exit 3), and nothing is recorded as an account's outcome.
+ */
+export class HtmlAnswerError extends ApiError {
+  constructor(endpoint: string, status: number, url: string, contentType: string, title: string | undefined) {
+    super(
+      `${endpoint}: ${url} answered HTTP ${status} with an HTML page (Content-Type: ${contentType || 'none'}` +
+        `${title ? `; title "${title}"` : ''}), not the import service's JSON: the base URL is wrong (--base-url, ` +
+        `MIGRATE_BASE_URL), or a proxy or single-sign-on login page answers in the service's place (check ` +
+        `HTTPS_PROXY, HTTP_PROXY and NO_PROXY). The run stopped; the page was not taken as any account's answer.`,
+      'html_answer',
+      { endpoint, status },
+    );
+  }
+
+  override get fatal(): boolean {
+    return true;
   }
 }
 

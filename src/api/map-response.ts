@@ -1,3 +1,4 @@
+import { CODE_LIMIT, limitDetail } from '../errors.js';
 import { Code, alreadyImportedSchema, type ValidationIssue } from '../schema/index.js';
 import type { ApiError } from './errors.js';
 import {
@@ -7,6 +8,7 @@ import {
   NotFoundError,
   RateLimitedError,
   RequestRejectedError,
+  RetryAfterTooLongError,
   ServerError,
   SupplierNotOngoingError,
   UnexpectedResponseError,
@@ -24,6 +26,8 @@ export interface ServiceResponse {
   headers: Record<string, string | string[] | undefined>;
   /** Parsed JSON, or undefined when the body was empty or not JSON. */
   body: unknown;
+  /** Why the body was not read (an error body beyond the bound): said in the error instead of the service's detail. */
+  unread?: string | undefined;
 }
 
 /** Service codes meaning the supplier takes no migrations: every account would fail alike. */
@@ -43,15 +47,19 @@ function text(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-/** The top-level `detail` (or `error_detail`) of an error body, or ''. */
+/**
+ * The top-level `detail` (or `error_detail`) of an error body, or '': cut to the detail limit, so that no error
+ * message, outcome or ledger row holds more of it (the body was scrubbed of secrets before, whole).
+ */
 export function detailOf(body: unknown): string {
   const object = record(body);
-  return text(object?.['detail']) ?? text(object?.['error_detail']) ?? '';
+  return limitDetail(text(object?.['detail']) ?? text(object?.['error_detail']) ?? '');
 }
 
-/** The top-level `code` of an error body. */
+/** The top-level `code` of an error body (cut to the code limit). */
 export function codeOf(body: unknown): string | undefined {
-  return text(record(body)?.['code']);
+  const code = text(record(body)?.['code']);
+  return code === undefined ? undefined : limitDetail(code, CODE_LIMIT);
 }
 
 /**
@@ -66,9 +74,9 @@ export function issuesFromBody(body: unknown): ValidationIssue[] {
     return errors.map((item) => {
       const entry = record(item) ?? {};
       return {
-        attr: text(entry['attr']) ?? '',
-        code: text(entry['code']) ?? 'invalid',
-        detail: text(entry['detail']) ?? '',
+        attr: limitDetail(text(entry['attr']) ?? '', CODE_LIMIT),
+        code: limitDetail(text(entry['code']) ?? 'invalid', CODE_LIMIT),
+        detail: limitDetail(text(entry['detail']) ?? ''),
       };
     });
   }
@@ -83,7 +91,7 @@ export function issuesFromBody(body: unknown): ValidationIssue[] {
 
 function flattenLegacy(value: unknown, path: string[], out: ValidationIssue[]): void {
   if (typeof value === 'string') {
-    out.push({ attr: path.join('.'), code: 'invalid', detail: value });
+    out.push({ attr: limitDetail(path.join('.'), CODE_LIMIT), code: 'invalid', detail: limitDetail(value) });
     return;
   }
   if (Array.isArray(value)) {
@@ -106,6 +114,8 @@ export interface MapContext {
   /** The spec's payment-instruction rule: its 500 means nothing was applied ("retry as is"). */
   serverErrorMeansNotApplied: boolean;
   now: number;
+  /** The ceiling on any pause the service asks for (RetryPolicy.maxRetryAfterMs): a longer Retry-After is fatal. */
+  maxRetryAfterMs: number;
 }
 
 /**
@@ -126,7 +136,7 @@ export function errorFromResponse(response: ServiceResponse, context: MapContext
 function classify(response: ServiceResponse, context: MapContext): ApiError {
   const { status, body } = response;
   const { endpoint } = context;
-  const detail = detailOf(body);
+  const detail = detailOf(body) || (response.unread ?? '');
   const serviceCode = codeOf(body);
   if (serviceCode !== undefined && SUPPLIER_REFUSED_CODES.has(serviceCode)) {
     return new SupplierNotOngoingError(endpoint, detail, serviceCode, status);
@@ -136,8 +146,7 @@ function classify(response: ServiceResponse, context: MapContext): ApiError {
   const notOngoing =
     status === 400 ? issuesFromBody(body).find((issue) => issue.code === Code.migrationNotOngoing) : undefined;
   if (notOngoing) return new SupplierNotOngoingError(endpoint, notOngoing.detail || detail, notOngoing.code, status);
-  if (status === 429)
-    return new RateLimitedError(endpoint, parseRetryAfter(response.headers['retry-after'], context.now));
+  if (status === 429) return rateLimited(response, context);
   if (status === 401 || status === 403)
     return new AuthenticationError(endpoint, detail || `HTTP ${status}`, {
       status,
@@ -152,6 +161,17 @@ function classify(response: ServiceResponse, context: MapContext): ApiError {
   return new UnexpectedResponseError(endpoint, status, `HTTP ${status} is not an answer the spec gives`);
 }
 
+/** A 429: resent after its Retry-After, or, when the service asks for more than the ceiling, the run stops. */
+function rateLimited(response: ServiceResponse, context: MapContext): ApiError {
+  const header = response.headers['retry-after'];
+  const retryAfterMs = parseRetryAfter(header, context.now);
+  if (retryAfterMs === undefined || retryAfterMs <= context.maxRetryAfterMs)
+    return new RateLimitedError(context.endpoint, retryAfterMs);
+  // The header as the service wrote it (an HTTP date or seconds), cut short: it is the service's text.
+  const written = (Array.isArray(header) ? header[0] : header)?.trim().slice(0, 64) ?? '';
+  return new RetryAfterTooLongError(context.endpoint, written, retryAfterMs, context.maxRetryAfterMs);
+}
+
 function badRequest(body: unknown, endpoint: string, detail: string, serviceCode: string | undefined): ApiError {
   const already = alreadyImportedSchema.safeParse(body);
   if (already.success) return new AlreadyImportedError(endpoint, already.data.account_id);
@@ -162,9 +182,12 @@ function badRequest(body: unknown, endpoint: string, detail: string, serviceCode
 
 /** The retry policy's view of an error (src/api/retry-policy.ts). */
 export function failureKindOf(error: ApiError): FailureKind {
+  // A 401 is renewed once (the retry policy); any other fatal error (a supplier not ongoing, a pause beyond the
+  // ceiling, a service that cannot be reached in a way no resend mends) is never resent: the run stops.
+  if (error instanceof AuthenticationError && error.status === 401) return 'unauthorized';
+  if (error.fatal) return 'final';
   if (error instanceof NetworkError) return error.phase === 'sent' ? 'no_answer' : 'not_sent';
   if (error instanceof RateLimitedError) return 'rate_limited';
   if (error instanceof ServerError) return 'server_error';
-  if (error instanceof AuthenticationError && error.status === 401) return 'unauthorized';
   return 'final';
 }

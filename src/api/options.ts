@@ -5,6 +5,7 @@ import { isDialect, NO_TENANT_FIELDS, type Dialect, type TenantFields } from '..
 import type { ClientEvent } from './events.js';
 import type { Clock, Sleep } from './rate-limiter.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.js';
+import type { ProxySettings } from './proxy.js';
 import type { Credentials } from './token-manager.js';
 
 /** The token mutation's root field is put into the query text, so it must be a plain GraphQL name. */
@@ -21,6 +22,13 @@ export interface ClientTimeouts {
   headersMs?: number;
   /** Idle time between response body chunks. */
   bodyMs?: number;
+  /**
+   * The deadline of a whole request, from its start to the last byte of its answer: the idle time-outs above reset at
+   * every chunk, so an answer trickling a byte at a time would never end without it.
+   */
+  requestMs?: number;
+  /** The same for the list endpoints, whose one answer holds every import process of the supplier. */
+  listMs?: number;
 }
 
 export interface ClientOptions {
@@ -53,12 +61,20 @@ export interface ClientOptions {
   checkRequests?: boolean;
   /** Wire format: the spec's (default) or the real platform's (docs/real-platform.md). */
   dialect?: Dialect;
+  /** Proxies to reach the service through; default none (direct connections). */
+  proxy?: ProxySettings | undefined;
   /** `kraken`: the v2 create's task_params. Default `{}` (every parameter optional). */
   taskParams?: Record<string, unknown>;
   /** Payload fields the mapping file declares beyond the spec's: sent, and let through the documented-fields guard. */
   tenantFields?: TenantFields;
   /** Retries, rate limiting, limit changes and token renewals; never carries a secret. */
   onEvent?: (event: ClientEvent) => void;
+  /**
+   * The run's stop (SIGINT/SIGTERM): every wait ends at once (a slot, a pause the service asked for, a resend's
+   * backoff) and so do reads in flight; calls then reject with an AbortedError. Writes in flight are awaited (their
+   * answers are recorded) until close().
+   */
+  signal?: AbortSignal | undefined;
   clock?: Clock;
   sleep?: Sleep;
   random?: () => number;
@@ -79,9 +95,11 @@ export interface ResolvedClientOptions {
   rateLimitPauseMs: number;
   checkRequests: boolean;
   dialect: Dialect;
+  proxy: ProxySettings | undefined;
   taskParams: Record<string, unknown>;
   tenantFields: TenantFields;
   onEvent: (event: ClientEvent) => void;
+  signal: AbortSignal | undefined;
   clock: Clock;
   sleep: Sleep;
   random: () => number;
@@ -89,7 +107,8 @@ export interface ResolvedClientOptions {
 
 const DEFAULTS = {
   concurrency: RUN_DEFAULTS.concurrency,
-  timeouts: { connectMs: 10_000, headersMs: 120_000, bodyMs: 60_000 },
+  // docs/api-client.md "Time-outs": a whole request within 2 minutes, a whole list (up to 1,000,000 entries) within 10.
+  timeouts: { connectMs: 10_000, headersMs: 120_000, bodyMs: 60_000, requestMs: 120_000, listMs: 600_000 },
   tokenField: 'obtainKrakenToken',
   tokenPath: '/v1/graphql/',
   headerForm: 'bare',
@@ -97,6 +116,11 @@ const DEFAULTS = {
   recoveryIntervalMs: 2_000,
   rateLimitPauseMs: 1_000,
 } as const;
+
+/** The default Sleep: a timer that an aborted signal clears (it resolves then, at once). */
+function sleepUnlessAborted(ms: number, signal?: AbortSignal): Promise<void> {
+  return delay(ms, undefined, { signal }).catch(() => undefined);
+}
 
 /** `label` names what the user set: a client option, or a flag/variable when called from src/config. */
 function failAt(label: string, expected: string, actual: unknown): never {
@@ -196,11 +220,13 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
     dialect: isDialect(options.dialect ?? 'spec')
       ? (options.dialect ?? 'spec')
       : fail('dialect', '"spec" or "kraken"', options.dialect),
+    proxy: options.proxy,
     taskParams: checkTaskParams(options.taskParams ?? {}),
     tenantFields: options.tenantFields ?? NO_TENANT_FIELDS,
     onEvent: options.onEvent ?? (() => undefined),
+    signal: options.signal,
     clock: options.clock ?? { now: () => Date.now() },
-    sleep: options.sleep ?? ((ms: number) => delay(ms)),
+    sleep: options.sleep ?? sleepUnlessAborted,
     random: options.random ?? Math.random,
   };
 }

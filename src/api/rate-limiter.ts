@@ -11,7 +11,8 @@ export interface Clock {
   now(): number;
 }
 
-export type Sleep = (ms: number) => Promise<void>;
+/** Resolves after `ms`, or at once when `signal` aborts (so that no timer outlives a stopped run). */
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
 export interface LimiterOptions {
   /** The configured concurrency: the ceiling the limit never exceeds. */
@@ -25,6 +26,19 @@ export interface LimiterOptions {
   clock: Clock;
   sleep: Sleep;
   onChange?: (change: LimitChange) => void;
+  /**
+   * Ends every wait (the run stopped, or the client closed): requests waiting for a slot or for a pause to end are
+   * refused at once (acquire rejects with LimiterStoppedError), and so is any later acquire.
+   */
+  signal?: AbortSignal | undefined;
+}
+
+/** acquire() after the limiter's signal aborted: the request was never started. */
+export class LimiterStoppedError extends Error {
+  constructor() {
+    super('the client stopped taking requests');
+    this.name = 'LimiterStoppedError';
+  }
 }
 
 export interface LimitChange {
@@ -62,7 +76,8 @@ export class AdaptiveLimiter {
   readonly #clock: Clock;
   readonly #sleep: Sleep;
   readonly #onChange: ((change: LimitChange) => void) | undefined;
-  readonly #queue: Array<(ticket: Ticket) => void> = [];
+  readonly #queue: Array<{ resolve: (ticket: Ticket) => void; reject: (error: Error) => void }> = [];
+  readonly #signal: AbortSignal | undefined;
   readonly #rate: number | undefined;
   #limit: number;
   #inFlight = 0;
@@ -82,12 +97,15 @@ export class AdaptiveLimiter {
     this.#clock = options.clock;
     this.#sleep = options.sleep;
     this.#onChange = options.onChange;
+    this.#signal = options.signal;
+    this.#signal?.addEventListener('abort', () => this.#refuseAll(), { once: true });
   }
 
-  /** Resolves when this request may start; FIFO. */
+  /** Resolves when this request may start; FIFO. Rejects with LimiterStoppedError once the signal has aborted. */
   acquire(): Promise<Ticket> {
-    return new Promise((resolve) => {
-      this.#queue.push(resolve);
+    if (this.#signal?.aborted) return Promise.reject(new LimiterStoppedError());
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ resolve, reject });
       this.#pump();
     });
   }
@@ -119,7 +137,7 @@ export class AdaptiveLimiter {
         this.#wakeIn(readyAt - now);
         return;
       }
-      const resolve = this.#queue.shift() as (ticket: Ticket) => void;
+      const { resolve } = this.#queue.shift() as { resolve: (ticket: Ticket) => void };
       this.#inFlight += 1;
       // Strict spacing (a token bucket of one): a late timer is not made up for, so no burst ever exceeds the cap.
       if (this.#intervalMs > 0) this.#nextStartAt = Math.max(this.#nextStartAt, now) + this.#intervalMs;
@@ -128,12 +146,16 @@ export class AdaptiveLimiter {
   }
 
   #wakeIn(ms: number): void {
-    if (this.#waking) return;
+    if (this.#waking || this.#signal?.aborted) return;
     this.#waking = true;
-    void this.#sleep(ms).then(() => {
+    void this.#sleep(ms, this.#signal).then(() => {
       this.#waking = false;
       this.#pump();
     });
+  }
+
+  #refuseAll(): void {
+    for (const waiter of this.#queue.splice(0)) waiter.reject(new LimiterStoppedError());
   }
 
   #onRateLimited(ticket: Ticket, now: number, retryAfterMs: number | undefined): void {

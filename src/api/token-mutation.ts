@@ -1,10 +1,11 @@
+import { CODE_LIMIT, limitDetail } from '../errors.js';
 import { obtainTokenResultSchema } from '../schema/index.js';
-import { ApiError, AuthenticationError, RateLimitedError, UnexpectedResponseError } from './errors.js';
+import { AbortedError, ApiError, AuthenticationError, RateLimitedError, UnexpectedResponseError } from './errors.js';
 import type { ClientEvent } from './events.js';
 import { errorFromResponse, failureKindOf, type ServiceResponse } from './map-response.js';
 import type { ResolvedClientOptions } from './options.js';
 import { safeCause, type Redactor } from './redact.js';
-import { decideRetry } from './retry-policy.js';
+import { DEFAULT_RETRY_POLICY, decideRetry } from './retry-policy.js';
 import type { ObtainInput, TokenGrant } from './token-manager.js';
 import type { Transport } from './transport.js';
 
@@ -35,11 +36,17 @@ interface GraphqlError {
 }
 
 /** Reads the mutation's answer into a grant, or the error it stands for. */
-export function readTokenResponse(field: string, response: ServiceResponse, now: number): TokenGrant | ApiError {
+export function readTokenResponse(
+  field: string,
+  response: ServiceResponse,
+  now: number,
+  maxRetryAfterMs: number = DEFAULT_RETRY_POLICY.maxRetryAfterMs,
+): TokenGrant | ApiError {
   if (response.status === 400) {
     // A query the service does not understand, e.g. a wrong --token-field: no token can be had.
     const message = (response.body as { errors?: GraphqlError[] } | undefined)?.errors?.[0]?.message;
-    return new AuthenticationError(TOKEN_ENDPOINT, typeof message === 'string' ? message : 'HTTP 400', { status: 400 });
+    const said = typeof message === 'string' ? limitDetail(message) : 'HTTP 400';
+    return new AuthenticationError(TOKEN_ENDPOINT, said, { status: 400 });
   }
   if (response.status !== 200) {
     return errorFromResponse(response, {
@@ -47,14 +54,17 @@ export function readTokenResponse(field: string, response: ServiceResponse, now:
       write: false,
       serverErrorMeansNotApplied: true,
       now,
+      maxRetryAfterMs,
     });
   }
   const body = response.body as { data?: Record<string, unknown> | null; errors?: GraphqlError[] } | undefined;
   const first = Array.isArray(body?.errors) ? body.errors[0] : undefined;
   if (first) {
-    const code = typeof first.extensions?.errorCode === 'string' ? first.extensions.errorCode : undefined;
+    const errorCode = first.extensions?.errorCode;
+    const code = typeof errorCode === 'string' ? limitDetail(errorCode, CODE_LIMIT) : undefined;
     if (code === TOO_MANY_REQUESTS) return new RateLimitedError(TOKEN_ENDPOINT, undefined, 200);
-    const message = typeof first.message === 'string' ? first.message : 'the token mutation returned an error';
+    const message =
+      typeof first.message === 'string' ? limitDetail(first.message) : 'the token mutation returned an error';
     return new AuthenticationError(TOKEN_ENDPOINT, `${message}${code ? ` (${code})` : ''}`, {
       status: 200,
       ...(code ? { serviceCode: code } : {}),
@@ -86,37 +96,26 @@ export interface ObtainDeps {
   redactor: Redactor;
   emit: (event: ClientEvent) => void;
   onRequest: () => void;
+  /** The client's stop: the mutation's waits end and the request is cut off; it then rejects with an AbortedError. */
+  signal?: AbortSignal | undefined;
 }
 
 /** One token mutation call, resent by the retry policy like a read (obtaining a token twice is harmless). */
 export async function obtainTokenGrant(input: ObtainInput, deps: ObtainDeps): Promise<TokenGrant> {
-  const { transport, options, redactor } = deps;
+  const { options, redactor, signal } = deps;
   redactor.add('APIKey' in input ? input.APIKey : input.refreshToken);
   const body = tokenMutationBody(options.tokenField, input);
   const headers = { accept: 'application/json', 'content-type': 'application/json' };
+  let last: ApiError | undefined;
   for (let attempt = 1; ; attempt += 1) {
-    let outcome: TokenGrant | ApiError;
-    try {
-      deps.onRequest();
-      const response = await transport.send({
-        endpoint: TOKEN_ENDPOINT,
-        method: 'POST',
-        path: options.tokenPath,
-        headers,
-        body,
-      });
-      outcome = readTokenResponse(options.tokenField, response, options.clock.now());
-    } catch (error) {
-      outcome =
-        error instanceof ApiError
-          ? error
-          : new UnexpectedResponseError(TOKEN_ENDPOINT, undefined, safeCause(error, redactor).message);
-    }
+    if (signal?.aborted) throw redactor.scrubError(new AbortedError(TOKEN_ENDPOINT, last));
+    const outcome = await attemptToken(body, headers, deps);
     if (!(outcome instanceof ApiError)) {
       redactor.add(outcome.token);
       redactor.add(outcome.refreshToken);
       return outcome;
     }
+    last = outcome;
     const retryAfterMs = outcome instanceof RateLimitedError ? outcome.retryAfterMs : undefined;
     const failure = failureKindOf(outcome);
     const decision = decideRetry(
@@ -141,6 +140,34 @@ export async function obtainTokenGrant(input: ObtainInput, deps: ObtainDeps): Pr
       status: outcome.status,
       ambiguous: false,
     });
-    await options.sleep(decision.delayMs);
+    await options.sleep(decision.delayMs, signal);
+  }
+}
+
+/** One request of the mutation: the grant, or the error it stands for. */
+async function attemptToken(
+  body: string,
+  headers: Record<string, string>,
+  deps: ObtainDeps,
+): Promise<TokenGrant | ApiError> {
+  const { transport, options, redactor, signal } = deps;
+  try {
+    deps.onRequest();
+    const response = await transport.send({
+      endpoint: TOKEN_ENDPOINT,
+      method: 'POST',
+      path: options.tokenPath,
+      headers,
+      body,
+      signal,
+    });
+    // An answer that is not a grant may echo the key: scrubbed whole before any of it is read into a message (and cut).
+    const grant = response.status === 200 && !(response.body as { errors?: unknown } | undefined)?.errors;
+    const scrubbed = grant ? response : { ...response, body: redactor.redactDeep(response.body) };
+    return readTokenResponse(options.tokenField, scrubbed, options.clock.now(), options.retry.maxRetryAfterMs);
+  } catch (error) {
+    return error instanceof ApiError
+      ? error
+      : new UnexpectedResponseError(TOKEN_ENDPOINT, undefined, safeCause(error, redactor).message);
   }
 }

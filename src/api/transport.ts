@@ -1,15 +1,34 @@
-import { Pool, type Dispatcher } from 'undici';
-import { NetworkError, TimeoutError, UnexpectedResponseError } from './errors.js';
-import type { BodyReader } from './list-body.js';
+import { EnvHttpProxyAgent, Pool, type Dispatcher } from 'undici';
+import { unmendable } from './connection-errors.js';
+import {
+  AbortedError,
+  HtmlAnswerError,
+  NetworkError,
+  TimeoutError,
+  UnexpectedResponseError,
+  type ApiError,
+} from './errors.js';
 import type { ServiceResponse } from './map-response.js';
+import type { ProxySettings } from './proxy.js';
 import { safeCause, type Redactor } from './redact.js';
+import {
+  MAX_ERROR_BODY_BYTES,
+  ResponseCollector,
+  ResponseTooLargeError,
+  type Failed,
+  type RawResponse,
+} from './response-collector.js';
+import type { ReadBody } from './response-collector.js';
 
 // HTTP on undici's Pool (keep-alive, sized to the concurrency; measured 0.90 of the
 // latency bound at concurrency 64 where `fetch` reaches 0.61), through its dispatch API with a
-// small handler that notes when undici has handed the whole request to the socket, so a failure
+// small handler (response-collector.ts) that notes when undici has handed the whole request to the socket, so a failure
 // can be told apart as "never sent" (safe to resend anything) or "sent, no answer" (may have
 // been applied). A caller may read a 2xx body as it arrives instead (the list endpoints: `readBody`), so a body of any
-// size is never held whole.
+// size is never held whole. Every request has a deadline for the whole exchange (undici's time-outs are idle times that
+// restart at every chunk) and may be cut off by a signal.
+
+export type { ReadBody } from './response-collector.js';
 
 export interface TransportOptions {
   baseUrl: URL;
@@ -20,6 +39,10 @@ export interface TransportOptions {
   /** Idle time between body chunks. */
   bodyTimeoutMs: number;
   keepAliveTimeoutMs: number;
+  /** The deadline of a whole request, its answer's body included, unless the request gives its own. */
+  requestTimeoutMs: number;
+  /** Proxies: requests go through undici's EnvHttpProxyAgent with these (never its own reading of the environment). */
+  proxy?: ProxySettings | undefined;
   redactor: Redactor;
   /** Larger bodies are refused (default 256 MiB: V8 cannot make a string of much more than 512 MiB). */
   maxResponseBytes?: number;
@@ -32,118 +55,10 @@ export interface TransportRequest {
   path: string;
   headers: Record<string, string>;
   body?: string | undefined;
-}
-
-/** Opens a reader for a 2xx body of the given status (one per request, so a resend reads afresh). */
-export type ReadBody = (status: number) => BodyReader;
-
-/**
- * A legacy-API undici handler (core/request.js calls its onRequestSent once the whole request is
- * written to the socket; the newer handler API and request() do not pass that on). It collects
- * the response body as text, which is all the client needs, or hands a 2xx body to its reader.
- */
-class ResponseCollector implements Dispatcher.DispatchHandler {
-  sent = false;
-  #status = 0;
-  #headers: Record<string, string | string[]> = {};
-  readonly #chunks: Buffer[] = [];
-  #bytes = 0;
-  #abort: ((error?: Error) => void) | undefined;
-  #reader: BodyReader | undefined;
-  /** What the reader threw: the request ends with it, not with a network error. */
-  #refused: unknown;
-  readonly #resolve: (response: RawResponse) => void;
-  readonly #reject: (error: Error, sent: boolean, refused: boolean) => void;
-  readonly #maxBytes: number;
-  readonly #readBody: ReadBody | undefined;
-
-  constructor(
-    maxBytes: number,
-    readBody: ReadBody | undefined,
-    resolve: (response: RawResponse) => void,
-    reject: (error: Error, sent: boolean, refused: boolean) => void,
-  ) {
-    this.#maxBytes = maxBytes;
-    this.#readBody = readBody;
-    this.#resolve = resolve;
-    this.#reject = reject;
-  }
-
-  onConnect(abort: (error?: Error) => void): void {
-    // Invoked again if undici re-dispatches the request on another socket: nothing sent there yet.
-    this.sent = false;
-    this.#abort = abort;
-  }
-  onRequestSent(): void {
-    this.sent = true;
-  }
-  onBodySent(): void {}
-  onResponseStarted(): void {}
-  onHeaders(status: number, rawHeaders: Buffer[]): boolean {
-    if (status < 200) return true; // 1xx informational: the final head follows
-    this.sent = true;
-    this.#status = status;
-    this.#headers = parseRawHeaders(rawHeaders);
-    if (status < 300) this.#reader = this.#readBody?.(status);
-    return true;
-  }
-  onData(chunk: Buffer): boolean {
-    if (this.#reader) {
-      try {
-        this.#reader.write(chunk);
-        return true;
-      } catch (error) {
-        this.#refused = error;
-        this.#abort?.(error as Error);
-        return false;
-      }
-    }
-    this.#bytes += chunk.length;
-    if (this.#bytes > this.#maxBytes) {
-      this.#abort?.(new ResponseTooLargeError(this.#maxBytes));
-      return false;
-    }
-    this.#chunks.push(chunk);
-    return true;
-  }
-  onComplete(): void {
-    if (this.#reader) {
-      try {
-        this.#reader.end();
-      } catch (error) {
-        this.#reject(error as Error, this.sent, true);
-        return;
-      }
-    }
-    this.#resolve({ status: this.#status, headers: this.#headers, text: Buffer.concat(this.#chunks).toString('utf8') });
-  }
-
-  onError(error: Error): void {
-    this.#reject(error, this.sent, this.#refused !== undefined && error === this.#refused);
-  }
-}
-
-class ResponseTooLargeError extends Error {
-  constructor(maxBytes: number) {
-    super(`the response is larger than ${maxBytes} bytes`);
-  }
-}
-
-interface RawResponse {
-  status: number;
-  headers: Record<string, string | string[]>;
-  text: string;
-}
-
-function parseRawHeaders(raw: Buffer[]): Record<string, string | string[]> {
-  const headers: Record<string, string | string[]> = {};
-  for (let index = 0; index + 1 < raw.length; index += 2) {
-    const name = String(raw[index]).toLowerCase();
-    const value = String(raw[index + 1]);
-    const existing = headers[name];
-    headers[name] = existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value];
-  }
-  return headers;
+  /** This request's deadline for the whole exchange, ms (default TransportOptions.requestTimeoutMs). */
+  deadlineMs?: number | undefined;
+  /** Cuts the request off when it aborts: it then rejects with an AbortedError. */
+  signal?: AbortSignal | undefined;
 }
 
 const TIMEOUT_CODES = new Set([
@@ -154,21 +69,23 @@ const TIMEOUT_CODES = new Set([
 ]);
 
 export class Transport {
-  readonly #pool: Pool;
+  readonly #pool: Dispatcher;
   readonly #origin: string;
   readonly #prefix: string;
   readonly #redactor: Redactor;
   readonly #maxBytes: number;
+  readonly #deadlineMs: number;
+  readonly #baseUrl: URL;
+  readonly #proxy: ProxySettings | undefined;
+  /** A response head has arrived for some request: from then on a refused connection is the service restarting. */
+  #answered = false;
 
   constructor(options: TransportOptions) {
+    this.#baseUrl = options.baseUrl;
+    this.#proxy = options.proxy;
     this.#maxBytes = options.maxResponseBytes ?? 256 * 1024 * 1024;
-    this.#pool = new Pool(options.baseUrl.origin, {
-      connections: options.connections,
-      connectTimeout: options.connectTimeoutMs,
-      headersTimeout: options.headersTimeoutMs,
-      bodyTimeout: options.bodyTimeoutMs,
-      keepAliveTimeout: options.keepAliveTimeoutMs,
-    });
+    this.#deadlineMs = options.requestTimeoutMs;
+    this.#pool = dispatcherFor(options);
     this.#origin = options.baseUrl.origin;
     this.#prefix = options.baseUrl.pathname.replace(/\/+$/, '');
     this.#redactor = options.redactor;
@@ -179,37 +96,88 @@ export class Transport {
    * that reader chunk by chunk (the body is then undefined; the size limit does not apply).
    */
   async send(request: TransportRequest, readBody?: ReadBody): Promise<ServiceResponse> {
-    const raw = await new Promise<RawResponse>((resolve, reject) => {
-      // A body the reader refused ends the request with the reader's error (an UnexpectedResponseError for a body that
-      // is not what the endpoint gives; anything else is the caller's, which the client reports as it is).
-      const collector = new ResponseCollector(this.#maxBytes, readBody, resolve, (error, sent, refused) =>
-        reject(
-          refused
-            ? error
-            : error instanceof ResponseTooLargeError
-              ? new UnexpectedResponseError(request.endpoint, undefined, error.message, '')
-              : this.#networkError(request.endpoint, error, sent),
-        ),
-      );
-      const options: Dispatcher.DispatchOptions = {
-        origin: this.#origin,
-        method: request.method,
-        path: this.#prefix + request.path,
-        headers: request.headers,
-        body: request.body,
-      };
-      this.#pool.dispatch(options, collector);
-    });
+    const raw = await this.#exchange(request, readBody);
+    if (raw.html || startsLikeHtml(raw.text)) throw this.#htmlAnswer(request, raw);
+    if (raw.cut) return { status: raw.status, headers: raw.headers, body: undefined, unread: unreadBody(raw) };
     const body =
       readBody !== undefined && raw.status < 300 ? undefined : parseBody(request.endpoint, raw.status, raw.text);
     return { status: raw.status, headers: raw.headers, body };
   }
 
+  /** Waits for requests in flight, then closes the connections. */
   close(): Promise<void> {
     return this.#pool.close();
   }
 
-  #networkError(endpoint: string, error: unknown, sent: boolean): NetworkError {
+  /** Cuts off every request in flight (each rejects with a network error) and closes the connections. */
+  destroy(): Promise<void> {
+    return this.#pool.destroy();
+  }
+
+  #exchange(request: TransportRequest, readBody: ReadBody | undefined): Promise<RawResponse> {
+    const deadlineMs = request.deadlineMs ?? this.#deadlineMs;
+    const { signal } = request;
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    return new Promise<RawResponse>((resolve, reject) => {
+      const collector = new ResponseCollector({
+        maxBytes: this.#maxBytes,
+        readBody,
+        resolve,
+        reject: (failed) => reject(this.#failure(request.endpoint, failed)),
+        onAnswer: () => {
+          this.#answered = true;
+        },
+      });
+      timer = setTimeout(() => collector.cancel(new DeadlineError(deadlineMs)), deadlineMs);
+      if (signal) {
+        onAbort = () => collector.cancel(new CutOffError());
+        if (signal.aborted) onAbort();
+        else signal.addEventListener('abort', onAbort, { once: true });
+      }
+      this.#pool.dispatch(this.#dispatchOptions(request), collector);
+    }).finally(() => {
+      clearTimeout(timer);
+      if (onAbort) signal?.removeEventListener('abort', onAbort);
+    });
+  }
+
+  /** The page's title says what answered (a login page, a proxy's notice): scrubbed, and cut short. */
+  #htmlAnswer(request: TransportRequest, raw: RawResponse): HtmlAnswerError {
+    const contentType = raw.headers['content-type'];
+    const title = /<title[^>]*>([^<]*)</i.exec(raw.text)?.[1]?.replace(/\s+/g, ' ').trim();
+    const shown = title === undefined ? undefined : this.#redactor.redact(title).slice(0, 100);
+    const url = `${this.#origin}${this.#prefix}${request.path}`;
+    const type = (Array.isArray(contentType) ? contentType[0] : contentType)?.slice(0, 100) ?? '';
+    return new HtmlAnswerError(request.endpoint, raw.status, url, type, shown || undefined);
+  }
+
+  #dispatchOptions(request: TransportRequest): Dispatcher.DispatchOptions {
+    return {
+      origin: this.#origin,
+      method: request.method,
+      path: this.#prefix + request.path,
+      headers: request.headers,
+      body: request.body,
+    };
+  }
+
+  /** A reader's refusal stays as it is (an UnexpectedResponseError for a body that is not what the endpoint gives). */
+  #failure(endpoint: string, failed: Failed): Error {
+    const { error, sent } = failed;
+    if (failed.refused) return error;
+    if (error instanceof ResponseTooLargeError)
+      return new UnexpectedResponseError(endpoint, undefined, error.message, '');
+    if (error instanceof CutOffError) return new AbortedError(endpoint, undefined);
+    const phase = sent ? 'sent' : 'not_sent';
+    if (error instanceof DeadlineError) return new TimeoutError(endpoint, phase, error.message);
+    return this.#networkError(endpoint, error, sent);
+  }
+
+  #networkError(endpoint: string, error: unknown, sent: boolean): ApiError {
+    const context = { endpoint, baseUrl: this.#baseUrl, proxy: this.#proxy, answered: this.#answered };
+    const fatal = sent ? undefined : unmendable(error, context);
+    if (fatal) return this.#redactor.scrubError(fatal);
     const code = (error as { code?: unknown }).code;
     const cause = safeCause(error, this.#redactor);
     const detail = `${typeof code === 'string' ? `${code}: ` : ''}${cause.message}`;
@@ -218,6 +186,61 @@ export class Transport {
       ? new TimeoutError(endpoint, phase, detail, cause)
       : new NetworkError(endpoint, phase, detail, cause);
   }
+}
+
+/**
+ * The connection pool, the same with or without a proxy: a Pool of the service's origin, or undici's EnvHttpProxyAgent
+ * (an Agent whose pool per origin has these settings) when a proxy is configured. The settings are given explicitly, so
+ * that the agent never reads the environment itself (src/config/proxy.ts does).
+ */
+function dispatcherFor(options: TransportOptions): Dispatcher {
+  const pool = {
+    connections: options.connections,
+    connectTimeout: options.connectTimeoutMs,
+    headersTimeout: options.headersTimeoutMs,
+    bodyTimeout: options.bodyTimeoutMs,
+    keepAliveTimeout: options.keepAliveTimeoutMs,
+  };
+  const { proxy } = options;
+  if (proxy === undefined) return new Pool(options.baseUrl.origin, pool);
+  return new EnvHttpProxyAgent({
+    ...pool,
+    httpProxy: proxy.httpProxy?.url ?? '',
+    httpsProxy: proxy.httpsProxy?.url ?? '',
+    noProxy: proxy.noProxy?.list ?? '',
+  });
+}
+
+/** The whole exchange took longer than its deadline. */
+class DeadlineError extends Error {
+  constructor(deadlineMs: number) {
+    super(
+      `no whole answer within ${(deadlineMs / 1000).toLocaleString('en-GB')} s, the deadline of a request (its ` +
+        `answer's body included)`,
+    );
+  }
+}
+
+/** The request's signal aborted (the run stops). */
+class CutOffError extends Error {
+  constructor() {
+    super('cut off: the run is stopping');
+  }
+}
+
+/** An error body beyond the bound, as it is told: its size, as the service declared it, and that it was not read. */
+function unreadBody(raw: RawResponse): string {
+  const declared = Number(raw.headers['content-length']);
+  const size = Number.isFinite(declared) && declared > 0 ? ` (${declared.toLocaleString('en-GB')} bytes in all)` : '';
+  return (
+    `the error body is longer than the ${MAX_ERROR_BODY_BYTES.toLocaleString('en-GB')} bytes the tool reads of ` +
+    `one${size}; it was not read further`
+  );
+}
+
+/** A page without an HTML Content-Type, as some servers send it (text/plain, or none), by its first tag. */
+function startsLikeHtml(text: string): boolean {
+  return /^\s*<(!doctype html|html[\s>])/i.test(text.slice(0, 200));
 }
 
 /** JSON, or undefined for an empty body; a 2xx that is not JSON is an unexpected response. */

@@ -285,12 +285,13 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
       closers.unshift(() =>
         monitoring.finish(outcome ?? (thrown instanceof MigrateError ? thrown.exitCode : ExitCode.fatal)),
       );
-    const service = await openPushService(
-      options,
-      config,
-      recorded === undefined ? undefined : dialectOf,
-      monitoring ? (event) => monitoring.metrics.onClientEvent(event) : undefined,
-    );
+    // The run's stop ends the client's waits too (a pause the service asked for, a resend's backoff) and cuts off its
+    // reads in flight; writes in flight get the engine's grace, then close() cuts them off.
+    const runSignal = AbortSignal.any([signal, lockLost.signal]);
+    const service = await openPushService(options, config, recorded === undefined ? undefined : dialectOf, {
+      signal: runSignal,
+      ...(monitoring ? { onEvent: (event: ClientEvent) => monitoring.metrics.onClientEvent(event) } : {}),
+    });
     closers.unshift(service.close);
     checkContractDialect(config, service.config.dialect);
     if (recorded === undefined) ledger.recordDialect(service.config.dialect);
@@ -352,7 +353,7 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
       settings: engineSettings(options, config),
       sink,
       source: reader,
-      signal: AbortSignal.any([signal, lockLost.signal]),
+      signal: runSignal,
       selection,
       maxErrors: options.maxErrors,
     });
@@ -569,7 +570,7 @@ function openPushService(
   options: PushCommandOptions,
   config: MigrateConfig,
   recorded: { dialect: string; stateDir: string; moving: boolean } | undefined,
-  onEvent?: (event: ClientEvent) => void,
+  client: { signal: AbortSignal; onEvent?: (event: ClientEvent) => void },
 ): ReturnType<typeof openService> {
   const supplier = config.importSupplier;
   // The default suppliers stay: records may carry their own import_supplier (the configured one fills only gaps).
@@ -587,7 +588,7 @@ function openPushService(
     client: {
       concurrency: options.concurrency,
       maxRequestsPerSecond: options.rate,
-      ...(onEvent === undefined ? {} : { onEvent }),
+      ...client,
     },
   });
 }

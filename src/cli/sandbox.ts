@@ -68,7 +68,11 @@ function describe(sandbox: RunningSandbox, keyGiven: boolean): string {
     options.rateLimitRate ? `429s ${options.rateLimitRate} (Retry-After ${options.retryAfterSeconds} s)` : '',
     options.dropRate ? `drops ${options.dropRate}` : '',
     options.ambiguousRate ? `ambiguous ${options.ambiguousRate}` : '',
+    options.htmlRate ? `HTML login pages ${options.htmlRate}` : '',
     options.maxRps ? `max ${options.maxRps} requests/s` : '',
+    options.trickleMs ? `GET answers trickle a byte every ${options.trickleMs} ms` : '',
+    options.errorDetailChars ? `error details padded to ${options.errorDetailChars} characters` : '',
+    options.echoCredentials ? 'errors echo the credentials' : '',
   ].filter(Boolean);
   return [
     `Sandbox listening on ${sandbox.url}`,
@@ -130,7 +134,7 @@ async function runSandbox(flags: SandboxFlags, setExitCode: (code: number) => vo
 }
 
 export function registerSandboxCommand(program: Command, setExitCode: (code: number) => void): void {
-  program
+  const command = program
     .command('sandbox')
     .description('Run a local simulator of the import service (for rehearsals, demos and tests) until Ctrl-C.')
     .option('--port <n>', 'port to listen on; 0 = any free port', numberFlag(0, 65535, true), 0)
@@ -144,8 +148,7 @@ export function registerSandboxCommand(program: Command, setExitCode: (code: num
     .option(
       '--contract <file>',
       "a tenant's OpenAPI document (its /data-import/schema/; needs --dialect kraken): requests are also accepted " +
-        'and ' +
-        'refused as its schemas say',
+        'and refused as its schemas say',
     )
     .option('--api-key <key>', `API key the token mutation accepts (default ${DEFAULT_API_KEY})`)
     .option('--suppliers <list>', 'import suppliers and their status, e.g. ACME:Ongoing,PAUSED:Paused', suppliersFlag)
@@ -163,7 +166,14 @@ export function registerSandboxCommand(program: Command, setExitCode: (code: num
     )
     .option('--today <date>', 'the date for "not in the future" rules (default: today, UTC)', dateFlag)
     .option('--token-ttl <seconds>', 'access token lifetime (default 3600)', numberFlag(0.001))
-    .option('--seed <n>', 'seed of every random choice (default 1)', numberFlag(-(2 ** 31), 2 ** 31, true))
+    .option('--seed <n>', 'seed of every random choice (default 1)', numberFlag(-(2 ** 31), 2 ** 31, true));
+  registerFaultOptions(command);
+  command.action(async (flags: SandboxFlags) => runSandbox(flags, setExitCode));
+}
+
+/** The sandbox's faults: latency, failures, throttling, dropped connections, odd answers. */
+function registerFaultOptions(command: Command): void {
+  command
     .option('--latency-ms <ms>', 'latency added to every response', numberFlag(0))
     .option('--jitter-ms <ms>', 'random extra latency, 0..ms', numberFlag(0))
     .option('--fail-rate <share>', 'share of requests answered 500', numberFlag(0, 1))
@@ -171,8 +181,28 @@ export function registerSandboxCommand(program: Command, setExitCode: (code: num
     .option('--retry-after <seconds>', 'Retry-After of the injected 429s (default 1)', numberFlag(0))
     .option('--drop-rate <share>', 'share of connections destroyed before the change is applied', numberFlag(0, 1))
     .option('--ambiguous-rate <share>', 'share of requests applied, then the connection destroyed', numberFlag(0, 1))
+    .option(
+      '--html-rate <share>',
+      'share of requests answered 200 with an HTML login page, as an SSO proxy in front of a service does',
+      numberFlag(0, 1),
+    )
     .option('--max-rps <n>', 'a real rate limit: 429 + Retry-After above n requests per second', numberFlag(0))
     .option('--fault-token-issue', 'apply the random faults to the token mutation too')
+    .option(
+      '--echo-credentials',
+      "every error echoes the request's credentials and the API key in the encodings a service may use (redaction " +
+        'tests)',
+    )
+    .option(
+      '--error-detail-chars <n>',
+      "every error's detail (error answers, a status's latest_error) padded to n characters (default 0: off)",
+      numberFlag(0, Infinity, true),
+    )
+    .option(
+      '--trickle-ms <ms>',
+      'answers to GET requests are sent one byte every ms (a trickle; default 0: off)',
+      numberFlag(0),
+    )
     .option(
       '--flaky-attempts <n>',
       'how many 500s a FLAKY- payment instruction gets before it succeeds (default 1)',
@@ -192,6 +222,5 @@ export function registerSandboxCommand(program: Command, setExitCode: (code: num
     .option('--max-body-bytes <n>', 'request bodies above this get 413 (default 5 MiB)', numberFlag(1, Infinity, true))
     .option('--no-retain-payloads', 'do not keep create payloads (large benchmarks)')
     .option('--no-request-log', 'do not keep a request log (large benchmarks)')
-    .option('--verbose', 'log one line per request to stderr (method, path, status, ms)')
-    .action(async (flags: SandboxFlags) => runSandbox(flags, setExitCode));
+    .option('--verbose', 'log one line per request to stderr (method, path, status, ms)');
 }

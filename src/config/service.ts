@@ -3,7 +3,13 @@ import { resolve } from 'node:path';
 import { inspect } from 'node:util';
 import { InvalidArgumentError, type Command } from 'commander';
 import { checkBaseUrl } from '../api/options.js';
-import type { ClientOptions, Credentials, HeaderForm } from '../api/index.js';
+import {
+  describeProxies,
+  type ClientOptions,
+  type Credentials,
+  type HeaderForm,
+  type ProxySettings,
+} from '../api/index.js';
 import { UsageError } from '../errors.js';
 import {
   DIALECTS,
@@ -13,6 +19,7 @@ import {
   type Dialect,
   type TenantFields,
 } from '../schema/index.js';
+import { loadProxySettings } from './proxy.js';
 
 // Where the import service is and how to authenticate (docs/api-client.md): flags and
 // environment (and the mapping file's dialect settings) -> one validated ServiceConfig. The only place that reads these
@@ -77,6 +84,8 @@ export interface ServiceConfig {
   warnings: string[];
   /** The wire format (docs/real-platform.md). */
   dialect: Dialect;
+  /** HTTPS_PROXY, HTTP_PROXY, NO_PROXY (config/proxy.ts); undefined: direct, and always for the built-in sandbox. */
+  proxy: ProxySettings | undefined;
   taskParams: Record<string, unknown> | undefined;
   tenantFields: TenantFields;
 }
@@ -234,6 +243,8 @@ export async function loadServiceConfig(input: LoadServiceConfigInput): Promise<
       headerForm,
       credentialSource: 'the built-in sandbox',
       warnings,
+      // The built-in sandbox runs in this process: reached directly, whatever the proxy variables say.
+      proxy: undefined,
       ...wire,
     };
   }
@@ -244,6 +255,7 @@ export async function loadServiceConfig(input: LoadServiceConfigInput): Promise<
       'no_base_url',
     );
   checkBaseUrl(baseUrl, flags.baseUrl !== undefined ? '--base-url' : SERVICE_ENV.baseUrl);
+  const proxy = loadProxySettings(env);
   const { credentials, source } = await loadCredentials(input, warnings);
   return {
     baseUrl,
@@ -252,6 +264,7 @@ export async function loadServiceConfig(input: LoadServiceConfigInput): Promise<
     headerForm,
     credentialSource: source,
     warnings,
+    proxy,
     ...wire,
   };
 }
@@ -267,6 +280,7 @@ export function serviceClientOptions(
     ...(config.tokenField === undefined ? {} : { tokenField: config.tokenField }),
     ...(config.headerForm === undefined ? {} : { headerForm: config.headerForm }),
     dialect: config.dialect,
+    ...(config.proxy === undefined ? {} : { proxy: config.proxy }),
     ...(config.taskParams === undefined ? {} : { taskParams: config.taskParams }),
     tenantFields: config.tenantFields,
     ...extra,
@@ -275,5 +289,6 @@ export function serviceClientOptions(
 
 /** One line for logs and run records: where the service is and where the credentials came from. */
 export function describeServiceConfig(config: ServiceConfig): string {
-  return `${config.baseUrl} (credentials from ${config.credentialSource}; ${config.dialect} dialect)`;
+  const proxy = config.proxy === undefined ? '' : `; proxies: ${describeProxies(config.proxy)}`;
+  return `${config.baseUrl} (credentials from ${config.credentialSource}; ${config.dialect} dialect${proxy})`;
 }

@@ -163,8 +163,9 @@ export class Executor {
     if (failure.class === 'fatal') throw new StopRun(failure);
     this.#budget?.onFailure(failure);
     this.#checkBudget();
-    // Not the service failing: a 404 before an account is imported, a request the client would not send.
-    if (failure.class === 'not_found' || failure.class === 'data') return;
+    // Not the service failing: a 404 before an account is imported, a request the client would not send, a wait the
+    // run's stop ended (docs/api-client.md "Stopping").
+    if (failure.class === 'not_found' || failure.class === 'data' || failure.code === 'aborted') return;
     this.#consecutiveFailures += 1;
     this.#ctx.sink.emit({ type: 'retrying', code: failure.code });
     if (this.#consecutiveFailures >= this.#settings.maxConsecutiveFailures) {

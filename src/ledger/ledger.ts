@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { CODE_LIMIT, limitDetail } from '../errors.js';
 import { openLedgerDb } from './db.js';
 import { LedgerReader, type RecordedService } from './read.js';
 import { setClause, toAccountRow, toItemRow } from './rows.js';
@@ -180,11 +181,17 @@ export class Ledger {
 
   finishRun(runId: number, status: string, exitCode: number, counts: Record<string, unknown>): void {
     this.#writer.flush();
+    const fatal = counts['fatal'] as { code?: unknown; detail?: unknown } | undefined;
+    // Why the run stopped is kept as a bounded detail, as every other (docs/limits.md).
+    const kept =
+      typeof fatal?.detail === 'string'
+        ? { ...counts, fatal: { ...fatal, detail: limitDetail(fatal.detail) } }
+        : counts;
     this.#prepare('UPDATE runs SET ended_at = ?, status = ?, exit_code = ?, counts = ? WHERE id = ?').run(
       now(),
       status,
       exitCode,
-      JSON.stringify(counts),
+      JSON.stringify(kept),
       runId,
     );
   }
@@ -248,8 +255,8 @@ export class Ledger {
     for (const issue of issues) {
       insert.run(
         accountId,
-        issue.code,
-        issue.message,
+        limitDetail(issue.code, CODE_LIMIT),
+        limitDetail(issue.message),
         issue.attr ?? null,
         issue.file ?? null,
         issue.line ?? null,
@@ -485,7 +492,7 @@ export class Ledger {
       event.step,
       event.from ?? null,
       event.to ?? null,
-      event.detail ?? null,
+      event.detail == null ? null : limitDetail(event.detail),
     );
   }
 

@@ -1,3 +1,4 @@
+import { CODE_LIMIT, limitDetail } from '../errors.js';
 import type {
   AccountPatch,
   AccountRow,
@@ -133,9 +134,10 @@ export function setClause(
   if (patch.error !== undefined) {
     const error = patch.error;
     parts.push('error_code = ?, error_detail = ?, error_attr = ?, error_file = ?, error_line = ?, error_column = ?');
+    // Whatever a service sent, the ledger keeps a bounded part of it (docs/limits.md).
     params.push(
-      error?.code ?? null,
-      error?.detail ?? null,
+      error ? limitDetail(error.code, CODE_LIMIT) : null,
+      error ? limitDetail(error.detail) : null,
       error?.attr ?? null,
       error?.file ?? null,
       error?.line ?? null,

@@ -1,5 +1,5 @@
 import { closeSync, fchmodSync, openSync, writeSync } from 'node:fs';
-import { UsageError } from '../errors.js';
+import { limitDetail, UsageError } from '../errors.js';
 import type { EngineEvent, EventSink } from '../engine/events.js';
 import type { AccountState } from '../ledger/index.js';
 
@@ -104,6 +104,13 @@ export function logLineOf(event: EngineEvent, accountNumberOf: (accountId: numbe
   }
 }
 
+/** The line with every text bounded (docs/limits.md): a code may come from the service. */
+function bounded(line: LogLine): LogLine {
+  const kept: LogLine = {};
+  for (const [key, value] of Object.entries(line)) kept[key] = typeof value === 'string' ? limitDetail(value) : value;
+  return kept;
+}
+
 /** How many account numbers are remembered from account events (bounded memory on long runs). */
 const REMEMBERED = 10_000;
 const FLUSH_BYTES = 64 * 1024;
@@ -145,7 +152,7 @@ export function createNdjsonLogSink(path: string, options: NdjsonLogOptions): Nd
     }
   };
   const write = (line: LogLine): void => {
-    const text = `${JSON.stringify({ time: now().toISOString(), run: options.runId, ...line })}\n`;
+    const text = `${JSON.stringify({ time: now().toISOString(), run: options.runId, ...bounded(line) })}\n`;
     buffer.push(text);
     size += text.length;
     if (size >= FLUSH_BYTES) flush();

@@ -1,3 +1,4 @@
+import { limitDetail } from '../errors.js';
 import type { AccountRow, ItemKind, ItemState, ItemTally, ItemWithAccount, StoredIssue } from '../ledger/index.js';
 
 // The rows of `migrate report`'s files, as pure functions of what the ledger holds.
@@ -82,6 +83,8 @@ export const RECORDS_COLUMNS = [
 export type CsvRecord = Record<string, string | number>;
 
 const text = (value: string | number | null | undefined): string | number => value ?? '';
+/** An error's detail or message as a report shows it: bounded, also from a ledger written before the bound. */
+const detailText = (value: string | null | undefined): string => limitDetail(value ?? '');
 
 /** One row of accounts.csv. */
 export function accountsCsvRow(account: AccountRow, tally: ItemTally | undefined): CsvRecord {
@@ -99,7 +102,7 @@ export function accountsCsvRow(account: AccountRow, tally: ItemTally | undefined
     items_outstanding: tally?.outstanding ?? 0,
     changed_after_import: account.changedFingerprint === null ? 'no' : 'yes',
     error_code: text(account.error?.code),
-    error_detail: text(account.error?.detail),
+    error_detail: detailText(account.error?.detail),
     error_file: text(account.error?.file),
     error_line: text(account.error?.line),
   };
@@ -133,7 +136,7 @@ export function accountFixRows(account: AccountRow, issues: readonly StoredIssue
       column: text(issue.column),
       attr: text(issue.attr),
       code: issue.code,
-      message: issue.message,
+      message: detailText(issue.message),
       found_by: issue.source === 'service' ? 'service validation' : 'local validation',
     }));
   }
@@ -147,7 +150,7 @@ export function accountFixRows(account: AccountRow, issues: readonly StoredIssue
       column: text(error.column),
       attr: text(error.attr),
       code: error.code,
-      message: error.detail,
+      message: detailText(error.detail),
       found_by: account.state === 'errored' ? 'platform processing (ERRORED)' : 'service validation',
     },
   ];
@@ -165,7 +168,7 @@ export function itemFixRow(item: ItemWithAccount): CsvRecord {
     column: text(item.error?.column),
     attr: text(item.error?.attr),
     code: item.error?.code ?? (item.state === 'held' ? 'invalid_record' : 'refused'),
-    message: item.error?.detail ?? '',
+    message: detailText(item.error?.detail),
     found_by: item.state === 'held' ? 'local validation' : 'service (refused)',
   };
 }
@@ -209,7 +212,7 @@ export function accountRetryRow(account: AccountRow): CsvRecord | undefined {
     state: account.state,
     attempts: account.attempts,
     code: text(account.error?.code),
-    detail: text(account.error?.detail),
+    detail: detailText(account.error?.detail),
     file: text(account.originFile),
     line: text(account.originLine),
     next_run: ACCOUNT_NEXT_RUN[account.state] ?? '',
@@ -231,7 +234,7 @@ export function itemRetryRow(item: ItemWithAccount): CsvRecord {
     state: item.state,
     attempts: item.attempts,
     code: text(item.error?.code),
-    detail: text(item.error?.detail),
+    detail: detailText(item.error?.detail),
     file: text(item.originFile),
     line: text(item.originLine),
     next_run: ITEM_NEXT_RUN[item.state] ?? '',
@@ -279,7 +282,7 @@ export function unknownRow(item: ItemWithAccount): CsvRecord {
     record_key: recordKeyOf(item.kind, item.naturalKey),
     attempts: item.attempts,
     code: text(item.error?.code),
-    detail: text(item.error?.detail),
+    detail: detailText(item.error?.detail),
     file: text(item.originFile),
     line: text(item.originLine),
     what_to_do: UNKNOWN_WHAT_TO_DO[item.kind] ?? UNKNOWN_WHAT_TO_DO_ANY,

@@ -1,3 +1,4 @@
+import { CODE_LIMIT, limitDetail } from '../errors.js';
 import type { AccountRow, AccountState, ItemState } from '../ledger/index.js';
 import type { V2Status, V2StatusRecord } from '../schema/index.js';
 
@@ -82,7 +83,7 @@ export function joinRow(input: {
     service_status: v2Status,
     platform_account_number: entry?.platformAccountNumber ?? account?.platformAccountNumber ?? null,
     latest_error: latest
-      ? { code: latest.code ?? '', detail: latest.detail ?? '' }
+      ? { code: limitDetail(latest.code ?? '', CODE_LIMIT), detail: limitDetail(latest.detail ?? '') }
       : ledgerError
         ? { code: ledgerError.code, detail: ledgerError.detail }
         : null,

@@ -1,3 +1,4 @@
+import { limitDetail } from '../errors.js';
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { AccountStory } from './account-story.js';
 import type { StatusSummary } from './status-gather.js';
@@ -199,7 +200,8 @@ function sourcesText(summary: StatusSummary): string {
   return summary.sources.ledger ? 'ledger only (--offline)' : 'service only (no ledger)';
 }
 
-const oneLine = (text: string): string => text.replace(/\s+/g, ' ').trim();
+/** A detail on one line, bounded (docs/limits.md): a service's text may be megabytes long. */
+const oneLine = (text: string): string => limitDetail(text.replace(/\s+/g, ' ').trim());
 
 export function renderAccountStory(story: AccountStory, options: RenderOptions): string {
   const c = new Chalk({ level: options.color ? 1 : 0 });

@@ -1,3 +1,4 @@
+import { limitDetail } from '../errors.js';
 import type { PlanReason } from '../engine/index.js';
 import type { ItemState } from '../ledger/index.js';
 import type { StatusSummary } from './status-gather.js';
@@ -165,7 +166,8 @@ function pushStep(plan: StatusSummary['push_plan']): string | undefined {
   return `not finished: the next migrate push EXPORT_DIR ${does.join(', ')}${send}`;
 }
 
-const oneLine = (text: string): string => text.replace(/\s+/g, ' ').trim();
+/** A detail on one line, bounded (docs/limits.md): a service's text may be megabytes long. */
+const oneLine = (text: string): string => limitDetail(text.replace(/\s+/g, ' ').trim());
 
 /** 0 when every account of the ledger is done (or, without a ledger, nothing is pending or ERRORED); else 1. */
 export function statusExit(summary: StatusSummary): StatusExit {

@@ -5,9 +5,9 @@ import { seededStream } from './random.js';
 // One draw per request picks at most one fault; a separate stream draws the jitter,
 // so turning jitter on does not change which requests fail.
 
-export type InjectedFault = 'drop' | 'rate_limit' | 'server_error' | 'ambiguous';
+export type InjectedFault = 'drop' | 'rate_limit' | 'server_error' | 'ambiguous' | 'html';
 /** What the request log records: an injected fault, or the real rate limit (`max_rps`). */
-export type FaultName = InjectedFault | 'max_rps' | 'lost_answer';
+export type FaultName = InjectedFault | 'max_rps' | 'lost_answer' | 'trickle';
 
 export class FaultInjector {
   #options: FaultOptions;
@@ -43,15 +43,17 @@ export class FaultInjector {
   }
 
   draw(): InjectedFault | undefined {
-    const { dropRate, rateLimitRate, failRate, ambiguousRate } = this.#options;
-    if (dropRate + rateLimitRate + failRate + ambiguousRate <= 0) return undefined;
+    const { dropRate, rateLimitRate, failRate, ambiguousRate, htmlRate } = this.#options;
+    if (dropRate + rateLimitRate + failRate + ambiguousRate + htmlRate <= 0) return undefined;
     const value = this.#faultDraw();
-    // The four faults share the unit interval in this order, each taking its rate's width.
+    // The faults share the unit interval in this order, each taking its rate's width (a new one goes last, so that a
+    // seed keeps failing the same requests with the others).
     const upper = [dropRate, dropRate + rateLimitRate, dropRate + rateLimitRate + failRate];
     if (value < upper[0]!) return 'drop';
     if (value < upper[1]!) return 'rate_limit';
     if (value < upper[2]!) return 'server_error';
     if (value < upper[2]! + ambiguousRate) return 'ambiguous';
+    if (value < upper[2]! + ambiguousRate + htmlRate) return 'html';
     return undefined;
   }
 }

@@ -39,6 +39,7 @@ function createRuntime(options: SandboxOptions, hooks: SandboxHooks): SandboxRun
     log: new RequestLog(options.recordRequests),
     flakyCounts: new Map(),
     timers: new Set(),
+    trickling: new Set(),
   };
 }
 

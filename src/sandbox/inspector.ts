@@ -20,6 +20,8 @@ export interface SandboxInspector {
   /** Requests received since the last resetLog, recorded or not. */
   requestCount(): number;
   inFlight(): number;
+  /** Answers trickling now (--trickle-ms): their head is sent, their body is not finished. */
+  trickling(): number;
   /** The most requests in flight at once since the start or the last resetLog. */
   maxInFlight(): number;
   resetLog(): void;
@@ -55,6 +57,7 @@ export function createInspector(runtime: SandboxRuntime): SandboxInspector {
     requests: () => log.entries(),
     requestCount: () => log.total,
     inFlight: () => log.inFlight,
+    trickling: () => runtime.trickling.size,
     maxInFlight: () => log.maxInFlight,
     resetLog: () => log.reset(),
   };

@@ -22,10 +22,21 @@ export interface FaultOptions {
   dropRate: number;
   /** Share of requests whose change is applied, then the connection destroyed without a response. */
   ambiguousRate: number;
+  /** Share of requests answered 200 with an HTML login page before anything is applied (an SSO proxy in front). */
+  htmlRate: number;
   /** A real rate limit: more requests than this in a second get 429 + Retry-After (0 = none). */
   maxRps: number;
   /** Apply the random faults to the token mutation too (default: REST endpoints only). */
   faultTokenIssue: boolean;
+  /** Answers to GET requests (status and lists) are sent one byte every N ms, a trickle (0 = off). */
+  trickleMs: number;
+  /** Every error's `detail` (error answers, and a status's latest_error) is padded to N characters (0 = off). */
+  errorDetailChars: number;
+  /**
+   * Every error (error answers, a status's latest_error, the token mutation's errors) echoes the credentials: the
+   * Authorization header, the request body, and the API key in the encodings a service may use (redaction tests).
+   */
+  echoCredentials: boolean;
 }
 
 export interface SandboxOptions extends FaultOptions {
@@ -122,8 +133,12 @@ export function defaultSandboxOptions(): SandboxOptions {
     retryAfterSeconds: 1,
     dropRate: 0,
     ambiguousRate: 0,
+    htmlRate: 0,
     maxRps: 0,
     faultTokenIssue: false,
+    trickleMs: 0,
+    errorDetailChars: 0,
+    echoCredentials: false,
   };
 }
 
@@ -158,11 +173,25 @@ export function resolveSandboxOptions(partial: Partial<SandboxOptions> = {}): Sa
       'processingSpreadMs',
       'flakyAttempts',
       'lostAnswerMs',
+      'trickleMs',
+      'errorDetailChars',
     ] as const
   ).forEach(nonNegative);
-  (['failRate', 'rateLimitRate', 'dropRate', 'ambiguousRate', 'erroredShare'] as const).forEach(share);
-  const faultSum = options.failRate + options.rateLimitRate + options.dropRate + options.ambiguousRate;
-  check(faultSum <= 1, 'failRate + rateLimitRate + dropRate + ambiguousRate', 'a total share <= 1', faultSum);
+  (['failRate', 'rateLimitRate', 'dropRate', 'ambiguousRate', 'htmlRate', 'erroredShare'] as const).forEach(share);
+  const faultSum =
+    options.failRate + options.rateLimitRate + options.dropRate + options.ambiguousRate + options.htmlRate;
+  check(
+    faultSum <= 1,
+    'failRate + rateLimitRate + dropRate + ambiguousRate + htmlRate',
+    'a total share <= 1',
+    faultSum,
+  );
+  checkSettings(options);
+  return { ...options, suppliers: { ...options.suppliers } };
+}
+
+/** The checks of the options that are not numbers of time or shares: port, tokens, seed, dates, dialect, suppliers. */
+function checkSettings(options: SandboxOptions): void {
   check(
     Number.isInteger(options.port) && options.port >= 0 && options.port <= 65535,
     'port',
@@ -212,7 +241,6 @@ export function resolveSandboxOptions(partial: Partial<SandboxOptions> = {}): Sa
       status,
     );
   }
-  return { ...options, suppliers: { ...options.suppliers } };
 }
 
 /** Parses `ACME:Ongoing,PAUSED:Paused` (status optional, default Ongoing; case-insensitive). */

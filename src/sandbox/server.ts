@@ -4,7 +4,18 @@ import type { TokenIssuer } from './auth.js';
 import type { FaultInjector, FaultName } from './faults.js';
 import { obtainToken } from './graphql.js';
 import type { HandlerContext } from './handlers/common.js';
-import { isJsonContentType, parseJson, readBody, sendJson, type Reply } from './http-io.js';
+import {
+  isJsonContentType,
+  LOGIN_PAGE,
+  parseJson,
+  readBody,
+  sendHtml,
+  sendJson,
+  sendTrickling,
+  withEchoedCredentials,
+  withPaddedDetails,
+  type Reply,
+} from './http-io.js';
 import type { SandboxOptions } from './options.js';
 import type { RequestLog } from './request-log.js';
 import { matchRoute, type Route } from './routes.js';
@@ -22,6 +33,8 @@ export interface SandboxRuntime {
   log: RequestLog;
   flakyCounts: Map<string, number>;
   timers: Set<NodeJS.Timeout>;
+  /** Answers trickling now (--trickle-ms). */
+  trickling: Set<ServerResponse>;
   /** Epoch milliseconds: processing, token lifetimes and the rate bucket all read this clock. */
   clock: () => number;
   /** Replaces the timer that holds an answer (SandboxHooks.delay). */
@@ -30,7 +43,11 @@ export interface SandboxRuntime {
 
 const epochNow = (): number => performance.timeOrigin + performance.now();
 
-type Outcome = { reply: Reply; closeConnection?: boolean } | { destroy: true; apply?: () => void } | { aborted: true };
+type Outcome =
+  | { reply: Reply; closeConnection?: boolean }
+  | { destroy: true; apply?: () => void }
+  | { aborted: true }
+  | { page: string };
 
 function sleep(runtime: SandboxRuntime, ms: number): Promise<void> {
   if (ms <= 0) return Promise.resolve();
@@ -106,10 +123,14 @@ async function decide(
   runtime: SandboxRuntime,
   request: IncomingMessage,
   url: URL,
-  note: (fault: FaultName) => void,
+  seen: { fault: FaultName | null; body: Buffer },
 ): Promise<Outcome> {
+  const note = (fault: FaultName): void => {
+    seen.fault = fault;
+  };
   const read = await readBody(request, runtime.options.maxBodyBytes);
   if (read.kind === 'aborted') return { aborted: true };
+  if (read.kind === 'ok') seen.body = read.bytes;
   if (read.kind === 'too_large') {
     return {
       reply: {
@@ -157,6 +178,7 @@ async function decide(
     );
   }
   if (fault === 'server_error') return reply(500, { detail: 'A server error occurred.', code: 'error' });
+  if (fault === 'html') return { page: LOGIN_PAGE };
   const outcome = runEndpoint(
     runtime,
     request,
@@ -174,6 +196,24 @@ async function decide(
   return outcome;
 }
 
+/** --error-detail-chars pads every error's detail; --echo-credentials makes it say the credentials too. */
+function answerWithFaults(runtime: SandboxRuntime, request: IncomingMessage, body: Buffer, reply: Reply): Reply {
+  const { errorDetailChars, echoCredentials } = runtime.faults.options;
+  const echoed = echoCredentials
+    ? withEchoedCredentials(reply, {
+        authorization: request.headers.authorization,
+        body,
+        apiKey: runtime.options.apiKey,
+      })
+    : reply;
+  return withPaddedDetails(echoed, errorDetailChars);
+}
+
+/** --trickle-ms: answers to GET requests (status and lists) trickle. */
+function trickles(runtime: SandboxRuntime, request: IncomingMessage, url: URL): boolean {
+  return runtime.faults.options.trickleMs > 0 && request.method === 'GET' && !url.pathname.includes('graphql');
+}
+
 /** The request listener of the sandbox's HTTP server. */
 export function createRequestListener(
   runtime: SandboxRuntime,
@@ -187,7 +227,7 @@ export function createRequestListener(
     } catch {
       url = new URL('http://sandbox.invalid/');
     }
-    let fault: FaultName | null = null;
+    const seen: { fault: FaultName | null; body: Buffer } = { fault: null, body: Buffer.alloc(0) };
     response.on('close', () => {
       const endedAt = epochNow();
       const status = response.headersSent ? response.statusCode : null;
@@ -197,20 +237,29 @@ export function createRequestListener(
         path: url.pathname,
         query: url.search.replace(/^\?/, ''),
         status,
-        fault,
+        fault: seen.fault,
         startedAt,
         endedAt,
       });
       runtime.options.log?.(
         `${request.method ?? ''} ${url.pathname} ${status ?? '-'} ` +
-          `${Math.round(endedAt - startedAt)}ms${fault ? ` [${fault}]` : ''}`,
+          `${Math.round(endedAt - startedAt)}ms${seen.fault ? ` [${seen.fault}]` : ''}`,
       );
     });
-    decide(runtime, request, url, (name) => (fault = name))
+    decide(runtime, request, url, seen)
       .then((outcome) => {
         if ('aborted' in outcome) response.destroy();
         else if ('destroy' in outcome) request.socket.destroy();
-        else sendJson(response, outcome.reply, outcome.closeConnection);
+        else if ('page' in outcome) sendHtml(response, 200, outcome.page);
+        else {
+          const answer = answerWithFaults(runtime, request, seen.body, outcome.reply);
+          if (trickles(runtime, request, url)) {
+            seen.fault = 'trickle';
+            runtime.trickling.add(response);
+            response.on('close', () => runtime.trickling.delete(response));
+            sendTrickling(response, answer, runtime.faults.options.trickleMs, runtime.timers);
+          } else sendJson(response, answer, outcome.closeConnection);
+        }
       })
       .catch((error: unknown) => {
         runtime.options.log?.(`sandbox internal error: ${error instanceof Error ? error.message : String(error)}`);

@@ -21,6 +21,7 @@ const read: MapContext = {
   write: false,
   serverErrorMeansNotApplied: false,
   now: Date.parse('2026-11-22T08:00:00Z'),
+  maxRetryAfterMs: 120_000,
 };
 const write: MapContext = { ...read, endpoint: 'createAccount', write: true };
 

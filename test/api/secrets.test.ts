@@ -155,6 +155,50 @@ describe('secrets never appear', () => {
     expect(everything).not.toContain('SECRET');
   });
 
+  it('a key holding ", \\, %, +, /, spaces and non-ASCII, echoed in every encoding: no form of it in errors, values or events', async () => {
+    const key = 'sk "live" \\ 100% +/ Zoë ключ';
+    const echoing = await startSandbox({ apiKey: key, echoCredentials: true, processingMs: 0 });
+    const events: ClientEvent[] = [];
+    const client = createImportServiceClient({
+      baseUrl: echoing.url,
+      credentials: { apiKey: key },
+      onEvent: (e) => events.push(e),
+    });
+    const wrong = createImportServiceClient({ baseUrl: echoing.url, credentials: { apiKey: `${key}!` } });
+    try {
+      const seen: unknown[] = [];
+      const keep = async (promise: Promise<unknown>) =>
+        seen.push(await promise.catch((error: unknown) => renderings(error)));
+      await keep(client.createAccount(account('ERR-E-1')));
+      echoing.control.settleAll();
+      await keep(client.getImportStatus('ACME', 'ERR-E-1'));
+      await keep(
+        client.createNotes({ import_supplier: 'ACME', external_account_number: 'E-2', notes: [{ body: 'x' }] }),
+      );
+      await keep(client.validateAccount(account('E-3', { billing_email: 'not-an-email' })));
+      await keep(wrong.getImportStatus('ACME', 'E-4'));
+      const everything = [inspect(seen, { depth: 10 }), JSON.stringify(seen), JSON.stringify(events)].join('\n');
+      expect(everything).toContain('[REDACTED]');
+      expect(everything).toContain('[echo: Authorization');
+      const escaped = JSON.stringify(key).slice(1, -1);
+      for (const form of [
+        key,
+        escaped,
+        escaped.replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
+        encodeURIComponent(key),
+        encodeURIComponent(key)
+          .replace(/%20/g, '+')
+          .replace(/%[0-9A-F]{2}/g, (code) => code.toLowerCase()),
+        Buffer.from(`${key}:`).toString('base64'),
+        'Zoë ключ',
+      ])
+        expect(everything.includes(form), form).toBe(false);
+    } finally {
+      await Promise.all([client.close(), wrong.close()]);
+      await echoing.close();
+    }
+  });
+
   it('the service config hides its credentials from JSON, inspect and its description', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'migrate-key-'));
     try {

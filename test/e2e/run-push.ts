@@ -1,0 +1,34 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { ROOT, type RunResult } from './helpers.js';
+
+// The real binary's push against any service URL (a proxy's, a TLS server's, one that does not exist), with the
+// environment a test gives: the proxy variables, NODE_EXTRA_CA_CERTS, the API key. Proxy variables of the machine
+// running the tests are dropped, so that only the test's own apply.
+
+const BIN = join(ROOT, 'bin', 'migrate.js');
+const PROXY_VARIABLES = ['http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY', 'no_proxy', 'NO_PROXY'];
+
+export const SAMPLE_EXPORT = join(ROOT, 'fixtures', 'sample');
+
+export function runPush(
+  baseUrl: string,
+  stateDir: string,
+  env: NodeJS.ProcessEnv,
+  extra: string[] = [],
+): Promise<RunResult> {
+  return runMigrate(['push', SAMPLE_EXPORT, '--base-url', baseUrl, '--state', stateDir, ...extra], env);
+}
+
+/** Any command of the binary, with the test's environment (and none of the machine's proxy variables). */
+export function runMigrate(args: string[], env: NodeJS.ProcessEnv = {}): Promise<RunResult> {
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !PROXY_VARIABLES.includes(name)));
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...inherited, NO_COLOR: '1', ...env } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => {
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
