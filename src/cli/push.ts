@@ -363,8 +363,9 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
         `migrate: --accounts: ${result.unknownAccounts.length} not in the export or the ledger (nothing done for ` +
           `them): ${result.unknownAccounts.slice(0, 20).join(', ')}\n`,
       );
-    if (result.fatal?.code === 'ledger_damaged')
-      throw ledgerDamagedError(stateDir, ledgerFile, new Error(result.fatal.detail));
+    // The ledger could not be written: a damaged file is named before anything is read from it for the summary.
+    const storage = result.fatal?.class === 'storage' ? result.fatal.cause : undefined;
+    if (isLedgerDamage(storage)) throw ledgerDamagedError(stateDir, ledgerFile, storage);
     if (lockLost.signal.aborted)
       throw new FatalError(
         `the lock of ${stateDir} was lost during the run (${lock.compromised()?.message ?? 'unknown reason'}); ` +
@@ -393,10 +394,10 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
     if (result.reason !== 'fatal') recordService(ledger, recordedService, thisService, runId);
     if (options.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
     else process.stdout.write(renderSummary(summary, colorWanted(process.stdout, process.env)));
-    if (result.fatal?.code === 'ledger_write_failed')
+    if (storage !== undefined)
       throw (
-        stateDirFailure(new Error(result.fatal.detail), stateDir) ??
-        new FatalError(`the ledger in ${stateDir} could not be written (${result.fatal.detail}); the run stopped.`)
+        stateDirFailure(storage, stateDir) ??
+        new FatalError(`the ledger in ${stateDir} could not be written (${String(storage)}); the run stopped.`)
       );
     if (result.fatal) process.stderr.write(`migrate: ${result.fatal.code}: ${result.fatal.detail}\n`);
     // Rows found outside any account while the export streamed: every account was sent, these rows were not.

@@ -1,6 +1,6 @@
 import { locateIssue } from '../mapping/locate.js';
 import type { Origin } from '../mapping/types.js';
-import type { AccountPayload, ValidationIssue } from '../schema/index.js';
+import { Code, type AccountPayload, type ValidationIssue } from '../schema/index.js';
 import type { AccountRow, ErrorInfo, StoredIssue } from '../ledger/index.js';
 import type { StepContext } from './context.js';
 import {
@@ -22,6 +22,7 @@ import {
   type CreateResult,
   type Transition,
 } from './transitions.js';
+import { EngineCode } from './engine-codes.js';
 
 // The account-level steps: create (write-ahead), status check (reconcile or poll), resolve an
 // account known only by post-import records. Each performs one request and applies the pure
@@ -91,15 +92,15 @@ export async function call<T>(
  * leaves the intent for the next attempt, which reconciles before anything is resent.
  */
 export async function createAccount(ctx: StepContext, account: AccountRow): Promise<AccountRow> {
-  if (account.error?.code === 'unexpected_response' && account.attempts >= UNEXPECTED_ATTEMPTS) {
+  if (account.error?.code === EngineCode.unexpectedResponse && account.attempts >= UNEXPECTED_ATTEMPTS) {
     // Bounded across runs (failure.ts): held back like an ERRORED account (--retry-errored sends it again).
     const detail =
       `${account.attempts} creates answered in a way the spec does not describe; held back (check ` +
       `the service, then --retry-errored): ${account.error.detail}`;
     return applyTransition(ctx, account, {
       step: 'create',
-      detail: 'unexpected_response',
-      patch: { state: 'errored', error: { code: 'unexpected_response', detail } },
+      detail: EngineCode.unexpectedResponse,
+      patch: { state: 'errored', error: { code: EngineCode.unexpectedResponse, detail } },
     });
   }
   const intent = await applyTransition(
@@ -268,7 +269,7 @@ function recordServiceIssues(
   if (first === undefined)
     return refusedLocally
       ? errorInfoOf(refusedLocally)
-      : { code: 'account_failed_validation', detail: 'the service refused the account without details' };
+      : { code: Code.accountFailedValidation, detail: 'the service refused the account without details' };
   // The client's own refusal keeps its code (invalid_request), with the first field's location.
   const code = refusedLocally ? refusedLocally.code : first.code;
   return { code, detail: first.message, attr: first.attr, file: first.file, line: first.line, column: first.column };

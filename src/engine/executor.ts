@@ -1,11 +1,12 @@
 import PQueue from 'p-queue';
 import type { ImportServiceClient } from '../api/types.js';
-import { isLedgerDamage, type AccountCursor, type AccountRow, type Ledger } from '../ledger/index.js';
+import type { AccountCursor, AccountRow, Ledger } from '../ledger/index.js';
 import { checkStatus, createAccount, resolveAccount, applyTransition } from './account-steps.js';
 import type { EngineSettings, StepContext } from './context.js';
 import { ErrorBudget } from './error-budget.js';
 import type { EventSink, StopReason } from './events.js';
-import { StopRun, type Failure } from './failure.js';
+import { EngineCode } from './engine-codes.js';
+import { classifyFailure, StopRun, storageFailure, type Failure } from './failure.js';
 import type { Selection } from './selection.js';
 import { StagingGate } from './staging-gate.js';
 import { ImportedListChecks } from './imported-list.js';
@@ -91,12 +92,7 @@ export class Executor {
       },
       stopping: () => this.#stop !== undefined,
       firstPollAnswered: (imported, latenessMs) => tuner.observe(imported, latenessMs, this.#ctx.now()),
-      writeFailed: (error: unknown) =>
-        this.stop('fatal', {
-          class: 'fatal',
-          code: isLedgerDamage(error) ? 'ledger_damaged' : 'ledger_write_failed',
-          detail: error instanceof Error ? error.message : String(error),
-        }),
+      writeFailed: (error: unknown) => this.stop('fatal', storageFailure(error)),
     };
     this.#list = new ImportedListChecks({
       ctx: this.#ctx,
@@ -165,14 +161,14 @@ export class Executor {
     this.#checkBudget();
     // Not the service failing: a 404 before an account is imported, a request the client would not send, a wait the
     // run's stop ended (docs/api-client.md "Stopping").
-    if (failure.class === 'not_found' || failure.class === 'data' || failure.code === 'aborted') return;
+    if (failure.class === 'not_found' || failure.class === 'data' || failure.class === 'stopped') return;
     this.#consecutiveFailures += 1;
     this.#ctx.sink.emit({ type: 'retrying', code: failure.code });
     if (this.#consecutiveFailures >= this.#settings.maxConsecutiveFailures) {
       throw new StopRun(
         {
           class: 'fatal',
-          code: 'service_unreachable',
+          code: EngineCode.serviceUnreachable,
           detail:
             `the service failed ${this.#consecutiveFailures} requests in a row (last: ${failure.code}: ` +
             `${failure.detail})`,
@@ -195,12 +191,7 @@ export class Executor {
       )
       .catch((error: unknown) => {
         if (error instanceof StopRun) this.stop('fatal', error.failure);
-        else
-          this.stop('fatal', {
-            class: 'fatal',
-            code: 'internal_error',
-            detail: error instanceof Error ? error.message : String(error),
-          });
+        else this.stop('fatal', classifyFailure(error));
       })
       .finally(() => {
         this.#active.delete(account.id);

@@ -1,23 +1,36 @@
-import type { ErrorInfo } from '../ledger/index.js';
+import {
+  AbortedError,
+  ApiError,
+  NotFoundError,
+  RequestRejectedError,
+  SupplierNotOngoingError,
+  UnexpectedResponseError,
+} from '../api/index.js';
+import { isLedgerDamage, type ErrorInfo } from '../ledger/index.js';
 import type { ValidationIssue } from '../schema/index.js';
+import { EngineCode } from './engine-codes.js';
 
 /**
- * The failure classes of docs/architecture.md, for errors the client rejects with
- * (after its own retry policy gave up). Data-class failures are not here: the client returns
- * them as outcome values.
- * - fatal: the run cannot go on (401 after renewal, supplier not ongoing, unreachable).
- * - ambiguous: the request may have been applied and no answer came: reconcile before resending.
+ * The failure classes of docs/architecture.md, for errors the client rejects with (after its own retry policy gave
+ * up), read from the client's error classes and flags (api/errors.ts), never from codes. Data-class failures the
+ * service answers (a validation 400) are not here: the client returns them as outcome values.
+ * - fatal: the run cannot go on (the error's `fatal` flag: authentication, supplier not ongoing, a pause beyond the
+ *   ceiling, an HTML page, a connection no resend mends), or an error that is not the client's (a bug).
+ * - ambiguous: the request may have been applied and no answer came (the error's `ambiguous` flag): reconcile first.
  * - not_found: 404 on a post-import endpoint: the account is not imported (yet).
- * - transient: the service answered with a failure (5xx, 429) and retries ran out: nothing applied.
- * - data: the client refused to send the request (`invalid_request`: an undocumented field; the
- *   spec allows documented fields only): the export must change, so it is held back like a
- *   validation 400 (fix-data) and not retried until its data changes.
- * - unexpected: the service answered, but not as the spec says (`unexpected_response`): whether
- *   a write was applied is unknown, so it is reconciled like a lost answer (a create through the
- *   v2 status, records through the service's dedup; a payment instruction is never resent), and
- *   retried across runs at most UNEXPECTED_ATTEMPTS times before it is recorded as failed.
+ * - transient: the service answered with a failure (5xx, 429, another 4xx) and retries ran out: nothing applied.
+ * - stopped: the run's stop ended the wait for an answer (docs/api-client.md "Stopping"); nothing applied.
+ * - data: the client refused to send the request (`invalid_request`: an undocumented field; the spec allows
+ *   documented fields only): the export must change, so it is held back like a validation 400 (fix-data) and not
+ *   retried until its data changes.
+ * - unexpected: the service answered, but not as the spec says: whether a write was applied is unknown, so it is
+ *   reconciled like a lost answer (a create through the v2 status, records through the service's dedup; a payment
+ *   instruction is never resent), and retried across runs at most UNEXPECTED_ATTEMPTS times before it is recorded
+ *   as failed.
+ * - storage: the ledger could not be written (`cause`: the ledger's error); the run stops (exit 3).
  */
-export type FailureClass = 'fatal' | 'ambiguous' | 'not_found' | 'transient' | 'data' | 'unexpected';
+export type FailureClass =
+  'fatal' | 'ambiguous' | 'not_found' | 'transient' | 'stopped' | 'data' | 'unexpected' | 'storage';
 
 export interface Failure {
   class: FailureClass;
@@ -25,6 +38,8 @@ export interface Failure {
   detail: string;
   /** data: the fields at fault (the client's issues, located like the service's validation errors). */
   issues?: ValidationIssue[];
+  /** storage: the ledger's own error, for the command to name the state directory and what to do. */
+  cause?: unknown;
 }
 
 /** Requests of one account or record answered unexpectedly (across runs) before it is given up as failed. */
@@ -39,12 +54,10 @@ export const UNEXPECTED_ATTEMPTS = 3;
  *   know (yet); the platform's field is an enum of the tenant's codes (docs/service.md "Errors");
  * - a refusal of `task_params`: the request's form is not the service's (the real platform requires it beside
  *   `payload`: docs/real-platform.md), a dialect the platform rejects.
- * `supplier_not_ongoing` is the client's error for the first two when the service gives them as the body's own code.
  */
 const CONFIGURATION_CODES: ReadonlySet<string> = new Set([
   'import_supplier_migration_not_ongoing',
   'invalid_import_supplier',
-  'supplier_not_ongoing',
 ]);
 const CONFIGURATION_ATTR = /^(?:payload\.)?import_supplier$|^task_params(?:\.|$)/;
 
@@ -75,51 +88,41 @@ export function configurationRefusal(
         `platform operators to set the supplier up`;
   return {
     class: 'fatal',
-    code: 'configuration_refused',
+    code: EngineCode.configurationRefused,
     detail:
       `the service refused the run's configuration, not an account's data (${refused}). To fix: ${fix}; then run ` +
       `push again. Nothing was held back: what was refused stays to be sent by the next run.`,
   };
 }
 
-const FATAL_CODES: ReadonlySet<string> = new Set([
-  'unauthorized',
-  'authentication_failed',
-  'forbidden',
-  'service_unreachable',
-  'unreachable',
-]);
-
-interface ErrorLike {
-  code?: unknown;
-  serviceCode?: unknown;
-  issues?: unknown;
-  status?: unknown;
-  ambiguous?: unknown;
-  fatal?: unknown;
-  message?: unknown;
+export function classifyFailure(error: unknown): Failure {
+  if (!(error instanceof ApiError))
+    return {
+      class: 'fatal',
+      code: EngineCode.internalError,
+      detail: error instanceof Error ? error.message : String(error),
+    };
+  const { code, message: detail } = error;
+  if (error instanceof SupplierNotOngoingError)
+    return configurationRefusal({ code: error.serviceCode ?? code, detail });
+  if (error.fatal) return { class: 'fatal', code, detail };
+  if (error.ambiguous) return { class: 'ambiguous', code, detail };
+  if (error instanceof AbortedError) return { class: 'stopped', code, detail };
+  if (error instanceof NotFoundError) return { class: 'not_found', code, detail };
+  if (error instanceof RequestRejectedError && error.status === undefined)
+    return { class: 'data', code, detail, issues: error.issues };
+  if (error instanceof UnexpectedResponseError) return { class: 'unexpected', code, detail };
+  return { class: 'transient', code, detail };
 }
 
-export function classifyFailure(error: unknown): Failure {
-  const like = (typeof error === 'object' && error !== null ? error : {}) as ErrorLike;
-  const code = typeof like.code === 'string' ? like.code : 'unexpected_error';
-  const detail = typeof like.message === 'string' ? like.message : String(error);
-  const status = typeof like.status === 'number' ? like.status : undefined;
-  const serviceCode = typeof like.serviceCode === 'string' ? like.serviceCode : code;
-  if (CONFIGURATION_CODES.has(code)) return configurationRefusal({ code: serviceCode, detail });
-  if (like.fatal === true || FATAL_CODES.has(code) || status === 401 || status === 403)
-    return { class: 'fatal', code, detail };
-  if (like.ambiguous === true) return { class: 'ambiguous', code, detail };
-  if (status === 404 || code === 'not_found') return { class: 'not_found', code, detail };
-  if (code === 'invalid_request')
-    return {
-      class: 'data',
-      code,
-      detail,
-      ...(Array.isArray(like.issues) ? { issues: like.issues as ValidationIssue[] } : {}),
-    };
-  if (code === 'unexpected_response') return { class: 'unexpected', code, detail };
-  return { class: 'transient', code, detail };
+/** The storage failure of a ledger write that failed: the run stops, and the command names the state directory. */
+export function storageFailure(error: unknown): Failure {
+  return {
+    class: 'storage',
+    code: isLedgerDamage(error) ? EngineCode.ledgerDamaged : EngineCode.ledgerWriteFailed,
+    detail: error instanceof Error ? error.message : String(error),
+    cause: error,
+  };
 }
 
 export function errorInfoOf(failure: Failure): ErrorInfo {

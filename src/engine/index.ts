@@ -5,6 +5,7 @@ import { ITEM_KINDS, type ItemKind, type Ledger, type LedgerCounts } from '../le
 import type { EngineSettings } from './context.js';
 import type { EventSink, StopReason } from './events.js';
 import { Executor } from './executor.js';
+import { EngineCode } from './engine-codes.js';
 import type { Failure } from './failure.js';
 import { errorLimitOf } from './error-budget.js';
 import { exitCodeOf } from './outcome.js';
@@ -143,7 +144,7 @@ async function sendWhileStaging(run: PushRun, source: ExportSource): Promise<Pus
       // An export that cannot be read on (a damaged file): what is staged and sent stays; the run ends with the error.
       executor.stop('fatal', {
         class: 'fatal',
-        code: 'export_unreadable',
+        code: EngineCode.exportUnreadable,
         detail: 'the export cannot be read further (below); what was sent is recorded',
       });
       await running;

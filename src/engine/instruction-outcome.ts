@@ -1,4 +1,5 @@
 import type { ErrorInfo, SettledBy } from '../ledger/index.js';
+import { EngineCode } from './engine-codes.js';
 
 // What an answer to a payment instruction means, read against the ledger: pure, table-tested in
 // test/engine/instruction-outcome.test.ts. The spec gives payment instructions no dedup and no read
@@ -29,8 +30,6 @@ export type InstructionDecision =
   | { state: 'failed'; error?: Pick<ErrorInfo, 'code' | 'detail'> }
   | { state: 'unknown'; error: Pick<ErrorInfo, 'code' | 'detail'> };
 
-export const ALREADY_ACTIVE_CODE = 'payment_instruction_already_active';
-
 export function decideInstruction(facts: InstructionFacts): InstructionDecision {
   if (facts.answer === 'created') return { state: 'done', settledBy: 'created' };
   // Any other refusal is handled as on a first attempt: "not to be retried in the same form" (spec).
@@ -53,7 +52,7 @@ export function decideInstruction(facts: InstructionFacts): InstructionDecision 
     return {
       state: 'unknown',
       error: {
-        code: 'outcome_unknown',
+        code: EngineCode.outcomeUnknown,
         detail:
           'resent after an unknown outcome and refused: the account has an active instruction, but the ledger ' +
           'holds another instruction for it, so which one is active is not known',
@@ -63,7 +62,7 @@ export function decideInstruction(facts: InstructionFacts): InstructionDecision 
   return {
     state: 'failed',
     error: {
-      code: ALREADY_ACTIVE_CODE,
+      code: EngineCode.paymentInstructionAlreadyActive,
       detail: 'the account already has an active instruction (another instruction of this account in the ledger)',
     },
   };

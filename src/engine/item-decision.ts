@@ -1,4 +1,5 @@
 import type { ErrorInfo, ItemPatch, ItemState, OpenItem } from '../ledger/index.js';
+import { EngineCode } from './engine-codes.js';
 import type { Failure } from './failure.js';
 import { settledByResult } from './instruction-outcome.js';
 
@@ -51,5 +52,5 @@ export function done(items: OpenItem[], result: string): Settlement {
 }
 
 export function unknown(items: OpenItem[], detail: string): Settlement {
-  return { items, patch: { state: 'unknown', error: { code: 'outcome_unknown', detail } } };
+  return { items, patch: { state: 'unknown', error: { code: EngineCode.outcomeUnknown, detail } } };
 }

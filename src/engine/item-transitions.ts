@@ -6,6 +6,7 @@ import type {
 } from '../api/types.js';
 import type { ErrorInfo, ItemPatch, OpenItem } from '../ledger/index.js';
 import type { TransactionQueryFlags, ValidationIssue } from '../schema/index.js';
+import { EngineCode } from './engine-codes.js';
 import { configurationIssue, configurationRefusal, errorInfoOf, UNEXPECTED_ATTEMPTS, type Failure } from './failure.js';
 import { decideInstruction, type InstructionFacts } from './instruction-outcome.js';
 import {
@@ -200,7 +201,11 @@ function transactionImportError(item: OpenItem, status: string): Settlement {
   const detail = 'the service answered TRANSACTION_IMPORT_ERROR for this transaction';
   return {
     items: [item],
-    patch: { state: 'failed', result: status, error: { code: 'transaction_import_error', detail, ...located(item) } },
+    patch: {
+      state: 'failed',
+      result: status,
+      error: { code: EngineCode.transactionImportError, detail, ...located(item) },
+    },
   };
 }
 
@@ -217,7 +222,7 @@ function afterImportError(
   const failing = items.filter((item) => item.naturalKey === failedId);
   const targets = failing.length > 0 ? failing : items.slice(0, 1);
   const error: ErrorInfo = {
-    code: 'transaction_import_error',
+    code: EngineCode.transactionImportError,
     detail: outcome.errorDetail,
     file: targets[0]?.originFile ?? undefined,
     line: targets[0]?.originLine ?? undefined,
@@ -285,7 +290,7 @@ export function afterInstruction(
   // 400: invalid, or the vendor failed persistently: "not to be retried in the same form" (spec).
   const first = outcome.kind === 'refused' ? outcome.errors[0] : undefined;
   const error: ErrorInfo = {
-    code: decided.error?.code ?? first?.code ?? 'payment_instruction_refused',
+    code: decided.error?.code ?? first?.code ?? EngineCode.paymentInstructionRefused,
     detail: decided.error?.detail ?? first?.detail ?? (outcome.kind === 'created' ? '' : outcome.detail),
     attr: first?.attr,
     ...located(item),

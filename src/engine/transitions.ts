@@ -1,6 +1,7 @@
 import type { V1StatusRecord, V2StatusRecord } from '../schema/index.js';
 import type { AccountPatch, AccountRow, AccountState, ErrorInfo } from '../ledger/index.js';
 import { nextPollDelay, type PollSchedule } from './poll-schedule.js';
+import { EngineCode } from './engine-codes.js';
 
 // The per-account state machine's transitions (docs/architecture.md), as pure
 // functions from (account, outcome, clock) to the patch the ledger applies. No I/O here:
@@ -210,7 +211,7 @@ export function afterTransferStatus(status: V1StatusRecord | null): Transition {
     detail,
     patch: {
       state: 'unresolved',
-      error: { code: 'account_not_imported', detail: `post-import records wait: ${detail}` },
+      error: { code: EngineCode.accountNotImported, detail: `post-import records wait: ${detail}` },
     },
   };
 }

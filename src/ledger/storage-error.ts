@@ -4,7 +4,7 @@ import { FatalError } from '../errors.js';
 // ledger stays consistent (SQLite rolls back the transaction it could not commit, and every
 // intent committed before stays for the next run to reconcile), but the run cannot go on.
 
-// SQLite's own messages, for failures that reach here as text only (the engine's ledger_write_failed).
+// SQLite's own messages, for errors that carry them without SQLite's code.
 const SQLITE_MESSAGES: Array<[RegExp, string]> = [
   [/database or disk is full/, 'SQLITE_FULL'],
   [/readonly database/, 'SQLITE_READONLY'],

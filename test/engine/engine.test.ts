@@ -6,7 +6,7 @@ import { nullSink, runPush, sourceOf, type EngineSettings } from '../../src/engi
 import { Ledger } from '../../src/ledger/index.js';
 import type { ExportEntry } from '../../src/mapping/types.js';
 import { accountEntry, type AccountSpec, fast, orphanEntry, stream } from './build.js';
-import { FakeError, FakeService } from './fake-service.js';
+import { droppedConnection, FakeService } from './fake-service.js';
 
 let dir: string;
 beforeEach(() => {
@@ -156,7 +156,7 @@ describe('push engine against an in-memory service', () => {
     const original = service.createPaymentInstruction;
     service.createPaymentInstruction = async (request) => {
       await original(request);
-      throw new FakeError('connection_reset', true);
+      throw droppedConnection('createPaymentInstruction');
     };
     const crashed = await push(service, [accountEntry(full(1))], { maxConsecutiveFailures: 1 });
     expect(crashed.reason).toBe('fatal');

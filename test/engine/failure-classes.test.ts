@@ -3,8 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
+  AbortedError,
+  AuthenticationError,
+  HtmlAnswerError,
+  NetworkError,
   NotFoundError,
   RequestRejectedError,
+  RetryAfterTooLongError,
   ServerError,
   SupplierNotOngoingError,
   UnexpectedResponseError,
@@ -67,6 +72,13 @@ describe('classifyFailure', () => {
     [new ServerError('createNotes', 500, 'boom', true), 'ambiguous'],
     [new NotFoundError('createNotes', 'no account'), 'not_found'],
     [new SupplierNotOngoingError('createAccount', 'paused', 'import_supplier_migration_not_ongoing', 400), 'fatal'],
+    [new AuthenticationError('createNotes', 'refused', { status: 401 }), 'fatal'],
+    [new RetryAfterTooLongError('createNotes', '86400', 86_400_000, 120_000), 'fatal'],
+    [new HtmlAnswerError('createNotes', 200, 'https://x.example/', 'text/html', 'Sign in'), 'fatal'],
+    [new NetworkError('createNotes', 'sent', 'reset'), 'ambiguous'],
+    [new NetworkError('createNotes', 'not_sent', 'refused'), 'transient'],
+    [new AbortedError('createNotes', undefined), 'stopped'],
+    [new TypeError('a bug'), 'fatal'],
   ])('%s -> %s', (error, expected) => {
     expect(classifyFailure(error).class).toBe(expected);
   });

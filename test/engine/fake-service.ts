@@ -1,4 +1,5 @@
 import type { ImportServiceClient, ListCollector } from '../../src/api/types.js';
+import { NetworkError, NotFoundError, ServerError, SupplierNotOngoingError } from '../../src/api/errors.js';
 import type { V2StatusRecord } from '../../src/schema/index.js';
 
 // An in-memory stand-in for the import service, for engine tests that need exact control of
@@ -7,16 +8,9 @@ import type { V2StatusRecord } from '../../src/schema/index.js';
 
 export type Fault = 'none' | 'drop' | 'ambiguous' | 'fail';
 
-export class FakeError extends Error {
-  readonly code: string;
-  readonly ambiguous: boolean;
-  readonly status: number | undefined;
-  constructor(code: string, ambiguous: boolean, status?: number) {
-    super(code);
-    this.code = code;
-    this.ambiguous = ambiguous;
-    this.status = status;
-  }
+/** A connection dropped after the request left: the client cannot tell whether it was applied (ambiguous). */
+export function droppedConnection(endpoint: string): NetworkError {
+  return new NetworkError(endpoint, 'sent', 'connection reset (fake service)');
 }
 
 interface FakeAccount {
@@ -60,10 +54,10 @@ export class FakeService implements ImportServiceClient {
     try {
       await new Promise((resolve) => setTimeout(resolve, 1));
       const fault = this.fault(method, n);
-      if (fault === 'drop') throw new FakeError('connection_reset', true);
-      if (fault === 'fail') throw new FakeError('server_error', false, 500);
+      if (fault === 'drop') throw droppedConnection(method);
+      if (fault === 'fail') throw new ServerError(method, 500, 'fake failure', false);
       const result = apply();
-      if (fault === 'ambiguous') throw new FakeError('connection_reset', true);
+      if (fault === 'ambiguous') throw droppedConnection(method);
       return result;
     } finally {
       this.inFlight -= 1;
@@ -72,12 +66,13 @@ export class FakeService implements ImportServiceClient {
 
   #imported(number: string): FakeAccount {
     const account = this.accounts.get(number);
-    if (account === undefined || account.status !== 'PROCESSED') throw new FakeError('not_found', false, 404);
+    if (account === undefined || account.status !== 'PROCESSED') throw new NotFoundError('fake', 'not imported');
     return account;
   }
 
   #ongoing(): void {
-    if (!this.supplierOngoing) throw new FakeError('import_supplier_migration_not_ongoing', false, 400);
+    if (!this.supplierOngoing)
+      throw new SupplierNotOngoingError('fake', 'the supplier is paused', 'import_supplier_migration_not_ongoing', 400);
   }
 
   validateAccount = async () => this.#run('validate', () => ({ kind: 'valid' as const }));

@@ -1,0 +1,36 @@
+/**
+ * The engine's own codes: the outcomes and stops the engine decides itself, as the ledger, the reports and the NDJSON
+ * log carry them (docs/architecture.md "Failure classes"). The client's codes are its error classes' (api/errors.ts);
+ * the service's, its answers'.
+ */
+export const EngineCode = {
+  /** A record sent whose answer was lost where nothing can settle it (README "Rerun semantics"): never resent. */
+  outcomeUnknown: 'outcome_unknown',
+  /** The service refused the run's configuration (import supplier, request form), not an account's data. */
+  configurationRefused: 'configuration_refused',
+  /** Too many requests in a row failed after the client's retries. */
+  serviceUnreachable: 'service_unreachable',
+  /** The export could not be read on while accounts were sent. */
+  exportUnreadable: 'export_unreadable',
+  /** Post-import records wait: their account is not imported (yet). */
+  accountNotImported: 'account_not_imported',
+  /** A transaction the service answered TRANSACTION_IMPORT_ERROR for. */
+  transactionImportError: 'transaction_import_error',
+  /** A payment instruction the vendor refused, the service saying no more. */
+  paymentInstructionRefused: 'payment_instruction_refused',
+  /** A resent payment instruction refused because the account has an active one: the first request created it. */
+  paymentInstructionAlreadyActive: 'payment_instruction_already_active',
+  /**
+   * An answer the spec does not describe (the client's UnexpectedResponseError), recorded on the account or record:
+   * counted across runs before it is given up (failure.ts UNEXPECTED_ATTEMPTS).
+   */
+  unexpectedResponse: 'unexpected_response',
+  /** The ledger could not be written (a full disk, an I/O error): the run stopped. */
+  ledgerWriteFailed: 'ledger_write_failed',
+  /** The ledger file is damaged (docs/ledger-recovery.md). */
+  ledgerDamaged: 'ledger_damaged',
+  /** A bug: the run stopped on an error nothing classifies. */
+  internalError: 'internal_error',
+} as const;
+
+export type EngineCode = (typeof EngineCode)[keyof typeof EngineCode];
