@@ -397,7 +397,9 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
     if (storage !== undefined)
       throw (
         stateDirFailure(storage, stateDir) ??
-        new FatalError(`the ledger in ${stateDir} could not be written (${String(storage)}); the run stopped.`)
+        new FatalError(
+          `the ledger in ${stateDir} could not be written (${result.fatal?.detail ?? ''}); the run stopped.`,
+        )
       );
     if (result.fatal) process.stderr.write(`migrate: ${result.fatal.code}: ${result.fatal.detail}\n`);
     // Rows found outside any account while the export streamed: every account was sent, these rows were not.
