@@ -41,7 +41,8 @@ import {
 import { openExportInOrder } from '../intake/export-in-order.js';
 import type { FileOutOfOrder } from '../intake/order-proof.js';
 import { openExport, type ExportReader, type IssueList } from '../intake/index.js';
-import { findExportFiles } from '../sources/index.js';
+import { findExportFiles, type ExportFiles } from '../sources/index.js';
+import { linkLines, notReadLines, type LinkedFile } from '../report/export-entries.js';
 import { createNdjsonLogSink, type NdjsonLogSink } from '../report/ndjson-log.js';
 import { estimateExportAccounts } from '../report/export-size.js';
 import { createProgressReporter, DEFAULT_PROGRESS_INTERVAL_SECONDS } from '../report/progress.js';
@@ -221,6 +222,7 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
   // Every usage and configuration mistake is found before the state directory is created: a
   // mistaken run leaves nothing behind (no `.migrate/` in the working directory).
   const exportFiles = await findExportFiles(options.dir);
+  tellExportEntries(exportFiles);
   if (options.logFile !== undefined) checkLogFileDir(options.logFile);
   if (options.metricsFile !== undefined) checkMetricsFile(options.metricsFile, warn);
   // The service settings (URL, credentials, dialect flags) are checked here, without a request;
@@ -374,6 +376,7 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
       wait: options.wait,
       unknownAccounts: result.unknownAccounts,
       ...(result.maxErrors === undefined ? {} : { maxErrors: result.maxErrors }),
+      notRead: exportFiles.notRead,
     });
     ledger.finishRun(runId, result.reason, result.exitCode, {
       ...result.counts,
@@ -472,6 +475,11 @@ function announceMove(stateDir: string, recorded: ServiceIdentity | undefined, c
 }
 
 const warn = (text: string): void => void process.stderr.write(`migrate: warning: ${text}\n`);
+
+/** Links read through and entries not read, told before anything is staged (docs/export-format.md "Files"). */
+function tellExportEntries({ files, notRead }: Pick<ExportFiles, 'notRead'> & { files: LinkedFile[] }): void {
+  for (const line of [...linkLines(files), ...notReadLines(notRead)]) process.stderr.write(`migrate: ${line}\n`);
+}
 
 /** A sink that calls `then` once, at the first event of that type. */
 function onFirst(type: EngineEvent['type'], then: () => Promise<void>): EventSink {
@@ -671,6 +679,7 @@ async function dryRun(
       recorded: recordedDialect(stateDir),
     });
     reader = await openExport(options.dir, { ...config, dialect }, { scratchDir: scratch });
+    tellExportEntries(reader.summary);
     refuseFileIssues(reader.fileIssues);
     const samples = new PlanSamples();
     const json = options.json ? new PlanJsonWriter((text) => process.stdout.write(text)) : undefined;

@@ -1,6 +1,8 @@
 import { Chalk } from 'chalk';
 import type { LedgerCounts } from '../ledger/index.js';
 import { ACCOUNT_STATES, ITEM_KINDS, ITEM_STATES } from '../ledger/index.js';
+import type { NotRead } from '../sources/index.js';
+import { shownName } from './export-entries.js';
 import { leftOverLine, leftOverOf, type LeftOver } from './left-over.js';
 
 /** What the final summary of a push shows; also the `--json` document (one object on stdout). */
@@ -27,6 +29,8 @@ export interface PushSummary {
   maxErrors?: number;
   /** What the ledger holds that is not done, each with the `migrate report` file listing it; empty when all is done. */
   left: LeftOver[];
+  /** Entries of the export directory that are not export files, not read (each also told as the run started). */
+  notRead?: NotRead[];
 }
 
 const ACCOUNT_LABELS: Record<string, string> = {
@@ -67,6 +71,8 @@ export function renderSummary(summary: PushSummary, color: boolean): string {
       `  export: ${summary.staged.accounts} accounts (${summary.staged.invalid} invalid), ` +
         `${summary.staged.orphans} accounts with records only`,
     );
+  if (summary.notRead !== undefined && summary.notRead.length > 0)
+    lines.push(c.yellow(`  not read (not export files): ${notReadNames(summary.notRead)}`));
   lines.push('', c.bold('  accounts'));
   for (const state of ACCOUNT_STATES) {
     const count = summary.accounts[state];
@@ -106,6 +112,11 @@ export function renderSummary(summary: PushSummary, color: boolean): string {
     );
   lines.push('', `  ledger: ${summary.stateDir}`, '');
   return lines.join('\n');
+}
+
+function notReadNames(notRead: readonly NotRead[]): string {
+  const names = notRead.slice(0, 5).map((entry) => shownName(entry.name));
+  return `${names.join(', ')}${notRead.length > 5 ? `, ... (${notRead.length} in all)` : ''}`;
 }
 
 /** `, 46.9 accounts/s` or `, 20.1 accounts created/s` (--no-wait); nothing when the run moved no account. */
@@ -160,6 +171,7 @@ export function buildPushSummary(input: {
   wait?: boolean;
   unknownAccounts?: string[];
   maxErrors?: number;
+  notRead?: NotRead[];
 }): PushSummary {
   const { result } = input;
   const durationSeconds = (Date.now() - input.startedAt) / 1000;
@@ -180,5 +192,6 @@ export function buildPushSummary(input: {
     ...(input.unknownAccounts && input.unknownAccounts.length > 0 ? { unknownAccounts: input.unknownAccounts } : {}),
     ...(input.maxErrors === undefined ? {} : { maxErrors: input.maxErrors }),
     left: leftOverOf(result.counts),
+    ...(input.notRead && input.notRead.length > 0 ? { notRead: input.notRead } : {}),
   };
 }
