@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -559,6 +559,8 @@ function runOptions(options: PushCommandOptions): Record<string, unknown> {
   const { apiKeyFile, tokenFile, only, ...rest } = options;
   return {
     ...rest,
+    // The export directory's real path: `migrate report` never writes into it (report/out-dir.ts).
+    exportDir: realpathSync(options.dir),
     apiKeyFile: apiKeyFile === undefined ? undefined : '(given)',
     tokenFile: tokenFile === undefined ? undefined : '(given)',
     only: only === undefined ? undefined : [...only],

@@ -197,6 +197,20 @@ export class LedgerReader {
     }));
   }
 
+  /**
+   * The export directories push runs read, as recorded with each run: the real path (`exportDir`), else the path as
+   * given (`dir`, from runs before the real path was recorded; relative to that run's working directory).
+   */
+  pushExportDirs(): string[] {
+    const rows = this.#db
+      .prepare(
+        `SELECT DISTINCT COALESCE(json_extract(options, '$.exportDir'), json_extract(options, '$.dir')) AS dir
+         FROM runs WHERE command = 'push'`,
+      )
+      .all() as Raw[];
+    return rows.flatMap((row) => (typeof row['dir'] === 'string' ? [row['dir']] : []));
+  }
+
   /** The most frequent last-error codes of accounts and items (summary table). */
   topErrorCodes(limit = 5): Array<{ code: string; count: number }> {
     const rows = this.#db
