@@ -18,6 +18,8 @@ export type EngineEvent =
       invalid: number;
       orphans: number;
       changedAfterImport: number;
+      /** Records this staging found changed in the export after they were sent. */
+      recordsChangedAfterImport: number;
       added: { accounts: number; items: Record<ItemKind, number> };
     }
   /**

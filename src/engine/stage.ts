@@ -23,6 +23,8 @@ export interface StageSummary {
   invalid: number;
   orphans: number;
   changedAfterImport: number;
+  /** Records found changed in the export after they were sent (reported, never resent). */
+  recordsChangedAfterImport: number;
   /** Work staging added to the run: accounts that became `staged`, records that became `pending`. */
   added: { accounts: number; items: Record<ItemKind, number> };
 }
@@ -59,7 +61,14 @@ const keyOf = (entry: ExportEntry): string =>
 
 function emptySummary(): StageSummary {
   const items = Object.fromEntries(ITEM_KINDS.map((kind) => [kind, 0])) as Record<ItemKind, number>;
-  return { accounts: 0, invalid: 0, orphans: 0, changedAfterImport: 0, added: { accounts: 0, items } };
+  return {
+    accounts: 0,
+    invalid: 0,
+    orphans: 0,
+    changedAfterImport: 0,
+    recordsChangedAfterImport: 0,
+    added: { accounts: 0, items },
+  };
 }
 
 /**
@@ -331,7 +340,7 @@ function stageItems(
   let reopened = false;
   for (const [kind, list] of lists) {
     for (const item of list) {
-      const waiting = stageItem(ledger, accountId, kind, item);
+      const waiting = stageItem(ledger, accountId, kind, item, summary);
       if (waiting === 'added') summary.added.items[kind] += 1;
       reopened = waiting !== false || reopened;
     }
@@ -351,6 +360,7 @@ function stageItem(
   accountId: number,
   kind: ItemKind,
   item: MappedItem<unknown>,
+  summary: StageSummary,
 ): 'added' | 'still' | false {
   const body = canonicalJson(item.value);
   const incoming = { body, fingerprint: sha256(body), valid: item.issues.length === 0 };
@@ -383,6 +393,7 @@ function stageItem(
         ? undefined
         : { accountId, step: 'stage', from: existing.state, detail: decision.detail },
     );
+    if (decision.patch.changedFingerprint) summary.recordsChangedAfterImport += 1;
     if (decision.patch.state !== 'pending') return false;
     return existing.state === 'pending' ? 'still' : 'added';
   }

@@ -55,6 +55,7 @@ export function logLineOf(event: EngineEvent, accountNumberOf: (accountId: numbe
         invalid: event.invalid,
         orphans: event.orphans,
         changed_after_import: event.changedAfterImport,
+        records_changed_after_import: event.recordsChangedAfterImport,
       };
     case 'sorting':
       return { event: 'sorting', files: event.files.map((file) => file.file).join(', ') };

@@ -74,6 +74,7 @@ export const RECORDS_COLUMNS = [
   'state',
   'settled_by',
   'result',
+  'changed_after_import',
   'attempts',
   'file',
   'line',
@@ -253,6 +254,8 @@ export function recordRow(item: ItemWithAccount): CsvRecord {
     state: item.state,
     settled_by: item.state === 'done' ? text(item.settledBy) : '',
     result: item.state === 'done' ? text(item.result) : '',
+    // Sent, then changed in the export: the platform keeps what was sent (no update endpoint), so it is never resent.
+    changed_after_import: item.changedFingerprint === null ? 'no' : 'yes',
     attempts: item.attempts,
     file: text(item.originFile),
     line: text(item.originLine),

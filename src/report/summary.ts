@@ -16,6 +16,8 @@ export interface PushSummary {
   accounts: LedgerCounts['accounts'];
   items: LedgerCounts['items'];
   changedAfterImport: number;
+  /** Records whose export data changed after they were sent, per kind: reported, never resent (no update endpoint). */
+  recordsChangedAfterImport: LedgerCounts['recordsChangedAfterImport'];
   topErrors: Array<{ code: string; count: number }>;
   /** Accounts that reached processed in this run, per second. */
   accountsPerSecond: number;
@@ -90,14 +92,7 @@ export function renderSummary(summary: PushSummary, color: boolean): string {
     return [`    ${(ITEM_LABELS[kind] ?? kind).padEnd(32)}${parts.join(', ')}`];
   });
   if (itemLines.length > 0) lines.push('', c.bold('  post-import records'), ...itemLines);
-  if (summary.changedAfterImport > 0)
-    lines.push(
-      '',
-      c.yellow(
-        `  ${summary.changedAfterImport} accounts changed in the export after they were imported; the service ` +
-          `cannot update them (see the report).`,
-      ),
-    );
+  lines.push(...changedLines(summary, c));
   if (summary.topErrors.length > 0) {
     lines.push('', c.bold('  most frequent errors'));
     for (const error of summary.topErrors) lines.push(`    ${error.code.padEnd(48)}${String(error.count).padStart(9)}`);
@@ -112,6 +107,39 @@ export function renderSummary(summary: PushSummary, color: boolean): string {
     );
   lines.push('', `  ledger: ${summary.stateDir}`, '');
   return lines.join('\n');
+}
+
+/** Accounts and records the export changed after they were sent: reported, never resent. */
+function changedLines(summary: PushSummary, c: InstanceType<typeof Chalk>): string[] {
+  const lines: string[] = [];
+  if (summary.changedAfterImport > 0)
+    lines.push(
+      c.yellow(
+        `  ${summary.changedAfterImport} accounts changed in the export after they were imported; the service ` +
+          `cannot update them (see the report: accounts.csv, changed_after_import).`,
+      ),
+    );
+  const records = ITEM_KINDS.flatMap((kind) => {
+    const count = summary.recordsChangedAfterImport[kind] ?? 0;
+    return count > 0 ? [`${ITEM_LABELS[kind] ?? kind} ${count}`] : [];
+  });
+  const total = Object.values(summary.recordsChangedAfterImport).reduce((sum, count) => sum + (count ?? 0), 0);
+  if (total > 0)
+    lines.push(
+      c.yellow(
+        `  ${total} ${total === 1 ? 'record' : 'records'} changed in the export after ${it(total, 'was')} sent ` +
+          `(${records.join(', ')}); the service cannot update ${it(total, 'them')} and keeps what was sent: ` +
+          `${it(total, 'are')} not sent again (see the report: records.csv, changed_after_import).`,
+      ),
+    );
+  return lines.length === 0 ? [] : ['', ...lines];
+}
+
+/** "it was" / "they were", "it" / "them", "it is" / "they are". */
+function it(count: number, form: 'was' | 'them' | 'are'): string {
+  const one = { was: 'it was', them: 'it', are: 'it is' }[form];
+  const many = { was: 'they were', them: 'them', are: 'they are' }[form];
+  return count === 1 ? one : many;
 }
 
 function notReadNames(notRead: readonly NotRead[]): string {
@@ -185,6 +213,7 @@ export function buildPushSummary(input: {
     accounts: result.counts.accounts,
     items: result.counts.items,
     changedAfterImport: result.counts.changedAfterImport,
+    recordsChangedAfterImport: result.counts.recordsChangedAfterImport,
     topErrors: input.topErrors,
     accountsPerSecond: input.processedThisRun / Math.max(0.001, durationSeconds),
     accountsCreatedPerSecond: (input.createdThisRun ?? 0) / Math.max(0.001, durationSeconds),

@@ -122,8 +122,9 @@ describe('opening a ledger', () => {
     old.exec(`CREATE TABLE runs (id INTEGER PRIMARY KEY, command TEXT NOT NULL, started_at TEXT NOT NULL, ended_at TEXT,
       status TEXT NOT NULL, exit_code INTEGER, options TEXT NOT NULL, counts TEXT);
       INSERT INTO runs (command, started_at, status, options) VALUES ('push', '2024-01-01', 'finished', '{}');
-      CREATE TABLE items (id INTEGER PRIMARY KEY, state TEXT NOT NULL, result TEXT);
-      CREATE TABLE accounts (id INTEGER PRIMARY KEY, external_account_number TEXT NOT NULL);`);
+      CREATE TABLE items (id INTEGER PRIMARY KEY, account_id INTEGER, state TEXT NOT NULL, result TEXT,
+        changed_fingerprint TEXT);
+      CREATE TABLE accounts (id INTEGER PRIMARY KEY, external_account_number TEXT NOT NULL, changed_fingerprint TEXT);`);
     old.pragma('user_version = 1');
     old.close();
     const migrated = Ledger.open(dir);
@@ -250,6 +251,7 @@ describe('writes and reads', () => {
       accounts: { invalid: 1 },
       items: { note: { failed: 1 } },
       changedAfterImport: 0,
+      recordsChangedAfterImport: {},
     });
     expect(ledger.read.topErrorCodes()).toEqual([
       { code: 'invalid_phone_number', count: 1 },
