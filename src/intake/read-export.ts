@@ -1,6 +1,7 @@
 import type { ExportMapping } from '../mapping/mapping-rules.js';
 import { InputError } from '../errors.js';
 import { readCsvBatches, readJsonArray, readNdjson, type CsvRow, type ExportFile } from '../sources/index.js';
+import { unaddressableReason } from '../mapping/account-number.js';
 import { ExportCode } from '../mapping/issue-codes.js';
 import type { RecordData } from '../mapping/join-groups.js';
 import { csvKey, jsonKey, planFile, type FilePlan } from '../mapping/record.js';
@@ -90,6 +91,27 @@ function missingKeyIssue(file: ExportFile, plan: FilePlan, line: number): Source
     code: ExportCode.missingExternalAccountNumber,
     message: 'The record has no external_account_number; it cannot be joined to an account.',
   };
+}
+
+/**
+ * Whether a record's external account number can be a segment of the service's URL paths
+ * (mapping/account-number.ts); if not, its problem goes to `issues` and the record is never joined, so no account of
+ * that number is created and no record of it is sent.
+ */
+function addressable(file: ExportFile, plan: FilePlan, line: number, key: string, issues: IssueSink): boolean {
+  const reason = unaddressableReason(key);
+  if (reason === undefined) return true;
+  issues.push({
+    file: file.file,
+    line,
+    column: keyColumn(plan),
+    externalAccountNumber: '',
+    code: ExportCode.externalAccountNumberNotAddressable,
+    message:
+      `external_account_number ${reason}. The service finds an account by its number in its URLs: an account of ` +
+      'this number could be created but never found again, nor its records added. Give it a number without them.',
+  });
+  return false;
 }
 
 /** A customer or supply address whose account is not in the accounts file (the join refuses it). */
@@ -199,7 +221,7 @@ async function* csvRecords(
     for (const row of rows) {
       const key = csvKey(plan, row.cells);
       if (key === undefined) issues.push(missingKeyIssue(file, plan, row.line));
-      else records.push({ key, line: row.line, data: row.cells });
+      else if (addressable(file, plan, row.line, key, issues)) records.push({ key, line: row.line, data: row.cells });
     }
     return records;
   };
@@ -232,7 +254,7 @@ async function* jsonRecords(
       else if (more.push(column) === 1) moreLine = item.line;
     });
     if (key === undefined) issues.push(missingKeyIssue(file, plan, item.line));
-    else batch.push({ key, line: item.line, data: item.object });
+    else if (addressable(file, plan, item.line, key, issues)) batch.push({ key, line: item.line, data: item.object });
     if (batch.length >= BATCH) {
       yield batch;
       batch = [];

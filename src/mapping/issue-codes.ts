@@ -7,6 +7,7 @@ export const ExportCode = {
   unknownColumn: 'unknown_column',
   wrongColumnCount: 'wrong_column_count',
   missingExternalAccountNumber: 'missing_external_account_number',
+  externalAccountNumberNotAddressable: 'external_account_number_not_addressable',
   missingImportSupplier: 'missing_import_supplier',
   importSupplierDiffers: 'import_supplier_differs',
   duplicateExternalAccountNumber: 'duplicate_external_account_number',
