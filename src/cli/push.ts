@@ -50,6 +50,7 @@ import { PlanJsonWriter, PlanSamples, renderPlan } from '../report/summary-plan.
 import { buildPushSummary, colorWanted, renderSummary } from '../report/summary.js';
 import { DEFAULT_SUPPLIERS } from '../sandbox/index.js';
 import { openService } from './open-service.js';
+import { stopPointsOf, type StopPoint } from './stop-points.js';
 import { parseCodes, parseMaxErrors, parseSteps, positiveInt, readAccountsOption } from './push-options.js';
 import {
   checkMetricsFile,
@@ -207,6 +208,7 @@ export async function pushCommand(options: PushCommandOptions): Promise<number> 
 async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal): Promise<number> {
   const startedAt = Date.now();
   const stateDir = resolve(options.state);
+  const stopAt = stopPointsOf(process.env);
   const config = await loadMigrateConfig({
     cwd: process.cwd(),
     exportDir: options.dir,
@@ -236,7 +238,8 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
   let outcome: number | undefined;
   try {
     prepareStateDir(stateDir);
-    const lock = await takeLock(stateDir);
+    stopAt('state-dir-made');
+    const lock = takeLock(stateDir, stopAt);
     // A lost lock (its directory removed, or taken over after this process stalled) means another
     // run may start: stop taking work and end with exit 3.
     const lockLost = new AbortController();
@@ -248,6 +251,7 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
     const ledgerFile = join(stateDir, LEDGER_FILE);
     const ledger = Ledger.open(stateDir);
     closers.unshift(() => quietly(() => ledger.close()));
+    stopAt('ledger-opened');
     const recorded = ledger.read.dialect();
     const moving = options.moveLedgerToService === true;
     const dialectOf = { dialect: recorded ?? 'spec', stateDir, moving };
@@ -259,6 +263,7 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
     });
     // A consistent copy as the run starts (docs/ledger-recovery.md); reading every page also finds a damaged file now.
     explainDamage(stateDir, ledgerFile, () => snapshotLedger(ledger.db, stateDir, nextRunId(ledger)));
+    stopAt('snapshot-taken');
     const progress = createProgressReporter({
       stream: process.stderr,
       wait: options.wait,
@@ -291,6 +296,7 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
     closers.unshift(service.close);
     if (recorded === undefined) ledger.recordDialect(service.config.dialect);
     const runId = ledger.startRun('push', runOptions(options));
+    stopAt('run-started');
     if (moving) announceMove(stateDir, recordedService, thisService);
     if (options.retryInvalid !== undefined) releaseInvalid(ledger, options.retryInvalid);
     let finished = false;
@@ -339,6 +345,7 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
       throw signal.aborted ? new InterruptedError('before anything was sent') : error;
     });
     closers.unshift(() => reader.close());
+    stopAt('export-opened');
     // Streaming, only a header's problems are known now (README "Sending while the export is read").
     refuseFileIssues(reader.fileIssues);
     const result = await runPush({
@@ -511,9 +518,9 @@ function quietly(step: () => void): void {
   }
 }
 
-async function takeLock(stateDir: string): Promise<LedgerLock> {
+function takeLock(stateDir: string, stopAt: (point: StopPoint) => void): LedgerLock {
   try {
-    return await acquireLock(stateDir);
+    return acquireLock(stateDir, { onStep: stopAt });
   } catch (error) {
     if (error instanceof LedgerLockedError)
       throw new MigrateError(error.message, { code: 'state_locked', exitCode: ExitCode.locked });
