@@ -337,6 +337,7 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
       {
         scratchDir: stateDir,
         signal,
+        onProgress: onFirstOfEachFile((file) => sink.emit({ type: 'reading', file })),
         onProof: (proof) => {
           if (proof.outOfOrder.length > 0) sink.emit({ type: 'sorting', files: proof.outOfOrder.map(outOfOrderFile) });
         },
@@ -346,6 +347,8 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
     });
     closers.unshift(() => reader.close());
     stopAt('export-opened');
+    // A signal while the export was opened (a streamed export's open does not watch it): nothing was sent yet.
+    if (signal.aborted) throw new InterruptedError('before anything was sent');
     // Streaming, only a header's problems are known now (README "Sending while the export is read").
     refuseFileIssues(reader.fileIssues);
     const result = await runPush({
@@ -497,6 +500,16 @@ function onFirst(type: EngineEvent['type'], then: () => Promise<void>): EventSin
       seen = true;
       void then();
     },
+  };
+}
+
+/** Calls `then` with each file's name at its first progress report: when it starts being read. */
+function onFirstOfEachFile(then: (file: string) => void): (progress: { file: string }) => void {
+  const seen = new Set<string>();
+  return ({ file }) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    then(file);
   };
 }
 

@@ -27,6 +27,8 @@ export type EngineEvent =
    * before any account is handed out. `line`: where the first row out of order is; `reason`: why no proof was possible.
    */
   | { type: 'sorting'; files: Array<{ file: string; line?: number; reason?: string }> }
+  /** An export file starts being read (staged whole, streamed or sorted): once per file and read. */
+  | { type: 'reading'; file: string }
   /** The work the run starts with (accounts per state, pending items per kind). */
   | { type: 'plan'; toCreate: number; toProcess: number; items: Record<ItemKind, number> }
   | {

@@ -59,6 +59,8 @@ export function logLineOf(event: EngineEvent, accountNumberOf: (accountId: numbe
       };
     case 'sorting':
       return { event: 'sorting', files: event.files.map((file) => file.file).join(', ') };
+    case 'reading':
+      return { event: 'reading', file: event.file };
     case 'plan':
       return { event: 'plan', to_create: event.toCreate, to_process: event.toProcess, items: { ...event.items } };
     case 'account':
