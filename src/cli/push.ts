@@ -26,6 +26,7 @@ import {
 import { ExitCode, FatalError, InterruptedError, MigrateError, UsageError } from '../errors.js';
 import {
   acquireLock,
+  checkStateDir,
   explainDamage,
   isLedgerDamage,
   Ledger,
@@ -38,6 +39,7 @@ import {
   stateDirFailure,
   type LedgerLock,
 } from '../ledger/index.js';
+import { ALLOW_NO_ACCOUNTS, refuseNoAccounts } from '../intake/accounts-present.js';
 import { openExportInOrder } from '../intake/export-in-order.js';
 import type { FileOutOfOrder } from '../intake/order-proof.js';
 import { openExport, type ExportReader, type IssueList } from '../intake/index.js';
@@ -86,6 +88,7 @@ export interface PushCommandOptions extends ServiceFlags {
   progressInterval?: number;
   metricsFile?: string;
   metricsInterval: number;
+  allowNoAccounts?: boolean;
 }
 
 export function registerPushCommand(program: Command, setExitCode: (code: number) => void): void {
@@ -142,6 +145,10 @@ export function registerPushCommand(program: Command, setExitCode: (code: number
       positiveInt('--limit', 100_000_000),
     )
     .option('--accounts <list>', 'only these external account numbers: A,B,C or @file (one per line)')
+    .option(
+      ALLOW_NO_ACCOUNTS,
+      'the accounts file may hold no account: the export only adds post-import records to accounts imported earlier',
+    )
     .option(
       '--only <steps>',
       'only these steps: comma-separated create,notes,transactions,statements,payment_instructions',
@@ -220,10 +227,13 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
     options.accounts === undefined ? undefined : await readAccountsOption(options.accounts, process.cwd());
   const selection =
     options.limit === undefined && accounts === undefined ? undefined : { limit: options.limit, accounts };
-  if (options.dryRun) return dryRun(options, config, stateDir, selection, signal);
+  // A file, a path through a file, another user's directory: said as such before anything is read or written.
+  checkStateDir(stateDir, options.dryRun ? 'read' : 'write', LEDGER_FILE);
   // Every usage and configuration mistake is found before the state directory is created: a
   // mistaken run leaves nothing behind (no `.migrate/` in the working directory).
   const exportFiles = await findExportFiles(options.dir);
+  await refuseNoAccounts(exportFiles.files, config, options.allowNoAccounts === true);
+  if (options.dryRun) return dryRun(options, config, stateDir, selection, signal);
   tellExportEntries(exportFiles);
   if (options.logFile !== undefined) checkLogFileDir(options.logFile);
   if (options.metricsFile !== undefined) checkMetricsFile(options.metricsFile, warn);

@@ -10,7 +10,9 @@ import { ExitCode, UsageError } from '../errors.js';
 import { locateIssue, openExport, type ExportReader } from '../intake/index.js';
 import type { OrderProof } from '../intake/order-proof.js';
 import { errorRowBatches, jsonReport, textReport } from '../report/validation-report.js';
+import { ALLOW_NO_ACCOUNTS, refuseNoAccounts } from '../intake/accounts-present.js';
 import { openExportInOrder } from '../intake/export-in-order.js';
+import { findExportFiles } from '../sources/index.js';
 import { validateExport, type ExportValidation, type RemoteCheck } from '../intake/validate-export.js';
 import { OutputClosed, stdoutOutput } from '../report/output.js';
 import { openService } from './open-service.js';
@@ -24,6 +26,7 @@ export interface ValidateCommandOptions extends ServiceFlags {
   errorsCsv?: string;
   supplier?: string;
   config?: string;
+  allowNoAccounts?: boolean;
 }
 
 const CSV_COLUMNS = ['file', 'line', 'column', 'attr', 'external_account_number', 'code', 'message'] as const;
@@ -52,6 +55,10 @@ export function registerValidateCommand(program: Command, setExitCode: (code: nu
         'file, line and column',
     )
     .option('--sandbox', 'with --remote: validate against the built-in sandbox instead of the service')
+    .option(
+      ALLOW_NO_ACCOUNTS,
+      'the accounts file may hold no account: the export only adds post-import records to accounts imported earlier',
+    )
     .option('--concurrency <n>', 'with --remote: most requests in flight at once', '4');
   registerServiceOptions(command);
   command.action(async (dir: string, options: Omit<ValidateCommandOptions, 'dir'>) => {
@@ -76,6 +83,7 @@ export async function validateCommand(options: ValidateCommandOptions): Promise<
     ...(options.config === undefined ? {} : { configPath: options.config }),
     ...(options.supplier === undefined ? {} : { supplier: options.supplier }),
   });
+  await refuseNoAccounts((await findExportFiles(options.dir)).files, config, options.allowNoAccounts === true);
   // Credentials and the service are checked before the export is read: a long read should not end in a usage error.
   const remote = options.remote ? await openRemote(options, config) : undefined;
   // Payloads are checked for the dialect push would send them in (--dialect, MIGRATE_DIALECT, the mapping file).

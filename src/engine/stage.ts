@@ -211,8 +211,15 @@ function stageEntry(ledger: Ledger, entry: ExportEntry, summary: StageSummary, i
     stageItems(ledger, id, state, entry.account, summary);
   } else {
     summary.orphans += 1;
-    const { id, state } = orphanAccount(ledger, entry.items);
-    stageItems(ledger, id, state, entry.items, summary);
+    const { id, state, foundNowhere } = orphanAccount(ledger, entry.items);
+    const reopened = stageItems(ledger, id, state, entry.items, summary);
+    // New records for an account found nowhere before: it is looked up again (it may exist now).
+    if (reopened && foundNowhere)
+      ledger.updateAccountNow(
+        id,
+        { state: 'unresolved', error: null },
+        { step: 'stage', from: 'invalid', detail: 'new post-import records: looked up again' },
+      );
   }
 }
 
@@ -302,9 +309,15 @@ function originsJson(account: ExportAccount): string {
   return JSON.stringify({ origins: account.origins, ...(columnOf === undefined ? {} : { columnOf }) });
 }
 
-function orphanAccount(ledger: Ledger, items: OrphanItems): StagedAccount {
+function orphanAccount(ledger: Ledger, items: OrphanItems): StagedAccount & { foundNowhere?: boolean } {
   const existing = ledger.findAccount(items.importSupplier, items.externalAccountNumber);
-  if (existing !== undefined) return { id: existing.id, state: existing.state };
+  // Invalid without a payload: known only by records, and looked up in vain (engine/transitions.ts).
+  if (existing !== undefined)
+    return {
+      id: existing.id,
+      state: existing.state,
+      foundNowhere: existing.state === 'invalid' && existing.payload === null,
+    };
   // Not in this export: resolved through the service's v1 status before its records are pushed.
   const id = ledger.insertAccount(
     {
@@ -330,7 +343,7 @@ function stageItems(
   accountState: AccountState | undefined,
   source: ItemSource,
   summary: StageSummary,
-): void {
+): boolean {
   const lists: Array<[ItemKind, Array<MappedItem<unknown>>]> = [
     ['note', source.notes],
     ['transaction', source.transactions],
@@ -352,6 +365,7 @@ function stageItems(
       { state: 'processed' },
       { step: 'stage', from: 'done', detail: 'new post-import records' },
     );
+  return reopened;
 }
 
 /** Whether the item is (again) waiting to be sent: `added` when it was not before, `still` when it was pending. */

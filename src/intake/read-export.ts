@@ -1,12 +1,13 @@
 import type { ExportMapping } from '../mapping/mapping-rules.js';
 import { InputError } from '../errors.js';
 import { readCsvBatches, readJsonArray, readNdjson, type CsvRow, type ExportFile } from '../sources/index.js';
-import { unaddressableReason } from '../mapping/account-number.js';
 import { ExportCode } from '../mapping/issue-codes.js';
 import type { RecordData } from '../mapping/join-groups.js';
 import { csvKey, jsonKey, planFile, type FilePlan } from '../mapping/record.js';
-import type { IssueSpool } from './issue-spool.js';
 import type { SourceIssue } from '../mapping/types.js';
+import { addressable, keyColumn, missingKeyIssue, repeatedHeader, type IssueSink } from './record-key.js';
+
+export type { IssueSink } from './record-key.js';
 
 // One export file, record by record (bounded memory): its plan (from the CSV header or the
 // mapping rules) and its records keyed by external account number, as read; mapping happens per
@@ -33,9 +34,6 @@ export interface OpenedFile {
 }
 
 const BATCH = 256;
-
-/** Where a file's problems go. */
-export type IssueSink = Pick<IssueSpool, 'push'>;
 
 /** Kinds sent inside their account's payload: their account must be in this export's accounts file. */
 export const CHILD_KINDS: ReadonlySet<string> = new Set(['customers', 'supply_addresses']);
@@ -76,42 +74,6 @@ function moreUnknownColumnsIssue(file: ExportFile, line: number, columns: string
       `(${sample}${columns.length > 5 ? ', ...' : ''}); check that this is an export file with the right header ` +
       `and delimiter, else rename them to fields or list them under mapping.${file.kind}.ignore in the mapping file.`,
   };
-}
-
-function keyColumn(plan: FilePlan): string {
-  return plan.columnOf['external_account_number'] ?? 'external_account_number';
-}
-
-function missingKeyIssue(file: ExportFile, plan: FilePlan, line: number): SourceIssue {
-  return {
-    file: file.file,
-    line,
-    column: keyColumn(plan),
-    externalAccountNumber: '',
-    code: ExportCode.missingExternalAccountNumber,
-    message: 'The record has no external_account_number; it cannot be joined to an account.',
-  };
-}
-
-/**
- * Whether a record's external account number can be a segment of the service's URL paths
- * (mapping/account-number.ts); if not, its problem goes to `issues` and the record is never joined, so no account of
- * that number is created and no record of it is sent.
- */
-function addressable(file: ExportFile, plan: FilePlan, line: number, key: string, issues: IssueSink): boolean {
-  const reason = unaddressableReason(key);
-  if (reason === undefined) return true;
-  issues.push({
-    file: file.file,
-    line,
-    column: keyColumn(plan),
-    externalAccountNumber: '',
-    code: ExportCode.externalAccountNumberNotAddressable,
-    message:
-      `external_account_number ${reason}. The service finds an account by its number in its URLs: an account of ` +
-      'this number could be created but never found again, nor its records added. Give it a number without them.',
-  });
-  return false;
 }
 
 /** A customer or supply address whose account is not in the accounts file (the join refuses it). */
@@ -160,7 +122,7 @@ export async function openExportFile(
         issues.push(unknownColumnIssue(file.file, header.line, column, file.kind));
       if (unknown.length > SHOWN_UNKNOWN_COLUMNS)
         issues.push(moreUnknownColumnsIssue(file, header.line, unknown.slice(SHOWN_UNKNOWN_COLUMNS)));
-      const records = csvRecords((first.value ?? []).slice(1), batches, file, plan, issues);
+      const records = csvRecords((first.value ?? []).slice(1), batches, file, { plan, header: header.cells }, issues);
       return {
         plan,
         records,
@@ -213,12 +175,13 @@ async function* csvRecords(
   afterHeader: CsvRow[],
   batches: AsyncGenerator<CsvRow[]>,
   file: ExportFile,
-  plan: FilePlan,
+  { plan, header }: { plan: FilePlan; header: string[] },
   issues: IssueSink,
 ): AsyncGenerator<KeyedRecord[], void, undefined> {
   const keyed = (rows: CsvRow[]): KeyedRecord[] => {
     const records: KeyedRecord[] = [];
     for (const row of rows) {
+      if (repeatedHeader(file, plan, header, row, issues)) continue;
       const key = csvKey(plan, row.cells);
       if (key === undefined) issues.push(missingKeyIssue(file, plan, row.line));
       else if (addressable(file, plan, row.line, key, issues)) records.push({ key, line: row.line, data: row.cells });

@@ -41,6 +41,7 @@ export { Ledger, type AccountCursor, type NewAccount } from './ledger.js';
 export { acquireLock, LedgerLockedError, LOCK_FILE, type LedgerLock } from './lock.js';
 export { LEDGER_SCHEMA_VERSION } from './migrations.js';
 export { LedgerReader, type LedgerCounts } from './read.js';
+export { checkStateDir } from './state-dir.js';
 export { stateDirFailure } from './storage-error.js';
 export * from './types.js';
 

@@ -6,6 +6,7 @@
 export const ExportCode = {
   unknownColumn: 'unknown_column',
   wrongColumnCount: 'wrong_column_count',
+  repeatedHeader: 'repeated_header',
   missingExternalAccountNumber: 'missing_external_account_number',
   externalAccountNumberNotAddressable: 'external_account_number_not_addressable',
   missingImportSupplier: 'missing_import_supplier',

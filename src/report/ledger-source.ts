@@ -5,6 +5,7 @@ import { UsageError } from '../errors.js';
 import { openLedgerDbReadOnly } from '../ledger/db.js';
 import { toAccountRow, toItemRow, toStoredIssue } from '../ledger/rows.js';
 import {
+  checkStateDir,
   ITEM_KINDS,
   LEDGER_FILE,
   LedgerDamagedError,
@@ -63,6 +64,7 @@ export function ledgerExists(stateDir: string): boolean {
 
 /** Opens a state directory's ledger read-only (a push may be writing it: WAL lets both go on). */
 export function openLedgerSource(stateDir: string): LedgerSource {
+  checkStateDir(stateDir, 'read', LEDGER_FILE);
   if (!ledgerExists(stateDir)) {
     throw new UsageError(
       `no ledger in ${stateDir} (${LEDGER_FILE} not found): give the --state directory of the migration's push runs`,

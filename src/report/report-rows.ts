@@ -115,6 +115,12 @@ export function recordKeyOf(kind: ItemKind, naturalKey: string): string {
   return kind === 'note' ? '' : naturalKey;
 }
 
+/** How an account's stored issue was found: records of an account that exists nowhere, by looking it up. */
+function foundBy(issue: StoredIssue): string {
+  if (issue.source === 'local') return 'local validation';
+  return issue.code === 'account_not_found' ? 'platform lookup (no such account)' : 'service validation';
+}
+
 /**
  * fix-data.csv rows of an account: every stored issue of an invalid account (local validation
  * or the service's errors mapped back to file and line), or its last error when none is
@@ -136,7 +142,7 @@ export function accountFixRows(account: AccountRow, issues: readonly StoredIssue
       attr: text(issue.attr),
       code: issue.code,
       message: issue.message,
-      found_by: issue.source === 'service' ? 'service validation' : 'local validation',
+      found_by: foundBy(issue),
     }));
   }
   const error = account.error;
