@@ -11,8 +11,7 @@ const BREAKING = /[/\\?#%\u0000-\u001f\u007f-\u009f]/u;
 
 /** Why `number` cannot be addressed in a URL path, or undefined when it can. */
 export function unaddressableReason(number: string): string | undefined {
-  if (DOT_SEGMENT.test(number))
-    return `"${number}" is a dot path segment, which URLs remove`;
+  if (DOT_SEGMENT.test(number)) return `"${number}" is a dot path segment, which URLs remove`;
   const found = BREAKING.exec(number)?.[0];
   if (found === undefined) return undefined;
   const shown =
