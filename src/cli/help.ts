@@ -31,6 +31,7 @@ const GROUPS: Record<Group, readonly string[]> = {
     '--account',
     '--state',
     '--config',
+    '--allow-no-accounts',
   ],
   Output: [
     '--json',

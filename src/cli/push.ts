@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -27,6 +27,7 @@ import { RUN_DEFAULTS } from '../defaults.js';
 import { ExitCode, FatalError, InterruptedError, MigrateError, UsageError } from '../errors.js';
 import {
   acquireLock,
+  checkStateDir,
   explainDamage,
   isLedgerDamage,
   Ledger,
@@ -39,10 +40,12 @@ import {
   stateDirFailure,
   type LedgerLock,
 } from '../ledger/index.js';
+import { ALLOW_NO_ACCOUNTS, refuseNoAccounts } from '../intake/accounts-present.js';
 import { openExportInOrder } from '../intake/export-in-order.js';
 import type { FileOutOfOrder } from '../intake/order-proof.js';
 import { openExport, type ExportReader, type IssueList } from '../intake/index.js';
-import { findExportFiles } from '../sources/index.js';
+import { findExportFiles, type ExportFiles } from '../sources/index.js';
+import { linkLines, notReadLines, type LinkedFile } from '../report/export-entries.js';
 import { createNdjsonLogSink, type NdjsonLogSink } from '../report/ndjson-log.js';
 import { estimateExportAccounts } from '../report/export-size.js';
 import { createProgressReporter } from '../report/progress.js';
@@ -51,6 +54,7 @@ import { buildPushSummary, colorWanted, renderSummary } from '../report/summary.
 import { DEFAULT_SUPPLIERS } from '../sandbox/index.js';
 import { registerContractOption, warnAboutContract } from './contract-option.js';
 import { openService } from './open-service.js';
+import { stopPointsOf, type StopPoint } from './stop-points.js';
 import { parseCodes, parseMaxErrors, parseSteps, positiveInt, readAccountsOption } from './push-options.js';
 import { checkMetricsFile, lastEndedPush, openMetrics, runRate } from './push-monitoring.js';
 
@@ -81,6 +85,7 @@ export interface PushCommandOptions extends ServiceFlags {
   progressInterval?: number;
   metricsFile?: string;
   metricsInterval: number;
+  allowNoAccounts?: boolean;
 }
 
 export function registerPushCommand(program: Command, setExitCode: (code: number) => void): void {
@@ -141,6 +146,10 @@ export function registerPushCommand(program: Command, setExitCode: (code: number
       positiveInt('--limit', 100_000_000),
     )
     .option('--accounts <list>', 'only these external account numbers: A,B,C or @file (one per line)')
+    .option(
+      ALLOW_NO_ACCOUNTS,
+      'the accounts file may hold no account: the export only adds post-import records to accounts imported earlier',
+    )
     .option(
       '--only <steps>',
       'only these steps: comma-separated create,notes,transactions,statements,payment_instructions',
@@ -208,6 +217,7 @@ export async function pushCommand(options: PushCommandOptions): Promise<number> 
 async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal): Promise<number> {
   const startedAt = Date.now();
   const stateDir = resolve(options.state);
+  const stopAt = stopPointsOf(process.env);
   const config = await loadMigrateConfig({
     cwd: process.cwd(),
     exportDir: options.dir,
@@ -222,10 +232,14 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
     options.accounts === undefined ? undefined : await readAccountsOption(options.accounts, process.cwd());
   const selection =
     options.limit === undefined && accounts === undefined ? undefined : { limit: options.limit, accounts };
-  if (options.dryRun) return dryRun(options, config, stateDir, selection, signal);
+  // A file, a path through a file, another user's directory: said as such before anything is read or written.
+  checkStateDir(stateDir, options.dryRun ? 'read' : 'write', LEDGER_FILE);
   // Every usage and configuration mistake is found before the state directory is created: a
   // mistaken run leaves nothing behind (no `.migrate/` in the working directory).
   const exportFiles = await findExportFiles(options.dir);
+  await refuseNoAccounts(exportFiles.files, config, options.allowNoAccounts === true);
+  if (options.dryRun) return dryRun(options, config, stateDir, selection, signal);
+  tellExportEntries(exportFiles);
   if (options.logFile !== undefined) checkLogFileDir(options.logFile);
   if (options.metricsFile !== undefined) checkMetricsFile(options.metricsFile, warn);
   // The service settings (URL, credentials, dialect flags) are checked here, without a request;
@@ -239,7 +253,8 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
   let outcome: number | undefined;
   try {
     prepareStateDir(stateDir);
-    const lock = await takeLock(stateDir);
+    stopAt('state-dir-made');
+    const lock = takeLock(stateDir, stopAt);
     // A lost lock (its directory removed, or taken over after this process stalled) means another
     // run may start: stop taking work and end with exit 3.
     const lockLost = new AbortController();
@@ -251,6 +266,7 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
     const ledgerFile = join(stateDir, LEDGER_FILE);
     const ledger = Ledger.open(stateDir);
     closers.unshift(() => quietly(() => ledger.close()));
+    stopAt('ledger-opened');
     const recorded = ledger.read.dialect();
     const moving = options.moveLedgerToService === true;
     const dialectOf = { dialect: recorded ?? 'spec', stateDir, moving };
@@ -262,6 +278,7 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
     });
     // A consistent copy as the run starts (docs/ledger-recovery.md); reading every page also finds a damaged file now.
     explainDamage(stateDir, ledgerFile, () => snapshotLedger(ledger.db, stateDir, nextRunId(ledger)));
+    stopAt('snapshot-taken');
     const progress = createProgressReporter({
       stream: process.stderr,
       wait: options.wait,
@@ -296,6 +313,7 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
     checkContractDialect(config, service.config.dialect);
     if (recorded === undefined) ledger.recordDialect(service.config.dialect);
     const runId = ledger.startRun('push', runOptions(options));
+    stopAt('run-started');
     if (moving) announceMove(stateDir, recordedService, thisService);
     if (options.retryInvalid !== undefined) releaseInvalid(ledger, options.retryInvalid);
     let finished = false;
@@ -336,6 +354,7 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
       {
         scratchDir: stateDir,
         signal,
+        onProgress: onFirstOfEachFile((file) => sink.emit({ type: 'reading', file })),
         onProof: (proof) => {
           sink.emit({ type: 'order', ms: proof.ms, files: proof.files.length, outOfOrder: proof.outOfOrder.length });
           if (proof.outOfOrder.length > 0) sink.emit({ type: 'sorting', files: proof.outOfOrder.map(outOfOrderFile) });
@@ -345,6 +364,9 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
       throw signal.aborted ? new InterruptedError('before anything was sent') : error;
     });
     closers.unshift(() => reader.close());
+    stopAt('export-opened');
+    // A signal while the export was opened (a streamed export's open does not watch it): nothing was sent yet.
+    if (signal.aborted) throw new InterruptedError('before anything was sent');
     // Streaming, only a header's problems are known now (README "Sending while the export is read").
     refuseFileIssues(reader.fileIssues);
     const result = await runPush({
@@ -383,6 +405,7 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
       wait: options.wait,
       unknownAccounts: result.unknownAccounts,
       ...(result.maxErrors === undefined ? {} : { maxErrors: result.maxErrors }),
+      notRead: exportFiles.notRead,
     });
     ledger.finishRun(runId, result.reason, result.exitCode, {
       ...result.counts,
@@ -484,6 +507,11 @@ function announceMove(stateDir: string, recorded: ServiceIdentity | undefined, c
 
 const warn = (text: string): void => void process.stderr.write(`migrate: warning: ${text}\n`);
 
+/** Links read through and entries not read, told before anything is staged (docs/export-format.md "Files"). */
+function tellExportEntries({ files, notRead }: Pick<ExportFiles, 'notRead'> & { files: LinkedFile[] }): void {
+  for (const line of [...linkLines(files), ...notReadLines(notRead)]) process.stderr.write(`migrate: ${line}\n`);
+}
+
 /** A sink that calls `then` once, at the first event of that type. */
 function onFirst(type: EngineEvent['type'], then: () => Promise<void>): EventSink {
   let seen = false;
@@ -493,6 +521,16 @@ function onFirst(type: EngineEvent['type'], then: () => Promise<void>): EventSin
       seen = true;
       void then();
     },
+  };
+}
+
+/** Calls `then` with each file's name at its first progress report: when it starts being read. */
+function onFirstOfEachFile(then: (file: string) => void): (progress: { file: string }) => void {
+  const seen = new Set<string>();
+  return ({ file }) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    then(file);
   };
 }
 
@@ -514,9 +552,9 @@ function quietly(step: () => void): void {
   }
 }
 
-async function takeLock(stateDir: string): Promise<LedgerLock> {
+function takeLock(stateDir: string, stopAt: (point: StopPoint) => void): LedgerLock {
   try {
-    return await acquireLock(stateDir);
+    return acquireLock(stateDir, { onStep: stopAt });
   } catch (error) {
     if (error instanceof LedgerLockedError)
       throw new MigrateError(error.message, { code: 'state_locked', exitCode: ExitCode.locked });
@@ -562,6 +600,8 @@ function runOptions(options: PushCommandOptions): Record<string, unknown> {
   const { apiKeyFile, tokenFile, only, ...rest } = options;
   return {
     ...rest,
+    // The export directory's real path: `migrate report` never writes into it (report/out-dir.ts).
+    exportDir: realpathSync(options.dir),
     apiKeyFile: apiKeyFile === undefined ? undefined : '(given)',
     tokenFile: tokenFile === undefined ? undefined : '(given)',
     only: only === undefined ? undefined : [...only],
@@ -689,6 +729,7 @@ async function dryRun(
       recorded: recordedDialect(stateDir),
     });
     reader = await openExport(options.dir, { ...config, dialect }, { scratchDir: scratch });
+    tellExportEntries(reader.summary);
     refuseFileIssues(reader.fileIssues);
     const samples = new PlanSamples();
     const json = options.json ? new PlanJsonWriter((text) => process.stdout.write(text)) : undefined;

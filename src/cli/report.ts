@@ -5,6 +5,7 @@ import { RUN_DEFAULTS } from '../defaults.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { openLedgerSource } from '../report/ledger-source.js';
 import { OutputClosed, stdoutOutput } from '../report/output.js';
+import { refuseUnsafeOutDir } from '../report/out-dir.js';
 import { HTML_REPORT_FILE, writeHtmlReport } from '../report/html-report.js';
 import { REPORT_FILES, writeReport, type ReportSummary } from '../report/write-report.js';
 
@@ -46,6 +47,12 @@ export async function reportCommand(options: ReportCommandOptions): Promise<numb
   const out = stdoutOutput();
   try {
     const outDir = resolve(options.out);
+    refuseUnsafeOutDir({
+      given: options.out,
+      outDir,
+      exportDirs: source.read.pushExportDirs(),
+      files: [...Object.values(REPORT_FILES), ...(options.html ? [HTML_REPORT_FILE] : [])],
+    });
     const write = async (): Promise<ReportSummary> => {
       const written = await writeReport(source, { stateDir, outDir, supplier: options.supplier });
       if (options.html) {

@@ -5,6 +5,7 @@ import { registerServiceOptions, type ServiceFlags } from '../config/service.js'
 import { refuseOtherService, serviceIdentity } from '../config/ledger-service.js';
 import { RUN_DEFAULTS } from '../defaults.js';
 import { ExitCode, UsageError } from '../errors.js';
+import { checkStateDir, LEDGER_FILE } from '../ledger/index.js';
 import { tellAccountStory } from '../report/account-story.js';
 import { ledgerExists, openLedgerSource, type LedgerSource } from '../report/ledger-source.js';
 import { OutputClosed, stdoutOutput, type Output } from '../report/output.js';
@@ -124,6 +125,7 @@ async function printStatus(
 
 function openLedger(options: StatusCommandOptions): LedgerSource | undefined {
   const stateDir = resolve(options.state);
+  checkStateDir(stateDir, 'read', LEDGER_FILE);
   if (options.offline || ledgerExists(stateDir)) return openLedgerSource(stateDir);
   process.stderr.write(
     `migrate: no ledger in ${stateDir}: showing the service's view only (give --state DIR for the ledger's)\n`,

@@ -11,7 +11,9 @@ import { ExitCode, UsageError } from '../errors.js';
 import { locateIssue, openExport, type ExportReader } from '../intake/index.js';
 import type { OrderProof } from '../intake/order-proof.js';
 import { errorRowBatches, jsonReport, textReport } from '../report/validation-report.js';
+import { ALLOW_NO_ACCOUNTS, refuseNoAccounts } from '../intake/accounts-present.js';
 import { openExportInOrder } from '../intake/export-in-order.js';
+import { findExportFiles } from '../sources/index.js';
 import { validateExport, type ExportValidation, type RemoteCheck } from '../intake/validate-export.js';
 import { OutputClosed, stdoutOutput } from '../report/output.js';
 import { openService } from './open-service.js';
@@ -27,6 +29,7 @@ export interface ValidateCommandOptions extends ServiceFlags {
   supplier?: string;
   config?: string;
   contract?: string;
+  allowNoAccounts?: boolean;
 }
 
 const CSV_COLUMNS = ['file', 'line', 'column', 'attr', 'external_account_number', 'code', 'message'] as const;
@@ -55,6 +58,10 @@ export function registerValidateCommand(program: Command, setExitCode: (code: nu
         'file, line and column',
     )
     .option('--sandbox', 'with --remote: validate against the built-in sandbox instead of the service')
+    .option(
+      ALLOW_NO_ACCOUNTS,
+      'the accounts file may hold no account: the export only adds post-import records to accounts imported earlier',
+    )
     .option(
       '--concurrency <n>',
       'with --remote: most requests in flight at once',
@@ -87,6 +94,7 @@ export async function validateCommand(options: ValidateCommandOptions): Promise<
   });
   checkContractDialect(config, chooseDialect({ flags: options, env: process.env, file: config }));
   warnAboutContract(config);
+  await refuseNoAccounts((await findExportFiles(options.dir)).files, config, options.allowNoAccounts === true);
   // Credentials and the service are checked before the export is read: a long read should not end in a usage error.
   const remote = options.remote ? await openRemote(options, config) : undefined;
   // Payloads are checked for the dialect push would send them in (--dialect, MIGRATE_DIALECT, the mapping file).

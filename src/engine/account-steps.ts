@@ -15,6 +15,7 @@ import {
 } from './failure.js';
 import { nextPollDelay } from './poll-schedule.js';
 import {
+  ACCOUNT_NOT_FOUND,
   afterCreate,
   afterPollTransferStatus,
   afterStatus,
@@ -228,7 +229,30 @@ export async function resolveAccount(ctx: StepContext, account: AccountRow): Pro
       patch: { error: errorInfoOf(answer.failure) },
     });
   }
-  return applyTransition(ctx, account, afterTransferStatus(answer.value));
+  const transition = afterTransferStatus(answer.value);
+  if (transition.patch.state === 'invalid') recordNotFound(ctx, account);
+  return applyTransition(ctx, account, transition);
+}
+
+/**
+ * An account that exists nowhere: each of its records waiting to be sent becomes one issue at its own file and line
+ * (fix-data.csv), so that the data team finds every row that names it.
+ */
+function recordNotFound(ctx: StepContext, account: AccountRow): void {
+  const records = ctx.ledger.itemsOf(account.id, ['pending']);
+  const issues: StoredIssue[] = records.map((record) => ({
+    code: ACCOUNT_NOT_FOUND,
+    message:
+      `${account.importSupplier} ${account.externalAccountNumber}: no such account on the platform (no import ` +
+      `process) and none in the export, so this ${record.kind.replace('_', ' ')} cannot be added; correct its ` +
+      'external_account_number, or bring the account in an accounts file, then push again.',
+    attr: record.kind,
+    source: 'service',
+    ...(record.originFile === null ? {} : { file: record.originFile }),
+    ...(record.originLine === null ? {} : { line: record.originLine }),
+  }));
+  // Committed with the transition queued right after it (group commit keeps the order).
+  ctx.ledger.commit(() => ctx.ledger.replaceIssues(account.id, issues)).catch(() => undefined);
 }
 
 function clock(ctx: StepContext): { now: number; random: number } {

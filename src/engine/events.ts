@@ -18,6 +18,8 @@ export type EngineEvent =
       invalid: number;
       orphans: number;
       changedAfterImport: number;
+      /** Records this staging found changed in the export after they were sent. */
+      recordsChangedAfterImport: number;
       added: { accounts: number; items: Record<ItemKind, number> };
     }
   /**
@@ -29,6 +31,8 @@ export type EngineEvent =
    * Every CSV file's order proven or found wanting (milliseconds the key scans took; files to sort), before staging.
    */
   | { type: 'order'; ms: number; files: number; outOfOrder: number }
+  /** An export file starts being read (staged whole, streamed or sorted): once per file and read. */
+  | { type: 'reading'; file: string }
   /** The work the run starts with (accounts per state, pending items per kind). */
   | { type: 'plan'; toCreate: number; toProcess: number; items: Record<ItemKind, number> }
   | {

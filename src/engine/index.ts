@@ -164,6 +164,9 @@ const STAGED_LEAD_MIN = 256;
 /** Runs `work` with SIGINT/SIGTERM (the run's signal) stopping the executor. */
 async function untilStopped<T>(run: PushRun, executor: Executor, work: () => Promise<T>): Promise<T> {
   const onAbort = (): void => executor.stop('interrupted');
+  // A signal that came before the run started (while the export was opened) fires no event: it stops the run now,
+  // else the executor would wait for a staging gate that staging, stopped, never moves.
+  if (run.signal?.aborted) onAbort();
   run.signal?.addEventListener('abort', onAbort, { once: true });
   try {
     return await work();

@@ -26,8 +26,8 @@ export function decideAccount(
   if (existing === undefined) return { action: 'insert', state: fresh };
   const replace = { payload: incoming.payload, fingerprint: incoming.fingerprint, changedFingerprint: null };
   if (existing.payload === null) {
-    // Known so far only by post-import records (or resolved as imported by another tool).
-    if (existing.state === 'unresolved')
+    // Known so far only by post-import records (or resolved as imported by another tool); `invalid`: found nowhere.
+    if (existing.state === 'unresolved' || existing.state === 'invalid')
       return { action: 'update', step: 'stage', patch: { ...replace, state: fresh, error: null } };
     return {
       action: 'update',

@@ -23,6 +23,8 @@ export interface StageSummary {
   invalid: number;
   orphans: number;
   changedAfterImport: number;
+  /** Records found changed in the export after they were sent (reported, never resent). */
+  recordsChangedAfterImport: number;
   /** Work staging added to the run: accounts that became `staged`, records that became `pending`. */
   added: { accounts: number; items: Record<ItemKind, number> };
 }
@@ -59,7 +61,14 @@ const keyOf = (entry: ExportEntry): string =>
 
 function emptySummary(): StageSummary {
   const items = Object.fromEntries(ITEM_KINDS.map((kind) => [kind, 0])) as Record<ItemKind, number>;
-  return { accounts: 0, invalid: 0, orphans: 0, changedAfterImport: 0, added: { accounts: 0, items } };
+  return {
+    accounts: 0,
+    invalid: 0,
+    orphans: 0,
+    changedAfterImport: 0,
+    recordsChangedAfterImport: 0,
+    added: { accounts: 0, items },
+  };
 }
 
 /**
@@ -202,8 +211,15 @@ function stageEntry(ledger: Ledger, entry: ExportEntry, summary: StageSummary, i
     stageItems(ledger, id, state, entry.account, summary);
   } else {
     summary.orphans += 1;
-    const { id, state } = orphanAccount(ledger, entry.items);
-    stageItems(ledger, id, state, entry.items, summary);
+    const { id, state, foundNowhere } = orphanAccount(ledger, entry.items);
+    const reopened = stageItems(ledger, id, state, entry.items, summary);
+    // New records for an account found nowhere before: it is looked up again (it may exist now).
+    if (reopened && foundNowhere)
+      ledger.updateAccountNow(
+        id,
+        { state: 'unresolved', error: null },
+        { step: 'stage', from: 'invalid', detail: 'new post-import records: looked up again' },
+      );
   }
 }
 
@@ -296,9 +312,15 @@ function originsJson(account: ExportAccount): string {
   return JSON.stringify({ origins: account.origins, ...(columnOf === undefined ? {} : { columnOf }) });
 }
 
-function orphanAccount(ledger: Ledger, items: OrphanItems): StagedAccount {
+function orphanAccount(ledger: Ledger, items: OrphanItems): StagedAccount & { foundNowhere?: boolean } {
   const existing = ledger.findAccount(items.importSupplier, items.externalAccountNumber);
-  if (existing !== undefined) return { id: existing.id, state: existing.state };
+  // Invalid without a payload: known only by records, and looked up in vain (engine/transitions.ts).
+  if (existing !== undefined)
+    return {
+      id: existing.id,
+      state: existing.state,
+      foundNowhere: existing.state === 'invalid' && existing.payload === null,
+    };
   // Not in this export: resolved through the service's v1 status before its records are pushed.
   const id = ledger.insertAccount(
     {
@@ -324,7 +346,7 @@ function stageItems(
   accountState: AccountState | undefined,
   source: ItemSource,
   summary: StageSummary,
-): void {
+): boolean {
   const lists: Array<[ItemKind, Array<MappedItem<unknown>>]> = [
     ['note', source.notes],
     ['transaction', source.transactions],
@@ -334,7 +356,7 @@ function stageItems(
   let reopened = false;
   for (const [kind, list] of lists) {
     for (const item of list) {
-      const waiting = stageItem(ledger, accountId, kind, item);
+      const waiting = stageItem(ledger, accountId, kind, item, summary);
       if (waiting === 'added') summary.added.items[kind] += 1;
       reopened = waiting !== false || reopened;
     }
@@ -346,6 +368,7 @@ function stageItems(
       { state: 'processed' },
       { step: 'stage', from: 'done', detail: 'new post-import records' },
     );
+  return reopened;
 }
 
 /** Whether the item is (again) waiting to be sent: `added` when it was not before, `still` when it was pending. */
@@ -354,6 +377,7 @@ function stageItem(
   accountId: number,
   kind: ItemKind,
   item: MappedItem<unknown>,
+  summary: StageSummary,
 ): 'added' | 'still' | false {
   const body = canonicalJson(item.value);
   const incoming = { body, fingerprint: sha256(body), valid: item.issues.length === 0 };
@@ -386,6 +410,7 @@ function stageItem(
         ? undefined
         : { accountId, step: 'stage', from: existing.state, detail: decision.detail },
     );
+    if (decision.patch.changedFingerprint) summary.recordsChangedAfterImport += 1;
     if (decision.patch.state !== 'pending') return false;
     return existing.state === 'pending' ? 'still' : 'added';
   }

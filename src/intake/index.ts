@@ -1,5 +1,5 @@
 import type { ExportMapping } from '../mapping/mapping-rules.js';
-import { findExportFiles, type ExportFile, type FileFormat, type FileKind } from '../sources/index.js';
+import { findExportFiles, type ExportFile, type FileFormat, type FileKind, type NotRead } from '../sources/index.js';
 import { FILE_KINDS } from '../sources/kinds.js';
 import { joinGroup, type JoinSetup } from '../mapping/join-groups.js';
 import type { JoinContext } from '../mapping/staged-record.js';
@@ -17,15 +17,15 @@ export { compareKeys } from '../sources/key-order.js';
 export type * from '../mapping/types.js';
 
 export interface ExportSummary {
-  files: Array<{ file: string; kind: FileKind; format: FileFormat; records: number }>;
+  files: Array<{ file: string; kind: FileKind; format: FileFormat; records: number; linkTarget?: string }>;
   /** Records joined per kind (records without an external account number are not counted). */
   records: Record<FileKind, number>;
   /** Accounts in the accounts file (distinct external account numbers). */
   accounts: number;
   /** Accounts that only have post-import records here (allowed: a later export may add to earlier imports). */
   orphanAccounts: number;
-  /** Files in the directory that are not export files (not read). */
-  ignoredFiles: string[];
+  /** Entries of the directory that are not export files (not read), each with its reason. */
+  notRead: NotRead[];
   configFile: string | undefined;
 }
 
@@ -96,14 +96,20 @@ interface Opening {
 }
 
 async function startOpening(dir: string, config: ExportMapping, options: OpenExportOptions): Promise<Opening> {
-  const { files, ignored } = await findExportFiles(dir);
+  const { files, notRead } = await findExportFiles(dir);
   const issues = files.map(() => new IssueSpool(options.scratchDir, { byLine: true }));
   const summary: ExportSummary = {
-    files: files.map((file) => ({ file: file.file, kind: file.kind, format: file.format, records: 0 })),
+    files: files.map((file) => ({
+      file: file.file,
+      kind: file.kind,
+      format: file.format,
+      records: 0,
+      ...(file.linkTarget === undefined ? {} : { linkTarget: file.linkTarget }),
+    })),
     records: Object.fromEntries(FILE_KINDS.map((kind) => [kind, 0])) as Record<FileKind, number>,
     accounts: 0,
     orphanAccounts: 0,
-    ignoredFiles: ignored,
+    notRead,
     configFile: config.configFile,
   };
   const progress = byteProgress(files, options.onProgress);

@@ -4,8 +4,10 @@ import { readCsvBatches, readJsonArray, readNdjson, type CsvRow, type ExportFile
 import { ExportCode } from '../mapping/issue-codes.js';
 import type { RecordData } from '../mapping/join-groups.js';
 import { csvKey, jsonKey, planFile, type FilePlan } from '../mapping/record.js';
-import type { IssueSpool } from './issue-spool.js';
 import type { SourceIssue } from '../mapping/types.js';
+import { addressable, keyColumn, missingKeyIssue, repeatedHeader, type IssueSink } from './record-key.js';
+
+export type { IssueSink } from './record-key.js';
 
 // One export file, record by record (bounded memory): its plan (from the CSV header or the
 // mapping rules) and its records keyed by external account number, as read; mapping happens per
@@ -32,9 +34,6 @@ export interface OpenedFile {
 }
 
 const BATCH = 256;
-
-/** Where a file's problems go. */
-export type IssueSink = Pick<IssueSpool, 'push'>;
 
 /** Kinds sent inside their account's payload: their account must be in this export's accounts file. */
 export const CHILD_KINDS: ReadonlySet<string> = new Set(['customers', 'supply_addresses']);
@@ -74,21 +73,6 @@ function moreUnknownColumnsIssue(file: ExportFile, line: number, columns: string
       `${columns.length} more columns are not documented columns of ${file.kind} files ` +
       `(${sample}${columns.length > 5 ? ', ...' : ''}); check that this is an export file with the right header ` +
       `and delimiter, else rename them to fields or list them under mapping.${file.kind}.ignore in the mapping file.`,
-  };
-}
-
-function keyColumn(plan: FilePlan): string {
-  return plan.columnOf['external_account_number'] ?? 'external_account_number';
-}
-
-function missingKeyIssue(file: ExportFile, plan: FilePlan, line: number): SourceIssue {
-  return {
-    file: file.file,
-    line,
-    column: keyColumn(plan),
-    externalAccountNumber: '',
-    code: ExportCode.missingExternalAccountNumber,
-    message: 'The record has no external_account_number; it cannot be joined to an account.',
   };
 }
 
@@ -138,7 +122,7 @@ export async function openExportFile(
         issues.push(unknownColumnIssue(file.file, header.line, column, file.kind));
       if (unknown.length > SHOWN_UNKNOWN_COLUMNS)
         issues.push(moreUnknownColumnsIssue(file, header.line, unknown.slice(SHOWN_UNKNOWN_COLUMNS)));
-      const records = csvRecords((first.value ?? []).slice(1), batches, file, plan, issues);
+      const records = csvRecords((first.value ?? []).slice(1), batches, file, { plan, header: header.cells }, issues);
       return {
         plan,
         records,
@@ -191,15 +175,16 @@ async function* csvRecords(
   afterHeader: CsvRow[],
   batches: AsyncGenerator<CsvRow[]>,
   file: ExportFile,
-  plan: FilePlan,
+  { plan, header }: { plan: FilePlan; header: string[] },
   issues: IssueSink,
 ): AsyncGenerator<KeyedRecord[], void, undefined> {
   const keyed = (rows: CsvRow[]): KeyedRecord[] => {
     const records: KeyedRecord[] = [];
     for (const row of rows) {
+      if (repeatedHeader(file, plan, header, row, issues)) continue;
       const key = csvKey(plan, row.cells);
       if (key === undefined) issues.push(missingKeyIssue(file, plan, row.line));
-      else records.push({ key, line: row.line, data: row.cells });
+      else if (addressable(file, plan, row.line, key, issues)) records.push({ key, line: row.line, data: row.cells });
     }
     return records;
   };
@@ -232,7 +217,7 @@ async function* jsonRecords(
       else if (more.push(column) === 1) moreLine = item.line;
     });
     if (key === undefined) issues.push(missingKeyIssue(file, plan, item.line));
-    else batch.push({ key, line: item.line, data: item.object });
+    else if (addressable(file, plan, item.line, key, issues)) batch.push({ key, line: item.line, data: item.object });
     if (batch.length >= BATCH) {
       yield batch;
       batch = [];

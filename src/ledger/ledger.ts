@@ -144,24 +144,23 @@ export class Ledger {
     if (codes.length === 0) return 0;
     this.flush();
     const marks = codes.map(() => '?').join(', ');
-    const ids = this.#prepare(
-      `SELECT a.id FROM accounts a WHERE a.state = 'invalid'
+    const rows = this.#prepare(
+      `SELECT a.id, a.payload IS NULL FROM accounts a WHERE a.state = 'invalid'
          AND NOT EXISTS (SELECT 1 FROM account_issues i WHERE i.account_id = a.id AND i.source = 'local')
          AND (a.error_code IN (${marks}) OR EXISTS (SELECT 1 FROM account_issues i WHERE i.account_id = a.id
            AND i.source = 'service' AND i.code IN (${marks})))`,
       true,
-    )
-      .all(...codes, ...codes)
-      .map((row) => (row as [number])[0]);
+    ).all(...codes, ...codes) as Array<[number, number]>;
     this.batch(() => {
-      for (const id of ids)
+      // An account known only by its records (found nowhere before) is looked up again; others are created.
+      for (const [id, recordsOnly] of rows)
         this.updateAccountNow(
           id,
-          { state: 'staged', error: null },
+          { state: recordsOnly === 1 ? 'unresolved' : 'staged', error: null },
           { step: 'release', from: 'invalid', detail: `--retry-invalid ${codes.join(',')}` },
         );
     });
-    return ids.length;
+    return rows.length;
   }
 
   // Runs ----------------------------------------------------------------------------------

@@ -1,15 +1,14 @@
-import { readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import lockfile from 'proper-lockfile';
+import Database from 'better-sqlite3';
 
 /** Thrown when another live run holds the state directory: the CLI maps it to exit 4. */
 export class LedgerLockedError extends Error {
   readonly holderPid: number | undefined;
-  constructor(stateDir: string, holderPid: number | undefined) {
+  constructor(stateDir: string, holderPid: number | undefined, by = 'another migrate run') {
     super(
-      `another migrate run${holderPid === undefined ? '' : ` (pid ${holderPid})`} holds the state directory ` +
-        `${stateDir}; ` +
+      `${by}${holderPid === undefined ? '' : ` (pid ${holderPid})`} holds the state directory ${stateDir}; ` +
         'wait for it to finish, or use another --state directory',
     );
     this.name = 'LedgerLockedError';
@@ -19,77 +18,88 @@ export class LedgerLockedError extends Error {
 
 export interface LedgerLock {
   release(): Promise<void>;
-  /** Set when the lock was lost (its directory removed or not refreshed): the run must stop. */
+  /** Set when the lock was lost (its file removed or replaced, e.g. the state directory deleted): the run must stop. */
   readonly compromised: () => Error | undefined;
 }
 
-const LOCK_NAME = 'run';
+/** The lock's own SQLite file, and who holds it (told in the refusal; never part of the lock itself). */
+export const LOCK_FILE = 'run-lock.sqlite';
+const HOLDER_FILE = 'run-lock.holder.json';
+/** The lock directory of versions before the lock file, refreshed every 5 s while one of them runs. */
+const OLDER_LOCK_DIR = 'run.lock';
+const OLDER_LOCK_STALE_MS = 15_000;
+
+/** Named moments of taking the lock, for the start-up test hook (cli/stop-points.ts). */
+export type LockStep = 'lock-file-opened' | 'lock-taken' | 'lock-holder-written';
 
 /**
- * Takes the state directory's lock (proper-lockfile: an atomic mkdir, refreshed while held).
- * A lock left by a process that died is taken over at once when it was taken on this host and
- * its pid is gone (the crash-then-rerun case under cron); otherwise once it is stale (not
- * refreshed for `staleMs`).
+ * Takes the state directory's lock: an exclusive SQLite lock (locking_mode=EXCLUSIVE) on its own file, which is a
+ * POSIX lock the operating system releases the moment its process dies, however it dies (SIGKILL, OOM) and at
+ * whatever moment, so a rerun never waits for a dead run. The holder's pid is written beside it afterwards, only to
+ * name it in the refusal. The ledger keeps its own file and WAL: `status` and `report` read it beside a running push.
  */
-export async function acquireLock(stateDir: string, options: { staleMs?: number } = {}): Promise<LedgerLock> {
-  const target = join(stateDir, LOCK_NAME);
-  const lockDir = `${target}.lock`;
-  const holderFile = `${target}.holder.json`;
-  let lostWith: Error | undefined;
-  const settings = {
-    realpath: false,
-    stale: options.staleMs ?? 15_000,
-    update: Math.max(1_000, Math.floor((options.staleMs ?? 15_000) / 3)),
-    lockfilePath: lockDir,
-    onCompromised: (error: Error) => {
-      lostWith = error;
-    },
-  };
-  let release: () => Promise<void>;
+export function acquireLock(stateDir: string, options: { onStep?: (step: LockStep) => void } = {}): LedgerLock {
+  refuseOlderVersionRun(stateDir);
+  const file = join(stateDir, LOCK_FILE);
+  closeSync(openSync(file, 'a', 0o600));
+  chmodSync(file, 0o600);
+  const db = new Database(file);
+  options.onStep?.('lock-file-opened');
   try {
-    release = await lockfile.lock(target, settings);
+    db.pragma('busy_timeout = 0');
+    db.pragma('locking_mode = EXCLUSIVE');
+    // The first write takes the exclusive lock; in EXCLUSIVE locking mode it is kept until the connection closes.
+    db.exec('BEGIN EXCLUSIVE; CREATE TABLE IF NOT EXISTS held (at TEXT); DELETE FROM held; COMMIT');
   } catch (error) {
-    if ((error as { code?: string }).code !== 'ELOCKED') throw error;
-    const holder = readHolder(holderFile, lockDir);
-    if (holder === undefined || holder.host !== hostname() || isAlive(holder.pid)) {
-      throw new LedgerLockedError(stateDir, holder?.pid);
-    }
-    rmSync(lockDir, { recursive: true, force: true });
-    try {
-      release = await lockfile.lock(target, settings);
-    } catch (again) {
-      if ((again as { code?: string }).code === 'ELOCKED')
-        throw new LedgerLockedError(stateDir, readHolder(holderFile, lockDir)?.pid);
-      throw again;
-    }
+    db.close();
+    if ((error as { code?: string }).code === 'SQLITE_BUSY')
+      throw new LedgerLockedError(stateDir, livingHolder(stateDir));
+    throw error;
   }
-  // Beside the lock directory (proper-lockfile removes it with rmdir); the inode ties it to this lock.
-  writeFileSync(holderFile, JSON.stringify({ pid: process.pid, host: hostname(), ino: statSync(lockDir).ino }), {
-    mode: 0o600,
-  });
+  options.onStep?.('lock-taken');
+  const ino = statSync(file).ino;
+  writeFileSync(join(stateDir, HOLDER_FILE), JSON.stringify({ pid: process.pid, host: hostname() }), { mode: 0o600 });
+  options.onStep?.('lock-holder-written');
   return {
-    release: async () => {
-      try {
-        unlinkSync(holderFile);
-      } catch {
-        // already gone
-      }
-      await release();
+    release: () => {
+      rmSync(join(stateDir, HOLDER_FILE), { force: true });
+      db.close();
+      return Promise.resolve();
     },
-    compromised: () => lostWith,
+    compromised: () => lostLock(file, ino),
   };
 }
 
-/** The holder of the current lock directory; undefined when unknown (not written yet, or left by an earlier lock). */
-function readHolder(holderFile: string, lockDir: string): { pid: number; host: string } | undefined {
+/** The holder named in the holder file, when it is alive on this host (written after the lock: it may be older). */
+function livingHolder(stateDir: string): number | undefined {
   try {
-    const parsed = JSON.parse(readFileSync(holderFile, 'utf8')) as { pid?: unknown; host?: unknown; ino?: unknown };
-    if (parsed.ino !== statSync(lockDir).ino) return undefined;
-    return typeof parsed.pid === 'number' && typeof parsed.host === 'string'
-      ? { pid: parsed.pid, host: parsed.host }
-      : undefined;
+    const holder = JSON.parse(readFileSync(join(stateDir, HOLDER_FILE), 'utf8')) as { pid?: unknown; host?: unknown };
+    return typeof holder.pid === 'number' && holder.host === hostname() && isAlive(holder.pid) ? holder.pid : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * A run of a version from before the lock file (its lock: a directory refreshed every 5 s) does not see this lock:
+ * while its directory is fresh, it is refused as a holder. Left by a run that died, it is stale after 15 s.
+ */
+function refuseOlderVersionRun(stateDir: string): void {
+  let refreshed: number;
+  try {
+    refreshed = statSync(join(stateDir, OLDER_LOCK_DIR)).mtimeMs;
+  } catch {
+    return;
+  }
+  if (Date.now() - refreshed < OLDER_LOCK_STALE_MS)
+    throw new LedgerLockedError(stateDir, undefined, 'a migrate run of an earlier version');
+}
+
+function lostLock(file: string, ino: number): Error | undefined {
+  try {
+    return statSync(file).ino === ino ? undefined : new Error(`${file} was replaced`);
+  } catch (error) {
+    return new Error(`${file} is gone (${(error as { code?: string }).code ?? String(error)})`);
   }
 }
 

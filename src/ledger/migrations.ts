@@ -135,6 +135,12 @@ const MIGRATIONS: readonly string[] = [
     WHERE id IN (SELECT id FROM released);
   DROP TABLE released;
   `,
+  // 8: what changed in the export after it was sent (README "Rerun semantics"), counted and listed by push, status and
+  // report at every run: partial indexes hold only those rows, so finding them reads no other.
+  `
+  CREATE INDEX IF NOT EXISTS accounts_changed ON accounts (id) WHERE changed_fingerprint IS NOT NULL;
+  CREATE INDEX IF NOT EXISTS items_changed ON items (account_id) WHERE changed_fingerprint IS NOT NULL;
+  `,
 ];
 
 export const LEDGER_SCHEMA_VERSION = MIGRATIONS.length;

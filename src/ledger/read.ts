@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { readChangedAfterImport, type ChangedAfterImport } from './read-changed.js';
 import { toAccountRow, toItemRow, toStoredIssue } from './rows.js';
 import type {
   AccountRow,
@@ -29,6 +30,8 @@ export interface LedgerCounts {
   items: Partial<Record<ItemKind, Partial<Record<ItemState, number>>>>;
   /** Accounts whose export data changed after they were imported (the service cannot update them). */
   changedAfterImport: number;
+  /** Post-import records whose export data changed after they were sent, per kind (the service cannot update them). */
+  recordsChangedAfterImport: Partial<Record<ItemKind, number>>;
 }
 
 /**
@@ -102,7 +105,17 @@ export class LedgerReader {
     const changed = this.#db
       .prepare('SELECT COUNT(*) AS n FROM accounts WHERE changed_fingerprint IS NOT NULL')
       .get() as Raw;
-    return { accounts, items, changedAfterImport: Number(changed['n']) };
+    const changedRecords = this.#db
+      .prepare('SELECT kind, COUNT(*) AS n FROM items WHERE changed_fingerprint IS NOT NULL GROUP BY kind')
+      .all() as Raw[];
+    return {
+      accounts,
+      items,
+      changedAfterImport: Number(changed['n']),
+      recordsChangedAfterImport: Object.fromEntries(
+        changedRecords.map((row) => [String(row['kind']), Number(row['n'])]),
+      ),
+    };
   }
 
   /** Records waiting to be sent (pending or sending) per kind, of accounts in the given states. */
@@ -216,6 +229,25 @@ export class LedgerReader {
       options: JSON.parse(String(row['options'])) as Record<string, unknown>,
       counts: typeof row['counts'] === 'string' ? (JSON.parse(row['counts']) as Record<string, unknown>) : null,
     }));
+  }
+
+  /**
+   * The export directories push runs read, as recorded with each run: the real path (`exportDir`), else the path as
+   * given (`dir`, from runs before the real path was recorded; relative to that run's working directory).
+   */
+  pushExportDirs(): string[] {
+    const rows = this.#db
+      .prepare(
+        `SELECT DISTINCT COALESCE(json_extract(options, '$.exportDir'), json_extract(options, '$.dir')) AS dir
+         FROM runs WHERE command = 'push'`,
+      )
+      .all() as Raw[];
+    return rows.flatMap((row) => (typeof row['dir'] === 'string' ? [row['dir']] : []));
+  }
+
+  /** Accounts and records changed in the export after they were sent (read-changed.ts). */
+  changedAfterImport(supplier: string | undefined, limit: number): ChangedAfterImport {
+    return readChangedAfterImport(this.#db, supplier, limit);
   }
 
   /** The most frequent last-error codes of accounts and items (summary table). */

@@ -6,7 +6,9 @@
 export const ExportCode = {
   unknownColumn: 'unknown_column',
   wrongColumnCount: 'wrong_column_count',
+  repeatedHeader: 'repeated_header',
   missingExternalAccountNumber: 'missing_external_account_number',
+  externalAccountNumberNotAddressable: 'external_account_number_not_addressable',
   missingImportSupplier: 'missing_import_supplier',
   importSupplierDiffers: 'import_supplier_differs',
   duplicateExternalAccountNumber: 'duplicate_external_account_number',

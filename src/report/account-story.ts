@@ -36,6 +36,8 @@ export interface AccountStory {
       file: string | null;
       line: number | null;
       error: ItemRow['error'];
+      /** Changed in the export after it was sent: the platform keeps what was sent, a push never resends it. */
+      changed_after_import: boolean;
     }>;
   } | null;
   service: { v2: V2StatusRecord | null; v1: V1StatusRecord | null } | null;
@@ -107,6 +109,7 @@ function ledgerStory(ledger: LedgerSource, account: AccountRow): NonNullable<Acc
       file: item.originFile,
       line: item.originLine,
       error: item.error,
+      changed_after_import: item.changedFingerprint !== null,
     })),
   };
 }

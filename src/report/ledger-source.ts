@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import {
+  checkStateDir,
   ITEM_KINDS,
   LEDGER_FILE,
   LedgerDamagedError,
@@ -27,6 +28,7 @@ export function ledgerExists(stateDir: string): boolean {
 
 /** Opens a state directory's ledger read-only (a push may be writing it: WAL lets both go on). */
 export function openLedgerSource(stateDir: string): LedgerSource {
+  checkStateDir(stateDir, 'read', LEDGER_FILE);
   if (!ledgerExists(stateDir)) {
     throw new UsageError(
       `no ledger in ${stateDir} (${LEDGER_FILE} not found): give the --state directory of the migration's push runs`,

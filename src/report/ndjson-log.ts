@@ -55,11 +55,14 @@ export function logLineOf(event: EngineEvent, accountNumberOf: (accountId: numbe
         invalid: event.invalid,
         orphans: event.orphans,
         changed_after_import: event.changedAfterImport,
+        records_changed_after_import: event.recordsChangedAfterImport,
       };
     case 'sorting':
       return { event: 'sorting', files: event.files.map((file) => file.file).join(', ') };
     case 'order':
       return { event: 'order', ms: Math.round(event.ms), files: event.files, out_of_order: event.outOfOrder };
+    case 'reading':
+      return { event: 'reading', file: event.file };
     case 'plan':
       return { event: 'plan', to_create: event.toCreate, to_process: event.toProcess, items: { ...event.items } };
     case 'account':

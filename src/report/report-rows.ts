@@ -74,6 +74,7 @@ export const RECORDS_COLUMNS = [
   'state',
   'settled_by',
   'result',
+  'changed_after_import',
   'attempts',
   'file',
   'line',
@@ -116,6 +117,12 @@ export function recordKeyOf(kind: ItemKind, naturalKey: string): string {
   return kind === 'note' ? '' : naturalKey;
 }
 
+/** How an account's stored issue was found: records of an account that exists nowhere, by looking it up. */
+function foundBy(issue: StoredIssue): string {
+  if (issue.source === 'local') return 'local validation';
+  return issue.code === 'account_not_found' ? 'platform lookup (no such account)' : 'service validation';
+}
+
 /**
  * fix-data.csv rows of an account: every stored issue of an invalid account (local validation
  * or the service's errors mapped back to file and line), or its last error when none is
@@ -137,7 +144,7 @@ export function accountFixRows(account: AccountRow, issues: readonly StoredIssue
       attr: text(issue.attr),
       code: issue.code,
       message: detailText(issue.message),
-      found_by: issue.source === 'service' ? 'service validation' : 'local validation',
+      found_by: foundBy(issue),
     }));
   }
   const error = account.error;
@@ -255,6 +262,8 @@ export function recordRow(item: ItemWithAccount): CsvRecord {
     state: item.state,
     settled_by: item.state === 'done' ? text(item.settledBy) : '',
     result: item.state === 'done' ? text(item.result) : '',
+    // Sent, then changed in the export: the platform keeps what was sent (no update endpoint), so it is never resent.
+    changed_after_import: item.changedFingerprint === null ? 'no' : 'yes',
     attempts: item.attempts,
     file: text(item.originFile),
     line: text(item.originLine),

@@ -6,7 +6,8 @@ import {
   planOptionsOf,
   type PlanReason,
 } from '../engine/index.js';
-import type { AccountRow, AccountState, ItemState, LastPush } from '../ledger/index.js';
+import type { AccountRow, AccountState, ItemKind, ItemState, LastPush } from '../ledger/index.js';
+import { recordKeyOf } from './report-rows.js';
 import type { V2StatusRecord } from '../schema/index.js';
 import { accountPagesOf, itemPagesOf, type LedgerSource } from './ledger-source.js';
 import { serviceIndexCollector, type ServiceIndex } from './service-index.js';
@@ -44,6 +45,16 @@ export interface OutstandingItem {
   account_state: AccountState;
   held_by: string;
   code: string | null;
+  file: string | null;
+  line: number | null;
+}
+
+/** An account or record changed in the export after it was sent, where the export now has it. */
+export interface ChangedListed {
+  external_account_number: string;
+  record: string;
+  /** The record's key (empty for an account and a note: a note is named by its file and line). */
+  record_key: string;
   file: string | null;
   line: number | null;
 }
@@ -89,6 +100,15 @@ export interface StatusSummary {
    * supplier not set up yet), by code: `push --retry-invalid CODE` sends them again.
    */
   held_for_configuration: Record<string, number>;
+  /**
+   * Accounts and records changed in the export after they were sent (the service cannot update them: the platform keeps
+   * what was sent, and a push never sends them again), the first `maxListed` of them listed; null without a ledger.
+   */
+  changed_after_import: {
+    accounts: number;
+    records: Partial<Record<ItemKind, number>>;
+    listed: ChangedListed[];
+  } | null;
   /** The last push run of the ledger: how it ended, and why when it stopped on a fatal failure. */
   last_push: LastPush | null;
   /** What to do next, most urgent first (status-verdict.ts fills it in). */
@@ -138,9 +158,29 @@ export async function gatherStatus(input: StatusInput): Promise<StatusSummary> {
   if (ledger !== undefined) {
     await addOutstandingItems(summary, ledger, supplier, input.maxListed);
     summary.top_error_codes = ledger.topErrorCodes(supplier, 5);
+    summary.changed_after_import = changedOf(ledger, supplier, input.maxListed);
     summary.last_push = ledger.lastPush() ?? null;
   }
   return summary;
+}
+
+function changedOf(
+  ledger: LedgerSource,
+  supplier: string,
+  max: number,
+): NonNullable<StatusSummary['changed_after_import']> {
+  const { accounts, records, listed } = ledger.read.changedAfterImport(supplier, max);
+  return {
+    accounts,
+    records,
+    listed: listed.map((row) => ({
+      external_account_number: row.externalAccountNumber,
+      record: row.record,
+      record_key: row.record === 'account' ? '' : recordKeyOf(row.record, row.naturalKey),
+      file: row.file,
+      line: row.line,
+    })),
+  };
 }
 
 /** A plain push: it waits for processing, leaves ERRORED accounts alone, takes every step. */
@@ -255,6 +295,7 @@ function emptySummary(input: StatusInput, service: ServiceIndex | undefined): St
     top_error_codes: [],
     push_plan: null,
     held_for_configuration: {},
+    changed_after_import: null,
     last_push: null,
     next_steps: [],
   };

@@ -158,6 +158,7 @@ function lists(summary: StatusSummary, c: ChalkInstance): List[] {
       summary.differs.map((row) => `${row.external_account_number}  ledger: ${row.state}, service: ${row.service}`),
       counts.differs,
     ],
+    changedList(summary),
     [
       `records not done (${itemsTotal})`,
       summary.items_outstanding.map((item) =>
@@ -174,6 +175,19 @@ function lists(summary: StatusSummary, c: ChalkInstance): List[] {
       itemsTotal,
     ],
   ];
+}
+
+/** Accounts and records changed in the export after they were sent: where the export has them now. */
+function changedList(summary: StatusSummary): List {
+  const changed = summary.changed_after_import;
+  if (changed === null) return ['', [], 0];
+  const total = changed.accounts + Object.values(changed.records).reduce((sum, n) => sum + (n ?? 0), 0);
+  const rows = changed.listed.map((row) =>
+    [row.external_account_number, row.record, row.record_key, row.file ? `${row.file}:${row.line ?? ''}` : '']
+      .filter((part) => part !== '')
+      .join('  '),
+  );
+  return [`changed in the export after they were sent (${total}; the platform keeps what was sent)`, rows, total];
 }
 
 function section(
@@ -249,7 +263,10 @@ export function renderAccountStory(story: AccountStory, options: RenderOptions):
       lines.push(
         `  ${record.record} ${record.key || `${record.file ?? ''}:${record.line ?? ''}`}: ` +
           `${record.state}${record.result ? ` (${record.result})` : ''}, ${record.attempts} ` +
-          `attempt(s)${record.error ? `; ${record.error.code}: ${oneLine(record.error.detail)}` : ''}`,
+          `attempt(s)${record.error ? `; ${record.error.code}: ${oneLine(record.error.detail)}` : ''}` +
+          (record.changed_after_import
+            ? c.yellow('; export changed after it was sent (the service cannot update it)')
+            : ''),
       );
     }
   }

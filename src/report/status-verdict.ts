@@ -61,6 +61,8 @@ export function nextSteps(summary: StatusSummary): string[] {
       `${plural(disagree, 'account')} the ledger and the service disagree on: migrate status ` +
         `${summary.import_supplier} --json (rows with a mismatch)`,
     );
+  const changed = changedStep(summary);
+  if (changed !== undefined) steps.push(changed);
   const push = pushStep(summary.push_plan);
   if (push !== undefined) steps.push(push);
   if (summary.counts.ledger === null) {
@@ -134,6 +136,28 @@ function recordSteps(t: Tally): string[] {
         `export, then migrate push EXPORT_DIR (a refused record is sent again once its data changes)`,
     );
   return steps;
+}
+
+/**
+ * Accounts and records the export changed after they were sent: the service has no update endpoint, so the platform
+ * keeps what was sent and a push never sends them again; a person decides whether the change must land.
+ */
+function changedStep(summary: StatusSummary): string | undefined {
+  const changed = summary.changed_after_import;
+  if (changed === null) return undefined;
+  const records = sum(Object.values(changed.records));
+  if (changed.accounts + records === 0) return undefined;
+  const what = [
+    ...(changed.accounts > 0 ? [plural(changed.accounts, 'account')] : []),
+    ...(records > 0 ? [plural(records, 'record')] : []),
+  ].join(' and ');
+  const one = changed.accounts + records === 1;
+  return (
+    `${what} changed in the export after ${one ? 'it was' : 'they were'} sent: the platform keeps what was sent and ` +
+    `a push never sends ${one ? 'it' : 'them'} again; check ${one ? 'it' : 'each'}, and correct it on the platform ` +
+    'by hand where the change must land (migrate report --out DIR: changed_after_import in accounts.csv and ' +
+    'records.csv)'
+  );
 }
 
 /** What the next plain push does, in the plan's words (engine/plan.ts), or undefined when it has nothing to do. */

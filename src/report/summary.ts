@@ -1,6 +1,8 @@
 import { Chalk } from 'chalk';
 import type { LedgerCounts } from '../ledger/index.js';
 import { ACCOUNT_STATES, ITEM_KINDS, ITEM_STATES } from '../ledger/index.js';
+import type { NotRead } from '../sources/index.js';
+import { shownName } from './export-entries.js';
 import { leftOverLine, leftOverOf, type LeftOver } from './left-over.js';
 
 /** What the final summary of a push shows; also the `--json` document (one object on stdout). */
@@ -14,6 +16,8 @@ export interface PushSummary {
   accounts: LedgerCounts['accounts'];
   items: LedgerCounts['items'];
   changedAfterImport: number;
+  /** Records whose export data changed after they were sent, per kind: reported, never resent (no update endpoint). */
+  recordsChangedAfterImport: LedgerCounts['recordsChangedAfterImport'];
   topErrors: Array<{ code: string; count: number }>;
   /** Accounts that reached processed in this run, per second. */
   accountsPerSecond: number;
@@ -27,6 +31,8 @@ export interface PushSummary {
   maxErrors?: number;
   /** What the ledger holds that is not done, each with the `migrate report` file listing it; empty when all is done. */
   left: LeftOver[];
+  /** Entries of the export directory that are not export files, not read (each also told as the run started). */
+  notRead?: NotRead[];
 }
 
 const ACCOUNT_LABELS: Record<string, string> = {
@@ -67,6 +73,8 @@ export function renderSummary(summary: PushSummary, color: boolean): string {
       `  export: ${summary.staged.accounts} accounts (${summary.staged.invalid} invalid), ` +
         `${summary.staged.orphans} accounts with records only`,
     );
+  if (summary.notRead !== undefined && summary.notRead.length > 0)
+    lines.push(c.yellow(`  not read (not export files): ${notReadNames(summary.notRead)}`));
   lines.push('', c.bold('  accounts'));
   for (const state of ACCOUNT_STATES) {
     const count = summary.accounts[state];
@@ -84,14 +92,7 @@ export function renderSummary(summary: PushSummary, color: boolean): string {
     return [`    ${(ITEM_LABELS[kind] ?? kind).padEnd(32)}${parts.join(', ')}`];
   });
   if (itemLines.length > 0) lines.push('', c.bold('  post-import records'), ...itemLines);
-  if (summary.changedAfterImport > 0)
-    lines.push(
-      '',
-      c.yellow(
-        `  ${summary.changedAfterImport} accounts changed in the export after they were imported; the service ` +
-          `cannot update them (see the report).`,
-      ),
-    );
+  lines.push(...changedLines(summary, c));
   if (summary.topErrors.length > 0) {
     lines.push('', c.bold('  most frequent errors'));
     for (const error of summary.topErrors) lines.push(`    ${error.code.padEnd(48)}${String(error.count).padStart(9)}`);
@@ -106,6 +107,44 @@ export function renderSummary(summary: PushSummary, color: boolean): string {
     );
   lines.push('', `  ledger: ${summary.stateDir}`, '');
   return lines.join('\n');
+}
+
+/** Accounts and records the export changed after they were sent: reported, never resent. */
+function changedLines(summary: PushSummary, c: InstanceType<typeof Chalk>): string[] {
+  const lines: string[] = [];
+  if (summary.changedAfterImport > 0)
+    lines.push(
+      c.yellow(
+        `  ${summary.changedAfterImport} accounts changed in the export after they were imported; the service ` +
+          `cannot update them (see the report: accounts.csv, changed_after_import).`,
+      ),
+    );
+  const records = ITEM_KINDS.flatMap((kind) => {
+    const count = summary.recordsChangedAfterImport[kind] ?? 0;
+    return count > 0 ? [`${ITEM_LABELS[kind] ?? kind} ${count}`] : [];
+  });
+  const total = Object.values(summary.recordsChangedAfterImport).reduce((sum, count) => sum + (count ?? 0), 0);
+  if (total > 0)
+    lines.push(
+      c.yellow(
+        `  ${total} ${total === 1 ? 'record' : 'records'} changed in the export after ${it(total, 'was')} sent ` +
+          `(${records.join(', ')}); the service cannot update ${it(total, 'them')} and keeps what was sent: ` +
+          `${it(total, 'are')} not sent again (see the report: records.csv, changed_after_import).`,
+      ),
+    );
+  return lines.length === 0 ? [] : ['', ...lines];
+}
+
+/** "it was" / "they were", "it" / "them", "it is" / "they are". */
+function it(count: number, form: 'was' | 'them' | 'are'): string {
+  const one = { was: 'it was', them: 'it', are: 'it is' }[form];
+  const many = { was: 'they were', them: 'them', are: 'they are' }[form];
+  return count === 1 ? one : many;
+}
+
+function notReadNames(notRead: readonly NotRead[]): string {
+  const names = notRead.slice(0, 5).map((entry) => shownName(entry.name));
+  return `${names.join(', ')}${notRead.length > 5 ? `, ... (${notRead.length} in all)` : ''}`;
 }
 
 /** `, 46.9 accounts/s` or `, 20.1 accounts created/s` (--no-wait); nothing when the run moved no account. */
@@ -160,6 +199,7 @@ export function buildPushSummary(input: {
   wait?: boolean;
   unknownAccounts?: string[];
   maxErrors?: number;
+  notRead?: NotRead[];
 }): PushSummary {
   const { result } = input;
   const durationSeconds = (Date.now() - input.startedAt) / 1000;
@@ -173,6 +213,7 @@ export function buildPushSummary(input: {
     accounts: result.counts.accounts,
     items: result.counts.items,
     changedAfterImport: result.counts.changedAfterImport,
+    recordsChangedAfterImport: result.counts.recordsChangedAfterImport,
     topErrors: input.topErrors,
     accountsPerSecond: input.processedThisRun / Math.max(0.001, durationSeconds),
     accountsCreatedPerSecond: (input.createdThisRun ?? 0) / Math.max(0.001, durationSeconds),
@@ -180,5 +221,6 @@ export function buildPushSummary(input: {
     ...(input.unknownAccounts && input.unknownAccounts.length > 0 ? { unknownAccounts: input.unknownAccounts } : {}),
     ...(input.maxErrors === undefined ? {} : { maxErrors: input.maxErrors }),
     left: leftOverOf(result.counts),
+    ...(input.notRead && input.notRead.length > 0 ? { notRead: input.notRead } : {}),
   };
 }

@@ -1,5 +1,6 @@
 import type { SourceIssue } from '../mapping/types.js';
 import type { ExportValidation } from '../intake/validate-export.js';
+import { linkLines, notReadLines } from './export-entries.js';
 
 // The outputs of `migrate validate`, as text chunks to write one after the other: the errors are
 // read once from their spool, so a report of millions of errors is written in flat memory.
@@ -45,9 +46,13 @@ export async function* errorRowBatches(
   if (batch.length > 0) yield batch;
 }
 
-/** `--json`: one document { ok, accounts, errors }, one error per line. */
+/** `--json`: one document { ok, accounts, links, not_read, errors }, one error per line. */
 export async function* jsonReport(validation: ExportValidation): AsyncGenerator<string> {
-  const head = JSON.stringify({ ok: validation.ok, accounts: validation.accounts }, null, 2);
+  const { files, notRead } = validation.summary;
+  const links = files.flatMap((file) =>
+    file.linkTarget === undefined ? [] : [{ file: file.file, target: file.linkTarget }],
+  );
+  const head = JSON.stringify({ ok: validation.ok, accounts: validation.accounts, links, not_read: notRead }, null, 2);
   yield `${head.slice(0, -2)},\n  "errors": [`;
   let separator = '';
   for await (const rows of errorRowBatches(validation)) {
@@ -103,7 +108,7 @@ function summaryLines(validation: ExportValidation): string[] {
     `Read ${summary.files.map((file) => `${file.file} (${file.records})`).join(', ')}` +
       `${summary.configFile ? ` with mapping ${summary.configFile}` : ''}.`,
   ];
-  if (summary.ignoredFiles.length > 0) lines.push(`Not export files, not read: ${summary.ignoredFiles.join(', ')}.`);
+  lines.push(...linkLines(summary.files), ...notReadLines(summary.notRead));
   if (validation.sorted.length > 0) {
     const files = validation.sorted.map((file) =>
       file.order === 'unsorted' ? `${file.file} (out of order at line ${file.line})` : `${file.file} (${file.reason})`,

@@ -4,7 +4,13 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
 import { spreadsheetCsvOptions } from './spreadsheet-safe.js';
-import { ITEM_STATES, type AccountState, type ItemState, type ItemWithAccount } from '../ledger/index.js';
+import {
+  ITEM_STATES,
+  type AccountState,
+  type ItemKind,
+  type ItemState,
+  type ItemWithAccount,
+} from '../ledger/index.js';
 import { accountPagesOf, itemPagesOf, type LedgerSource } from './ledger-source.js';
 import {
   ACCOUNTS_COLUMNS,
@@ -53,6 +59,8 @@ export interface ReportSummary {
   accounts: Partial<Record<AccountState, number>>;
   items: Record<string, Partial<Record<ItemState, number>>>;
   files: Record<string, { path: string; rows: number }>;
+  /** Accounts and records, per kind, changed in the export after they were sent: the platform keeps what was sent. */
+  changed_after_import: { accounts: number; records: Partial<Record<ItemKind, number>> };
   /** fix-data.csv's rows and the accounts they name: what needs action, counted as the file is written. */
   fix_data: { rows: number; accounts: number };
   top_error_codes: Array<{ code: string; count: number }>;
@@ -100,6 +108,7 @@ export async function writeReport(source: LedgerSource, options: ReportOptions):
     accounts: counts.accounts,
     items: counts.items,
     files,
+    changed_after_import: changedCounts(source, options.supplier),
     fix_data: { rows: files[REPORT_FILES.fixData]?.rows ?? 0, accounts: needingAction.size },
     top_error_codes: source.topErrorCodes(options.supplier, 10),
     runs: source.read.runs(10).map((run) => ({
@@ -115,6 +124,11 @@ export async function writeReport(source: LedgerSource, options: ReportOptions):
   files[REPORT_FILES.summary] = { path: summaryPath, rows: 1 };
   writeWhole(summaryPath, `${JSON.stringify(summary, null, 2)}\n`);
   return summary;
+}
+
+function changedCounts(source: LedgerSource, supplier: string | undefined): ReportSummary['changed_after_import'] {
+  const { accounts, records } = source.read.changedAfterImport(supplier, 0);
+  return { accounts, records };
 }
 
 interface Scope {

@@ -1,6 +1,7 @@
 import { CsvError, parse } from 'csv-parse';
 import { InputError } from '../errors.js';
 import { utf8Chunks, type DecodeOptions } from './decode.js';
+import { refuseCrOnlyLines } from './line-endings.js';
 import { MAX_RECORD_BYTES, MAX_RECORD_TEXT } from './limits.js';
 
 // CSV as a stream (docs/export-format.md "Values": header row, RFC 4180 quoting, BOM accepted; delimiter
@@ -54,6 +55,7 @@ export async function* readCsv(absolutePath: string, options: CsvOptions): Async
         // Only the first read goes in pieces: handed over in pieces throughout, validate read a fifth fewer rows a
         // second.
         const piece = first ? PIECE : chunk.length;
+        if (first) refuseCrOnlyLines(chunk, options.file);
         first = false;
         for (let at = 0; at < chunk.length; at += piece) {
           if (parser.destroyed) return;

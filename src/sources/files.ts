@@ -1,10 +1,16 @@
-import { readdir, stat } from 'node:fs/promises';
+import { constants, type Stats } from 'node:fs';
+import { access, lstat, readdir, readlink, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { InputError, UsageError } from '../errors.js';
+import { notExportNameReason, typeInWords, type EntryType } from './entry-reason.js';
 import { classifyFileName, FILE_KINDS, type FileFormat, type FileKind } from './kinds.js';
 
 // Finds the export files of a directory (docs/export-format.md "Files"): every kind optional except
-// accounts; two formats of one base name is an error naming both, never a silent pick.
+// accounts; two formats of one base name is an error naming both, never a silent pick. Every entry of
+// the directory is read, listed as not read with its reason, or refused: an entry named as an export
+// file that cannot be read as one (a directory, a FIFO, a broken link, no permission) is refused, since
+// passing over it would leave its records out without a word. A symbolic link to a regular file is
+// followed, and said so (ExportFile.linkTarget).
 
 export interface ExportFile {
   kind: FileKind;
@@ -13,43 +19,45 @@ export interface ExportFile {
   file: string;
   absolutePath: string;
   bytes: number;
+  /** When the entry is a symbolic link: the real path of the file it leads to, which is what is read. */
+  linkTarget?: string;
+}
+
+/** An entry of the export directory that is not read, and why. */
+export interface NotRead {
+  name: string;
+  reason: string;
 }
 
 export interface ExportFiles {
   files: ExportFile[];
-  /** Files in the directory that are not part of an export (shown, never read). */
-  ignored: string[];
+  /** Entries of the directory that are not export files (listed, never read). */
+  notRead: NotRead[];
 }
 
 const NOT_EXPORT_FILES = new Set(['migrate.config.json']);
 
+/** An entry as lstat sees it; for a symbolic link, what it leads to (stat). */
+interface Entry {
+  type: EntryType;
+  info: Stats | undefined;
+  link?: { target: string; problem?: string };
+}
+
 export async function findExportFiles(dir: string): Promise<ExportFiles> {
-  let names: string[];
-  try {
-    const info = await stat(dir);
-    if (!info.isDirectory())
-      throw new UsageError(
-        `${dir} is not a directory; give the export directory (the one holding accounts.csv).`,
-        'export_dir_not_directory',
-      );
-    names = (await readdir(dir, { withFileTypes: true }))
-      .filter((entry) => entry.isFile())
-      .map((entry) => entry.name)
-      .sort();
-  } catch (error) {
-    if (error instanceof UsageError) throw error;
-    const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'does not exist' : `cannot be read (${code ?? String(error)})`;
-    throw new UsageError(`export directory ${dir} ${why}.`, 'export_dir_unreadable', error);
-  }
+  const names = await entryNames(dir);
   const byKind = new Map<FileKind, ExportFile>();
-  const ignored: string[] = [];
+  const notRead: NotRead[] = [];
   for (const name of names) {
+    if (NOT_EXPORT_FILES.has(name.toLowerCase())) continue;
+    const absolutePath = path.join(dir, name);
+    const entry = await describeEntry(absolutePath);
     const classified = classifyFileName(name);
     if (!classified) {
-      if (!NOT_EXPORT_FILES.has(name.toLowerCase()) && !name.startsWith('.')) ignored.push(name);
+      notRead.push({ name, reason: notReadReason(name, entry) });
       continue;
     }
+    await refuseUnreadable(name, absolutePath, entry);
     const earlier = byKind.get(classified.kind);
     if (earlier) {
       throw new InputError(
@@ -59,8 +67,8 @@ export async function findExportFiles(dir: string): Promise<ExportFiles> {
         'input_two_formats',
       );
     }
-    const absolutePath = path.join(dir, name);
-    byKind.set(classified.kind, { ...classified, file: name, absolutePath, bytes: (await stat(absolutePath)).size });
+    const link = entry.link === undefined ? {} : { linkTarget: entry.link.target };
+    byKind.set(classified.kind, { ...classified, file: name, absolutePath, bytes: entry.info?.size ?? 0, ...link });
   }
   if (!byKind.has('accounts')) {
     throw new InputError(
@@ -72,5 +80,86 @@ export async function findExportFiles(dir: string): Promise<ExportFiles> {
   }
   // Accounts first, then the order of FILE_KINDS, so that joins see their parents first.
   const files = FILE_KINDS.flatMap((kind) => byKind.get(kind) ?? []);
-  return { files, ignored };
+  return { files, notRead };
+}
+
+/** Every entry of the directory, sorted by name. */
+async function entryNames(dir: string): Promise<string[]> {
+  try {
+    const info = await stat(dir);
+    if (!info.isDirectory())
+      throw new UsageError(
+        `${dir} is not a directory; give the export directory (the one holding accounts.csv).`,
+        'export_dir_not_directory',
+      );
+    return (await readdir(dir)).sort();
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'does not exist' : `cannot be read (${code ?? String(error)})`;
+    throw new UsageError(`export directory ${dir} ${why}.`, 'export_dir_unreadable', error);
+  }
+}
+
+async function describeEntry(absolutePath: string): Promise<Entry> {
+  const own = await lstat(absolutePath);
+  if (!own.isSymbolicLink()) return { type: typeOf(own), info: own };
+  try {
+    const [info, target] = await Promise.all([stat(absolutePath), realpath(absolutePath)]);
+    return { type: typeOf(info), info, link: { target } };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    const target = await readlink(absolutePath).catch(() => '?');
+    const problem =
+      code === 'ENOENT'
+        ? `leads to ${JSON.stringify(target)}, which does not exist`
+        : `to ${JSON.stringify(target)} cannot be followed (${code})`;
+    return { type: 'link', info: undefined, link: { target, problem } };
+  }
+}
+
+function typeOf(info: Stats): EntryType {
+  if (info.isFile()) return 'file';
+  if (info.isDirectory()) return 'directory';
+  if (info.isFIFO()) return 'fifo';
+  if (info.isSocket()) return 'socket';
+  if (info.isCharacterDevice() || info.isBlockDevice()) return 'device';
+  return 'other';
+}
+
+function notReadReason(name: string, entry: Entry): string {
+  const link = entry.link === undefined ? '' : `a symbolic link to ${entry.link.target}; `;
+  if (entry.link?.problem !== undefined) return `a symbolic link that ${entry.link.problem}`;
+  const words = typeInWords(entry.type);
+  if (words !== undefined) return `${link}${words}${entry.type === 'directory' ? ': subdirectories are not read' : ''}`;
+  return `${link}${notExportNameReason(name)}`;
+}
+
+/**
+ * An entry named as an export file must be a readable regular file (or a link to one): anything else is refused
+ * before a record is read.
+ */
+async function refuseUnreadable(name: string, absolutePath: string, entry: Entry): Promise<void> {
+  const fix = 'an export file must be a regular file (or a symbolic link to one): put the file in its place';
+  if (entry.link?.problem !== undefined)
+    throw new InputError(name, undefined, `is a symbolic link that ${entry.link.problem}; ${fix}.`, 'input_not_a_file');
+  const words = typeInWords(entry.type);
+  if (words !== undefined) {
+    const what = entry.link === undefined ? words : `a symbolic link to ${entry.link.target}, ${words}`;
+    throw new InputError(name, undefined, `is ${what}, not a file; ${fix}.`, 'input_not_a_file');
+  }
+  try {
+    await access(absolutePath, constants.R_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new InputError(
+      name,
+      undefined,
+      `cannot be read (${code}: ${code === 'EACCES' ? 'permission denied' : 'see the code'}) by the user running ` +
+        `migrate (uid ${process.getuid?.() ?? '?'}); make it readable by that user, or run migrate as a user who can ` +
+        'read it.',
+      'input_unreadable',
+      error,
+    );
+  }
 }

@@ -1,4 +1,5 @@
 import { InputError } from '../errors.js';
+import { refuseCrOnlyLines } from './line-endings.js';
 import { decodeFile, type DecodeOptions } from './decode.js';
 import { JsonSyntaxError, parseJson } from './json-value.js';
 import { MAX_RECORD_BYTES, MAX_RECORD_TEXT } from './limits.js';
@@ -94,6 +95,7 @@ export async function* readJsonArray(absolutePath: string, options: DecodeOption
   let first = true;
   for await (let text of decodeFile(absolutePath, options)) {
     if (first && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    if (first) refuseCrOnlyLines(text, options.file);
     first = false;
     yield* scanChunk(options.file, scan, text);
   }
@@ -183,6 +185,7 @@ export async function* readNdjson(absolutePath: string, options: DecodeOptions):
   let first = true;
   for await (let text of decodeFile(absolutePath, options)) {
     if (first && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    if (first) refuseCrOnlyLines(text, options.file);
     first = false;
     pending += text;
     let start = 0;

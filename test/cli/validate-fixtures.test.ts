@@ -19,7 +19,13 @@ describe('migrate validate on the fixtures', () => {
     const result = migrate(['validate', fixture('sample'), '--json']);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual({ ok: true, accounts: { total: 50, valid: 50, invalid: 0 }, errors: [] });
+    expect(JSON.parse(result.stdout)).toEqual({
+      ok: true,
+      accounts: { total: 50, valid: 50, invalid: 0 },
+      links: [],
+      not_read: [],
+      errors: [],
+    });
   });
 
   it('passes fixtures/legacy clean with its mapping file (found in the export directory)', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { exitCodeOf } from '../../src/engine/outcome.js';
 
-const none = { accounts: {}, items: {}, changedAfterImport: 0 };
+const none = { accounts: {}, items: {}, changedAfterImport: 0, recordsChangedAfterImport: {} };
 
 describe('exitCodeOf', () => {
   it.each([

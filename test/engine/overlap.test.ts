@@ -215,4 +215,24 @@ describe('sending while staging', () => {
       ledger.close();
     }
   });
+
+  it('a signal that came before the run started stops it at once: nothing staged, nothing sent', async () => {
+    const watched = new Watched();
+    const ledger = Ledger.open(dir);
+    ledger.startRun('push', {});
+    try {
+      const result = await runPush({
+        ledger,
+        client: watched.service,
+        settings: fast,
+        sink: { emit: () => undefined },
+        source: once(watched.entries(specs(3), 0)),
+        signal: AbortSignal.abort(),
+      });
+      expect(result.reason).toBe('interrupted');
+      expect(watched.service.accounts.size).toBe(0);
+    } finally {
+      ledger.close();
+    }
+  });
 });

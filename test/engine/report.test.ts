@@ -10,16 +10,23 @@ const base: Omit<PushSummary, 'left'> = {
   accounts: { done: 5, invalid: 1 },
   items: { note: { done: 4, failed: 1 } },
   changedAfterImport: 1,
+  recordsChangedAfterImport: { transaction: 2, note: 1 },
   topErrors: [{ code: 'invalid_phone_number', count: 1 }],
   accountsPerSecond: 2.5,
   accountsCreatedPerSecond: 2.5,
   rateShown: 'processed',
 };
-const summary: PushSummary = { ...base, left: leftOverOf({ ...base, changedAfterImport: 1 }) };
+const summary: PushSummary = { ...base, left: leftOverOf(base) };
 
 /** A summary of these counts, with what is left computed from them as buildPushSummary does. */
 function summaryOf(exitCode: number, accounts: PushSummary['accounts'], items: PushSummary['items'] = {}): PushSummary {
-  return { ...base, exitCode, accounts, items, left: leftOverOf({ accounts, items, changedAfterImport: 0 }) };
+  return {
+    ...base,
+    exitCode,
+    accounts,
+    items,
+    left: leftOverOf({ accounts, items, changedAfterImport: 0, recordsChangedAfterImport: {} }),
+  };
 }
 
 describe('summary', () => {
@@ -31,6 +38,10 @@ describe('summary', () => {
     expect(text).toMatch(/notes\s+4 done, 1 failed/);
     expect(text).toMatch(/invalid_phone_number\s+1/);
     expect(text).toContain('1 accounts changed in the export after they were imported');
+    expect(text).toContain(
+      '3 records changed in the export after they were sent (notes 1, transactions 2); the service cannot update ' +
+        'them and keeps what was sent: they are not sent again (see the report: records.csv, changed_after_import).',
+    );
   });
 
   it('says when accounts were only scheduled (--no-wait)', () => {

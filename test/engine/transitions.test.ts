@@ -112,7 +112,7 @@ describe('afterStatus', () => {
 
 describe('account known only by post-import records', () => {
   it.each([
-    [null, 'unresolved'],
+    [null, 'invalid'],
     [{ status: 'UNKNOWN', platform_account_number: '' }, 'unresolved'],
     [{ status: 'IN_PROGRESS', platform_account_number: '' }, 'unresolved'],
     [{ status: 'COMPLETED', platform_account_number: 'P-1' }, 'processed'],

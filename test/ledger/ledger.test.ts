@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -13,6 +13,7 @@ import {
   LEDGER_SCHEMA_VERSION,
   LedgerDamagedError,
   LedgerLockedError,
+  LOCK_FILE,
   openLedgerReader,
 } from '../../src/ledger/index.js';
 
@@ -159,10 +160,11 @@ describe('opening a ledger', () => {
     old.exec(`CREATE TABLE runs (id INTEGER PRIMARY KEY, command TEXT NOT NULL, started_at TEXT NOT NULL, ended_at TEXT,
       status TEXT NOT NULL, exit_code INTEGER, options TEXT NOT NULL, counts TEXT);
       INSERT INTO runs (command, started_at, status, options) VALUES ('push', '2024-01-01', 'finished', '{}');
-      CREATE TABLE items (id INTEGER PRIMARY KEY, state TEXT NOT NULL, result TEXT);
+      CREATE TABLE items (id INTEGER PRIMARY KEY, account_id INTEGER, state TEXT NOT NULL, result TEXT,
+        changed_fingerprint TEXT);
       CREATE TABLE accounts (id INTEGER PRIMARY KEY, external_account_number TEXT NOT NULL, state TEXT NOT NULL,
         error_code TEXT, error_detail TEXT, error_attr TEXT, error_file TEXT, error_line INTEGER, error_column TEXT,
-        updated_at TEXT NOT NULL);
+        updated_at TEXT NOT NULL, changed_fingerprint TEXT);
       CREATE TABLE account_issues (account_id INTEGER NOT NULL, code TEXT NOT NULL, attr TEXT, source TEXT NOT NULL);
       CREATE TABLE events (id INTEGER PRIMARY KEY, run_id INTEGER, account_id INTEGER NOT NULL, at TEXT NOT NULL,
         step TEXT NOT NULL, from_state TEXT, to_state TEXT, detail TEXT);`);
@@ -292,6 +294,7 @@ describe('writes and reads', () => {
       accounts: { invalid: 1 },
       items: { note: { failed: 1 } },
       changedAfterImport: 0,
+      recordsChangedAfterImport: {},
     });
     expect(ledger.read.topErrorCodes()).toEqual([
       { code: 'invalid_phone_number', count: 1 },
@@ -327,32 +330,37 @@ describe('fingerprints', () => {
 });
 
 describe('the state directory lock', () => {
-  it('a second holder is refused while the first holds it, and admitted after release', async () => {
-    const lock = await acquireLock(dir);
-    await expect(acquireLock(dir)).rejects.toBeInstanceOf(LedgerLockedError);
+  it('a second holder is refused while the first holds it, naming its pid, and admitted after release', async () => {
+    const lock = acquireLock(dir);
+    expect(() => acquireLock(dir)).toThrow(LedgerLockedError);
+    expect(() => acquireLock(dir)).toThrow(`another migrate run (pid ${process.pid}) holds the state directory ${dir}`);
     await lock.release();
-    const again = await acquireLock(dir);
+    const again = acquireLock(dir);
     await again.release();
   });
 
-  it('a lock left by a dead process on this host is taken over at once', async () => {
+  it('a holder file left by a run that died names nobody and holds nothing', async () => {
     const child = spawn(process.execPath, ['-e', '0']);
     const deadPid = await new Promise<number>((resolve) => child.on('exit', () => resolve(child.pid ?? 0)));
-    mkdirSync(join(dir, 'run.lock'));
-    writeFileSync(
-      join(dir, 'run.holder.json'),
-      JSON.stringify({ pid: deadPid, host: hostname(), ino: statSync(join(dir, 'run.lock')).ino }),
-    );
-    const lock = await acquireLock(dir);
+    writeFileSync(join(dir, 'run-lock.holder.json'), JSON.stringify({ pid: deadPid, host: hostname() }));
+    const lock = acquireLock(dir);
     await lock.release();
   });
 
-  it('a lock of a live process is not taken over', async () => {
+  it('is lost when its file is removed (the state directory deleted under a run)', async () => {
+    const lock = acquireLock(dir);
+    expect(lock.compromised()).toBeUndefined();
+    rmSync(join(dir, LOCK_FILE));
+    expect(lock.compromised()?.message).toMatch(/run-lock\.sqlite is gone \(ENOENT\)$/);
+    await lock.release();
+  });
+
+  it("a run of an earlier version (its lock directory refreshed) is not run beside; its stale lock is no one's", async () => {
     mkdirSync(join(dir, 'run.lock'));
-    writeFileSync(
-      join(dir, 'run.holder.json'),
-      JSON.stringify({ pid: process.ppid, host: hostname(), ino: statSync(join(dir, 'run.lock')).ino }),
-    );
-    await expect(acquireLock(dir)).rejects.toThrow(/another migrate run \(pid \d+\) holds/);
+    expect(() => acquireLock(dir)).toThrow(`a migrate run of an earlier version holds the state directory ${dir}`);
+    const stale = new Date(Date.now() - 60_000);
+    utimesSync(join(dir, 'run.lock'), stale, stale);
+    const lock = acquireLock(dir);
+    await lock.release();
   });
 });

@@ -132,6 +132,7 @@ describe('PushMetrics', () => {
     accounts: { done: 3, staged: 2 },
     items: { note: { done: 4 } },
     changedAfterImport: 0,
+    recordsChangedAfterImport: {},
   };
 
   it('while the run goes on: in progress, the previous run as the last one; at the end: this run', async () => {

@@ -39,6 +39,7 @@ const staged = (accounts: number, added = accounts, notes = 0): EngineEvent => (
   invalid: 0,
   orphans: 0,
   changedAfterImport: 0,
+  recordsChangedAfterImport: 0,
   added: { accounts: added, items: { ...NO_ITEMS, note: notes } },
 });
 const emptyPlan: EngineEvent = { type: 'plan', toCreate: 0, toProcess: 0, items: NO_ITEMS };

@@ -10,6 +10,8 @@ import { build, cleanup, exportDir, migrate } from '../cli/validate-helpers.js';
 // Text that a spreadsheet would run as a formula is written as text in every CSV the tool writes.
 
 const FORMULA = '=HYPERLINK("http://x","y")';
+/** A formula an external account number can hold (a URL path cannot carry "/": mapping/account-number.ts). */
+const NUMBER_FORMULA = '=HYPERLINK("x.example","y")';
 
 describe('spreadsheetSafe', () => {
   it.each([
@@ -48,7 +50,7 @@ describe('the CSV files of validate and report, opened in a spreadsheet', () => 
     parse(readFileSync(file), { columns: true }) as Array<Record<string, string>>;
 
   it('show an external account number that looks like a formula as text, and leave a number alone', () => {
-    const quoted = `"${FORMULA.replaceAll('"', '""')}"`;
+    const quoted = `"${NUMBER_FORMULA.replaceAll('"', '""')}"`;
     const dir = exportDir({
       'accounts.csv': `${HEADER}\n${quoted},DOMESTIC,GB,MONTHLY\nA-2,DOMESTIC,GB,MONTHLY\n`,
       'notes.csv': `external_account_number,body,created_at\n${quoted},${quoted},not-a-date\nA-2,-5,2026-11-02T10:00:00Z\n`,
@@ -60,19 +62,19 @@ describe('the CSV files of validate and report, opened in a spreadsheet', () => 
     const env = { MIGRATE_SUPPLIER: 'ACME' };
     const errorsCsv = path.join(work, 'errors.csv');
     expect(migrate(['validate', dir, '--errors-csv', errorsCsv], { env }).code).toBe(1);
-    expect(rows(errorsCsv).map((row) => row['external_account_number'])).toEqual([`'${FORMULA}`]);
+    expect(rows(errorsCsv).map((row) => row['external_account_number'])).toEqual([`'${NUMBER_FORMULA}`]);
 
     const state = path.join(work, 'state');
     expect(migrate(['push', dir, '--sandbox', '--state', state], { env }).code).toBe(1);
     const out = path.join(work, 'report');
     expect(migrate(['report', '--state', state, '--out', out]).code).toBe(0);
     expect(rows(path.join(out, 'accounts.csv')).map((row) => row['external_account_number'])).toEqual([
-      `'${FORMULA}`,
+      `'${NUMBER_FORMULA}`,
       'A-2',
     ]);
     const fix = rows(path.join(out, 'fix-data.csv'));
     expect(fix.map((row) => [row['external_account_number'], row['code']])).toEqual([
-      [`'${FORMULA}`, 'invalid_datetime'],
+      [`'${NUMBER_FORMULA}`, 'invalid_datetime'],
     ]);
     for (const file of ['accounts.csv', 'fix-data.csv', 'retry.csv', 'unknown-outcome.csv'])
       for (const row of rows(path.join(out, file)))

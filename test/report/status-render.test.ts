@@ -66,6 +66,7 @@ function needsAttention(): StatusSummary {
     ],
     push_plan: { accounts: { done: 5, errored: 2, invalid: 3, wait: 1 }, records: { errored: 1, wait: 1 } },
     held_for_configuration: {},
+    changed_after_import: null,
     last_push: null,
     next_steps: [],
   };

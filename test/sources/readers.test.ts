@@ -241,7 +241,7 @@ describe('finding the export files', () => {
       ['customers.jsonl', 'customers', 'ndjson'],
       ['Notes.NDJSON', 'notes', 'ndjson'],
     ]);
-    expect(found.ignored).toEqual(['readme.txt']);
+    expect(found.notRead.map((entry) => entry.name)).toEqual(['readme.txt']);
   });
 
   it('refuses two formats of one base name, naming both', async () => {

@@ -1,0 +1,86 @@
+import { accessSync, constants, statSync, type Stats } from 'node:fs';
+import { join } from 'node:path';
+import { UsageError } from '../errors.js';
+
+// What --state names must be a state directory this user may use, checked before anything is read or written
+// (docs/limits.md "Mistakes leave nothing behind"): a file, a path through a file, or another user's directory is
+// said for what it is (exit 2), not found later as a missing ledger or an internal error.
+
+/** `read`: status, report and push --dry-run read the ledger; `write`: push writes it. */
+export type StateDirUse = 'read' | 'write';
+
+export function checkStateDir(stateDir: string, use: StateDirUse, ledgerFile: string): void {
+  let info: Stats;
+  try {
+    info = statSync(stateDir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return;
+    if (code === 'ENOTDIR')
+      throw new UsageError(
+        `--state ${stateDir}: a part of this path is a file, not a directory; give a state directory (it is made ` +
+          'if missing).',
+        'state_not_directory',
+        error,
+      );
+    if (!notPermitted(error)) throw error;
+    throw refused(`--state ${stateDir}`, 'its path cannot be followed', error, undefined);
+  }
+  if (!info.isDirectory())
+    throw new UsageError(
+      `--state ${stateDir}: is a file, not a directory; --state names the state directory that holds the ledger ` +
+        `(${ledgerFile}), made if missing.`,
+      'state_not_directory',
+    );
+  const mode = use === 'write' ? constants.R_OK | constants.W_OK | constants.X_OK : constants.R_OK | constants.X_OK;
+  try {
+    accessSync(stateDir, mode);
+  } catch (error) {
+    // A read-only file system (EROFS) is the disk's trouble, said as such when the run writes (storage-error.ts).
+    if (!notPermitted(error)) return;
+    throw refused(
+      `--state ${stateDir}`,
+      use === 'write' ? 'cannot be read and written' : 'cannot be read',
+      error,
+      info,
+    );
+  }
+  const ledger = join(stateDir, ledgerFile);
+  try {
+    accessSync(ledger, use === 'write' ? constants.R_OK | constants.W_OK : constants.R_OK);
+  } catch (error) {
+    if (!notPermitted(error)) return;
+    throw refused(
+      `the ledger ${ledger}`,
+      use === 'write' ? 'cannot be read and written' : 'cannot be read',
+      error,
+      statOf(ledger),
+    );
+  }
+}
+
+function notPermitted(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'EACCES' || code === 'EPERM';
+}
+
+/** `--state DIR: cannot be read by this user (uid 1001): EACCES, permission denied (owner uid 0, mode 0700); ...`. */
+function refused(label: string, what: string, error: unknown, info: Stats | undefined): UsageError {
+  const code = (error as NodeJS.ErrnoException).code ?? String(error);
+  const owner =
+    info === undefined ? '' : ` (owner uid ${info.uid}, mode ${(info.mode & 0o777).toString(8).padStart(4, '0')})`;
+  return new UsageError(
+    `${label}: ${what} by this user (uid ${process.getuid?.() ?? '?'}): ${code}, permission denied${owner}; run ` +
+      "migrate as the state directory's owner, or give another --state.",
+    'state_dir_not_permitted',
+    error,
+  );
+}
+
+function statOf(path: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined;
+  }
+}
