@@ -42,6 +42,7 @@ import {
 } from '../ledger/index.js';
 import { ALLOW_NO_ACCOUNTS, refuseNoAccounts } from '../intake/accounts-present.js';
 import { openExportInOrder } from '../intake/export-in-order.js';
+import { ExportCode } from '../mapping/issue-codes.js';
 import type { FileOutOfOrder } from '../intake/order-proof.js';
 import { openExport, type ExportReader, type IssueList } from '../intake/index.js';
 import { findExportFiles, type ExportFiles } from '../sources/index.js';
@@ -562,9 +563,13 @@ function takeLock(stateDir: string, stopAt: (point: StopPoint) => void): LedgerL
   }
 }
 
-/** Export-level problems known before anything is sent (unknown columns) would drop data silently: push refuses them. */
+/**
+ * Undocumented columns would drop data silently: push refuses them before anything is sent. Rows outside any account
+ * (no or an unusable account number, a repeated header) are named at the end and the accounts go on, whether the read
+ * found them before the first account (a file sorted first, a JSON export read whole) or while accounts were sent.
+ */
 function refuseFileIssues(issues: IssueList): void {
-  if (issues.length === 0) return;
+  if ((issues.byCode[ExportCode.unknownColumn] ?? 0) === 0) return;
   throw new UsageError(`${describeFileIssues(issues, 'nothing was sent')}`, 'export_file_issues');
 }
 

@@ -31,32 +31,39 @@ function insertAfterHeader(file: string, lines: string[]): void {
 }
 
 describe('external account numbers a URL path cannot carry', () => {
-  it('are named by validate and push, at their lines, and never sent; the other accounts land', async () => {
-    const data = writeE2eExport(join(root, 'sorted'), 2, 'NUM', 'spec', { clean: true });
-    // In number order ("." < "B" < "N"): the export streams, and the push sends the good accounts.
-    insertAfterHeader(
-      join(data.dir, 'accounts.csv'),
-      BAD.map((number) => `${number},${ACCOUNT}`),
-    );
-    insertAfterHeader(join(data.dir, 'notes.csv'), ['..,a note for dot dot,2024-01-01T09:00:00Z']);
-    const validate = migrate(['validate', data.dir, '--json']);
-    expect(validate.code).toBe(1);
-    const errors = (JSON.parse(validate.stdout) as { errors: Array<Record<string, unknown>> }).errors;
-    expect(errors.map((error) => [error['file'], error['line'], error['code']])).toEqual([
-      ...BAD.map((_, index) => ['accounts.csv', 2 + index, 'external_account_number_not_addressable']),
-      ['notes.csv', 2, 'external_account_number_not_addressable'],
-    ]);
-    expect(errors[1]?.['message']).toBe(
-      'external_account_number ".." is a dot path segment, which URLs remove. The service finds an account by its ' +
-        'number in its URLs: an account of this number could be created but never found again, nor its records ' +
-        'added. Give it a number without them.',
-    );
-    const pushed = await push(sandbox, data.dir, join(root, 'sorted', 'state'), ['--wait-timeout', '20']);
-    expect(pushed.code, pushed.stderr).toBe(1);
-    expect(pushed.stderr).toContain('the export has 7 problem(s) outside any account; those rows were not sent');
-    expect(pushed.stderr).toContain('accounts.csv:3 (external_account_number): external_account_number ".." is a dot');
-    expect(sandbox.inspect.account('ACME', 'NUM-0001')?.status).toBe('PROCESSED');
-    expect(sandbox.inspect.account('ACME', 'NUM-0002')?.status).toBe('PROCESSED');
-    for (const number of BAD) expect(sandbox.inspect.account('ACME', number), number).toBeUndefined();
-  });
+  // Sorted, the export streams and the rows are found while accounts are sent; scattered, the files are sorted first
+  // and the rows are found before the first account: either way they are named at the end and the good accounts land.
+  it.each(['sorted', 'scattered'] as const)(
+    '%s: are named by validate and push, at their lines, and never sent; the other accounts land',
+    async (order) => {
+      const data = writeE2eExport(join(root, order), 2, 'NUM', 'spec', { clean: true, order });
+      // In number order ("." < "B" < "N") when the rest is sorted.
+      insertAfterHeader(
+        join(data.dir, 'accounts.csv'),
+        BAD.map((number) => `${number},${ACCOUNT}`),
+      );
+      insertAfterHeader(join(data.dir, 'notes.csv'), ['..,a note for dot dot,2024-01-01T09:00:00Z']);
+      const validate = migrate(['validate', data.dir, '--json']);
+      expect(validate.code).toBe(1);
+      const errors = (JSON.parse(validate.stdout) as { errors: Array<Record<string, unknown>> }).errors;
+      expect(errors.map((error) => [error['file'], error['line'], error['code']])).toEqual([
+        ...BAD.map((_, index) => ['accounts.csv', 2 + index, 'external_account_number_not_addressable']),
+        ['notes.csv', 2, 'external_account_number_not_addressable'],
+      ]);
+      expect(errors[1]?.['message']).toBe(
+        'external_account_number ".." is a dot path segment, which URLs remove. The service finds an account by its ' +
+          'number in its URLs: an account of this number could be created but never found again, nor its records ' +
+          'added. Give it a number without them.',
+      );
+      const pushed = await push(sandbox, data.dir, join(root, order, 'state'), ['--wait-timeout', '20']);
+      expect(pushed.code, pushed.stderr).toBe(1);
+      expect(pushed.stderr).toContain('the export has 7 problem(s) outside any account; those rows were not sent');
+      expect(pushed.stderr).toContain(
+        'accounts.csv:3 (external_account_number): external_account_number ".." is a dot',
+      );
+      expect(sandbox.inspect.account('ACME', 'NUM-0001')?.status).toBe('PROCESSED');
+      expect(sandbox.inspect.account('ACME', 'NUM-0002')?.status).toBe('PROCESSED');
+      for (const number of BAD) expect(sandbox.inspect.account('ACME', number), number).toBeUndefined();
+    },
+  );
 });
