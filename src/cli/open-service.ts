@@ -20,6 +20,8 @@ export interface OpenServiceInput {
   sandbox?: Partial<SandboxOptions> | undefined;
   file?: ServiceFileSettings | undefined;
   recorded?: { dialect: string; stateDir: string } | undefined;
+  /** The service's settings as the command loaded them already (warnings said): used as they are, not loaded again. */
+  config?: ServiceConfig | undefined;
   /** Pace and other per-command client options (concurrency, rate, events). */
   client?: Omit<ClientOptions, 'baseUrl' | 'credentials'>;
 }
@@ -43,15 +45,18 @@ export async function openService(input: OpenServiceInput): Promise<OpenService>
       })
     : undefined;
   try {
-    const config = await loadServiceConfig({
-      flags: input.flags,
-      env,
-      cwd,
-      file: input.file,
-      recorded: input.recorded,
-      sandbox: sandbox ? { url: sandbox.url, apiKey: sandbox.apiKey } : undefined,
-    });
-    for (const warning of config.warnings) process.stderr.write(`migrate: warning: ${warning}\n`);
+    const config =
+      sandbox === undefined && input.config !== undefined
+        ? input.config
+        : await loadServiceConfig({
+            flags: input.flags,
+            env,
+            cwd,
+            file: input.file,
+            recorded: input.recorded,
+            sandbox: sandbox ? { url: sandbox.url, apiKey: sandbox.apiKey } : undefined,
+          });
+    if (config !== input.config) tellWarnings(config);
     const client = createImportServiceClient(serviceClientOptions(config, input.client));
     return {
       client,
@@ -65,4 +70,9 @@ export async function openService(input: OpenServiceInput): Promise<OpenService>
     await sandbox?.close();
     throw error;
   }
+}
+
+/** The service settings' warnings (a key file others can read), on stderr. */
+export function tellWarnings(config: Pick<ServiceConfig, 'warnings'>): void {
+  for (const warning of config.warnings) process.stderr.write(`migrate: warning: ${warning}\n`);
 }

@@ -1,10 +1,43 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
+import type { ServiceFlags } from '../config/service.js';
 import { STEP_NAMES, type PushStep } from '../engine/index.js';
 import { UsageError } from '../errors.js';
 
-// Parsers of push's operator options: messages give the flag, what is expected and what was given.
+// push's options as commander gives them, and the parsers of its operator options: messages give the flag, what is
+// expected and what was given.
+
+/** The options of `migrate push <dir>` (push-flags.ts registers them). */
+export interface PushCommandOptions extends ServiceFlags {
+  dir: string;
+  state: string;
+  supplier?: string;
+  config?: string;
+  contract?: string;
+  concurrency: number;
+  rate?: number;
+  retryErrored?: boolean;
+  wait: boolean;
+  waitTimeout: number;
+  checkPreviouslyAdded: boolean;
+  forceAddToCurrentStatement: boolean;
+  sandbox?: boolean;
+  json?: boolean;
+  dryRun?: boolean;
+  limit?: number;
+  accounts?: string;
+  only?: ReadonlySet<PushStep>;
+  maxErrors?: { count: number } | { percent: number };
+  logFile?: string;
+  moveLedgerToService?: boolean;
+  retryInvalid?: readonly string[];
+  quiet?: boolean;
+  progressInterval?: number;
+  metricsFile?: string;
+  metricsInterval: number;
+  allowNoAccounts?: boolean;
+}
 
 export function positiveInt(name: string, max: number): (value: string) => number {
   return (value) => {

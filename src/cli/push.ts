@@ -1,93 +1,29 @@
-import { existsSync, mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { ClientEvent } from '../api/index.js';
-import { checkContractDialect, loadMigrateConfig, type MigrateConfig } from '../config/index.js';
-import {
-  describeService,
-  MOVE_FLAG,
-  refuseOtherService,
-  serviceDifferences,
-  serviceIdentity,
-  type ServiceIdentity,
-} from '../config/ledger-service.js';
-import { chooseDialect, loadServiceConfig, registerServiceOptions, type ServiceFlags } from '../config/service.js';
-import {
-  DEFAULT_ENGINE_SETTINGS,
-  planDryRun,
-  runPush,
-  teeSink,
-  type EngineEvent,
-  type EngineSettings,
-  type EventSink,
-  type PushStep,
-} from '../engine/index.js';
-import { RUN_DEFAULTS } from '../defaults.js';
+import { registerServiceOptions } from '../config/service.js';
+import { DEFAULT_ENGINE_SETTINGS, runPush, type EngineSettings, type PushResult } from '../engine/index.js';
 import { ExitCode, FatalError, InterruptedError, MigrateError, UsageError } from '../errors.js';
-import {
-  acquireLock,
-  checkStateDir,
-  explainDamage,
-  isLedgerDamage,
-  Ledger,
-  LEDGER_FILE,
-  ledgerDamagedError,
-  LedgerLockedError,
-  openLedgerReader,
-  prepareStateDir,
-  snapshotLedger,
-  stateDirFailure,
-  type LedgerLock,
-} from '../ledger/index.js';
-import { ALLOW_NO_ACCOUNTS, refuseNoAccounts } from '../intake/accounts-present.js';
-import { openExportInOrder } from '../intake/export-in-order.js';
-import { ExportCode } from '../mapping/issue-codes.js';
+import { openExportInOrder, type ExportInOrder } from '../intake/export-in-order.js';
+import type { ExportReader } from '../intake/index.js';
 import type { FileOutOfOrder } from '../intake/order-proof.js';
-import { openExport, type ExportReader, type IssueList } from '../intake/index.js';
-import { findExportFiles, type ExportFiles } from '../sources/index.js';
+import { isLedgerDamage, stateDirFailure } from '../ledger/index.js';
+import { ExportCode } from '../mapping/issue-codes.js';
 import { linkLines, notReadLines, type LinkedFile } from '../report/export-entries.js';
-import { createNdjsonLogSink, type NdjsonLogSink } from '../report/ndjson-log.js';
-import { estimateExportAccounts } from '../report/export-size.js';
-import { createProgressReporter } from '../report/progress.js';
-import { PlanJsonWriter, PlanSamples, renderPlan } from '../report/summary-plan.js';
+import { fileIssuesText, lockLostText, unknownAccountsText } from '../report/push-messages.js';
 import { buildPushSummary, colorWanted, renderSummary } from '../report/summary.js';
-import { DEFAULT_SUPPLIERS } from '../sandbox/index.js';
-import { registerContractOption, warnAboutContract } from './contract-option.js';
-import { openService } from './open-service.js';
-import { stopPointsOf, type StopPoint } from './stop-points.js';
-import { parseCodes, parseMaxErrors, parseSteps, positiveInt, readAccountsOption } from './push-options.js';
-import { checkMetricsFile, lastEndedPush, openMetrics, runRate } from './push-monitoring.js';
+import type { ExportFiles } from '../sources/index.js';
+import { registerContractOption } from './contract-option.js';
+import { dryRunPush } from './push-dry-run.js';
+import { registerOutputFlags, registerRunFlags, registerSelectionFlags } from './push-flags.js';
+import { runRate } from './push-monitoring.js';
+import type { PushCommandOptions } from './push-options.js';
+import { openPushRun, type PushRun, type RunEnding } from './push-run.js';
+import { preparePush, type PushSetup } from './push-setup.js';
 
-export interface PushCommandOptions extends ServiceFlags {
-  dir: string;
-  state: string;
-  supplier?: string;
-  config?: string;
-  contract?: string;
-  concurrency: number;
-  rate?: number;
-  retryErrored?: boolean;
-  wait: boolean;
-  waitTimeout: number;
-  checkPreviouslyAdded: boolean;
-  forceAddToCurrentStatement: boolean;
-  sandbox?: boolean;
-  json?: boolean;
-  dryRun?: boolean;
-  limit?: number;
-  accounts?: string;
-  only?: ReadonlySet<PushStep>;
-  maxErrors?: { count: number } | { percent: number };
-  logFile?: string;
-  moveLedgerToService?: boolean;
-  retryInvalid?: readonly string[];
-  quiet?: boolean;
-  progressInterval?: number;
-  metricsFile?: string;
-  metricsInterval: number;
-  allowNoAccounts?: boolean;
-}
+// `migrate push <dir>` as a composition: configuration (push-setup.ts) -> the run's resources (push-run.ts) -> the
+// export, proven in order (README "Complete or not at all") -> the engine -> the summary. The command decides what to
+// write when; the rules live below it.
+
+export type { PushCommandOptions } from './push-options.js';
 
 export function registerPushCommand(program: Command, setExitCode: (code: number) => void): void {
   const command = program
@@ -96,104 +32,8 @@ export function registerPushCommand(program: Command, setExitCode: (code: number
       'Push an export into the import service exactly once: create accounts, wait for processing, add notes, ' +
         'transactions, statements and payment instructions. Resumable; results in the ledger (--state).',
     )
-    .argument('<dir>', 'the export directory')
-    .option(
-      '--state <dir>',
-      'state directory holding the results ledger (one per migration cohort)',
-      RUN_DEFAULTS.stateDir,
-    )
-    .option(
-      '--supplier <code>',
-      'import supplier code where a record has none (else MIGRATE_SUPPLIER, else the mapping file)',
-    )
-    .option(
-      '--config <file>',
-      'mapping file (default: migrate.config.json in the export directory, else in the working directory)',
-    )
-    .option(
-      '--concurrency <n>',
-      'requests in flight at most',
-      positiveInt('--concurrency', 1024),
-      DEFAULT_ENGINE_SETTINGS.concurrency,
-    )
-    .option('--rate <n>', 'requests per second at most (default: no cap)', positiveInt('--rate', 100_000))
-    .option('--retry-errored', 'create again accounts the platform ERRORED, even if their data did not change')
-    .option('--no-wait', 'schedule accounts only; a later run polls them and pushes their records')
-    .option(
-      '--wait-timeout <seconds>',
-      'stop waiting when no account has progressed for this long',
-      positiveInt('--wait-timeout', 7 * 86_400),
-      RUN_DEFAULTS.waitTimeoutSeconds,
-    )
-    .option(
-      '--no-check-previously-added',
-      'transactions: do not ask the service to skip transactions added before (then a transaction whose outcome ' +
-        'is unknown is never resent)',
-    )
-    .option(
-      '--no-force-add-to-current-statement',
-      'transactions: fail those outside the open statement period instead of moving them into it',
-    )
-    .option('--sandbox', 'start the built-in sandbox (a local simulator of the service) and push there')
-    .option('--json', 'print one JSON summary document on stdout (with --dry-run: the plan, every account)')
-    .option(
-      '--dry-run',
-      'stage and validate, then print the plan (requests per step, why each account is or is not in it); sends ' +
-        'nothing, changes no ledger',
-    )
-    .option(
-      '--limit <n>',
-      "canary: only the first N accounts still to do (in the ledger's order)",
-      positiveInt('--limit', 100_000_000),
-    )
-    .option('--accounts <list>', 'only these external account numbers: A,B,C or @file (one per line)')
-    .option(
-      ALLOW_NO_ACCOUNTS,
-      'the accounts file may hold no account: the export only adds post-import records to accounts imported earlier',
-    )
-    .option(
-      '--only <steps>',
-      'only these steps: comma-separated create,notes,transactions,statements,payment_instructions',
-      parseSteps,
-    )
-    .option(
-      '--max-errors <n>',
-      "stop taking new work once more than N (or N% of the run's accounts and records) failed in this run; exit 1",
-      parseMaxErrors,
-    )
-    .option(
-      '--retry-invalid <codes>',
-      'send again accounts the service refused with these error codes (comma-separated), e.g. invalid_import_supplier ' +
-        'once the supplier is set up',
-      parseCodes,
-    )
-    .option(
-      MOVE_FLAG,
-      'the state directory was used with another service URL, dialect or supplier code (a DNS change): record this ' +
-        "run's service as its service from now on",
-    )
-    .option(
-      '--log-file <path>',
-      'append one JSON line per event (run id, account, step, outcome, code; no secret, no personal data) to this ' +
-        'file (0600)',
-    )
-    .option('--quiet', 'no progress display: the summary only (warnings and errors still go to stderr)')
-    .option(
-      '--progress-interval <seconds>',
-      `seconds between progress lines when stderr is not a terminal (default ${RUN_DEFAULTS.progressIntervalSeconds})`,
-      positiveInt('--progress-interval', 86_400),
-    )
-    .option(
-      '--metrics-file <file>',
-      "write Prometheus metrics (ledger counts, requests, 429s, retries, the runs' end and exit code) to this file, " +
-        "for node_exporter's textfile collector (name it *.prom)",
-    )
-    .option(
-      '--metrics-interval <seconds>',
-      'seconds between writes of --metrics-file (it is also written at the start and at the end)',
-      positiveInt('--metrics-interval', 86_400),
-      RUN_DEFAULTS.metricsIntervalSeconds,
-    );
+    .argument('<dir>', 'the export directory');
+  registerOutputFlags(registerSelectionFlags(registerRunFlags(command)));
   registerContractOption(command);
   registerServiceOptions(command).action(async (dir: string, options: Omit<PushCommandOptions, 'dir'>) => {
     setExitCode(await pushCommand({ ...options, dir }));
@@ -217,312 +57,136 @@ export async function pushCommand(options: PushCommandOptions): Promise<number> 
 
 async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal): Promise<number> {
   const startedAt = Date.now();
-  const stateDir = resolve(options.state);
-  const stopAt = stopPointsOf(process.env);
-  const config = await loadMigrateConfig({
-    cwd: process.cwd(),
-    exportDir: options.dir,
-    env: process.env,
-    ...(options.config === undefined ? {} : { configPath: options.config }),
-    ...(options.supplier === undefined ? {} : { supplier: options.supplier }),
-    ...(options.contract === undefined ? {} : { contractPath: options.contract }),
-  });
-  if (config.contract) checkContractDialect(config, dialectBeforeRun(options, config, stateDir));
-  warnAboutContract(config);
-  const accounts =
-    options.accounts === undefined ? undefined : await readAccountsOption(options.accounts, process.cwd());
-  const selection =
-    options.limit === undefined && accounts === undefined ? undefined : { limit: options.limit, accounts };
-  // A file, a path through a file, another user's directory: said as such before anything is read or written.
-  checkStateDir(stateDir, options.dryRun ? 'read' : 'write', LEDGER_FILE);
-  // Every usage and configuration mistake is found before the state directory is created: a
-  // mistaken run leaves nothing behind (no `.migrate/` in the working directory).
-  const exportFiles = await findExportFiles(options.dir);
-  await refuseNoAccounts(exportFiles.files, config, options.allowNoAccounts === true);
-  if (options.dryRun) return dryRun(options, config, stateDir, selection, signal);
-  tellExportEntries(exportFiles);
-  if (options.logFile !== undefined) checkLogFileDir(options.logFile);
-  if (options.metricsFile !== undefined) checkMetricsFile(options.metricsFile, warn);
-  // The service settings (URL, credentials, dialect flags) are checked here, without a request;
-  // the service is opened once the ledger says which dialect the state directory was pushed in.
-  const baseUrl = options.sandbox
-    ? undefined
-    : (await loadServiceConfig({ flags: options, env: process.env, cwd: process.cwd(), file: config })).baseUrl;
-  const closers: Array<() => Promise<void> | void> = [];
-  let thrown: unknown;
-  // The exit code the run returns, for the metrics' last write (an exception's is taken from it).
-  let outcome: number | undefined;
+  const setup = await preparePush(options);
+  const settings = engineSettings(options, setup);
+  if (options.dryRun)
+    return dryRunPush({ options, setup, settings, signal, tellEntries, refuse: (reader) => refuseExport(reader) });
+  tellEntries(setup.exportFiles);
+  const run = await openPushRun(options, setup, signal);
+  let ending: RunEnding = { exitCode: ExitCode.fatal };
   try {
-    prepareStateDir(stateDir);
-    stopAt('state-dir-made');
-    const lock = takeLock(stateDir, stopAt);
-    // A lost lock (its directory removed, or taken over after this process stalled) means another
-    // run may start: stop taking work and end with exit 3.
-    const lockLost = new AbortController();
-    const lockWatch = setInterval(() => lock.compromised() && lockLost.abort(), 1000);
-    closers.unshift(
-      () => lock.release().catch(() => undefined),
-      () => clearInterval(lockWatch),
-    );
-    const ledgerFile = join(stateDir, LEDGER_FILE);
-    const ledger = Ledger.open(stateDir);
-    closers.unshift(() => quietly(() => ledger.close()));
-    stopAt('ledger-opened');
-    const recorded = ledger.read.dialect();
-    const moving = options.moveLedgerToService === true;
-    const dialectOf = { dialect: recorded ?? 'spec', stateDir, moving };
-    // Before anything is written for the run: the state directory's service (config/ledger-service.ts).
-    const { recordedService, thisService } = checkLedgerService(options, config, ledger, {
-      stateDir,
-      baseUrl,
-      recorded: recorded === undefined ? undefined : dialectOf,
-    });
-    // A consistent copy as the run starts (docs/ledger-recovery.md); reading every page also finds a damaged file now.
-    explainDamage(stateDir, ledgerFile, () => snapshotLedger(ledger.db, stateDir, nextRunId(ledger)));
-    stopAt('snapshot-taken');
-    const progress = createProgressReporter({
-      stream: process.stderr,
-      wait: options.wait,
-      ...(options.quiet ? { quiet: true } : {}),
-      ...(options.progressInterval === undefined ? {} : { intervalSeconds: options.progressInterval }),
-    });
-    closers.unshift(() => progress.stop());
-    const monitoring =
-      options.metricsFile === undefined
-        ? undefined
-        : openMetrics({
-            file: options.metricsFile,
-            intervalSeconds: options.metricsInterval,
-            stateDir,
-            ledger,
-            tally: progress.tally,
-            previousRun: lastEndedPush(ledger),
-            warn,
-          });
-    if (monitoring)
-      closers.unshift(() =>
-        monitoring.finish(outcome ?? (thrown instanceof MigrateError ? thrown.exitCode : ExitCode.fatal)),
-      );
-    // The run's stop ends the client's waits too (a pause the service asked for, a resend's backoff) and cuts off its
-    // reads in flight; writes in flight get the engine's grace, then close() cuts them off.
-    const runSignal = AbortSignal.any([signal, lockLost.signal]);
-    const service = await openPushService(options, config, recorded === undefined ? undefined : dialectOf, {
-      signal: runSignal,
-      ...(monitoring ? { onEvent: (event: ClientEvent) => monitoring.metrics.onClientEvent(event) } : {}),
-    });
-    closers.unshift(service.close);
-    checkContractDialect(config, service.config.dialect);
-    if (recorded === undefined) ledger.recordDialect(service.config.dialect);
-    const runId = ledger.startRun('push', runOptions(options));
-    stopAt('run-started');
-    if (moving) announceMove(stateDir, recordedService, thisService);
-    if (options.retryInvalid !== undefined) releaseInvalid(ledger, options.retryInvalid);
-    let finished = false;
-    // A run that ends by an exception (unreadable export, lost lock) is recorded as failed, not left `running`.
-    closers.unshift(() => {
-      if (!finished)
-        quietly(() =>
-          ledger.finishRun(runId, 'failed', thrown instanceof MigrateError ? thrown.exitCode : ExitCode.fatal, {
-            ...ledger.read.counts(),
-            // Why it stopped, for `status` (its next step): never a secret (the messages are scrubbed).
-            ...(thrown instanceof MigrateError ? { fatal: { code: thrown.code, detail: thrown.message } } : {}),
-          }),
-        );
-    });
-    // The export's size (a byte scan of the accounts file) lets progress say how much is read and extrapolate the
-    // work. Counted beside the push once staging has started, so that it does not delay the first request.
-    const sizing = new AbortController();
-    closers.unshift(() => sizing.abort());
-    const sizeOnceStaging = onFirst('staging', () =>
-      estimateExportAccounts(exportFiles.files, sizing.signal).then((accounts) => {
-        progress.tally.exportAccounts = accounts;
-      }),
-    );
-    const log = options.logFile === undefined ? undefined : openLog(options.logFile, runId, ledger);
-    if (log)
-      closers.unshift(() =>
-        closeLog(log, {
-          outcome: 'failed',
-          exitCode: thrown instanceof MigrateError ? thrown.exitCode : ExitCode.fatal,
-        }),
-      );
-    const sink = log ? teeSink(progress, log, sizeOnceStaging) : teeSink(progress, sizeOnceStaging);
-    // Nothing is sent before every file is proven in order or sorted (README "Complete or not at all").
-    // Payloads are checked for the dialect they will be sent in, as the client checks them before sending.
-    const reader = await openExportInOrder(
-      options.dir,
-      { ...config, dialect: service.config.dialect },
-      {
-        scratchDir: stateDir,
-        signal,
-        onProgress: onFirstOfEachFile((file) => sink.emit({ type: 'reading', file })),
-        onProof: (proof) => {
-          sink.emit({ type: 'order', ms: proof.ms, files: proof.files.length, outOfOrder: proof.outOfOrder.length });
-          if (proof.outOfOrder.length > 0) sink.emit({ type: 'sorting', files: proof.outOfOrder.map(outOfOrderFile) });
-        },
-      },
-    ).catch((error: unknown) => {
-      throw signal.aborted ? new InterruptedError('before anything was sent') : error;
-    });
-    closers.unshift(() => reader.close());
-    stopAt('export-opened');
-    // A signal while the export was opened (a streamed export's open does not watch it): nothing was sent yet.
-    if (signal.aborted) throw new InterruptedError('before anything was sent');
-    // Streaming, only a header's problems are known now (README "Sending while the export is read").
-    refuseFileIssues(reader.fileIssues);
+    const reader = await openExportForRun(options, setup, run, signal);
     const result = await runPush({
-      ledger,
-      client: service.client,
-      settings: engineSettings(options, config),
-      sink,
+      ledger: run.ledger,
+      client: run.service.client,
+      settings,
+      sink: run.sink,
       source: reader,
-      signal: runSignal,
-      selection,
+      signal: run.signal,
+      selection: setup.selection,
       maxErrors: options.maxErrors,
     });
-    if (log) closeLog(log, { outcome: result.reason, exitCode: result.exitCode });
-    if (result.unknownAccounts.length > 0)
-      process.stderr.write(
-        `migrate: --accounts: ${result.unknownAccounts.length} not in the export or the ledger (nothing done for ` +
-          `them): ${result.unknownAccounts.slice(0, 20).join(', ')}\n`,
-      );
-    // The ledger could not be written: a damaged file is named before anything is read from it for the summary.
-    const storage = result.fatal?.class === 'storage' ? result.fatal.cause : undefined;
-    if (isLedgerDamage(storage)) throw ledgerDamagedError(stateDir, ledgerFile, storage);
-    if (lockLost.signal.aborted)
-      throw new FatalError(
-        `the lock of ${stateDir} was lost during the run (${lock.compromised()?.message ?? 'unknown reason'}); ` +
-          `stopped. Check that no other run uses this state directory, then run again.`,
-        'state_lock_lost',
-      );
-    progress.stop();
-    const summary = buildPushSummary({
-      result,
-      topErrors: ledger.read.topErrorCodes(5),
-      startedAt,
-      stateDir,
-      processedThisRun: progress.tally.done.processed,
-      createdThisRun: progress.tally.done.created,
-      wait: options.wait,
-      unknownAccounts: result.unknownAccounts,
-      ...(result.maxErrors === undefined ? {} : { maxErrors: result.maxErrors }),
-      notRead: exportFiles.notRead,
-    });
-    ledger.finishRun(runId, result.reason, result.exitCode, {
-      ...result.counts,
-      accountsPerSecond: runRate(progress.tally),
-      ...(result.fatal ? { fatal: { code: result.fatal.code, detail: result.fatal.detail } } : {}),
-    });
-    finished = true;
-    // Recorded once the service has answered for a run (a first run against a mistyped URL records nothing).
-    if (result.reason !== 'fatal') recordService(ledger, recordedService, thisService, runId);
-    if (options.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
-    else process.stdout.write(renderSummary(summary, colorWanted(process.stdout, process.env)));
-    if (storage !== undefined)
-      throw (
-        stateDirFailure(storage, stateDir) ??
-        new FatalError(
-          `the ledger in ${stateDir} could not be written (${result.fatal?.detail ?? ''}); the run stopped.`,
-        )
-      );
-    if (result.fatal) process.stderr.write(`migrate: ${result.fatal.code}: ${result.fatal.detail}\n`);
-    // Rows found outside any account while the export streamed: every account was sent, these rows were not.
-    if (reader.fileIssues.length > 0) {
-      process.stderr.write(
-        `migrate: ${describeFileIssues(reader.fileIssues, 'those rows were not sent, every account was')}\n`,
-      );
-      outcome = Math.max(result.exitCode, ExitCode.someFailed);
-      return outcome;
-    }
-    outcome = result.exitCode;
-    return outcome;
+    ending = { exitCode: concludeRun(options, run, reader, result, startedAt) };
+    return ending.exitCode;
   } catch (error) {
-    thrown = isLedgerDamage(error)
-      ? ledgerDamagedError(stateDir, join(stateDir, LEDGER_FILE), error)
-      : (stateDirFailure(error, stateDir) ?? error);
-    throw thrown;
+    const explained = run.explain(error);
+    ending = { exitCode: explained instanceof MigrateError ? explained.exitCode : ExitCode.fatal, error: explained };
+    throw explained;
   } finally {
-    // Every closer runs even if one fails (a full disk fails the run's last ledger write): an
-    // unreleased lock or a live timer would keep the process from exiting.
-    for (const close of closers) {
-      try {
-        await close();
-      } catch (error) {
-        thrown ??= error;
-        if (!stateDirFailure(error, stateDir)) process.stderr.write(`migrate: while closing: ${String(error)}\n`);
-      }
-    }
+    await run.close(ending);
   }
 }
 
-/** This run's service, refused (exit 2) when the ledger records another and --move-ledger-to-service is not given. */
-function checkLedgerService(
+/** The export, every file proven in order or sorted first; refused before anything is sent if it cannot go. */
+async function openExportForRun(
   options: PushCommandOptions,
-  config: MigrateConfig,
-  ledger: Ledger,
-  input: {
-    stateDir: string;
-    baseUrl: string | undefined;
-    recorded: { dialect: string; stateDir: string; moving: boolean } | undefined;
-  },
-): { recordedService: ServiceIdentity | undefined; thisService: ServiceIdentity } {
-  const thisService = serviceIdentity({
-    sandbox: options.sandbox === true,
-    baseUrl: input.baseUrl,
-    dialect: chooseDialect({ flags: options, env: process.env, file: config, recorded: input.recorded }),
-    importSupplier: config.importSupplier,
+  setup: PushSetup,
+  run: PushRun,
+  signal: AbortSignal,
+): Promise<ExportInOrder> {
+  const emit = run.sink.emit.bind(run.sink);
+  // Payloads are checked for the dialect they will be sent in, as the client checks them before sending.
+  const reader = await openExportInOrder(
+    options.dir,
+    { ...setup.config, dialect: run.service.config.dialect },
+    {
+      scratchDir: setup.stateDir,
+      signal,
+      found: setup.exportFiles,
+      onProgress: onFirstOfEachFile((file) => emit({ type: 'reading', file })),
+      onProof: (proof) => {
+        emit({ type: 'order', ms: proof.ms, files: proof.files.length, outOfOrder: proof.outOfOrder.length });
+        if (proof.outOfOrder.length > 0) emit({ type: 'sorting', files: proof.outOfOrder.map(outOfOrderFile) });
+      },
+    },
+  ).catch((error: unknown) => {
+    throw signal.aborted ? new InterruptedError('before anything was sent') : error;
   });
-  const recordedService = ledger.read.service();
-  if (recordedService !== undefined && options.moveLedgerToService !== true)
-    refuseOtherService({ stateDir: input.stateDir, recorded: recordedService, current: thisService, command: 'push' });
-  return { recordedService, thisService };
+  run.onClose(() => reader.close());
+  setup.stopAt('export-opened');
+  // A signal while the export was opened (a streamed export's open does not watch it): nothing was sent yet.
+  if (signal.aborted) throw new InterruptedError('before anything was sent');
+  refuseExport(reader);
+  return reader;
 }
 
-/** --retry-invalid CODES: the accounts the service refused with them are staged again; says how many. */
-function releaseInvalid(ledger: Ledger, codes: readonly string[]): void {
-  const released = ledger.releaseInvalid(codes);
-  process.stderr.write(
-    `migrate: --retry-invalid ${codes.join(',')}: ${released} account(s) the service refused with ` +
-      `${codes.length === 1 ? 'this code are' : 'these codes are'} sent again\n`,
-  );
+/** After the engine: the run recorded, the summary printed, what went wrong said; returns the exit code. */
+function concludeRun(
+  options: PushCommandOptions,
+  run: PushRun,
+  reader: ExportReader,
+  result: PushResult,
+  startedAt: number,
+): number {
+  run.closeLog({ outcome: result.reason, exitCode: result.exitCode });
+  if (result.unknownAccounts.length > 0) tell(unknownAccountsText(result.unknownAccounts));
+  // The ledger could not be written: a damaged file is named before anything is read from it for the summary.
+  const storage = result.fatal?.class === 'storage' ? result.fatal.cause : undefined;
+  if (isLedgerDamage(storage)) throw storage;
+  const lockLost = run.lockLost();
+  if (lockLost !== undefined) throw new FatalError(lockLostText(run.stateDir, lockLost), 'state_lock_lost');
+  run.progress.stop();
+  const summary = buildPushSummary({
+    result,
+    topErrors: run.ledger.read.topErrorCodes(5),
+    startedAt,
+    stateDir: run.stateDir,
+    processedThisRun: run.progress.tally.done.processed,
+    createdThisRun: run.progress.tally.done.created,
+    wait: options.wait,
+    unknownAccounts: result.unknownAccounts,
+    ...(result.maxErrors === undefined ? {} : { maxErrors: result.maxErrors }),
+    notRead: reader.summary.notRead,
+  });
+  run.finish({
+    reason: result.reason,
+    exitCode: result.exitCode,
+    counts: {
+      ...result.counts,
+      accountsPerSecond: runRate(run.progress.tally),
+      ...(result.fatal ? { fatal: { code: result.fatal.code, detail: result.fatal.detail } } : {}),
+    },
+    answered: result.reason !== 'fatal',
+  });
+  if (options.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+  else process.stdout.write(renderSummary(summary, colorWanted(process.stdout, process.env)));
+  if (storage !== undefined)
+    throw (
+      stateDirFailure(storage, run.stateDir) ??
+      new FatalError(`the ledger in ${run.stateDir} could not be written (${result.fatal?.detail ?? ''}); stopped.`)
+    );
+  if (result.fatal) tell(`${result.fatal.code}: ${result.fatal.detail}`);
+  // Rows found outside any account: every account was sent, these rows were not.
+  if (reader.fileIssues.length === 0) return result.exitCode;
+  tell(fileIssuesText(reader.fileIssues, 'those rows were not sent, every account was'));
+  return Math.max(result.exitCode, ExitCode.someFailed);
 }
 
-/** Records the run's service when the ledger has none yet, or when --move-ledger-to-service moved it. */
-function recordService(
-  ledger: Ledger,
-  recorded: ServiceIdentity | undefined,
-  current: ServiceIdentity,
-  runId: number,
-): void {
-  if (recorded === undefined) ledger.recordService(current);
-  else if (serviceDifferences(recorded, current).length > 0) ledger.recordService(current, { from: recorded, runId });
+/**
+ * Undocumented columns would drop data silently: push refuses them before anything is sent. Rows outside any account
+ * (no or an unusable account number, a repeated header) are named at the end and the accounts go on, whether the read
+ * found them before the first account (a file sorted first, a JSON export read whole) or while accounts were sent.
+ */
+function refuseExport(reader: ExportReader): void {
+  if ((reader.fileIssues.byCode[ExportCode.unknownColumn] ?? 0) === 0) return;
+  throw new UsageError(fileIssuesText(reader.fileIssues, 'nothing was sent'), 'export_file_issues');
 }
 
-function announceMove(stateDir: string, recorded: ServiceIdentity | undefined, current: ServiceIdentity): void {
-  if (recorded === undefined || serviceDifferences(recorded, current).length === 0) return;
-  process.stderr.write(
-    `migrate: ${MOVE_FLAG}: the ledger of ${stateDir} moves from ${describeService(recorded)} to ` +
-      `${describeService(current)} once this run is answered\n`,
-  );
-}
-
-const warn = (text: string): void => void process.stderr.write(`migrate: warning: ${text}\n`);
+const tell = (line: string): void => void process.stderr.write(`migrate: ${line}\n`);
 
 /** Links read through and entries not read, told before anything is staged (docs/export-format.md "Files"). */
-function tellExportEntries({ files, notRead }: Pick<ExportFiles, 'notRead'> & { files: LinkedFile[] }): void {
-  for (const line of [...linkLines(files), ...notReadLines(notRead)]) process.stderr.write(`migrate: ${line}\n`);
-}
-
-/** A sink that calls `then` once, at the first event of that type. */
-function onFirst(type: EngineEvent['type'], then: () => Promise<void>): EventSink {
-  let seen = false;
-  return {
-    emit: (event) => {
-      if (seen || event.type !== type) return;
-      seen = true;
-      void then();
-    },
-  };
+function tellEntries({ files, notRead }: Pick<ExportFiles, 'notRead'> & { files: LinkedFile[] }): void {
+  for (const line of [...linkLines(files), ...notReadLines(notRead)]) tell(line);
 }
 
 /** Calls `then` with each file's name at its first progress report: when it starts being read. */
@@ -539,55 +203,10 @@ function outOfOrderFile(file: FileOutOfOrder): { file: string; line?: number; re
   return file.order === 'unsorted' ? { file: file.file, line: file.line } : { file: file.file, reason: file.reason };
 }
 
-/** The id the next run will get: snapshots are named by it. */
-function nextRunId(ledger: Ledger): number {
-  return (ledger.read.runs(1)[0]?.id ?? 0) + 1;
-}
-
-/** A closing step on a damaged ledger fails too: the error already raised is the one to report. */
-function quietly(step: () => void): void {
-  try {
-    step();
-  } catch (error) {
-    if (!isLedgerDamage(error)) throw error;
-  }
-}
-
-function takeLock(stateDir: string, stopAt: (point: StopPoint) => void): LedgerLock {
-  try {
-    return acquireLock(stateDir, { onStep: stopAt });
-  } catch (error) {
-    if (error instanceof LedgerLockedError)
-      throw new MigrateError(error.message, { code: 'state_locked', exitCode: ExitCode.locked });
-    throw error;
-  }
-}
-
-/**
- * Undocumented columns would drop data silently: push refuses them before anything is sent. Rows outside any account
- * (no or an unusable account number, a repeated header) are named at the end and the accounts go on, whether the read
- * found them before the first account (a file sorted first, a JSON export read whole) or while accounts were sent.
- */
-function refuseFileIssues(issues: IssueList): void {
-  if ((issues.byCode[ExportCode.unknownColumn] ?? 0) === 0) return;
-  throw new UsageError(`${describeFileIssues(issues, 'nothing was sent')}`, 'export_file_issues');
-}
-
-function describeFileIssues(issues: IssueList, outcome: string): string {
-  const shown = issues
-    .first(5)
-    .map((issue) => `  ${issue.file}:${issue.line}${issue.column ? ` (${issue.column})` : ''}: ${issue.message}`);
-  const more = issues.length > 5 ? `\n  ... and ${issues.length - 5} more` : '';
-  return (
-    `the export has ${issues.length} problem(s) outside any account; ${outcome}. Fix them (run \`migrate ` +
-    `validate\` for the full list):\n${shown.join('\n')}${more}`
-  );
-}
-
-function engineSettings(options: PushCommandOptions, config: MigrateConfig): EngineSettings {
+function engineSettings(options: PushCommandOptions, setup: PushSetup): EngineSettings {
   return {
     ...DEFAULT_ENGINE_SETTINGS,
-    multiplePaymentInstructions: config.multiplePaymentInstructions,
+    multiplePaymentInstructions: setup.config.multiplePaymentInstructions,
     ...(options.only === undefined ? {} : { steps: options.only }),
     concurrency: options.concurrency,
     retryErrored: options.retryErrored === true,
@@ -598,168 +217,4 @@ function engineSettings(options: PushCommandOptions, config: MigrateConfig): Eng
       force_add_to_current_statement: options.forceAddToCurrentStatement,
     },
   };
-}
-
-/** The options recorded with the run: never a secret (file paths only), sets as lists. */
-function runOptions(options: PushCommandOptions): Record<string, unknown> {
-  const { apiKeyFile, tokenFile, only, ...rest } = options;
-  return {
-    ...rest,
-    // The export directory's real path: `migrate report` never writes into it (report/out-dir.ts).
-    exportDir: realpathSync(options.dir),
-    apiKeyFile: apiKeyFile === undefined ? undefined : '(given)',
-    tokenFile: tokenFile === undefined ? undefined : '(given)',
-    only: only === undefined ? undefined : [...only],
-  };
-}
-
-/** The service of src/cli/open-service.ts; --sandbox: processing fast, no faults, the configured supplier Ongoing. */
-function openPushService(
-  options: PushCommandOptions,
-  config: MigrateConfig,
-  recorded: { dialect: string; stateDir: string; moving: boolean } | undefined,
-  client: { signal: AbortSignal; onEvent?: (event: ClientEvent) => void },
-): ReturnType<typeof openService> {
-  const supplier = config.importSupplier;
-  // The default suppliers stay: records may carry their own import_supplier (the configured one fills only gaps).
-  const sandbox = options.sandbox
-    ? {
-        processingMs: 50,
-        ...(supplier === undefined ? {} : { suppliers: { ...DEFAULT_SUPPLIERS, [supplier]: 'Ongoing' as const } }),
-      }
-    : undefined;
-  return openService({
-    flags: options,
-    sandbox,
-    file: config,
-    recorded,
-    client: {
-      concurrency: options.concurrency,
-      maxRequestsPerSecond: options.rate,
-      ...client,
-    },
-  });
-}
-
-/** --log-file's directory must exist: checked before the state directory is created. */
-function checkLogFileDir(path: string): void {
-  const dir = dirname(resolve(path));
-  if (!existsSync(dir) || !statSync(dir).isDirectory())
-    throw new UsageError(`--log-file ${path}: the directory ${dir} does not exist.`, 'log_file_unwritable');
-}
-
-/** --log-file: the NDJSON sink of src/report/ndjson-log.ts (0600, appended); an unwritable path is exit 2. */
-function openLog(path: string, runId: number, ledger: Ledger): NdjsonLogSink {
-  return createNdjsonLogSink(path, { runId, accountNumberOf: (id) => ledger.accountById(id)?.externalAccountNumber });
-}
-
-function closeLog(log: NdjsonLogSink, end: { outcome: string; exitCode: number }): void {
-  log.close(end);
-  if (log.failure)
-    process.stderr.write(
-      `migrate: warning: --log-file: writing stopped ` +
-        `(${(log.failure as NodeJS.ErrnoException).code ?? log.failure.message}); the run went on\n`,
-    );
-}
-
-/** The dialect the run will send in, as far as it can be told before the state directory is opened. */
-function dialectBeforeRun(options: PushCommandOptions, config: MigrateConfig, stateDir: string) {
-  let recorded: ReturnType<typeof recordedDialect>;
-  quietly(() => (recorded = recordedDialect(stateDir)));
-  return chooseDialect({ flags: options, env: process.env, file: config, recorded });
-}
-
-/** The dialect a state directory was pushed in, read without a lock; undefined when it has no ledger yet. */
-function recordedDialect(stateDir: string): { dialect: string; stateDir: string } | undefined {
-  if (!existsSync(join(stateDir, LEDGER_FILE))) return undefined;
-  const reader = openLedgerReader(stateDir);
-  try {
-    const dialect = reader.read.dialect();
-    return dialect === undefined ? undefined : { dialect, stateDir };
-  } finally {
-    reader.close();
-  }
-}
-
-/**
- * --dry-run: stages the export into a scratch copy of the ledger (engine/dry-run.ts) and prints
- * the plan; no lock, no request, the state directory is only read (and not created).
- */
-async function dryRun(
-  options: PushCommandOptions,
-  config: MigrateConfig,
-  stateDir: string,
-  selection: { limit?: number | undefined; accounts?: ReadonlySet<string> | undefined } | undefined,
-  signal: AbortSignal,
-): Promise<number> {
-  // Credentials are checked (no request) so that a plan also says the real run could start.
-  const serviceConfig = options.sandbox
-    ? undefined
-    : await loadServiceConfig({ flags: options, env: process.env, cwd: process.cwd(), file: config });
-  for (const warning of serviceConfig?.warnings ?? []) process.stderr.write(`migrate: warning: ${warning}\n`);
-  // ... and that it would not be refused for another service than the state directory's.
-  if (existsSync(join(stateDir, LEDGER_FILE)) && options.moveLedgerToService !== true) {
-    const reader = openLedgerReader(stateDir);
-    try {
-      const recorded = reader.read.service();
-      if (recorded !== undefined)
-        refuseOtherService({
-          stateDir,
-          recorded,
-          current: serviceIdentity({
-            sandbox: options.sandbox === true,
-            baseUrl: serviceConfig?.baseUrl,
-            dialect: chooseDialect({
-              flags: options,
-              env: process.env,
-              file: config,
-              recorded: { dialect: recorded.dialect, stateDir },
-            }),
-            importSupplier: config.importSupplier,
-          }),
-          command: 'push',
-        });
-    } finally {
-      reader.close();
-    }
-  }
-  const scratch = mkdtempSync(join(tmpdir(), 'migrate-dry-run-'));
-  let reader: ExportReader | undefined;
-  try {
-    // The dialect the real run would send in (the state directory's, if it has one): the same checks, the same plan.
-    const dialect = chooseDialect({
-      flags: options,
-      env: process.env,
-      file: config,
-      recorded: recordedDialect(stateDir),
-    });
-    reader = await openExport(options.dir, { ...config, dialect }, { scratchDir: scratch });
-    tellExportEntries(reader.summary);
-    refuseFileIssues(reader.fileIssues);
-    const samples = new PlanSamples();
-    const json = options.json ? new PlanJsonWriter((text) => process.stdout.write(text)) : undefined;
-    const result = await planDryRun({
-      stateDir,
-      scratchDir: scratch,
-      entries: reader.entries(),
-      settings: engineSettings(options, config),
-      selection,
-      signal,
-      retryInvalid: options.retryInvalid,
-      sink: { emit: () => undefined },
-      onAccount: (row) => (json ? json.row(row) : samples.add(row)),
-    });
-    const report = {
-      stateDir,
-      staged: result.staged,
-      totals: result.scan.totals,
-      unknownAccounts: result.scan.unknownAccounts,
-    };
-    if (json) json.end(report);
-    else process.stdout.write(renderPlan(report, samples));
-    return ExitCode.ok;
-  } finally {
-    await reader?.close();
-    rmSync(scratch, { recursive: true, force: true });
-  }
 }

@@ -19,14 +19,16 @@ export interface ExportInOrder extends ExportReader {
 export async function openExportInOrder(
   dir: string,
   config: ExportMapping,
-  options: Pick<OpenExportOptions, 'scratchDir' | 'onProgress' | 'today'> & {
+  options: Pick<OpenExportOptions, 'scratchDir' | 'onProgress' | 'today' | 'found'> & {
     signal?: AbortSignal;
     /** Called once the order is proven, before the files to sort are read (messages, the log). */
     onProof?: (proof: OrderProof) => void;
   } = {},
 ): Promise<ExportInOrder> {
-  const { files } = await findExportFiles(dir);
-  const { signal, onProof, ...open } = options;
+  const found = options.found ?? (await findExportFiles(dir));
+  const { files } = found;
+  const { signal, onProof, ...rest } = options;
+  const open = { ...rest, found };
   if (!files.every((file) => file.format === 'csv')) {
     const reader = await openExport(dir, config, { ...open, join: 'staged', ...(signal ? { signal } : {}) });
     return Object.assign(reader, { proof: undefined });

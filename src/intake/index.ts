@@ -1,5 +1,12 @@
 import type { ExportMapping } from '../mapping/mapping-rules.js';
-import { findExportFiles, type ExportFile, type FileFormat, type FileKind, type NotRead } from '../sources/index.js';
+import {
+  findExportFiles,
+  type ExportFile,
+  type ExportFiles,
+  type FileFormat,
+  type FileKind,
+  type NotRead,
+} from '../sources/index.js';
 import { FILE_KINDS } from '../sources/kinds.js';
 import { joinGroup, type JoinSetup } from '../mapping/join-groups.js';
 import type { JoinContext } from '../mapping/staged-record.js';
@@ -68,6 +75,8 @@ export interface OpenExportOptions {
   onProgress?: (progress: ReadPhaseProgress) => void;
   /** Stops the staged join's first pass (it reads every file before openExport returns): openExport rejects. */
   signal?: AbortSignal;
+  /** The export's files as the caller found them already (sources/files.ts): the directory is not listed again. */
+  found?: ExportFiles;
 }
 
 /**
@@ -96,7 +105,7 @@ interface Opening {
 }
 
 async function startOpening(dir: string, config: ExportMapping, options: OpenExportOptions): Promise<Opening> {
-  const { files, notRead } = await findExportFiles(dir);
+  const { files, notRead } = options.found ?? (await findExportFiles(dir));
   const issues = files.map(() => new IssueSpool(options.scratchDir, { byLine: true }));
   const summary: ExportSummary = {
     files: files.map((file) => ({

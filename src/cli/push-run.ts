@@ -1,0 +1,360 @@
+import { realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ClientEvent } from '../api/index.js';
+import {
+  describeService,
+  MOVE_FLAG,
+  refuseOtherService,
+  serviceDifferences,
+  serviceIdentity,
+  type ServiceIdentity,
+} from '../config/ledger-service.js';
+import { chooseDialect } from '../config/service.js';
+import { teeSink, type EngineEvent, type EventSink } from '../engine/index.js';
+import { ExitCode, MigrateError } from '../errors.js';
+import {
+  acquireLock,
+  explainDamage,
+  isLedgerDamage,
+  Ledger,
+  LEDGER_FILE,
+  ledgerDamagedError,
+  LedgerLockedError,
+  prepareStateDir,
+  snapshotLedger,
+  stateDirFailure,
+  type LedgerLock,
+} from '../ledger/index.js';
+import { estimateExportAccounts } from '../report/export-size.js';
+import { createNdjsonLogSink, type NdjsonLogSink } from '../report/ndjson-log.js';
+import { createProgressReporter, type ProgressReporter } from '../report/progress.js';
+import { logFailedText, releasedText } from '../report/push-messages.js';
+import { DEFAULT_SUPPLIERS } from '../sandbox/index.js';
+import { Closers } from './closers.js';
+import { openService, type OpenService } from './open-service.js';
+import type { PushCommandOptions } from './push-options.js';
+import { lastEndedPush, openMetrics, type OpenedMetrics } from './push-monitoring.js';
+import type { PushSetup } from './push-setup.js';
+
+// A push run's resources, opened in one place and closed in one (closers.ts, in reverse): the state directory's lock
+// and its watch, the ledger and its snapshot, the recorded service and dialect, the service's client, the run's record,
+// the progress display, the metrics file and the NDJSON log. Whatever way the run ends, every one is closed, the run is
+// recorded (failed, when an exception ended it) and the log and metrics say how it ended.
+
+/** How the run ended, told to every closer. */
+export interface RunEnding {
+  exitCode: number;
+  /** The exception that ended it, if one did. */
+  error?: unknown;
+}
+
+export interface PushRun {
+  readonly stateDir: string;
+  readonly ledger: Ledger;
+  readonly service: OpenService;
+  readonly runId: number;
+  readonly progress: ProgressReporter;
+  /** Every engine event goes here: progress, the log, the export's sizing. */
+  readonly sink: EventSink;
+  /** Aborted by SIGINT/SIGTERM or a lost lock: the engine and the client stop. */
+  readonly signal: AbortSignal;
+  /** Why the lock was lost, once it was (another run may have started). */
+  lockLost(): string | undefined;
+  /** The run's outcome is recorded; the service is recorded when it answered. */
+  finish(outcome: { reason: string; exitCode: number; counts: Record<string, unknown>; answered: boolean }): void;
+  closeLog(end: { outcome: string; exitCode: number }): void;
+  /** Something the command opened for the run, closed with the rest (before what was opened earlier). */
+  onClose(close: () => unknown): void;
+  /** Closes everything (closers.ts); the first failure is rethrown unless the run already failed. */
+  close(ending: RunEnding): Promise<void>;
+  /** A storage failure or a damaged ledger as the message that names the state directory and what to do. */
+  explain(error: unknown): unknown;
+}
+
+export async function openPushRun(
+  options: PushCommandOptions,
+  setup: PushSetup,
+  signal: AbortSignal,
+): Promise<PushRun> {
+  const closers = new Closers<RunEnding>();
+  const { stateDir } = setup;
+  try {
+    return await openResources(options, setup, signal, closers);
+  } catch (error) {
+    const explained = explainStorage(error, stateDir);
+    await closers.close({ exitCode: exitCodeOf(explained), error: explained }, () => undefined);
+    throw explained;
+  }
+}
+
+async function openResources(
+  options: PushCommandOptions,
+  setup: PushSetup,
+  signal: AbortSignal,
+  closers: Closers<RunEnding>,
+): Promise<PushRun> {
+  const { stateDir, stopAt } = setup;
+  const { ledger, lock, lockLost } = openLockedLedger(setup, closers);
+  const services = checkLedgerService(options, setup, ledger);
+  // A consistent copy as the run starts (docs/ledger-recovery.md); reading every page also finds a damaged file now.
+  explainDamage(stateDir, join(stateDir, LEDGER_FILE), () => snapshotLedger(ledger.db, stateDir, nextRunId(ledger)));
+  stopAt('snapshot-taken');
+  const progress = createProgressReporter({
+    stream: process.stderr,
+    wait: options.wait,
+    ...(options.quiet ? { quiet: true } : {}),
+    ...(options.progressInterval === undefined ? {} : { intervalSeconds: options.progressInterval }),
+  });
+  closers.add(() => progress.stop());
+  const monitoring = openMonitoring(options, stateDir, ledger, progress);
+  if (monitoring) closers.add((ending) => monitoring.finish(ending.exitCode));
+  // The run's stop ends the client's waits too (a pause the service asked for, a resend's backoff) and cuts off its
+  // reads in flight; writes in flight get the engine's grace, then close() cuts them off.
+  const runSignal = AbortSignal.any([signal, lockLost]);
+  const service = await openPushService(options, setup, {
+    signal: runSignal,
+    ...(monitoring ? { onEvent: (event: ClientEvent) => monitoring.metrics.onClientEvent(event) } : {}),
+  });
+  closers.add(() => service.close());
+  if (ledger.read.dialect() === undefined) ledger.recordDialect(service.config.dialect);
+  const runId = ledger.startRun('push', runOptions(options));
+  stopAt('run-started');
+  if (options.moveLedgerToService) announceMove(stateDir, services.recorded, services.current);
+  if (options.retryInvalid !== undefined)
+    tell(releasedText(options.retryInvalid, ledger.releaseInvalid(options.retryInvalid)));
+  let finished = false;
+  // A run that ends by an exception (unreadable export, lost lock) is recorded as failed, not left `running`.
+  closers.add(({ exitCode, error }) => {
+    if (!finished) quietly(() => ledger.finishRun(runId, 'failed', exitCode, failedCounts(ledger, error)));
+  });
+  const sizing = new AbortController();
+  closers.add(() => sizing.abort());
+  const log = options.logFile === undefined ? undefined : openLog(options.logFile, runId, ledger);
+  if (log) closers.add(({ exitCode }) => closeLog(log, { outcome: 'failed', exitCode }));
+  const sinks = [progress, sizeOnceStaging(setup, progress, sizing.signal), ...(log ? [log] : [])];
+  return {
+    stateDir,
+    ledger,
+    service,
+    runId,
+    progress,
+    sink: teeSink(...sinks),
+    signal: runSignal,
+    lockLost: () => (lockLost.aborted ? (lock.compromised()?.message ?? 'unknown reason') : undefined),
+    finish: ({ reason, exitCode, counts, answered }) => {
+      ledger.finishRun(runId, reason, exitCode, counts);
+      finished = true;
+      // Recorded once the service has answered for a run (a first run against a mistyped URL records nothing).
+      if (answered) recordService(ledger, services.recorded, services.current, runId);
+    },
+    closeLog: (end) => log && closeLog(log, end),
+    onClose: (close) => closers.add(close),
+    close: async (ending) => {
+      const failure = await closers.close(ending, (error) => {
+        if (!stateDirFailure(error, stateDir)) process.stderr.write(`migrate: while closing: ${String(error)}\n`);
+      });
+      if (failure !== undefined && ending.error === undefined) throw explainStorage(failure, stateDir);
+    },
+    explain: (error) => explainStorage(error, stateDir),
+  };
+}
+
+/**
+ * The state directory made, locked and its ledger opened. A lost lock (taken over after this process stalled) means
+ * another run may start: `lockLost` aborts, and the run stops taking work (exit 3).
+ */
+function openLockedLedger(
+  setup: PushSetup,
+  closers: Closers<RunEnding>,
+): { ledger: Ledger; lock: LedgerLock; lockLost: AbortSignal } {
+  const { stateDir, stopAt } = setup;
+  prepareStateDir(stateDir);
+  stopAt('state-dir-made');
+  const lock = takeLock(stateDir, stopAt);
+  const lockLost = new AbortController();
+  const lockWatch = setInterval(() => lock.compromised() && lockLost.abort(), 1000);
+  closers.add(() => lock.release().catch(() => undefined));
+  closers.add(() => clearInterval(lockWatch));
+  const ledger = Ledger.open(stateDir);
+  closers.add(() => quietly(() => ledger.close()));
+  stopAt('ledger-opened');
+  return { ledger, lock, lockLost: lockLost.signal };
+}
+
+/** The ledger's counts and, for an exception that ended the run, why (for `status`: never a secret). */
+function failedCounts(ledger: Ledger, error: unknown): Record<string, unknown> {
+  return {
+    ...ledger.read.counts(),
+    ...(error instanceof MigrateError ? { fatal: { code: error.code, detail: error.message } } : {}),
+  };
+}
+
+function exitCodeOf(error: unknown): number {
+  return error instanceof MigrateError ? error.exitCode : ExitCode.fatal;
+}
+
+function explainStorage(error: unknown, stateDir: string): unknown {
+  return isLedgerDamage(error)
+    ? ledgerDamagedError(stateDir, join(stateDir, LEDGER_FILE), error)
+    : (stateDirFailure(error, stateDir) ?? error);
+}
+
+/** This run's service, refused (exit 2) when the ledger records another and --move-ledger-to-service is not given. */
+function checkLedgerService(
+  options: PushCommandOptions,
+  setup: PushSetup,
+  ledger: Ledger,
+): { recorded: ServiceIdentity | undefined; current: ServiceIdentity } {
+  const moving = options.moveLedgerToService === true;
+  // Read again under the lock: the dialect the setup chose must still be the state directory's.
+  const dialect = ledger.read.dialect();
+  const current = serviceIdentity({
+    sandbox: options.sandbox === true,
+    baseUrl: setup.service?.baseUrl,
+    dialect: chooseDialect({
+      flags: options,
+      env: process.env,
+      file: setup.config,
+      recorded: dialect === undefined ? undefined : { dialect, stateDir: setup.stateDir, moving },
+    }),
+    importSupplier: setup.config.importSupplier,
+  });
+  const recorded = ledger.read.service();
+  if (recorded !== undefined && !moving)
+    refuseOtherService({ stateDir: setup.stateDir, recorded, current, command: 'push' });
+  return { recorded, current };
+}
+
+/** Records the run's service when the ledger has none yet, or when --move-ledger-to-service moved it. */
+function recordService(
+  ledger: Ledger,
+  recorded: ServiceIdentity | undefined,
+  current: ServiceIdentity,
+  runId: number,
+): void {
+  if (recorded === undefined) ledger.recordService(current);
+  else if (serviceDifferences(recorded, current).length > 0) ledger.recordService(current, { from: recorded, runId });
+}
+
+function announceMove(stateDir: string, recorded: ServiceIdentity | undefined, current: ServiceIdentity): void {
+  if (recorded === undefined || serviceDifferences(recorded, current).length === 0) return;
+  tell(
+    `${MOVE_FLAG}: the ledger of ${stateDir} moves from ${describeService(recorded)} to ` +
+      `${describeService(current)} once this run is answered`,
+  );
+}
+
+const tell = (line: string): void => void process.stderr.write(`migrate: ${line}\n`);
+
+function openMonitoring(
+  options: PushCommandOptions,
+  stateDir: string,
+  ledger: Ledger,
+  progress: ProgressReporter,
+): OpenedMetrics | undefined {
+  if (options.metricsFile === undefined) return undefined;
+  return openMetrics({
+    file: options.metricsFile,
+    intervalSeconds: options.metricsInterval,
+    stateDir,
+    ledger,
+    tally: progress.tally,
+    previousRun: lastEndedPush(ledger),
+    warn: (text) => tell(`warning: ${text}`),
+  });
+}
+
+/**
+ * The export's size (a byte scan of the accounts file) lets progress say how much is read and extrapolate the work.
+ * Counted beside the push once staging has started, so that it does not delay the first request.
+ */
+function sizeOnceStaging(setup: PushSetup, progress: ProgressReporter, signal: AbortSignal): EventSink {
+  return onFirst('staging', () =>
+    estimateExportAccounts(setup.exportFiles.files, signal).then((accounts) => {
+      progress.tally.exportAccounts = accounts;
+    }),
+  );
+}
+
+/** A sink that calls `then` once, at the first event of that type. */
+function onFirst(type: EngineEvent['type'], then: () => Promise<void>): EventSink {
+  let seen = false;
+  return {
+    emit: (event) => {
+      if (seen || event.type !== type) return;
+      seen = true;
+      void then();
+    },
+  };
+}
+
+/** The id the next run will get: snapshots are named by it. */
+function nextRunId(ledger: Ledger): number {
+  return (ledger.read.runs(1)[0]?.id ?? 0) + 1;
+}
+
+/** A closing step on a damaged ledger fails too: the error already raised is the one to report. */
+function quietly(step: () => void): void {
+  try {
+    step();
+  } catch (error) {
+    if (!isLedgerDamage(error)) throw error;
+  }
+}
+
+function takeLock(stateDir: string, stopAt: PushSetup['stopAt']): LedgerLock {
+  try {
+    return acquireLock(stateDir, { onStep: stopAt });
+  } catch (error) {
+    if (error instanceof LedgerLockedError)
+      throw new MigrateError(error.message, { code: 'state_locked', exitCode: ExitCode.locked });
+    throw error;
+  }
+}
+
+/** The options recorded with the run: never a secret (file paths only), sets as lists. */
+function runOptions(options: PushCommandOptions): Record<string, unknown> {
+  const { apiKeyFile, tokenFile, only, ...rest } = options;
+  return {
+    ...rest,
+    // The export directory's real path: `migrate report` never writes into it (report/out-dir.ts).
+    exportDir: realpathSync(options.dir),
+    apiKeyFile: apiKeyFile === undefined ? undefined : '(given)',
+    tokenFile: tokenFile === undefined ? undefined : '(given)',
+    only: only === undefined ? undefined : [...only],
+  };
+}
+
+/** The service of open-service.ts; --sandbox: processing fast, no faults, the configured supplier Ongoing. */
+function openPushService(
+  options: PushCommandOptions,
+  setup: PushSetup,
+  client: { signal: AbortSignal; onEvent?: (event: ClientEvent) => void },
+): Promise<OpenService> {
+  const supplier = setup.config.importSupplier;
+  // The default suppliers stay: records may carry their own import_supplier (the configured one fills only gaps).
+  const sandbox = options.sandbox
+    ? {
+        processingMs: 50,
+        ...(supplier === undefined ? {} : { suppliers: { ...DEFAULT_SUPPLIERS, [supplier]: 'Ongoing' as const } }),
+      }
+    : undefined;
+  return openService({
+    flags: options,
+    sandbox,
+    file: setup.config,
+    recorded: setup.recorded,
+    config: setup.service,
+    client: { concurrency: options.concurrency, maxRequestsPerSecond: options.rate, ...client },
+  });
+}
+
+/** --log-file: the NDJSON sink of src/report/ndjson-log.ts (0600, appended); an unwritable path is exit 2. */
+function openLog(path: string, runId: number, ledger: Ledger): NdjsonLogSink {
+  return createNdjsonLogSink(path, { runId, accountNumberOf: (id) => ledger.accountById(id)?.externalAccountNumber });
+}
+
+function closeLog(log: NdjsonLogSink, end: { outcome: string; exitCode: number }): void {
+  log.close(end);
+  if (log.failure) tell(logFailedText(log.failure));
+}

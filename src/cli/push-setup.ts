@@ -1,0 +1,99 @@
+import { existsSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { checkContractDialect, loadMigrateConfig, type MigrateConfig } from '../config/index.js';
+import { chooseDialect, loadServiceConfig, type ServiceConfig } from '../config/service.js';
+import { UsageError } from '../errors.js';
+import { refuseNoAccounts } from '../intake/accounts-present.js';
+import { checkStateDir, isLedgerDamage, LEDGER_FILE, openLedgerReader } from '../ledger/index.js';
+import type { Dialect } from '../schema/index.js';
+import { findExportFiles, type ExportFiles } from '../sources/index.js';
+import { warnAboutContract } from './contract-option.js';
+import { tellWarnings } from './open-service.js';
+import type { PushCommandOptions } from './push-options.js';
+import { readAccountsOption } from './push-options.js';
+import { checkMetricsFile } from './push-monitoring.js';
+import { stopPointsOf, type StopPoint } from './stop-points.js';
+
+// Everything `migrate push` decides before it writes anything (README "Exit codes": a usage or configuration mistake
+// is exit 2 and leaves nothing behind, no `.migrate/` in the working directory): the mapping file, the export's files
+// (found once), the service's settings (loaded once, checked without a request) and the dialect the run sends in.
+
+export interface PushSetup {
+  stateDir: string;
+  config: MigrateConfig;
+  /** --limit, --accounts: the accounts the run may take (undefined: all). */
+  selection: { limit?: number | undefined; accounts?: ReadonlySet<string> | undefined } | undefined;
+  exportFiles: ExportFiles;
+  /** The service's settings; undefined with --sandbox (the built-in sandbox's, once it runs). */
+  service: ServiceConfig | undefined;
+  /** The dialect the run sends in: the flags', else the state directory's, else 'spec' (config/service.ts). */
+  dialect: Dialect;
+  /** The state directory's recorded dialect, read without the lock (undefined: none yet). */
+  recorded: { dialect: string; stateDir: string; moving: boolean } | undefined;
+  /** The test hook of stop-points.ts (a no-op unless MIGRATE_TEST_STOP_AT is set). */
+  stopAt: (point: StopPoint) => void;
+}
+
+export async function preparePush(options: PushCommandOptions): Promise<PushSetup> {
+  const stateDir = resolve(options.state);
+  const config = await loadMigrateConfig({
+    cwd: process.cwd(),
+    exportDir: options.dir,
+    env: process.env,
+    ...(options.config === undefined ? {} : { configPath: options.config }),
+    ...(options.supplier === undefined ? {} : { supplier: options.supplier }),
+    ...(options.contract === undefined ? {} : { contractPath: options.contract }),
+  });
+  // A file, a path through a file, another user's directory: said as such before anything is read or written.
+  checkStateDir(stateDir, options.dryRun ? 'read' : 'write', LEDGER_FILE);
+  const recorded = recordedDialect(stateDir, options.moveLedgerToService === true);
+  const dialect = chooseDialect({ flags: options, env: process.env, file: config, recorded });
+  if (config.contract) checkContractDialect(config, dialect);
+  warnAboutContract(config);
+  const selection = await selectionOf(options);
+  const exportFiles = await findExportFiles(options.dir);
+  await refuseNoAccounts(exportFiles.files, config, options.allowNoAccounts === true);
+  if (!options.dryRun && options.logFile !== undefined) checkLogFileDir(options.logFile);
+  if (!options.dryRun && options.metricsFile !== undefined) checkMetricsFile(options.metricsFile, warn);
+  // Checked here without a request; the client is made once the state directory is locked.
+  const service = options.sandbox
+    ? undefined
+    : await loadServiceConfig({ flags: options, env: process.env, cwd: process.cwd(), file: config, recorded });
+  if (service) tellWarnings(service);
+  return { stateDir, config, selection, exportFiles, service, dialect, recorded, stopAt: stopPointsOf(process.env) };
+}
+
+export const warn = (text: string): void => void process.stderr.write(`migrate: warning: ${text}\n`);
+
+async function selectionOf(options: PushCommandOptions): Promise<PushSetup['selection']> {
+  const accounts =
+    options.accounts === undefined ? undefined : await readAccountsOption(options.accounts, process.cwd());
+  return options.limit === undefined && accounts === undefined ? undefined : { limit: options.limit, accounts };
+}
+
+/** --log-file's directory must exist: checked before the state directory is created. */
+function checkLogFileDir(path: string): void {
+  const dir = dirname(resolve(path));
+  if (!existsSync(dir) || !statSync(dir).isDirectory())
+    throw new UsageError(`--log-file ${path}: the directory ${dir} does not exist.`, 'log_file_unwritable');
+}
+
+/**
+ * The dialect a state directory was pushed in, read without a lock; undefined when it has none yet. A damaged ledger
+ * reads as none here: the locked open names it.
+ */
+function recordedDialect(stateDir: string, moving: boolean): PushSetup['recorded'] {
+  if (!existsSync(join(stateDir, LEDGER_FILE))) return undefined;
+  try {
+    const reader = openLedgerReader(stateDir);
+    try {
+      const dialect = reader.read.dialect();
+      return dialect === undefined ? undefined : { dialect, stateDir, moving };
+    } finally {
+      reader.close();
+    }
+  } catch (error) {
+    if (isLedgerDamage(error)) return undefined;
+    throw error;
+  }
+}
