@@ -117,7 +117,7 @@ describe('the ledger', () => {
     const opening = files
       .filter((file) => /from\s+['"]better-sqlite3['"]|\.(?:prepare|pragma)\(/.test(readFileSync(file, 'utf8')))
       .map(name)
-      .filter((file) => !file.startsWith(`ledger${path.sep}`) && file !== path.join('intake', 'staged-join.ts'));
+      .filter((file) => !file.startsWith(`ledger${path.sep}`) && file !== path.join('intake', 'scratch-join.ts'));
     expect(opening).toEqual([]);
   });
 });

@@ -102,11 +102,11 @@ export async function validateCommand(options: ValidateCommandOptions): Promise<
   const progress = process.stderr.isTTY ? new ProgressDisplay() : undefined;
   let validation: ExportValidation;
   try {
-    // --remote reads the whole export first (the staged join), so that no account is sent to the service twice.
+    // --remote reads the whole export first (the scratch join), so that no account is sent to the service twice.
     const reader: ExportReader & { proof?: OrderProof | undefined } = remote
       ? await openExport(options.dir, mapping, {
-          join: 'staged',
-          onProgress: (event) => progress?.reading('staged', event.bytes, event.totalBytes),
+          join: 'scratch',
+          onProgress: (event) => progress?.reading('scratch', event.bytes, event.totalBytes),
         })
       : await openExportInOrder(options.dir, mapping, {
           onProgress: (event) => progress?.reading('streaming', event.bytes, event.totalBytes),
@@ -217,7 +217,7 @@ class ProgressDisplay {
   #bar: cliProgress.SingleBar | undefined;
   #counting = false;
 
-  reading(join: 'staged' | 'streaming', bytes: number, total: number): void {
+  reading(join: 'scratch' | 'streaming', bytes: number, total: number): void {
     if (!this.#bar) {
       const label = join === 'streaming' ? 'validating' : 'reading   ';
       this.#bar = new cliProgress.SingleBar(

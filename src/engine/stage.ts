@@ -37,7 +37,7 @@ export interface ExportSource {
   entries(): AsyncIterable<ExportEntry>;
 }
 
-/** A source read once (tests, the dry run's staged join). */
+/** A source read once (tests, the dry run's scratch join). */
 export function sourceOf(entries: AsyncIterable<ExportEntry>): ExportSource {
   return { entries: () => entries };
 }

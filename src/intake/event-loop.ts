@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
-// A join whose records are all at hand (the staging file, sorted scratch runs, batches the
+// A join whose records are all at hand (the scratch join's file, sorted scratch runs, batches the
 // parsing thread sent ahead) only awaits settled promises, which never let the event loop turn:
 // no timer, no signal handler (push stops on SIGINT between staging batches), no progress redraw
 // would run until the export has been read. Both joins turn it every ENTRIES_PER_TURN entries.

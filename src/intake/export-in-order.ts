@@ -30,7 +30,7 @@ export async function openExportInOrder(
   const { signal, onProof, ...rest } = options;
   const open = { ...rest, found };
   if (!files.every((file) => file.format === 'csv')) {
-    const reader = await openExport(dir, config, { ...open, join: 'staged', ...(signal ? { signal } : {}) });
+    const reader = await openExport(dir, config, { ...open, join: 'scratch', ...(signal ? { signal } : {}) });
     return Object.assign(reader, { proof: undefined });
   }
   const proof = await proveOrder(files, config, signal);

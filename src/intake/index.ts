@@ -9,12 +9,12 @@ import {
 } from '../sources/index.js';
 import { FILE_KINDS } from '../sources/kinds.js';
 import { joinGroup, type JoinSetup } from '../mapping/join-groups.js';
-import type { JoinContext } from '../mapping/staged-record.js';
+import type { JoinContext } from '../mapping/sourced-record.js';
 import { concatIssues, IssueSpool, type IssueList } from './issue-spool.js';
 import { CHILD_KINDS, notInAccountsIssue, openExportFile, type OpenedFile } from './read-export.js';
 import { eventLoopTurns } from './event-loop.js';
 import { sortedFile } from './sort-file.js';
-import { StagingStore } from './staged-join.js';
+import { ScratchJoinStore } from './scratch-join.js';
 import { streamEntries, type StreamCounts } from './stream-join.js';
 import type { ExportEntry } from '../mapping/types.js';
 
@@ -44,7 +44,7 @@ export interface ExportSummary {
  * first record out of order, except in the files named in `sortFiles`, which are sorted first
  * (sort-file.ts: an external merge sort) while the others stream beside them.
  */
-export type JoinMode = 'staged' | 'streaming';
+export type JoinMode = 'scratch' | 'streaming';
 
 export interface ExportReader {
   /**
@@ -73,7 +73,7 @@ export interface OpenExportOptions {
   /** `YYYY-MM-DD` for "not in the future" rules (default: today, UTC). */
   today?: string;
   onProgress?: (progress: ReadPhaseProgress) => void;
-  /** Stops the staged join's first pass (it reads every file before openExport returns): openExport rejects. */
+  /** Stops the scratch join's first pass (it reads every file before openExport returns): openExport rejects. */
   signal?: AbortSignal;
   /** The export's files as the caller found them already (sources/files.ts): the directory is not listed again. */
   found?: ExportFiles;
@@ -89,7 +89,9 @@ export async function openExport(
   options: OpenExportOptions = {},
 ): Promise<ExportReader> {
   const opening = await startOpening(dir, config, options);
-  return (options.join ?? 'staged') === 'staged' ? openStaged(opening, options) : openStreaming(opening, options);
+  return (options.join ?? 'scratch') === 'scratch'
+    ? openScratchJoin(opening, options)
+    : openStreaming(opening, options);
 }
 
 /** What both joins need of an export being opened: its files, their issue spools and summary, a file opener. */
@@ -148,8 +150,8 @@ async function startOpening(dir: string, config: ExportMapping, options: OpenExp
   };
 }
 
-/** The staged join: every file read into the scratch store before this returns. */
-async function openStaged(opening: Opening, options: OpenExportOptions): Promise<ExportReader> {
+/** The scratch join: every file read into the scratch store before this returns. */
+async function openScratchJoin(opening: Opening, options: OpenExportOptions): Promise<ExportReader> {
   const { files, issues, summary, closeIssues } = opening;
   const { store, opened } = await stageFiles(files, opening.open, issues, summary, options).catch((error: unknown) => {
     closeIssues();
@@ -159,7 +161,7 @@ async function openStaged(opening: Opening, options: OpenExportOptions): Promise
   return {
     summary,
     fileIssues: opening.fileIssues,
-    entries: () => stagedEntries(store, setup),
+    entries: () => scratchJoinEntries(store, setup),
     close: () => {
       store.close();
       closeIssues();
@@ -248,15 +250,15 @@ function byteProgress(
   };
 }
 
-/** The staged join's first pass: every file, one after the other, into the scratch store. */
+/** The scratch join's first pass: every file, one after the other, into the scratch store. */
 async function stageFiles(
   files: ExportFile[],
   open: (index: number) => Promise<OpenedFile>,
   issues: IssueSpool[],
   summary: ExportSummary,
   { scratchDir, signal }: Pick<OpenExportOptions, 'scratchDir' | 'signal'>,
-): Promise<{ store: StagingStore; opened: OpenedFile[] }> {
-  const store = new StagingStore(scratchDir);
+): Promise<{ store: ScratchJoinStore; opened: OpenedFile[] }> {
+  const store = new ScratchJoinStore(scratchDir);
   const opened: OpenedFile[] = [];
   const records = files.map(() => 0);
   try {
@@ -286,7 +288,7 @@ async function stageFiles(
 }
 
 /** Entries in the order of their external account numbers: one sorted pass over the staged records. */
-async function* stagedEntries(store: StagingStore, setup: JoinSetup): AsyncGenerator<ExportEntry> {
+async function* scratchJoinEntries(store: ScratchJoinStore, setup: JoinSetup): AsyncGenerator<ExportEntry> {
   const turn = eventLoopTurns();
   for (const group of store.groups()) {
     yield joinGroup(group, setup);

@@ -7,7 +7,7 @@ import type { ExportFile } from '../sources/index.js';
 import { compareKeys } from '../sources/key-order.js';
 import type { ExportEntry } from '../mapping/types.js';
 
-// The join without a staging file, for exports whose files are each sorted by external account
+// The join without a scratch file, for exports whose files are each sorted by external account
 // number, as proven before the join starts (order-proof.ts; the files not proven in order are
 // sorted on disk first): every file is read at once, one record ahead, and the records of the
 // smallest key form the next group (a merge join). Memory holds one account. Every record is

@@ -39,7 +39,7 @@ export interface ValidateExportOptions {
   onEntry?: (entry: ExportEntry) => void;
 }
 
-/** Validates an export read once, in account order (a proven streaming read, or the staged join). */
+/** Validates an export read once, in account order (a proven streaming read, or the scratch join). */
 export async function validateExport(
   reader: ExportReader & { proof?: OrderProof | undefined },
   options: ValidateExportOptions = {},

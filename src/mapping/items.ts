@@ -14,7 +14,7 @@ import {
 } from '../schema/index.js';
 import type { FileKind } from '../sources/kinds.js';
 import { ExportCode } from './issue-codes.js';
-import { recordIssue, REQUEST_BODIES, requestIssues, type JoinContext, type StagedRecord } from './staged-record.js';
+import { recordIssue, REQUEST_BODIES, requestIssues, type JoinContext, type SourcedRecord } from './sourced-record.js';
 import { columnOfPath } from './locate.js';
 import type { MappedItem, SourceIssue } from './types.js';
 
@@ -30,15 +30,15 @@ export interface ItemSet {
 }
 
 /** An account's records, by kind, each list in file order: the join reads each kind once. */
-export type RecordsByKind = Partial<Record<FileKind, StagedRecord[]>>;
+export type RecordsByKind = Partial<Record<FileKind, SourcedRecord[]>>;
 
-export function recordsByKind(records: StagedRecord[]): RecordsByKind {
+export function recordsByKind(records: SourcedRecord[]): RecordsByKind {
   const byKind: RecordsByKind = {};
   for (const staged of records) (byKind[staged.record.kind] ??= []).push(staged);
   return byKind;
 }
 
-function toItems<T>(records: StagedRecord[] | undefined, number: string): Array<MappedItem<T>> {
+function toItems<T>(records: SourcedRecord[] | undefined, number: string): Array<MappedItem<T>> {
   if (!records) return [];
   return records.map((staged) => ({
     value: staged.record.fields as T,

@@ -1,11 +1,11 @@
 import type { FileKind } from '../sources/kinds.js';
 import { joinAccount, joinOrphan } from './join.js';
-import type { JoinContext, StagedRecord } from './staged-record.js';
+import type { JoinContext, SourcedRecord } from './sourced-record.js';
 import { mapCsvRow, mapJsonRecord, type FilePlan } from './record.js';
 import type { ExportEntry } from './types.js';
 
 // One group (every record of one external account number, in file order) -> one entry. Both
-// joins of the intake end here: the scratch-file one (intake/staged-join.ts, any record order)
+// joins of the intake end here: the scratch-file one (intake/scratch-join.ts, any record order)
 // and the streaming one (intake/stream-join.ts, files sorted by external account number).
 
 /** A record as read: the cells of a CSV row, or a JSON object. */
@@ -29,7 +29,7 @@ export interface JoinSetup {
   context: JoinContext;
 }
 
-function mapRecord(raw: GroupRecord, setup: JoinSetup): StagedRecord {
+function mapRecord(raw: GroupRecord, setup: JoinSetup): SourcedRecord {
   const plan = setup.plans[raw.fileIndex];
   if (!plan) throw new Error(`no plan for file ${raw.fileIndex}`);
   const record = Array.isArray(raw.data)

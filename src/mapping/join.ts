@@ -3,7 +3,7 @@ import { validateAccountPayload, withoutTenantFields } from '../schema/index.js'
 import { ExportCode } from './issue-codes.js';
 import { locateIssue } from './locate.js';
 import { itemsOf, recordsByKind, type ItemSet } from './items.js';
-import { recordIssue, REQUEST_BODIES, requestIssues, type JoinContext, type StagedRecord } from './staged-record.js';
+import { recordIssue, REQUEST_BODIES, requestIssues, type JoinContext, type SourcedRecord } from './sourced-record.js';
 import type { ExportAccount, Origin, OrphanItems, SourceIssue } from './types.js';
 
 // The records of one external account number -> one ExportAccount (or OrphanItems). Pure: the
@@ -22,7 +22,7 @@ function collect(
   payload: Record<string, unknown>,
   list: 'customers' | 'supply_addresses',
   accountOrigin: Origin,
-  rows: StagedRecord[],
+  rows: SourcedRecord[],
   origins: Record<string, Origin>,
   issues: SourceIssue[],
   number: string,
@@ -46,7 +46,7 @@ function collect(
  * would go to another supplier's account of that number, or to none (a payment instruction is sent with its own
  * record's supplier). `whose`: where `supplier` comes from, for the message.
  */
-function markOtherSuppliers(records: StagedRecord[], supplier: string, whose: string, context: JoinContext): void {
+function markOtherSuppliers(records: SourcedRecord[], supplier: string, whose: string, context: JoinContext): void {
   for (const staged of records) {
     const own = staged.record.importSupplier;
     if (own === undefined || own === supplier || staged.record.kind === 'accounts') continue;
@@ -61,7 +61,7 @@ function markOtherSuppliers(records: StagedRecord[], supplier: string, whose: st
   }
 }
 
-export function joinAccount(number: string, records: StagedRecord[], context: JoinContext): ExportAccount {
+export function joinAccount(number: string, records: SourcedRecord[], context: JoinContext): ExportAccount {
   const byKind = recordsByKind(records);
   const [main, ...duplicates] = byKind.accounts ?? [];
   if (!main) throw new Error(`joinAccount(${number}) without an accounts record`);
@@ -139,7 +139,7 @@ const renamedFiles = new WeakMap<Record<string, Record<string, string>>, Array<[
 
 function columnOfFiles(
   columnOf: Record<string, Record<string, string>>,
-  records: StagedRecord[],
+  records: SourcedRecord[],
 ): Record<string, Record<string, string>> {
   let renamed = renamedFiles.get(columnOf);
   if (!renamed) {
@@ -150,7 +150,7 @@ function columnOfFiles(
   return Object.fromEntries(renamed.filter(([file]) => records.some((staged) => staged.file === file)));
 }
 
-export function joinOrphan(number: string, records: StagedRecord[], context: JoinContext): OrphanItems {
+export function joinOrphan(number: string, records: SourcedRecord[], context: JoinContext): OrphanItems {
   const first = records.find((staged) => staged.record.importSupplier !== undefined);
   const supplier = first?.record.importSupplier ?? context.importSupplier;
   if (first?.record.importSupplier !== undefined)

@@ -4,7 +4,7 @@
 //   never as a binary double that would turn 90000000000000000001 into 90000000000000000000 and 1e309 into
 //   Infinity (then `null` in any JSON written later). The mapping converts it per field (mapping/json-number.ts).
 //   A marked number is a plain string, so it survives every JSON round trip of the intake (the sorted run files,
-//   the staged join's scratch database) unchanged;
+//   the scratch join's scratch database) unchanged;
 // - a key given twice in one object is an error, never "the last one wins";
 // - a string holding U+0000 is an error: no export text holds it (the readers refuse a NUL byte as binary data),
 //   and it is what tells a marked number from a string.

@@ -1,6 +1,6 @@
 /**
  * The order of external account numbers everywhere: SQLite's BINARY collation (UTF-8 bytes, i.e. code points), so
- * that the key scan, the streaming join, the external sort and the staged join agree. UTF-16 order differs from it
+ * that the key scan, the streaming join, the external sort and the scratch join agree. UTF-16 order differs from it
  * only where a surrogate (a code point above U+FFFF) meets U+E000-U+FFFF.
  */
 export function compareKeys(a: string, b: string): number {

@@ -5,7 +5,7 @@ import { once } from 'node:events';
 // A synthetic export for the validate benchmark: N accounts (20 columns), 2 customers, 1 note
 // and 2 transactions each; all valid, so every row goes the whole way through mapping and schemas.
 // Sorted by external account number (streaming join), or with the customers, notes and
-// transactions files in a scattered account order (staged join).
+// transactions files in a scattered account order (scratch join).
 
 async function writeLines(
   file: string,

@@ -11,7 +11,7 @@ import { generateExport } from './validate-data.js';
 // accounts and flat as the input grows tenfold. Printed as ratios to the limits, not asserted.
 // Each size is measured sorted by external account number (streaming join) and, with
 // --scattered, also with the customers, notes and transactions files in scattered account order
-// (the streaming join stops at once, the staged join reads it).
+// (the streaming join stops at once, the scratch join reads it).
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.join(here, '..', '..');

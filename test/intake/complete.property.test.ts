@@ -105,7 +105,7 @@ const exportArbitrary: fc.Arbitrary<RandomExport> = fc
   .chain((accounts) => {
     const kinds = Object.keys(HEADERS);
     const rowsOf = (kind: string): Row[] => accounts.flatMap((account) => account[kind] ?? []);
-    // CSV most often (the files whose order is proven); JSON and NDJSON send the export to the staged join.
+    // CSV most often (the files whose order is proven); JSON and NDJSON send the export to the scratch join.
     const format = fc.constantFrom<Format>('csv', 'csv', 'csv', 'csv', 'json', 'ndjson');
     return fc.record(
       Object.fromEntries(

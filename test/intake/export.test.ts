@@ -42,7 +42,7 @@ async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
 
 /**
  * Every export read here is also read as push and validate read it (its order proven, the files not in order sorted
- * on disk): it must give exactly what the staged join gave, whatever the order of its files.
+ * on disk): it must give exactly what the scratch join gave, whatever the order of its files.
  */
 async function expectSameWhenStreamed(
   dir: string,
@@ -333,7 +333,7 @@ describe('openExport: join, order, items', () => {
   });
 });
 
-describe('openExport: the staging file', () => {
+describe("openExport: the scratch join's file", () => {
   it('is readable by its owner only while the export is open, and gone after close', async () => {
     const dir = mkdtempSync(path.join(base, 'migrate-export-'));
     writeFileSync(path.join(dir, 'accounts.csv'), `${ACCOUNT}A,DOMESTIC,GB,MONTHLY\n`);

@@ -183,9 +183,9 @@ describe('the streaming join over files it sorts', () => {
     expect([...proof.toSort].sort()).toEqual(['customers.csv', 'notes.csv']);
   });
 
-  it("gives the staged join's entries, summary and file issues", async () => {
+  it("gives the scratch join's entries, summary and file issues", async () => {
     const dir = exportDir(SCATTERED);
-    const staged = await readAll(dir, 'staged');
+    const staged = await readAll(dir, 'scratch');
     const sorted = await readAll(dir, 'streaming', new Set(['customers.csv', 'notes.csv']));
     expect(sorted.entries).toEqual(staged.entries);
     expect(sorted.summary).toEqual(staged.summary);

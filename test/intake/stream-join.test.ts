@@ -17,8 +17,8 @@ import { compareKeys } from '../../src/sources/key-order.js';
 import { jsonReport, textReport } from '../../src/report/validation-report.js';
 import { validateExport, type ExportValidation } from '../../src/intake/validate-export.js';
 
-// The streaming join (files sorted by external account number, no staging file) must give
-// exactly what the staged join gives, and must stop, never guess, at a record out of order.
+// The streaming join (files sorted by external account number, no scratch file) must give
+// exactly what the scratch join gives, and must stop, never guess, at a record out of order.
 
 const base = mkdtempSync(path.join(os.tmpdir(), 'migrate-stream-test-'));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
@@ -73,9 +73,9 @@ const SORTED = {
 };
 
 describe('streaming join', () => {
-  it("gives exactly the staged join's entries, summary and file issues on sorted files, without a staging file", async () => {
+  it("gives exactly the scratch join's entries, summary and file issues on sorted files, without a scratch file", async () => {
     const dir = exportDir(SORTED);
-    const staged = await readAll(dir, 'staged');
+    const staged = await readAll(dir, 'scratch');
     const scratchDir = mkdtempSync(path.join(base, 'scratch-'));
     const streamed = await readAll(dir, 'streaming', scratchDir);
     expect(readdirSync(scratchDir)).toEqual([]);
@@ -153,7 +153,7 @@ describe('validate: an export read in proven order', () => {
     }
   };
 
-  it('sorts the files not in order before reading, with the same result as the staged join and a note saying why', async () => {
+  it('sorts the files not in order before reading, with the same result as the scratch join and a note saying why', async () => {
     // Every file of SORTED but the JSON one (an export with a JSON file is staged whole), two of them scattered.
     const dir = exportDir({
       'accounts.csv': SORTED['accounts.csv'],
@@ -201,9 +201,9 @@ describe('validate: an export read in proven order', () => {
         'accounts.csv': `${ACCOUNTS}${numbers.map((key) => `${key},DOMESTIC,GB,MONTHLY,\n`).join('')}`,
       });
       const config = await loadMigrateConfig({ cwd: dir, exportDir: dir, env: { MIGRATE_SUPPLIER: 'ACME' } });
-      // The staged join reads its accounts back from SQLite synchronously: without turns, no
+      // The scratch join reads its accounts back from SQLite synchronously: without turns, no
       // setImmediate callback runs between the first and the last account.
-      const reader = await openExport(dir, config, { join: 'staged', today: '2026-11-22' });
+      const reader = await openExport(dir, config, { join: 'scratch', today: '2026-11-22' });
       let turns = 0;
       let entries = 0;
       let turnsAtLast = 0;
@@ -227,7 +227,7 @@ describe('validate: an export read in proven order', () => {
     },
   );
 
-  it('reads a sorted export once, with the same result as the staged join', async () => {
+  it('reads a sorted export once, with the same result as the scratch join', async () => {
     const dir = exportDir(SORTED);
     const result = await validate(dir, { MIGRATE_SUPPLIER: 'ACME' });
     const config = await loadMigrateConfig({ cwd: dir, exportDir: dir, env: { MIGRATE_SUPPLIER: 'ACME' } });

@@ -18,7 +18,7 @@ const BATCH = 20_000;
 /** Rows per INSERT statement: one native call per 64 rows instead of per row. */
 const ROWS_PER_INSERT = 64;
 
-export class StagingStore {
+export class ScratchJoinStore {
   readonly #dir: string;
   readonly #db: Database.Database;
   readonly #insert: Database.Statement;

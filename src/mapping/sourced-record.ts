@@ -11,10 +11,10 @@ import type {
 import type { MappedRecord, RecordIssue } from './record.js';
 import type { SourceIssue } from './types.js';
 
-// One mapped record of an account's group, and how its problems become located issues: shared by
-// the join of the account (join.ts) and of its post-import items (items.ts).
+// One mapped record of an account's group with the file it came from, and how its problems become located issues:
+// shared by the join of the account (join.ts) and of its post-import items (items.ts).
 
-export interface StagedRecord {
+export interface SourcedRecord {
   file: string;
   record: MappedRecord;
 }
