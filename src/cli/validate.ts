@@ -8,6 +8,7 @@ import { checkContractDialect, loadMigrateConfig, type MigrateConfig } from '../
 import { chooseDialect, registerServiceOptions, type ServiceFlags } from '../config/service.js';
 import { RUN_DEFAULTS } from '../defaults.js';
 import { ExitCode, UsageError } from '../errors.js';
+import { Code } from '../schema/index.js';
 import { locateIssue, openExport, type ExportReader } from '../intake/index.js';
 import type { OrderProof } from '../intake/order-proof.js';
 import { errorRowBatches, jsonReport, textReport } from '../report/validation-report.js';
@@ -178,7 +179,7 @@ async function openRemote(
         : [
             {
               attr: '',
-              code: 'account_failed_validation',
+              code: Code.accountFailedValidation,
               detail: 'The service refused the account without naming a field.',
             },
           ];
