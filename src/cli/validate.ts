@@ -93,13 +93,16 @@ export async function validateCommand(options: ValidateCommandOptions): Promise<
     ...(options.supplier === undefined ? {} : { supplier: options.supplier }),
     ...(options.contract === undefined ? {} : { contractPath: options.contract }),
   });
-  checkContractDialect(config, chooseDialect({ flags: options, env: process.env, file: config }));
+  const dialect = chooseDialect({ flags: options, env: process.env, file: config });
+  checkContractDialect(config, dialect);
   warnAboutContract(config);
-  await refuseNoAccounts((await findExportFiles(options.dir)).files, config, options.allowNoAccounts === true);
+  // Found once: the read below takes the same files.
+  const found = await findExportFiles(options.dir);
+  await refuseNoAccounts(found.files, config, options.allowNoAccounts === true);
   // Credentials and the service are checked before the export is read: a long read should not end in a usage error.
   const remote = options.remote ? await openRemote(options, config) : undefined;
   // Payloads are checked for the dialect push would send them in (--dialect, MIGRATE_DIALECT, the mapping file).
-  const mapping = { ...config, dialect: chooseDialect({ flags: options, env: process.env, file: config }) };
+  const mapping = { ...config, dialect };
   const progress = process.stderr.isTTY ? new ProgressDisplay() : undefined;
   let validation: ExportValidation;
   try {
@@ -107,9 +110,11 @@ export async function validateCommand(options: ValidateCommandOptions): Promise<
     const reader: ExportReader & { proof?: OrderProof | undefined } = remote
       ? await openExport(options.dir, mapping, {
           join: 'scratch',
+          found,
           onProgress: (event) => progress?.reading('scratch', event.bytes, event.totalBytes),
         })
       : await openExportInOrder(options.dir, mapping, {
+          found,
           onProgress: (event) => progress?.reading('streaming', event.bytes, event.totalBytes),
         });
     try {
