@@ -3,25 +3,18 @@ import { MOVE_FLAG } from '../config/ledger-service.js';
 import { DEFAULT_ENGINE_SETTINGS } from '../engine/index.js';
 import { RUN_DEFAULTS } from '../defaults.js';
 import { ALLOW_NO_ACCOUNTS } from '../intake/accounts-present.js';
+import { registerMappingOptions } from './mapping-options.js';
 import { parseCodes, parseMaxErrors, parseSteps, positiveInt } from './push-options.js';
 
 // The flags of `migrate push`, in the order --help lists them: how the run goes, what it takes on, what it says.
 
 /** How the run goes: where its ledger is, what it sends and how fast, how long it waits. */
 export function registerRunFlags(command: Command): Command {
-  return command
+  return registerMappingOptions(command)
     .option(
       '--state <dir>',
       'state directory holding the results ledger (one per migration cohort)',
       RUN_DEFAULTS.stateDir,
-    )
-    .option(
-      '--supplier <code>',
-      'import supplier code where a record has none (else MIGRATE_SUPPLIER, else the mapping file)',
-    )
-    .option(
-      '--config <file>',
-      'mapping file (default: migrate.config.json in the export directory, else in the working directory)',
     )
     .option(
       '--concurrency <n>',

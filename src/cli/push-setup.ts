@@ -1,13 +1,13 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { checkContractDialect, loadMigrateConfig, type MigrateConfig } from '../config/index.js';
+import { checkContractDialect, type MigrateConfig } from '../config/index.js';
 import { chooseDialect, loadServiceConfig, type ServiceConfig } from '../config/service.js';
 import { UsageError } from '../errors.js';
 import { refuseNoAccounts } from '../intake/accounts-present.js';
 import { checkStateDir, isLedgerDamage, LEDGER_FILE, openLedgerReader } from '../ledger/index.js';
 import type { Dialect } from '../schema/index.js';
 import { findExportFiles, type ExportFiles } from '../sources/index.js';
-import { warnAboutContract } from './contract-option.js';
+import { loadCommandConfig, warnAboutContract } from './mapping-options.js';
 import { tellWarnings } from './open-service.js';
 import type { PushCommandOptions } from './push-options.js';
 import { readAccountsOption } from './push-options.js';
@@ -36,14 +36,7 @@ export interface PushSetup {
 
 export async function preparePush(options: PushCommandOptions): Promise<PushSetup> {
   const stateDir = resolve(options.state);
-  const config = await loadMigrateConfig({
-    cwd: process.cwd(),
-    exportDir: options.dir,
-    env: process.env,
-    ...(options.config === undefined ? {} : { configPath: options.config }),
-    ...(options.supplier === undefined ? {} : { supplier: options.supplier }),
-    ...(options.contract === undefined ? {} : { contractPath: options.contract }),
-  });
+  const config = await loadCommandConfig(options);
   // A file, a path through a file, another user's directory: said as such before anything is read or written.
   checkStateDir(stateDir, options.dryRun ? 'read' : 'write', LEDGER_FILE);
   const recorded = recordedDialect(stateDir, options.moveLedgerToService === true);

@@ -11,7 +11,7 @@ import { linkLines, notReadLines, type LinkedFile } from '../report/export-entri
 import { fileIssuesText, lockLostText, unknownAccountsText } from '../report/push-messages.js';
 import { buildPushSummary, colorWanted, renderSummary } from '../report/summary.js';
 import type { ExportFiles } from '../sources/index.js';
-import { registerContractOption } from './contract-option.js';
+import { registerContractOption } from './mapping-options.js';
 import { dryRunPush } from './push-dry-run.js';
 import { registerOutputFlags, registerRunFlags, registerSelectionFlags } from './push-flags.js';
 import { runRate } from './push-monitoring.js';

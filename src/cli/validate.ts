@@ -4,7 +4,7 @@ import { stringify } from 'csv-stringify/sync';
 import { spreadsheetCsvOptions } from '../report/spreadsheet-safe.js';
 import { chmod, open } from 'node:fs/promises';
 import { RequestRejectedError } from '../api/index.js';
-import { checkContractDialect, loadMigrateConfig, type MigrateConfig } from '../config/index.js';
+import { checkContractDialect, type MigrateConfig } from '../config/index.js';
 import { chooseDialect, registerServiceOptions, type ServiceFlags } from '../config/service.js';
 import { RUN_DEFAULTS } from '../defaults.js';
 import { ExitCode, UsageError } from '../errors.js';
@@ -18,7 +18,12 @@ import { findExportFiles } from '../sources/index.js';
 import { validateExport, type ExportValidation, type RemoteCheck } from '../intake/validate-export.js';
 import { OutputClosed, stdoutOutput } from '../report/output.js';
 import { openService } from './open-service.js';
-import { registerContractOption, warnAboutContract } from './contract-option.js';
+import {
+  loadCommandConfig,
+  registerContractOption,
+  registerMappingOptions,
+  warnAboutContract,
+} from './mapping-options.js';
 
 export interface ValidateCommandOptions extends ServiceFlags {
   dir: string;
@@ -46,14 +51,6 @@ export function registerValidateCommand(program: Command, setExitCode: (code: nu
     .option('--json', 'print one JSON document { ok, accounts, errors } instead of the readable report')
     .option('--errors-csv <file>', 'also write every error as a CSV row (file mode 0600)')
     .option(
-      '--supplier <code>',
-      'import supplier code where a record has none (else MIGRATE_SUPPLIER, else the mapping file)',
-    )
-    .option(
-      '--config <file>',
-      'mapping file (default: migrate.config.json in the export directory, else in the working directory)',
-    )
-    .option(
       '--remote',
       "also send every locally valid account to the service's validate endpoint; its errors are mapped back to " +
         'file, line and column',
@@ -68,7 +65,7 @@ export function registerValidateCommand(program: Command, setExitCode: (code: nu
       'with --remote: most requests in flight at once',
       String(RUN_DEFAULTS.remoteValidateConcurrency),
     );
-  registerContractOption(command);
+  registerContractOption(registerMappingOptions(command));
   registerServiceOptions(command);
   command.action(async (dir: string, options: Omit<ValidateCommandOptions, 'dir'>) => {
     setExitCode(await validateCommand({ ...options, dir }));
@@ -85,14 +82,7 @@ export async function validateCommand(options: ValidateCommandOptions): Promise<
       '--sandbox only applies with --remote (validate against the built-in sandbox).',
       'sandbox_without_remote',
     );
-  const config = await loadMigrateConfig({
-    cwd: process.cwd(),
-    exportDir: options.dir,
-    env: process.env,
-    ...(options.config === undefined ? {} : { configPath: options.config }),
-    ...(options.supplier === undefined ? {} : { supplier: options.supplier }),
-    ...(options.contract === undefined ? {} : { contractPath: options.contract }),
-  });
+  const config = await loadCommandConfig(options);
   const dialect = chooseDialect({ flags: options, env: process.env, file: config });
   checkContractDialect(config, dialect);
   warnAboutContract(config);
