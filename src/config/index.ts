@@ -146,7 +146,8 @@ async function readText(file: string): Promise<string | undefined> {
     return await readFile(file, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return undefined;
+    // None there: missing, or a path through a file (an export "directory" that is a file, named as such later).
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
     throw new UsageError(`${file}: cannot be read (${code ?? String(error)}).`, 'config_unreadable', error);
   }
 }

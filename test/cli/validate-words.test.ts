@@ -117,3 +117,14 @@ describe('an accounts file that holds no account', () => {
     expect(allowed.stdout).toContain('1 post-import record(s) for 1 account(s) not in this export (A-9)');
   });
 });
+
+describe('an export directory that is a file', () => {
+  it('is named as such (exit 2), not as a mapping file that cannot be read', () => {
+    const dir = exportDir({ 'accounts.csv': `${ACCOUNT_HEADER}\n${account('A-1')}\n` });
+    const result = migrate(['validate', `${dir}/accounts.csv`]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      `migrate: ${dir}/accounts.csv is not a directory; give the export directory (the one holding accounts.csv).\n`,
+    );
+  });
+});
