@@ -85,9 +85,24 @@ function declares(shape: ScopeShape, tenant: TenantFields, embeddedOnly = false)
   return Object.values(shape.lists ?? {}).some((inner) => declares(inner, tenant, embeddedOnly));
 }
 
+/**
+ * What `declares` answered per body for a run's declaration: the same few questions are asked for every record, and
+ * their answer depends on the declaration alone.
+ */
+const DECLARED = new WeakMap<TenantFields, Map<string, boolean>>();
+
+function bodyDeclares(body: TenantBody, tenant: TenantFields, embeddedOnly: boolean): boolean {
+  let answers = DECLARED.get(tenant);
+  if (answers === undefined) DECLARED.set(tenant, (answers = new Map()));
+  const key = `${body}${embeddedOnly ? ' embedded' : ''}`;
+  let answer = answers.get(key);
+  if (answer === undefined) answers.set(key, (answer = declares(SHAPES[body], tenant, embeddedOnly)));
+  return answer;
+}
+
 /** Whether any scope of this body has a declared field (most exports declare none: nothing to walk then). */
 export function hasTenantFields(tenant: TenantFields, body: TenantBody = 'account'): boolean {
-  return declares(SHAPES[body], tenant);
+  return bodyDeclares(body, tenant, false);
 }
 
 function strip(value: unknown, shape: ScopeShape, tenant: TenantFields): unknown {
@@ -143,7 +158,7 @@ function kindIssues(value: unknown, shape: ScopeShape, tenant: TenantFields, pat
  */
 export function tenantKindIssues(body: TenantBody, value: unknown, tenant: TenantFields): ValidationIssue[] {
   // Most exports declare no field inside a JSON cell: nothing to walk then.
-  if (!declares(SHAPES[body], tenant, true)) return [];
+  if (!bodyDeclares(body, tenant, true)) return [];
   const issues: ValidationIssue[] = [];
   kindIssues(value, SHAPES[body], tenant, '', issues);
   return issues;

@@ -19,24 +19,30 @@ async function bareCsv(dir, columns) {
   return rows;
 }
 
-/** What `migrate validate` does: the streaming join for sorted files, else the staged join after it. */
+/** What `migrate validate` does: every CSV file's order proven, the files not in order sorted first, one read. */
 async function validate(dir) {
   const { loadMigrateConfig } = await import('../../dist/config/index.js');
-  const { openExport } = await import('../../dist/intake/index.js');
-  const { validateExportDirectory } = await import('../../dist/intake/validate-export.js');
+  const { openExportInOrder } = await import('../../dist/intake/export-in-order.js');
+  const { validateExport } = await import('../../dist/intake/validate-export.js');
   const config = await loadMigrateConfig({ cwd: dir, env: {}, supplier: 'BENCH' });
-  const result = await validateExportDirectory((join, sortFiles) =>
-    openExport(dir, config, { join, sortFiles, today: '2026-11-22' }),
-  );
-  if (!result.ok) throw new Error(`benchmark data should be valid: ${JSON.stringify(result.errors.slice(0, 3))}`);
-  return {
-    rows: Object.values(result.summary.records).reduce((sum, count) => sum + count, 0),
-    join: !result.unsorted
-      ? 'streaming'
-      : result.unsorted.sorted
-        ? `streaming, sorting ${result.unsorted.sorted.join(' ')}`
-        : 'staged after streaming',
-  };
+  const reader = await openExportInOrder(dir, config, { today: '2026-11-22' });
+  try {
+    const result = await validateExport(reader);
+    if (!result.ok) throw new Error(`benchmark data should be valid: ${JSON.stringify(result.errors.first(3))}`);
+    const sorted = result.sorted.map((file) => file.file);
+    return {
+      rows: Object.values(result.summary.records).reduce((sum, count) => sum + count, 0),
+      join:
+        reader.proof === undefined
+          ? 'scratch'
+          : sorted.length > 0
+            ? `streaming, sorting ${sorted.join(' ')}`
+            : 'streaming',
+      proofSeconds: (reader.proof?.ms ?? 0) / 1000,
+    };
+  } finally {
+    await reader.close();
+  }
 }
 
 const [mode, dir] = process.argv.slice(2);

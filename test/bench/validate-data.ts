@@ -2,7 +2,7 @@ import { createWriteStream } from 'node:fs';
 import path from 'node:path';
 import { once } from 'node:events';
 
-// A synthetic export for the validate benchmark: N accounts (20 columns), 2 customers, 1 note
+// A synthetic export for the validate benchmark: N accounts (20 columns), 2 customers, 1 supply address, 1 note
 // and 2 transactions each; all valid, so every row goes the whole way through mapping and schemas.
 // Sorted by external account number (streaming join), or with the customers, notes and
 // transactions files in a scattered account order (scratch join).
@@ -66,6 +66,12 @@ export async function generateExport(
         `${id(i)},Ada,Lovelace${i},ada${i}@example.org,+4479111${String(i % 100000).padStart(5, '0')},1980-01-0${1 + (i % 9)},Ms,true,no`,
         `${id(i)},Bob,Lovelace${i},bob${i}@example.org,,1979-05-1${i % 10},Mr,false,yes`,
       ]),
+  );
+  counts['supply_addresses.csv'] = await writeLines(
+    path.join(dir, 'supply_addresses.csv'),
+    'external_account_number,supply_address1,supply_postcode,customer_at_supply_address_from_date',
+    accounts,
+    (row) => [account(row)].map((i) => `${id(i)},${i} High Street,LS1 ${1 + (i % 9)}AB,2024-03-0${1 + (i % 9)}`),
   );
   counts['notes.csv'] = await writeLines(
     path.join(dir, 'notes.csv'),
