@@ -25,19 +25,17 @@ import {
 } from '../engine/index.js';
 import { ExitCode, FatalError, InterruptedError, MigrateError, UsageError } from '../errors.js';
 import {
-  acquireLock,
-  explainDamage,
   isLedgerDamage,
-  Ledger,
+  type Ledger,
   LEDGER_FILE,
   ledgerDamagedError,
-  LedgerLockedError,
   openLedgerReader,
-  prepareStateDir,
-  snapshotLedger,
   stateDirFailure,
-  type LedgerLock,
 } from '../ledger/index.js';
+import { DEFAULT_UNREACHABLE_SECONDS, redactUrl } from '../ledger/postgres/index.js';
+import { ledgerUrlOf } from '../config/ledger-url.js';
+import { onLedger } from './ledger-snapshot.js';
+import { openRunLedger, postgresFailure } from './push-ledger.js';
 import { openExportInOrder } from '../intake/export-in-order.js';
 import type { FileOutOfOrder } from '../intake/order-proof.js';
 import { openExport, type ExportReader, type IssueList } from '../intake/index.js';
@@ -84,6 +82,8 @@ export interface PushCommandOptions extends ServiceFlags {
   progressInterval?: number;
   metricsFile?: string;
   metricsInterval: number;
+  ledger?: string;
+  ledgerTimeout?: number;
 }
 
 export function registerPushCommand(program: Command, setExitCode: (code: number) => void): void {
@@ -95,6 +95,15 @@ export function registerPushCommand(program: Command, setExitCode: (code: number
     )
     .argument('<dir>', 'the export directory')
     .option('--state <dir>', 'state directory holding the results ledger (one per migration cohort)', './.migrate')
+    .option(
+      '--ledger <url>',
+      'the results ledger in PostgreSQL (postgresql://...; else MIGRATE_LEDGER_URL) instead of --state',
+    )
+    .option(
+      '--ledger-timeout <seconds>',
+      `stop (exit 3) when the PostgreSQL ledger stays unreachable this long (default ${DEFAULT_UNREACHABLE_SECONDS})`,
+      positiveInt('--ledger-timeout', 86_400),
+    )
     .option(
       '--supplier <code>',
       'import supplier code where a record has none (else MIGRATE_SUPPLIER, else the mapping file)',
@@ -206,6 +215,7 @@ export async function pushCommand(options: PushCommandOptions): Promise<number> 
 async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal): Promise<number> {
   const startedAt = Date.now();
   const stateDir = resolve(options.state);
+  const ledgerUrl = ledgerUrlOf(options.ledger, process.env);
   const config = await loadMigrateConfig({
     cwd: process.cwd(),
     exportDir: options.dir,
@@ -217,7 +227,10 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
     options.accounts === undefined ? undefined : await readAccountsOption(options.accounts, process.cwd());
   const selection =
     options.limit === undefined && accounts === undefined ? undefined : { limit: options.limit, accounts };
-  if (options.dryRun) return dryRun(options, config, stateDir, selection, signal);
+  if (options.dryRun)
+    return onLedger(options.ledger, (place) =>
+      dryRun(options, config, place.stateDir ?? stateDir, selection, signal, place.label),
+    );
   // Every usage and configuration mistake is found before the state directory is created: a
   // mistaken run leaves nothing behind (no `.migrate/` in the working directory).
   const exportFiles = await findExportFiles(options.dir);
@@ -233,30 +246,29 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
   // The exit code the run returns, for the metrics' last write (an exception's is taken from it).
   let outcome: number | undefined;
   try {
-    prepareStateDir(stateDir);
-    const lock = await takeLock(stateDir);
+    const runLedger = await openRunLedger(
+      { stateDir, ledgerUrl, unreachableSeconds: options.ledgerTimeout ?? DEFAULT_UNREACHABLE_SECONDS },
+      warn,
+    );
+    closers.unshift(() => runLedger.close());
+    const { ledger, label } = runLedger;
     // A lost lock (its directory removed, or taken over after this process stalled) means another
     // run may start: stop taking work and end with exit 3.
     const lockLost = new AbortController();
-    const lockWatch = setInterval(() => lock.compromised() && lockLost.abort(), 1000);
-    closers.unshift(
-      () => lock.release().catch(() => undefined),
-      () => clearInterval(lockWatch),
-    );
+    const lockWatch = setInterval(() => runLedger.lockLost() && lockLost.abort(), 1000);
+    closers.unshift(() => clearInterval(lockWatch));
     const ledgerFile = join(stateDir, LEDGER_FILE);
-    const ledger = Ledger.open(stateDir);
-    closers.unshift(() => quietly(() => ledger.close()));
     const recorded = ledger.read.dialect();
     const moving = options.moveLedgerToService === true;
-    const dialectOf = { dialect: recorded ?? 'spec', stateDir, moving };
+    const dialectOf = { dialect: recorded ?? 'spec', stateDir: label, moving };
     // Before anything is written for the run: the state directory's service (config/ledger-service.ts).
     const { recordedService, thisService } = checkLedgerService(options, config, ledger, {
-      stateDir,
+      stateDir: label,
       baseUrl,
       recorded: recorded === undefined ? undefined : dialectOf,
     });
     // A consistent copy as the run starts (docs/ledger-recovery.md); reading every page also finds a damaged file now.
-    explainDamage(stateDir, ledgerFile, () => snapshotLedger(ledger.db, stateDir, nextRunId(ledger)));
+    runLedger.snapshot(nextRunId(ledger));
     const progress = createProgressReporter({
       stream: process.stderr,
       wait: options.wait,
@@ -270,7 +282,8 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
         : openMetrics({
             file: options.metricsFile,
             intervalSeconds: options.metricsInterval,
-            stateDir,
+            stateDir: runLedger.stateDir,
+            label,
             ledger,
             tally: progress.tally,
             previousRun: lastEndedPush(ledger),
@@ -327,7 +340,7 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
       options.dir,
       { ...config, dialect: service.config.dialect },
       {
-        scratchDir: stateDir,
+        scratchDir: runLedger.stateDir,
         signal,
         onProof: (proof) => {
           sink.emit({ type: 'order', ms: proof.ms, files: proof.files.length, outOfOrder: proof.outOfOrder.length });
@@ -360,7 +373,7 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
       throw ledgerDamagedError(stateDir, ledgerFile, new Error(result.fatal.detail));
     if (lockLost.signal.aborted)
       throw new FatalError(
-        `the lock of ${stateDir} was lost during the run (${lock.compromised()?.message ?? 'unknown reason'}); ` +
+        `the lock of ${label} was lost during the run (${runLedger.lockLost()?.message ?? 'unknown reason'}); ` +
           `stopped. Check that no other run uses this state directory, then run again.`,
         'state_lock_lost',
       );
@@ -369,7 +382,7 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
       result,
       topErrors: ledger.read.topErrorCodes(5),
       startedAt,
-      stateDir,
+      stateDir: label,
       processedThisRun: progress.tally.done.processed,
       createdThisRun: progress.tally.done.created,
       wait: options.wait,
@@ -388,6 +401,7 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
     else process.stdout.write(renderSummary(summary, colorWanted(process.stdout, process.env)));
     if (result.fatal?.code === 'ledger_write_failed')
       throw (
+        postgresFailure(result.fatal.detail) ??
         stateDirFailure(new Error(result.fatal.detail), stateDir) ??
         new FatalError(`the ledger in ${stateDir} could not be written (${result.fatal.detail}); the run stopped.`)
       );
@@ -504,16 +518,6 @@ function quietly(step: () => void): void {
   }
 }
 
-async function takeLock(stateDir: string): Promise<LedgerLock> {
-  try {
-    return await acquireLock(stateDir);
-  } catch (error) {
-    if (error instanceof LedgerLockedError)
-      throw new MigrateError(error.message, { code: 'state_locked', exitCode: ExitCode.locked });
-    throw error;
-  }
-}
-
 /** Export-level problems known before anything is sent (unknown columns) would drop data silently: push refuses them. */
 function refuseFileIssues(issues: IssueList): void {
   if (issues.length === 0) return;
@@ -549,9 +553,10 @@ function engineSettings(options: PushCommandOptions, config: MigrateConfig): Eng
 
 /** The options recorded with the run: never a secret (file paths only), sets as lists. */
 function runOptions(options: PushCommandOptions): Record<string, unknown> {
-  const { apiKeyFile, tokenFile, only, ...rest } = options;
+  const { apiKeyFile, tokenFile, only, ledger, ...rest } = options;
   return {
     ...rest,
+    ledger: ledger === undefined ? undefined : redactUrl(ledger),
     apiKeyFile: apiKeyFile === undefined ? undefined : '(given)',
     tokenFile: tokenFile === undefined ? undefined : '(given)',
     only: only === undefined ? undefined : [...only],
@@ -629,6 +634,7 @@ async function dryRun(
   stateDir: string,
   selection: { limit?: number | undefined; accounts?: ReadonlySet<string> | undefined } | undefined,
   signal: AbortSignal,
+  label = stateDir,
 ): Promise<number> {
   // Credentials are checked (no request) so that a plan also says the real run could start.
   const serviceConfig = options.sandbox
@@ -687,7 +693,7 @@ async function dryRun(
       onAccount: (row) => (json ? json.row(row) : samples.add(row)),
     });
     const report = {
-      stateDir,
+      stateDir: label,
       staged: result.staged,
       totals: result.scan.totals,
       unknownAccounts: result.scan.unknownAccounts,

@@ -38,7 +38,7 @@ export { explainDamage, LEDGER_FILE, prepareStateDir } from './db.js';
 export { isLedgerDamage, LedgerDamagedError, ledgerDamagedError, snapshotLedger } from './damage.js';
 export { canonicalJson, fingerprintOf } from './fingerprint.js';
 export { Ledger, type AccountCursor, type NewAccount } from './ledger.js';
-export { acquireLock, LedgerLockedError, type LedgerLock } from './lock.js';
+export { acquireLock, LedgerLockedError } from './lock.js';
 export { LEDGER_SCHEMA_VERSION } from './migrations.js';
 export { LedgerReader, type LedgerCounts } from './read.js';
 export { stateDirFailure } from './storage-error.js';

@@ -74,10 +74,11 @@ export class Ledger {
   readonly #statements = new Map<string, Database.Statement>();
   #runId: number | null = null;
 
-  constructor(db: Database.Database) {
+  /** `afterCommit`: the working copy of a PostgreSQL ledger ships each group commit there (postgres/shipper.ts). */
+  constructor(db: Database.Database, options: { afterCommit?: () => Promise<void> } = {}) {
     this.db = db;
     this.read = new LedgerReader(db);
-    this.#writer = new GroupWriter(db);
+    this.#writer = new GroupWriter(db, options.afterCommit);
   }
 
   static open(stateDir: string): Ledger {
