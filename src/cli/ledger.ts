@@ -6,7 +6,6 @@ import { acquireLock, Ledger, LedgerLockedError } from '../ledger/index.js';
 import {
   LedgerUnreachableError,
   moveLedgerToPostgres,
-  PostgresLedgerLockedError,
   redactUrl,
   TargetNotEmptyError,
   type MoveResult,
@@ -43,7 +42,9 @@ export async function ledgerCopyCommand(options: LedgerCopyOptions): Promise<num
     throw new UsageError(`no ledger in ${stateDir}: give the --state directory of the migration`, 'ledger_not_found');
   // No push may write either ledger meanwhile: the state directory's lock, then the PostgreSQL ledger's.
   const lock = await acquireLock(stateDir).catch((error: unknown) => {
-    throw error instanceof LedgerLockedError ? locked(error) : error;
+    throw error instanceof LedgerLockedError
+      ? new MigrateError(error.message, { code: 'state_locked', exitCode: ExitCode.locked })
+      : error;
   });
   try {
     const ledger = Ledger.open(stateDir);
@@ -61,12 +62,7 @@ export async function ledgerCopyCommand(options: LedgerCopyOptions): Promise<num
   }
 }
 
-function locked(error: Error): MigrateError {
-  return new MigrateError(error.message, { code: 'state_locked', exitCode: ExitCode.locked });
-}
-
 function explain(error: unknown, label: string): unknown {
-  if (error instanceof PostgresLedgerLockedError) return locked(error);
   if (error instanceof TargetNotEmptyError) return new UsageError(error.message, 'ledger_not_empty');
   if (error instanceof LedgerUnreachableError || (error as { code?: unknown }).code !== undefined)
     return new FatalError(

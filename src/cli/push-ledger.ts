@@ -1,6 +1,15 @@
 import { join } from 'node:path';
 import { ExitCode, FatalError, MigrateError } from '../errors.js';
 import {
+  exitCodeOf,
+  leaseFeed,
+  type EventSink,
+  type ExportSource,
+  type PushResult,
+  type StageSummary,
+} from '../engine/index.js';
+import type { StagingGate } from '../engine/staging-gate.js';
+import {
   acquireLock,
   explainDamage,
   Ledger,
@@ -8,12 +17,14 @@ import {
   LedgerLockedError,
   prepareStateDir,
   snapshotLedger,
+  type AccountState,
 } from '../ledger/index.js';
 import {
+  LeaseLostError,
   LedgerUnreachableError,
   openPostgresLedger,
-  PostgresLedgerLockedError,
   PostgresLedgerUnavailableError,
+  type PostgresLedger,
 } from '../ledger/postgres/index.js';
 
 /** The ledger a push runs on: a state directory's SQLite file, or a PostgreSQL database through a working copy. */
@@ -23,23 +34,46 @@ export interface RunLedger {
   stateDir: string;
   /** How messages and the summary name the ledger: the state directory, or the URL without its password. */
   label: string;
-  postgres: boolean;
-  /** Set when the run lock was lost: the run must stop. */
+  /** Set when the run lock (or a lease) was lost: the run must stop. */
   lockLost: () => Error | undefined;
   /** Keeps a consistent copy as the run starts (docs/ledger-recovery.md); PostgreSQL keeps its own backups. */
   snapshot: (runId: number) => void;
+  /** For a runner sharing a PostgreSQL ledger: runPush's feed (engine/shared-feed.ts). */
+  feed?: (input: FeedOptions) => (gate: StagingGate, signal: AbortSignal) => Promise<StageSummary | undefined>;
+  /** A sharing runner's result counts the whole ledger (every runner's accounts), as a state directory's does. */
+  settle: (result: PushResult, filtered: boolean) => Promise<PushResult>;
   close: () => Promise<void>;
 }
 
-/** Opens the run's ledger and takes its lock (exit 4 when another run holds it). */
-export async function openRunLedger(
-  input: { stateDir: string; ledgerUrl: string | undefined; unreachableSeconds: number },
-  warn: (text: string) => void,
-): Promise<RunLedger> {
-  if (input.ledgerUrl !== undefined) return openOnPostgres(input.ledgerUrl, input.unreachableSeconds, warn);
+export interface FeedOptions {
+  source: ExportSource | undefined;
+  identity: string;
+  sink: EventSink;
+  concurrency: number;
+  wait: boolean;
+  retryErrored: boolean;
+}
+
+export interface RunLedgerInput {
+  stateDir: string;
+  ledgerUrl: string | undefined;
+  unreachableSeconds: number;
+  /** The run needs the whole ledger alone (--limit, --accounts, --retry-invalid, --max-errors N%). */
+  alone: boolean;
+  retryErrored: boolean;
+  signal: AbortSignal;
+}
+
+/** Opens the run's ledger and takes its lock (exit 4 when another run holds a state directory). */
+export async function openRunLedger(input: RunLedgerInput, warn: (text: string) => void): Promise<RunLedger> {
+  if (input.ledgerUrl !== undefined) return openOnPostgres(input.ledgerUrl, input, warn);
   const stateDir = input.stateDir;
   prepareStateDir(stateDir);
-  const lock = await takeLock(() => acquireLock(stateDir));
+  const lock = await acquireLock(stateDir).catch((error: unknown) => {
+    if (error instanceof LedgerLockedError)
+      throw new MigrateError(error.message, { code: 'state_locked', exitCode: ExitCode.locked });
+    throw error;
+  });
   let ledger: Ledger;
   try {
     ledger = Ledger.open(stateDir);
@@ -51,10 +85,10 @@ export async function openRunLedger(
     ledger,
     stateDir,
     label: stateDir,
-    postgres: false,
     lockLost: () => lock.compromised(),
     snapshot: (runId) =>
       explainDamage(stateDir, join(stateDir, LEDGER_FILE), () => snapshotLedger(ledger.db, stateDir, runId)),
+    settle: (result) => Promise.resolve(result),
     close: async () => {
       try {
         ledger.close();
@@ -65,22 +99,25 @@ export async function openRunLedger(
   };
 }
 
-async function openOnPostgres(
-  url: string,
-  unreachableSeconds: number,
-  warn: (text: string) => void,
-): Promise<RunLedger> {
-  const opened = await takeLock(() =>
-    openPostgresLedger(url, {
-      unreachableSeconds,
-      onAway: (away) =>
-        warn(
-          away
-            ? `the PostgreSQL ledger is unreachable; no new work until it is back (at most ${unreachableSeconds} s)`
-            : 'the PostgreSQL ledger is reachable again; the run goes on',
-        ),
-    }),
-  ).catch((error: unknown) => {
+/** Account states that hold work for a run (leased by a sharing runner): the executor's, and those waiting. */
+function statesWithWork(retryErrored: boolean): AccountState[] {
+  return ['staged', 'creating', 'processed', 'unresolved', 'scheduled', ...(retryErrored ? ['errored' as const] : [])];
+}
+
+async function openOnPostgres(url: string, input: RunLedgerInput, warn: (text: string) => void): Promise<RunLedger> {
+  const seconds = input.unreachableSeconds;
+  const opened = await openPostgresLedger(url, {
+    alone: input.alone,
+    states: statesWithWork(input.retryErrored),
+    signal: input.signal,
+    unreachableSeconds: seconds,
+    onAway: (away) =>
+      warn(
+        away
+          ? `the PostgreSQL ledger is unreachable; no new work until it is back (at most ${seconds} s)`
+          : 'the PostgreSQL ledger is reachable again; the run goes on',
+      ),
+  }).catch((error: unknown) => {
     if (error instanceof PostgresLedgerUnavailableError)
       throw new FatalError(
         `${error.message}. Check --ledger (or MIGRATE_LEDGER_URL) and the database.`,
@@ -92,26 +129,47 @@ async function openOnPostgres(
     ledger: opened.ledger,
     stateDir: opened.workDir,
     label: opened.label,
-    postgres: true,
-    lockLost: () => opened.lock.compromised(),
+    lockLost: () => opened.compromised(),
     snapshot: () => undefined,
+    ...(opened.shared === undefined ? {} : { feed: feedOf(opened) }),
+    settle: (result, filtered) => settleShared(opened, result, filtered),
     close: () => opened.close(),
   };
 }
 
-async function takeLock<T>(take: () => Promise<T>): Promise<T> {
-  try {
-    return await take();
-  } catch (error) {
-    if (error instanceof LedgerLockedError || error instanceof PostgresLedgerLockedError)
-      throw new MigrateError(error.message, { code: 'state_locked', exitCode: ExitCode.locked });
-    throw error;
-  }
+function feedOf(opened: PostgresLedger): NonNullable<RunLedger['feed']> {
+  return (options) =>
+    leaseFeed({
+      ledger: opened.ledger,
+      shared: opened.shared ?? failNoShare(),
+      source: options.source,
+      identity: options.identity,
+      sink: options.sink,
+      open: ['staged', 'creating', 'processed', 'unresolved', ...(options.retryErrored ? ['errored' as const] : [])],
+      lead: Math.max(16, options.concurrency * 4),
+      wait: options.wait,
+    });
+}
+
+function failNoShare(): never {
+  throw new Error('the ledger is not shared');
+}
+
+/** The counts and exit code of the whole ledger once this runner's writes have landed. */
+async function settleShared(opened: PostgresLedger, result: PushResult, filtered: boolean): Promise<PushResult> {
+  if (opened.shared === undefined) return result;
+  await opened.sync();
+  const counts = await opened.counts();
+  return { ...result, counts, exitCode: exitCodeOf(result.reason, counts, filtered) };
 }
 
 /** A failure to write the PostgreSQL ledger as the run's message (exit 3), or undefined for another failure. */
 export function postgresFailure(detail: string, error?: unknown): FatalError | undefined {
-  if (error instanceof LedgerUnreachableError || /^the PostgreSQL ledger /.test(detail))
+  if (
+    error instanceof LedgerUnreachableError ||
+    error instanceof LeaseLostError ||
+    /^the PostgreSQL ledger /.test(detail)
+  )
     return new FatalError(detail, 'ledger_unreachable', error);
   return undefined;
 }

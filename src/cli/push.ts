@@ -35,6 +35,7 @@ import {
 import { DEFAULT_UNREACHABLE_SECONDS, redactUrl } from '../ledger/postgres/index.js';
 import { ledgerUrlOf } from '../config/ledger-url.js';
 import { onLedger } from './ledger-snapshot.js';
+import { exportIdentity } from './export-identity.js';
 import { openRunLedger, postgresFailure } from './push-ledger.js';
 import { openExportInOrder } from '../intake/export-in-order.js';
 import type { FileOutOfOrder } from '../intake/order-proof.js';
@@ -247,7 +248,18 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
   let outcome: number | undefined;
   try {
     const runLedger = await openRunLedger(
-      { stateDir, ledgerUrl, unreachableSeconds: options.ledgerTimeout ?? DEFAULT_UNREACHABLE_SECONDS },
+      {
+        stateDir,
+        ledgerUrl,
+        unreachableSeconds: options.ledgerTimeout ?? DEFAULT_UNREACHABLE_SECONDS,
+        // What needs the whole ledger at once takes it alone (a shared ledger's runners lease accounts).
+        alone:
+          selection !== undefined ||
+          options.retryInvalid !== undefined ||
+          (options.maxErrors !== undefined && 'percent' in options.maxErrors),
+        retryErrored: options.retryErrored === true,
+        signal,
+      },
       warn,
     );
     closers.unshift(() => runLedger.close());
@@ -353,16 +365,27 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
     closers.unshift(() => reader.close());
     // Streaming, only a header's problems are known now (README "Sending while the export is read").
     refuseFileIssues(reader.fileIssues);
-    const result = await runPush({
-      ledger,
-      client: service.client,
-      settings: engineSettings(options, config),
-      sink,
-      source: reader,
-      signal: AbortSignal.any([signal, lockLost.signal]),
-      selection,
-      maxErrors: options.maxErrors,
-    });
+    const result = await runLedger.settle(
+      await runPush({
+        ledger,
+        client: service.client,
+        settings: engineSettings(options, config),
+        sink,
+        source: reader,
+        signal: AbortSignal.any([signal, lockLost.signal]),
+        selection,
+        maxErrors: options.maxErrors,
+        feed: runLedger.feed?.({
+          source: reader,
+          identity: exportIdentity(exportFiles, config, service.config.dialect),
+          sink,
+          concurrency: options.concurrency,
+          wait: options.wait,
+          retryErrored: options.retryErrored === true,
+        }),
+      }),
+      options.only !== undefined,
+    );
     if (log) closeLog(log, { outcome: result.reason, exitCode: result.exitCode });
     if (result.unknownAccounts.length > 0)
       process.stderr.write(

@@ -91,24 +91,24 @@ describe('migrate push on a PostgreSQL ledger', () => {
     }
   });
 
-  it('a second run on the same ledger exits 4 at once; a URL that is not PostgreSQL is exit 2', async () => {
-    const slow = await startSandbox({ processingMs: 300, latencyMs: 30, seed: 3 });
+  it('a URL that is not PostgreSQL is exit 2, without its password; a canary (--limit) has the ledger alone', async () => {
+    const quick = await startSandbox({ processingMs: 20, seed: 3 });
     try {
       const url = await cluster.newDatabase();
-      const data = writeE2eExport(join(root, 'lock'), 20, 'PGL');
-      const state = join(root, 'lock', 'unused-state');
-      const firstRun = push(slow, data.dir, state, ['--ledger', url, '--concurrency', '2'], undefined);
-      await new Promise((resolve) => setTimeout(resolve, 1500));
-      const second = await push(slow, data.dir, state, ['--ledger', url]);
-      expect(second.code, second.stderr).toBe(4);
-      expect(second.stderr).toMatch(/another migrate run \(.* pid \d+ \w+\) holds the ledger postgresql:/);
-      expect((await firstRun).code).toBe(1);
-      const wrong = await push(slow, data.dir, state, ['--ledger', 'mysql://u:hunter2@h/db']);
+      const data = writeE2eExport(join(root, 'alone'), 12, 'PGL', 'spec', { clean: true });
+      const state = join(root, 'alone', 'unused-state');
+      const wrong = await push(quick, data.dir, state, ['--ledger', 'mysql://u:hunter2@h/db']);
       expect(wrong.code).toBe(2);
       expect(wrong.stderr).toContain('not a PostgreSQL URL');
       expect(wrong.stderr).not.toContain('hunter2');
+      const canary = await push(quick, data.dir, state, ['--ledger', url, '--limit', '4', '--json']);
+      expect(canary.code, canary.stderr).toBe(0);
+      expect(quick.inspect.accounts('ACME')).toHaveLength(4);
+      const rest = await push(quick, data.dir, state, ['--ledger', url]);
+      expect(rest.code, rest.stderr).toBe(0);
+      await onSnapshot(url, (dir) => expectExactState(quick, data, dir, expect));
     } finally {
-      await slow.close();
+      await quick.close();
     }
   });
 });

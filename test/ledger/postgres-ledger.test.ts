@@ -15,6 +15,8 @@ beforeAll(async () => {
 });
 afterAll(async () => cluster?.close());
 
+const alone = { alone: true, states: [], signal: new AbortController().signal };
+
 const account = (n: number) => ({
   importSupplier: 'ACME',
   externalAccountNumber: `A-${n}`,
@@ -53,9 +55,10 @@ it('never shows a password', () => {
 describe('the working copy', () => {
   it('resolves a write once PostgreSQL holds it, with its events, issues and settings; a reopen sees it all', async () => {
     const url = await cluster.newDatabase();
-    const opened = await openPostgresLedger(url);
+    const opened = await openPostgresLedger(url, alone);
     const { ledger } = opened;
-    ledger.startRun('push', {});
+    const runId = ledger.startRun('push', {});
+    expect(runId).toBe(opened.runId);
     const id = ledger.batch(() => ledger.insertAccount(account(1), { step: 'stage' }));
     ledger.batch(() =>
       ledger.replaceIssues(id, [
@@ -77,7 +80,7 @@ describe('the working copy', () => {
     await opened.close();
     expect(await query(url, 'SELECT * FROM account_issues')).toEqual([]);
     expect(await query(url, `SELECT value FROM settings WHERE key = 'dialect'`)).toEqual([{ value: 'spec' }]);
-    const again = await openPostgresLedger(url);
+    const again = await openPostgresLedger(url, alone);
     expect(again.ledger.accountById(id)).toMatchObject({
       state: 'creating',
       attempts: 1,
@@ -89,7 +92,7 @@ describe('the working copy', () => {
 
   it('holds a write back while the database is away and lands it when it returns', async () => {
     const url = await cluster.newDatabase();
-    const opened = await openPostgresLedger(url, { unreachableSeconds: 60 });
+    const opened = await openPostgresLedger(url, { ...alone, unreachableSeconds: 60 });
     const { ledger } = opened;
     const id = ledger.batch(() => ledger.insertAccount(account(2), { step: 'stage' }));
     await ledger.updateAccount(id, { state: 'creating' });
@@ -107,7 +110,7 @@ describe('the working copy', () => {
 
   it('fails writes once the database stays away past the limit, naming the ledger without its password', async () => {
     const url = (await cluster.newDatabase()).replace('postgres@', 'postgres:pw-not-shown@');
-    const opened = await openPostgresLedger(url, { unreachableSeconds: 1 });
+    const opened = await openPostgresLedger(url, { ...alone, unreachableSeconds: 1 });
     const { ledger } = opened;
     const id = ledger.batch(() => ledger.insertAccount(account(3), { step: 'stage' }));
     await ledger.updateAccount(id, { nextCheckAt: 5 });

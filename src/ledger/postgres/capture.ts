@@ -64,3 +64,8 @@ export function lastChange(db: Database.Database): number {
 export function forgetChanges(db: Database.Database, upTo: number): void {
   db.prepare('DELETE FROM temp.ledger_changes WHERE seq <= ?').run(upTo);
 }
+
+/** Forgets the changes after `seq`: rows written into the working copy as PostgreSQL holds them (a leased page). */
+export function forgetChangesAfter(db: Database.Database, seq: number): void {
+  db.prepare('DELETE FROM temp.ledger_changes WHERE seq > ?').run(seq);
+}

@@ -1,6 +1,15 @@
 import type Database from 'better-sqlite3';
 import type pg from 'pg';
-import { LEDGER_TABLES, tableSpec, upsertRows, withPositions, type TableSpec } from './tables.js';
+import {
+  advanceSequences,
+  insertEvents,
+  LEDGER_TABLES,
+  tableSpec,
+  upsertRows,
+  withPositions,
+  type LedgerTable,
+  type TableSpec,
+} from './tables.js';
 
 // Whole-ledger copies between the two stores, page by page (flat memory whatever the ledger's size): PostgreSQL into
 // a SQLite file (the snapshot status and report read, a runner's working copy) and a SQLite ledger into PostgreSQL
@@ -15,9 +24,13 @@ export type CopyCounts = Record<string, number>;
  * Copies every row of the PostgreSQL ledger into `db` (a new SQLite ledger of the same schema) with their ids. The
  * caller runs it inside a REPEATABLE READ transaction when it needs one consistent snapshot.
  */
-export async function copyIntoSqlite(client: pg.Client, db: Database.Database): Promise<CopyCounts> {
+export async function copyIntoSqlite(
+  client: pg.Client,
+  db: Database.Database,
+  tables: readonly LedgerTable[] = LEDGER_TABLES,
+): Promise<CopyCounts> {
   const counts: CopyCounts = {};
-  for (const name of LEDGER_TABLES) {
+  for (const name of tables) {
     const spec = tableSpec(db, name);
     const sqliteColumns = name === 'account_issues' ? spec.columns.slice(0, -1) : spec.columns;
     const insert = db.prepare(
@@ -69,15 +82,20 @@ export async function copyIntoPostgres(db: Database.Database, client: pg.Client)
     counts[name] = 0;
     const positions = new Map<unknown, number>();
     let page: unknown[][] = [];
+    const write = (rows: unknown[][]): Promise<void> =>
+      name === 'events'
+        ? insertEvents(client, spec, rows, 'sqlite', true)
+        : upsertRows(client, spec, issues ? withPositions(rows, positions) : rows);
     for (const row of rows.iterate() as IterableIterator<unknown[]>) {
       page.push(row);
       if (page.length < PAGE) continue;
-      await upsertRows(client, spec, issues ? withPositions(page, positions) : page);
+      await write(page);
       counts[name] += page.length;
       page = [];
     }
-    await upsertRows(client, spec, issues ? withPositions(page, positions) : page);
+    await write(page);
     counts[name] += page.length;
   }
+  await advanceSequences(client);
   return counts;
 }

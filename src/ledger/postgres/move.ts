@@ -6,7 +6,6 @@ import type pg from 'pg';
 import { openLedgerDb } from '../db.js';
 import { copyIntoPostgres, copyIntoSqlite, type CopyCounts } from './copy.js';
 import { Reconnecting } from './reconnect.js';
-import { holderId, RunLock } from './run-lock.js';
 import { migratePostgres } from './schema.js';
 import { LEDGER_TABLES, tableSpec } from './tables.js';
 import { newClient, redactUrl } from './url.js';
@@ -32,25 +31,22 @@ export interface MoveResult {
 
 /**
  * Copies a SQLite ledger (its database, opened and migrated by the caller, under its state directory's lock) into the
- * empty PostgreSQL ledger at `url`, in one transaction under the PostgreSQL ledger's run lock, then reads PostgreSQL
- * back into a scratch SQLite file and compares the two row by row.
+ * empty PostgreSQL ledger at `url` in one transaction, then reads PostgreSQL back into a scratch SQLite file and
+ * compares the two row by row.
  */
 export async function moveLedgerToPostgres(db: Database.Database, url: string): Promise<MoveResult> {
   const label = redactUrl(url);
   const connection = new Reconnecting({ label, connect: () => connect(url), unreachableMs: 0 });
   try {
     await connection.run((client) => migratePostgres(client));
-    const lock = await RunLock.acquire(connection, label, holderId());
-    try {
-      const copied = await connection.run(async (client) => {
+    const copied = await connection.run((client) =>
+      inTransaction(client, async () => {
         await refuseNonEmpty(client, label);
-        return inTransaction(client, () => copyIntoPostgres(db, client));
-      });
-      const { source, differences } = await connection.run((client) => compareWithPostgres(db, client));
-      return { label, copied, source, differences };
-    } finally {
-      await lock.release();
-    }
+        return copyIntoPostgres(db, client);
+      }),
+    );
+    const { source, differences } = await connection.run((client) => compareWithPostgres(db, client));
+    return { label, copied, source, differences };
   } finally {
     await connection.close();
   }
@@ -62,7 +58,9 @@ async function connect(url: string): Promise<pg.Client> {
   return client;
 }
 
+/** Inside the copy's transaction: no push may be staging (its lock row is held until the copy commits). */
 async function refuseNonEmpty(client: pg.Client, label: string): Promise<void> {
+  await client.query(`SELECT holder FROM ledger_lock WHERE name = 'stage' FOR UPDATE`);
   const counts = await client.query<{ accounts: number; runs: number }>(
     'SELECT (SELECT COUNT(*) FROM accounts) AS accounts, (SELECT COUNT(*) FROM runs) AS runs',
   );

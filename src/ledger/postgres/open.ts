@@ -3,14 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type pg from 'pg';
 import { openLedgerDb } from '../db.js';
-import { Ledger } from '../ledger.js';
-import { captureChanges } from './capture.js';
+import type { Ledger } from '../ledger.js';
+import type { LedgerCounts } from '../read.js';
+import type { AccountState } from '../types.js';
+import { Coordinator } from './coordinator.js';
 import { copyIntoSqlite, type CopyCounts } from './copy.js';
+import { holderId } from './holder.js';
 import { Reconnecting } from './reconnect.js';
-import { holderId, RunLock } from './run-lock.js';
 import { migratePostgres } from './schema.js';
-import { Shipper } from './shipper.js';
 import { newClient, redactUrl } from './url.js';
+import { inSnapshot, WORKING_TABLES, WorkingCopy } from './working-copy.js';
 
 /** How long the database may stay away before a run stops (exit 3), unless the caller says otherwise. */
 export const DEFAULT_UNREACHABLE_SECONDS = 120;
@@ -23,6 +25,15 @@ export class PostgresLedgerUnavailableError extends Error {
   }
 }
 
+/** What a runner sharing the ledger does besides running the engine on its working copy (engine/shared-feed.ts). */
+export interface SharedLedger {
+  /** Stages an export not staged yet (`identity` differs) under the stage lock, with `work` on a full copy. */
+  stage<T>(identity: string, signal: AbortSignal, work: (ledger: Ledger) => Promise<T>): Promise<T | undefined>;
+  /** Leases up to `limit` accounts into the working copy: their numbers, or `staging` while another runner stages. */
+  lease(limit: number): Promise<{ staging: boolean; numbers: string[] }>;
+  othersHoldWork(): Promise<boolean>;
+}
+
 /** A push's ledger on PostgreSQL: the engine's Ledger on a local working copy whose writes are shipped there. */
 export interface PostgresLedger {
   ledger: Ledger;
@@ -30,21 +41,33 @@ export interface PostgresLedger {
   workDir: string;
   /** The URL without its password. */
   label: string;
-  lock: RunLock;
-  /** Ships what is left, releases the lock, closes the connections and removes the working copy. */
+  runId: number;
+  /** Set for a runner that shares the ledger (leases); undefined for one that has it alone (the stage lock). */
+  shared: SharedLedger | undefined;
+  compromised(): Error | undefined;
+  /** Counts of the whole ledger, every runner's accounts. */
+  counts(): Promise<LedgerCounts>;
+  /** Resolves once every write made so far is in PostgreSQL. */
+  sync(): Promise<void>;
+  /** Ships what is left, releases the leases and locks, closes the connections and removes the working copy. */
   close(): Promise<void>;
 }
 
 export interface OpenOptions {
+  /** `alone`: take the stage lock for the whole run (wait for it, and until no account is leased). */
+  alone: boolean;
+  /** The account states that hold work for this run. */
+  states: readonly AccountState[];
+  signal: AbortSignal;
   unreachableSeconds?: number;
   onAway?: (away: boolean) => void;
 }
 
 /**
- * Opens (creating and migrating) the PostgreSQL ledger at `url` for a push: takes its run lock, copies it into a
- * working copy (one consistent snapshot) and ships every later write of the working copy back (shipper.ts).
+ * Opens (creating and migrating) the PostgreSQL ledger at `url` for a push. A runner alone copies the whole ledger
+ * into its working copy; a sharing one copies the runs and settings, and leases accounts as it goes.
  */
-export async function openPostgresLedger(url: string, options: OpenOptions = {}): Promise<PostgresLedger> {
+export async function openPostgresLedger(url: string, options: OpenOptions): Promise<PostgresLedger> {
   const label = redactUrl(url);
   const reach = (): Reconnecting =>
     new Reconnecting({
@@ -53,50 +76,122 @@ export async function openPostgresLedger(url: string, options: OpenOptions = {})
       unreachableMs: (options.unreachableSeconds ?? DEFAULT_UNREACHABLE_SECONDS) * 1000,
       ...(options.onAway === undefined ? {} : { onAway: options.onAway }),
     });
-  const writes = reach();
-  const locking = reach();
-  const workDir = mkdtempSync(join(tmpdir(), 'migrate-ledger-'));
-  const cleanups: Array<() => Promise<void> | void> = [
-    () => rmSync(workDir, { recursive: true, force: true }),
-    () => writes.close(),
-    () => locking.close(),
-  ];
+  const [writes, coordinating] = [reach(), reach()];
+  const holder = holderId();
+  const coordinator = new Coordinator(coordinating, holder, label, options.states);
+  const closeAll = async (): Promise<void> => {
+    await coordinator.close();
+    await Promise.all([writes.close(), coordinating.close()]);
+  };
+  let copy: WorkingCopy | undefined;
   try {
     await opening(label, () => writes.run((client) => migratePostgres(client)));
-    const lock = await opening(label, () => RunLock.acquire(locking, label, holderId()));
-    cleanups.unshift(() => lock.release());
-    const db = openLedgerDb(workDir);
-    cleanups.unshift(() => void db.close());
-    await opening(label, () => writes.run((client) => inSnapshot(client, () => copyIntoSqlite(client, db))));
-    captureChanges(db);
-    const shipper = new Shipper(db, writes);
-    const ledger = new Ledger(db, { afterCommit: () => shipper.ship() });
-    // Staging writes outside group commits; shipped at least this often, so PostgreSQL follows the run closely.
-    const timer = setInterval(() => void shipper.ship().catch(() => undefined), 250);
-    timer.unref();
-    const close = async (): Promise<void> => {
-      clearInterval(timer);
-      try {
-        ledger.flush();
-        await shipper.ship();
-      } finally {
-        ledger.close();
-        for (const cleanup of cleanups) await cleanup();
-      }
+    const runId = await opening(label, () => coordinator.register());
+    if (options.alone && !(await takeLedgerAlone(coordinator, options.signal)))
+      throw new PostgresLedgerUnavailableError(label, new Error('interrupted while waiting for the other runners'));
+    const rules = options.alone ? coordinator.stageLock.rules(holder) : coordinator.leaseRules(holder);
+    const tables = options.alone ? WORKING_TABLES : (['runs', 'settings'] as const);
+    copy = await opening(label, () => WorkingCopy.open(writes, rules, runId, tables));
+    const working = copy;
+    return {
+      ledger: working.ledger,
+      workDir: working.dir,
+      label,
+      runId,
+      shared: options.alone ? undefined : sharing(working, coordinator, () => reach(), runId),
+      compromised: () => coordinator.compromised(),
+      counts: () => coordinator.counts(),
+      sync: () => {
+        working.ledger.flush();
+        return working.shipper.ship();
+      },
+      close: async () => {
+        try {
+          await working.close();
+        } finally {
+          await closeAll();
+        }
+      },
     };
-    return { ledger, workDir, label, lock, close };
   } catch (error) {
-    for (const cleanup of cleanups) await Promise.resolve(cleanup()).catch(() => undefined);
+    copy?.discard();
+    await closeAll().catch(() => undefined);
     throw error;
   }
 }
 
-/** The database's own failures at the start become one clear message; a lock held by another run passes through. */
+async function takeLedgerAlone(coordinator: Coordinator, signal: AbortSignal): Promise<boolean> {
+  return (await coordinator.stageLock.take(signal)) && (await coordinator.stageLock.waitForNoLeases(signal));
+}
+
+function sharing(
+  working: WorkingCopy,
+  coordinator: Coordinator,
+  reach: () => Reconnecting,
+  runId: number,
+): SharedLedger {
+  const columns = working.columns();
+  return {
+    stage: (identity, signal, work) => stageAlone(coordinator, reach, runId, { identity, signal, work }),
+    lease: async (limit) => {
+      const page = await coordinator.lease(limit, columns);
+      if (page.staging) return { staging: true, numbers: [] };
+      working.load(page, columns);
+      const at = columns.accounts.indexOf('external_account_number');
+      return { staging: false, numbers: page.accounts.map((row) => String(row[at])) };
+    },
+    othersHoldWork: () => coordinator.othersHoldWork(),
+  };
+}
+
+/** The setting that names the export staged last (the export's files and the mapping: engine/shared-feed.ts). */
+const STAGED_EXPORT = 'staged_export';
+
+/**
+ * Stages under the stage lock, once no account is leased, on a whole copy of the ledger shipped under that lock; the
+ * export is recorded as staged with the last shipment. Undefined when another runner staged it meanwhile.
+ */
+async function stageAlone<T>(
+  coordinator: Coordinator,
+  reach: () => Reconnecting,
+  runId: number,
+  input: { identity: string; signal: AbortSignal; work: (ledger: Ledger) => Promise<T> },
+): Promise<T | undefined> {
+  const needed = async (): Promise<boolean> => (await coordinator.setting(STAGED_EXPORT)) !== input.identity;
+  if (!(await coordinator.stageLock.take(input.signal, needed))) return undefined;
+  const connection = reach();
+  try {
+    if (!(await coordinator.stageLock.waitForNoLeases(input.signal)) || !(await needed())) return undefined;
+    const staging = await WorkingCopy.open(
+      connection,
+      coordinator.stageLock.rules(`${coordinator.holder} staging`),
+      runId,
+      WORKING_TABLES,
+    );
+    try {
+      const result = await input.work(staging.ledger);
+      if (!input.signal.aborted)
+        staging.db
+          .prepare(
+            `INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+          )
+          .run(STAGED_EXPORT, input.identity);
+      return result;
+    } finally {
+      await staging.close();
+    }
+  } finally {
+    await coordinator.stageLock.release();
+    await connection.close();
+  }
+}
+
+/** The database's own failures at the start become one clear message. */
 async function opening<T>(label: string, step: () => Promise<T>): Promise<T> {
   try {
     return await step();
   } catch (error) {
-    if (error instanceof Error && error.name === 'PostgresLedgerLockedError') throw error;
+    if (error instanceof PostgresLedgerUnavailableError) throw error;
     throw new PostgresLedgerUnavailableError(label, error);
   }
 }
@@ -110,19 +205,6 @@ async function connect(url: string): Promise<pg.Client> {
     throw error;
   }
   return client;
-}
-
-/** Runs `read` in one REPEATABLE READ, read-only transaction: every table as of one moment. */
-async function inSnapshot<T>(client: pg.Client, read: () => Promise<T>): Promise<T> {
-  await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-  try {
-    const result = await read();
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  }
 }
 
 /**

@@ -3,12 +3,14 @@ import type pg from 'pg';
 // The PostgreSQL ledger's schema, versioned as the SQLite ledger's (migrations.ts): `ledger_schema` holds the number
 // of migrations applied; a migration is never edited once released. Version 1 is the SQLite ledger's schema at its
 // version 7, column for column (the working copy and the snapshots of status and report are SQLite files of that
-// schema), with what sharing needs: the lease of each account, and the lock of the ledger.
+// schema), with what sharing needs: the lease of each account, the stage lock, the live runners, and the ids of runs
+// and events drawn from sequences.
 const MIGRATIONS: readonly string[] = [
   `
+  CREATE SEQUENCE runs_id_seq;
   CREATE TABLE runs (
-    id BIGINT PRIMARY KEY, command TEXT NOT NULL, started_at TEXT NOT NULL, ended_at TEXT, status TEXT NOT NULL,
-    exit_code BIGINT, options TEXT NOT NULL, counts TEXT
+    id BIGINT PRIMARY KEY DEFAULT nextval('runs_id_seq'), command TEXT NOT NULL, started_at TEXT NOT NULL,
+    ended_at TEXT, status TEXT NOT NULL, exit_code BIGINT, options TEXT NOT NULL, counts TEXT
   );
   CREATE TABLE accounts (
     id BIGINT PRIMARY KEY,
@@ -21,7 +23,8 @@ const MIGRATIONS: readonly string[] = [
     lease_owner TEXT, lease_until TIMESTAMPTZ,
     UNIQUE (import_supplier, external_account_number)
   );
-  CREATE INDEX accounts_by_number ON accounts (import_supplier, external_account_number, id);
+  CREATE INDEX accounts_by_number ON accounts (external_account_number, id);
+  CREATE INDEX accounts_by_lease ON accounts (lease_owner) WHERE lease_owner IS NOT NULL;
   CREATE TABLE account_issues (
     account_id BIGINT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
     pos INTEGER NOT NULL,
@@ -39,13 +42,23 @@ const MIGRATIONS: readonly string[] = [
     updated_at TEXT NOT NULL, settled_by TEXT,
     UNIQUE (account_id, kind, natural_key)
   );
+  CREATE INDEX items_by_account ON items (account_id);
+  -- An event's id is PostgreSQL's (runners write events at once); (origin, local_id) makes a shipment sent again after
+  -- a lost answer land once.
+  CREATE SEQUENCE events_id_seq;
   CREATE TABLE events (
-    id BIGINT PRIMARY KEY, run_id BIGINT, account_id BIGINT NOT NULL, item_id BIGINT, at TEXT NOT NULL,
-    step TEXT NOT NULL, from_state TEXT, to_state TEXT, detail TEXT
+    id BIGINT PRIMARY KEY DEFAULT nextval('events_id_seq'), run_id BIGINT, account_id BIGINT NOT NULL,
+    item_id BIGINT, at TEXT NOT NULL, step TEXT NOT NULL, from_state TEXT, to_state TEXT, detail TEXT,
+    origin TEXT NOT NULL, local_id BIGINT NOT NULL,
+    UNIQUE (origin, local_id)
   );
   CREATE INDEX events_by_account ON events (account_id, id);
   CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+  -- 'stage': held by the runner that stages an export (and for a whole run by one that needs the ledger alone).
   CREATE TABLE ledger_lock (name TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at TIMESTAMPTZ NOT NULL);
+  INSERT INTO ledger_lock (name, holder, expires_at) VALUES ('stage', '', '-infinity');
+  -- The live runners and their runs: a run left 'running' by a runner that is gone is marked crashed.
+  CREATE TABLE runners (holder TEXT PRIMARY KEY, run_id BIGINT, expires_at TIMESTAMPTZ NOT NULL);
   `,
 ];
 

@@ -2,12 +2,32 @@ import type Database from 'better-sqlite3';
 import type pg from 'pg';
 import { changedRows, forgetChanges, lastChange } from './capture.js';
 import type { Reconnecting } from './reconnect.js';
-import { LEDGER_TABLES, tableSpec, upsertRows, withPositions, type LedgerTable, type TableSpec } from './tables.js';
+import {
+  insertEvents,
+  LEDGER_TABLES,
+  tableSpec,
+  upsertRows,
+  withPositions,
+  type LedgerTable,
+  type TableSpec,
+} from './tables.js';
 
 /** Rows read from the working copy for one shipment, per table, and the keys of rows to replace whole. */
 interface Shipment {
   upTo: number;
   tables: Array<{ spec: TableSpec; keys: unknown[]; rows: unknown[][] }>;
+  /** Every account the shipment writes: its own row, its items or its issues. */
+  accounts: number[];
+}
+
+/** What a shipment checks and does besides writing rows: the lease or lock it is allowed by (leases.ts). */
+export interface ShipmentRules {
+  /** Names this working copy's events (see tables.ts insertEvents). */
+  origin: string;
+  /** Throws when the runner may no longer write these accounts; called first, in the shipment's transaction. */
+  allowed(client: pg.Client, accounts: readonly number[]): Promise<void>;
+  /** Called last in the shipment's transaction with the accounts whose rows it wrote (e.g. to release settled ones). */
+  written?(client: pg.Client, accounts: readonly number[]): Promise<void>;
 }
 
 /** How many rows one statement carries (and how many ids one read of the working copy asks for). */
@@ -23,14 +43,16 @@ export class Shipper {
   readonly #db: Database.Database;
   readonly #pg: Reconnecting;
   readonly #specs: Map<LedgerTable, TableSpec>;
+  readonly #rules: ShipmentRules;
   #waiting: Array<{ resolve: () => void; reject: (error: unknown) => void }> = [];
   #busy = false;
   #failure: Error | undefined;
   shipments = 0;
 
-  constructor(db: Database.Database, pgConnection: Reconnecting) {
+  constructor(db: Database.Database, pgConnection: Reconnecting, rules: ShipmentRules) {
     this.#db = db;
     this.#pg = pgConnection;
+    this.#rules = rules;
     this.#specs = new Map(LEDGER_TABLES.map((name) => [name, tableSpec(db, name)]));
   }
 
@@ -74,13 +96,20 @@ export class Shipper {
     if (upTo === 0) return undefined;
     const changed = changedRows(this.#db, upTo);
     const tables: Shipment['tables'] = [];
+    const accounts = new Set<number>();
     for (const name of LEDGER_TABLES) {
       const keys = changed.get(name);
       const spec = this.#specs.get(name);
       if (keys === undefined || spec === undefined) continue;
-      tables.push({ spec, keys, rows: this.#rowsOf(spec, keys) });
+      const rows = this.#rowsOf(spec, keys);
+      tables.push({ spec, keys, rows });
+      const column = { accounts: 'id', items: 'account_id', account_issues: 'account_id' }[name as string];
+      if (column === undefined) continue;
+      const at = spec.columns.indexOf(column);
+      for (const row of rows) accounts.add(Number(row[at]));
+      if (name === 'account_issues') for (const key of keys) accounts.add(Number(key));
     }
-    return { upTo, tables };
+    return { upTo, tables, accounts: [...accounts] };
   }
 
   #rowsOf(spec: TableSpec, keys: unknown[]): unknown[][] {
@@ -106,14 +135,19 @@ export class Shipper {
   async #write(client: pg.Client, shipment: Shipment): Promise<void> {
     await client.query('BEGIN');
     try {
+      await this.#rules.allowed(client, shipment.accounts);
       for (const { spec, keys, rows } of shipment.tables) {
         // Issues and settings are replaced whole (an account's issues, a setting that may have been removed).
         if (spec.name === 'account_issues')
           await client.query('DELETE FROM account_issues WHERE account_id = ANY($1::bigint[])', [keys]);
         if (spec.name === 'settings') await client.query('DELETE FROM settings WHERE key = ANY($1::text[])', [keys]);
-        for (let start = 0; start < rows.length; start += CHUNK)
-          await upsertRows(client, spec, rows.slice(start, start + CHUNK));
+        for (let start = 0; start < rows.length; start += CHUNK) {
+          const chunk = rows.slice(start, start + CHUNK);
+          if (spec.name === 'events') await insertEvents(client, spec, chunk, this.#rules.origin, false);
+          else await upsertRows(client, spec, chunk);
+        }
       }
+      await this.#rules.written?.(client, shipment.accounts);
       await client.query('COMMIT');
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);

@@ -76,3 +76,33 @@ export function withPositions(rows: readonly unknown[][], next = new Map<unknown
     return [...row, pos];
   });
 }
+
+/**
+ * Writes events. Shipped from a working copy (`keepIds` false) an event gets PostgreSQL's next id, and its working
+ * copy id is kept as `local_id` beside the `origin` that names the working copy, so that a shipment sent again lands
+ * once. Copied from a SQLite ledger (`keepIds`), it keeps its id.
+ */
+export async function insertEvents(
+  client: pg.Client,
+  spec: TableSpec,
+  rows: readonly unknown[][],
+  origin: string,
+  keepIds: boolean,
+): Promise<void> {
+  if (rows.length === 0) return;
+  const arrays = spec.columns.map((_, index) => rows.map((row) => row[index] ?? null));
+  const unnest = spec.pgTypes.map((type, index) => `$${index + 1}::${type}`).join(', ');
+  const target = keepIds ? spec.columns : spec.columns.filter((column) => column !== 'id');
+  await client.query(
+    `INSERT INTO events (${target.join(', ')}, origin, local_id) ` +
+      `SELECT ${target.map((column) => `u.${column}`).join(', ')}, $${spec.columns.length + 1}::text, u.id ` +
+      `FROM unnest(${unnest}) AS u(${spec.columns.join(', ')}) ON CONFLICT (origin, local_id) DO NOTHING`,
+    [...arrays, origin],
+  );
+}
+
+/** After rows were written with their own ids, the sequences go on past them. */
+export async function advanceSequences(client: pg.Client): Promise<void> {
+  await client.query(`SELECT setval('runs_id_seq', GREATEST((SELECT MAX(id) FROM runs), 1))`);
+  await client.query(`SELECT setval('events_id_seq', GREATEST((SELECT MAX(id) FROM events), 1))`);
+}
