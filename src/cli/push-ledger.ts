@@ -163,13 +163,14 @@ async function settleShared(opened: PostgresLedger, result: PushResult, filtered
   return { ...result, counts, exitCode: exitCodeOf(result.reason, counts, filtered) };
 }
 
-/** A failure to write the PostgreSQL ledger as the run's message (exit 3), or undefined for another failure. */
-export function postgresFailure(detail: string, error?: unknown): FatalError | undefined {
-  if (
-    error instanceof LedgerUnreachableError ||
-    error instanceof LeaseLostError ||
-    /^the PostgreSQL ledger /.test(detail)
-  )
-    return new FatalError(detail, 'ledger_unreachable', error);
+/**
+ * A failure of the PostgreSQL ledger (unreachable past --ledger-timeout, a lease taken over) as the run's message
+ * (exit 3): an error, or the engine's text of one. Undefined for any other failure.
+ */
+export function postgresFailure(failure: unknown): FatalError | undefined {
+  if (failure instanceof LedgerUnreachableError || failure instanceof LeaseLostError)
+    return new FatalError(failure.message, 'ledger_unreachable', failure);
+  if (typeof failure === 'string' && /^the PostgreSQL ledger /.test(failure))
+    return new FatalError(failure, 'ledger_unreachable');
   return undefined;
 }

@@ -442,7 +442,7 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
   } catch (error) {
     thrown = isLedgerDamage(error)
       ? ledgerDamagedError(stateDir, join(stateDir, LEDGER_FILE), error)
-      : (stateDirFailure(error, stateDir) ?? error);
+      : (postgresFailure(error) ?? stateDirFailure(error, stateDir) ?? error);
     throw thrown;
   } finally {
     // Every closer runs even if one fails (a full disk fails the run's last ledger write): an

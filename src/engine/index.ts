@@ -152,12 +152,22 @@ async function sendWhileStaging(run: PushRun, source: ExportSource | undefined):
               });
       return { staged: summary, result: await running };
     } catch (error) {
-      // An export that cannot be read on (a damaged file): what is staged and sent stays; the run ends with the error.
-      executor.stop('fatal', {
-        class: 'fatal',
-        code: 'export_unreadable',
-        detail: 'the export cannot be read further (below); what was sent is recorded',
-      });
+      // An export that cannot be read on (a damaged file), or a shared ledger that cannot be leased from: what is staged
+      // and sent stays; the run ends with the error.
+      executor.stop(
+        'fatal',
+        run.feed === undefined
+          ? {
+              class: 'fatal',
+              code: 'export_unreadable',
+              detail: 'the export cannot be read further (below); what was sent is recorded',
+            }
+          : {
+              class: 'fatal',
+              code: 'ledger_unreachable',
+              detail: 'the shared ledger cannot be read further (below); what was sent is recorded',
+            },
+      );
       await running;
       throw error;
     }

@@ -69,12 +69,13 @@ export interface OpenOptions {
  */
 export async function openPostgresLedger(url: string, options: OpenOptions): Promise<PostgresLedger> {
   const label = redactUrl(url);
+  const away = awayOnce(options.onAway);
   const reach = (): Reconnecting =>
     new Reconnecting({
       label,
       connect: () => connect(url),
       unreachableMs: (options.unreachableSeconds ?? DEFAULT_UNREACHABLE_SECONDS) * 1000,
-      ...(options.onAway === undefined ? {} : { onAway: options.onAway }),
+      onAway: away(),
     });
   const [writes, coordinating] = [reach(), reach()];
   const holder = holderId();
@@ -118,6 +119,21 @@ export async function openPostgresLedger(url: string, options: OpenOptions): Pro
     await closeAll().catch(() => undefined);
     throw error;
   }
+}
+
+/** One notice when the database goes away (whichever connection finds it first) and one when all are back. */
+function awayOnce(notify: ((away: boolean) => void) | undefined): () => (away: boolean) => void {
+  const awayNow = new Set<object>();
+  return () => {
+    const connection = {};
+    return (away) => {
+      const before = awayNow.size;
+      if (away) awayNow.add(connection);
+      else awayNow.delete(connection);
+      if (before === 0 && awayNow.size === 1) notify?.(true);
+      if (before > 0 && awayNow.size === 0) notify?.(false);
+    };
+  };
 }
 
 async function takeLedgerAlone(coordinator: Coordinator, signal: AbortSignal): Promise<boolean> {

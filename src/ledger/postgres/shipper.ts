@@ -56,6 +56,11 @@ export class Shipper {
     this.#specs = new Map(LEDGER_TABLES.map((name) => [name, tableSpec(db, name)]));
   }
 
+  /** True once a shipment failed for good: nothing more can be recorded. */
+  get failed(): boolean {
+    return this.#failure !== undefined;
+  }
+
   ship(): Promise<void> {
     if (this.#failure !== undefined) return Promise.reject(this.#failure);
     return new Promise((resolve, reject) => {

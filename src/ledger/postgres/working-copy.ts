@@ -94,9 +94,13 @@ export class WorkingCopy {
     });
   }
 
-  /** Ships what is left and closes the file (the directory is removed). */
+  /**
+   * Ships what is left and closes the file (the directory is removed). After a failed shipment (the run already
+   * stopped for it) there is nothing to ship: the next run reconciles what was in flight.
+   */
   async close(): Promise<void> {
     clearInterval(this.#timer);
+    if (this.shipper.failed) return this.discard();
     try {
       this.ledger.flush();
       await this.shipper.ship();
@@ -106,10 +110,14 @@ export class WorkingCopy {
     }
   }
 
-  /** Closes without shipping (the run failed to start). */
+  /** Closes without shipping (the run failed to start, or a shipment failed). */
   discard(): void {
     clearInterval(this.#timer);
-    this.ledger.close();
+    try {
+      this.ledger.close();
+    } catch {
+      // The writer failed already: its queue holds writes that were never committed anywhere.
+    }
     rmSync(this.dir, { recursive: true, force: true });
   }
 }
