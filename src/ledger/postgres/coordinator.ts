@@ -78,10 +78,19 @@ export class Coordinator {
     return runId;
   }
 
-  /** A setting as PostgreSQL holds it now (e.g. which export was staged last). */
-  async setting(key: string): Promise<string | undefined> {
-    const rows = await this.#query<{ value: string }>('SELECT value FROM settings WHERE key = $1', [key]);
-    return rows.rows[0]?.value;
+  /** Whether the export named `identity` still needs staging: not staged last, nor being staged by a live runner. */
+  async stagingNeeded(identity: string): Promise<boolean> {
+    const rows = await this.#query<{ staged: string | null; staging: string | null; holder: string; live: boolean }>(
+      `SELECT (SELECT value FROM settings WHERE key = 'staged_export') AS staged,
+              (SELECT value FROM settings WHERE key = 'staging_export') AS staging,
+              holder, expires_at > now() AS live
+         FROM ledger_lock WHERE name = 'stage'`,
+      [],
+    );
+    const row = rows.rows[0];
+    if (row === undefined || row.staged === identity) return false;
+    const stagingNow = row.live && row.holder !== this.#holder && !deadOnThisHost(row.holder);
+    return !(stagingNow && row.staging === identity);
   }
 
   #query<T extends pg.QueryResultRow>(sql: string, values: unknown[]): Promise<pg.QueryResult<T>> {
@@ -97,8 +106,7 @@ export class Coordinator {
     const dead = await deadLeaseHolders(this.#pg, this.#holder);
     for (let pass = 0; pass < 2; pass += 1) {
       const page = await this.#pg.run((client) => this.#leasePage(client, limit, columns, dead));
-      if (page.staging || page.accounts.length > 0) return page;
-      if (this.#cursor === undefined) return page;
+      if (page.accounts.length > 0 || this.#cursor === undefined) return page;
       this.#cursor = undefined;
     }
     return { staging: false, accounts: [], items: [], issues: [] };
@@ -107,25 +115,34 @@ export class Coordinator {
   async #leasePage(client: pg.Client, limit: number, columns: Columns, dead: string[]): Promise<LeasedPage> {
     await client.query('BEGIN');
     try {
-      const stage = await client.query<{ busy: boolean }>(
-        `SELECT (expires_at > now() AND holder <> $1) AS busy FROM ledger_lock WHERE name = 'stage' FOR SHARE`,
-        [this.#holder],
+      // While a runner stages, only accounts it has staged (up to `staged_up_to`) are leased: it never touches them
+      // again (staging goes in number order), and a runner that has the ledger alone leaves it at ''.
+      const stage = await client.query<{ holder: string; live: boolean; upTo: string | null }>(
+        `SELECT holder, expires_at > now() AS live, (SELECT value FROM settings WHERE key = 'staged_up_to') AS "upTo" ` +
+          `FROM ledger_lock WHERE name = 'stage' FOR SHARE`,
       );
-      if (stage.rows[0]?.busy === true) {
-        await client.query('COMMIT');
-        return { staging: true, accounts: [], items: [], issues: [] };
-      }
+      const lock = stage.rows[0];
+      const staging = lock !== undefined && lock.live && !deadOnThisHost(lock.holder);
       const leased = await client.query<{ id: number }>(
         `UPDATE accounts SET lease_owner = $1, lease_until = now() + ${TTL} WHERE id IN (
            SELECT id FROM accounts WHERE state = ANY($3)
              AND (lease_owner IS NULL OR lease_until < now() OR lease_owner = ANY($7))
-             AND (external_account_number, id) > ($4, $5)
+             AND (external_account_number, id) > ($4, $5) AND ($8::text IS NULL OR external_account_number <= $8)
            ORDER BY external_account_number, id LIMIT $6 FOR UPDATE SKIP LOCKED)
          RETURNING id`,
-        [this.#holder, LEASE_TTL_MS, this.#states, this.#cursor?.number ?? '', this.#cursor?.id ?? 0, limit, dead],
+        [
+          this.#holder,
+          LEASE_TTL_MS,
+          this.#states,
+          this.#cursor?.number ?? '',
+          this.#cursor?.id ?? 0,
+          limit,
+          dead,
+          staging ? (lock.upTo ?? '') : null,
+        ],
       );
       const ids = leased.rows.map((row) => row.id);
-      const page = await readRows(client, ids, columns);
+      const page = { ...(await readRows(client, ids, columns)), staging };
       await client.query('COMMIT');
       const last = page.accounts.at(-1);
       const at = columns.accounts.indexOf('external_account_number');
@@ -166,8 +183,9 @@ export class Coordinator {
           throw new LeaseLostError(this.#label, `the lease of ${accounts.length - (renewed.rowCount ?? 0)} account(s)`);
       },
       // An account with no work left for this run is released at once: a lease costs a renewal until then.
-      written: async (client, accounts) => {
-        if (accounts.length === 0) return;
+      written: async (client, accounts, states) => {
+        // Only when an account row written is in a state without work (most shipments: none, and no round trip).
+        if ([...states].every((state) => (this.#states as readonly string[]).includes(state))) return;
         await client.query(
           `UPDATE accounts SET lease_owner = NULL, lease_until = NULL ` +
             `WHERE id = ANY($2) AND lease_owner = $1 AND state <> ALL($3)`,

@@ -14,7 +14,7 @@ export class LeaseLostError extends Error {
   }
 }
 
-/** What a lease brought: rows of the leased accounts (SQLite columns), or `staging` (another runner stages now). */
+/** What a lease brought: rows of the leased accounts (SQLite columns); `staging`: a runner is staging (more to come). */
 export interface LeasedPage {
   staging: boolean;
   accounts: unknown[][];

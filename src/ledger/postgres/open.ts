@@ -25,11 +25,22 @@ export class PostgresLedgerUnavailableError extends Error {
   }
 }
 
+export interface StageInput<T> {
+  identity: string;
+  signal: AbortSignal;
+  started: () => void;
+  work: (ledger: Ledger, mark: (number: string) => void) => Promise<T>;
+}
+
 /** What a runner sharing the ledger does besides running the engine on its working copy (engine/shared-feed.ts). */
 export interface SharedLedger {
-  /** Stages an export not staged yet (`identity` differs) under the stage lock, with `work` on a full copy. */
-  stage<T>(identity: string, signal: AbortSignal, work: (ledger: Ledger) => Promise<T>): Promise<T | undefined>;
-  /** Leases up to `limit` accounts into the working copy: their numbers, or `staging` while another runner stages. */
+  /**
+   * Stages an export not staged yet (nor being staged by another runner) under the stage lock, with `work` on a whole
+   * copy of the ledger: `started` once the lock is held and no account is leased, `mark(number)` after each batch
+   * staged (runners lease up to it). Undefined when there was nothing to stage.
+   */
+  stage<T>(input: StageInput<T>): Promise<T | undefined>;
+  /** Leases up to `limit` accounts into the working copy: their numbers; `staging`: a runner is staging. */
   lease(limit: number): Promise<{ staging: boolean; numbers: string[] }>;
   othersHoldWork(): Promise<boolean>;
 }
@@ -148,50 +159,47 @@ function sharing(
 ): SharedLedger {
   const columns = working.columns();
   return {
-    stage: (identity, signal, work) => stageAlone(coordinator, reach, runId, { identity, signal, work }),
+    stage: (input) => stageAlone(coordinator, reach, runId, input),
     lease: async (limit) => {
       const page = await coordinator.lease(limit, columns);
-      if (page.staging) return { staging: true, numbers: [] };
       working.load(page, columns);
       const at = columns.accounts.indexOf('external_account_number');
-      return { staging: false, numbers: page.accounts.map((row) => String(row[at])) };
+      return { staging: page.staging, numbers: page.accounts.map((row) => String(row[at])) };
     },
     othersHoldWork: () => coordinator.othersHoldWork(),
   };
 }
 
-/** The setting that names the export staged last (the export's files and the mapping: engine/shared-feed.ts). */
-const STAGED_EXPORT = 'staged_export';
-
 /**
- * Stages under the stage lock, once no account is leased, on a whole copy of the ledger shipped under that lock; the
- * export is recorded as staged with the last shipment. Undefined when another runner staged it meanwhile.
+ * Stages under the stage lock, once no account is leased, on a whole copy of the ledger shipped under that lock;
+ * the export is recorded as staged with the last shipment. Undefined when it was staged, or is being staged by another
+ * runner (this one leases what that one has staged meanwhile).
  */
 async function stageAlone<T>(
   coordinator: Coordinator,
   reach: () => Reconnecting,
   runId: number,
-  input: { identity: string; signal: AbortSignal; work: (ledger: Ledger) => Promise<T> },
+  input: StageInput<T>,
 ): Promise<T | undefined> {
-  const needed = async (): Promise<boolean> => (await coordinator.setting(STAGED_EXPORT)) !== input.identity;
-  if (!(await coordinator.stageLock.take(input.signal, needed))) return undefined;
+  const needed = (): Promise<boolean> => coordinator.stagingNeeded(input.identity);
+  if (!(await coordinator.stageLock.take(input.signal, input.identity, needed))) return undefined;
   const connection = reach();
   try {
-    if (!(await coordinator.stageLock.waitForNoLeases(input.signal)) || !(await needed())) return undefined;
-    const staging = await WorkingCopy.open(
-      connection,
-      coordinator.stageLock.rules(`${coordinator.holder} staging`),
-      runId,
-      WORKING_TABLES,
+    if (!(await coordinator.stageLock.waitForNoLeases(input.signal))) return undefined;
+    const rules = coordinator.stageLock.rules(`${coordinator.holder} staging`);
+    const staging = await WorkingCopy.open(connection, rules, runId, WORKING_TABLES);
+    const setting = staging.db.prepare(
+      `INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
     );
     try {
-      const result = await input.work(staging.ledger);
-      if (!input.signal.aborted)
-        staging.db
-          .prepare(
-            `INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
-          )
-          .run(STAGED_EXPORT, input.identity);
+      input.started();
+      // Each batch staged is shipped at once with its mark: the runners lease it without waiting for the timer.
+      const mark = (number: string): void => {
+        setting.run('staged_up_to', number);
+        staging.shipper.ship().catch(() => undefined);
+      };
+      const result = await input.work(staging.ledger, mark);
+      if (!input.signal.aborted) setting.run('staged_export', input.identity);
       return result;
     } finally {
       await staging.close();

@@ -18,6 +18,8 @@ interface Shipment {
   tables: Array<{ spec: TableSpec; keys: unknown[]; rows: unknown[][] }>;
   /** Every account the shipment writes: its own row, its items or its issues. */
   accounts: number[];
+  /** The states of the account rows it writes. */
+  states: Set<string>;
 }
 
 /** What a shipment checks and does besides writing rows: the lease or lock it is allowed by (leases.ts). */
@@ -26,8 +28,11 @@ export interface ShipmentRules {
   origin: string;
   /** Throws when the runner may no longer write these accounts; called first, in the shipment's transaction. */
   allowed(client: pg.Client, accounts: readonly number[]): Promise<void>;
-  /** Called last in the shipment's transaction with the accounts whose rows it wrote (e.g. to release settled ones). */
-  written?(client: pg.Client, accounts: readonly number[]): Promise<void>;
+  /**
+   * Called last in the shipment's transaction with the accounts it wrote and the states of the account rows it wrote
+   * (e.g. to release settled ones).
+   */
+  written?(client: pg.Client, accounts: readonly number[], states: ReadonlySet<string>): Promise<void>;
 }
 
 /** How many rows one statement carries (and how many ids one read of the working copy asks for). */
@@ -102,19 +107,21 @@ export class Shipper {
     const changed = changedRows(this.#db, upTo);
     const tables: Shipment['tables'] = [];
     const accounts = new Set<number>();
+    const states = new Set<string>();
     for (const name of LEDGER_TABLES) {
       const keys = changed.get(name);
       const spec = this.#specs.get(name);
       if (keys === undefined || spec === undefined) continue;
       const rows = this.#rowsOf(spec, keys);
       tables.push({ spec, keys, rows });
+      if (name === 'accounts') for (const row of rows) states.add(String(row[spec.columns.indexOf('state')]));
       const column = { accounts: 'id', items: 'account_id', account_issues: 'account_id' }[name as string];
       if (column === undefined) continue;
       const at = spec.columns.indexOf(column);
       for (const row of rows) accounts.add(Number(row[at]));
       if (name === 'account_issues') for (const key of keys) accounts.add(Number(key));
     }
-    return { upTo, tables, accounts: [...accounts] };
+    return { upTo, tables, accounts: [...accounts], states };
   }
 
   #rowsOf(spec: TableSpec, keys: unknown[]): unknown[][] {
@@ -152,7 +159,7 @@ export class Shipper {
           else await upsertRows(client, spec, chunk);
         }
       }
-      await this.#rules.written?.(client, shipment.accounts);
+      await this.#rules.written?.(client, shipment.accounts, shipment.states);
       await client.query('COMMIT');
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);

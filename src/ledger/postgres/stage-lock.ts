@@ -25,23 +25,49 @@ export class StageLock {
     this.#label = label;
   }
 
-  /** Takes the stage lock, waiting while another live runner holds it; false when `signal` ended the wait. */
-  async take(signal: AbortSignal, stillNeeded: () => Promise<boolean> = () => Promise.resolve(true)): Promise<boolean> {
+  /**
+   * Takes the stage lock, waiting while another live runner holds it; false when `signal` ended the wait or
+   * `stillNeeded` says no. With it, in the same transaction: nothing staged yet (`staged_up_to` '', so a runner
+   * leases nothing that staging may touch) and what is staged (`staging_export`: the export's identity; '' for a run
+   * that needs the ledger alone).
+   */
+  async take(
+    signal: AbortSignal,
+    identity = '',
+    stillNeeded: () => Promise<boolean> = () => Promise.resolve(true),
+  ): Promise<boolean> {
     for (;;) {
       if (signal.aborted || !(await stillNeeded())) return false;
       const holder = await this.#query<{ holder: string }>(`SELECT holder FROM ledger_lock WHERE name = 'stage'`, []);
       const current = holder.rows[0]?.holder ?? '';
       const dead = current !== '' && deadOnThisHost(current) ? current : null;
-      const taken = await this.#query(
-        `UPDATE ledger_lock SET holder = $1, expires_at = now() + ${TTL} ` +
-          `WHERE name = 'stage' AND (expires_at < now() OR holder = $1 OR holder = $3)`,
-        [this.#holder, LEASE_TTL_MS, dead],
-      );
-      if (taken.rowCount === 1) {
+      if (await this.#pg.run((client) => this.#takeOnce(client, dead, identity))) {
         this.#held = true;
         return true;
       }
       await pause(250, signal);
+    }
+  }
+
+  async #takeOnce(client: pg.Client, dead: string | null, identity: string): Promise<boolean> {
+    await client.query('BEGIN');
+    try {
+      const taken = await client.query(
+        `UPDATE ledger_lock SET holder = $1, expires_at = now() + ${TTL} ` +
+          `WHERE name = 'stage' AND (expires_at < now() OR holder = $1 OR holder = $3)`,
+        [this.#holder, LEASE_TTL_MS, dead],
+      );
+      if (taken.rowCount === 1)
+        await client.query(
+          `INSERT INTO settings (key, value) VALUES ('staged_up_to', ''), ('staging_export', $1) ` +
+            `ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
+          [identity],
+        );
+      await client.query('COMMIT');
+      return taken.rowCount === 1;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
     }
   }
 
