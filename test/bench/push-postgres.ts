@@ -84,15 +84,15 @@ function pushChild(server: Server, dir: string, ledger: string[], concurrency: n
       String(concurrency),
       ...ledger,
     ],
-    { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, MIGRATE_API_KEY: server.apiKey } },
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, MIGRATE_API_KEY: server.apiKey } },
   );
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    if (stderr.length < 4000) stderr += chunk.toString();
-  });
+  let output = '';
+  const keep = (chunk: Buffer): void => void (output = (output + chunk.toString()).slice(-3000));
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
   return new Promise((resolve) =>
-    child.once('exit', (code) => {
-      if (code !== 0) process.stderr.write(`  push exited ${code}: ${stderr}\n`);
+    child.once('close', (code) => {
+      if (code !== 0) process.stderr.write(`  push exited ${code}; its last output:\n${output}\n`);
       resolve(code);
     }),
   );

@@ -2,7 +2,9 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LEDGER_SCHEMA_VERSION } from '../../src/ledger/index.js';
 import { openPostgresLedger, redactUrl, snapshotPostgresLedger } from '../../src/ledger/postgres/index.js';
+import { Reconnecting } from '../../src/ledger/postgres/reconnect.js';
 import { MATCHING_SQLITE_VERSION } from '../../src/ledger/postgres/schema.js';
+import { WorkingCopy } from '../../src/ledger/postgres/working-copy.js';
 import { startTestCluster, type TestCluster } from '../pg/cluster.js';
 
 // The PostgreSQL ledger's working copy against a real server: a write resolves only once PostgreSQL committed it
@@ -138,3 +140,55 @@ describe('the working copy', () => {
     expect(await snapshotPostgresLedger(url)).toBeUndefined();
   });
 });
+
+describe('a working copy', () => {
+  it('keeps a write that is queued when a leased page is loaded: the page is not shipped back, the write is', async () => {
+    const url = await cluster.newDatabase();
+    const seed = await openPostgresLedger(url, alone);
+    const [first = 0] = seed.ledger.batch(() =>
+      [1, 2].map((n) => seed.ledger.insertAccount(account(n), { step: 'stage' })),
+    );
+    await seed.close();
+    const connection = new Reconnecting({ label: 'test', connect: () => connected(url), unreachableMs: 5_000 });
+    const copy = await WorkingCopy.open(connection, { origin: 'test', allowed: async () => undefined }, 99, [
+      'runs',
+      'accounts',
+    ]);
+    try {
+      // An outcome nobody waits for is queued (it rides with the next commit); a leased page comes in meanwhile: its
+      // load commits the queued write first, and that write must still be shipped.
+      const columns = copy.columns();
+      const page = await readPage(url, 'A-2', columns.accounts);
+      // A shipment under way (the write's own shipment then waits for the next one).
+      copy.ledger.batch(() => copy.ledger.updateAccountNow(first, { nextCheckAt: 1 }));
+      const underWay = copy.shipper.ship();
+      void copy.ledger.updateAccountDeferred(first, { state: 'creating', addAttempt: true });
+      copy.load({ staging: false, accounts: page, items: [], issues: [] }, columns);
+      await underWay;
+      await copy.shipper.ship();
+      expect(await query(url, 'SELECT external_account_number, state FROM accounts ORDER BY id')).toEqual([
+        { external_account_number: 'A-1', state: 'creating' },
+        { external_account_number: 'A-2', state: 'staged' },
+      ]);
+    } finally {
+      await copy.close();
+      await connection.close();
+    }
+  });
+});
+
+async function connected(url: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  return client;
+}
+
+async function readPage(url: string, number: string, columns: string[]): Promise<unknown[][]> {
+  const client = await connected(url);
+  try {
+    const sql = `SELECT ${columns.join(', ')} FROM accounts WHERE external_account_number = $1`;
+    return (await client.query({ text: sql, values: [number], rowMode: 'array' })).rows as unknown[][];
+  } finally {
+    await client.end();
+  }
+}

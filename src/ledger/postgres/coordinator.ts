@@ -176,7 +176,8 @@ export class Coordinator {
       allowed: async (client, accounts) => {
         if (accounts.length === 0) return;
         const renewed = await client.query(
-          `UPDATE accounts SET lease_until = now() + ${TTL} WHERE id = ANY($3) AND lease_owner = $1`,
+          `UPDATE accounts SET lease_until = now() + ${TTL} WHERE id IN ` +
+            `(SELECT id FROM accounts WHERE id = ANY($3) AND lease_owner = $1 ORDER BY id FOR UPDATE)`,
           [this.#holder, LEASE_TTL_MS, accounts],
         );
         if (renewed.rowCount !== accounts.length)
@@ -199,10 +200,12 @@ export class Coordinator {
     if (this.#renewing) return;
     this.#renewing = true;
     try {
-      await this.#query(`UPDATE accounts SET lease_until = now() + ${TTL} WHERE lease_owner = $1`, [
-        this.#holder,
-        LEASE_TTL_MS,
-      ]);
+      // Rows locked in id order, as a shipment locks its accounts: the two never wait for each other in a circle.
+      await this.#query(
+        `UPDATE accounts SET lease_until = now() + ${TTL} WHERE id IN ` +
+          `(SELECT id FROM accounts WHERE lease_owner = $1 ORDER BY id FOR UPDATE)`,
+        [this.#holder, LEASE_TTL_MS],
+      );
       await this.#query(`UPDATE runners SET expires_at = now() + ${TTL} WHERE holder = $1`, [
         this.#holder,
         LEASE_TTL_MS,

@@ -18,6 +18,12 @@ export function isConnectionFailure(error: unknown): boolean {
   );
 }
 
+/** 40P01 deadlock_detected, 40001 serialization_failure: the transaction was rolled back and may simply be run again. */
+function isRetryable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return code === '40P01' || code === '40001';
+}
+
 /** The ledger's database stayed unreachable past the limit: the run stops (exit 3); nothing more is sent. */
 export class LedgerUnreachableError extends Error {
   constructor(label: string, seconds: number, cause: unknown) {
@@ -67,6 +73,9 @@ export class Reconnecting {
         if (awaySince !== undefined) this.#options.onAway?.(false);
         return result;
       } catch (error) {
+        // A deadlock or serialization failure rolled the transaction back: run it again at once (every ledger write
+        // is idempotent).
+        if (isRetryable(error) && !this.#closed) continue;
         if (!isConnectionFailure(error) || this.#closed) throw error;
         this.#drop();
         if (awaySince === undefined) {

@@ -14,7 +14,9 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE TABLE accounts (
     id BIGINT PRIMARY KEY,
-    import_supplier TEXT NOT NULL, external_account_number TEXT NOT NULL, state TEXT NOT NULL,
+    -- "C": code point order, as SQLite's BINARY and the export's key order (sources/key-order.ts), whatever the
+    -- database's default collation: leases go in the order staging goes.
+    import_supplier TEXT NOT NULL, external_account_number TEXT COLLATE "C" NOT NULL, state TEXT NOT NULL,
     payload TEXT, fingerprint TEXT, sent_fingerprint TEXT, changed_fingerprint TEXT,
     origin_file TEXT, origin_line BIGINT, origins TEXT, platform_account_number TEXT, platform_identifier TEXT,
     attempts BIGINT NOT NULL DEFAULT 0, polls BIGINT NOT NULL DEFAULT 0, next_check_at BIGINT,

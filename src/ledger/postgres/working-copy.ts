@@ -73,7 +73,6 @@ export class WorkingCopy {
    * what it had); they are not changes of this runner, so nothing of them is shipped back.
    */
   load(page: LeasedPage, columns: Columns): void {
-    const before = lastChange(this.db);
     const upsert = (table: string, names: string[]): Database.Statement =>
       this.db.prepare(
         `INSERT INTO main.${table} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')}) ON CONFLICT (id) ` +
@@ -85,7 +84,9 @@ export class WorkingCopy {
     const issue = this.db.prepare(
       `INSERT INTO main.account_issues (${columns.issues.join(', ')}) VALUES (${columns.issues.map(() => '?').join(', ')})`,
     );
+    // batch() first commits the engine's queued writes: the changes to forget are those after them, inside it.
     this.ledger.batch(() => {
+      const before = lastChange(this.db);
       for (const row of page.accounts) accounts.run(...row);
       for (const row of page.items) items.run(...row);
       for (const row of page.accounts) clear.run(row[0]);
