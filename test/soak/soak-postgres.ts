@@ -139,11 +139,19 @@ async function runCell(cluster: TestCluster, index: number): Promise<{ line: str
     if (internal) problems.push(internal);
     if (rows - unknown.size > 0) problems.push(`unknown-outcome.csv has ${rows - unknown.size} other row(s)`);
     const codes = context.runs.map((run) => run.code ?? run.signal).join(',');
+    // Why a runner stopped (exit 3: the service failing 25 requests in a row under the faults, a lease taken over).
+    const stops = context.runs
+      .filter((run) => run.code === 3)
+      .map((run) =>
+        /^migrate: (?!warning)(.*)$/m.exec(run.stderr.split('\n').reverse().join('\n'))?.[1]?.slice(0, 160),
+      );
     const verdict =
       problems.length === 0 ? 'exact' : `NOT EXACT (${problems.length}: ${problems.slice(0, 3).join('; ')})`;
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     return {
-      line: `${cell.name}: ${verdict} in ${seconds} s, ${context.runs.length} runs (exit ${codes}), unknown-outcome.csv ${rows} row(s)`,
+      line:
+        `${cell.name}: ${verdict} in ${seconds} s, ${context.runs.length} runs (exit ${codes}), unknown-outcome.csv ` +
+        `${rows} row(s)${stops.length > 0 ? `; exit 3: ${stops.join(' | ')}` : ''}`,
       pass: problems.length === 0 && rows === 0,
     };
   } finally {

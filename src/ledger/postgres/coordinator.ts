@@ -175,10 +175,15 @@ export class Coordinator {
       origin,
       allowed: async (client, accounts) => {
         if (accounts.length === 0) return;
+        // An account this runner released once it had no work left (the shipment that settled it) is taken again for
+        // the writes that follow its settling (its issues, a late outcome): nobody else leases a settled account, and
+        // no runner stages meanwhile.
         const renewed = await client.query(
-          `UPDATE accounts SET lease_until = now() + ${TTL} WHERE id IN ` +
-            `(SELECT id FROM accounts WHERE id = ANY($3) AND lease_owner = $1 ORDER BY id FOR UPDATE)`,
-          [this.#holder, LEASE_TTL_MS, accounts],
+          `UPDATE accounts SET lease_owner = $1, lease_until = now() + ${TTL} WHERE id IN ` +
+            `(SELECT id FROM accounts WHERE id = ANY($3) AND (lease_owner = $1 OR (lease_owner IS NULL ` +
+            `AND state <> ALL($4) AND NOT EXISTS (SELECT 1 FROM ledger_lock WHERE name = 'stage' AND holder <> $1 ` +
+            `AND expires_at > now()))) ORDER BY id FOR UPDATE)`,
+          [this.#holder, LEASE_TTL_MS, accounts, this.#states],
         );
         if (renewed.rowCount !== accounts.length)
           throw new LeaseLostError(this.#label, `the lease of ${accounts.length - (renewed.rowCount ?? 0)} account(s)`);
