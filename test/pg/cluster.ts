@@ -64,11 +64,22 @@ export async function startTestCluster(): Promise<TestCluster> {
     await exited;
   };
   await start();
+  // A test process that ends without close() (a timeout, an interrupted bench) stops the server too: no cluster outlives it.
+  const leftOver = (): void => {
+    if (server?.exitCode !== null) return;
+    try {
+      run(asPostgres, [join(PG_BIN, 'pg_ctl'), '-D', data, '-m', 'immediate', '-w', 'stop']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  process.once('exit', leftOver);
   return {
     newDatabase: () => createDatabase(base, (name) => `postgresql://postgres@/${name}?host=${encodeURIComponent(dir)}`),
     stop,
     start,
     close: async () => {
+      process.off('exit', leftOver);
       await stop();
       rmSync(dir, { recursive: true, force: true });
     },
