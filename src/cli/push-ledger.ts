@@ -12,6 +12,7 @@ import type { StagingGate } from '../engine/staging-gate.js';
 import {
   acquireLock,
   explainDamage,
+  isLedgerDamage,
   Ledger,
   LEDGER_FILE,
   LedgerLockedError,
@@ -92,6 +93,9 @@ export async function openRunLedger(input: RunLedgerInput, warn: (text: string) 
     close: async () => {
       try {
         ledger.close();
+      } catch (error) {
+        // Closing a damaged ledger fails too: the error already raised is the one to report.
+        if (!isLedgerDamage(error)) throw error;
       } finally {
         await lock.release().catch(() => undefined);
       }
