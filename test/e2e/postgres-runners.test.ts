@@ -92,3 +92,34 @@ it('three runners, one SIGKILLed mid-run: the others take its accounts over and 
     await sandbox.close();
   }
 });
+
+it("runners of two cohorts (two schemas of one database) at once never touch each other's rows", async () => {
+  const sandbox = await startSandbox({ processingMs: 30, latencyMs: 5, seed: 9 });
+  try {
+    const base = await cluster.newDatabase();
+    const client = new pg.Client({ connectionString: base });
+    await client.connect();
+    await client.query('CREATE SCHEMA cohort_a; CREATE SCHEMA cohort_b');
+    await client.end();
+    const cohorts = ['a', 'b'].map((name) => ({
+      url: `${base}${base.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=cohort_${name}`)}`,
+      data: writeE2eExport(join(root, `cohort-${name}`), 12, `CO${name.toUpperCase()}`, 'spec', { clean: true }),
+    }));
+    const runs = await Promise.all(
+      cohorts.flatMap(({ url, data }) =>
+        [1, 2].map((n) => push(sandbox, data.dir, join(root, `unused-${n}`), ['--ledger', url])),
+      ),
+    );
+    for (const run of runs) expect(run.code, run.stderr).toBe(0);
+    for (const [index, { url }] of cohorts.entries()) {
+      const reader = new pg.Client({ connectionString: url });
+      await reader.connect();
+      const numbers = (await reader.query<{ n: string }>('SELECT external_account_number AS n FROM accounts')).rows;
+      await reader.end();
+      expect(numbers).toHaveLength(12);
+      expect(numbers.every((row) => row.n.startsWith(index === 0 ? 'COA' : 'COB'))).toBe(true);
+    }
+  } finally {
+    await sandbox.close();
+  }
+});
