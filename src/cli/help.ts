@@ -30,6 +30,8 @@ const GROUPS: Record<Group, readonly string[]> = {
     '--retry-invalid',
     '--account',
     '--state',
+    '--ledger',
+    '--to',
     '--config',
     '--allow-no-accounts',
   ],
@@ -53,6 +55,7 @@ const GROUPS: Record<Group, readonly string[]> = {
     '--max-errors',
     '--no-wait',
     '--wait-timeout',
+    '--ledger-timeout',
     '--max-status-checks',
     '--no-check-previously-added',
     '--no-force-add-to-current-statement',
@@ -109,6 +112,10 @@ export const TEACHING: Record<string, Teaching> = {
       ['migrate push exports/ --retry-errored --log-file push.ndjson', 'create ERRORED accounts again, log each step'],
       ['migrate push fixtures/sample --sandbox', 'rehearse on the built-in sandbox'],
       [
+        'migrate push exports/ --ledger postgresql://migrate@db:5432/acme',
+        'the ledger in PostgreSQL (the password from PGPASSWORD), shared by every runner of the cohort',
+      ],
+      [
         'migrate push exports/ --no-wait --quiet --metrics-file migrate.prom',
         'from cron: take up what earlier runs left, end without waiting; the summary only, and metrics',
       ],
@@ -121,6 +128,10 @@ export const TEACHING: Record<string, Teaching> = {
       ['migrate status ACME --offline', 'the ledger only, no credentials needed'],
       ['migrate status ACME --json | jq .next_steps', 'the machine interface (same exit codes)'],
       ['migrate status ACME --account ERR-0001', "one account's whole story"],
+      [
+        'migrate status ACME --offline --ledger postgresql://migrate@db/acme',
+        'a PostgreSQL ledger, from outside the pods',
+      ],
     ],
   },
   report: {

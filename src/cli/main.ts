@@ -6,6 +6,7 @@ import { registerPushCommand } from './push.js';
 import { registerSandboxCommand } from './sandbox.js';
 import { registerReportCommand } from './report.js';
 import { registerStatusCommand } from './status.js';
+import { registerLedgerCommand } from './ledger.js';
 import { teachHelp } from './help.js';
 
 /**
@@ -57,6 +58,7 @@ export function createProgram(setExitCode: (code: number) => void): Command {
   registerSandboxCommand(program, setExitCode);
   registerReportCommand(program, setExitCode);
   registerStatusCommand(program, setExitCode);
+  registerLedgerCommand(program, setExitCode);
   teachHelp(program);
   return program;
 }

@@ -18,6 +18,8 @@ import type { PushSetup } from './push-setup.js';
 export interface DryRunInput {
   options: PushCommandOptions;
   setup: PushSetup;
+  /** How the plan names the ledger: the state directory, or a PostgreSQL ledger's URL without its password. */
+  label: string;
   settings: EngineSettings;
   signal: AbortSignal;
   /** Entries of the export directory linked or not read, told as the real run tells them. */
@@ -53,7 +55,7 @@ export async function dryRunPush(input: DryRunInput): Promise<number> {
       onAccount: (row) => (json ? json.row(row) : samples.add(row)),
     });
     const report = {
-      stateDir: setup.stateDir,
+      stateDir: input.label,
       staged: result.staged,
       totals: result.scan.totals,
       unknownAccounts: result.scan.unknownAccounts,

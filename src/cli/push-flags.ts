@@ -3,6 +3,7 @@ import { MOVE_FLAG } from '../config/ledger-service.js';
 import { DEFAULT_ENGINE_SETTINGS } from '../engine/index.js';
 import { RUN_DEFAULTS } from '../defaults.js';
 import { ALLOW_NO_ACCOUNTS } from '../intake/accounts-present.js';
+import { DEFAULT_UNREACHABLE_SECONDS } from '../ledger/postgres/index.js';
 import { registerMappingOptions } from './mapping-options.js';
 import { parseCodes, parseMaxErrors, parseSteps, positiveInt } from './push-options.js';
 
@@ -15,6 +16,15 @@ export function registerRunFlags(command: Command): Command {
       '--state <dir>',
       'state directory holding the results ledger (one per migration cohort)',
       RUN_DEFAULTS.stateDir,
+    )
+    .option(
+      '--ledger <url>',
+      'the results ledger in PostgreSQL (postgresql://...; else MIGRATE_LEDGER_URL) instead of --state',
+    )
+    .option(
+      '--ledger-timeout <seconds>',
+      `stop (exit 3) when the PostgreSQL ledger stays unreachable this long (default ${DEFAULT_UNREACHABLE_SECONDS})`,
+      positiveInt('--ledger-timeout', 86_400),
     )
     .option(
       '--concurrency <n>',

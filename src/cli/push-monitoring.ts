@@ -50,6 +50,8 @@ export function openMetrics(input: {
   file: string;
   intervalSeconds: number;
   stateDir: string;
+  /** How the metrics' state_dir label names the ledger (default: stateDir). */
+  label?: string;
   ledger: Ledger;
   tally: ProgressTally;
   previousRun: RunFacts | undefined;
@@ -58,7 +60,7 @@ export function openMetrics(input: {
   const counts = ledgerCountsReader(input.stateDir, () => input.ledger.read.counts());
   const metrics = new PushMetrics({
     file: resolve(input.file),
-    stateDir: input.stateDir,
+    stateDir: input.label ?? input.stateDir,
     counts: () => counts.read(),
     previousRun: input.previousRun,
     runStartedAt: input.tally.startedAt,

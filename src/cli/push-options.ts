@@ -37,6 +37,8 @@ export interface PushCommandOptions extends ServiceFlags {
   metricsFile?: string;
   metricsInterval: number;
   allowNoAccounts?: boolean;
+  ledger?: string;
+  ledgerTimeout?: number;
 }
 
 export function positiveInt(name: string, max: number): (value: string) => number {

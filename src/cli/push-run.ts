@@ -12,26 +12,16 @@ import {
 import { chooseDialect } from '../config/service.js';
 import { teeSink, type EngineEvent, type EventSink } from '../engine/index.js';
 import { ExitCode, MigrateError } from '../errors.js';
-import {
-  acquireLock,
-  explainDamage,
-  isLedgerDamage,
-  Ledger,
-  LEDGER_FILE,
-  ledgerDamagedError,
-  LedgerLockedError,
-  prepareStateDir,
-  snapshotLedger,
-  stateDirFailure,
-  type LedgerLock,
-} from '../ledger/index.js';
+import { isLedgerDamage, type Ledger, LEDGER_FILE, ledgerDamagedError, stateDirFailure } from '../ledger/index.js';
 import { estimateExportAccounts } from '../report/export-size.js';
 import { createNdjsonLogSink, type NdjsonLogSink } from '../report/ndjson-log.js';
 import { createProgressReporter, type ProgressReporter } from '../report/progress.js';
 import { logFailedText, releasedText } from '../report/push-messages.js';
 import { DEFAULT_SUPPLIERS } from '../sandbox/index.js';
+import { DEFAULT_UNREACHABLE_SECONDS } from '../ledger/postgres/index.js';
 import { Closers } from './closers.js';
 import { openService, type OpenService } from './open-service.js';
+import { openRunLedger, postgresFailure, type RunLedger } from './push-ledger.js';
 import type { PushCommandOptions } from './push-options.js';
 import { lastEndedPush, openMetrics, type OpenedMetrics } from './push-monitoring.js';
 import type { PushSetup } from './push-setup.js';
@@ -49,7 +39,10 @@ export interface RunEnding {
 }
 
 export interface PushRun {
+  /** Where the run's files go: the state directory (for PostgreSQL, the working copy's temporary directory). */
   readonly stateDir: string;
+  /** How messages and the summary name the ledger: the state directory, or the URL without its password. */
+  readonly label: string;
   readonly ledger: Ledger;
   readonly service: OpenService;
   readonly runId: number;
@@ -60,6 +53,10 @@ export interface PushRun {
   readonly signal: AbortSignal;
   /** Why the lock was lost, once it was (another run may have started). */
   lockLost(): string | undefined;
+  /** For a runner sharing a PostgreSQL ledger: runPush's feed of leased accounts (engine/shared-feed.ts). */
+  readonly feed: RunLedger['feed'];
+  /** A sharing runner's result counts the whole ledger (every runner's accounts), as a state directory's does. */
+  settle: RunLedger['settle'];
   /** The run's outcome is recorded; the service is recorded when it answered. */
   finish(outcome: { reason: string; exitCode: number; counts: Record<string, unknown>; answered: boolean }): void;
   closeLog(end: { outcome: string; exitCode: number }): void;
@@ -93,11 +90,12 @@ async function openResources(
   signal: AbortSignal,
   closers: Closers<RunEnding>,
 ): Promise<PushRun> {
-  const { stateDir, stopAt } = setup;
-  const { ledger, lock, lockLost } = openLockedLedger(setup, closers);
-  const services = checkLedgerService(options, setup, ledger);
+  const { stopAt } = setup;
+  const { runLedger, lockLost } = await openLockedLedger(options, setup, signal, closers);
+  const { ledger, stateDir, label } = runLedger;
+  const services = checkLedgerService(options, setup, runLedger);
   // A consistent copy as the run starts (docs/ledger-recovery.md); reading every page also finds a damaged file now.
-  explainDamage(stateDir, join(stateDir, LEDGER_FILE), () => snapshotLedger(ledger.db, stateDir, nextRunId(ledger)));
+  runLedger.snapshot(nextRunId(ledger));
   stopAt('snapshot-taken');
   const progress = createProgressReporter({
     stream: process.stderr,
@@ -106,12 +104,12 @@ async function openResources(
     ...(options.progressInterval === undefined ? {} : { intervalSeconds: options.progressInterval }),
   });
   closers.add(() => progress.stop());
-  const monitoring = openMonitoring(options, stateDir, ledger, progress);
+  const monitoring = openMonitoring(options, runLedger, progress);
   if (monitoring) closers.add((ending) => monitoring.finish(ending.exitCode));
   // The run's stop ends the client's waits too (a pause the service asked for, a resend's backoff) and cuts off its
   // reads in flight; writes in flight get the engine's grace, then close() cuts them off.
   const runSignal = AbortSignal.any([signal, lockLost]);
-  const service = await openPushService(options, setup, {
+  const service = await openPushService(options, setup, services.dialect, {
     signal: runSignal,
     ...(monitoring ? { onEvent: (event: ClientEvent) => monitoring.metrics.onClientEvent(event) } : {}),
   });
@@ -119,7 +117,7 @@ async function openResources(
   if (ledger.read.dialect() === undefined) ledger.recordDialect(service.config.dialect);
   const runId = ledger.startRun('push', runOptions(options));
   stopAt('run-started');
-  if (options.moveLedgerToService) announceMove(stateDir, services.recorded, services.current);
+  if (options.moveLedgerToService) announceMove(label, services.recorded, services.current);
   if (options.retryInvalid !== undefined)
     tell(releasedText(options.retryInvalid, ledger.releaseInvalid(options.retryInvalid)));
   let finished = false;
@@ -134,13 +132,16 @@ async function openResources(
   const sinks = [progress, sizeOnceStaging(setup, progress, sizing.signal), ...(log ? [log] : [])];
   return {
     stateDir,
+    label,
+    feed: runLedger.feed,
+    settle: (result, filtered) => runLedger.settle(result, filtered),
     ledger,
     service,
     runId,
     progress,
     sink: teeSink(...sinks),
     signal: runSignal,
-    lockLost: () => (lockLost.aborted ? (lock.compromised()?.message ?? 'unknown reason') : undefined),
+    lockLost: () => (lockLost.aborted ? (runLedger.lockLost()?.message ?? 'unknown reason') : undefined),
     finish: ({ reason, exitCode, counts, answered }) => {
       ledger.finishRun(runId, reason, exitCode, counts);
       finished = true;
@@ -153,32 +154,44 @@ async function openResources(
       const failure = await closers.close(ending, (error) => {
         if (!stateDirFailure(error, stateDir)) process.stderr.write(`migrate: while closing: ${String(error)}\n`);
       });
-      if (failure !== undefined && ending.error === undefined) throw explainStorage(failure, stateDir);
+      if (failure !== undefined && ending.error === undefined) throw explainStorage(failure, setup.stateDir);
     },
-    explain: (error) => explainStorage(error, stateDir),
+    explain: (error) => explainStorage(error, setup.stateDir),
   };
 }
 
 /**
- * The state directory made, locked and its ledger opened. A lost lock (taken over after this process stalled) means
- * another run may start: `lockLost` aborts, and the run stops taking work (exit 3).
+ * The run's ledger opened and locked (push-ledger.ts: a state directory's SQLite file, or a PostgreSQL database
+ * through a working copy). A lost lock or lease (taken over after this process stalled) means another run may go on
+ * with its accounts: `lockLost` aborts, and the run stops taking work (exit 3).
  */
-function openLockedLedger(
+async function openLockedLedger(
+  options: PushCommandOptions,
   setup: PushSetup,
+  signal: AbortSignal,
   closers: Closers<RunEnding>,
-): { ledger: Ledger; lock: LedgerLock; lockLost: AbortSignal } {
-  const { stateDir, stopAt } = setup;
-  prepareStateDir(stateDir);
-  stopAt('state-dir-made');
-  const lock = takeLock(stateDir, stopAt);
+): Promise<{ runLedger: RunLedger; lockLost: AbortSignal }> {
+  const runLedger = await openRunLedger(
+    {
+      stateDir: setup.stateDir,
+      stopAt: setup.stopAt,
+      ledgerUrl: setup.ledgerUrl,
+      unreachableSeconds: options.ledgerTimeout ?? DEFAULT_UNREACHABLE_SECONDS,
+      // What needs the whole ledger at once takes it alone (a shared ledger's runners lease accounts).
+      alone:
+        setup.selection !== undefined ||
+        options.retryInvalid !== undefined ||
+        (options.maxErrors !== undefined && 'percent' in options.maxErrors),
+      retryErrored: options.retryErrored === true,
+      signal,
+    },
+    (text) => tell(`warning: ${text}`),
+  );
+  closers.add(() => runLedger.close());
   const lockLost = new AbortController();
-  const lockWatch = setInterval(() => lock.compromised() && lockLost.abort(), 1000);
-  closers.add(() => lock.release().catch(() => undefined));
+  const lockWatch = setInterval(() => runLedger.lockLost() && lockLost.abort(), 1000);
   closers.add(() => clearInterval(lockWatch));
-  const ledger = Ledger.open(stateDir);
-  closers.add(() => quietly(() => ledger.close()));
-  stopAt('ledger-opened');
-  return { ledger, lock, lockLost: lockLost.signal };
+  return { runLedger, lockLost: lockLost.signal };
 }
 
 /** The ledger's counts and, for an exception that ended the run, why (for `status`: never a secret). */
@@ -196,34 +209,31 @@ function exitCodeOf(error: unknown): number {
 function explainStorage(error: unknown, stateDir: string): unknown {
   return isLedgerDamage(error)
     ? ledgerDamagedError(stateDir, join(stateDir, LEDGER_FILE), error)
-    : (stateDirFailure(error, stateDir) ?? error);
+    : (postgresFailure(error) ?? stateDirFailure(error, stateDir) ?? error);
 }
 
 /** This run's service, refused (exit 2) when the ledger records another and --move-ledger-to-service is not given. */
 function checkLedgerService(
   options: PushCommandOptions,
   setup: PushSetup,
-  ledger: Ledger,
-): { recorded: ServiceIdentity | undefined; current: ServiceIdentity } {
+  { ledger, label }: RunLedger,
+): { recorded: ServiceIdentity | undefined; current: ServiceIdentity; dialect: RecordedDialect | undefined } {
   const moving = options.moveLedgerToService === true;
-  // Read again under the lock: the dialect the setup chose must still be the state directory's.
-  const dialect = ledger.read.dialect();
+  // Read under the lock: the dialect the setup chose must be the ledger's (a PostgreSQL ledger's is known only now).
+  const recordedDialect = ledger.read.dialect();
+  const dialect = recordedDialect === undefined ? undefined : { dialect: recordedDialect, stateDir: label, moving };
   const current = serviceIdentity({
     sandbox: options.sandbox === true,
     baseUrl: setup.service?.baseUrl,
-    dialect: chooseDialect({
-      flags: options,
-      env: process.env,
-      file: setup.config,
-      recorded: dialect === undefined ? undefined : { dialect, stateDir: setup.stateDir, moving },
-    }),
+    dialect: chooseDialect({ flags: options, env: process.env, file: setup.config, recorded: dialect }),
     importSupplier: setup.config.importSupplier,
   });
   const recorded = ledger.read.service();
-  if (recorded !== undefined && !moving)
-    refuseOtherService({ stateDir: setup.stateDir, recorded, current, command: 'push' });
-  return { recorded, current };
+  if (recorded !== undefined && !moving) refuseOtherService({ stateDir: label, recorded, current, command: 'push' });
+  return { recorded, current, dialect };
 }
+
+type RecordedDialect = NonNullable<PushSetup['recorded']>;
 
 /** Records the run's service when the ledger has none yet, or when --move-ledger-to-service moved it. */
 function recordService(
@@ -248,8 +258,7 @@ const tell = (line: string): void => void process.stderr.write(`migrate: ${line}
 
 function openMonitoring(
   options: PushCommandOptions,
-  stateDir: string,
-  ledger: Ledger,
+  { stateDir, label, ledger }: RunLedger,
   progress: ProgressReporter,
 ): OpenedMetrics | undefined {
   if (options.metricsFile === undefined) return undefined;
@@ -257,6 +266,7 @@ function openMonitoring(
     file: options.metricsFile,
     intervalSeconds: options.metricsInterval,
     stateDir,
+    label,
     ledger,
     tally: progress.tally,
     previousRun: lastEndedPush(ledger),
@@ -302,16 +312,6 @@ function quietly(step: () => void): void {
   }
 }
 
-function takeLock(stateDir: string, stopAt: PushSetup['stopAt']): LedgerLock {
-  try {
-    return acquireLock(stateDir, { onStep: stopAt });
-  } catch (error) {
-    if (error instanceof LedgerLockedError)
-      throw new MigrateError(error.message, { code: 'state_locked', exitCode: ExitCode.locked });
-    throw error;
-  }
-}
-
 /** The options recorded with the run: never a secret (file paths only), sets as lists. */
 function runOptions(options: PushCommandOptions): Record<string, unknown> {
   const { apiKeyFile, tokenFile, only, ...rest } = options;
@@ -329,6 +329,7 @@ function runOptions(options: PushCommandOptions): Record<string, unknown> {
 function openPushService(
   options: PushCommandOptions,
   setup: PushSetup,
+  recorded: RecordedDialect | undefined,
   client: { signal: AbortSignal; onEvent?: (event: ClientEvent) => void },
 ): Promise<OpenService> {
   const supplier = setup.config.importSupplier;
@@ -343,8 +344,10 @@ function openPushService(
     flags: options,
     sandbox,
     file: setup.config,
-    recorded: setup.recorded,
-    config: setup.service,
+    recorded,
+    // Loaded once before the ledger was opened; again only when the ledger's own dialect turned out to differ (a
+    // PostgreSQL ledger's is read once it is open).
+    config: setup.service?.dialect === (recorded?.dialect ?? setup.dialect) ? setup.service : undefined,
     client: { concurrency: options.concurrency, maxRequestsPerSecond: options.rate, ...client },
   });
 }

@@ -1,6 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { checkContractDialect, type MigrateConfig } from '../config/index.js';
+import { ledgerUrlOf } from '../config/ledger-url.js';
 import { chooseDialect, loadServiceConfig, type ServiceConfig } from '../config/service.js';
 import { UsageError } from '../errors.js';
 import { refuseNoAccounts } from '../intake/accounts-present.js';
@@ -30,16 +31,21 @@ export interface PushSetup {
   dialect: Dialect;
   /** The state directory's recorded dialect, read without the lock (undefined: none yet). */
   recorded: { dialect: string; stateDir: string; moving: boolean } | undefined;
+  /** The PostgreSQL ledger (--ledger, MIGRATE_LEDGER_URL); undefined: the state directory's SQLite ledger. */
+  ledgerUrl: string | undefined;
   /** The test hook of stop-points.ts (a no-op unless MIGRATE_TEST_STOP_AT is set). */
   stopAt: (point: StopPoint) => void;
 }
 
 export async function preparePush(options: PushCommandOptions): Promise<PushSetup> {
   const stateDir = resolve(options.state);
+  const ledgerUrl = ledgerUrlOf(options.ledger, process.env);
   const config = await loadCommandConfig(options);
   // A file, a path through a file, another user's directory: said as such before anything is read or written.
-  checkStateDir(stateDir, options.dryRun ? 'read' : 'write', LEDGER_FILE);
-  const recorded = recordedDialect(stateDir, options.moveLedgerToService === true);
+  if (ledgerUrl === undefined) checkStateDir(stateDir, options.dryRun ? 'read' : 'write', LEDGER_FILE);
+  // A PostgreSQL ledger's dialect is read once it is open (push-run.ts).
+  const recorded =
+    ledgerUrl === undefined ? recordedDialect(stateDir, options.moveLedgerToService === true) : undefined;
   const dialect = chooseDialect({ flags: options, env: process.env, file: config, recorded });
   if (config.contract) checkContractDialect(config, dialect);
   warnAboutContract(config);
@@ -53,7 +59,18 @@ export async function preparePush(options: PushCommandOptions): Promise<PushSetu
     ? undefined
     : await loadServiceConfig({ flags: options, env: process.env, cwd: process.cwd(), file: config, recorded });
   if (service) tellWarnings(service);
-  return { stateDir, config, selection, exportFiles, service, dialect, recorded, stopAt: stopPointsOf(process.env) };
+  const stopAt = stopPointsOf(process.env);
+  return { stateDir, config, selection, exportFiles, service, dialect, recorded, ledgerUrl, stopAt };
+}
+
+/**
+ * The setup read against another copy of the ledger (a PostgreSQL ledger's snapshot in a temporary state directory,
+ * for the dry run): its recorded dialect decides the run's, as a state directory's would.
+ */
+export function onStateDir(setup: PushSetup, options: PushCommandOptions, stateDir: string): PushSetup {
+  const recorded = recordedDialect(stateDir, options.moveLedgerToService === true);
+  const dialect = chooseDialect({ flags: options, env: process.env, file: setup.config, recorded });
+  return { ...setup, stateDir, recorded, dialect };
 }
 
 export const warn = (text: string): void => void process.stderr.write(`migrate: warning: ${text}\n`);

@@ -12,12 +12,15 @@ import { fileIssuesText, lockLostText, unknownAccountsText } from '../report/pus
 import { buildPushSummary, colorWanted, renderSummary } from '../report/summary.js';
 import type { ExportFiles } from '../sources/index.js';
 import { registerContractOption } from './mapping-options.js';
+import { exportIdentity } from './export-identity.js';
+import { onLedger } from './ledger-snapshot.js';
 import { dryRunPush } from './push-dry-run.js';
+import { postgresFailure } from './push-ledger.js';
 import { registerOutputFlags, registerRunFlags, registerSelectionFlags } from './push-flags.js';
 import { runRate } from './push-monitoring.js';
 import type { PushCommandOptions } from './push-options.js';
 import { openPushRun, type PushRun, type RunEnding } from './push-run.js';
-import { preparePush, type PushSetup } from './push-setup.js';
+import { onStateDir, preparePush, type PushSetup } from './push-setup.js';
 
 // `migrate push <dir>` as a composition: configuration (push-setup.ts) -> the run's resources (push-run.ts) -> the
 // export, proven in order (README "Complete or not at all") -> the engine -> the summary. The command decides what to
@@ -60,22 +63,44 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
   const setup = await preparePush(options);
   const settings = engineSettings(options, setup);
   if (options.dryRun)
-    return dryRunPush({ options, setup, settings, signal, tellEntries, refuse: (reader) => refuseExport(reader) });
+    // A PostgreSQL ledger is planned from a snapshot of it copied into a temporary state directory.
+    return onLedger(options.ledger, (place) =>
+      dryRunPush({
+        options,
+        setup: place.stateDir === undefined ? setup : onStateDir(setup, options, place.stateDir),
+        label: place.label ?? setup.stateDir,
+        settings,
+        signal,
+        tellEntries,
+        refuse: (reader) => refuseExport(reader),
+      }),
+    );
   tellEntries(setup.exportFiles);
   const run = await openPushRun(options, setup, signal);
   let ending: RunEnding = { exitCode: ExitCode.fatal };
   try {
     const reader = await openExportForRun(options, setup, run, signal);
-    const result = await runPush({
-      ledger: run.ledger,
-      client: run.service.client,
-      settings,
-      sink: run.sink,
-      source: reader,
-      signal: run.signal,
-      selection: setup.selection,
-      maxErrors: options.maxErrors,
-    });
+    const result = await run.settle(
+      await runPush({
+        ledger: run.ledger,
+        client: run.service.client,
+        settings,
+        sink: run.sink,
+        source: reader,
+        signal: run.signal,
+        selection: setup.selection,
+        maxErrors: options.maxErrors,
+        feed: run.feed?.({
+          source: reader,
+          identity: exportIdentity(setup.exportFiles, setup.config, run.service.config.dialect),
+          sink: run.sink,
+          concurrency: options.concurrency,
+          wait: options.wait,
+          retryErrored: options.retryErrored === true,
+        }),
+      }),
+      options.only !== undefined,
+    );
     ending = { exitCode: concludeRun(options, run, reader, result, startedAt) };
     return ending.exitCode;
   } catch (error) {
@@ -100,7 +125,7 @@ async function openExportForRun(
     options.dir,
     { ...setup.config, dialect: run.service.config.dialect },
     {
-      scratchDir: setup.stateDir,
+      scratchDir: run.stateDir,
       signal,
       found: setup.exportFiles,
       onProgress: onFirstOfEachFile((file) => emit({ type: 'reading', file })),
@@ -134,13 +159,13 @@ function concludeRun(
   const storage = result.fatal?.class === 'storage' ? result.fatal.cause : undefined;
   if (isLedgerDamage(storage)) throw storage;
   const lockLost = run.lockLost();
-  if (lockLost !== undefined) throw new FatalError(lockLostText(run.stateDir, lockLost), 'state_lock_lost');
+  if (lockLost !== undefined) throw new FatalError(lockLostText(run.label, lockLost), 'state_lock_lost');
   run.progress.stop();
   const summary = buildPushSummary({
     result,
     topErrors: run.ledger.read.topErrorCodes(5),
     startedAt,
-    stateDir: run.stateDir,
+    stateDir: run.label,
     processedThisRun: run.progress.tally.done.processed,
     createdThisRun: run.progress.tally.done.created,
     wait: options.wait,
@@ -162,8 +187,9 @@ function concludeRun(
   else process.stdout.write(renderSummary(summary, colorWanted(process.stdout, process.env)));
   if (storage !== undefined)
     throw (
+      postgresFailure(storage) ??
       stateDirFailure(storage, run.stateDir) ??
-      new FatalError(`the ledger in ${run.stateDir} could not be written (${result.fatal?.detail ?? ''}); stopped.`)
+      new FatalError(`the ledger in ${run.label} could not be written (${result.fatal?.detail ?? ''}); stopped.`)
     );
   if (result.fatal) tell(`${result.fatal.code}: ${result.fatal.detail}`);
   // Rows found outside any account: every account was sent, these rows were not.

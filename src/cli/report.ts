@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { RUN_DEFAULTS } from '../defaults.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { openLedgerSource } from '../report/ledger-source.js';
+import { onLedger } from './ledger-snapshot.js';
 import { OutputClosed, stdoutOutput } from '../report/output.js';
 import { refuseUnsafeOutDir } from '../report/out-dir.js';
 import { HTML_REPORT_FILE, writeHtmlReport } from '../report/html-report.js';
@@ -15,6 +16,7 @@ export interface ReportCommandOptions {
   supplier?: string | undefined;
   json?: boolean | undefined;
   html?: boolean | undefined;
+  ledger?: string | undefined;
 }
 
 export function registerReportCommand(program: Command, setExitCode: (code: number) => void): void {
@@ -27,6 +29,7 @@ export function registerReportCommand(program: Command, setExitCode: (code: numb
         '(every record and how it was settled) and summary.json. Reads only the ledger.',
     )
     .option('--state <dir>', 'state directory holding the results ledger', RUN_DEFAULTS.stateDir)
+    .option('--ledger <url>', 'the results ledger in PostgreSQL (postgresql://...; else MIGRATE_LEDGER_URL)')
     .option(
       '--out <dir>',
       'directory to write the report files into (created 0700; files 0600)',
@@ -41,8 +44,14 @@ export function registerReportCommand(program: Command, setExitCode: (code: numb
 }
 
 /** `migrate report`: returns the exit code. */
-export async function reportCommand(options: ReportCommandOptions): Promise<number> {
-  const stateDir = resolve(options.state);
+export function reportCommand(options: ReportCommandOptions): Promise<number> {
+  return onLedger(options.ledger, ({ stateDir, label }) =>
+    reportOn(options, stateDir ?? resolve(options.state), label),
+  );
+}
+
+/** `label`: how the report names a ledger that is not the state directory (a PostgreSQL URL, redacted). */
+async function reportOn(options: ReportCommandOptions, stateDir: string, label: string | undefined): Promise<number> {
   const source = openLedgerSource(stateDir);
   const out = stdoutOutput();
   try {
@@ -54,7 +63,7 @@ export async function reportCommand(options: ReportCommandOptions): Promise<numb
       files: [...Object.values(REPORT_FILES), ...(options.html ? [HTML_REPORT_FILE] : [])],
     });
     const write = async (): Promise<ReportSummary> => {
-      const written = await writeReport(source, { stateDir, outDir, supplier: options.supplier });
+      const written = await writeReport(source, { stateDir: label ?? stateDir, outDir, supplier: options.supplier });
       if (options.html) {
         const path = await writeHtmlReport(source, written, { outDir, supplier: options.supplier });
         written.files[HTML_REPORT_FILE] = { path, rows: 1 };

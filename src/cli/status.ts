@@ -14,6 +14,7 @@ import type { StatusRow } from '../report/status-join.js';
 import { renderAccountStory, renderStatus } from '../report/status-render.js';
 import { nextSteps, statusExit } from '../report/status-verdict.js';
 import { colorWanted } from '../report/summary.js';
+import { onLedger } from './ledger-snapshot.js';
 import { openService, type OpenService } from './open-service.js';
 
 export interface StatusCommandOptions extends ServiceFlags {
@@ -24,7 +25,12 @@ export interface StatusCommandOptions extends ServiceFlags {
   json?: boolean | undefined;
   maxRows: number;
   maxStatusChecks: number;
+  ledger?: string | undefined;
+  /** How messages name the ledger when it is not the state directory (a PostgreSQL ledger's URL, redacted). */
+  ledgerLabel?: string | undefined;
 }
+
+const ledgerName = (options: StatusCommandOptions): string => options.ledgerLabel ?? resolve(options.state);
 
 function count(name: string, max: number): (value: string) => number {
   return (value) => {
@@ -50,6 +56,7 @@ export function registerStatusCommand(program: Command, setExitCode: (code: numb
       'state directory holding the results ledger (without one: the service view only)',
       RUN_DEFAULTS.stateDir,
     )
+    .option('--ledger <url>', 'the results ledger in PostgreSQL (postgresql://...; else MIGRATE_LEDGER_URL)')
     .option('--offline', 'the ledger only: no request to the service, no credentials needed')
     .option(
       '--account <external_account_number>',
@@ -74,7 +81,13 @@ export function registerStatusCommand(program: Command, setExitCode: (code: numb
 }
 
 /** `migrate status <supplier>`: returns the exit code. */
-export async function statusCommand(options: StatusCommandOptions): Promise<number> {
+export function statusCommand(options: StatusCommandOptions): Promise<number> {
+  return onLedger(options.ledger, ({ stateDir, label }) =>
+    statusOn(stateDir === undefined ? options : { ...options, state: stateDir, ledgerLabel: label }),
+  );
+}
+
+async function statusOn(options: StatusCommandOptions): Promise<number> {
   const ledger = openLedger(options);
   const out = stdoutOutput();
   let service: OpenService | undefined;
@@ -140,7 +153,7 @@ function openLedger(options: StatusCommandOptions): LedgerSource | undefined {
 function refuseSupplierNotHeld(options: StatusCommandOptions, ledger: LedgerSource): void {
   const held = ledger.read.suppliers();
   if (held.includes(options.supplier)) return;
-  const stateDir = resolve(options.state);
+  const stateDir = ledgerName(options);
   throw new UsageError(
     held.length === 0
       ? `the ledger in ${stateDir} holds no accounts yet (of any import supplier): run migrate push first, or give ` +
@@ -162,7 +175,7 @@ function refuseOtherServiceOf(options: StatusCommandOptions, ledger: LedgerSourc
     dialect: service.config.dialect,
     importSupplier: undefined,
   });
-  refuseOtherService({ stateDir: resolve(options.state), recorded, current, command: 'status' });
+  refuseOtherService({ stateDir: ledgerName(options), recorded, current, command: 'status' });
 }
 
 /** The service in the state directory's dialect (a different --dialect is refused, as in push). */
@@ -170,7 +183,7 @@ function openClient(options: StatusCommandOptions, ledger: LedgerSource | undefi
   const dialect = ledger?.read.dialect();
   return openService({
     flags: options,
-    recorded: dialect === undefined ? undefined : { dialect, stateDir: resolve(options.state) },
+    recorded: dialect === undefined ? undefined : { dialect, stateDir: ledgerName(options) },
     client: { concurrency: RUN_DEFAULTS.concurrency },
   });
 }

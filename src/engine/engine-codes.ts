@@ -27,6 +27,8 @@ export const EngineCode = {
   unexpectedResponse: 'unexpected_response',
   /** The ledger could not be written (a full disk, an I/O error): the run stopped. */
   ledgerWriteFailed: 'ledger_write_failed',
+  /** A shared ledger (PostgreSQL) that cannot be leased from further (docs/postgres.md). */
+  ledgerUnreachable: 'ledger_unreachable',
   /** The ledger file is damaged (docs/ledger-recovery.md). */
   ledgerDamaged: 'ledger_damaged',
   /** A bug: the run stopped on an error nothing classifies. */

@@ -32,6 +32,8 @@ export {
 } from './plan.js';
 export type { PlannedAccount } from './plan-scan.js';
 export { planDryRun } from './dry-run.js';
+export { exitCodeOf } from './outcome.js';
+export { leaseFeed } from './shared-feed.js';
 
 export const DEFAULT_ENGINE_SETTINGS = {
   concurrency: RUN_DEFAULTS.concurrency,
@@ -59,6 +61,11 @@ export interface PushRun {
   selection?: { limit?: number | undefined; accounts?: ReadonlySet<string> | undefined } | undefined;
   /** --max-errors N or N% (of the accounts and records the run takes on). */
   maxErrors?: { count: number } | { percent: number } | undefined;
+  /**
+   * A ledger shared by several runners (shared-feed.ts): in place of staging beside the executor, this stages (or
+   * finds staged) and brings leased accounts into the ledger, moving the gate; resolves once no more will come.
+   */
+  feed?: ((gate: StagingGate, signal: AbortSignal) => Promise<StageSummary | undefined>) | undefined;
 }
 
 export interface PushResult {
@@ -94,6 +101,7 @@ export async function runPush(run: PushRun): Promise<PushResult> {
   // --no-wait never waits for a check due later: the accounts earlier runs left waiting are checked in this run.
   if (!run.settings.wait) run.ledger.checksDueBy(Date.now());
   const needsPlan = run.selection !== undefined || (run.maxErrors !== undefined && 'percent' in run.maxErrors);
+  if (run.feed !== undefined) return sendWhileStaging(run, run.source);
   return run.source === undefined || needsPlan ? stageThenSend(run, run.source) : sendWhileStaging(run, run.source);
 }
 
@@ -117,7 +125,7 @@ async function stageThenSend(run: PushRun, source: ExportSource | undefined): Pr
   return finish(ledger, result.reason, result.fatal, staged, extra, filteredRun(run));
 }
 
-async function sendWhileStaging(run: PushRun, source: ExportSource): Promise<PushResult> {
+async function sendWhileStaging(run: PushRun, source: ExportSource | undefined): Promise<PushResult> {
   const { ledger, settings, sink } = run;
   const maxErrors = run.maxErrors === undefined ? undefined : errorLimitOf(run.maxErrors, 0);
   const extra = { unknownAccounts: [] as string[], ...(maxErrors === undefined ? {} : { maxErrors }) };
@@ -133,20 +141,36 @@ async function sendWhileStaging(run: PushRun, source: ExportSource): Promise<Pus
     running.then(stop, stop);
     const signal = run.signal === undefined ? stopStaging.signal : AbortSignal.any([run.signal, stopStaging.signal]);
     try {
-      const summary = await stageExport(ledger, source, sink, {
-        signal,
-        gate,
-        batchSize: OVERLAP_BATCH,
-        sliceMs: OVERLAP_SLICE_MS,
-      });
+      const summary =
+        run.feed !== undefined
+          ? await run.feed(gate, signal)
+          : source === undefined
+            ? undefined
+            : await stageExport(ledger, source, sink, {
+                signal,
+                gate,
+                batchSize: OVERLAP_BATCH,
+                sliceMs: OVERLAP_SLICE_MS,
+              });
       return { staged: summary, result: await running };
     } catch (error) {
-      // An export that cannot be read on (a damaged file): what is staged and sent stays; the run ends with the error.
-      executor.stop('fatal', {
-        class: 'fatal',
-        code: EngineCode.exportUnreadable,
-        detail: 'the export cannot be read further (below); what was sent is recorded',
-      });
+      // An export that cannot be read on (a damaged file), or a shared ledger that cannot be leased from: what is
+      // staged
+      // and sent stays; the run ends with the error.
+      executor.stop(
+        'fatal',
+        run.feed === undefined
+          ? {
+              class: 'fatal',
+              code: EngineCode.exportUnreadable,
+              detail: 'the export cannot be read further (below); what was sent is recorded',
+            }
+          : {
+              class: 'fatal',
+              code: EngineCode.ledgerUnreachable,
+              detail: 'the shared ledger cannot be read further (below); what was sent is recorded',
+            },
+      );
       await running;
       throw error;
     }

@@ -112,6 +112,16 @@ export class StagingGate {
     this.#wake();
   }
 
+  /**
+   * Accounts came in below the gate (a shared ledger's lease of an account whose runner is gone, engine/shared-
+   * feed.ts):
+   * the executor's pages start over from the first account.
+   */
+  restart(): void {
+    this.#read += 1;
+    this.#wake();
+  }
+
   /** Resolves at the next advance, restart or finish. */
   changed(): Promise<void> {
     if (this.#upTo === null) return Promise.resolve();

@@ -74,11 +74,19 @@ export class Ledger {
   readonly #writer: GroupWriter;
   readonly #statements = new Map<string, Database.Statement>();
   #runId: number | null = null;
+  readonly #presetRunId: number | null;
 
-  constructor(db: Database.Database) {
+  /**
+   * For the working copy of a PostgreSQL ledger (postgres/open.ts): `afterCommit` ships each group commit there;
+   * `runId` is the run's id, drawn there (runners start runs at once), and runs of other runners are not this
+   * ledger's to mark crashed.
+   */
+  constructor(db: Database.Database, options: { afterCommit?: () => Promise<void>; runId?: number } = {}) {
     this.db = db;
     this.read = new LedgerReader(db);
-    this.#writer = new GroupWriter(db);
+    this.#writer = new GroupWriter(db, options.afterCommit);
+    this.#presetRunId = options.runId ?? null;
+    this.#runId = this.#presetRunId;
   }
 
   static open(stateDir: string): Ledger {
@@ -167,13 +175,10 @@ export class Ledger {
 
   /** Records a new run; runs left `running` by a process that died are marked `crashed` first. */
   startRun(command: string, options: Record<string, unknown>): number {
-    this.#prepare(`UPDATE runs SET status = 'crashed' WHERE status = 'running'`).run();
-    const result = this.#prepare('INSERT INTO runs (command, started_at, status, options) VALUES (?, ?, ?, ?)').run(
-      command,
-      now(),
-      'running',
-      JSON.stringify(options),
-    );
+    if (this.#presetRunId === null) this.#prepare(`UPDATE runs SET status = 'crashed' WHERE status = 'running'`).run();
+    const result = this.#prepare(
+      'INSERT INTO runs (id, command, started_at, status, options) VALUES (?, ?, ?, ?, ?)',
+    ).run(this.#presetRunId, command, now(), 'running', JSON.stringify(options));
     this.#runId = Number(result.lastInsertRowid);
     return this.#runId;
   }

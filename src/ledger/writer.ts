@@ -34,9 +34,14 @@ export class GroupWriter {
   #fsyncsInFlight = 0;
   #closed = false;
   #timer: NodeJS.Timeout | undefined;
+  /**
+   * A ledger whose system of record is elsewhere (PostgreSQL): a write resolves once this has made it durable there.
+   */
+  readonly #afterCommit: (() => Promise<void>) | undefined;
 
-  constructor(db: Database.Database) {
+  constructor(db: Database.Database, afterCommit?: () => Promise<void>) {
     this.#db = db;
+    this.#afterCommit = afterCommit;
   }
 
   /**
@@ -69,7 +74,8 @@ export class GroupWriter {
     const batch = this.#pending;
     if (batch.length === 0) return;
     this.#pending = [];
-    const durable = batch.some((entry) => entry.durable);
+    // Durable there, not in this file: a working copy needs no fsync of its own.
+    const durable = this.#afterCommit === undefined && batch.some((entry) => entry.durable);
     const fsyncAfter = durable && this.#wal !== undefined && !this.#closed;
     try {
       if (durable && !fsyncAfter) this.#db.pragma('synchronous = FULL');
@@ -83,6 +89,13 @@ export class GroupWriter {
       this.#batches += 1;
     } catch (error) {
       this.#fail(error, batch);
+      return;
+    }
+    if (this.#afterCommit !== undefined) {
+      this.#afterCommit().then(
+        () => batch.forEach((entry) => entry.resolve()),
+        (error: unknown) => this.#fail(error, batch),
+      );
       return;
     }
     if (!fsyncAfter) {

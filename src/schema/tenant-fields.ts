@@ -93,7 +93,7 @@ const DECLARED = new WeakMap<TenantFields, Map<string, boolean>>();
 
 function bodyDeclares(body: TenantBody, tenant: TenantFields, embeddedOnly: boolean): boolean {
   let answers = DECLARED.get(tenant);
-  if (answers === undefined) DECLARED.set(tenant, (answers = new Map()));
+  if (answers === undefined) DECLARED.set(tenant, (answers = new Map<string, boolean>()));
   const key = `${body}${embeddedOnly ? ' embedded' : ''}`;
   let answer = answers.get(key);
   if (answer === undefined) answers.set(key, (answer = declares(SHAPES[body], tenant, embeddedOnly)));

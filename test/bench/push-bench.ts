@@ -7,7 +7,7 @@ import type { InspectedAccount } from '../../src/sandbox/inspected.js';
 import { differences, exportInMemory, type ExpectedExport } from '../e2e/oracle.js';
 import { writePushExport, type ExportOrder, type ExportShape, type GeneratedExport } from './push-export.js';
 
-// `npm run bench:push [-- throughput|first [ACCOUNTS]]` (builds dist/ first). What a user waits
+// `npm run bench:push [-- throughput|first|postgres [ACCOUNTS]]` (builds dist/ first; `postgres`: push-postgres.ts). What a user waits
 // for: the real binary (`node bin/migrate.js push DIR --base-url URL --concurrency N`, the API key
 // in MIGRATE_API_KEY) timed as a child process from spawn to exit, against the sandbox in its own
 // process. Each figure is the median of BENCH_RUNS runs (default 3), each on a fresh sandbox and
@@ -315,4 +315,5 @@ async function first(count = 200_000): Promise<void> {
 const [mode = 'throughput', size] = process.argv.slice(2);
 const accounts = size === undefined ? undefined : Number(size);
 if (mode === 'first') await first(accounts);
+else if (mode === 'postgres') await (await import('./push-postgres.js')).postgresBench(accounts);
 else await throughput(accounts);

@@ -1,0 +1,129 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type Database from 'better-sqlite3';
+import type pg from 'pg';
+import { openLedgerDb } from '../db.js';
+import { copyIntoPostgres, copyIntoSqlite, type CopyCounts } from './copy.js';
+import { Reconnecting } from './reconnect.js';
+import { migratePostgres } from './schema.js';
+import { LEDGER_TABLES, tableSpec } from './tables.js';
+import { newClient, redactUrl } from './url.js';
+
+/** The target database already holds a ledger: a copy goes only into an empty one (exit 2 at the caller). */
+export class TargetNotEmptyError extends Error {
+  constructor(label: string, accounts: number, runs: number) {
+    super(
+      `the PostgreSQL ledger ${label} is not empty (${accounts} accounts, ${runs} runs); a SQLite ledger is copied ` +
+        'only into an empty one: give a new database (or schema)',
+    );
+    this.name = 'TargetNotEmptyError';
+  }
+}
+
+export interface MoveResult {
+  label: string;
+  copied: CopyCounts;
+  /** Rows per table in the source, and what differs between it and PostgreSQL read back (empty: identical). */
+  source: CopyCounts;
+  differences: string[];
+}
+
+/**
+ * Copies a SQLite ledger (its database, opened and migrated by the caller, under its state directory's lock) into the
+ * empty PostgreSQL ledger at `url` in one transaction, then reads PostgreSQL back into a scratch SQLite file and
+ * compares the two row by row.
+ */
+export async function moveLedgerToPostgres(db: Database.Database, url: string): Promise<MoveResult> {
+  const label = redactUrl(url);
+  const connection = new Reconnecting({ label, connect: () => connect(url), unreachableMs: 0 });
+  try {
+    await connection.run((client) => migratePostgres(client));
+    const copied = await connection.run((client) =>
+      inTransaction(client, async () => {
+        await refuseNonEmpty(client, label);
+        return copyIntoPostgres(db, client);
+      }),
+    );
+    const { source, differences } = await connection.run((client) => compareWithPostgres(db, client));
+    return { label, copied, source, differences };
+  } finally {
+    await connection.close();
+  }
+}
+
+async function connect(url: string): Promise<pg.Client> {
+  const client = newClient(url);
+  await client.connect();
+  return client;
+}
+
+/** Inside the copy's transaction: no push may be staging (its lock row is held until the copy commits). */
+async function refuseNonEmpty(client: pg.Client, label: string): Promise<void> {
+  await client.query(`SELECT holder FROM ledger_lock WHERE name = 'stage' FOR UPDATE`);
+  const counts = await client.query<{ accounts: number; runs: number }>(
+    'SELECT (SELECT COUNT(*) FROM accounts) AS accounts, (SELECT COUNT(*) FROM runs) AS runs',
+  );
+  const row = counts.rows[0];
+  if (row !== undefined && (row.accounts > 0 || row.runs > 0))
+    throw new TargetNotEmptyError(label, row.accounts, row.runs);
+}
+
+async function inTransaction<T>(client: pg.Client, work: () => Promise<T>): Promise<T> {
+  await client.query('BEGIN');
+  try {
+    const result = await work();
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}
+
+/** Reads PostgreSQL back into a scratch SQLite ledger and compares every table with `db`, row by row in key order. */
+async function compareWithPostgres(
+  db: Database.Database,
+  client: pg.Client,
+): Promise<{ source: CopyCounts; differences: string[] }> {
+  const dir = mkdtempSync(join(tmpdir(), 'migrate-ledger-check-'));
+  const copy = openLedgerDb(dir);
+  try {
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    await copyIntoSqlite(client, copy).finally(() => client.query('COMMIT'));
+    return compareLedgers(db, copy);
+  } finally {
+    copy.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Row counts of `a` per table and the differences from `b` (the first few of each table, then a count). */
+export function compareLedgers(
+  a: Database.Database,
+  b: Database.Database,
+): { source: CopyCounts; differences: string[] } {
+  const source: CopyCounts = {};
+  const differences: string[] = [];
+  for (const name of LEDGER_TABLES) {
+    const spec = tableSpec(a, name);
+    const columns = name === 'account_issues' ? spec.columns.slice(0, -1) : spec.columns;
+    const order = name === 'account_issues' ? 'account_id, rowid' : spec.key.join(', ');
+    const sql = `SELECT ${columns.join(', ')} FROM main.${name} ORDER BY ${order}`;
+    const left = a.prepare(sql).raw(true).iterate() as IterableIterator<unknown[]>;
+    const right = b.prepare(sql).raw(true).iterate() as IterableIterator<unknown[]>;
+    let rows = 0;
+    let differing = 0;
+    for (;;) {
+      const [x, y] = [left.next(), right.next()];
+      if (x.done === true && y.done === true) break;
+      if (x.done !== true) rows += 1;
+      if (JSON.stringify(x.value) === JSON.stringify(y.value)) continue;
+      differing += 1;
+      if (differing <= 3) differences.push(`${name}: row ${rows} differs`);
+    }
+    if (differing > 3) differences.push(`${name}: ${differing} rows differ in all`);
+    source[name] = rows;
+  }
+  return { source, differences };
+}

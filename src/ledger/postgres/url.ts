@@ -1,0 +1,33 @@
+import pg from 'pg';
+
+/** True for a ledger given as a PostgreSQL connection URL rather than a state directory. */
+export function isPostgresUrl(value: string | undefined): value is string {
+  return value !== undefined && /^postgres(ql)?:\/\//i.test(value);
+}
+
+/**
+ * The URL as it may be shown: the password replaced by `***` (also a `password=` query parameter). Every message,
+ * log line, report and run record that names the ledger uses this form, never the URL as given.
+ */
+export function redactUrl(url: string): string {
+  // Text, not URL parsing: libpq's forms (an empty host with ?host=/socket/dir, several hosts) are no WHATWG URLs.
+  return url
+    .replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/?#]*):[^@/?#]*@/i, '$1:***@')
+    .replace(/([?&]password=)[^&#]*/gi, '$1***');
+}
+
+/** BIGINT and NUMERIC COUNT(*) come back as numbers: every id, count and millisecond time fits in 2^53. */
+const types = {
+  getTypeParser: (oid: number, format?: 'text' | 'binary') =>
+    oid === 20 || oid === 1700
+      ? (value: string): number => Number(value)
+      : (pg.types.getTypeParser(oid, format) as (value: string) => unknown),
+};
+
+/** A client of the ledger's database (TLS and the rest from the URL's own parameters, e.g. sslmode). */
+export function newClient(url: string): pg.Client {
+  const client = new pg.Client({ connectionString: url, types, connectionTimeoutMillis: 10_000 });
+  // A dropped connection is reported by the next query; unhandled, the event would end the process.
+  client.on('error', () => undefined);
+  return client;
+}
