@@ -18,7 +18,7 @@ import { createNdjsonLogSink, type NdjsonLogSink } from '../report/ndjson-log.js
 import { createProgressReporter, type ProgressReporter } from '../report/progress.js';
 import { logFailedText, releasedText } from '../report/push-messages.js';
 import { DEFAULT_SUPPLIERS } from '../sandbox/index.js';
-import { DEFAULT_UNREACHABLE_SECONDS } from '../ledger/postgres/index.js';
+import { DEFAULT_UNREACHABLE_SECONDS, redactUrl } from '../ledger/postgres/index.js';
 import { Closers } from './closers.js';
 import { openService, type OpenService } from './open-service.js';
 import { openRunLedger, postgresFailure, type RunLedger } from './push-ledger.js';
@@ -314,9 +314,11 @@ function quietly(step: () => void): void {
 
 /** The options recorded with the run: never a secret (file paths only), sets as lists. */
 function runOptions(options: PushCommandOptions): Record<string, unknown> {
-  const { apiKeyFile, tokenFile, only, ...rest } = options;
+  const { apiKeyFile, tokenFile, only, ledger, ...rest } = options;
   return {
     ...rest,
+    // The PostgreSQL ledger's URL, never its password.
+    ledger: ledger === undefined ? undefined : redactUrl(ledger),
     // The export directory's real path: `migrate report` never writes into it (report/out-dir.ts).
     exportDir: realpathSync(options.dir),
     apiKeyFile: apiKeyFile === undefined ? undefined : '(given)',

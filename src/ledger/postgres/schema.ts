@@ -2,7 +2,7 @@ import type pg from 'pg';
 
 // The PostgreSQL ledger's schema, versioned as the SQLite ledger's (migrations.ts): `ledger_schema` holds the number
 // of migrations applied; a migration is never edited once released. Version 1 is the SQLite ledger's schema at its
-// version 7, column for column (the working copy and the snapshots of status and report are SQLite files of that
+// version 8, column for column (the working copy and the snapshots of status and report are SQLite files of that
 // schema), with what sharing needs: the lease of each account, the stage lock, the live runners, and the ids of runs
 // and events drawn from sequences.
 const MIGRATIONS: readonly string[] = [
@@ -45,6 +45,9 @@ const MIGRATIONS: readonly string[] = [
     UNIQUE (account_id, kind, natural_key)
   );
   CREATE INDEX items_by_account ON items (account_id);
+  -- What changed in the export after it was sent (SQLite migration 8): counted and listed at every run.
+  CREATE INDEX accounts_changed ON accounts (id) WHERE changed_fingerprint IS NOT NULL;
+  CREATE INDEX items_changed ON items (account_id) WHERE changed_fingerprint IS NOT NULL;
   -- An event's id is PostgreSQL's (runners write events at once); (origin, local_id) makes a shipment sent again after
   -- a lost answer land once.
   CREATE SEQUENCE events_id_seq;
@@ -65,7 +68,7 @@ const MIGRATIONS: readonly string[] = [
 ];
 
 /** The SQLite ledger schema version the PostgreSQL schema's columns match (migrations.ts). */
-export const MATCHING_SQLITE_VERSION = 7;
+export const MATCHING_SQLITE_VERSION = 8;
 
 /** Applies the migrations not applied yet, each in its own transaction; one process at a time (an advisory lock). */
 export async function migratePostgres(client: pg.Client): Promise<void> {
