@@ -1,15 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ClientEvent } from '../api/index.js';
-import {
-  describeService,
-  MOVE_FLAG,
-  refuseOtherService,
-  serviceDifferences,
-  serviceIdentity,
-  type ServiceIdentity,
-} from '../config/ledger-service.js';
-import { chooseDialect } from '../config/service.js';
 import { teeSink, type EngineEvent, type EventSink } from '../engine/index.js';
 import { ExitCode, MigrateError } from '../errors.js';
 import { isLedgerDamage, type Ledger, LEDGER_FILE, ledgerDamagedError, stateDirFailure } from '../ledger/index.js';
@@ -17,14 +8,14 @@ import { estimateExportAccounts } from '../report/export-size.js';
 import { createNdjsonLogSink, type NdjsonLogSink } from '../report/ndjson-log.js';
 import { createProgressReporter, type ProgressReporter } from '../report/progress.js';
 import { logFailedText, releasedText } from '../report/push-messages.js';
-import { DEFAULT_SUPPLIERS } from '../sandbox/index.js';
 import { DEFAULT_UNREACHABLE_SECONDS, redactUrl } from '../ledger/postgres/index.js';
 import { Closers } from './closers.js';
-import { openService, type OpenService } from './open-service.js';
+import type { OpenService } from './open-service.js';
 import { openRunLedger, postgresFailure, type RunLedger } from './push-ledger.js';
 import type { PushCommandOptions } from './push-options.js';
 import { lastEndedPush, openMetrics, type OpenedMetrics } from './push-monitoring.js';
 import type { PushSetup } from './push-setup.js';
+import { checkLedgerService, moveText, openPushService, recordService } from './push-service.js';
 
 // A push run's resources, opened in one place and closed in one (closers.ts, in reverse): the state directory's lock
 // and its watch, the ledger and its snapshot, the recorded service and dialect, the service's client, the run's record,
@@ -117,7 +108,8 @@ async function openResources(
   if (ledger.read.dialect() === undefined) ledger.recordDialect(service.config.dialect);
   const runId = ledger.startRun('push', runOptions(options));
   stopAt('run-started');
-  if (options.moveLedgerToService) announceMove(label, services.recorded, services.current);
+  const moving = options.moveLedgerToService ? moveText(label, services.recorded, services.current) : undefined;
+  if (moving !== undefined) tell(moving);
   if (options.retryInvalid !== undefined)
     tell(releasedText(options.retryInvalid, ledger.releaseInvalid(options.retryInvalid)));
   let finished = false;
@@ -212,48 +204,6 @@ function explainStorage(error: unknown, stateDir: string): unknown {
     : (postgresFailure(error) ?? stateDirFailure(error, stateDir) ?? error);
 }
 
-/** This run's service, refused (exit 2) when the ledger records another and --move-ledger-to-service is not given. */
-function checkLedgerService(
-  options: PushCommandOptions,
-  setup: PushSetup,
-  { ledger, label }: RunLedger,
-): { recorded: ServiceIdentity | undefined; current: ServiceIdentity; dialect: RecordedDialect | undefined } {
-  const moving = options.moveLedgerToService === true;
-  // Read under the lock: the dialect the setup chose must be the ledger's (a PostgreSQL ledger's is known only now).
-  const recordedDialect = ledger.read.dialect();
-  const dialect = recordedDialect === undefined ? undefined : { dialect: recordedDialect, stateDir: label, moving };
-  const current = serviceIdentity({
-    sandbox: options.sandbox === true,
-    baseUrl: setup.service?.baseUrl,
-    dialect: chooseDialect({ flags: options, env: process.env, file: setup.config, recorded: dialect }),
-    importSupplier: setup.config.importSupplier,
-  });
-  const recorded = ledger.read.service();
-  if (recorded !== undefined && !moving) refuseOtherService({ stateDir: label, recorded, current, command: 'push' });
-  return { recorded, current, dialect };
-}
-
-type RecordedDialect = NonNullable<PushSetup['recorded']>;
-
-/** Records the run's service when the ledger has none yet, or when --move-ledger-to-service moved it. */
-function recordService(
-  ledger: Ledger,
-  recorded: ServiceIdentity | undefined,
-  current: ServiceIdentity,
-  runId: number,
-): void {
-  if (recorded === undefined) ledger.recordService(current);
-  else if (serviceDifferences(recorded, current).length > 0) ledger.recordService(current, { from: recorded, runId });
-}
-
-function announceMove(stateDir: string, recorded: ServiceIdentity | undefined, current: ServiceIdentity): void {
-  if (recorded === undefined || serviceDifferences(recorded, current).length === 0) return;
-  tell(
-    `${MOVE_FLAG}: the ledger of ${stateDir} moves from ${describeService(recorded)} to ` +
-      `${describeService(current)} once this run is answered`,
-  );
-}
-
 const tell = (line: string): void => void process.stderr.write(`migrate: ${line}\n`);
 
 function openMonitoring(
@@ -325,33 +275,6 @@ function runOptions(options: PushCommandOptions): Record<string, unknown> {
     tokenFile: tokenFile === undefined ? undefined : '(given)',
     only: only === undefined ? undefined : [...only],
   };
-}
-
-/** The service of open-service.ts; --sandbox: processing fast, no faults, the configured supplier Ongoing. */
-function openPushService(
-  options: PushCommandOptions,
-  setup: PushSetup,
-  recorded: RecordedDialect | undefined,
-  client: { signal: AbortSignal; onEvent?: (event: ClientEvent) => void },
-): Promise<OpenService> {
-  const supplier = setup.config.importSupplier;
-  // The default suppliers stay: records may carry their own import_supplier (the configured one fills only gaps).
-  const sandbox = options.sandbox
-    ? {
-        processingMs: 50,
-        ...(supplier === undefined ? {} : { suppliers: { ...DEFAULT_SUPPLIERS, [supplier]: 'Ongoing' as const } }),
-      }
-    : undefined;
-  return openService({
-    flags: options,
-    sandbox,
-    file: setup.config,
-    recorded,
-    // Loaded once before the ledger was opened; again only when the ledger's own dialect turned out to differ (a
-    // PostgreSQL ledger's is read once it is open).
-    config: setup.service?.dialect === (recorded?.dialect ?? setup.dialect) ? setup.service : undefined,
-    client: { concurrency: options.concurrency, maxRequestsPerSecond: options.rate, ...client },
-  });
 }
 
 /** --log-file: the NDJSON sink of src/report/ndjson-log.ts (0600, appended); an unwritable path is exit 2. */

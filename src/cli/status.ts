@@ -9,8 +9,8 @@ import { checkStateDir, LEDGER_FILE } from '../ledger/index.js';
 import { tellAccountStory } from '../report/account-story.js';
 import { ledgerExists, openLedgerSource, type LedgerSource } from '../report/ledger-source.js';
 import { OutputClosed, stdoutOutput, type Output } from '../report/output.js';
-import { gatherStatus, type StatusSummary } from '../report/status-gather.js';
-import type { StatusRow } from '../report/status-join.js';
+import { gatherStatus } from '../report/status-gather.js';
+import { writeStatusJson } from '../report/status-json.js';
 import { renderAccountStory, renderStatus } from '../report/status-render.js';
 import { nextSteps, statusExit } from '../report/status-verdict.js';
 import { colorWanted } from '../report/summary.js';
@@ -123,14 +123,15 @@ async function printStatus(
     await out.write(options.json ? `${JSON.stringify(story, null, 2)}\n` : renderAccountStory(story, render));
     return ExitCode.ok;
   }
-  if (options.json) return statusExit(await printJson(options, ledger, client, out));
-  const summary = await gatherStatus({
+  const input = {
     supplier: options.supplier,
     ledger,
     client,
     maxStatusChecks: options.maxStatusChecks,
     maxListed: options.maxRows,
-  });
+  };
+  if (options.json) return statusExit(await writeStatusJson(out, input));
+  const summary = await gatherStatus(input);
   summary.next_steps = nextSteps(summary);
   await out.write(renderStatus(summary, render));
   return statusExit(summary);
@@ -186,45 +187,4 @@ function openClient(options: StatusCommandOptions, ledger: LedgerSource | undefi
     recorded: dialect === undefined ? undefined : { dialect, stateDir: ledgerName(options) },
     client: { concurrency: RUN_DEFAULTS.concurrency },
   });
-}
-
-/**
- * The JSON document, streamed: rows are written page by page as the ledger is read (with
- * back-pressure), then the counts and lists, so a million accounts never sit in memory.
- */
-async function printJson(
-  options: StatusCommandOptions,
-  ledger: LedgerSource | undefined,
-  client: ServiceClient | undefined,
-  out: Output,
-): Promise<StatusSummary> {
-  let chunk: string[] = [];
-  let first = true;
-  const onRow = (row: StatusRow): void => {
-    chunk.push(`${first ? '' : ',\n'}    ${JSON.stringify(row)}`);
-    first = false;
-  };
-  // The document starts with the first rows, after the service has answered: a run that fails
-  // before (authentication, unknown supplier) prints nothing on stdout rather than half a document.
-  let opened = false;
-  const flush = async (): Promise<void> => {
-    const text = `${opened ? '' : '{\n  "accounts": [\n'}${chunk.join('')}`;
-    opened = true;
-    chunk = [];
-    if (text !== '') await out.write(text);
-  };
-  const summary = await gatherStatus({
-    supplier: options.supplier,
-    ledger,
-    client,
-    maxStatusChecks: options.maxStatusChecks,
-    maxListed: options.maxRows,
-    onRow,
-    onPage: flush,
-  });
-  await flush();
-  summary.next_steps = nextSteps(summary);
-  const rest = JSON.stringify(summary, null, 2).slice(1);
-  await out.write(`\n  ],${rest}\n`);
-  return summary;
 }

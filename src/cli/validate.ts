@@ -1,8 +1,4 @@
-import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
-import { stringify } from 'csv-stringify/sync';
-import { spreadsheetCsvOptions } from '../report/spreadsheet-safe.js';
-import { chmod, open } from 'node:fs/promises';
 import { RequestRejectedError } from '../api/index.js';
 import { checkContractDialect, type MigrateConfig } from '../config/index.js';
 import { chooseDialect, registerServiceOptions, type ServiceFlags } from '../config/service.js';
@@ -11,7 +7,8 @@ import { ExitCode, UsageError } from '../errors.js';
 import { Code } from '../schema/index.js';
 import { locateIssue, openExport, type ExportReader } from '../intake/index.js';
 import type { OrderProof } from '../intake/order-proof.js';
-import { errorRowBatches, jsonReport, textReport } from '../report/validation-report.js';
+import { jsonReport, textReport, writeErrorsCsv } from '../report/validation-report.js';
+import { ValidateProgress } from '../report/validate-progress.js';
 import { ALLOW_NO_ACCOUNTS, refuseNoAccounts } from '../intake/accounts-present.js';
 import { openExportInOrder } from '../intake/export-in-order.js';
 import { findExportFiles } from '../sources/index.js';
@@ -37,8 +34,6 @@ export interface ValidateCommandOptions extends ServiceFlags {
   contract?: string;
   allowNoAccounts?: boolean;
 }
-
-const CSV_COLUMNS = ['file', 'line', 'column', 'attr', 'external_account_number', 'code', 'message'] as const;
 
 export function registerValidateCommand(program: Command, setExitCode: (code: number) => void): void {
   const command = program
@@ -93,7 +88,7 @@ export async function validateCommand(options: ValidateCommandOptions): Promise<
   const remote = options.remote ? await openRemote(options, config) : undefined;
   // Payloads are checked for the dialect push would send them in (--dialect, MIGRATE_DIALECT, the mapping file).
   const mapping = { ...config, dialect };
-  const progress = process.stderr.isTTY ? new ProgressDisplay() : undefined;
+  const progress = process.stderr.isTTY ? new ValidateProgress() : undefined;
   let validation: ExportValidation;
   try {
     // --remote reads the whole export first (the scratch join), so that no account is sent to the service twice.
@@ -181,72 +176,4 @@ async function openRemote(
     return errors.map((error) => ({ ...locateIssue(account, error), message: `service: ${error.detail}` }));
   };
   return { check, concurrency, close: service.close };
-}
-
-/** Errors as CSV for a spreadsheet; it names customers' accounts, so only the owner may read it. */
-async function writeErrorsCsv(file: string, validation: ExportValidation): Promise<void> {
-  let handle;
-  try {
-    handle = await open(file, 'w', 0o600);
-    await chmod(file, 0o600);
-  } catch (error) {
-    throw new UsageError(
-      `--errors-csv ${file}: cannot be written (${(error as NodeJS.ErrnoException).code ?? String(error)}).`,
-      'errors_csv_unwritable',
-      error,
-    );
-  }
-  try {
-    await handle.write(stringify([], spreadsheetCsvOptions(CSV_COLUMNS, true)));
-    for await (const rows of errorRowBatches(validation))
-      await handle.write(stringify(rows, spreadsheetCsvOptions(CSV_COLUMNS, false)));
-  } finally {
-    await handle.close();
-  }
-}
-
-/**
- * A progress bar on a terminal only: bytes while reading (and, streaming, validating), then accounts while validating
- * staged records.
- */
-class ProgressDisplay {
-  #bar: cliProgress.SingleBar | undefined;
-  #counting = false;
-
-  reading(join: 'scratch' | 'streaming', bytes: number, total: number): void {
-    if (!this.#bar) {
-      const label = join === 'streaming' ? 'validating' : 'reading   ';
-      this.#bar = new cliProgress.SingleBar(
-        { stream: process.stderr, format: `${label} [{bar}] {percentage}%`, hideCursor: true, clearOnComplete: true },
-        cliProgress.Presets.shades_classic,
-      );
-      this.#bar.start(Math.max(total, 1), 0);
-    }
-    this.#bar.update(bytes);
-  }
-
-  joining(total: number): void {
-    this.#bar?.stop();
-    this.#counting = true;
-    this.#bar = new cliProgress.SingleBar(
-      {
-        stream: process.stderr,
-        format: 'validating [{bar}] {value}/{total} accounts',
-        hideCursor: true,
-        clearOnComplete: true,
-      },
-      cliProgress.Presets.shades_classic,
-    );
-    this.#bar.start(Math.max(total, 1), 0);
-  }
-
-  tick(): void {
-    if (this.#counting) this.#bar?.increment();
-  }
-
-  stop(): void {
-    this.#bar?.stop();
-    this.#bar = undefined;
-    this.#counting = false;
-  }
 }

@@ -1,11 +1,17 @@
+import { chmod, open } from 'node:fs/promises';
+import { stringify } from 'csv-stringify/sync';
+import { UsageError } from '../errors.js';
 import type { SourceIssue } from '../mapping/types.js';
 import type { ExportValidation } from '../intake/validate-export.js';
 import { linkLines, notReadLines } from './export-entries.js';
+import { spreadsheetCsvOptions } from './spreadsheet-safe.js';
 
 // The outputs of `migrate validate`, as text chunks to write one after the other: the errors are
 // read once from their spool, so a report of millions of errors is written in flat memory.
 
 const LINES_PER_CHUNK = 1000;
+
+const CSV_COLUMNS = ['file', 'line', 'column', 'attr', 'external_account_number', 'code', 'message'] as const;
 
 /** One row of `--json` errors and `--errors-csv` (the issue's document, field for field). */
 export interface ErrorRow {
@@ -133,4 +139,26 @@ function summaryLines(validation: ExportValidation): string[] {
   for (const [code, count] of codes) lines.push(`  ${String(count).padStart(7)}  ${code}`);
   lines.push(validation.ok ? 'OK: every account is valid.' : 'NOT OK: fix the problems above and run validate again.');
   return lines;
+}
+
+/** Errors as CSV for a spreadsheet; it names customers' accounts, so only the owner may read it. */
+export async function writeErrorsCsv(file: string, validation: ExportValidation): Promise<void> {
+  let handle;
+  try {
+    handle = await open(file, 'w', 0o600);
+    await chmod(file, 0o600);
+  } catch (error) {
+    throw new UsageError(
+      `--errors-csv ${file}: cannot be written (${(error as NodeJS.ErrnoException).code ?? String(error)}).`,
+      'errors_csv_unwritable',
+      error,
+    );
+  }
+  try {
+    await handle.write(stringify([], spreadsheetCsvOptions(CSV_COLUMNS, true)));
+    for await (const rows of errorRowBatches(validation))
+      await handle.write(stringify(rows, spreadsheetCsvOptions(CSV_COLUMNS, false)));
+  } finally {
+    await handle.close();
+  }
 }

@@ -1,0 +1,37 @@
+import type { Output } from './output.js';
+import { gatherStatus, type StatusInput, type StatusSummary } from './status-gather.js';
+import type { StatusRow } from './status-join.js';
+import { nextSteps } from './status-verdict.js';
+
+// `migrate status --json`: one JSON document, every account a row.
+
+/**
+ * The JSON document, streamed: rows are written page by page as the ledger is read (with
+ * back-pressure), then the counts and lists, so a million accounts never sit in memory.
+ */
+export async function writeStatusJson(
+  out: Output,
+  input: Omit<StatusInput, 'onRow' | 'onPage'>,
+): Promise<StatusSummary> {
+  let chunk: string[] = [];
+  let first = true;
+  const onRow = (row: StatusRow): void => {
+    chunk.push(`${first ? '' : ',\n'}    ${JSON.stringify(row)}`);
+    first = false;
+  };
+  // The document starts with the first rows, after the service has answered: a run that fails
+  // before (authentication, unknown supplier) prints nothing on stdout rather than half a document.
+  let opened = false;
+  const flush = async (): Promise<void> => {
+    const text = `${opened ? '' : '{\n  "accounts": [\n'}${chunk.join('')}`;
+    opened = true;
+    chunk = [];
+    if (text !== '') await out.write(text);
+  };
+  const summary = await gatherStatus({ ...input, onRow, onPage: flush });
+  await flush();
+  summary.next_steps = nextSteps(summary);
+  const rest = JSON.stringify(summary, null, 2).slice(1);
+  await out.write(`\n  ],${rest}\n`);
+  return summary;
+}
