@@ -68,6 +68,7 @@ describe('an entry named as an export file that is not one', () => {
     expect((await refusal(fifo)).message).toMatch(/^statements\.json: is a FIFO \(named pipe\), not a file; /u);
   });
 
+  // root reads every file: as root, test/cli/state-dir.test.ts runs the binary as another user for the same refusal.
   it.skipIf(process.getuid?.() === 0)('is refused when this user cannot read it, naming EACCES', async () => {
     const dir = exportWith((at) => writeFileSync(path.join(at, 'notes.csv'), HEADER, { mode: 0o000 }));
     chmodSync(path.join(dir, 'notes.csv'), 0o000);
