@@ -119,7 +119,7 @@ function header(summary: ReportSummary, runs: number): string {
   const rows = summary.fix_data.rows;
   return (
     `<h1>Migration report${summary.import_supplier ? ` — ${escapeHtml(summary.import_supplier)}` : ''}</h1>` +
-    `<p class="meta">state directory ${escapeHtml(summary.state_dir)} · generated ` +
+    `<p class="meta">${ledgerWord(summary.state_dir)} ${escapeHtml(summary.state_dir)} · generated ` +
     `${escapeHtml(summary.generated_at)} · times in UTC</p>` +
     `<dl class="facts">${[
       fact('supplier', 'import supplier', summary.import_supplier ?? 'all'),
@@ -218,4 +218,9 @@ ${runsSection(page.runs)}
 ${actionTables(page)}
 </body></html>
 `;
+}
+
+/** A PostgreSQL ledger is named by its URL (without its password), a SQLite one by its state directory. */
+function ledgerWord(stateDir: string): string {
+  return /^postgres(?:ql)?:\/\//u.test(stateDir) ? 'ledger' : 'state directory';
 }

@@ -40,7 +40,8 @@ function normal(text: string, places: string[]): string {
   let out = text.replace(/(generated[_ ](?:at)?"?:? ?"?)\d{4}-\d\d-\d\dT[\d:.]+Z/g, '$1<now>');
   out = out.replace(/\(ledger only \(--offline\), [^)]+\)/, '(ledger only (--offline), <now>)');
   for (const place of places) out = out.split(place).join('<place>');
-  return out;
+  // report.html names a state directory as such and a PostgreSQL ledger by its URL (asserted below).
+  return out.replace('<p class="meta">ledger <place>', '<p class="meta">state directory <place>');
 }
 
 function reportFiles(dir: string): Record<string, string> {
@@ -81,6 +82,7 @@ it('status and report on a PostgreSQL ledger equal those on the SQLite ledger of
     expect(Object.keys(right).sort()).toEqual(Object.keys(left).sort());
     for (const name of Object.keys(left))
       expect(normal(right[name] ?? '', places), name).toBe(normal(left[name] ?? '', places));
+    expect(right['report.html']).toContain(`<p class="meta">ledger ${url} · generated`);
 
     // The copy is the ledger from now on: a rerun on it sends nothing new, and a second copy into it is refused.
     sandbox.control.setFaults({ failRate: 0, dropRate: 0 });
