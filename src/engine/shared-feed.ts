@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { compareKeys } from '../intake/index.js';
 import type { AccountState, Ledger } from '../ledger/index.js';
 import type { EventSink } from './events.js';
@@ -137,14 +138,7 @@ async function leaseUntilDone(
   }
 }
 
+/** Waits `ms`, or less when `signal` aborts. */
 function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-  });
+  return delay(ms, undefined, { signal }).catch(() => undefined);
 }

@@ -5,12 +5,14 @@ import type { LedgerTable } from './tables.js';
 // which table changed (an issue: its account; a setting: its key). The shipper sends those rows to PostgreSQL. The
 // triggers and the table are TEMP: they belong to this connection, and nothing of them is in the file.
 
-const ROW_TABLES: ReadonlyArray<[LedgerTable, string]> = [
-  ['runs', 'id'],
-  ['accounts', 'id'],
-  ['items', 'id'],
-  ['events', 'id'],
-  ['account_issues', 'account_id'],
+/** Each table and the column that names a changed row: its id, its account (an issue), its key (a setting). */
+const ROW_TABLES: ReadonlyArray<[LedgerTable, string, 'row_id' | 'key']> = [
+  ['runs', 'id', 'row_id'],
+  ['accounts', 'id', 'row_id'],
+  ['items', 'id', 'row_id'],
+  ['events', 'id', 'row_id'],
+  ['account_issues', 'account_id', 'row_id'],
+  ['settings', 'key', 'key'],
 ];
 
 /** Installs the change table and its triggers on an open working copy (after it was filled). */
@@ -18,7 +20,7 @@ export function captureChanges(db: Database.Database): void {
   const statements = [
     'CREATE TEMP TABLE ledger_changes (seq INTEGER PRIMARY KEY, tbl TEXT NOT NULL, row_id INTEGER, key TEXT)',
   ];
-  for (const [table, column] of ROW_TABLES)
+  for (const [table, column, target] of ROW_TABLES)
     for (const [event, row] of [
       ['INSERT', 'NEW'],
       ['UPDATE', 'NEW'],
@@ -26,17 +28,8 @@ export function captureChanges(db: Database.Database): void {
     ] as const)
       statements.push(
         `CREATE TEMP TRIGGER ledger_${table}_${event.toLowerCase()} AFTER ${event} ON main.${table} BEGIN ` +
-          `INSERT INTO ledger_changes (tbl, row_id) VALUES ('${table}', ${row}.${column}); END`,
+          `INSERT INTO ledger_changes (tbl, ${target}) VALUES ('${table}', ${row}.${column}); END`,
       );
-  for (const [event, row] of [
-    ['INSERT', 'NEW'],
-    ['UPDATE', 'NEW'],
-    ['DELETE', 'OLD'],
-  ] as const)
-    statements.push(
-      `CREATE TEMP TRIGGER ledger_settings_${event.toLowerCase()} AFTER ${event} ON main.settings BEGIN ` +
-        `INSERT INTO ledger_changes (tbl, key) VALUES ('settings', ${row}.key); END`,
-    );
   for (const sql of statements) db.exec(sql);
 }
 

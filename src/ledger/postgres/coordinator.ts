@@ -7,6 +7,7 @@ import { LEASE_TTL_MS, LeaseLostError, type Columns, type LeasedPage } from './l
 import { deadOnThisHost } from './holder.js';
 import { StageLock } from './stage-lock.js';
 import type { ShipmentRules } from './shipper.js';
+import { inTransaction } from './transaction.js';
 
 // How runners share one PostgreSQL ledger (docs/postgres.md "Several runners"): accounts are leased a page at a time
 // (FOR UPDATE SKIP LOCKED), a lease lives LEASE_TTL_MS unless its runner renews it, and every shipment of a runner
@@ -52,8 +53,7 @@ export class Coordinator {
   /** Registers this runner, marks the runs of runners that are gone crashed, and draws this run's id. */
   async register(): Promise<number> {
     const runId = await this.#pg.run(async (client) => {
-      await client.query('BEGIN');
-      try {
+      return inTransaction(client, async () => {
         const holders = await client.query<{ holder: string }>('SELECT holder FROM runners');
         const dead = holders.rows.map((row) => row.holder).filter(deadOnThisHost);
         await client.query(
@@ -68,12 +68,8 @@ export class Coordinator {
           LEASE_TTL_MS,
           id,
         ]);
-        await client.query('COMMIT');
         return id;
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      }
+      });
     });
     this.#timer = setInterval(() => void this.#renew(), LEASE_TTL_MS / 3);
     this.#timer.unref();
@@ -115,8 +111,7 @@ export class Coordinator {
   }
 
   async #leasePage(client: pg.Client, limit: number, columns: Columns, dead: string[]): Promise<LeasedPage> {
-    await client.query('BEGIN');
-    try {
+    return inTransaction(client, async () => {
       // While a runner stages, only accounts it has staged (up to `staged_up_to`) are leased: it never touches them
       // again (staging goes in number order), and a runner that has the ledger alone leaves it at ''.
       const stage = await client.query<{ holder: string; live: boolean; upTo: string | null }>(
@@ -146,15 +141,11 @@ export class Coordinator {
       );
       const ids = leased.rows.map((row) => row.id);
       const page = { ...(await readRows(client, ids, columns)), staging };
-      await client.query('COMMIT');
       const last = page.accounts.at(-1);
       const at = columns.accounts.indexOf('external_account_number');
       if (last !== undefined) this.#cursor = { number: String(last[at]), id: Number(last[0]) };
       return page;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    }
+    });
   }
 
   /**

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type pg from 'pg';
 import type { LedgerCounts } from '../read.js';
 import type { AccountState, ItemKind, ItemState } from '../types.js';
@@ -25,15 +26,7 @@ export async function readRows(client: pg.Client, ids: number[], columns: Column
 
 /** Waits `ms`, or less when `signal` aborts. */
 export function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-  });
+  return delay(ms, undefined, { signal }).catch(() => undefined);
 }
 
 /** Counts of accounts per state and of items per kind and state, as LedgerReader.counts() gives them. */

@@ -9,6 +9,7 @@ import { Reconnecting } from './reconnect.js';
 import { migratePostgres } from './schema.js';
 import { LEDGER_TABLES, tableSpec } from './tables.js';
 import { newClient, redactUrl } from './url.js';
+import { inSnapshot, inTransaction } from './transaction.js';
 
 /** The target database already holds a ledger: a copy goes only into an empty one (exit 2 at the caller). */
 export class TargetNotEmptyError extends Error {
@@ -69,18 +70,6 @@ async function refuseNonEmpty(client: pg.Client, label: string): Promise<void> {
     throw new TargetNotEmptyError(label, row.accounts, row.runs);
 }
 
-async function inTransaction<T>(client: pg.Client, work: () => Promise<T>): Promise<T> {
-  await client.query('BEGIN');
-  try {
-    const result = await work();
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  }
-}
-
 /** Reads PostgreSQL back into a scratch SQLite ledger and compares every table with `db`, row by row in key order. */
 async function compareWithPostgres(
   db: Database.Database,
@@ -89,8 +78,7 @@ async function compareWithPostgres(
   const dir = mkdtempSync(join(tmpdir(), 'migrate-ledger-check-'));
   const copy = openLedgerDb(dir);
   try {
-    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    await copyIntoSqlite(client, copy).finally(() => client.query('COMMIT'));
+    await inSnapshot(client, () => copyIntoSqlite(client, copy));
     return compareLedgers(db, copy);
   } finally {
     copy.close();

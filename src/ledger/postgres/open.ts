@@ -12,7 +12,8 @@ import { holderId } from './holder.js';
 import { Reconnecting } from './reconnect.js';
 import { migratePostgres } from './schema.js';
 import { newClient, redactUrl } from './url.js';
-import { inSnapshot, WORKING_TABLES, WorkingCopy } from './working-copy.js';
+import { inSnapshot } from './transaction.js';
+import { WORKING_TABLES, WorkingCopy } from './working-copy.js';
 
 /** How long the database may stay away before a run stops (exit 3), unless the caller says otherwise. */
 export const DEFAULT_UNREACHABLE_SECONDS = 120;

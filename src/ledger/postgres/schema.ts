@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { inTransaction } from './transaction.js';
 
 // The PostgreSQL ledger's schema, versioned as the SQLite ledger's (migrations.ts): `ledger_schema` holds the number
 // of migrations applied; a migration is never edited once released. Version 1 is the SQLite ledger's schema at its
@@ -82,16 +83,11 @@ export async function migratePostgres(client: pg.Client): Promise<void> {
         `the ledger has schema version ${current}, newer than this migrate (${MIGRATIONS.length}); upgrade migrate`,
       );
     for (let version = current; version < MIGRATIONS.length; version += 1) {
-      await client.query('BEGIN');
-      try {
+      await inTransaction(client, async () => {
         await client.query(MIGRATIONS[version] ?? '');
         await client.query('DELETE FROM ledger_schema');
         await client.query('INSERT INTO ledger_schema (version) VALUES ($1)', [version + 1]);
-        await client.query('COMMIT');
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      }
+      });
     }
   } finally {
     await client.query('SELECT pg_advisory_unlock(hashtext($1))', ['migrate ledger schema']).catch(() => undefined);

@@ -11,6 +11,7 @@ import {
   type LedgerTable,
   type TableSpec,
 } from './tables.js';
+import { inTransaction } from './transaction.js';
 
 /** Rows read from the working copy for one shipment, per table, and the keys of rows to replace whole. */
 interface Shipment {
@@ -146,8 +147,7 @@ export class Shipper {
   }
 
   async #write(client: pg.Client, shipment: Shipment): Promise<void> {
-    await client.query('BEGIN');
-    try {
+    await inTransaction(client, async () => {
       await this.#rules.allowed(client, shipment.accounts);
       for (const { spec, keys, rows } of shipment.tables) {
         // Issues and settings are replaced whole (an account's issues, a setting that may have been removed).
@@ -161,10 +161,6 @@ export class Shipper {
         }
       }
       await this.#rules.written?.(client, shipment.accounts, shipment.states);
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    }
+    });
   }
 }

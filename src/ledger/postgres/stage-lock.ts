@@ -4,6 +4,7 @@ import { deadOnThisHost } from './holder.js';
 import { deadLeaseHolders, pause } from './lease-rows.js';
 import type { Reconnecting } from './reconnect.js';
 import type { ShipmentRules } from './shipper.js';
+import { inTransaction } from './transaction.js';
 
 const TTL = `$2 * interval '1 millisecond'`;
 
@@ -50,8 +51,7 @@ export class StageLock {
   }
 
   async #takeOnce(client: pg.Client, dead: string | null, identity: string): Promise<boolean> {
-    await client.query('BEGIN');
-    try {
+    return inTransaction(client, async () => {
       const taken = await client.query(
         `UPDATE ledger_lock SET holder = $1, expires_at = now() + ${TTL} ` +
           `WHERE name = 'stage' AND (expires_at < now() OR holder = $1 OR holder = $3)`,
@@ -63,12 +63,8 @@ export class StageLock {
             `ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
           [identity],
         );
-      await client.query('COMMIT');
       return taken.rowCount === 1;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    }
+    });
   }
 
   /** Waits until no other runner holds a live lease (the stage lock keeps new ones from being taken meanwhile). */

@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
-import type pg from 'pg';
 import { openLedgerDb } from '../db.js';
 import { Ledger } from '../ledger.js';
 import { captureChanges, forgetChangesAfter, lastChange } from './capture.js';
@@ -12,6 +11,7 @@ import type { Reconnecting } from './reconnect.js';
 import { Shipper, type ShipmentRules } from './shipper.js';
 import type { LedgerTable } from './tables.js';
 import { tableSpec } from './tables.js';
+import { inSnapshot } from './transaction.js';
 
 /** Every table but the events: no engine step reads an account's history, and it is the largest table. */
 export const WORKING_TABLES: readonly LedgerTable[] = ['runs', 'accounts', 'items', 'account_issues', 'settings'];
@@ -122,18 +122,5 @@ export class WorkingCopy {
       // The writer failed already: its queue holds writes that were never committed anywhere.
     }
     rmSync(this.dir, { recursive: true, force: true });
-  }
-}
-
-/** Runs `read` in one REPEATABLE READ, read-only transaction: every table as of one moment. */
-export async function inSnapshot<T>(client: pg.Client, read: () => Promise<T>): Promise<T> {
-  await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-  try {
-    const result = await read();
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
   }
 }
