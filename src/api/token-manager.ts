@@ -1,11 +1,13 @@
-import { AuthenticationError } from './errors.js';
+import { ApiError, AuthenticationError } from './errors.js';
 import type { Clock } from './rate-limiter.js';
 
 // The access token (spec "Authentication"; docs/service.md "Authentication"): obtained with the API key
 // through the ObtainToken mutation, cached, renewed before its JWT `exp` (with the refresh
 // token while that is valid, else with the key), and renewed once when a request gets a 401.
 // One renewal at a time: concurrent callers share it. A token is never handed out past its
-// renewal point, so no request leaves with a token known to be expired.
+// renewal point, so no request leaves with a token known to be expired. A renewal that fails in a way no retry can
+// mend (a refused key, an untrusted certificate: the error's `fatal`) is not tried again: every later caller gets the
+// same error while the run stops, and the service sees one attempt.
 
 /**
  * The API key (from MIGRATE_API_KEY or --api-key-file), a token obtained beforehand, or both:
@@ -69,6 +71,7 @@ export class TokenManager {
   readonly #onRenewed: ((renewal: TokenRenewal) => void) | undefined;
   #grant: TokenGrant | undefined;
   #renewing: Promise<string> | undefined;
+  #fatal: ApiError | undefined;
 
   constructor(options: TokenManagerOptions) {
     this.#obtain = options.obtain;
@@ -85,6 +88,7 @@ export class TokenManager {
 
   /** A token valid now (renewed first when it is within the margin of its expiry). */
   async current(): Promise<string> {
+    if (this.#fatal) throw this.#fatal;
     const grant = this.#grant;
     if (grant && !this.#due(grant)) return grant.token;
     return this.#renew(grant ? 'expiring' : 'initial');
@@ -92,6 +96,7 @@ export class TokenManager {
 
   /** After a 401 for `rejected`: renew, unless another call has already replaced that token. */
   async renewAfterUnauthorized(rejected: string): Promise<string> {
+    if (this.#fatal) throw this.#fatal;
     if (this.#renewing) return this.#renewing;
     if (this.#grant && this.#grant.token !== rejected && !this.#due(this.#grant)) return this.#grant.token;
     return this.#renew('unauthorized');
@@ -109,9 +114,14 @@ export class TokenManager {
   }
 
   #renew(reason: RenewReason): Promise<string> {
-    this.#renewing ??= this.#obtainGrant(reason).finally(() => {
-      this.#renewing = undefined;
-    });
+    this.#renewing ??= this.#obtainGrant(reason)
+      .catch((error: unknown) => {
+        if (error instanceof ApiError && error.fatal) this.#fatal = error;
+        throw error;
+      })
+      .finally(() => {
+        this.#renewing = undefined;
+      });
     return this.#renewing;
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AuthenticationError } from '../../src/api/errors.js';
+import { AuthenticationError, ConnectionFailedError, ServerError } from '../../src/api/errors.js';
 import {
   TokenManager,
   decodeJwtTimes,
@@ -18,7 +18,7 @@ function jwt(claims: Record<string, number>): string {
 /** A fake token service: numbered tokens that live `ttlMs`, refresh tokens that can be refused. */
 function setup(
   credentials: Credentials,
-  options: { ttlMs?: number; refuseRefresh?: boolean; refuseKey?: boolean } = {},
+  options: { ttlMs?: number; refuseRefresh?: boolean; refuseKey?: boolean; failures?: Error[] } = {},
 ) {
   const time = new FakeTime();
   time.now = 1_000_000;
@@ -32,6 +32,8 @@ function setup(
       throw new AuthenticationError('obtainToken', 'Refresh token has expired. (KT-CT-1134)');
     if ('APIKey' in input && options.refuseKey)
       throw new AuthenticationError('obtainToken', 'Authentication failed. (KT-CT-1139)');
+    const failure = options.failures?.shift();
+    if (failure) throw failure;
     issued += 1;
     return {
       token: `token-${issued}`,
@@ -136,6 +138,23 @@ describe('TokenManager', () => {
     const error = await manager.current().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(AuthenticationError);
     expect((error as AuthenticationError).fatal).toBe(true);
+  });
+
+  it('after a failure no retry mends, every later caller gets it without another attempt', async () => {
+    const untrusted = new ConnectionFailedError('obtainToken', 'tls_certificate_untrusted', 'not trusted');
+    const { manager, calls } = setup({ apiKey: 'key-123456' }, { failures: [untrusted] });
+    await expect(manager.current()).rejects.toBe(untrusted);
+    await expect(manager.current()).rejects.toBe(untrusted);
+    await expect(manager.renewAfterUnauthorized('token-0')).rejects.toBe(untrusted);
+    expect(calls).toHaveLength(1);
+  });
+
+  it('after a failure a retry may mend (the service down past its resends), the next caller tries again', async () => {
+    const down = new ServerError('obtainToken', 503, 'unavailable', false);
+    const { manager, calls } = setup({ apiKey: 'key-123456' }, { failures: [down] });
+    await expect(manager.current()).rejects.toBe(down);
+    expect(await manager.current()).toBe('token-1');
+    expect(calls).toHaveLength(2);
   });
 });
 
