@@ -87,6 +87,15 @@ export const mappingFileSchema = z.strictObject({
   // The tenant's OpenAPI document (docs/real-platform.md "The tenant's contract"), relative to this file;
   // --contract wins over it.
   contract: z.string().min(1).optional(),
+  // The results ledger is named by --ledger or MIGRATE_LEDGER_URL only: status and report read no mapping file (they
+  // would read another ledger than push), and this file travels with the export (a URL in it could carry a password).
+  ledger: z
+    .never({
+      error:
+        'the results ledger is not read from the mapping file (status and report read none); give --ledger or ' +
+        'MIGRATE_LEDGER_URL to every command',
+    })
+    .optional(),
 });
 
 export type FileMappingInput = z.infer<typeof fileMappingSchema>;

@@ -119,6 +119,11 @@ describe('loadMigrateConfig', () => {
     expect(await usageError('{"phone_default_country": "XX"}')).toMatch(
       /phone_default_country: phone_default_country must be an ISO 3166-1 alpha-2 code/,
     );
+    const ledgerInFile = await usageError('{"ledger": "postgresql://migrate:s3cret@db/acme"}');
+    expect(ledgerInFile).toMatch(
+      /ledger: the results ledger is not read from the mapping file .* --ledger or MIGRATE_LEDGER_URL/,
+    );
+    expect(ledgerInFile).not.toContain('s3cret');
     expect(
       await usageError('{"mapping": {"accounts": {"rename": {"A": "billing_name", "B": "billing_name"}}}}'),
     ).toMatch(/two columns are renamed to "billing_name"/);
