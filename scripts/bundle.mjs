@@ -1,4 +1,6 @@
 import { build } from 'esbuild';
+import { execFileSync } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
 
 // Bundles the compiled CLI (dist/, from tsc) into one file, dist/bundle/main.js, which bin/migrate.js loads: node
 // reads, resolves and links one module instead of about 200 (the project's and its dependencies'), which halves the
@@ -28,3 +30,26 @@ await build({
   banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
   logLevel: 'warning',
 });
+
+// What `migrate --version` prints beside the version: the commit the build was made from and when (an image or a
+// tarball built without the repository's history says so, or takes MIGRATE_BUILD_COMMIT from its build).
+await writeFile(new URL('dist/build-info.json', `file://${root}`), `${JSON.stringify(buildInfo(), null, 2)}\n`);
+
+function buildInfo() {
+  const date = new Date().toISOString();
+  const fromEnv = process.env['MIGRATE_BUILD_COMMIT'];
+  if (fromEnv) return { commit: fromEnv, date };
+  try {
+    const commit = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    return { commit: `${commit.toString().trim()}${dirty.length > 0 ? '-modified' : ''}`, date };
+  } catch {
+    return { commit: 'unknown', date };
+  }
+}

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { exitCodesHelp } from './help-topics.js';
 
 // What every command's --help teaches: a one-line purpose first, options grouped by what they
 // are for (commander's Option.helpGroup), and real examples last. Kept in one table, applied
@@ -90,6 +91,8 @@ const GROUPS: Record<Group, readonly string[]> = {
 
 interface Teaching {
   purpose: string;
+  /** The exit codes after the examples: for the commands cron runs. */
+  exitCodes?: boolean;
   examples: ReadonlyArray<readonly [command: string, what: string]>;
 }
 
@@ -106,6 +109,7 @@ export const TEACHING: Record<string, Teaching> = {
   },
   push: {
     purpose: 'Migrate the accounts of an export into the platform, resuming where the last run stopped.',
+    exitCodes: true,
     examples: [
       ['migrate push exports/ --dry-run', 'stage and validate, then say what would be sent'],
       ['migrate push exports/ --limit 20', 'a canary of the first 20 accounts'],
@@ -123,6 +127,7 @@ export const TEACHING: Record<string, Teaching> = {
   },
   status: {
     purpose: "Where an import supplier's migration stands, and what to do next (exit 0 done, 1 not yet).",
+    exitCodes: true,
     examples: [
       ['migrate status ACME', 'service and ledger side by side, the next step first'],
       ['migrate status ACME --offline', 'the ledger only, no credentials needed'],
@@ -169,6 +174,7 @@ export function teachHelp(program: Command): void {
     }
     const width = Math.max(...teaching.examples.map(([example]) => example.length));
     const examples = teaching.examples.map(([example, what]) => `  ${example.padEnd(width)}  # ${what}`);
+    if (teaching.exitCodes === true) command.addHelpText('after', `\n${exitCodesHelp()}`);
     command.addHelpText('after', `\nExamples:\n${examples.join('\n')}\n`);
   }
 }

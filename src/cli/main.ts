@@ -8,6 +8,8 @@ import { registerReportCommand } from './report.js';
 import { registerStatusCommand } from './status.js';
 import { registerLedgerCommand } from './ledger.js';
 import { teachHelp } from './help.js';
+import { registerHelpCommand } from './help-topics.js';
+import { registerCompletionCommand } from './completion.js';
 
 /**
  * The one entry and exit of the CLI: builds the program, runs the command, and turns its
@@ -59,6 +61,8 @@ export function createProgram(setExitCode: (code: number) => void): Command {
   registerReportCommand(program, setExitCode);
   registerStatusCommand(program, setExitCode);
   registerLedgerCommand(program, setExitCode);
+  registerCompletionCommand(program);
+  registerHelpCommand(program);
   teachHelp(program);
   return program;
 }
@@ -79,10 +83,25 @@ function reportError(error: unknown): number {
   return ExitCode.fatal;
 }
 
-/** The version in package.json (dist/cli/main.js and src/cli/main.ts both sit two levels below it). */
+/**
+ * `0.1.0 (commit 1a2b3c4d5e6f, built 2026-11-27T03:40:00.000Z)`: the version in package.json and what the build
+ * recorded (dist/build-info.json, written by the bundler). dist/cli/main.js and src/cli/main.ts both sit two levels
+ * below the package root; a run from src/ (tests through tsx) has no build to name.
+ */
 function packageVersion(): string {
-  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-    version?: string;
-  };
-  return manifest.version ?? 'unknown';
+  const root = new URL('../../', import.meta.url);
+  const manifest = readJson(new URL('package.json', root)) as { version?: string } | undefined;
+  const build = readJson(new URL('dist/build-info.json', root)) as { commit?: string; date?: string } | undefined;
+  const version = manifest?.version ?? 'unknown';
+  return build === undefined
+    ? version
+    : `${version} (commit ${build.commit ?? 'unknown'}, built ${build.date ?? 'unknown'})`;
+}
+
+function readJson(url: URL): unknown {
+  try {
+    return JSON.parse(readFileSync(url, 'utf8'));
+  } catch {
+    return undefined;
+  }
 }

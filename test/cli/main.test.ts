@@ -11,11 +11,14 @@ const run = (args: string[]) =>
   spawnSync(process.execPath, ['bin/migrate.js', ...args], { cwd: root, encoding: 'utf8' });
 
 describe('migrate', () => {
-  it('--version prints the package version, exit 0', () => {
+  it('--version prints the package version with the commit and date of the build, exit 0', () => {
     const { version } = JSON.parse(readFileSync(`${root}/package.json`, 'utf8')) as { version: string };
+    const build = JSON.parse(readFileSync(`${root}/dist/build-info.json`, 'utf8')) as { commit: string; date: string };
     const result = run(['--version']);
     expect(result.status).toBe(0);
-    expect(result.stdout.trim()).toBe(version);
+    expect(result.stdout.trim()).toBe(`${version} (commit ${build.commit}, built ${build.date})`);
+    expect(build.commit).toMatch(/^([0-9a-f]{12}(-modified)?|unknown)$/);
+    expect(Date.parse(build.date)).not.toBeNaN();
   });
 
   it('a reader that stops early (`| head`): no stack trace, the command finishes with its own exit code', () => {

@@ -1,0 +1,102 @@
+import type { Command } from 'commander';
+import { ExitCode, UsageError } from '../errors.js';
+
+// `migrate help <topic>`: what a command's --help has no room for, as gh's `help environment` and `help exit-codes`
+// do. Each topic is one table, printed as aligned text; `migrate help COMMAND` still prints that command's help.
+
+interface Topic {
+  summary: string;
+  rows: ReadonlyArray<readonly [name: string, meaning: string]>;
+  after?: string;
+}
+
+const EXIT_CODE_MEANINGS: Record<keyof typeof ExitCode, string> = {
+  ok: 'done: every account and record of the export settled (status: nothing left to do)',
+  someFailed:
+    'finished, but something is left: invalid or failed accounts, records refused, or work a later run takes up ' +
+    '(status: not done yet); the summary and `migrate status` say what and what to do',
+  usage: 'nothing was sent: a bad flag, mapping file, export directory or input file; the message names it',
+  fatal:
+    'the run stopped: authentication failed, the supplier is not accepting migrations, the service is unreachable or ' +
+    'answers as no service would, or the ledger cannot be written; what was sent is in the ledger, rerun when mended',
+  locked:
+    'another run holds this cohort\u2019s ledger (its lock): wait for it to end; never start a second one beside it',
+  interrupted:
+    'stopped by SIGINT, SIGTERM or SIGHUP; in-flight requests were given time to finish and the ledger is ' +
+    'consistent: rerun to go on',
+};
+
+/** Every environment variable migrate reads, its own and the standard ones. */
+export const ENVIRONMENT: ReadonlyArray<readonly [name: string, meaning: string]> = [
+  ['MIGRATE_API_KEY', 'the API key for the token mutation (or --api-key-file FILE); never on the command line'],
+  ['MIGRATE_TOKEN', 'a token obtained beforehand, used as is (or --token-file FILE)'],
+  ['MIGRATE_BASE_URL', 'the import service\u2019s base URL (--base-url)'],
+  ['MIGRATE_TOKEN_FIELD', 'where the token is in the token mutation\u2019s answer (--token-field)'],
+  ['MIGRATE_HEADER_FORM', 'how the token is sent in the Authorization header (--header-form)'],
+  ['MIGRATE_DIALECT', 'the service\u2019s wire format (--dialect)'],
+  ['MIGRATE_SUPPLIER', 'the import supplier code (--supplier); the mapping file\u2019s import_supplier otherwise'],
+  [
+    'MIGRATE_LEDGER_URL',
+    'a PostgreSQL ledger, postgresql://USER@HOST:PORT/DATABASE without a password (--ledger); a state directory ' +
+      'otherwise',
+  ],
+  ['MIGRATE_DEBUG', 'set to 1: an internal error prints its stack trace'],
+  ['MIGRATE_CSV_THREAD', 'set to 0: parse CSV on the main thread (no worker threads)'],
+  ['MIGRATE_BUILD_COMMIT', 'at build time only: the commit --version names when the build has no git history'],
+  ['PGPASSWORD, PGPASSFILE', 'the PostgreSQL ledger\u2019s password, or the pgpass file that holds it'],
+  ['PGSSLMODE, PGSSLROOTCERT', 'and the other libpq variables: read for the PostgreSQL ledger\u2019s connection'],
+  ['HTTPS_PROXY, HTTP_PROXY, NO_PROXY', 'the proxy to reach the service through, and the hosts reached directly'],
+  ['TMPDIR', 'where sort files, the scratch join and the shaping engine\u2019s spill files go'],
+  ['NO_COLOR', 'set and not empty: no colour on a terminal'],
+];
+
+const TOPICS: Record<string, Topic> = {
+  environment: {
+    summary: 'Environment variables migrate reads (a flag, where there is one, wins over its variable).',
+    rows: ENVIRONMENT,
+  },
+  'exit-codes': {
+    summary: 'Exit codes of every command (push, validate, status, report, ledger, sandbox).',
+    rows: (Object.keys(ExitCode) as Array<keyof typeof ExitCode>).map(
+      (name) => [String(ExitCode[name]), EXIT_CODE_MEANINGS[name]] as const,
+    ),
+    after:
+      'From cron: exit 1 means "run again later", exit 2 and 3 need a person, exit 4 means another run is at work.',
+  },
+};
+
+export const HELP_TOPICS = Object.keys(TOPICS);
+
+export function helpTopicText(name: string): string {
+  const topic = TOPICS[name];
+  if (topic === undefined) throw new UsageError(`no help topic ${name}; the topics are ${HELP_TOPICS.join(', ')}.`);
+  const width = Math.max(...topic.rows.map(([key]) => key.length));
+  const rows = topic.rows.map(([key, meaning]) => `  ${key.padEnd(width)}  ${meaning}`);
+  return `${topic.summary}\n\n${rows.join('\n')}\n${topic.after === undefined ? '' : `\n${topic.after}\n`}`;
+}
+
+/** The exit codes, one per line, for the end of a command's --help. */
+export function exitCodesHelp(): string {
+  const rows = (Object.keys(ExitCode) as Array<keyof typeof ExitCode>).map(
+    (name) => `  ${String(ExitCode[name]).padEnd(3)}  ${EXIT_CODE_MEANINGS[name].split(';')[0] ?? ''}`,
+  );
+  return `Exit codes (migrate help exit-codes):\n${rows.join('\n')}\n`;
+}
+
+/**
+ * Replaces commander's `help [command]` with one that also knows the topics: `migrate help environment`,
+ * `migrate help exit-codes`, and `migrate help push` as before.
+ */
+export function registerHelpCommand(program: Command): void {
+  program.helpCommand(false);
+  program
+    .command('help [topic]')
+    .description(`help for a command, or a topic: ${HELP_TOPICS.join(', ')}`)
+    .action((topic: string | undefined) => {
+      if (topic === undefined) return program.help();
+      const command = program.commands.find((candidate) => candidate.name() === topic);
+      if (command !== undefined) return command.help();
+      process.stdout.write(helpTopicText(topic));
+      return undefined;
+    });
+}
