@@ -10,7 +10,8 @@ if (!existsSync(entry)) {
   const root = new URL('..', import.meta.url).pathname;
   process.stderr.write(
     `migrate: not built yet (${entry.pathname} is missing).\n` +
-      `Build it once: cd ${root} && npm run build   (npm ci builds it too), then run the command again.\n`,
+      `Build it once: cd ${root} && npm ci   (it installs what the build needs, then builds), then run the command ` +
+      'again. An installed copy (docs/install.md) comes built.\n',
   );
   process.exitCode = 2;
 } else {

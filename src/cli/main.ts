@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { ExitCode, MigrateError } from '../errors.js';
+import { ExitCode, MigrateError, UsageError } from '../errors.js';
 import { registerValidateCommand } from './validate.js';
 import { registerPushCommand } from './push.js';
 import { registerSandboxCommand } from './sandbox.js';
@@ -22,11 +22,27 @@ export async function main(argv: string[]): Promise<number> {
     exitCode = code;
   });
   try {
+    refuseKeyInArgv(argv);
     await program.parseAsync(argv);
     return exitCode;
   } catch (error) {
     return reportError(error);
   }
+}
+
+/**
+ * `migrate push DIR --api-key KEY`: there is no such option, on purpose. Said so, with what to use, instead of
+ * commander's bare "unknown option" (the sandbox's --api-key is the key it accepts, not a secret of anyone's).
+ */
+function refuseKeyInArgv(argv: string[]): void {
+  const words = argv.slice(2);
+  if (words[0] === 'sandbox' || !words.some((word) => word === '--api-key' || word.startsWith('--api-key='))) return;
+  throw new UsageError(
+    'there is no --api-key option: a key on the command line is seen by every user of this machine (ps) and kept ' +
+      'in shell history. Give it in the environment (MIGRATE_API_KEY) or in a file readable only by you ' +
+      '(--api-key-file FILE); `migrate help environment` lists the variables.',
+    'api_key_in_argv',
+  );
 }
 
 let watchingPipes = false;

@@ -41,7 +41,21 @@ describe('migrate', () => {
     }
   });
 
-  it('without a build (no dist/) says how to build: exit 2, no stack trace', () => {
+  it('--api-key on any command but the sandbox: exit 2 saying why there is none and what to use; the key never echoed', () => {
+    for (const args of [
+      ['push', 'fixtures/sample', '--api-key', 'k-secret-1'],
+      ['status', 'ACME', '--api-key=k-secret-1'],
+    ]) {
+      const result = run(args);
+      expect(result.status).toBe(2);
+      expect(result.stderr).toContain('there is no --api-key option');
+      expect(result.stderr).toContain('MIGRATE_API_KEY');
+      expect(result.stderr).toContain('--api-key-file FILE');
+      expect(result.stderr + result.stdout).not.toContain('k-secret-1');
+    }
+  });
+
+  it('without a build (no dist/) says how to build (npm ci: npm run build needs the dev dependencies): exit 2', () => {
     const copy = mkdtempSync(join(tmpdir(), 'migrate-nobuild-'));
     try {
       cpSync(join(root, 'bin'), join(copy, 'bin'), { recursive: true });
@@ -49,7 +63,8 @@ describe('migrate', () => {
         encoding: 'utf8',
       });
       expect(result.status).toBe(2);
-      expect(result.stderr).toContain('npm run build');
+      expect(result.stderr).toContain(`Build it once: cd ${copy}/ && npm ci `);
+      expect(result.stderr).not.toContain('npm run build');
       expect(result.stderr).not.toMatch(/ERR_MODULE_NOT_FOUND|\n\s+at /);
     } finally {
       rmSync(copy, { recursive: true, force: true });

@@ -44,7 +44,7 @@ function guideCrontab(): Crontab {
 
 /**
  * A host for the crontab under `dir`: its paths (/srv/migrate, /etc/migrate/key, /var/log/migrate, /tmp) moved into
- * it, `npx migrate` this checkout's binary, and `mail` a shell function that appends to `dir`/mailbox.
+ * it, the installed `/opt/migrate/bin/migrate` this checkout's binary, and `mail` a shell function that appends to `dir`/mailbox.
  */
 function cronHost(dir: string, serviceUrl: string, apiKey: string) {
   const crontab = guideCrontab();
@@ -52,7 +52,7 @@ function cronHost(dir: string, serviceUrl: string, apiKey: string) {
   const keyFile = join(dir, 'etc', 'key');
   writeFileSync(keyFile, `${apiKey}\n`, { mode: 0o600 });
   const moved: Record<string, string> = {
-    'npx migrate': `"${process.execPath}" "${BIN}"`,
+    '/opt/migrate/bin/migrate': `"${process.execPath}" "${BIN}"`,
     '/srv/migrate': dir,
     '/etc/migrate/key': keyFile,
     '/var/log/migrate': join(dir, 'log'),
@@ -61,7 +61,7 @@ function cronHost(dir: string, serviceUrl: string, apiKey: string) {
   // One pass: a path moved into `dir` (itself under the system's /tmp) is not moved again.
   const local = (command: string): string =>
     command.replace(
-      /npx migrate|\/srv\/migrate|\/etc\/migrate\/key|\/var\/log\/migrate|\/tmp\//g,
+      /\/opt\/migrate\/bin\/migrate|\/srv\/migrate|\/etc\/migrate\/key|\/var\/log\/migrate|\/tmp\//g,
       (path) => moved[path] ?? path,
     );
   const mailbox = join(dir, 'mailbox');
