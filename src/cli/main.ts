@@ -10,6 +10,8 @@ import { registerLedgerCommand } from './ledger.js';
 import { teachHelp } from './help.js';
 import { registerHelpCommand } from './help-topics.js';
 import { registerCompletionCommand } from './completion.js';
+import { registerConfigCommand } from './config-show.js';
+import { registerRunConfig } from './run-config.js';
 
 /**
  * The one entry and exit of the CLI: builds the program, runs the command, and turns its
@@ -77,6 +79,8 @@ export function createProgram(setExitCode: (code: number) => void): Command {
   registerReportCommand(program, setExitCode);
   registerStatusCommand(program, setExitCode);
   registerLedgerCommand(program, setExitCode);
+  registerRunConfig(program);
+  registerConfigCommand(program);
   registerCompletionCommand(program);
   registerHelpCommand(program);
   teachHelp(program);

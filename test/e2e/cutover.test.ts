@@ -28,6 +28,15 @@ interface Crontab {
   jobs: string[];
 }
 
+/** The run configuration docs/operators-guide.md's crontab names, exactly as printed there. */
+function guideRunConfig(): string {
+  const guide = readFileSync(join(ROOT, 'docs', 'operators-guide.md'), 'utf8');
+  const section = guide.slice(guide.indexOf('## 3. Under cron'));
+  const blocks = [...section.matchAll(/```json\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
+  expect(blocks.length, 'a run configuration in the cron section').toBeGreaterThan(0);
+  return blocks[0] ?? '';
+}
+
 /** The crontab of docs/operators-guide.md, exactly as printed there. */
 function guideCrontab(): Crontab {
   const guide = readFileSync(join(ROOT, 'docs', 'operators-guide.md'), 'utf8');
@@ -64,9 +73,14 @@ function cronHost(dir: string, serviceUrl: string, apiKey: string) {
       /\/opt\/migrate\/bin\/migrate|\/srv\/migrate|\/etc\/migrate\/key|\/var\/log\/migrate|\/tmp\//g,
       (path) => moved[path] ?? path,
     );
+  // The run configuration the crontab names, at its place under `dir`, with the service's URL in it.
+  const runConfig = local(guideRunConfig()).replace('https://<service host>', serviceUrl);
+  const runConfigPath = local(crontab.env['MIGRATE_RUN_CONFIG'] ?? '');
+  expect(runConfigPath.startsWith(dir), 'the crontab names the run configuration under /srv/migrate').toBe(true);
+  writeFileSync(runConfigPath, runConfig);
   const mailbox = join(dir, 'mailbox');
   const mail = `mail() { printf 'Subject: %s\\n' "$2" >> "${mailbox}"; cat >> "${mailbox}"; }`;
-  const env = { ...crontab.env, MIGRATE_BASE_URL: serviceUrl, PATH: process.env['PATH'] ?? '', HOME: dir };
+  const env = { ...crontab.env, MIGRATE_RUN_CONFIG: runConfigPath, PATH: process.env['PATH'] ?? '', HOME: dir };
   const job = (pattern: RegExp): string => {
     const found = crontab.jobs.find((command) => pattern.test(command));
     expect(found, `the guide's crontab has a job matching ${pattern}`).toBeDefined();
@@ -75,8 +89,8 @@ function cronHost(dir: string, serviceUrl: string, apiKey: string) {
   const run = (command: string): Promise<number | null> =>
     new Promise((resolve) => spawn('sh', ['-c', command], { env, stdio: 'ignore' }).on('close', resolve));
   return {
-    push: () => run(job(/ migrate push /)),
-    status: () => run(job(/ migrate status /)),
+    push: () => run(job(/bin\/migrate push /)),
+    status: () => run(job(/bin\/migrate status /)),
     mails: (): string[] => (existsSync(mailbox) ? readFileSync(mailbox, 'utf8') : '').match(/^Subject: .*$/gm) ?? [],
     state: join(dir, 'cohort-1'),
     log: (name: string): string => readFileSync(join(dir, 'log', name), 'utf8'),
