@@ -41,6 +41,10 @@ export const ENVIRONMENT: ReadonlyArray<readonly [name: string, meaning: string]
       'otherwise',
   ],
   ['MIGRATE_DEBUG', 'set to 1: an internal error prints its stack trace'],
+  [
+    'MIGRATE_TIMESTAMPS',
+    'set to 0: push\u2019s lines carry no time and run id when not on a terminal (the log collector adds its own)',
+  ],
   ['MIGRATE_CSV_THREAD', 'set to 0: parse CSV on the main thread (no worker threads)'],
   ['MIGRATE_BUILD_COMMIT', 'at build time only: the commit --version names when the build has no git history'],
   ['PGPASSWORD, PGPASSFILE', 'the PostgreSQL ledger\u2019s password, or the pgpass file that holds it'],

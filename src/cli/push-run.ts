@@ -12,6 +12,7 @@ import { DEFAULT_UNREACHABLE_SECONDS, redactUrl } from '../ledger/postgres/index
 import { Closers } from './closers.js';
 import type { OpenService } from './open-service.js';
 import { openRunLedger, postgresFailure, type RunLedger } from './push-ledger.js';
+import { stampRunId } from './stamped-output.js';
 import type { PushCommandOptions } from './push-options.js';
 import { lastEndedPush, openMetrics, type OpenedMetrics } from './push-monitoring.js';
 import type { PushSetup } from './push-setup.js';
@@ -107,6 +108,7 @@ async function openResources(
   closers.add(() => service.close());
   if (ledger.read.dialect() === undefined) ledger.recordDialect(service.config.dialect);
   const runId = ledger.startRun('push', runOptions(options));
+  stampRunId(runId);
   stopAt('run-started');
   const moving = options.moveLedgerToService ? moveText(label, services.recorded, services.current) : undefined;
   if (moving !== undefined) tell(moving);

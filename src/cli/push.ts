@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { registerServiceOptions } from '../config/service.js';
+import { stampLines, stampsWanted } from './stamped-output.js';
 import { DEFAULT_ENGINE_SETTINGS, runPush, type EngineSettings, type PushResult } from '../engine/index.js';
 import { ExitCode, FatalError, InterruptedError, MigrateError, UsageError } from '../errors.js';
 import { openExportInOrder, type ExportInOrder } from '../intake/export-in-order.js';
@@ -39,6 +40,10 @@ export function registerPushCommand(program: Command, setExitCode: (code: number
   registerOutputFlags(registerSelectionFlags(registerRunFlags(command)));
   registerContractOption(command);
   registerServiceOptions(command).action(async (dir: string, options: Omit<PushCommandOptions, 'dir'>) => {
+    if (stampsWanted(process.env)) {
+      stampLines(process.stderr);
+      if (options.json !== true) stampLines(process.stdout);
+    }
     setExitCode(await pushCommand({ ...options, dir }));
   });
 }
