@@ -24,6 +24,8 @@ export interface OpenServiceInput {
   config?: ServiceConfig | undefined;
   /** Pace and other per-command client options (concurrency, rate, events). */
   client?: Omit<ClientOptions, 'baseUrl' | 'credentials'>;
+  /** What the command can do without a service URL (loadServiceConfig's message). */
+  withoutUrl?: string;
 }
 
 export interface OpenService {
@@ -54,6 +56,7 @@ export async function openService(input: OpenServiceInput): Promise<OpenService>
             cwd,
             file: input.file,
             recorded: input.recorded,
+            withoutUrl: input.withoutUrl,
             sandbox: sandbox ? { url: sandbox.url, apiKey: sandbox.apiKey } : undefined,
           });
     if (config !== input.config) tellWarnings(config);

@@ -186,5 +186,6 @@ function openClient(options: StatusCommandOptions, ledger: LedgerSource | undefi
     flags: options,
     recorded: dialect === undefined ? undefined : { dialect, stateDir: ledgerName(options) },
     client: { concurrency: RUN_DEFAULTS.concurrency },
+    withoutUrl: 'or --offline for the ledger alone',
   });
 }

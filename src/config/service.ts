@@ -70,6 +70,8 @@ export interface LoadServiceConfigInput {
    * may ask for another (config/ledger-service.ts).
    */
   recorded?: { dialect: string; stateDir: string; moving?: boolean | undefined } | undefined;
+  /** What the command can do without a service URL, said when there is none (default: its --sandbox). */
+  withoutUrl?: string | undefined;
 }
 
 export interface ServiceConfig {
@@ -251,7 +253,7 @@ export async function loadServiceConfig(input: LoadServiceConfigInput): Promise<
   const baseUrl = nonEmpty(flags.baseUrl) ?? nonEmpty(env[SERVICE_ENV.baseUrl]);
   if (baseUrl === undefined)
     throw new UsageError(
-      `no service URL: pass --base-url URL or set ${SERVICE_ENV.baseUrl} (or use --sandbox)`,
+      `no service URL: pass --base-url URL or set ${SERVICE_ENV.baseUrl} (${input.withoutUrl ?? 'or use --sandbox'})`,
       'no_base_url',
     );
   checkBaseUrl(baseUrl, flags.baseUrl !== undefined ? '--base-url' : SERVICE_ENV.baseUrl);

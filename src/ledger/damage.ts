@@ -1,4 +1,5 @@
-import { chmodSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { makeDirectory } from './state-dir.js';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { MigrateError, ExitCode } from '../errors.js';
@@ -74,7 +75,7 @@ export function ledgerDamagedError(stateDir: string, file: string, cause: unknow
  */
 export function snapshotLedger(db: Database.Database, stateDir: string, runId: number, now = new Date()): string {
   const dir = join(stateDir, SNAPSHOT_DIR);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  makeDirectory(dir, 0o700);
   if ((statSync(dir).mode & 0o077) !== 0) chmodSync(dir, 0o700);
   const stamp = now.toISOString().replace(/[:.]/g, '-');
   const path = join(dir, `ledger-${String(runId).padStart(8, '0')}-${stamp}.sqlite`);

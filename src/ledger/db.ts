@@ -1,4 +1,5 @@
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, openSync, statSync } from 'node:fs';
+import { makeDirectory } from './state-dir.js';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { isLedgerDamage, ledgerDamagedError } from './damage.js';
@@ -11,7 +12,7 @@ export const LEDGER_FILE = 'ledger.sqlite';
  * path. An existing directory's mode is tightened, never loosened.
  */
 export function prepareStateDir(stateDir: string): string {
-  mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  makeDirectory(stateDir, 0o700);
   const mode = statSync(stateDir).mode & 0o777;
   if ((mode & 0o077) !== 0) chmodSync(stateDir, 0o700);
   return stateDir;

@@ -1,5 +1,5 @@
-import { accessSync, constants, statSync, type Stats } from 'node:fs';
-import { join } from 'node:path';
+import { accessSync, constants, existsSync, mkdirSync, statSync, type Stats } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
 
 // What --state names must be a state directory this user may use, checked before anything is read or written
@@ -82,5 +82,28 @@ function statOf(path: string): Stats | undefined {
     return statSync(path);
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * `mkdir -p` with a mode, one level at a time. Node's own recursive mkdir never returns on a path it cannot make
+ * under a pseudo file system (`--out /proc/x`: ENOENT for the child, EEXIST for the parent, again and again); here
+ * each missing parent is made once, and the failure is the error for the path given.
+ */
+export function makeDirectory(dir: string, mode: number): void {
+  const missing: string[] = [];
+  let current = resolve(dir);
+  while (!existsSync(current)) {
+    missing.push(current);
+    const parent = dirname(current);
+    if (parent === current) break;
+    current = parent;
+  }
+  for (const path of missing.reverse()) {
+    try {
+      mkdirSync(path, { mode });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
   }
 }

@@ -102,4 +102,16 @@ describe('migrate report --out', () => {
       'unknown-outcome.csv',
     ]);
   });
+
+  it('an --out that cannot be made (under /proc) is exit 2 naming why, not a hang', () => {
+    // Node's recursive mkdir never returns on such a path; the spawn's timeout is the hang's witness.
+    const written = spawnSync(process.execPath, [BIN, 'report', '--state', state, '--out', '/proc/migrate-x'], {
+      cwd: dir,
+      encoding: 'utf8',
+      timeout: 50_000,
+    });
+    expect(written.signal).toBeNull();
+    expect(written.status).toBe(2);
+    expect(written.stderr).toContain('--out /proc/migrate-x: cannot write the report there (ENOENT)');
+  });
 });

@@ -186,6 +186,15 @@ describe('migrate status', () => {
     expect(unreachable.code, unreachable.stderr).toBe(3);
   });
 
+  it('without a service URL says what status can do instead (--offline), never --sandbox, which it has not', async () => {
+    const run = await migrate(['status', 'ACME', '--state', join(dir, 'none')], { MIGRATE_BASE_URL: undefined });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(
+      'no service URL: pass --base-url URL or set MIGRATE_BASE_URL (or --offline for the ledger alone)',
+    );
+    expect(run.stderr).not.toContain('--sandbox');
+  });
+
   it('works without a ledger (the service view only) and says so', async () => {
     const run = await migrate(['status', 'ACME', ...service(), '--state', join(dir, 'none'), '--json']);
     expect(run.code, run.stderr).toBe(1);
