@@ -90,6 +90,19 @@ function attach<T>(
   }
 }
 
+/**
+ * A payment instruction carries its own import_supplier (spec, Create payment instruction); a record without one is
+ * its account's, as every record of an account is (the account's cell, else the configured supplier), never a data
+ * error of its own.
+ */
+function withAccountSupplier(
+  item: MappedItem<PaymentInstructionRequest>,
+  supplier: string | undefined,
+): MappedItem<PaymentInstructionRequest> {
+  if (supplier === undefined || item.value.import_supplier !== undefined) return item;
+  return { ...item, value: { ...item.value, import_supplier: supplier } };
+}
+
 export function itemsOf(
   number: string,
   supplier: string | undefined,
@@ -100,7 +113,9 @@ export function itemsOf(
     notes: toItems<Note>(records.notes, number),
     transactions: toItems<Transaction>(records.transactions, number),
     statements: toItems<HistoricalStatement>(records.statements, number),
-    paymentInstructions: toItems<PaymentInstructionRequest>(records.payment_instructions, number),
+    paymentInstructions: toItems<PaymentInstructionRequest>(records.payment_instructions, number).map((item) =>
+      withAccountSupplier(item, supplier),
+    ),
   };
   if (supplier === undefined) {
     for (const list of [set.notes, set.transactions, set.statements, set.paymentInstructions] as Array<
