@@ -242,21 +242,35 @@ export class HtmlAnswerError extends ApiError {
   }
 }
 
-/** An answer that does not match the spec (wrong shape, not JSON, unexpected status); names the field. */
+/**
+ * An answer that does not match the spec (wrong shape, not JSON, unexpected status); names the field, and, where the
+ * client has them, the request's path and an escaped excerpt of the body (body-excerpt.ts).
+ */
 export class UnexpectedResponseError extends ApiError {
   readonly field: string | undefined;
+  /** What does not match, without the endpoint, path or excerpt. */
+  readonly reason: string;
 
-  constructor(endpoint: string, status: number | undefined, detail: string, field?: string) {
+  constructor(
+    endpoint: string,
+    status: number | undefined,
+    detail: string,
+    field?: string,
+    answer?: { path: string; excerpt: string },
+  ) {
     const at = field === undefined ? '' : ` at "${field || '(body)'}"`;
+    const from = answer === undefined ? '' : ` from ${answer.path}`;
+    const said = answer === undefined ? '' : `; the body: ${answer.excerpt}`;
     super(
-      `${endpoint}: unexpected response${status === undefined ? '' : ` (HTTP ${status})`}${at}: ${detail}`,
-      'unexpected_response',
+      `${endpoint}: unexpected answer${status === undefined ? '' : ` (HTTP ${status})`}${from}${at}: ${detail}${said}`,
+      'unexpected_answer',
       {
         endpoint,
         status,
       },
     );
     this.field = field;
+    this.reason = detail;
   }
 }
 

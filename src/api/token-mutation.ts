@@ -8,6 +8,7 @@ import { safeCause, type Redactor } from './redact.js';
 import { DEFAULT_RETRY_POLICY, decideRetry } from './retry-policy.js';
 import type { ObtainInput, TokenGrant } from './token-manager.js';
 import type { Transport } from './transport.js';
+import { unexpectedAnswer } from './unexpected-answer.js';
 
 // The ObtainToken GraphQL mutation (spec "Authentication" 1; docs/service.md "Authentication"): its root
 // field is configurable (the real platform's `obtainKrakenToken` by default), its input one of
@@ -144,6 +145,20 @@ export async function obtainTokenGrant(input: ObtainInput, deps: ObtainDeps): Pr
   }
 }
 
+/** The body with the token mutation's result fields (`token`, `refreshToken`) shown as [REDACTED], whatever they hold. */
+function withoutTokens(body: unknown, field: string): unknown {
+  const result = (body as { data?: Record<string, unknown> | null } | undefined)?.data?.[field];
+  if (typeof result !== 'object' || result === null || Array.isArray(result)) return body;
+  const hidden = Object.fromEntries(
+    Object.entries(result).map(([key, value]) => [
+      key,
+      key === 'token' || key === 'refreshToken' ? '[REDACTED]' : value,
+    ]),
+  );
+  const data = (body as { data: Record<string, unknown> }).data;
+  return { ...(body as object), data: { ...data, [field]: hidden } };
+}
+
 /** One request of the mutation: the grant, or the error it stands for. */
 async function attemptToken(
   body: string,
@@ -164,7 +179,14 @@ async function attemptToken(
     // An answer that is not a grant may echo the key: scrubbed whole before any of it is read into a message (and cut).
     const grant = response.status === 200 && !(response.body as { errors?: unknown } | undefined)?.errors;
     const scrubbed = grant ? response : { ...response, body: redactor.redactDeep(response.body) };
-    return readTokenResponse(options.tokenField, scrubbed, options.clock.now(), options.retry.maxRetryAfterMs);
+    const read = readTokenResponse(options.tokenField, scrubbed, options.clock.now(), options.retry.maxRetryAfterMs);
+    if (!(read instanceof UnexpectedResponseError)) return read;
+    // Quoted without the tokens it may hold: they were never registered with the redactor (no grant was read).
+    const shown = {
+      status: response.status,
+      body: withoutTokens(redactor.redactDeep(response.body), options.tokenField),
+    };
+    return unexpectedAnswer(read, options.tokenPath, shown);
   } catch (error) {
     return error instanceof ApiError
       ? error

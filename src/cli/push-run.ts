@@ -121,7 +121,7 @@ async function openResources(
   closers.add(() => sizing.abort());
   const log = options.logFile === undefined ? undefined : openLog(options.logFile, runId, ledger);
   if (log) closers.add(({ exitCode }) => closeLog(log, { outcome: 'failed', exitCode }));
-  const sinks = [progress, sizeOnceStaging(setup, progress, sizing.signal), ...(log ? [log] : [])];
+  const sinks = [progress, sizeOnceStaging(setup, progress, sizing.signal), statusWords, ...(log ? [log] : [])];
   return {
     stateDir,
     label,
@@ -235,6 +235,17 @@ function sizeOnceStaging(setup: PushSetup, progress: ProgressReporter, signal: A
     }),
   );
 }
+
+/** A status word the service gave that the tool does not know (once per word): said as a warning, escaped. */
+const statusWords: EventSink = {
+  emit: (event) => {
+    if (event.type !== 'status_word') return;
+    tell(
+      `warning: ${event.endpoint} answered the status ${JSON.stringify(event.word)}, a word the spec does not give: ` +
+        'read as "not finished", the account is asked again (said once per word)',
+    );
+  },
+};
 
 /** A sink that calls `then` once, at the first event of that type. */
 function onFirst(type: EngineEvent['type'], then: () => Promise<void>): EventSink {

@@ -152,7 +152,7 @@ describe('answers', () => {
 
   it('a body that does not match the spec is an UnexpectedResponseError naming the field', async () => {
     const s = await serve((request, response) => {
-      if (request.url.includes('/accounts/')) json(response, 200, { ...status, status: 'SOMETHING_NEW' });
+      if (request.url.includes('/accounts/')) json(response, 200, { ...status, status: 7 });
       else {
         // Not JSON, and not a web page either (that is an HtmlAnswerError: client-answers.test.ts).
         response.writeHead(200, { 'content-type': 'text/plain' });
@@ -163,10 +163,49 @@ describe('answers', () => {
     const shape = await c.getImportStatus('ACME', 'U-1').catch((caught: unknown) => caught);
     expect(shape).toBeInstanceOf(UnexpectedResponseError);
     expect(shape).toMatchObject({ field: 'status', endpoint: 'getImportStatus' });
-    expect((shape as Error).message).toMatch(/getImportStatus.*"status"/);
+    expect((shape as Error).message).toMatch(
+      /^getImportStatus: unexpected answer \(HTTP 200\) from \/v2\/data-import\/accounts\/ACME\/U-1\/ at "status": .*; the body: "\{\\"status\\":7,/,
+    );
     const text = await c.listAllImports('ACME', listItems).catch((caught: unknown) => caught);
-    expect(text).toMatchObject({ code: 'unexpected_response', field: '' });
+    expect(text).toMatchObject({ code: 'unexpected_answer', field: '' });
     expect(s.rest()).toHaveLength(2);
+  });
+
+  it('a status word the spec does not give is an answer, not an error (the enum may grow)', async () => {
+    const s = await serve((_request, response) => json(response, 200, { ...status, status: 'QUEUED_FOR_REVIEW' }));
+    const { client: c } = connect(s.url);
+    expect(await c.getImportStatus('ACME', 'W-1')).toMatchObject({ status: 'QUEUED_FOR_REVIEW' });
+  });
+
+  it('a cut-off JSON body is unexpected_answer naming status, path and an escaped excerpt; not resent', async () => {
+    const s = await serve((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end('{"status": "COMPLETED", "platform_account_number": "A-1\u001b]52;c;aGk=\u0007');
+    });
+    const { client: c } = connect(s.url);
+    const error = await c.getTransferStatus('ACME', 'C-1').catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'unexpected_answer', status: 200, field: '' });
+    const message = (error as Error).message;
+    expect(message).toContain(
+      'getTransferStatus: unexpected answer (HTTP 200) from /v1/data-import/account-transfer-status/ACME/C-1/ at ' +
+        '"(body)": the body is not JSON; the body: "{\\"status\\": \\"COMPLETED\\", \\"platform_account_number\\": ' +
+        '\\"A-1\\u001b]52;c;aGk=\\u0007"',
+    );
+    expect(message).not.toMatch(/[\u0000-\u001f]/);
+    expect(s.rest()).toHaveLength(1);
+  });
+
+  it("a 200 whose body is an error body gives the service's own words", async () => {
+    const s = await serve((_request, response) =>
+      json(response, 200, { detail: 'Import supplier ACME is under maintenance.', code: 'maintenance' }),
+    );
+    const { client: c } = connect(s.url);
+    const error = await c.getImportStatus('ACME', 'E-1').catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'unexpected_answer', status: 200 });
+    expect((error as Error).message).toContain(
+      'an error body in a success (HTTP 200), the service saying "Import supplier ACME is under maintenance." ' +
+        '("maintenance")',
+    );
   });
 });
 

@@ -255,7 +255,7 @@ describe('push engine against an in-memory service', () => {
     expect(Object.keys(result.counts.accounts)).toEqual(['staged']);
   });
 
-  it('treats a run of failures as the service being unreachable', async () => {
+  it('treats a run of 5xx answers as the service failing (it answered: not unreachable)', async () => {
     const service = new FakeService();
     service.fault = () => 'fail';
     const result = await push(
@@ -264,7 +264,7 @@ describe('push engine against an in-memory service', () => {
       { maxConsecutiveFailures: 5 },
     );
     expect(result.reason).toBe('fatal');
-    expect(result.fatal?.code).toBe('service_unreachable');
+    expect(result.fatal?.code).toBe('service_failing');
     service.fault = () => 'none';
     const rerun = await push(service, undefined);
     expect(rerun.exitCode).toBe(0);
