@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { AbortedError, ApiError, NetworkError, RateLimitedError, UnexpectedResponseError } from './errors.js';
 import type { ClientEvent } from './events.js';
 import { errorFromResponse, failureKindOf, type ServiceResponse } from './map-response.js';
-import { resolveClientOptions, type ClientOptions, type ResolvedClientOptions } from './options.js';
+import { HEADER_FORMS, resolveClientOptions, type ClientOptions, type ResolvedClientOptions } from './options.js';
 import { AdaptiveLimiter, type LimiterSnapshot, type ReleaseSignal, type Ticket } from './rate-limiter.js';
 import { Redactor, safeCause } from './redact.js';
 import { serialiseCall } from './request-body.js';
@@ -231,7 +231,7 @@ export class CallRunner {
     this.#counts.requests += 1;
     const headers: Record<string, string> = {
       accept: 'application/json',
-      authorization: this.#options.headerForm === 'token' ? `Token ${token}` : token,
+      authorization: HEADER_FORMS[this.#options.headerForm](token),
     };
     if (body !== undefined) headers['content-type'] = 'application/json';
     const request = {

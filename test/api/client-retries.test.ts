@@ -284,15 +284,19 @@ describe('authentication', () => {
     expect(s.rest()).toHaveLength(2);
   });
 
-  it('header forms: bare token (default) and Token <token>', async () => {
+  it('header forms: bare token (default), Token <token> and JWT <token>', async () => {
     const s = await serve((_request, response) => json(response, 200, status));
     const bare = connect(s.url);
     await bare.client.getImportStatus('ACME', 'H-1');
     await bare.client.close();
     const prefixed = connect(s.url, { headerForm: 'token' });
     await prefixed.client.getImportStatus('ACME', 'H-1');
-    const [one, two] = s.rest();
+    await prefixed.client.close();
+    const jwt = connect(s.url, { headerForm: 'jwt' });
+    await jwt.client.getImportStatus('ACME', 'H-1');
+    const [one, two, three] = s.rest();
     expect(one?.headers.authorization).toMatch(/^[\w-]+\.[\w-]+\.sig-1$/);
     expect(two?.headers.authorization).toMatch(/^Token [\w-]+\.[\w-]+\.sig-2$/);
+    expect(three?.headers.authorization).toMatch(/^JWT [\w-]+\.[\w-]+\.sig-3$/);
   });
 });

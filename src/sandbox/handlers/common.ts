@@ -30,6 +30,8 @@ export interface HandlerContext {
   multiplePaymentInstructions: boolean;
   /** Keep whole submitted items (transactions' data, statements) for the inspector. */
   retainPayloads: boolean;
+  /** The v1 transfer status word of an account that exists (SandboxOptions.transferStatusWord). */
+  transferStatusWord: string;
 }
 
 export type Handler = (context: HandlerContext) => Reply;

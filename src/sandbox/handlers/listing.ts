@@ -19,9 +19,10 @@ export function getTransferStatus(context: HandlerContext): Reply {
       Code.notFound,
     );
   // ERRORED and CANCELLED: "a previous attempt failed" -> UNKNOWN with "" (the sandbox's reading of the spec).
+  // An account that exists: the spec's COMPLETED, or a tenant's word for its industry switch.
   const status =
     record.status === 'PROCESSED'
-      ? 'COMPLETED'
+      ? context.transferStatusWord
       : record.status === 'PENDING' || record.status === 'IN_PROGRESS'
         ? 'IN_PROGRESS'
         : 'UNKNOWN';
