@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   AuthenticationError,
@@ -193,6 +195,37 @@ describe('answers', () => {
     );
     expect(message).not.toMatch(/[\u0000-\u001f]/);
     expect(s.rest()).toHaveLength(1);
+  });
+
+  it('a token that is a number is unexpected_answer at its field, naming the path; the token fields are not quoted', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const odd = createServer((_request, response) =>
+      json(response, 200, {
+        data: {
+          obtainKrakenToken: {
+            token: 12345,
+            payload: { iat: now, exp: now + 3600 },
+            refreshToken: 'refresh-secret-of-the-odd-answer',
+            refreshExpiresIn: now + 86400,
+          },
+        },
+      }),
+    );
+    await new Promise<void>((resolve) => odd.listen(0, '127.0.0.1', resolve));
+    try {
+      const { client: c } = connect(`http://127.0.0.1:${(odd.address() as AddressInfo).port}`, { maxRetries: 0 });
+      const error = await c.getImportStatus('ACME', 'N-1').catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ code: 'unexpected_answer', status: 200, field: 'data.obtainKrakenToken.token' });
+      const message = (error as Error).message;
+      expect(message).toMatch(
+        /^obtainToken: unexpected answer \(HTTP 200\) from \/v1\/graphql\/ at "data\.obtainKrakenToken\.token": /,
+      );
+      expect(message).toContain('\\"token\\":\\"[REDACTED]\\"');
+      expect(message).not.toContain('refresh-secret-of-the-odd-answer');
+    } finally {
+      odd.closeAllConnections();
+      await new Promise((resolve) => odd.close(resolve));
+    }
   });
 
   it("a 200 whose body is an error body gives the service's own words", async () => {
