@@ -74,6 +74,7 @@ function describe(sandbox: RunningSandbox, keyGiven: boolean): string {
     options.errorDetailChars ? `error details padded to ${options.errorDetailChars} characters` : '',
     options.echoCredentials ? 'errors echo the credentials' : '',
     options.transferStatusWord === 'COMPLETED' ? '' : `v1 status ${options.transferStatusWord} for accounts that exist`,
+    options.processingStatusWord ? `status ${options.processingStatusWord} while processing` : '',
     options.throttleTokenRequests || options.throttleTokenMs
       ? `token requests throttled (first ${options.throttleTokenRequests}, ${options.throttleTokenMs} ms; ` +
         `HTTP ${options.throttleTokenStatus})`
@@ -190,6 +191,11 @@ function registerTenantOptions(command: Command): void {
       '--transfer-status-word <word>',
       "v1 transfer status of an account that exists (with its number): COMPLETED (default, the spec) or a tenant's " +
         'word: PENDING, IN_PROGRESS, REJECTED (Octopus Energy France, Plenitude France)',
+      wordFlag,
+    )
+    .option(
+      '--processing-status-word <word>',
+      'a word the spec does not give (e.g. QUEUED_FOR_REVIEW) answered by v2 and v1 status for a process still running',
       wordFlag,
     )
     .option(

@@ -93,6 +93,12 @@ export interface SandboxOptions extends FaultOptions {
    * `PENDING`, `IN_PROGRESS`, `REJECTED`). Any upper-case word (docs/sandbox.md "Answering as a tenant does").
    */
   transferStatusWord: string;
+  /**
+   * A word the spec does not give (e.g. `QUEUED_FOR_REVIEW`) answered for a process still running, by v2 status
+   * (instead of PENDING and IN_PROGRESS) and by v1 transfer status (instead of IN_PROGRESS, the number empty);
+   * undefined: the spec's words.
+   */
+  processingStatusWord: string | undefined;
   /** The first N token mutation requests are refused as too many requests (0 = none). */
   throttleTokenRequests: number;
   /** Token mutation requests within this many ms of the sandbox's start (its clock) are refused alike (0 = none). */
@@ -141,6 +147,7 @@ export function defaultSandboxOptions(): SandboxOptions {
     lostAnswerMs: 0,
     maxBodyBytes: 5 * 1024 * 1024,
     transferStatusWord: 'COMPLETED',
+    processingStatusWord: undefined,
     throttleTokenRequests: 0,
     throttleTokenMs: 0,
     throttleTokenStatus: 200,
@@ -258,6 +265,12 @@ function checkSettings(options: SandboxOptions): void {
     'transferStatusWord',
     "an upper-case word (COMPLETED, or a tenant's: PENDING, IN_PROGRESS, REJECTED)",
     options.transferStatusWord,
+  );
+  check(
+    options.processingStatusWord === undefined || /^[A-Z][A-Z_]*$/.test(options.processingStatusWord),
+    'processingStatusWord',
+    'an upper-case word such as QUEUED_FOR_REVIEW',
+    options.processingStatusWord,
   );
   check(
     [200, 429, 503].includes(options.throttleTokenStatus),

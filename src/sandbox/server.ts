@@ -120,6 +120,7 @@ function runEndpoint(
     multiplePaymentInstructions: options.multiplePaymentInstructions,
     retainPayloads: options.retainPayloads,
     transferStatusWord: options.transferStatusWord,
+    processingStatusWord: options.processingStatusWord,
   };
   return { reply: route.handler ? route.handler(context) : { status: 500, body: { detail: 'No handler.' } } };
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -42,6 +42,28 @@ describe.each(['PENDING', 'IN_PROGRESS', 'REJECTED'])(
     });
   },
 );
+
+describe('a status word the spec does not give while an account processes (QUEUED_FOR_REVIEW on v1 and v2)', () => {
+  it('is read as not finished: the push ends exit 0, the export landed, the word said once on stderr and in the log', async () => {
+    sandbox = await startSandbox({ processingMs: 3000, processingStatusWord: 'QUEUED_FOR_REVIEW' });
+    const dir = join(root, 'queued');
+    const data = writeE2eExport(dir, 12, 'QFR', 'spec', { clean: true });
+    const log = join(dir, 'push.ndjson');
+    const run = await push(sandbox, data.dir, join(dir, 'state'), ['--concurrency', '4', '--log-file', log]);
+    expect(run.code, run.stderr).toBe(0);
+    await expectExactState(sandbox, data, join(dir, 'state'), expect);
+    const said = run.stderr.split('\n').filter((line) => line.includes('QUEUED_FOR_REVIEW'));
+    expect(said).toEqual([
+      'migrate: warning: getImportStatus answered the status "QUEUED_FOR_REVIEW", a word the spec does not give: ' +
+        'read as "not finished", the account is asked again (said once per word)',
+    ]);
+    const logged = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('"status_word"'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(logged).toEqual([expect.objectContaining({ event: 'status_word', word: 'QUEUED_FOR_REVIEW' })]);
+  });
+});
 
 describe('the token mutation throttled (KT-CT-1199 in an HTTP 200)', () => {
   it('the push waits, completes, and at most a handful of token requests reach the service, never two at once', async () => {

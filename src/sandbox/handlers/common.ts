@@ -32,6 +32,13 @@ export interface HandlerContext {
   retainPayloads: boolean;
   /** The v1 transfer status word of an account that exists (SandboxOptions.transferStatusWord). */
   transferStatusWord: string;
+  /** The word of a process still running, when not the spec's (SandboxOptions.processingStatusWord). */
+  processingStatusWord: string | undefined;
+}
+
+/** Whether a process is still running (PENDING or IN_PROGRESS): what processingStatusWord replaces. */
+export function isRunning(status: string): boolean {
+  return status === 'PENDING' || status === 'IN_PROGRESS';
 }
 
 export type Handler = (context: HandlerContext) => Reply;
