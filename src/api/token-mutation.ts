@@ -198,7 +198,7 @@ async function waitOutThrottle(
   await options.sleep(delayMs, signal);
 }
 
-/** The body with the token mutation's result fields (`token`, `refreshToken`) shown as [REDACTED], whatever they hold. */
+/** The body with the mutation's result fields `token` and `refreshToken` shown as [REDACTED], whatever they hold. */
 function withoutTokens(body: unknown, field: string): unknown {
   const result = (body as { data?: Record<string, unknown> | null } | undefined)?.data?.[field];
   if (typeof result !== 'object' || result === null || Array.isArray(result)) return body;

@@ -258,5 +258,6 @@ export function isKnownV2Status(word: string): boolean {
  * is asked again; said once per word and run (EngineEvent `status_word`).
  */
 export function unknownV2StatusDetail(word: string): string {
-  return `import process status ${JSON.stringify(limitDetail(word, CODE_LIMIT))}, a word the spec does not give: read as not finished`;
+  const quoted = JSON.stringify(limitDetail(word, CODE_LIMIT));
+  return `import process status ${quoted}, a word the spec does not give: read as not finished`;
 }
