@@ -228,6 +228,22 @@ describe('answers', () => {
     }
   });
 
+  it('an unknown word where the spec has an enum that cannot grow (a transaction outcome) is unexpected_answer', async () => {
+    const s = await serve((_request, response) =>
+      json(response, 201, { results: [{ status: 'TRANSACTION_MAYBE_ADDED', transaction_data: { id: 't-1' } }] }),
+    );
+    const { client: c } = connect(s.url);
+    const error = await c
+      .createTransactions({ import_supplier: 'ACME', external_account_number: 'X-1', transactions: [] })
+      .catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'unexpected_answer', status: 201, field: 'results.0.status' });
+    expect((error as Error).message).toContain(
+      'createTransactions: unexpected answer (HTTP 201) from /v1/data-import/transactions/create/?' +
+        'check_previously_added=true&force_add_to_current_statement=true at "results.0.status": ',
+    );
+    expect((error as Error).message).toContain('TRANSACTION_MAYBE_ADDED');
+  });
+
   it("a 200 whose body is an error body gives the service's own words", async () => {
     const s = await serve((_request, response) =>
       json(response, 200, { detail: 'Import supplier ACME is under maintenance.', code: 'maintenance' }),
