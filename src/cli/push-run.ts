@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ClientEvent } from '../api/index.js';
+import { bodyExcerpt, type ClientEvent } from '../api/index.js';
 import { teeSink, type EngineEvent, type EventSink } from '../engine/index.js';
 import { ExitCode, MigrateError } from '../errors.js';
 import { isLedgerDamage, type Ledger, LEDGER_FILE, ledgerDamagedError, stateDirFailure } from '../ledger/index.js';
@@ -241,7 +241,7 @@ const statusWords: EventSink = {
   emit: (event) => {
     if (event.type !== 'status_word') return;
     tell(
-      `warning: ${event.endpoint} answered the status ${JSON.stringify(event.word)}, a word the spec does not give: ` +
+      `warning: ${event.endpoint} answered the status ${bodyExcerpt(event.word)}, a word the spec does not give: ` +
         'read as "not finished", the account is asked again (said once per word)',
     );
   },
