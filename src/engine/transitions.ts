@@ -176,7 +176,9 @@ export function afterPollTransferStatus(
   if (status !== null && status.platform_account_number !== '') {
     return {
       step: 'poll',
-      ...(status.status === 'COMPLETED' ? {} : { detail: `v1 status ${status.status} with an account number` }),
+      ...(status.status === 'COMPLETED'
+        ? {}
+        : { detail: `v1 status ${quotedWord(status.status)} with an account number` }),
       patch: {
         state: 'processed',
         sentFingerprint: account.sentFingerprint ?? account.fingerprint,
@@ -258,6 +260,10 @@ export function isKnownV2Status(word: string): boolean {
  * is asked again; said once per word and run (EngineEvent `status_word`).
  */
 export function unknownV2StatusDetail(word: string): string {
-  const quoted = JSON.stringify(limitDetail(word, CODE_LIMIT));
-  return `import process status ${quoted}, a word the spec does not give: read as not finished`;
+  return `import process status ${quotedWord(word)}, a word the spec does not give: read as not finished`;
+}
+
+/** A status word from the service as the account's history keeps it: bounded and quoted. */
+function quotedWord(word: string): string {
+  return JSON.stringify(limitDetail(word, CODE_LIMIT));
 }
