@@ -225,7 +225,7 @@ export function afterTransferStatus(status: V1StatusRecord | null): Transition {
         error: { code: ACCOUNT_NOT_FOUND, detail: ACCOUNT_NOT_FOUND_DETAIL },
       },
     };
-  const detail = `import status ${status.status}`;
+  const detail = `import status ${quotedWord(status.status)}`;
   return {
     step: 'resolve',
     detail,
