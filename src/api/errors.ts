@@ -280,11 +280,11 @@ export class UnexpectedResponseError extends ApiError {
     status: number | undefined,
     detail: string,
     field?: string,
-    answer?: { path: string; excerpt: string },
+    answer?: { path: string; excerpt?: string },
   ) {
     const at = field === undefined ? '' : ` at "${field || '(body)'}"`;
     const from = answer === undefined ? '' : ` from ${answer.path}`;
-    const said = answer === undefined ? '' : `; the body: ${answer.excerpt}`;
+    const said = answer?.excerpt === undefined ? '' : `; the body: ${answer.excerpt}`;
     super(
       `${endpoint}: unexpected answer${status === undefined ? '' : ` (HTTP ${status})`}${from}${at}: ${detail}${said}`,
       'unexpected_answer',
