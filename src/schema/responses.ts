@@ -83,9 +83,12 @@ export const v1StatusSchema = named(
   z.looseObject({
     // Any word (see V1_STATUSES): tenants add words.
     status: z.string(),
-    // Optional in tenants' documents (AccountTransferStatus requires only status): absent reads as the spec's
-    // "empty string when no account is created yet".
-    platform_account_number: z.string().default(''),
+    // Optional in tenants' documents (AccountTransferStatus requires only status): absent, or null as the list items
+    // write "no account yet", reads as the spec's "empty string when no account is created yet".
+    platform_account_number: z
+      .string()
+      .nullish()
+      .transform((value) => value ?? ''),
   }),
 );
 

@@ -173,6 +173,14 @@ describe('answers', () => {
     expect(s.rest()).toHaveLength(2);
   });
 
+  it("a v1 status with a null platform account number reads as the spec's empty string (no account yet)", async () => {
+    const s = await serve((_request, response) =>
+      json(response, 200, { status: 'UNKNOWN', platform_account_number: null }),
+    );
+    const { client: c } = connect(s.url);
+    expect(await c.getTransferStatus('ACME', 'N-2')).toEqual({ status: 'UNKNOWN', platform_account_number: '' });
+  });
+
   it('a status word the spec does not give is an answer, not an error (the enum may grow)', async () => {
     const s = await serve((_request, response) => json(response, 200, { ...status, status: 'QUEUED_FOR_REVIEW' }));
     const { client: c } = connect(s.url);
