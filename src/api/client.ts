@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { AbortedError, ApiError, NetworkError, RateLimitedError, UnexpectedResponseError } from './errors.js';
 import type { ClientEvent } from './events.js';
 import { errorFromResponse, failureKindOf, type ServiceResponse } from './map-response.js';
-import { resolveClientOptions, type ClientOptions, type ResolvedClientOptions } from './options.js';
+import { HEADER_FORMS, resolveClientOptions, type ClientOptions, type ResolvedClientOptions } from './options.js';
 import { AdaptiveLimiter, type LimiterSnapshot, type ReleaseSignal, type Ticket } from './rate-limiter.js';
 import { Redactor, safeCause } from './redact.js';
 import { serialiseCall } from './request-body.js';
@@ -10,6 +10,7 @@ import { decideRetry, type RetryDecision, type RetryMode } from './retry-policy.
 import { TokenManager } from './token-manager.js';
 import { obtainTokenGrant, TOKEN_ENDPOINT } from './token-mutation.js';
 import { Transport } from './transport.js';
+import { readSuccess } from './unexpected-answer.js';
 import type { AccountWire, EndpointCall } from './endpoints.js';
 import type { CallOptions } from './types.js';
 
@@ -230,7 +231,7 @@ export class CallRunner {
     this.#counts.requests += 1;
     const headers: Record<string, string> = {
       accept: 'application/json',
-      authorization: this.#options.headerForm === 'token' ? `Token ${token}` : token,
+      authorization: HEADER_FORMS[this.#options.headerForm](token),
     };
     if (body !== undefined) headers['content-type'] = 'application/json';
     const request = {
@@ -254,7 +255,7 @@ export class CallRunner {
     // Bodies become messages, outcome values and ledger rows that people read (a status's latest_error, an error's
     // detail): scrubbed first, whole, before any of it is cut or kept. A body without a secret is passed as it is.
     const response = { ...answer, body: this.#redactor.redactDeep(answer.body) };
-    if (answer.status >= 200 && answer.status < 300) return { ok: true, value: call.success(response) };
+    if (answer.status >= 200 && answer.status < 300) return { ok: true, value: readSuccess(call, response) };
     const error = errorFromResponse(response, {
       endpoint: call.name,
       write: call.method !== 'GET' && call.safety !== 'idempotent',

@@ -184,16 +184,17 @@ const LIST_NAMES = { all: 'listAllImports', pending: 'listPendingImports', impor
  */
 export function listCall<R>(kind: ListKind, importSupplier: string, collect: () => ListCollector<R>): EndpointCall<R> {
   const name = LIST_NAMES[kind];
+  const path = `/v1/data-import/${kind}-account-import-processes/${segment(importSupplier)}/`;
   let collector: ListCollector<R> | undefined;
   return {
     name,
     method: 'GET',
-    path: `/v1/data-import/${kind}-account-import-processes/${segment(importSupplier)}/`,
+    path,
     safety: 'idempotent',
     readBody: (status) => {
       const opened = collect();
       collector = opened;
-      return listBodyReader(name, status, (item) => opened.add(item));
+      return listBodyReader(name, status, (item) => opened.add(item), path);
     },
     success: () => (collector ?? collect()).result(),
     // Spec: the imported list is "returned when imported accounts exist"; a 404 then means none.

@@ -142,6 +142,30 @@ export class RetryAfterTooLongError extends ApiError {
   }
 }
 
+/**
+ * The token mutation refused as too many requests past the throttle ceiling (docs/api-client.md "The token"): the
+ * platform's limits tighten on repeated breaches and an administrator restores them, so hammering on could lock the
+ * key out; the run stops (exit 3) naming what the service answered and when to rerun.
+ */
+export class TokenThrottledError extends ApiError {
+  /** `status`: the last refusal's, 200 for KT-CT-1199 in the GraphQL errors, else 429 or 503. */
+  constructor(endpoint: string, requests: number, overMs: number, status: number) {
+    const answered = status === 200 ? 'KT-CT-1199, too many requests' : `HTTP ${status}`;
+    super(
+      `${endpoint}: the service refused ${requests} token requests as too many (${answered}) over ` +
+        `${seconds(overMs)}; no more are sent, as the platform tightens its limits on repeated breaches and they do ` +
+        `not reset by themselves. Run the same command again in an hour at the earliest, or once the platform ` +
+        `operators have restored the organisation's limits. Nothing is lost.`,
+      'token_throttled',
+      { endpoint, status, ...(status === 200 ? { serviceCode: 'KT-CT-1199' } : {}) },
+    );
+  }
+
+  override get fatal(): boolean {
+    return true;
+  }
+}
+
 /** 401/403, or the token mutation refused the credentials: the run cannot authenticate. */
 export class AuthenticationError extends ApiError {
   constructor(endpoint: string, detail: string, options: { status?: number; serviceCode?: string } = {}) {
@@ -242,21 +266,35 @@ export class HtmlAnswerError extends ApiError {
   }
 }
 
-/** An answer that does not match the spec (wrong shape, not JSON, unexpected status); names the field. */
+/**
+ * An answer that does not match the spec (wrong shape, not JSON, unexpected status); names the field, and, where the
+ * client has them, the request's path and an escaped excerpt of the body (body-excerpt.ts).
+ */
 export class UnexpectedResponseError extends ApiError {
   readonly field: string | undefined;
+  /** What does not match, without the endpoint, path or excerpt. */
+  readonly reason: string;
 
-  constructor(endpoint: string, status: number | undefined, detail: string, field?: string) {
+  constructor(
+    endpoint: string,
+    status: number | undefined,
+    detail: string,
+    field?: string,
+    answer?: { path: string; excerpt?: string },
+  ) {
     const at = field === undefined ? '' : ` at "${field || '(body)'}"`;
+    const from = answer === undefined ? '' : ` from ${answer.path}`;
+    const said = answer?.excerpt === undefined ? '' : `; the body: ${answer.excerpt}`;
     super(
-      `${endpoint}: unexpected response${status === undefined ? '' : ` (HTTP ${status})`}${at}: ${detail}`,
-      'unexpected_response',
+      `${endpoint}: unexpected answer${status === undefined ? '' : ` (HTTP ${status})`}${from}${at}: ${detail}${said}`,
+      'unexpected_answer',
       {
         endpoint,
         status,
       },
     );
     this.field = field;
+    this.reason = detail;
   }
 }
 

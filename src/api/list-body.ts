@@ -19,9 +19,15 @@ export interface BodyReader {
 /**
  * Hands each valid entry of the list body to `add`, in order; entries of a wrapped list are numbered as if flattened.
  */
-export function listBodyReader(endpoint: string, status: number, add: (item: ListItem) => void): BodyReader {
+export function listBodyReader(
+  endpoint: string,
+  status: number,
+  add: (item: ListItem) => void,
+  path?: string,
+): BodyReader {
+  // Named with the request's path; no excerpt: the body is read as it arrives and not kept.
   const unexpected = (detail: string, field?: string): UnexpectedResponseError =>
-    new UnexpectedResponseError(endpoint, status, detail, field);
+    new UnexpectedResponseError(endpoint, status, detail, field, path === undefined ? undefined : { path });
   const tokenizer = new Tokenizer();
   let parser: TokenParser | undefined;
   /** Containers open before the current token: 1 inside the outer array. */

@@ -14,7 +14,22 @@ const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
 // Options of the client: optional outside, complete inside (resolveClientOptions), validated once
 // with messages that give the option, what it expects and what it got (never a secret's value).
 
-export type HeaderForm = 'bare' | 'token';
+/**
+ * The Authorization header's forms (docs/api-client.md): the token itself (the spec's text), `Token <token>` (its
+ * sample) and `JWT <token>` (the platform owner's own example code).
+ */
+export const HEADER_FORMS = {
+  bare: (token: string) => token,
+  token: (token: string) => `Token ${token}`,
+  jwt: (token: string) => `JWT ${token}`,
+} as const satisfies Record<string, (token: string) => string>;
+
+export type HeaderForm = keyof typeof HEADER_FORMS;
+
+/** Whether `value` names a header form. */
+export function isHeaderForm(value: string): value is HeaderForm {
+  return Object.hasOwn(HEADER_FORMS, value);
+}
 
 export interface ClientTimeouts {
   connectMs?: number;
@@ -202,7 +217,7 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
   const tokenPath = options.tokenPath ?? DEFAULTS.tokenPath;
   if (!tokenPath.startsWith('/')) fail('tokenPath', 'a path starting with /', tokenPath);
   const headerForm = options.headerForm ?? DEFAULTS.headerForm;
-  if (headerForm !== 'bare' && headerForm !== 'token') fail('headerForm', '"bare" or "token"', headerForm);
+  if (!isHeaderForm(headerForm)) fail('headerForm', '"bare", "token" or "jwt"', headerForm);
   return {
     baseUrl: checkBaseUrl(options.baseUrl),
     credentials: checkCredentials(options.credentials),

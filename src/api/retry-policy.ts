@@ -69,6 +69,39 @@ export const DEFAULT_RETRY_POLICY = {
   maxRetryAfterMs: 120_000,
 } as const satisfies RetryPolicy;
 
+/**
+ * Token requests refused as too many (KT-CT-1199 in a 200, or a 429 or 503 with Retry-After; docs/api-client.md "The
+ * token"): one token request at a time for the whole process, each wait longer than the last, and a ceiling.
+ */
+export interface TokenThrottlePolicy {
+  /** Token requests refused as too many in a row after which the run stops (token_throttled, exit 3). */
+  maxRequests: number;
+  /** The wait after the first refusal, doubled after each (a longer Retry-After wins). */
+  firstDelayMs: number;
+  /** Cap of the doubled wait (a Retry-After is bounded by RetryPolicy.maxRetryAfterMs instead). */
+  maxDelayMs: number;
+}
+
+export const DEFAULT_TOKEN_THROTTLE = {
+  maxRequests: 5,
+  firstDelayMs: 5_000,
+  maxDelayMs: 60_000,
+} as const satisfies TokenThrottlePolicy;
+
+/**
+ * The wait before the next token request after `refused` refusals in a row (1 after the first), or undefined when the
+ * ceiling is reached: 5, 10, 20, 40 s by default (75 s in all), or the service's Retry-After when it is longer.
+ */
+export function tokenThrottleDelay(
+  refused: number,
+  retryAfterMs: number | undefined,
+  policy: TokenThrottlePolicy = DEFAULT_TOKEN_THROTTLE,
+): number | undefined {
+  if (refused >= policy.maxRequests) return undefined;
+  const doubled = Math.min(policy.maxDelayMs, policy.firstDelayMs * 2 ** Math.max(0, refused - 1));
+  return Math.max(doubled, retryAfterMs ?? 0);
+}
+
 export interface RetryInput {
   failure: FailureKind;
   safety: EndpointSafety;
@@ -122,7 +155,8 @@ function resendable(input: RetryInput): boolean {
 
 /**
  * Retry-After as seconds or an HTTP date (RFC 9110 §10.2.3), in ms from `now`. 0, a past date,
- * or anything unparseable is no hint (undefined): the normal backoff applies.
+ * or anything unparseable is no hint (undefined): the normal backoff applies. A negative number of seconds (`-5`, not
+ * a form RFC 9110 allows) is treated as absent too, never as "now" nor as a date.
  */
 export function parseRetryAfter(value: string | string[] | undefined, now: number): number | undefined {
   const text = (Array.isArray(value) ? value[0] : value)?.trim();

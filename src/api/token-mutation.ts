@@ -1,13 +1,21 @@
 import { CODE_LIMIT, limitDetail } from '../errors.js';
 import { obtainTokenResultSchema } from '../schema/index.js';
-import { AbortedError, ApiError, AuthenticationError, RateLimitedError, UnexpectedResponseError } from './errors.js';
+import {
+  AbortedError,
+  ApiError,
+  AuthenticationError,
+  RateLimitedError,
+  TokenThrottledError,
+  UnexpectedResponseError,
+} from './errors.js';
 import type { ClientEvent } from './events.js';
 import { errorFromResponse, failureKindOf, type ServiceResponse } from './map-response.js';
 import type { ResolvedClientOptions } from './options.js';
 import { safeCause, type Redactor } from './redact.js';
-import { DEFAULT_RETRY_POLICY, decideRetry } from './retry-policy.js';
+import { DEFAULT_RETRY_POLICY, decideRetry, parseRetryAfter, tokenThrottleDelay } from './retry-policy.js';
 import type { ObtainInput, TokenGrant } from './token-manager.js';
 import type { Transport } from './transport.js';
+import { unexpectedAnswer } from './unexpected-answer.js';
 
 // The ObtainToken GraphQL mutation (spec "Authentication" 1; docs/service.md "Authentication"): its root
 // field is configurable (the real platform's `obtainKrakenToken` by default), its input one of
@@ -30,6 +38,16 @@ export function tokenMutationBody(field: string, input: ObtainInput): string {
   return JSON.stringify({ query, variables: { input } });
 }
 
+/**
+ * A 503 with a usable Retry-After: the HTTP form of too many token requests (a gateway's), a RateLimitedError like
+ * KT-CT-1199 and the 429 (which errorFromResponse reads).
+ */
+function throttledForm(response: ServiceResponse, now: number): RateLimitedError | undefined {
+  if (response.status !== 503) return undefined;
+  const retryAfterMs = parseRetryAfter(response.headers['retry-after'], now);
+  return retryAfterMs === undefined ? undefined : new RateLimitedError(TOKEN_ENDPOINT, retryAfterMs, 503);
+}
+
 interface GraphqlError {
   message?: unknown;
   extensions?: { errorCode?: unknown };
@@ -48,6 +66,8 @@ export function readTokenResponse(
     const said = typeof message === 'string' ? limitDetail(message) : 'HTTP 400';
     return new AuthenticationError(TOKEN_ENDPOINT, said, { status: 400 });
   }
+  const throttled = throttledForm(response, now);
+  if (throttled) return throttled;
   if (response.status !== 200) {
     return errorFromResponse(response, {
       endpoint: TOKEN_ENDPOINT,
@@ -107,6 +127,7 @@ export async function obtainTokenGrant(input: ObtainInput, deps: ObtainDeps): Pr
   const body = tokenMutationBody(options.tokenField, input);
   const headers = { accept: 'application/json', 'content-type': 'application/json' };
   let last: ApiError | undefined;
+  const throttle = { refused: 0, since: 0 };
   for (let attempt = 1; ; attempt += 1) {
     if (signal?.aborted) throw redactor.scrubError(new AbortedError(TOKEN_ENDPOINT, last));
     const outcome = await attemptToken(body, headers, deps);
@@ -116,7 +137,10 @@ export async function obtainTokenGrant(input: ObtainInput, deps: ObtainDeps): Pr
       return outcome;
     }
     last = outcome;
-    const retryAfterMs = outcome instanceof RateLimitedError ? outcome.retryAfterMs : undefined;
+    if (outcome instanceof RateLimitedError) {
+      await waitOutThrottle(outcome, throttle, deps);
+      continue;
+    }
     const failure = failureKindOf(outcome);
     const decision = decideRetry(
       {
@@ -124,7 +148,6 @@ export async function obtainTokenGrant(input: ObtainInput, deps: ObtainDeps): Pr
         safety: 'idempotent',
         mode: 'auto',
         attempt,
-        retryAfterMs,
         renewedAfterUnauthorized: true,
         random: options.random(),
       },
@@ -142,6 +165,51 @@ export async function obtainTokenGrant(input: ObtainInput, deps: ObtainDeps): Pr
     });
     await options.sleep(decision.delayMs, signal);
   }
+}
+
+/**
+ * Too many token requests: the next waits longer each time (retry-policy.ts tokenThrottleDelay; the token manager
+ * sends one token request at a time for the whole process, so every caller waits on this one); past the ceiling the
+ * run stops (TokenThrottledError, fatal: the token manager sends no more).
+ */
+async function waitOutThrottle(
+  refusal: RateLimitedError,
+  throttle: { refused: number; since: number },
+  deps: ObtainDeps,
+): Promise<void> {
+  const { options, redactor, signal } = deps;
+  const now = options.clock.now();
+  if (throttle.refused === 0) throttle.since = now;
+  throttle.refused += 1;
+  const delayMs = tokenThrottleDelay(throttle.refused, refusal.retryAfterMs);
+  if (delayMs === undefined) {
+    const status = refusal.status ?? 429;
+    throw redactor.scrubError(new TokenThrottledError(TOKEN_ENDPOINT, throttle.refused, now - throttle.since, status));
+  }
+  deps.emit({
+    type: 'retry',
+    endpoint: TOKEN_ENDPOINT,
+    attempt: throttle.refused,
+    delayMs,
+    code: refusal.code,
+    status: refusal.status,
+    ambiguous: false,
+  });
+  await options.sleep(delayMs, signal);
+}
+
+/** The body with the mutation's result fields `token` and `refreshToken` shown as [REDACTED], whatever they hold. */
+function withoutTokens(body: unknown, field: string): unknown {
+  const result = (body as { data?: Record<string, unknown> | null } | undefined)?.data?.[field];
+  if (typeof result !== 'object' || result === null || Array.isArray(result)) return body;
+  const hidden = Object.fromEntries(
+    Object.entries(result).map(([key, value]) => [
+      key,
+      key === 'token' || key === 'refreshToken' ? '[REDACTED]' : value,
+    ]),
+  );
+  const data = (body as { data: Record<string, unknown> }).data;
+  return { ...(body as object), data: { ...data, [field]: hidden } };
 }
 
 /** One request of the mutation: the grant, or the error it stands for. */
@@ -164,7 +232,14 @@ async function attemptToken(
     // An answer that is not a grant may echo the key: scrubbed whole before any of it is read into a message (and cut).
     const grant = response.status === 200 && !(response.body as { errors?: unknown } | undefined)?.errors;
     const scrubbed = grant ? response : { ...response, body: redactor.redactDeep(response.body) };
-    return readTokenResponse(options.tokenField, scrubbed, options.clock.now(), options.retry.maxRetryAfterMs);
+    const read = readTokenResponse(options.tokenField, scrubbed, options.clock.now(), options.retry.maxRetryAfterMs);
+    if (!(read instanceof UnexpectedResponseError)) return read;
+    // Quoted without the tokens it may hold: they were never registered with the redactor (no grant was read).
+    const shown = {
+      status: response.status,
+      body: withoutTokens(redactor.redactDeep(response.body), options.tokenField),
+    };
+    return unexpectedAnswer(read, options.tokenPath, shown);
   } catch (error) {
     return error instanceof ApiError
       ? error

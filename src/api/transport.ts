@@ -11,6 +11,7 @@ import {
 import type { ServiceResponse } from './map-response.js';
 import type { ProxySettings } from './proxy.js';
 import { safeCause, type Redactor } from './redact.js';
+import { bodyExcerpt } from './body-excerpt.js';
 import {
   MAX_ERROR_BODY_BYTES,
   ResponseCollector,
@@ -100,7 +101,9 @@ export class Transport {
     if (raw.html || startsLikeHtml(raw.text)) throw this.#htmlAnswer(request, raw);
     if (raw.cut) return { status: raw.status, headers: raw.headers, body: undefined, unread: unreadBody(raw) };
     const body =
-      readBody !== undefined && raw.status < 300 ? undefined : parseBody(request.endpoint, raw.status, raw.text);
+      readBody !== undefined && raw.status < 300
+        ? undefined
+        : parseBody(request, raw.status, raw.text, (text) => this.#redactor.redact(text));
     return { status: raw.status, headers: raw.headers, body };
   }
 
@@ -243,13 +246,19 @@ function startsLikeHtml(text: string): boolean {
   return /^\s*<(!doctype html|html[\s>])/i.test(text.slice(0, 200));
 }
 
-/** JSON, or undefined for an empty body; a 2xx that is not JSON is an unexpected response. */
-function parseBody(endpoint: string, status: number, raw: string): unknown {
+/**
+ * JSON, or undefined for an empty body; a 2xx that is not JSON (cut off, or another format) is an unexpected answer,
+ * quoting the body's start (scrubbed of secrets first, whole).
+ */
+function parseBody(request: TransportRequest, status: number, raw: string, redact: (text: string) => string): unknown {
   if (raw.trim() === '') return undefined;
   try {
     return JSON.parse(raw) as unknown;
   } catch {
-    if (status >= 200 && status < 300) throw new UnexpectedResponseError(endpoint, status, 'the body is not JSON', '');
+    if (status >= 200 && status < 300) {
+      const answer = { path: request.path, excerpt: bodyExcerpt(redact(raw)) };
+      throw new UnexpectedResponseError(request.endpoint, status, 'the body is not JSON', '', answer);
+    }
     return undefined;
   }
 }

@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ClientEvent } from '../api/index.js';
+import { bodyExcerpt, type ClientEvent } from '../api/index.js';
 import { teeSink, type EngineEvent, type EventSink } from '../engine/index.js';
 import { ExitCode, MigrateError } from '../errors.js';
 import { isLedgerDamage, type Ledger, LEDGER_FILE, ledgerDamagedError, stateDirFailure } from '../ledger/index.js';
@@ -123,7 +123,7 @@ async function openResources(
   closers.add(() => sizing.abort());
   const log = options.logFile === undefined ? undefined : openLog(options.logFile, runId, ledger);
   if (log) closers.add(({ exitCode }) => closeLog(log, { outcome: 'failed', exitCode }));
-  const sinks = [progress, sizeOnceStaging(setup, progress, sizing.signal), ...(log ? [log] : [])];
+  const sinks = [progress, sizeOnceStaging(setup, progress, sizing.signal), statusWords, ...(log ? [log] : [])];
   return {
     stateDir,
     label,
@@ -237,6 +237,17 @@ function sizeOnceStaging(setup: PushSetup, progress: ProgressReporter, signal: A
     }),
   );
 }
+
+/** A status word the service gave that the tool does not know (once per word): said as a warning, escaped. */
+const statusWords: EventSink = {
+  emit: (event) => {
+    if (event.type !== 'status_word') return;
+    tell(
+      `warning: ${event.endpoint} answered the status ${bodyExcerpt(event.word)}, a word the spec does not give: ` +
+        'read as "not finished", the account is asked again (said once per word)',
+    );
+  },
+};
 
 /** A sink that calls `then` once, at the first event of that type. */
 function onFirst(type: EngineEvent['type'], then: () => Promise<void>): EventSink {

@@ -73,6 +73,12 @@ function describe(sandbox: RunningSandbox, keyGiven: boolean): string {
     options.trickleMs ? `GET answers trickle a byte every ${options.trickleMs} ms` : '',
     options.errorDetailChars ? `error details padded to ${options.errorDetailChars} characters` : '',
     options.echoCredentials ? 'errors echo the credentials' : '',
+    options.transferStatusWord === 'COMPLETED' ? '' : `v1 status ${options.transferStatusWord} for accounts that exist`,
+    options.processingStatusWord ? `status ${options.processingStatusWord} while processing` : '',
+    options.throttleTokenRequests || options.throttleTokenMs
+      ? `token requests throttled (first ${options.throttleTokenRequests}, ${options.throttleTokenMs} ms; ` +
+        `HTTP ${options.throttleTokenStatus})`
+      : '',
   ].filter(Boolean);
   return [
     `Sandbox listening on ${sandbox.url}`,
@@ -168,7 +174,49 @@ export function registerSandboxCommand(program: Command, setExitCode: (code: num
     .option('--token-ttl <seconds>', 'access token lifetime (default 3600)', numberFlag(0.001))
     .option('--seed <n>', 'seed of every random choice (default 1)', numberFlag(-(2 ** 31), 2 ** 31, true));
   registerFaultOptions(command);
+  registerTenantOptions(command);
   command.action(async (flags: SandboxFlags) => runSandbox(flags, setExitCode));
+}
+
+function wordFlag(value: string): string {
+  if (!/^[A-Z][A-Z_]*$/.test(value))
+    throw new InvalidArgumentError(`expected an upper-case word such as PENDING, got ${JSON.stringify(value)}.`);
+  return value;
+}
+
+/** Answers as tenants give them beyond the spec (docs/sandbox.md "Answering as a tenant does"). */
+function registerTenantOptions(command: Command): void {
+  command
+    .option(
+      '--transfer-status-word <word>',
+      "v1 transfer status of an account that exists (with its number): COMPLETED (default, the spec) or a tenant's " +
+        'word: PENDING, IN_PROGRESS, REJECTED (Octopus Energy France, Plenitude France)',
+      wordFlag,
+    )
+    .option(
+      '--processing-status-word <word>',
+      'a word the spec does not give (e.g. QUEUED_FOR_REVIEW) answered by v2 and v1 status for a process still running',
+      wordFlag,
+    )
+    .option(
+      '--throttle-token-requests <n>',
+      'the first n token requests are refused as too many requests (default 0)',
+      numberFlag(0, Infinity, true),
+    )
+    .option(
+      '--throttle-token-ms <ms>',
+      "token requests within ms of the sandbox's start are refused as too many requests (default 0)",
+      numberFlag(0),
+    )
+    .option(
+      '--throttle-token-status <status>',
+      'how: 200 (KT-CT-1199 in the GraphQL errors, default), 429 or 503 (with --retry-after)',
+      (value: string) => {
+        if (!['200', '429', '503'].includes(value))
+          throw new InvalidArgumentError(`expected 200, 429 or 503, got ${JSON.stringify(value)}.`);
+        return Number(value);
+      },
+    );
 }
 
 /** The sandbox's faults: latency, failures, throttling, dropped connections, odd answers. */

@@ -2,7 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { inspect } from 'node:util';
 import { InvalidArgumentError, type Command } from 'commander';
-import { checkBaseUrl } from '../api/options.js';
+import { checkBaseUrl, isHeaderForm } from '../api/options.js';
 import {
   describeProxies,
   type ClientOptions,
@@ -99,7 +99,10 @@ export function registerServiceOptions(command: Command): Command {
     .option('--api-key-file <file>', `file holding the organisation API key (or set ${SERVICE_ENV.apiKey})`)
     .option('--token-file <file>', `file holding a pre-obtained access token (or set ${SERVICE_ENV.token})`)
     .option('--token-field <name>', 'root field of the token mutation (default obtainKrakenToken)')
-    .option('--header-form <form>', 'Authorization header: "bare" token (default) or "token" (Token <token>)')
+    .option(
+      '--header-form <form>',
+      'Authorization header: "bare" token (default), "token" (Token <token>) or "jwt" (JWT <token>)',
+    )
     .option(
       '--dialect <dialect>',
       `wire format: "spec" (default) or "kraken", the real platform's (or set ${SERVICE_ENV.dialect}, or ` +
@@ -183,9 +186,9 @@ function hideSecrets(credentials: Credentials, source: string): Credentials {
 }
 
 function headerFormOf(value: string | undefined): HeaderForm | undefined {
-  if (value === undefined || value === 'bare' || value === 'token') return value;
+  if (value === undefined || isHeaderForm(value)) return value;
   throw new UsageError(
-    `--header-form: expected "bare" or "token", got ${JSON.stringify(value)}`,
+    `--header-form: expected "bare", "token" or "jwt", got ${JSON.stringify(value)}`,
     'invalid_header_form',
   );
 }

@@ -20,10 +20,12 @@ import {
   afterPollTransferStatus,
   afterStatus,
   afterTransferStatus,
+  isKnownV2Status,
   type CreateResult,
   type Transition,
 } from './transitions.js';
 import { EngineCode } from './engine-codes.js';
+import { CODE_LIMIT, limitDetail } from '../errors.js';
 
 // The account-level steps: create (write-ahead), status check (reconcile or poll), resolve an
 // account known only by post-import records. Each performs one request and applies the pure
@@ -93,15 +95,15 @@ export async function call<T>(
  * leaves the intent for the next attempt, which reconciles before anything is resent.
  */
 export async function createAccount(ctx: StepContext, account: AccountRow): Promise<AccountRow> {
-  if (account.error?.code === EngineCode.unexpectedResponse && account.attempts >= UNEXPECTED_ATTEMPTS) {
+  if (account.error?.code === EngineCode.unexpectedAnswer && account.attempts >= UNEXPECTED_ATTEMPTS) {
     // Bounded across runs (failure.ts): held back like an ERRORED account (--retry-errored sends it again).
     const detail =
       `${account.attempts} creates answered in a way the spec does not describe; held back (check ` +
       `the service, then --retry-errored): ${account.error.detail}`;
     return applyTransition(ctx, account, {
       step: 'create',
-      detail: EngineCode.unexpectedResponse,
-      patch: { state: 'errored', error: { code: EngineCode.unexpectedResponse, detail } },
+      detail: EngineCode.unexpectedAnswer,
+      patch: { state: 'errored', error: { code: EngineCode.unexpectedAnswer, detail } },
     });
   }
   const intent = await applyTransition(
@@ -177,6 +179,7 @@ export async function checkStatus(ctx: StepContext, account: AccountRow): Promis
     ctx.client.getImportStatus(account.importSupplier, account.externalAccountNumber),
   );
   if (!answer.ok) return askAgainLater(ctx, account, answer.failure);
+  if (answer.value !== null && !isKnownV2Status(answer.value.status)) noteUnknownWord(ctx, answer.value.status);
   const transition = afterStatus(account, answer.value, clock(ctx), ctx.settings.pollSchedule);
   if (transition.patch.state !== 'processed' || account.platformAccountNumber !== null)
     return applyTransition(ctx, account, transition);
@@ -190,6 +193,16 @@ export async function checkStatus(ctx: StepContext, account: AccountRow): Promis
       ? transition
       : { ...transition, patch: { ...transition.patch, platformAccountNumber } },
   );
+}
+
+/** How many distinct unknown words a run says (a service inventing one per answer cannot flood the log). */
+const UNKNOWN_WORDS_SAID = 100;
+
+/** Says a v2 status word the spec does not give, once per word and run. */
+function noteUnknownWord(ctx: StepContext, word: string): void {
+  if (ctx.unknownWords.has(word) || ctx.unknownWords.size >= UNKNOWN_WORDS_SAID) return;
+  ctx.unknownWords.add(word);
+  ctx.sink.emit({ type: 'status_word', endpoint: 'getImportStatus', word: limitDetail(word, CODE_LIMIT) });
 }
 
 /**

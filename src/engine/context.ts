@@ -49,6 +49,8 @@ export interface StepContext {
   failed(failure: Failure): void;
   succeeded(): void;
   stopping(): boolean;
+  /** Status words the service gave that this tool does not know, said once each per run (EngineEvent `status_word`). */
+  unknownWords: Set<string>;
   /** A queued (not awaited) ledger write failed: nothing more can be recorded, the run stops. */
   writeFailed(error: unknown): void;
   /**

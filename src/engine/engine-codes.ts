@@ -8,8 +8,10 @@ export const EngineCode = {
   outcomeUnknown: 'outcome_unknown',
   /** The service refused the run's configuration (import supplier, request form), not an account's data. */
   configurationRefused: 'configuration_refused',
-  /** Too many requests in a row failed after the client's retries. */
+  /** Too many requests in a row failed after the client's retries, the service answering none of them. */
   serviceUnreachable: 'service_unreachable',
+  /** Too many requests in a row failed after the client's retries, the service answering with failures (5xx, 429). */
+  serviceFailing: 'service_failing',
   /** The export could not be read on while accounts were sent. */
   exportUnreadable: 'export_unreadable',
   /** Post-import records wait: their account is not imported (yet). */
@@ -24,7 +26,7 @@ export const EngineCode = {
    * An answer the spec does not describe (the client's UnexpectedResponseError), recorded on the account or record:
    * counted across runs before it is given up (failure.ts UNEXPECTED_ATTEMPTS).
    */
-  unexpectedResponse: 'unexpected_response',
+  unexpectedAnswer: 'unexpected_answer',
   /** The ledger could not be written (a full disk, an I/O error): the run stopped. */
   ledgerWriteFailed: 'ledger_write_failed',
   /** A shared ledger (PostgreSQL) that cannot be leased from further (docs/postgres.md). */

@@ -67,6 +67,11 @@ export type EngineEvent =
       code?: string;
     }
   | { type: 'retrying'; code: string }
+  /**
+   * The service answered a status word this tool does not know (the spec's enums may grow, spec "Versioning"): read as
+   * "not finished" and asked again. Once per word and run; `endpoint`: the client method that answered it.
+   */
+  | { type: 'status_word'; endpoint: string; word: string }
   /** `code`: the fatal failure's code when the run stops for one. */
   | { type: 'stopping'; reason: StopReason; detail?: string; code?: string };
 

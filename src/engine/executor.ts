@@ -91,6 +91,7 @@ export class Executor {
         this.#consecutiveFailures = 0;
       },
       stopping: () => this.#stop !== undefined,
+      unknownWords: new Set(),
       firstPollAnswered: (imported, latenessMs) => tuner.observe(imported, latenessMs, this.#ctx.now()),
       writeFailed: (error: unknown) => this.stop('fatal', storageFailure(error)),
     };
@@ -165,16 +166,7 @@ export class Executor {
     this.#consecutiveFailures += 1;
     this.#ctx.sink.emit({ type: 'retrying', code: failure.code });
     if (this.#consecutiveFailures >= this.#settings.maxConsecutiveFailures) {
-      throw new StopRun(
-        {
-          class: 'fatal',
-          code: EngineCode.serviceUnreachable,
-          detail:
-            `the service failed ${this.#consecutiveFailures} requests in a row (last: ${failure.code}: ` +
-            `${failure.detail})`,
-        },
-        failure,
-      );
+      throw new StopRun(consecutiveStop(this.#consecutiveFailures, failure), failure);
     }
   }
 
@@ -357,4 +349,29 @@ export class Executor {
     }
     return rows;
   }
+}
+
+/**
+ * The stop after too many failures in a row, named by the last: a service that answered is not unreachable (its
+ * answers were failures, or not the spec's: then the answer is named, docs/api-client.md "Errors").
+ */
+function consecutiveStop(count: number, last: Failure): Failure {
+  const said = `(last: ${last.code}: ${last.detail})`;
+  if (last.answered !== true)
+    return {
+      class: 'fatal',
+      code: EngineCode.serviceUnreachable,
+      detail: `the service answered none of ${count} requests in a row ${said}`,
+    };
+  if (last.class === 'unexpected')
+    return {
+      class: 'fatal',
+      code: EngineCode.unexpectedAnswer,
+      detail: `the service answered ${count} requests in a row in a way the spec does not describe ${said}`,
+    };
+  return {
+    class: 'fatal',
+    code: EngineCode.serviceFailing,
+    detail: `the service answered ${count} requests in a row with failures, after retries ${said}`,
+  };
 }

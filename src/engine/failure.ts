@@ -40,6 +40,8 @@ export interface Failure {
   issues?: ValidationIssue[];
   /** storage: the ledger's own error, for the command to name the state directory and what to do. */
   cause?: unknown;
+  /** transient and unexpected: the service answered (an HTTP status came back), so it is reachable. */
+  answered?: boolean;
 }
 
 /** Requests of one account or record answered unexpectedly (across runs) before it is given up as failed. */
@@ -111,8 +113,9 @@ export function classifyFailure(error: unknown): Failure {
   if (error instanceof NotFoundError) return { class: 'not_found', code, detail };
   if (error instanceof RequestRejectedError && error.status === undefined)
     return { class: 'data', code, detail, issues: error.issues };
-  if (error instanceof UnexpectedResponseError) return { class: 'unexpected', code, detail };
-  return { class: 'transient', code, detail };
+  const answered = error.status !== undefined;
+  if (error instanceof UnexpectedResponseError) return { class: 'unexpected', code, detail, answered };
+  return { class: 'transient', code, detail, answered };
 }
 
 /** The storage failure of a ledger write that failed: the run stops, and the command names the state directory. */

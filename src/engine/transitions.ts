@@ -1,4 +1,5 @@
-import type { V1StatusRecord, V2StatusRecord } from '../schema/index.js';
+import { V2_STATUSES, type V1StatusRecord, type V2Status, type V2StatusRecord } from '../schema/index.js';
+import { CODE_LIMIT, limitDetail } from '../errors.js';
 import type { AccountPatch, AccountRow, AccountState, ErrorInfo } from '../ledger/index.js';
 import { nextPollDelay, type PollSchedule } from './poll-schedule.js';
 import { EngineCode } from './engine-codes.js';
@@ -105,7 +106,8 @@ export function afterStatus(
     }
     return waitAgain(account, clock, schedule, 'no import process yet');
   }
-  switch (status.status) {
+  if (!isKnownV2Status(status.status)) return waitAgain(account, clock, schedule, unknownV2StatusDetail(status.status));
+  switch (status.status as V2Status) {
     case 'PROCESSED':
       return {
         step: account.state === 'creating' ? 'reconcile' : 'poll',
@@ -158,10 +160,12 @@ function waitAgain(account: AccountRow, clock: Clock, schedule: PollSchedule, de
 
 /**
  * A v1 transfer status answer polling a `scheduled` account, the first status asked (spec "Get
- * account import status (v1)"): COMPLETED carries the platform account number, so one request
- * settles the common case; IN_PROGRESS waits again. Undefined: ask v2, which alone says why an
- * account is not there: UNKNOWN (the process failed: v2 ERRORED or CANCELLED carries its
- * latest_error), 404 (no process), or COMPLETED without a number.
+ * account import status (v1)"): a platform account number settles it, whatever the word (tenants add words: Octopus
+ * Energy France and Plenitude France give PENDING, IN_PROGRESS, REJECTED and COMPLETED, each with the number of an
+ * account that exists, the word telling the industry switch; docs/service.md "Status and list endpoints"), so one
+ * request settles the common case; IN_PROGRESS without a number waits again. Undefined: ask v2, which alone says why
+ * an account is not there: UNKNOWN (the process failed: v2 ERRORED or CANCELLED carries its latest_error), 404 (no
+ * process), COMPLETED without a number, or a word this tool does not know.
  */
 export function afterPollTransferStatus(
   account: AccountRow,
@@ -169,9 +173,12 @@ export function afterPollTransferStatus(
   clock: Clock,
   schedule: PollSchedule,
 ): Transition | undefined {
-  if (status?.status === 'COMPLETED' && status.platform_account_number !== '') {
+  if (status !== null && status.platform_account_number !== '') {
     return {
       step: 'poll',
+      ...(status.status === 'COMPLETED'
+        ? {}
+        : { detail: `v1 status ${quotedWord(status.status)} with an account number` }),
       patch: {
         state: 'processed',
         sentFingerprint: account.sentFingerprint ?? account.fingerprint,
@@ -202,7 +209,8 @@ export function afterListedImported(platformAccountNumber: string): Transition {
  * imported yet: its records wait for a later run.
  */
 export function afterTransferStatus(status: V1StatusRecord | null): Transition {
-  if (status !== null && status.status === 'COMPLETED' && status.platform_account_number !== '') {
+  // A number means the account exists, whatever the word (see afterPollTransferStatus).
+  if (status !== null && status.platform_account_number !== '') {
     return {
       step: 'resolve',
       patch: { state: 'processed', platformAccountNumber: status.platform_account_number, error: null },
@@ -217,7 +225,7 @@ export function afterTransferStatus(status: V1StatusRecord | null): Transition {
         error: { code: ACCOUNT_NOT_FOUND, detail: ACCOUNT_NOT_FOUND_DETAIL },
       },
     };
-  const detail = `import status ${status.status}`;
+  const detail = `import status ${quotedWord(status.status)}`;
   return {
     step: 'resolve',
     detail,
@@ -240,4 +248,22 @@ export function workableStates(retryErrored: boolean): AccountState[] {
   return retryErrored
     ? ['staged', 'creating', 'processed', 'unresolved', 'errored']
     : ['staged', 'creating', 'processed', 'unresolved'];
+}
+
+/** Whether a v2 status word is one of the spec's (spec "Account import process (v2 status field)"). */
+export function isKnownV2Status(word: string): boolean {
+  return (V2_STATUSES as readonly string[]).includes(word);
+}
+
+/**
+ * A v2 status word the spec does not give (the enum may grow, spec "Versioning"): read as "not finished", the account
+ * is asked again; said once per word and run (EngineEvent `status_word`).
+ */
+export function unknownV2StatusDetail(word: string): string {
+  return `import process status ${quotedWord(word)}, a word the spec does not give: read as not finished`;
+}
+
+/** A status word from the service as the account's history keeps it: bounded and quoted. */
+function quotedWord(word: string): string {
+  return JSON.stringify(limitDetail(word, CODE_LIMIT));
 }

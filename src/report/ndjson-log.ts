@@ -101,6 +101,8 @@ export function logLineOf(event: EngineEvent, accountNumberOf: (accountId: numbe
     }
     case 'retrying':
       return { event: 'retrying', code: event.code };
+    case 'status_word':
+      return { event: 'status_word', step: event.endpoint, word: event.word };
     case 'stopping':
       // `detail` is free text (it may quote the service): the reason and the fatal code are enough to act on.
       return { event: 'stopping', outcome: event.reason, code: event.code };

@@ -1,6 +1,6 @@
 import { CODE_LIMIT, limitDetail } from '../errors.js';
 import type { AccountRow, AccountState, ItemState } from '../ledger/index.js';
-import type { V2Status, V2StatusRecord } from '../schema/index.js';
+import type { V2StatusRecord } from '../schema/index.js';
 
 // The join of `migrate status`: the service's view of an import supplier (the v1
 // lists, and v2 status where it was asked) with the ledger's, per external account number.
@@ -29,8 +29,8 @@ export interface StatusRow {
   state: AccountState | null;
   /** The v1 lists' answer; null offline. */
   service: ServiceListing | null;
-  /** v2 status, where it was asked. */
-  service_status: V2Status | null;
+  /** v2 status, where it was asked: any word (the spec's enum may grow, spec "Versioning"). */
+  service_status: string | null;
   /** The service's number first (it is the platform's truth), else the ledger's. */
   platform_account_number: string | null;
   latest_error: { code: string; detail: string } | null;
@@ -48,7 +48,7 @@ function listingOf(entry: ServiceEntry | undefined): ServiceListing {
 export function mismatchOf(
   state: AccountState | null,
   listing: ServiceListing | null,
-  v2: V2Status | null,
+  v2: string | null,
 ): Mismatch | null {
   if (listing === null) return null;
   if (state === null) return listing === 'absent' ? null : 'only_on_service';

@@ -51,14 +51,14 @@ export class TokenIssuer {
   }
 
   /**
-   * Checks the Authorization header in either form the spec shows: the bare token, or
-   * `Token <token>`. The API key itself is not a token and is refused.
+   * Checks the Authorization header in any form the service takes: the bare token or `Token <token>` (the spec's), or
+   * `JWT <token>` (the platform owner's own example code). The API key itself is not a token and is refused.
    */
   check(header: string | undefined, now: number): TokenCheck {
     if (header === undefined || header.trim() === '')
       return { ok: false, detail: 'Authentication credentials were not provided.' };
     const value = header.trim();
-    const token = /^Token\s+/i.test(value) ? value.replace(/^Token\s+/i, '') : value;
+    const token = value.replace(/^(?:Token|JWT)\s+/i, '');
     const known = this.#verified.get(token);
     if (known !== undefined)
       return known > now ? { ok: true } : { ok: false, detail: 'Signature of the token has expired.' };

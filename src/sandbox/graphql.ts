@@ -59,6 +59,13 @@ function selection(query: string, fieldEnd: number): string[] | undefined {
     .filter(Boolean);
 }
 
+/** KT-CT-1199 "Too many requests", in an HTTP 200, under the field the request asked for. */
+export function tooManyRequests(body: unknown): Reply {
+  const query = asObject(body)?.['query'];
+  const field = (typeof query === 'string' ? FIELD.exec(query)?.[1] : undefined) ?? 'obtainKrakenToken';
+  return failure(field, 'KT-CT-1199', 'Too many requests.');
+}
+
 export function obtainToken(body: unknown, issuer: TokenIssuer, apiKey: string, now: number): Reply {
   const request = asObject(body);
   const query = request?.['query'];

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { TokenIssuer } from './auth.js';
+import { TokenThrottle } from './token-throttle.js';
 import { FaultInjector } from './faults.js';
 import { createControl, createInspector, type SandboxControl, type SandboxInspector } from './inspector.js';
 import { resolveSandboxOptions, type SandboxOptions } from './options.js';
@@ -29,9 +30,11 @@ export interface RunningSandbox {
 }
 
 function createRuntime(options: SandboxOptions, hooks: SandboxHooks): SandboxRuntime {
+  const clock = hooks.clock ?? Date.now;
   return {
     options,
-    clock: hooks.clock ?? Date.now,
+    clock,
+    tokenThrottle: new TokenThrottle(options, clock()),
     ...(hooks.delay ? { delay: hooks.delay } : {}),
     store: new ProcessStore(options.suppliers, options),
     issuer: new TokenIssuer(options.tokenTtlSeconds, options.refreshTtlSeconds),

@@ -87,6 +87,27 @@ export interface SandboxOptions extends FaultOptions {
   lostAnswerMs: number;
   /** Request bodies above this many bytes get 413. */
   maxBodyBytes: number;
+  /**
+   * The v1 transfer status word of an account that exists, given with its platform account number: `COMPLETED` (the
+   * spec), or a tenant's word for the industry switch that follows (Octopus Energy France, Plenitude France:
+   * `PENDING`, `IN_PROGRESS`, `REJECTED`). Any upper-case word (docs/sandbox.md "Answering as a tenant does").
+   */
+  transferStatusWord: string;
+  /**
+   * A word the spec does not give (e.g. `QUEUED_FOR_REVIEW`) answered for a process still running, by v2 status
+   * (instead of PENDING and IN_PROGRESS) and by v1 transfer status (instead of IN_PROGRESS, the number empty);
+   * undefined: the spec's words.
+   */
+  processingStatusWord: string | undefined;
+  /** The first N token mutation requests are refused as too many requests (0 = none). */
+  throttleTokenRequests: number;
+  /** Token mutation requests within this many ms of the sandbox's start (its clock) are refused alike (0 = none). */
+  throttleTokenMs: number;
+  /**
+   * How a refused token request is answered: 200 with the GraphQL error `KT-CT-1199` (the real platform), or its HTTP
+   * forms, 429 or 503 with `Retry-After` (retryAfterSeconds).
+   */
+  throttleTokenStatus: 200 | 429 | 503;
   /** One line per request (method, path, status, ms); never headers, keys or tokens. */
   log: ((line: string) => void) | undefined;
 }
@@ -125,6 +146,11 @@ export function defaultSandboxOptions(): SandboxOptions {
     multiplePaymentInstructions: false,
     lostAnswerMs: 0,
     maxBodyBytes: 5 * 1024 * 1024,
+    transferStatusWord: 'COMPLETED',
+    processingStatusWord: undefined,
+    throttleTokenRequests: 0,
+    throttleTokenMs: 0,
+    throttleTokenStatus: 200,
     log: undefined,
     latencyMs: 0,
     jitterMs: 0,
@@ -175,6 +201,8 @@ export function resolveSandboxOptions(partial: Partial<SandboxOptions> = {}): Sa
       'lostAnswerMs',
       'trickleMs',
       'errorDetailChars',
+      'throttleTokenRequests',
+      'throttleTokenMs',
     ] as const
   ).forEach(nonNegative);
   (['failRate', 'rateLimitRate', 'dropRate', 'ambiguousRate', 'htmlRate', 'erroredShare'] as const).forEach(share);
@@ -232,6 +260,24 @@ function checkSettings(options: SandboxOptions): void {
     options.dialect,
   );
   check(options.today === undefined || DATE.test(options.today), 'today', 'a date YYYY-MM-DD', options.today);
+  check(
+    /^[A-Z][A-Z_]*$/.test(options.transferStatusWord),
+    'transferStatusWord',
+    "an upper-case word (COMPLETED, or a tenant's: PENDING, IN_PROGRESS, REJECTED)",
+    options.transferStatusWord,
+  );
+  check(
+    options.processingStatusWord === undefined || /^[A-Z][A-Z_]*$/.test(options.processingStatusWord),
+    'processingStatusWord',
+    'an upper-case word such as QUEUED_FOR_REVIEW',
+    options.processingStatusWord,
+  );
+  check(
+    [200, 429, 503].includes(options.throttleTokenStatus),
+    'throttleTokenStatus',
+    '200 (KT-CT-1199), 429 or 503',
+    options.throttleTokenStatus,
+  );
   for (const [code, status] of Object.entries(options.suppliers)) {
     check(code.length > 0, 'suppliers', 'non-empty supplier codes', code);
     check(

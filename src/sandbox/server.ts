@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { TokenIssuer } from './auth.js';
+import type { TokenThrottle } from './token-throttle.js';
 import type { FaultInjector, FaultName } from './faults.js';
 import { obtainToken } from './graphql.js';
 import type { HandlerContext } from './handlers/common.js';
@@ -29,6 +30,7 @@ export interface SandboxRuntime {
   options: SandboxOptions;
   store: ProcessStore;
   issuer: TokenIssuer;
+  tokenThrottle: TokenThrottle;
   faults: FaultInjector;
   log: RequestLog;
   flakyCounts: Map<string, number>;
@@ -90,6 +92,8 @@ function runEndpoint(
   if (route.kind === 'token') {
     const parsed = parseBody(request, bytes);
     if ('outcome' in parsed) return parsed.outcome;
+    const refused = runtime.tokenThrottle.refusal(parsed.body, now);
+    if (refused) return { reply: refused };
     return { reply: obtainToken(parsed.body, runtime.issuer, runtime.options.apiKey, now) };
   }
   const auth = runtime.issuer.check(request.headers.authorization, now);
@@ -115,6 +119,8 @@ function runEndpoint(
     flakyAttempts: options.flakyAttempts,
     multiplePaymentInstructions: options.multiplePaymentInstructions,
     retainPayloads: options.retainPayloads,
+    transferStatusWord: options.transferStatusWord,
+    processingStatusWord: options.processingStatusWord,
   };
   return { reply: route.handler ? route.handler(context) : { status: 500, body: { detail: 'No handler.' } } };
 }

@@ -12,6 +12,11 @@ export const V2_STATUSES = [
   'DRY_RUN_SUCCEEDED',
   'DRY_RUN_ERRORED',
 ] as const;
+/**
+ * The spec's v1 words. Tenants add their own (Octopus Energy France and Plenitude France: PENDING, REJECTED, the
+ * industry switch of an account that exists): the status is read as any word, and the platform account number decides
+ * whether the account exists (docs/service.md "Status and list endpoints").
+ */
 export const V1_STATUSES = ['UNKNOWN', 'COMPLETED', 'IN_PROGRESS'] as const;
 export const NOTE_STATUSES = ['NOTE_CREATION_SUCCESS', 'NOTE_ALREADY_EXISTS'] as const;
 export const TRANSACTION_STATUSES = [
@@ -62,7 +67,8 @@ export const latestErrorSchema = z.looseObject({
 /** 200 of GET /v2/data-import/accounts/<supplier>/<external-identifier>/ */
 export const v2StatusSchema = named(
   z.looseObject({
-    status: z.enum(V2_STATUSES),
+    // Any word: the spec's enum may grow (spec "Versioning"); a word the engine does not know is "not finished".
+    status: z.string(),
     // Optional on the real platform (null until processed).
     platform_identifier: z.string().nullable().default(null),
     created_at: z.string(),
@@ -75,10 +81,14 @@ export const v2StatusSchema = named(
 /** 200 of GET /v1/data-import/account-transfer-status/<supplier>/<external-account-number>/ */
 export const v1StatusSchema = named(
   z.looseObject({
-    status: z.enum(V1_STATUSES),
-    // Optional in tenants' documents (AccountTransferStatus requires only status): absent reads as the spec's
-    // "empty string when no account is created yet".
-    platform_account_number: z.string().default(''),
+    // Any word (see V1_STATUSES): tenants add words.
+    status: z.string(),
+    // Optional in tenants' documents (AccountTransferStatus requires only status): absent, or null as the list items
+    // write "no account yet", reads as the spec's "empty string when no account is created yet".
+    platform_account_number: z
+      .string()
+      .nullish()
+      .transform((value) => value ?? ''),
   }),
 );
 

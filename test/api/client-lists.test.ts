@@ -126,8 +126,10 @@ describe('list endpoints read as they arrive', () => {
     });
     const error = await c.listAllImports('ACME', listItems).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UnexpectedResponseError);
-    expect(error).toMatchObject({ endpoint: 'listAllImports', status: 200, field, code: 'unexpected_response' });
-    expect((error as Error).message).toMatch(/^listAllImports: unexpected response \(HTTP 200\)/);
+    expect(error).toMatchObject({ endpoint: 'listAllImports', status: 200, field, code: 'unexpected_answer' });
+    expect((error as Error).message).toMatch(
+      /^listAllImports: unexpected answer \(HTTP 200\) from \/v1\/data-import\/all-account-import-processes\/ACME\/ at "/,
+    );
     expect(server?.rest()).toHaveLength(1);
   });
 

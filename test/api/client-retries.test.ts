@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   AuthenticationError,
@@ -152,7 +154,7 @@ describe('answers', () => {
 
   it('a body that does not match the spec is an UnexpectedResponseError naming the field', async () => {
     const s = await serve((request, response) => {
-      if (request.url.includes('/accounts/')) json(response, 200, { ...status, status: 'SOMETHING_NEW' });
+      if (request.url.includes('/accounts/')) json(response, 200, { ...status, status: 7 });
       else {
         // Not JSON, and not a web page either (that is an HtmlAnswerError: client-answers.test.ts).
         response.writeHead(200, { 'content-type': 'text/plain' });
@@ -163,10 +165,104 @@ describe('answers', () => {
     const shape = await c.getImportStatus('ACME', 'U-1').catch((caught: unknown) => caught);
     expect(shape).toBeInstanceOf(UnexpectedResponseError);
     expect(shape).toMatchObject({ field: 'status', endpoint: 'getImportStatus' });
-    expect((shape as Error).message).toMatch(/getImportStatus.*"status"/);
+    expect((shape as Error).message).toMatch(
+      /^getImportStatus: unexpected answer \(HTTP 200\) from \/v2\/data-import\/accounts\/ACME\/U-1\/ at "status": .*; the body: "\{\\"status\\":7,/,
+    );
     const text = await c.listAllImports('ACME', listItems).catch((caught: unknown) => caught);
-    expect(text).toMatchObject({ code: 'unexpected_response', field: '' });
+    expect(text).toMatchObject({ code: 'unexpected_answer', field: '' });
     expect(s.rest()).toHaveLength(2);
+  });
+
+  it("a v1 status with a null platform account number reads as the spec's empty string (no account yet)", async () => {
+    const s = await serve((_request, response) =>
+      json(response, 200, { status: 'UNKNOWN', platform_account_number: null }),
+    );
+    const { client: c } = connect(s.url);
+    expect(await c.getTransferStatus('ACME', 'N-2')).toEqual({ status: 'UNKNOWN', platform_account_number: '' });
+  });
+
+  it('a status word the spec does not give is an answer, not an error (the enum may grow)', async () => {
+    const s = await serve((_request, response) => json(response, 200, { ...status, status: 'QUEUED_FOR_REVIEW' }));
+    const { client: c } = connect(s.url);
+    expect(await c.getImportStatus('ACME', 'W-1')).toMatchObject({ status: 'QUEUED_FOR_REVIEW' });
+  });
+
+  it('a cut-off JSON body is unexpected_answer naming status, path and an escaped excerpt; not resent', async () => {
+    const s = await serve((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end('{"status": "COMPLETED", "platform_account_number": "A-1\u001b]52;c;aGk=\u0007');
+    });
+    const { client: c } = connect(s.url);
+    const error = await c.getTransferStatus('ACME', 'C-1').catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'unexpected_answer', status: 200, field: '' });
+    const message = (error as Error).message;
+    expect(message).toContain(
+      'getTransferStatus: unexpected answer (HTTP 200) from /v1/data-import/account-transfer-status/ACME/C-1/ at ' +
+        '"(body)": the body is not JSON; the body: "{\\"status\\": \\"COMPLETED\\", \\"platform_account_number\\": ' +
+        '\\"A-1\\u001b]52;c;aGk=\\u0007"',
+    );
+    expect(message).not.toMatch(/[\u0000-\u001f]/);
+    expect(s.rest()).toHaveLength(1);
+  });
+
+  it('a token that is a number is unexpected_answer at its field, naming the path; the token fields are not quoted', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const odd = createServer((_request, response) =>
+      json(response, 200, {
+        data: {
+          obtainKrakenToken: {
+            token: 12345,
+            payload: { iat: now, exp: now + 3600 },
+            refreshToken: 'refresh-secret-of-the-odd-answer',
+            refreshExpiresIn: now + 86400,
+          },
+        },
+      }),
+    );
+    await new Promise<void>((resolve) => odd.listen(0, '127.0.0.1', resolve));
+    try {
+      const { client: c } = connect(`http://127.0.0.1:${(odd.address() as AddressInfo).port}`, { maxRetries: 0 });
+      const error = await c.getImportStatus('ACME', 'N-1').catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ code: 'unexpected_answer', status: 200, field: 'data.obtainKrakenToken.token' });
+      const message = (error as Error).message;
+      expect(message).toMatch(
+        /^obtainToken: unexpected answer \(HTTP 200\) from \/v1\/graphql\/ at "data\.obtainKrakenToken\.token": /,
+      );
+      expect(message).toContain('\\"token\\":\\"[REDACTED]\\"');
+      expect(message).not.toContain('refresh-secret-of-the-odd-answer');
+    } finally {
+      odd.closeAllConnections();
+      await new Promise((resolve) => odd.close(resolve));
+    }
+  });
+
+  it('an unknown word where the spec has an enum that cannot grow (a transaction outcome) is unexpected_answer', async () => {
+    const s = await serve((_request, response) =>
+      json(response, 201, { results: [{ status: 'TRANSACTION_MAYBE_ADDED', transaction_data: { id: 't-1' } }] }),
+    );
+    const { client: c } = connect(s.url);
+    const error = await c
+      .createTransactions({ import_supplier: 'ACME', external_account_number: 'X-1', transactions: [] })
+      .catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'unexpected_answer', status: 201, field: 'results.0.status' });
+    expect((error as Error).message).toContain(
+      'createTransactions: unexpected answer (HTTP 201) from /v1/data-import/transactions/create/?' +
+        'check_previously_added=true&force_add_to_current_statement=true at "results.0.status": ',
+    );
+    expect((error as Error).message).toContain('TRANSACTION_MAYBE_ADDED');
+  });
+
+  it("a 200 whose body is an error body gives the service's own words", async () => {
+    const s = await serve((_request, response) =>
+      json(response, 200, { detail: 'Import supplier ACME is under maintenance.', code: 'maintenance' }),
+    );
+    const { client: c } = connect(s.url);
+    const error = await c.getImportStatus('ACME', 'E-1').catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'unexpected_answer', status: 200 });
+    expect((error as Error).message).toContain(
+      'an error body in a success (HTTP 200), the service saying "Import supplier ACME is under maintenance." ' +
+        '("maintenance")',
+    );
   });
 });
 
@@ -245,15 +341,19 @@ describe('authentication', () => {
     expect(s.rest()).toHaveLength(2);
   });
 
-  it('header forms: bare token (default) and Token <token>', async () => {
+  it('header forms: bare token (default), Token <token> and JWT <token>', async () => {
     const s = await serve((_request, response) => json(response, 200, status));
     const bare = connect(s.url);
     await bare.client.getImportStatus('ACME', 'H-1');
     await bare.client.close();
     const prefixed = connect(s.url, { headerForm: 'token' });
     await prefixed.client.getImportStatus('ACME', 'H-1');
-    const [one, two] = s.rest();
+    await prefixed.client.close();
+    const jwt = connect(s.url, { headerForm: 'jwt' });
+    await jwt.client.getImportStatus('ACME', 'H-1');
+    const [one, two, three] = s.rest();
     expect(one?.headers.authorization).toMatch(/^[\w-]+\.[\w-]+\.sig-1$/);
     expect(two?.headers.authorization).toMatch(/^Token [\w-]+\.[\w-]+\.sig-2$/);
+    expect(three?.headers.authorization).toMatch(/^JWT [\w-]+\.[\w-]+\.sig-3$/);
   });
 });

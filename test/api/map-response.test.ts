@@ -136,7 +136,7 @@ describe('errorFromResponse: one function maps an answer to its class', () => {
       false,
     ],
     [502, '<html>bad gateway</html>', {}, read, ServerError, 'server_error', true, false, false],
-    [302, undefined, {}, read, UnexpectedResponseError, 'unexpected_response', false, false, false],
+    [302, undefined, {}, read, UnexpectedResponseError, 'unexpected_answer', false, false, false],
   ];
   it.each(table)('HTTP %i %j -> %o', (status, body, headers, context, cls, code, retryable, ambiguous, fatal) => {
     const error = errorFromResponse({ status, headers, body }, context);

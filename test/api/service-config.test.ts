@@ -69,7 +69,7 @@ describe('loadServiceConfig', () => {
     [
       { baseUrl: url, headerForm: 'Bearer' },
       { MIGRATE_API_KEY: 'k-123456' },
-      /--header-form: expected "bare" or "token"/,
+      /--header-form: expected "bare", "token" or "jwt"/,
     ],
   ] as Array<[ServiceFlags, NodeJS.ProcessEnv, RegExp]>)('refuses %j %j', async (flags, env, message) => {
     const error = await load(flags, env).catch((caught: unknown) => caught);

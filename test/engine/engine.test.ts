@@ -255,7 +255,23 @@ describe('push engine against an in-memory service', () => {
     expect(Object.keys(result.counts.accounts)).toEqual(['staged']);
   });
 
-  it('treats a run of failures as the service being unreachable', async () => {
+  it.each([
+    ['odd', 'unexpected_answer', 'in a way the spec does not describe'],
+    ['unreached', 'service_unreachable', 'answered none of 5 requests in a row'],
+  ] as const)('a run of %s failures stops as %s', async (fault, code, said) => {
+    const service = new FakeService();
+    service.fault = () => fault;
+    const result = await push(
+      service,
+      Array.from({ length: 20 }, (_, n) => accountEntry(full(n))),
+      { maxConsecutiveFailures: 5 },
+    );
+    expect(result.reason).toBe('fatal');
+    expect(result.fatal?.code).toBe(code);
+    expect(result.fatal?.detail).toContain(said);
+  });
+
+  it('treats a run of 5xx answers as the service failing (it answered: not unreachable)', async () => {
     const service = new FakeService();
     service.fault = () => 'fail';
     const result = await push(
@@ -264,7 +280,7 @@ describe('push engine against an in-memory service', () => {
       { maxConsecutiveFailures: 5 },
     );
     expect(result.reason).toBe('fatal');
-    expect(result.fatal?.code).toBe('service_unreachable');
+    expect(result.fatal?.code).toBe('service_failing');
     service.fault = () => 'none';
     const rerun = await push(service, undefined);
     expect(rerun.exitCode).toBe(0);

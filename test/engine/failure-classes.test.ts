@@ -155,19 +155,19 @@ describe('the engine and the failure classes', () => {
         );
       });
     await push(service, entries);
-    expect(states()['note']).toEqual({ state: 'sending', code: 'unexpected_response', attempts: 1 });
+    expect(states()['note']).toEqual({ state: 'sending', code: 'unexpected_answer', attempts: 1 });
     expect(states('P-1')['payment_instruction']).toEqual({
       state: 'sending',
-      code: 'unexpected_response',
+      code: 'unexpected_answer',
       attempts: 1,
     });
     await push(service, entries);
     expect(states()['note']).toMatchObject({ state: 'sending', attempts: 2 });
     const third = await push(service, entries);
-    expect(states()['note']).toMatchObject({ state: 'failed', code: 'unexpected_response', attempts: 3 });
+    expect(states()['note']).toMatchObject({ state: 'failed', code: 'unexpected_answer', attempts: 3 });
     expect(states('P-1')['payment_instruction']).toMatchObject({
       state: 'failed',
-      code: 'unexpected_response',
+      code: 'unexpected_answer',
       attempts: 3,
     });
     expect(third.result.exitCode).toBe(1);

@@ -1,12 +1,19 @@
 import type { ImportServiceClient, ListCollector } from '../../src/api/types.js';
-import { NetworkError, NotFoundError, ServerError, SupplierNotOngoingError } from '../../src/api/errors.js';
+import {
+  NetworkError,
+  NotFoundError,
+  ServerError,
+  SupplierNotOngoingError,
+  UnexpectedResponseError,
+} from '../../src/api/errors.js';
 import type { V2StatusRecord } from '../../src/schema/index.js';
 
 // An in-memory stand-in for the import service, for engine tests that need exact control of
 // when a failure happens (after or before the change is applied). The e2e tests use the real
 // sandbox over HTTP; this only lets the engine's reconciliation be tested deterministically.
 
-export type Fault = 'none' | 'drop' | 'ambiguous' | 'fail';
+/** `odd`: answered 200 with a body that is not the spec's; `unreached`: a connection refused, never answered. */
+export type Fault = 'none' | 'drop' | 'ambiguous' | 'fail' | 'odd' | 'unreached';
 
 /** A connection dropped after the request left: the client cannot tell whether it was applied (ambiguous). */
 export function droppedConnection(endpoint: string): NetworkError {
@@ -56,6 +63,8 @@ export class FakeService implements ImportServiceClient {
       const fault = this.fault(method, n);
       if (fault === 'drop') throw droppedConnection(method);
       if (fault === 'fail') throw new ServerError(method, 500, 'fake failure', false);
+      if (fault === 'odd') throw new UnexpectedResponseError(method, 200, "fake answer not the spec's", 'status');
+      if (fault === 'unreached') throw new NetworkError(method, 'not_sent', 'connection refused (fake service)');
       const result = apply();
       if (fault === 'ambiguous') throw droppedConnection(method);
       return result;

@@ -107,8 +107,8 @@ describe('afterFailure', () => {
 
   it('gives up a record after UNEXPECTED_ATTEMPTS unexpected answers, keeps the others sending', () => {
     const mixed = [item(1, { attempts: 2 }), item(2, { attempts: 1 })];
-    expect(brief(afterFailure(mixed, failure('unexpected', 'unexpected_response'), true))).toEqual({
-      settle: ['1:failed:unexpected_response', '2:-:unexpected_response'],
+    expect(brief(afterFailure(mixed, failure('unexpected', 'unexpected_answer'), true))).toEqual({
+      settle: ['1:failed:unexpected_answer', '2:-:unexpected_answer'],
       retry: [],
       blocked: true,
     });

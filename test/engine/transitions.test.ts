@@ -78,6 +78,9 @@ describe('afterStatus', () => {
     ['scheduled', 'ERRORED', 'errored'],
     ['scheduled', 'CANCELLED', 'errored'],
     ['scheduled', 'DRY_RUN_ERRORED', 'errored'],
+    // A word the spec does not give (the enum may grow, spec "Versioning"): not finished, asked again.
+    ['scheduled', 'WAITING', 'scheduled'],
+    ['creating', 'QUEUED_FOR_REVIEW', 'scheduled'],
   ] as const)('%s + %s -> %s', (from, answer, to) => {
     const result = afterStatus(account({ state: from }), answer === null ? null : status(answer), clock, schedule);
     expect(result.patch.state).toBe(to);
@@ -91,6 +94,15 @@ describe('afterStatus', () => {
       schedule,
     );
     expect(result.patch.error).toEqual({ code: 'BAD', detail: 'meter' });
+  });
+
+  it('an unknown word waits again, the detail naming the word', () => {
+    const result = afterStatus(account({ state: 'scheduled', polls: 1 }), status('WAITING'), clock, schedule);
+    expect(result).toMatchObject({
+      step: 'poll',
+      patch: { state: 'scheduled', addPoll: true, nextCheckAt: clock.now + 4000 },
+    });
+    expect(result.detail).toBe('import process status "WAITING", a word the spec does not give: read as not finished');
   });
 
   it('backs off per account: the delay doubles with each check, up to the cap', () => {
@@ -116,6 +128,11 @@ describe('account known only by post-import records', () => {
     [{ status: 'UNKNOWN', platform_account_number: '' }, 'unresolved'],
     [{ status: 'IN_PROGRESS', platform_account_number: '' }, 'unresolved'],
     [{ status: 'COMPLETED', platform_account_number: 'P-1' }, 'processed'],
+    // The French tenants' words: each with a number is an account that exists (the word tells the industry switch).
+    [{ status: 'PENDING', platform_account_number: 'P-1' }, 'processed'],
+    [{ status: 'IN_PROGRESS', platform_account_number: 'P-1' }, 'processed'],
+    [{ status: 'REJECTED', platform_account_number: 'P-1' }, 'processed'],
+    [{ status: 'PENDING', platform_account_number: '' }, 'unresolved'],
   ] as const)('%o -> %s', (answer, to) => {
     expect(afterTransferStatus(answer === null ? null : { ...answer }).patch.state).toBe(to);
   });
@@ -123,6 +140,14 @@ describe('account known only by post-import records', () => {
   it.each([
     [{ status: 'COMPLETED', platform_account_number: 'P-1' }, 'processed'],
     [{ status: 'IN_PROGRESS', platform_account_number: '' }, 'scheduled'],
+    // A number means the account exists, whatever the word (Octopus Energy France, Plenitude France).
+    [{ status: 'PENDING', platform_account_number: 'P-1' }, 'processed'],
+    [{ status: 'IN_PROGRESS', platform_account_number: 'P-1' }, 'processed'],
+    [{ status: 'REJECTED', platform_account_number: 'P-1' }, 'processed'],
+    [{ status: 'SWITCH_ON_HOLD', platform_account_number: 'P-1' }, 'processed'],
+    // A word this tool does not know, without a number: v2 says what it is.
+    [{ status: 'WAITING', platform_account_number: '' }, 'ask v2'],
+    [{ status: 'REJECTED', platform_account_number: '' }, 'ask v2'],
     // Not there: v2 says why (latest_error) or that no process exists.
     [{ status: 'UNKNOWN', platform_account_number: '' }, 'ask v2'],
     [{ status: 'COMPLETED', platform_account_number: '' }, 'ask v2'],

@@ -73,10 +73,11 @@ describe('the token mutation', () => {
 });
 
 describe('REST authentication', () => {
-  it('accepts both header forms the spec shows: the bare token and "Token <token>"', async () => {
+  it('accepts the header forms the spec shows, the bare token and "Token <token>", and the platform\'s "JWT <token>"', async () => {
     const token = await obtainToken(sandbox.url, 'k-123');
     expect((await status(token)).status).toBe(200);
     expect((await status(`Token ${token}`)).status).toBe(200);
+    expect((await status(`JWT ${token}`)).status).toBe(200);
   });
 
   it('refuses a missing token with 401 and a detail', async () => {

@@ -81,6 +81,14 @@ describe('option validation', () => {
     expect(() => resolveSandboxOptions({ openPeriodStart: '1/1/2024' })).toThrow(/openPeriodStart/);
     expect(() => resolveSandboxOptions({ suppliers: { X: 'Closed' as 'Paused' } })).toThrow(/suppliers.X/);
     await expect(startSandbox({ port: -1 })).rejects.toThrow(/port/);
+    expect(() => resolveSandboxOptions({ transferStatusWord: 'pending' })).toThrow(
+      'sandbox option transferStatusWord: expected an upper-case word',
+    );
+    expect(() => resolveSandboxOptions({ processingStatusWord: '' })).toThrow(/processingStatusWord/);
+    expect(() => resolveSandboxOptions({ throttleTokenStatus: 500 as 503 })).toThrow(
+      'sandbox option throttleTokenStatus: expected 200 (KT-CT-1199), 429 or 503, got 500',
+    );
+    expect(() => resolveSandboxOptions({ throttleTokenRequests: -1 })).toThrow(/throttleTokenRequests/);
   });
 
   it('never shows the API key in an option error', () => {

@@ -6,6 +6,7 @@ import { decodeAccountRequest, responseNames } from '../kraken.js';
 import { accountNumberOf, platformIdentifierOf } from '../store.js';
 import {
   accountValidationError,
+  isRunning,
   notFound,
   PROCESS_IN_PROGRESS,
   supplierGate,
@@ -91,7 +92,7 @@ export function getImportStatus(context: HandlerContext): Reply {
   return {
     status: 200,
     body: responseNames(context.dialect, {
-      status: record.status,
+      status: (isRunning(record.status) ? context.processingStatusWord : undefined) ?? record.status,
       platform_identifier: platformIdentifierOf(record),
       created_at: isoWithOffset(record.createdAt),
       modified_at: isoWithOffset(record.modifiedAt),

@@ -30,6 +30,15 @@ export interface HandlerContext {
   multiplePaymentInstructions: boolean;
   /** Keep whole submitted items (transactions' data, statements) for the inspector. */
   retainPayloads: boolean;
+  /** The v1 transfer status word of an account that exists (SandboxOptions.transferStatusWord). */
+  transferStatusWord: string;
+  /** The word of a process still running, when not the spec's (SandboxOptions.processingStatusWord). */
+  processingStatusWord: string | undefined;
+}
+
+/** Whether a process is still running (PENDING or IN_PROGRESS): what processingStatusWord replaces. */
+export function isRunning(status: string): boolean {
+  return status === 'PENDING' || status === 'IN_PROGRESS';
 }
 
 export type Handler = (context: HandlerContext) => Reply;

@@ -4,7 +4,7 @@ import { isoWithOffset } from '../time.js';
 import type { ProcessRecord } from '../records.js';
 import { responseNames } from '../kraken.js';
 import { accountNumberOf } from '../store.js';
-import { INVALID_IMPORT_SUPPLIER, notFound, type HandlerContext } from './common.js';
+import { INVALID_IMPORT_SUPPLIER, isRunning, notFound, type HandlerContext } from './common.js';
 
 // Spec "Status and listing endpoints (v1)". No pagination: a bare array of every process of the
 // supplier (docs/service.md "Status and list endpoints"), in the order the processes were first created.
@@ -19,11 +19,12 @@ export function getTransferStatus(context: HandlerContext): Reply {
       Code.notFound,
     );
   // ERRORED and CANCELLED: "a previous attempt failed" -> UNKNOWN with "" (the sandbox's reading of the spec).
+  // An account that exists: the spec's COMPLETED, or a tenant's word for its industry switch.
   const status =
     record.status === 'PROCESSED'
-      ? 'COMPLETED'
-      : record.status === 'PENDING' || record.status === 'IN_PROGRESS'
-        ? 'IN_PROGRESS'
+      ? context.transferStatusWord
+      : isRunning(record.status)
+        ? (context.processingStatusWord ?? 'IN_PROGRESS')
         : 'UNKNOWN';
   const body = { status, platform_account_number: accountNumberOf(record) ?? '' };
   return { status: 200, body: responseNames(context.dialect, body, true) };
