@@ -40,6 +40,7 @@ export const ENVIRONMENT: ReadonlyArray<readonly [name: string, meaning: string]
     'a PostgreSQL ledger, postgresql://USER@HOST:PORT/DATABASE without a password (--ledger); a state directory ' +
       'otherwise',
   ],
+  ['MIGRATE_RUN_CONFIG', 'the cohort\u2019s run configuration file (--run-config); else ./migrate.run.json if any'],
   ['MIGRATE_DEBUG', 'set to 1: an internal error prints its stack trace'],
   [
     'MIGRATE_TIMESTAMPS',
