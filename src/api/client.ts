@@ -2,7 +2,13 @@ import { setMaxListeners } from 'node:events';
 import { AbortedError, ApiError, NetworkError, RateLimitedError, UnexpectedResponseError } from './errors.js';
 import type { ClientEvent } from './events.js';
 import { errorFromResponse, failureKindOf, type ServiceResponse } from './map-response.js';
-import { HEADER_FORMS, resolveClientOptions, type ClientOptions, type ResolvedClientOptions } from './options.js';
+import {
+  HEADER_FORMS,
+  resolveClientOptions,
+  urlOf,
+  type ClientOptions,
+  type ResolvedClientOptions,
+} from './options.js';
 import { AdaptiveLimiter, type LimiterSnapshot, type ReleaseSignal, type Ticket } from './rate-limiter.js';
 import { Redactor, safeCause } from './redact.js';
 import { serialiseCall } from './request-body.js';
@@ -262,6 +268,7 @@ export class CallRunner {
       serverErrorMeansNotApplied: call.serverErrorMeansNotApplied ?? false,
       now: this.#options.clock.now(),
       maxRetryAfterMs: this.#options.retry.maxRetryAfterMs,
+      alwaysThere: call.alwaysThere === true ? urlOf(this.#options.baseUrl, call.path) : undefined,
     });
     if (error.fatal) return { ok: false, error };
     const value = call.expected?.(error, response);

@@ -70,6 +70,8 @@ export interface EndpointCall<T> {
   money?: MoneyBody;
   /** Spec "Create payment instruction": its 500 means nothing was applied. */
   serverErrorMeansNotApplied?: boolean;
+  /** The service always has this endpoint (the spec gives it no 404): a 404 means the base URL is not the service's. */
+  alwaysThere?: boolean;
   /** Reads a 2xx body as it arrives, instead of parsing it whole (called once per attempt). */
   readBody?: ReadBody;
   /** A 2xx answer. */
@@ -108,6 +110,7 @@ export function validateAccountCall(payload: AccountPayload): EndpointCall<Valid
     name: 'validateAccount',
     method: 'POST',
     path: '/v2/data-import/accounts/validate/',
+    alwaysThere: true,
     body: { payload },
     requestSchema: accountPayloadSchema,
     // Declared tenant fields pass the documented-fields guard; nothing else does.
@@ -126,6 +129,7 @@ export function createAccountCall(payload: AccountPayload, wire: AccountWire): E
     name: 'createAccount',
     method: 'POST',
     path: '/v2/data-import/accounts/',
+    alwaysThere: true,
     // The real platform's schema requires task_params beside payload (every parameter optional).
     body: wire.dialect === 'kraken' ? { payload, task_params: wire.taskParams } : { payload },
     requestSchema: accountPayloadSchema,

@@ -245,6 +245,28 @@ export type ConnectionFailure =
   | 'proxy_refused';
 
 /**
+ * A 404 from an endpoint the service always has (the token mutation, account validate and create: the spec gives them
+ * no 404): the base URL is not the import service's, most often a wrong path (`--base-url https://host/api`). Not an
+ * account's outcome: the run stops (exit 3) before anything is recorded as this ledger's service.
+ */
+export class NotTheServiceError extends ApiError {
+  constructor(endpoint: string, url: string, detail: string) {
+    super(
+      `${endpoint}: ${url} answered HTTP 404 (${detail || 'not found'}): the import service always has this ` +
+        "endpoint, so the base URL is not the service's, or its path is wrong (--base-url, MIGRATE_BASE_URL: the " +
+        "URL the service's paths such as /v2/data-import/accounts/ are under). The run stopped; nothing was recorded " +
+        "as an account's outcome or as this ledger's service.",
+      'not_the_service',
+      { endpoint, status: 404 },
+    );
+  }
+
+  override get fatal(): boolean {
+    return true;
+  }
+}
+
+/**
  * An answer that is a web page, not the service's JSON (any status, a 200 included): a wrong base URL, or a proxy or
  * single-sign-on login page answering in the service's place. Whatever it says, it is not the service's answer about
  * an account: the run stops (exit 3), and nothing is recorded as an account's outcome.

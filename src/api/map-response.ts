@@ -6,6 +6,7 @@ import {
   AuthenticationError,
   NetworkError,
   NotFoundError,
+  NotTheServiceError,
   RateLimitedError,
   RequestRejectedError,
   RetryAfterTooLongError,
@@ -116,6 +117,8 @@ export interface MapContext {
   now: number;
   /** The ceiling on any pause the service asks for (RetryPolicy.maxRetryAfterMs): a longer Retry-After is fatal. */
   maxRetryAfterMs: number;
+  /** The URL asked, when the endpoint always exists (the spec gives it no 404): a 404 means the base URL is wrong. */
+  alwaysThere?: string | undefined;
 }
 
 /**
@@ -152,6 +155,8 @@ function classify(response: ServiceResponse, context: MapContext): ApiError {
       status,
       ...(serviceCode ? { serviceCode } : {}),
     });
+  if (status === 404 && context.alwaysThere !== undefined)
+    return new NotTheServiceError(endpoint, context.alwaysThere, detail);
   if (status === 404) return new NotFoundError(endpoint, detail || 'HTTP 404', serviceCode);
   if (status >= 500)
     return new ServerError(endpoint, status, detail, context.write && !context.serverErrorMeansNotApplied);

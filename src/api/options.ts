@@ -245,3 +245,8 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
     random: options.random ?? Math.random,
   };
 }
+
+/** The URL a request goes to: the base URL's path, then the endpoint's (as the transport joins them). */
+export function urlOf(baseUrl: URL, path: string): string {
+  return `${baseUrl.origin}${baseUrl.pathname.replace(/\/+$/, '')}${path}`;
+}

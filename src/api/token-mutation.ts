@@ -10,7 +10,7 @@ import {
 } from './errors.js';
 import type { ClientEvent } from './events.js';
 import { errorFromResponse, failureKindOf, type ServiceResponse } from './map-response.js';
-import type { ResolvedClientOptions } from './options.js';
+import { urlOf, type ResolvedClientOptions } from './options.js';
 import { safeCause, type Redactor } from './redact.js';
 import { DEFAULT_RETRY_POLICY, decideRetry, parseRetryAfter, tokenThrottleDelay } from './retry-policy.js';
 import type { ObtainInput, TokenGrant } from './token-manager.js';
@@ -59,6 +59,8 @@ export function readTokenResponse(
   response: ServiceResponse,
   now: number,
   maxRetryAfterMs: number = DEFAULT_RETRY_POLICY.maxRetryAfterMs,
+  /** The mutation's URL: a 404 there means the base URL is not the service's (NotTheServiceError). */
+  tokenUrl?: string,
 ): TokenGrant | ApiError {
   if (response.status === 400) {
     // A query the service does not understand, e.g. a wrong --token-field: no token can be had.
@@ -75,6 +77,7 @@ export function readTokenResponse(
       serverErrorMeansNotApplied: true,
       now,
       maxRetryAfterMs,
+      alwaysThere: tokenUrl,
     });
   }
   const body = response.body as { data?: Record<string, unknown> | null; errors?: GraphqlError[] } | undefined;
@@ -112,7 +115,7 @@ export function readTokenResponse(
 
 export interface ObtainDeps {
   transport: Transport;
-  options: Pick<ResolvedClientOptions, 'tokenField' | 'tokenPath' | 'clock' | 'random' | 'retry' | 'sleep'>;
+  options: Pick<ResolvedClientOptions, 'baseUrl' | 'tokenField' | 'tokenPath' | 'clock' | 'random' | 'retry' | 'sleep'>;
   redactor: Redactor;
   emit: (event: ClientEvent) => void;
   onRequest: () => void;
@@ -232,7 +235,13 @@ async function attemptToken(
     // An answer that is not a grant may echo the key: scrubbed whole before any of it is read into a message (and cut).
     const grant = response.status === 200 && !(response.body as { errors?: unknown } | undefined)?.errors;
     const scrubbed = grant ? response : { ...response, body: redactor.redactDeep(response.body) };
-    const read = readTokenResponse(options.tokenField, scrubbed, options.clock.now(), options.retry.maxRetryAfterMs);
+    const read = readTokenResponse(
+      options.tokenField,
+      scrubbed,
+      options.clock.now(),
+      options.retry.maxRetryAfterMs,
+      urlOf(options.baseUrl, options.tokenPath),
+    );
     if (!(read instanceof UnexpectedResponseError)) return read;
     // Quoted without the tokens it may hold: they were never registered with the redactor (no grant was read).
     const shown = {

@@ -28,7 +28,8 @@ export function stampLines(stream: Writable, now: () => Date = () => new Date())
     let out = '';
     for (const piece of text.split(/(?<=\n)/)) {
       if (piece === '') continue;
-      out += atLineStart ? prefix + piece : piece;
+      // An empty line stays empty: it separates a summary's sections, and says nothing to stamp.
+      out += atLineStart && piece !== '\n' ? prefix + piece : piece;
       atLineStart = piece.endsWith('\n');
     }
     return write(out, ...rest);

@@ -5,6 +5,7 @@ import {
   AuthenticationError,
   NetworkError,
   NotFoundError,
+  NotTheServiceError,
   RateLimitedError,
   RequestRejectedError,
   ServerError,
@@ -148,6 +149,18 @@ describe('errorFromResponse: one function maps an answer to its class', () => {
     expect(error.ambiguous).toBe(ambiguous);
     expect(error.fatal).toBe(fatal);
     expect(error.message).toContain(context.endpoint);
+  });
+
+  it('a 404 where the service always has the endpoint (create, validate, the token) is not the service: fatal', () => {
+    const body = { detail: 'Not found.', code: 'not_found' };
+    const url = 'https://host/api/v2/data-import/accounts/';
+    const wrong = errorFromResponse({ status: 404, headers: {}, body }, { ...write, alwaysThere: url });
+    expect(wrong).toBeInstanceOf(NotTheServiceError);
+    expect(wrong.fatal).toBe(true);
+    expect(wrong.code).toBe('not_the_service');
+    expect(wrong.message).toContain(`createAccount: ${url} answered HTTP 404 (Not found.)`);
+    // Elsewhere a 404 is the spec's own answer: the account or process is not there.
+    expect(errorFromResponse({ status: 404, headers: {}, body }, read)).toBeInstanceOf(NotFoundError);
   });
 
   it('carries what each class promises', () => {
