@@ -21,6 +21,11 @@ export interface RunDefaults {
   progressIntervalSeconds: number;
   /** push --metrics-interval: seconds between writes of --metrics-file. */
   metricsIntervalSeconds: number;
+  /**
+   * push --lost-create-checks: status checks after a create answered 201 that find no import process (v2 404) before
+   * the create counts as lost and is sent again (docs/limits.md "A create whose import process never appears").
+   */
+  lostCreateChecks: number;
 }
 
 export const RUN_DEFAULTS = {
@@ -33,4 +38,5 @@ export const RUN_DEFAULTS = {
   maxConsecutiveFailures: 25,
   progressIntervalSeconds: 60,
   metricsIntervalSeconds: 30,
+  lostCreateChecks: 8,
 } as const satisfies RunDefaults;

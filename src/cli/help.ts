@@ -55,6 +55,7 @@ const GROUPS: Record<Group, readonly string[]> = {
     '--max-errors',
     '--no-wait',
     '--wait-timeout',
+    '--lost-create-checks',
     '--ledger-timeout',
     '--max-status-checks',
     '--no-check-previously-added',
@@ -85,6 +86,8 @@ const GROUPS: Record<Group, readonly string[]> = {
     '--max-rps',
     '--fault-token-issue',
     '--flaky-attempts',
+    '--lost-create-share',
+    '--lost-create-once',
   ],
 };
 

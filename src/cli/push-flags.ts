@@ -42,6 +42,12 @@ export function registerRunFlags(command: Command): Command {
       RUN_DEFAULTS.waitTimeoutSeconds,
     )
     .option(
+      '--lost-create-checks <n>',
+      'status checks finding no import process after a create answered 201 before it is sent again',
+      positiveInt('--lost-create-checks', 1000),
+      RUN_DEFAULTS.lostCreateChecks,
+    )
+    .option(
       '--no-check-previously-added',
       'transactions: do not ask the service to skip transactions added before (then a transaction whose outcome ' +
         'is unknown is never resent)',

@@ -29,6 +29,9 @@ import { EngineCode } from './engine-codes.js';
 // account known only by post-import records. Each performs one request and applies the pure
 // transition of transitions.ts to the ledger; each returns the account as it now stands.
 
+/** Patch fields that move a counter rather than set a column. */
+const COUNTERS: ReadonlySet<string> = new Set(['addAttempt', 'addPoll', 'resetPolls']);
+
 /**
  * Applies a transition to the ledger and tells the sink; returns the updated row. An intent
  * (`durable`) is awaited: it must be on disk before its request is sent. An outcome is queued
@@ -50,11 +53,9 @@ export async function applyTransition(
   else written.catch((error: unknown) => ctx.writeFailed(error));
   const next: AccountRow = {
     ...account,
-    ...Object.fromEntries(
-      Object.entries(patch).filter(([key, value]) => value !== undefined && key !== 'addAttempt' && key !== 'addPoll'),
-    ),
+    ...Object.fromEntries(Object.entries(patch).filter(([key, value]) => value !== undefined && !COUNTERS.has(key))),
     attempts: account.attempts + (patch.addAttempt ? 1 : 0),
-    polls: account.polls + (patch.addPoll ? 1 : 0),
+    polls: (patch.resetPolls ? 0 : account.polls) + (patch.addPoll ? 1 : 0),
     error: patch.error === undefined ? account.error : patch.error,
   };
   if (next.state !== account.state) {
@@ -107,7 +108,7 @@ export async function createAccount(ctx: StepContext, account: AccountRow): Prom
   const intent = await applyTransition(
     ctx,
     account,
-    { step: 'create', detail: 'intent', patch: { state: 'creating', addAttempt: true } },
+    { step: 'create', detail: 'intent', patch: { state: 'creating', addAttempt: true, resetPolls: true } },
     true,
   );
   const payload = JSON.parse(account.payload ?? '{}') as AccountPayload;
@@ -177,7 +178,13 @@ export async function checkStatus(ctx: StepContext, account: AccountRow): Promis
     ctx.client.getImportStatus(account.importSupplier, account.externalAccountNumber),
   );
   if (!answer.ok) return askAgainLater(ctx, account, answer.failure);
-  const transition = afterStatus(account, answer.value, clock(ctx), ctx.settings.pollSchedule);
+  const transition = afterStatus(
+    account,
+    answer.value,
+    clock(ctx),
+    ctx.settings.pollSchedule,
+    ctx.settings.lostCreateChecks,
+  );
   if (transition.patch.state !== 'processed' || account.platformAccountNumber !== null)
     return applyTransition(ctx, account, transition);
   // v2 status gives the internal platform_identifier only; the platform account number that

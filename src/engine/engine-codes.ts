@@ -12,6 +12,11 @@ export const EngineCode = {
   serviceUnreachable: 'service_unreachable',
   /** The export could not be read on while accounts were sent. */
   exportUnreadable: 'export_unreadable',
+  /**
+   * A create answered 201 whose import process the status checks never found (a proxy or a queue lost it): sent again
+   * (docs/limits.md "A create whose import process never appears").
+   */
+  importProcessLost: 'import_process_lost',
   /** Post-import records wait: their account is not imported (yet). */
   accountNotImported: 'account_not_imported',
   /** A transaction the service answered TRANSACTION_IMPORT_ERROR for. */

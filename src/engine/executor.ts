@@ -39,6 +39,8 @@ export class Executor {
   readonly #ctx: StepContext;
   #stop: { reason: StopReason; fatal?: Failure } | undefined;
   #consecutiveFailures = 0;
+  /** Accounts whose create was lost (import_process_lost) and sent again in this run. */
+  readonly #lostCreates = new Set<number>();
   #lastProgressAt = Date.now();
   /** Status checks of many parked accounts in one imported-accounts list call. */
   readonly #list: ImportedListChecks;
@@ -301,6 +303,17 @@ export class Executor {
     }
   }
 
+  /**
+   * A create to send again: one that never arrived, or one answered 201 whose import process never appeared
+   * (import_process_lost), once per run; lost again, it waits for the next run (retry.csv).
+   */
+  #sendAgain(account: AccountRow): boolean {
+    if (account.error?.code !== EngineCode.importProcessLost) return true;
+    if (this.#lostCreates.has(account.id)) return false;
+    this.#lostCreates.add(account.id);
+    return true;
+  }
+
   /** No account is worked on and no request (a list call included) is queued or in flight. */
   #idle(): boolean {
     return this.#active.size === 0 && this.#queue.size === 0 && this.#queue.pending === 0;
@@ -334,7 +347,8 @@ export class Executor {
         const next = await checkStatus(this.#ctx, row);
         if (next.state !== row.state) this.#lastProgressAt = Date.now();
         // processed: its records; staged: a create that never arrived, sent now.
-        if (next.state === 'processed' || next.state === 'staged') return this.#advance(next);
+        if (next.state === 'processed' || (next.state === 'staged' && this.#sendAgain(next)))
+          return this.#advance(next);
         return next;
       });
     }

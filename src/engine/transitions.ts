@@ -2,6 +2,7 @@ import type { V1StatusRecord, V2StatusRecord } from '../schema/index.js';
 import type { AccountPatch, AccountRow, AccountState, ErrorInfo } from '../ledger/index.js';
 import { nextPollDelay, type PollSchedule } from './poll-schedule.js';
 import { EngineCode } from './engine-codes.js';
+import { RUN_DEFAULTS } from '../defaults.js';
 
 // The per-account state machine's transitions (docs/architecture.md), as pure
 // functions from (account, outcome, clock) to the patch the ledger applies. No I/O here:
@@ -97,12 +98,15 @@ export function afterStatus(
   status: V2StatusRecord | null,
   clock: Clock,
   schedule: PollSchedule,
+  lostCreateChecks: number = RUN_DEFAULTS.lostCreateChecks,
 ): Transition {
   if (status === null) {
     if (account.state === 'creating') {
       // The create never reached the service: sending it again cannot duplicate anything.
       return { step: 'reconcile', detail: 'no import process: create not received', patch: { state: 'staged' } };
     }
+    // `polls` counts the checks since the create (reset when it is sent), this one not included.
+    if (account.polls + 1 >= lostCreateChecks) return createLost(account.polls + 1);
     return waitAgain(account, clock, schedule, 'no import process yet');
   }
   switch (status.status) {
@@ -140,6 +144,22 @@ export function afterStatus(
       };
     }
   }
+}
+
+/**
+ * A create answered 201 whose import process no check found: lost on the way (a proxy, a queue). It is staged to be
+ * sent again, which is safe: a second create of an imported account is refused as already imported (adopted), one of a
+ * process still running as in progress (polled).
+ */
+function createLost(checks: number): Transition {
+  const detail =
+    `the create was answered 201 but ${checks} status checks found no import process (v2 status 404): the create ` +
+    'counts as lost and is sent again';
+  return {
+    step: 'poll',
+    detail: EngineCode.importProcessLost,
+    patch: { state: 'staged', error: { code: EngineCode.importProcessLost, detail }, nextCheckAt: null },
+  };
 }
 
 function waitAgain(account: AccountRow, clock: Clock, schedule: PollSchedule, detail: string): Transition {

@@ -115,6 +115,7 @@ function runEndpoint(
     flakyAttempts: options.flakyAttempts,
     multiplePaymentInstructions: options.multiplePaymentInstructions,
     retainPayloads: options.retainPayloads,
+    losesCreate: (supplier, number) => runtime.faults.losesCreate(supplier, number),
   };
   return { reply: route.handler ? route.handler(context) : { status: 500, body: { detail: 'No handler.' } } };
 }
@@ -188,6 +189,7 @@ async function decide(
     url.searchParams,
   );
   if (fault === 'ambiguous') return { destroy: true };
+  if ('reply' in outcome && outcome.reply.lost) note(outcome.reply.lost);
   if ('reply' in outcome && outcome.reply.lose) {
     note('lost_answer');
     await sleep(runtime, runtime.options.lostAnswerMs);

@@ -102,6 +102,18 @@ describe('afterStatus', () => {
     expect(delays).toEqual([2000, 4000, 8000, 8000, 8000, 8000]);
   });
 
+  it('a scheduled account whose import process stays 404 waits, then at the bounded check is staged to be created again', () => {
+    const waiting = afterStatus(account({ state: 'scheduled', polls: 2 }), null, clock, schedule, 4);
+    expect(waiting.patch.state).toBe('scheduled');
+    const lost = afterStatus(account({ state: 'scheduled', polls: 3 }), null, clock, schedule, 4);
+    expect(lost.patch).toMatchObject({ state: 'staged', nextCheckAt: null, error: { code: 'import_process_lost' } });
+    expect(lost.patch.error?.detail).toContain('4 status checks found no import process');
+    // Only "no process" counts: a process still PENDING at that check waits on.
+    expect(
+      afterStatus(account({ state: 'scheduled', polls: 3 }), status('PENDING'), clock, schedule, 4).patch.state,
+    ).toBe('scheduled');
+  });
+
   it('keeps the platform identifier of a processed import', () => {
     expect(
       afterStatus(account({ state: 'scheduled' }), status('PROCESSED', { platform_identifier: 'K-1' }), clock, schedule)

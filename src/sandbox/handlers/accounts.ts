@@ -79,6 +79,8 @@ export function createAccount(context: HandlerContext): Reply {
       `${existing.status}; wait for it to finish.`;
     return { status: 400, body: { detail, code: PROCESS_IN_PROGRESS, errors: [] } };
   }
+  // A create lost after its 201 (a proxy or a queue that lost it): no import process appears.
+  if (context.losesCreate(supplier, externalAccountNumber)) return { status: 201, body: {}, lost: 'lost_create' };
   context.store.schedule(supplier, externalAccountNumber, payload, context.now);
   return { status: 201, body: {} };
 }

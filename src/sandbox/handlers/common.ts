@@ -30,6 +30,8 @@ export interface HandlerContext {
   multiplePaymentInstructions: boolean;
   /** Keep whole submitted items (transactions' data, statements) for the inspector. */
   retainPayloads: boolean;
+  /** Whether this accepted create is answered 201 and lost (SandboxOptions.lostCreateShare). */
+  losesCreate(supplier: string, externalAccountNumber: string): boolean;
 }
 
 export type Handler = (context: HandlerContext) => Reply;
