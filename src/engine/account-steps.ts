@@ -1,6 +1,6 @@
 import { locateIssue } from '../mapping/locate.js';
 import type { Origin } from '../mapping/types.js';
-import { Code, type AccountPayload, type ValidationIssue } from '../schema/index.js';
+import { Code, type AccountPayload, type V1StatusRecord, type ValidationIssue } from '../schema/index.js';
 import type { AccountRow, ErrorInfo, StoredIssue } from '../ledger/index.js';
 import type { StepContext } from './context.js';
 import {
@@ -20,6 +20,7 @@ import {
   afterPollTransferStatus,
   afterStatus,
   afterTransferStatus,
+  completedWithoutNumber,
   type CreateResult,
   type Transition,
 } from './transitions.js';
@@ -189,11 +190,14 @@ export async function checkStatus(ctx: StepContext, account: AccountRow): Promis
     return applyTransition(ctx, account, transition);
   // v2 status gives the internal platform_identifier only; the platform account number that
   // operators and reports key on comes from v1 transfer status (spec "Account import status (v1)").
-  const platformAccountNumber = await platformAccountNumberOf(ctx, account);
+  const v1 = await transferStatusOf(ctx, account);
+  if (v1?.status === 'COMPLETED' && v1.platform_account_number === '')
+    return applyTransition(ctx, account, completedWithoutNumber(account));
+  const platformAccountNumber = v1 ? v1.platform_account_number : '';
   return applyTransition(
     ctx,
     account,
-    platformAccountNumber === undefined
+    platformAccountNumber === ''
       ? transition
       : { ...transition, patch: { ...transition.patch, platformAccountNumber } },
   );
@@ -213,15 +217,14 @@ function askAgainLater(ctx: StepContext, account: AccountRow, failure: Failure):
 }
 
 /**
- * The account's platform account number from v1 status; undefined when it cannot be had now (a later list or status
- * call fills it).
+ * The account's v1 transfer status (its platform account number); null when it cannot be had now (a later list or
+ * status call fills the number).
  */
-async function platformAccountNumberOf(ctx: StepContext, account: AccountRow): Promise<string | undefined> {
+async function transferStatusOf(ctx: StepContext, account: AccountRow): Promise<V1StatusRecord | null> {
   const answer = await call(ctx, () =>
     ctx.client.getTransferStatus(account.importSupplier, account.externalAccountNumber),
   );
-  if (!answer.ok || answer.value === null || answer.value.platform_account_number === '') return undefined;
-  return answer.value.platform_account_number;
+  return answer.ok ? answer.value : null;
 }
 
 /** v1 transfer status of an account known only by post-import records. */

@@ -17,6 +17,11 @@ export const EngineCode = {
    * (docs/limits.md "A create whose import process never appears").
    */
   importProcessLost: 'import_process_lost',
+  /**
+   * The service contradicts itself or the ledger about an account (PROCESSED without a platform_identifier, COMPLETED
+   * without a platform account number): held back for a person, never counted as done.
+   */
+  serviceContradiction: 'service_contradiction',
   /** Post-import records wait: their account is not imported (yet). */
   accountNotImported: 'account_not_imported',
   /** A transaction the service answered TRANSACTION_IMPORT_ERROR for. */

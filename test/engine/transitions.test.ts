@@ -79,7 +79,8 @@ describe('afterStatus', () => {
     ['scheduled', 'CANCELLED', 'errored'],
     ['scheduled', 'DRY_RUN_ERRORED', 'errored'],
   ] as const)('%s + %s -> %s', (from, answer, to) => {
-    const result = afterStatus(account({ state: from }), answer === null ? null : status(answer), clock, schedule);
+    const record = answer === null ? null : status(answer, { platform_identifier: 'K-1' });
+    const result = afterStatus(account({ state: from }), record, clock, schedule);
     expect(result.patch.state).toBe(to);
   });
 
@@ -114,6 +115,19 @@ describe('afterStatus', () => {
     ).toBe('scheduled');
   });
 
+  it('a contradiction needs a person: PROCESSED without a platform_identifier, COMPLETED without a number', () => {
+    const processed = afterStatus(account({ state: 'scheduled' }), status('PROCESSED'), clock, schedule);
+    expect(processed.patch).toMatchObject({ state: 'errored', error: { code: 'service_contradiction' } });
+    expect(processed.patch.error?.detail).toContain('PROCESSED without a platform_identifier');
+    const completed = afterPollTransferStatus(
+      account({ state: 'scheduled' }),
+      { status: 'COMPLETED', platform_account_number: '' },
+      clock,
+      schedule,
+    );
+    expect(completed?.patch).toMatchObject({ state: 'errored', error: { code: 'service_contradiction' } });
+  });
+
   it('keeps the platform identifier of a processed import', () => {
     expect(
       afterStatus(account({ state: 'scheduled' }), status('PROCESSED', { platform_identifier: 'K-1' }), clock, schedule)
@@ -137,7 +151,7 @@ describe('account known only by post-import records', () => {
     [{ status: 'IN_PROGRESS', platform_account_number: '' }, 'scheduled'],
     // Not there: v2 says why (latest_error) or that no process exists.
     [{ status: 'UNKNOWN', platform_account_number: '' }, 'ask v2'],
-    [{ status: 'COMPLETED', platform_account_number: '' }, 'ask v2'],
+    [{ status: 'COMPLETED', platform_account_number: '' }, 'errored'],
     [null, 'ask v2'],
   ] as const)('polling a scheduled account, v1 %o -> %s', (answer, to) => {
     const polled = account({ state: 'scheduled', sentFingerprint: 'f1', polls: 1 });

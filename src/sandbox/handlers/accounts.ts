@@ -94,7 +94,8 @@ export function getImportStatus(context: HandlerContext): Reply {
     status: 200,
     body: responseNames(context.dialect, {
       status: record.status,
-      platform_identifier: platformIdentifierOf(record),
+      // NOID-: a service contradicting itself, PROCESSED without the identifier the spec says it then has.
+      platform_identifier: externalAccountNumber.startsWith('NOID-') ? null : platformIdentifierOf(record),
       created_at: isoWithOffset(record.createdAt),
       modified_at: isoWithOffset(record.modifiedAt),
       latest_error: record.latestError ? { ...record.latestError } : null,
