@@ -26,6 +26,11 @@ export interface RunDefaults {
    * the create counts as lost and is sent again (docs/limits.md "A create whose import process never appears").
    */
   lostCreateChecks: number;
+  /**
+   * push --batch-bytes: most bytes of records in one post-import request (notes, transactions, statements), so that a
+   * proxy's body limit (nginx: 1 MiB by default) is not met; a 413 still splits the request (docs/limits.md).
+   */
+  batchBytes: number;
 }
 
 export const RUN_DEFAULTS = {
@@ -39,4 +44,5 @@ export const RUN_DEFAULTS = {
   progressIntervalSeconds: 60,
   metricsIntervalSeconds: 30,
   lostCreateChecks: 8,
+  batchBytes: 512 * 1024,
 } as const satisfies RunDefaults;

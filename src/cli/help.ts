@@ -56,6 +56,7 @@ const GROUPS: Record<Group, readonly string[]> = {
     '--no-wait',
     '--wait-timeout',
     '--lost-create-checks',
+    '--batch-bytes',
     '--ledger-timeout',
     '--max-status-checks',
     '--no-check-previously-added',

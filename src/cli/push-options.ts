@@ -21,6 +21,7 @@ export interface PushCommandOptions extends ServiceFlags {
   wait: boolean;
   waitTimeout: number;
   lostCreateChecks: number;
+  batchBytes: number;
   checkPreviouslyAdded: boolean;
   forceAddToCurrentStatement: boolean;
   sandbox?: boolean;

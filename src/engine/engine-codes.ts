@@ -22,6 +22,8 @@ export const EngineCode = {
    * without a platform account number): held back for a person, never counted as done.
    */
   serviceContradiction: 'service_contradiction',
+  /** A request answered 413: its body is larger than the service takes (split down to one record, docs/limits.md). */
+  requestTooLarge: 'request_too_large',
   /** Post-import records wait: their account is not imported (yet). */
   accountNotImported: 'account_not_imported',
   /** A transaction the service answered TRANSACTION_IMPORT_ERROR for. */

@@ -159,6 +159,9 @@ export class Executor {
 
   #failed(failure: Failure): void {
     if (failure.class === 'fatal') throw new StopRun(failure);
+    // A 413 is answered by smaller requests (item-steps.ts), not the service failing; a record still too large alone
+    // is recorded failed, which the budget counts.
+    if (failure.class === 'too_large') return;
     this.#budget?.onFailure(failure);
     this.#checkBudget();
     // Not the service failing: a 404 before an account is imported, a request the client would not send, a wait the

@@ -44,6 +44,7 @@ export const DEFAULT_ENGINE_SETTINGS = {
   multiplePaymentInstructions: false,
   pollSchedule: DEFAULT_POLL_SCHEDULE,
   lostCreateChecks: RUN_DEFAULTS.lostCreateChecks,
+  batchBytes: RUN_DEFAULTS.batchBytes,
   pageSize: 256,
   drainMs: RUN_DEFAULTS.drainSeconds * 1000,
   maxConsecutiveFailures: RUN_DEFAULTS.maxConsecutiveFailures,
