@@ -155,8 +155,8 @@ export function afterStatus(
  */
 function createLost(checks: number): Transition {
   const detail =
-    `the create was answered 201 but ${checks} status checks found no import process (v2 status 404): the create ` +
-    'counts as lost and is sent again';
+    `the create was answered 201, but at status check ${checks} after it the service still has no import process ` +
+    '(v2 status 404): the create counts as lost and is sent again';
   return {
     step: 'poll',
     detail: EngineCode.importProcessLost,

@@ -108,7 +108,7 @@ describe('afterStatus', () => {
     expect(waiting.patch.state).toBe('scheduled');
     const lost = afterStatus(account({ state: 'scheduled', polls: 3 }), null, clock, schedule, 4);
     expect(lost.patch).toMatchObject({ state: 'staged', nextCheckAt: null, error: { code: 'import_process_lost' } });
-    expect(lost.patch.error?.detail).toContain('4 status checks found no import process');
+    expect(lost.patch.error?.detail).toContain('at status check 4 after it the service still has no import process');
     // Only "no process" counts: a process still PENDING at that check waits on.
     expect(
       afterStatus(account({ state: 'scheduled', polls: 3 }), status('PENDING'), clock, schedule, 4).patch.state,
