@@ -225,6 +225,8 @@ export class Executor {
       for (const account of page) {
         after = { number: account.externalAccountNumber, id: account.id };
         if (this.#active.has(account.id) || (this.#selection && !this.#selection.has(account.id))) continue;
+        // A create lost twice in this run waits for the next run, also when the pages start over.
+        if (this.#lostCreates.has(account.id) && account.error?.code === EngineCode.importProcessLost) continue;
         await this.#queue.onSizeLessThan(this.#settings.concurrency);
         if (this.#stop !== undefined) return;
         // The poller may have taken it meanwhile (a creating account with a due check); the gate may have started over.
