@@ -61,6 +61,9 @@ describe('post-import requests behind a 1 MiB body limit', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(sandbox.inspect.account('ACME', 'BODY-0001')?.notes).toHaveLength(1100);
     expect(refusedNotes(sandbox)).toBe(0);
+    // About 500 notes of 1 KB in 512 KiB: three requests, where one of 1,000 notes (about 1 MB) was refused.
+    const requests = sandbox.inspect.requests().filter((entry) => entry.path === '/v1/data-import/notes/create/');
+    expect(requests).toHaveLength(3);
   });
 
   it('a 413 splits the request and sends the halves (--batch-bytes above the limit)', async () => {
