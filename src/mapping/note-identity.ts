@@ -6,7 +6,7 @@ import type { MappedItem } from './types.js';
 // no note with the same body, and the same created_at if one was given). Two rows of one account with that identity
 // are one note on the platform: identical rows are counted once (said so, never an error); rows that differ in any
 // other field (is_pinned, unpin_at, document_paths) would lose one row's fields without a word, so both are errors
-// (docs/export-format.md "Notes").
+// (docs/export-format.md "Columns").
 
 const SEP = '\u001f';
 
@@ -37,19 +37,39 @@ function conflictMessage(number: string, other: MappedItem<Note>, fields: string
   );
 }
 
+/** The first note of each identity and of each body seen so far. */
+class EarlierNotes {
+  readonly #byIdentity = new Map<string, MappedItem<Note>>();
+  readonly #byBody = new Map<string, MappedItem<Note>>();
+
+  /**
+   * The earlier note the service would take this one for, or undefined (then it is remembered): one of its identity,
+   * or, for a note without created_at (the service compares created_at only when one is given), one of its body.
+   */
+  match(note: MappedItem<Note>): MappedItem<Note> | undefined {
+    const identity = identityOf(note.value);
+    const body = note.value.body;
+    if (identity === undefined || body === undefined) return undefined;
+    const first =
+      this.#byIdentity.get(identity) ?? (note.value.created_at === undefined ? this.#byBody.get(body) : undefined);
+    if (first !== undefined) return first;
+    this.#byIdentity.set(identity, note);
+    if (!this.#byBody.has(body)) this.#byBody.set(body, note);
+    return undefined;
+  }
+}
+
 /**
  * Notes of one account with the service's identity: later identical rows are dropped (the count is returned); rows
  * that differ otherwise get an issue each, at their own file and line, naming the other.
  */
 export function collapseNotes(notes: Array<MappedItem<Note>>, number: string): number {
-  const firstOf = new Map<string, MappedItem<Note>>();
+  const earlier = new EarlierNotes();
   const flagged = new Set<MappedItem<Note>>();
   let duplicates = 0;
   for (let index = 0; index < notes.length;) {
     const note = notes[index] as MappedItem<Note>;
-    const identity = identityOf(note.value);
-    const first = identity === undefined ? undefined : firstOf.get(identity);
-    if (identity !== undefined && first === undefined) firstOf.set(identity, note);
+    const first = earlier.match(note);
     if (first === undefined) {
       index += 1;
       continue;

@@ -51,4 +51,17 @@ describe('notes of one account with the service identity (body and created_at)',
     expect(notes[1]?.issues[0]?.message).toContain('differ in document_paths, unpin_at');
     expect(notes[2]?.issues).toEqual([]);
   });
+
+  it('a note without created_at is the earlier note of its body (the service compares created_at only if given)', () => {
+    const notes = [
+      note(2, { body: 'a', created_at: '2026-01-01T09:00:00Z' }),
+      note(3, { body: 'a', is_pinned: true }),
+      note(4, { body: 'b' }),
+      note(5, { body: 'b', created_at: '2026-01-01T09:00:00Z' }),
+    ];
+    expect(collapseNotes(notes, 'A-1')).toBe(0);
+    expect(notes[1]?.issues[0]).toMatchObject({ line: 3, code: 'conflicting_notes', attr: 'is_pinned' });
+    // A note with created_at after one without: the service creates it (the first one's time is the time it is made).
+    expect(notes[3]?.issues).toEqual([]);
+  });
 });
