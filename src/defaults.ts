@@ -21,6 +21,16 @@ export interface RunDefaults {
   progressIntervalSeconds: number;
   /** push --metrics-interval: seconds between writes of --metrics-file. */
   metricsIntervalSeconds: number;
+  /**
+   * push --lost-create-checks: status checks after a create answered 201 that find no import process (v2 404) before
+   * the create counts as lost and is sent again (docs/limits.md "A create whose import process never appears").
+   */
+  lostCreateChecks: number;
+  /**
+   * push --batch-bytes: most bytes of records in one post-import request (notes, transactions, statements), so that a
+   * proxy's body limit (nginx: 1 MiB by default) is not met; a 413 still splits the request (docs/limits.md).
+   */
+  batchBytes: number;
 }
 
 export const RUN_DEFAULTS = {
@@ -33,4 +43,6 @@ export const RUN_DEFAULTS = {
   maxConsecutiveFailures: 25,
   progressIntervalSeconds: 60,
   metricsIntervalSeconds: 30,
+  lostCreateChecks: 8,
+  batchBytes: 512 * 1024,
 } as const satisfies RunDefaults;

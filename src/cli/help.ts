@@ -56,6 +56,8 @@ const GROUPS: Record<Group, readonly string[]> = {
     '--max-errors',
     '--no-wait',
     '--wait-timeout',
+    '--lost-create-checks',
+    '--batch-bytes',
     '--ledger-timeout',
     '--max-status-checks',
     '--no-check-previously-added',
@@ -86,6 +88,8 @@ const GROUPS: Record<Group, readonly string[]> = {
     '--max-rps',
     '--fault-token-issue',
     '--flaky-attempts',
+    '--lost-create-share',
+    '--lost-create-once',
   ],
 };
 

@@ -32,6 +32,12 @@ export function registerRunFlags(command: Command): Command {
       positiveInt('--concurrency', 1024),
       DEFAULT_ENGINE_SETTINGS.concurrency,
     )
+    .option(
+      '--batch-bytes <n>',
+      'most bytes of records in one post-import request (a 413 still splits it)',
+      positiveInt('--batch-bytes', 256 * 1024 * 1024),
+      RUN_DEFAULTS.batchBytes,
+    )
     .option('--rate <n>', 'requests per second at most (default: no cap)', positiveInt('--rate', 100_000))
     .option('--retry-errored', 'create again accounts the platform ERRORED, even if their data did not change')
     .option('--no-wait', 'schedule accounts only; a later run polls them and pushes their records')
@@ -40,6 +46,12 @@ export function registerRunFlags(command: Command): Command {
       'stop waiting when no account has progressed for this long',
       positiveInt('--wait-timeout', 7 * 86_400),
       RUN_DEFAULTS.waitTimeoutSeconds,
+    )
+    .option(
+      '--lost-create-checks <n>',
+      'status checks finding no import process after a create answered 201 before it is sent again',
+      positiveInt('--lost-create-checks', 1000),
+      RUN_DEFAULTS.lostCreateChecks,
     )
     .option(
       '--no-check-previously-added',

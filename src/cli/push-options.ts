@@ -20,6 +20,8 @@ export interface PushCommandOptions extends ServiceFlags {
   retryErrored?: boolean;
   wait: boolean;
   waitTimeout: number;
+  lostCreateChecks: number;
+  batchBytes: number;
   checkPreviouslyAdded: boolean;
   forceAddToCurrentStatement: boolean;
   sandbox?: boolean;

@@ -243,6 +243,8 @@ function engineSettings(options: PushCommandOptions, setup: PushSetup): EngineSe
     retryErrored: options.retryErrored === true,
     wait: options.wait,
     waitTimeoutMs: options.waitTimeout * 1000,
+    lostCreateChecks: options.lostCreateChecks,
+    batchBytes: options.batchBytes,
     transactionFlags: {
       check_previously_added: options.checkPreviouslyAdded,
       force_add_to_current_statement: options.forceAddToCurrentStatement,

@@ -70,6 +70,9 @@ function describe(sandbox: RunningSandbox, keyGiven: boolean): string {
     options.ambiguousRate ? `ambiguous ${options.ambiguousRate}` : '',
     options.htmlRate ? `HTML login pages ${options.htmlRate}` : '',
     options.maxRps ? `max ${options.maxRps} requests/s` : '',
+    options.lostCreateShare
+      ? `creates answered 201 then lost ${options.lostCreateShare}${options.lostCreateOnce ? ' (first only)' : ''}`
+      : '',
     options.trickleMs ? `GET answers trickle a byte every ${options.trickleMs} ms` : '',
     options.errorDetailChars ? `error details padded to ${options.errorDetailChars} characters` : '',
     options.echoCredentials ? 'errors echo the credentials' : '',
@@ -267,6 +270,12 @@ function registerFaultOptions(command: Command): void {
         '(default 0)',
       numberFlag(0),
     )
+    .option(
+      '--lost-create-share <share>',
+      'share of accounts whose create is answered 201 and then lost: no import process appears (0..1)',
+      numberFlag(0, 1),
+    )
+    .option('--lost-create-once', 'only the first create of those accounts is lost; a create sent again lands')
     .option('--max-body-bytes <n>', 'request bodies above this get 413 (default 5 MiB)', numberFlag(1, Infinity, true))
     .option('--no-retain-payloads', 'do not keep create payloads (large benchmarks)')
     .option('--no-request-log', 'do not keep a request log (large benchmarks)')

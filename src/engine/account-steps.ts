@@ -1,6 +1,6 @@
 import { locateIssue } from '../mapping/locate.js';
 import type { Origin } from '../mapping/types.js';
-import { Code, type AccountPayload, type ValidationIssue } from '../schema/index.js';
+import { Code, type AccountPayload, type V1StatusRecord, type ValidationIssue } from '../schema/index.js';
 import type { AccountRow, ErrorInfo, StoredIssue } from '../ledger/index.js';
 import type { StepContext } from './context.js';
 import {
@@ -20,6 +20,7 @@ import {
   afterPollTransferStatus,
   afterStatus,
   afterTransferStatus,
+  completedWithoutNumber,
   isKnownV2Status,
   type CreateResult,
   type Transition,
@@ -30,6 +31,9 @@ import { CODE_LIMIT, limitDetail } from '../errors.js';
 // The account-level steps: create (write-ahead), status check (reconcile or poll), resolve an
 // account known only by post-import records. Each performs one request and applies the pure
 // transition of transitions.ts to the ledger; each returns the account as it now stands.
+
+/** Patch fields that move a counter rather than set a column. */
+const COUNTERS: ReadonlySet<string> = new Set(['addAttempt', 'addPoll', 'resetPolls']);
 
 /**
  * Applies a transition to the ledger and tells the sink; returns the updated row. An intent
@@ -52,11 +56,9 @@ export async function applyTransition(
   else written.catch((error: unknown) => ctx.writeFailed(error));
   const next: AccountRow = {
     ...account,
-    ...Object.fromEntries(
-      Object.entries(patch).filter(([key, value]) => value !== undefined && key !== 'addAttempt' && key !== 'addPoll'),
-    ),
+    ...Object.fromEntries(Object.entries(patch).filter(([key, value]) => value !== undefined && !COUNTERS.has(key))),
     attempts: account.attempts + (patch.addAttempt ? 1 : 0),
-    polls: account.polls + (patch.addPoll ? 1 : 0),
+    polls: (patch.resetPolls ? 0 : account.polls) + (patch.addPoll ? 1 : 0),
     error: patch.error === undefined ? account.error : patch.error,
   };
   if (next.state !== account.state) {
@@ -109,7 +111,7 @@ export async function createAccount(ctx: StepContext, account: AccountRow): Prom
   const intent = await applyTransition(
     ctx,
     account,
-    { step: 'create', detail: 'intent', patch: { state: 'creating', addAttempt: true } },
+    { step: 'create', detail: 'intent', patch: { state: 'creating', addAttempt: true, resetPolls: true } },
     true,
   );
   const payload = JSON.parse(account.payload ?? '{}') as AccountPayload;
@@ -180,16 +182,25 @@ export async function checkStatus(ctx: StepContext, account: AccountRow): Promis
   );
   if (!answer.ok) return askAgainLater(ctx, account, answer.failure);
   if (answer.value !== null && !isKnownV2Status(answer.value.status)) noteUnknownWord(ctx, answer.value.status);
-  const transition = afterStatus(account, answer.value, clock(ctx), ctx.settings.pollSchedule);
+  const transition = afterStatus(
+    account,
+    answer.value,
+    clock(ctx),
+    ctx.settings.pollSchedule,
+    ctx.settings.lostCreateChecks,
+  );
   if (transition.patch.state !== 'processed' || account.platformAccountNumber !== null)
     return applyTransition(ctx, account, transition);
   // v2 status gives the internal platform_identifier only; the platform account number that
   // operators and reports key on comes from v1 transfer status (spec "Account import status (v1)").
-  const platformAccountNumber = await platformAccountNumberOf(ctx, account);
+  const v1 = await transferStatusOf(ctx, account);
+  if (v1?.status === 'COMPLETED' && v1.platform_account_number === '')
+    return applyTransition(ctx, account, completedWithoutNumber(account));
+  const platformAccountNumber = v1 ? v1.platform_account_number : '';
   return applyTransition(
     ctx,
     account,
-    platformAccountNumber === undefined
+    platformAccountNumber === ''
       ? transition
       : { ...transition, patch: { ...transition.patch, platformAccountNumber } },
   );
@@ -219,15 +230,14 @@ function askAgainLater(ctx: StepContext, account: AccountRow, failure: Failure):
 }
 
 /**
- * The account's platform account number from v1 status; undefined when it cannot be had now (a later list or status
- * call fills it).
+ * The account's v1 transfer status (its platform account number); null when it cannot be had now (a later list or
+ * status call fills the number).
  */
-async function platformAccountNumberOf(ctx: StepContext, account: AccountRow): Promise<string | undefined> {
+async function transferStatusOf(ctx: StepContext, account: AccountRow): Promise<V1StatusRecord | null> {
   const answer = await call(ctx, () =>
     ctx.client.getTransferStatus(account.importSupplier, account.externalAccountNumber),
   );
-  if (!answer.ok || answer.value === null || answer.value.platform_account_number === '') return undefined;
-  return answer.value.platform_account_number;
+  return answer.ok ? answer.value : null;
 }
 
 /** v1 transfer status of an account known only by post-import records. */

@@ -24,6 +24,10 @@ export interface EngineSettings {
    */
   multiplePaymentInstructions: boolean;
   pollSchedule: PollSchedule;
+  /** Status checks after a 201 answered "no import process" before the create counts as lost and is sent again. */
+  lostCreateChecks: number;
+  /** Most bytes of records in one post-import request (push --batch-bytes). */
+  batchBytes: number;
   /** Accounts read from the ledger per page. */
   pageSize: number;
   /** After a stop request, how long in-flight requests may take before the run returns, ms. */

@@ -14,6 +14,18 @@ export const EngineCode = {
   serviceFailing: 'service_failing',
   /** The export could not be read on while accounts were sent. */
   exportUnreadable: 'export_unreadable',
+  /**
+   * A create answered 201 whose import process the status checks never found (a proxy or a queue lost it): sent again
+   * (docs/limits.md "A create whose import process never appears").
+   */
+  importProcessLost: 'import_process_lost',
+  /**
+   * The service contradicts itself or the ledger about an account (PROCESSED without a platform_identifier, COMPLETED
+   * without a platform account number): held back for a person, never counted as done.
+   */
+  serviceContradiction: 'service_contradiction',
+  /** A request answered 413: its body is larger than the service takes (split down to one record, docs/limits.md). */
+  requestTooLarge: 'request_too_large',
   /** Post-import records wait: their account is not imported (yet). */
   accountNotImported: 'account_not_imported',
   /** A transaction the service answered TRANSACTION_IMPORT_ERROR for. */

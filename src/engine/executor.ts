@@ -39,6 +39,8 @@ export class Executor {
   readonly #ctx: StepContext;
   #stop: { reason: StopReason; fatal?: Failure } | undefined;
   #consecutiveFailures = 0;
+  /** Accounts whose create was lost (import_process_lost) and sent again in this run. */
+  readonly #lostCreates = new Set<number>();
   #lastProgressAt = Date.now();
   /** Status checks of many parked accounts in one imported-accounts list call. */
   readonly #list: ImportedListChecks;
@@ -158,6 +160,9 @@ export class Executor {
 
   #failed(failure: Failure): void {
     if (failure.class === 'fatal') throw new StopRun(failure);
+    // A 413 is answered by smaller requests (item-steps.ts), not the service failing; a record still too large alone
+    // is recorded failed, which the budget counts.
+    if (failure.class === 'too_large') return;
     this.#budget?.onFailure(failure);
     this.#checkBudget();
     // Not the service failing: a 404 before an account is imported, a request the client would not send, a wait the
@@ -212,6 +217,8 @@ export class Executor {
       for (const account of page) {
         after = { number: account.externalAccountNumber, id: account.id };
         if (this.#active.has(account.id) || (this.#selection && !this.#selection.has(account.id))) continue;
+        // A create lost twice in this run waits for the next run, also when the pages start over.
+        if (this.#lostCreates.has(account.id) && account.error?.code === EngineCode.importProcessLost) continue;
         await this.#queue.onSizeLessThan(this.#settings.concurrency);
         if (this.#stop !== undefined) return;
         // The poller may have taken it meanwhile (a creating account with a due check); the gate may have started over.
@@ -293,6 +300,17 @@ export class Executor {
     }
   }
 
+  /**
+   * A create to send again: one that never arrived, or one answered 201 whose import process never appeared
+   * (import_process_lost), once per run; lost again, it waits for the next run (retry.csv).
+   */
+  #sendAgain(account: AccountRow): boolean {
+    if (account.error?.code !== EngineCode.importProcessLost) return true;
+    if (this.#lostCreates.has(account.id)) return false;
+    this.#lostCreates.add(account.id);
+    return true;
+  }
+
   /** No account is worked on and no request (a list call included) is queued or in flight. */
   #idle(): boolean {
     return this.#active.size === 0 && this.#queue.size === 0 && this.#queue.pending === 0;
@@ -326,7 +344,8 @@ export class Executor {
         const next = await checkStatus(this.#ctx, row);
         if (next.state !== row.state) this.#lastProgressAt = Date.now();
         // processed: its records; staged: a create that never arrived, sent now.
-        if (next.state === 'processed' || next.state === 'staged') return this.#advance(next);
+        if (next.state === 'processed' || (next.state === 'staged' && this.#sendAgain(next)))
+          return this.#advance(next);
         return next;
       });
     }

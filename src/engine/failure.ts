@@ -28,9 +28,11 @@ import { EngineCode } from './engine-codes.js';
  *   instruction is never resent), and retried across runs at most UNEXPECTED_ATTEMPTS times before it is recorded
  *   as failed.
  * - storage: the ledger could not be written (`cause`: the ledger's error); the run stops (exit 3).
+ * - too_large: 413, the request's body is larger than the service (or a proxy in front of it) takes; nothing applied:
+ *   the records are sent again in smaller requests, down to one (item-steps.ts).
  */
 export type FailureClass =
-  'fatal' | 'ambiguous' | 'not_found' | 'transient' | 'stopped' | 'data' | 'unexpected' | 'storage';
+  'fatal' | 'ambiguous' | 'not_found' | 'transient' | 'stopped' | 'data' | 'unexpected' | 'storage' | 'too_large';
 
 export interface Failure {
   class: FailureClass;
@@ -111,6 +113,8 @@ export function classifyFailure(error: unknown): Failure {
   if (error.ambiguous) return { class: 'ambiguous', code, detail };
   if (error instanceof AbortedError) return { class: 'stopped', code, detail };
   if (error instanceof NotFoundError) return { class: 'not_found', code, detail };
+  if (error instanceof RequestRejectedError && error.status === 413)
+    return { class: 'too_large', code: EngineCode.requestTooLarge, detail };
   if (error instanceof RequestRejectedError && error.status === undefined)
     return { class: 'data', code, detail, issues: error.issues };
   const answered = error.status !== undefined;

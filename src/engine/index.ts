@@ -43,6 +43,8 @@ export const DEFAULT_ENGINE_SETTINGS = {
   transactionFlags: { ...DEFAULT_TRANSACTION_FLAGS },
   multiplePaymentInstructions: false,
   pollSchedule: DEFAULT_POLL_SCHEDULE,
+  lostCreateChecks: RUN_DEFAULTS.lostCreateChecks,
+  batchBytes: RUN_DEFAULTS.batchBytes,
   pageSize: 256,
   drainMs: RUN_DEFAULTS.drainSeconds * 1000,
   maxConsecutiveFailures: RUN_DEFAULTS.maxConsecutiveFailures,

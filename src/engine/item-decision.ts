@@ -25,6 +25,8 @@ export interface ItemDecision {
   stop?: Failure;
   /** Statements refused together for a statement id on the account: each is sent alone to tell which. */
   sendAlone?: OpenItem[];
+  /** The request was too large (413): its records go again in requests half its size. */
+  split?: true;
 }
 
 /** The records of one request: `items` as sent (their intent committed: `sending`), `before` as they were. */

@@ -3,7 +3,7 @@ import { ITEM_KINDS, type AccountRow, type ItemKind, type ItemPatch, type OpenIt
 import { call } from './account-steps.js';
 import type { StepContext } from './context.js';
 import { mayHaveApplied, StopRun } from './failure.js';
-import { batchSize, intentIsDurable, roundsFor } from './item-batches.js';
+import { batchSize, intentIsDurable, nextBatch, roundsFor } from './item-batches.js';
 import type { ItemDecision, SentBatch } from './item-decision.js';
 import {
   afterFailure,
@@ -34,6 +34,8 @@ export type StepResult = 'ok' | 'blocked' | 'partial';
 /** What one request did to its batch: items to send again (with their current state), or blocked. */
 interface Sent {
   blocked?: true | undefined;
+  /** Too large (413): the records go again in requests half this one's size. */
+  split?: true | undefined;
   retry: OpenItem[];
 }
 
@@ -47,13 +49,15 @@ export async function pushItems(ctx: StepContext, account: AccountRow): Promise<
   for (const kind of ITEM_KINDS) {
     if (steps !== undefined && !steps.has(kind)) continue;
     let remaining = all.filter((item) => item.kind === kind);
-    const size = batchSize(kind, ctx.settings.transactionFlags);
+    let size = batchSize(kind, ctx.settings.transactionFlags);
     let rounds = roundsFor(remaining.length, size);
     while (remaining.length > 0) {
       if (ctx.stopping() || rounds-- <= 0) return 'blocked';
-      const batch = remaining.slice(0, size);
+      const batch = nextBatch(remaining, size, ctx.settings.batchBytes);
       const sent = await SENDERS[kind](ctx, account, batch);
       if (sent.blocked) return 'blocked';
+      // 413: the rest of this kind goes in requests half the refused one's size, down to one record each.
+      if (sent.split) [size, rounds] = [Math.max(1, Math.floor(batch.length / 2)), rounds + 1];
       remaining = [...sent.retry, ...remaining.slice(batch.length)];
     }
   }
@@ -103,7 +107,7 @@ function settle(
 function apply(ctx: StepContext, account: AccountRow, decision: ItemDecision): Sent {
   for (const one of decision.settle) settle(ctx, account, one.items, one.patch, one.detail);
   if (decision.stop) throw new StopRun(decision.stop);
-  return { retry: decision.retry, blocked: decision.blocked };
+  return { retry: decision.retry, blocked: decision.blocked, split: decision.split };
 }
 
 /**

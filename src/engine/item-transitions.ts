@@ -56,6 +56,8 @@ export function afterFailure(items: readonly OpenItem[], failure: Failure, resen
       );
     case 'unexpected':
       return afterUnexpected(items, failure, resendSafe);
+    case 'too_large':
+      return afterTooLarge(items, failure);
     case 'ambiguous':
       if (!resendSafe)
         return decision(
@@ -68,6 +70,23 @@ export function afterFailure(items: readonly OpenItem[], failure: Failure, resen
       // The service answered (5xx, 429 after retries, 404 not imported): nothing was applied.
       return decision([{ items: [...items], patch: { state: 'pending', error } }], [], { blocked: true });
   }
+}
+
+/**
+ * 413, nothing applied: several records go again in smaller requests (split); one record alone that the service still
+ * refuses is that record's failure, with the service's words, and the account's other records go on.
+ */
+function afterTooLarge(items: readonly OpenItem[], failure: Failure): ItemDecision {
+  const error = errorInfoOf(failure);
+  if (items.length > 1)
+    return decision([{ items: [...items], patch: { state: 'pending', error } }], withState(items, 'pending'), {
+      split: true,
+    });
+  const detail = `${error.detail} (this record alone is larger than the service takes: shorten it)`;
+  return decision(
+    items.map((item) => ({ items: [item], patch: { state: 'failed', error: { ...error, detail, ...located(item) } } })),
+    [],
+  );
 }
 
 /**

@@ -25,6 +25,8 @@ export interface StageSummary {
   changedAfterImport: number;
   /** Records found changed in the export after they were sent (reported, never resent). */
   recordsChangedAfterImport: number;
+  /** Note rows identical to an earlier one of their account, counted once (mapping/note-identity.ts). */
+  duplicateNotes: number;
   /** Work staging added to the run: accounts that became `staged`, records that became `pending`. */
   added: { accounts: number; items: Record<ItemKind, number> };
 }
@@ -67,6 +69,7 @@ function emptySummary(): StageSummary {
     orphans: 0,
     changedAfterImport: 0,
     recordsChangedAfterImport: 0,
+    duplicateNotes: 0,
     added: { accounts: 0, items },
   };
 }
@@ -204,6 +207,7 @@ async function* untilAborted<T>(entries: AsyncIterable<T>, signal: AbortSignal |
 type InvalidEvent = Extract<EngineEvent, { type: 'invalid' }>;
 
 function stageEntry(ledger: Ledger, entry: ExportEntry, summary: StageSummary, invalid: InvalidEvent[]): void {
+  summary.duplicateNotes += (entry.kind === 'account' ? entry.account : entry.items).duplicateNotes ?? 0;
   if (entry.kind === 'account') {
     summary.accounts += 1;
     const { id, state, changed } = stageAccount(ledger, entry.account, summary);

@@ -3,6 +3,7 @@ import { CODE_LIMIT, limitDetail } from '../errors.js';
 import type { AccountPatch, AccountRow, AccountState, ErrorInfo } from '../ledger/index.js';
 import { nextPollDelay, type PollSchedule } from './poll-schedule.js';
 import { EngineCode } from './engine-codes.js';
+import { RUN_DEFAULTS } from '../defaults.js';
 
 // The per-account state machine's transitions (docs/architecture.md), as pure
 // functions from (account, outcome, clock) to the patch the ledger applies. No I/O here:
@@ -98,17 +99,22 @@ export function afterStatus(
   status: V2StatusRecord | null,
   clock: Clock,
   schedule: PollSchedule,
+  lostCreateChecks: number = RUN_DEFAULTS.lostCreateChecks,
 ): Transition {
   if (status === null) {
     if (account.state === 'creating') {
       // The create never reached the service: sending it again cannot duplicate anything.
       return { step: 'reconcile', detail: 'no import process: create not received', patch: { state: 'staged' } };
     }
+    // `polls` counts the checks since the create (reset when it is sent), this one not included.
+    if (account.polls + 1 >= lostCreateChecks) return createLost(account.polls + 1);
     return waitAgain(account, clock, schedule, 'no import process yet');
   }
   if (!isKnownV2Status(status.status)) return waitAgain(account, clock, schedule, unknownV2StatusDetail(status.status));
   switch (status.status as V2Status) {
     case 'PROCESSED':
+      if (!status.platform_identifier)
+        return contradiction(account, 'v2 status PROCESSED without a platform_identifier (populated once PROCESSED)');
       return {
         step: account.state === 'creating' ? 'reconcile' : 'poll',
         patch: {
@@ -144,6 +150,47 @@ export function afterStatus(
   }
 }
 
+/**
+ * A create answered 201 whose import process no check found: lost on the way (a proxy, a queue). It is staged to be
+ * sent again, which is safe: a second create of an imported account is refused as already imported (adopted), one of a
+ * process still running as in progress (polled).
+ */
+function createLost(checks: number): Transition {
+  const detail =
+    `the create was answered 201, but at status check ${checks} after it the service still has no import process ` +
+    '(v2 status 404): the create counts as lost and is sent again';
+  return {
+    step: 'poll',
+    detail: EngineCode.importProcessLost,
+    patch: { state: 'staged', error: { code: EngineCode.importProcessLost, detail }, nextCheckAt: null },
+  };
+}
+
+/** v1 COMPLETED ("an account has been created") with an empty platform account number ("no account yet"). */
+export function completedWithoutNumber(account: AccountRow): Transition {
+  return contradiction(account, 'v1 transfer status COMPLETED with an empty platform_account_number');
+}
+
+/**
+ * The service contradicts itself about an account: it needs a person and is never counted as done (held back as
+ * errored, named by status and the report; docs/operators-guide.md "Contradictions").
+ */
+function contradiction(account: AccountRow, what: string): Transition {
+  const detail =
+    `the service contradicts itself: ${what}. The account is not counted as done: check it on the platform, then ` +
+    'push with --retry-errored (a create of an imported account is answered already imported, with its number)';
+  return {
+    step: 'poll',
+    detail: EngineCode.serviceContradiction,
+    patch: {
+      state: 'errored',
+      sentFingerprint: account.sentFingerprint ?? account.fingerprint,
+      error: { code: EngineCode.serviceContradiction, detail },
+      nextCheckAt: null,
+    },
+  };
+}
+
 function waitAgain(account: AccountRow, clock: Clock, schedule: PollSchedule, detail: string): Transition {
   const pollsMade = account.state === 'scheduled' ? account.polls + 1 : 0;
   return {
@@ -173,6 +220,7 @@ export function afterPollTransferStatus(
   clock: Clock,
   schedule: PollSchedule,
 ): Transition | undefined {
+  if (status?.status === 'COMPLETED' && status.platform_account_number === '') return completedWithoutNumber(account);
   if (status !== null && status.platform_account_number !== '') {
     return {
       step: 'poll',

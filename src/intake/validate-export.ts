@@ -20,6 +20,8 @@ export interface ExportValidation {
   fileErrors: number;
   byCode: Record<string, number>;
   orphans: { accounts: number; records: number; numbers: string[] };
+  /** Note rows identical to an earlier one of their account (same body, created_at and fields): counted once. */
+  duplicateNotes: number;
   summary: ExportSummary;
   /** The files not proven in external account number order, sorted on disk before the join (order-proof.ts). */
   sorted: OrderProof['outOfOrder'];
@@ -54,6 +56,7 @@ export async function validateExport(
     fileErrors: 0,
     byCode: {},
     orphans: { accounts: 0, records: 0, numbers: [] },
+    duplicateNotes: 0,
     summary: reader.summary,
     sorted: reader.proof?.outOfOrder ?? [],
     close: () => {
@@ -87,6 +90,7 @@ async function readEntries(
   const pushAll = (issues: SourceIssue[]): void => issues.forEach((issue) => errors.push(issue));
   for await (const entry of reader.entries()) {
     options.onEntry?.(entry);
+    result.duplicateNotes += (entry.kind === 'orphan' ? entry.items : entry.account).duplicateNotes ?? 0;
     if (entry.kind === 'orphan') {
       const items = [
         entry.items.notes,

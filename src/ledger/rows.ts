@@ -131,6 +131,7 @@ export function setClause(
   }
   if ('addAttempt' in patch && patch.addAttempt) parts.push('attempts = attempts + 1');
   if ('addPoll' in patch && patch.addPoll) parts.push('polls = polls + 1');
+  if ('resetPolls' in patch && patch.resetPolls) parts.push('polls = 0');
   if (patch.error !== undefined) {
     const error = patch.error;
     parts.push('error_code = ?, error_detail = ?, error_attr = ?, error_file = ?, error_line = ?, error_column = ?');

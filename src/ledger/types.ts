@@ -113,6 +113,8 @@ export interface AccountPatch {
   platformIdentifier?: string | null;
   addAttempt?: boolean;
   addPoll?: boolean;
+  /** Status checks count again from 0 (a create is sent: its checks are counted, docs/limits.md). */
+  resetPolls?: boolean;
   nextCheckAt?: number | null;
   error?: ErrorInfo | null;
 }

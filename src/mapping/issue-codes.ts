@@ -14,6 +14,7 @@ export const ExportCode = {
   duplicateExternalAccountNumber: 'duplicate_external_account_number',
   accountNotInAccountsFile: 'account_not_in_accounts_file',
   multiplePaymentInstructions: 'multiple_payment_instructions',
+  conflictingNotes: 'conflicting_notes',
   invalidBoolean: 'invalid_boolean',
   invalidNumber: 'invalid_number',
   invalidInteger: 'invalid_integer',

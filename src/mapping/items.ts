@@ -16,6 +16,7 @@ import type { FileKind } from '../sources/kinds.js';
 import { ExportCode } from './issue-codes.js';
 import { recordIssue, REQUEST_BODIES, requestIssues, type JoinContext, type SourcedRecord } from './sourced-record.js';
 import { columnOfPath } from './locate.js';
+import { collapseNotes } from './note-identity.js';
 import type { MappedItem, SourceIssue } from './types.js';
 
 // Post-import records of one account -> items, each validated as part of the request that will
@@ -27,6 +28,8 @@ export interface ItemSet {
   transactions: Array<MappedItem<Transaction>>;
   statements: Array<MappedItem<HistoricalStatement>>;
   paymentInstructions: Array<MappedItem<PaymentInstructionRequest>>;
+  /** Note rows identical to an earlier one of the account, counted once (note-identity.ts). */
+  duplicateNotes: number;
 }
 
 /** An account's records, by kind, each list in file order: the join reads each kind once. */
@@ -116,7 +119,9 @@ export function itemsOf(
     paymentInstructions: toItems<PaymentInstructionRequest>(records.payment_instructions, number).map((item) =>
       withAccountSupplier(item, supplier),
     ),
+    duplicateNotes: 0,
   };
+  set.duplicateNotes = collapseNotes(set.notes, number);
   if (supplier === undefined) {
     for (const list of [set.notes, set.transactions, set.statements, set.paymentInstructions] as Array<
       Array<MappedItem<unknown>>

@@ -64,6 +64,8 @@ export interface ExportAccount {
   transactions: Array<MappedItem<Transaction>>;
   statements: Array<MappedItem<HistoricalStatement>>;
   paymentInstructions: Array<MappedItem<PaymentInstructionRequest>>;
+  /** Note rows identical to an earlier note of the account (same body, created_at and every field): counted once. */
+  duplicateNotes?: number;
 }
 
 /**
@@ -77,6 +79,8 @@ export interface OrphanItems {
   transactions: Array<MappedItem<Transaction>>;
   statements: Array<MappedItem<HistoricalStatement>>;
   paymentInstructions: Array<MappedItem<PaymentInstructionRequest>>;
+  /** Note rows identical to an earlier note of the account (same body, created_at and every field): counted once. */
+  duplicateNotes?: number;
 }
 
 export type ExportEntry = { kind: 'account'; account: ExportAccount } | { kind: 'orphan'; items: OrphanItems };

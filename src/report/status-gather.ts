@@ -59,6 +59,16 @@ export interface ChangedListed {
   line: number | null;
 }
 
+/** A listed account the ledger and the service disagree on. */
+export interface DiffersRow {
+  external_account_number: string;
+  state: string;
+  service: string;
+  /** Where the two platform account numbers differ: the ledger's, and the service's. */
+  ledger_platform_account_number?: string;
+  platform_account_number?: string | null;
+}
+
 export interface StatusSummary {
   import_supplier: string;
   generated_at: string;
@@ -85,7 +95,8 @@ export interface StatusSummary {
   pending_on_service: string[];
   only_in_ledger: Array<{ external_account_number: string; state: string }>;
   only_on_service: Array<{ external_account_number: string; platform_account_number: string | null }>;
-  differs: Array<{ external_account_number: string; state: string; service: string }>;
+  /** With both platform account numbers where they differ (a contradiction a person settles). */
+  differs: DiffersRow[];
   items_outstanding: OutstandingItem[];
   /** The most frequent last-error codes of accounts and records not done (ledger). */
   top_error_codes: Array<{ code: string; count: number }>;
@@ -343,11 +354,15 @@ function tally(summary: StatusSummary, row: StatusRow, max: number): void {
     );
   } else if (row.mismatch === 'differs') {
     summary.counts.differs += 1;
-    push(
-      summary.differs,
-      { external_account_number: number, state: row.state ?? '', service: row.service_status ?? row.service ?? '' },
-      max,
-    );
+    const numbers =
+      row.ledger_platform_account_number === undefined
+        ? {}
+        : {
+            ledger_platform_account_number: row.ledger_platform_account_number,
+            platform_account_number: row.platform_account_number,
+          };
+    const service = row.service_status ?? row.service ?? '';
+    push(summary.differs, { external_account_number: number, state: row.state ?? '', service, ...numbers }, max);
   }
 }
 

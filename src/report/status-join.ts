@@ -18,7 +18,8 @@ export type ServiceListing = 'imported' | 'pending' | 'absent';
 /**
  * - only_in_ledger: the ledger says it was sent, the service has no import process for it.
  * - only_on_service: the service has a process the ledger does not know (another tool, another state directory).
- * - differs: both know it and disagree (e.g. the ledger says errored, the service says imported).
+ * - differs: both know it and disagree (e.g. the ledger says errored, the service says imported, or the two hold
+ *   different platform account numbers).
  */
 export type Mismatch = 'only_in_ledger' | 'only_on_service' | 'differs';
 
@@ -35,6 +36,8 @@ export interface StatusRow {
   platform_account_number: string | null;
   latest_error: { code: string; detail: string } | null;
   mismatch: Mismatch | null;
+  /** The ledger's platform account number, where the service's differs from it (a contradiction: `differs`). */
+  ledger_platform_account_number?: string;
 }
 
 /** Ledger states in which the account was sent to the service, so the service should know it. */
@@ -75,6 +78,10 @@ export function joinRow(input: {
   const latest = v2?.latest_error ?? null;
   const ledgerError =
     account !== undefined && (account.state === 'errored' || account.state === 'invalid') ? account.error : null;
+  // Both hold a platform account number and they differ: one of them is wrong, a person must look.
+  const ledgerNumber = account?.platformAccountNumber ?? null;
+  const numberDiffers =
+    online && ledgerNumber !== null && !!entry?.platformAccountNumber && entry.platformAccountNumber !== ledgerNumber;
   return {
     import_supplier: input.supplier,
     external_account_number: input.externalAccountNumber,
@@ -87,7 +94,8 @@ export function joinRow(input: {
       : ledgerError
         ? { code: ledgerError.code, detail: ledgerError.detail }
         : null,
-    mismatch: mismatchOf(state, listing, v2Status),
+    mismatch: numberDiffers ? 'differs' : mismatchOf(state, listing, v2Status),
+    ...(numberDiffers && ledgerNumber !== null ? { ledger_platform_account_number: ledgerNumber } : {}),
   };
 }
 

@@ -1,7 +1,7 @@
 import { limitDetail } from '../errors.js';
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { AccountStory } from './account-story.js';
-import type { StatusSummary } from './status-gather.js';
+import type { DiffersRow, StatusSummary } from './status-gather.js';
 
 // How `migrate status` prints: aligned sections, the same on a terminal and in a pipe (cron
 // mail, logs); colour only on a terminal unless NO_COLOR. --json is the machine interface.
@@ -153,11 +153,7 @@ function lists(summary: StatusSummary, c: ChalkInstance): List[] {
       ),
       counts.only_on_service,
     ],
-    [
-      'ledger and service disagree',
-      summary.differs.map((row) => `${row.external_account_number}  ledger: ${row.state}, service: ${row.service}`),
-      counts.differs,
-    ],
+    ['ledger and service disagree', summary.differs.map((row) => differsLine(row)), counts.differs],
     changedList(summary),
     [
       `records not done (${itemsTotal})`,
@@ -175,6 +171,16 @@ function lists(summary: StatusSummary, c: ChalkInstance): List[] {
       itemsTotal,
     ],
   ];
+}
+
+/** A row the ledger and the service disagree on: the states, and both platform account numbers where they differ. */
+function differsLine(row: DiffersRow): string {
+  const numbers =
+    row.ledger_platform_account_number === undefined
+      ? ''
+      : `; platform account number: ledger ${row.ledger_platform_account_number}, service ` +
+        `${row.platform_account_number ?? '-'}`;
+  return `${row.external_account_number}  ledger: ${row.state}, service: ${row.service}${numbers}`;
 }
 
 /** Accounts and records changed in the export after they were sent: where the export has them now. */

@@ -4,6 +4,7 @@ import { ACCOUNT_STATES, ITEM_KINDS, ITEM_STATES } from '../ledger/index.js';
 import type { NotRead } from '../sources/index.js';
 import { shownName } from './export-entries.js';
 import { leftOverLine, leftOverOf, type LeftOver } from './left-over.js';
+import { duplicateNotesLine } from './validation-report.js';
 
 /** What the final summary of a push shows; also the `--json` document (one object on stdout). */
 export interface PushSummary {
@@ -12,7 +13,7 @@ export interface PushSummary {
   fatal?: { code: string; detail: string };
   durationSeconds: number;
   stateDir: string;
-  staged?: { accounts: number; invalid: number; orphans: number; changedAfterImport: number };
+  staged?: { accounts: number; invalid: number; orphans: number; changedAfterImport: number; duplicateNotes?: number };
   accounts: LedgerCounts['accounts'];
   items: LedgerCounts['items'];
   changedAfterImport: number;
@@ -73,6 +74,7 @@ export function renderSummary(summary: PushSummary, color: boolean): string {
       `  export: ${summary.staged.accounts} accounts (${summary.staged.invalid} invalid), ` +
         `${summary.staged.orphans} accounts with records only`,
     );
+  if (summary.staged?.duplicateNotes) lines.push(`  ${duplicateNotesLine(summary.staged.duplicateNotes)}`);
   if (summary.notRead !== undefined && summary.notRead.length > 0)
     lines.push(c.yellow(`  not read (not export files): ${notReadNames(summary.notRead)}`));
   lines.push('', c.bold('  accounts'));

@@ -58,7 +58,17 @@ export async function* jsonReport(validation: ExportValidation): AsyncGenerator<
   const links = files.flatMap((file) =>
     file.linkTarget === undefined ? [] : [{ file: file.file, target: file.linkTarget }],
   );
-  const head = JSON.stringify({ ok: validation.ok, accounts: validation.accounts, links, not_read: notRead }, null, 2);
+  const head = JSON.stringify(
+    {
+      ok: validation.ok,
+      accounts: validation.accounts,
+      duplicate_notes: validation.duplicateNotes,
+      links,
+      not_read: notRead,
+    },
+    null,
+    2,
+  );
   yield `${head.slice(0, -2)},\n  "errors": [`;
   let separator = '';
   for await (const rows of errorRowBatches(validation)) {
@@ -131,6 +141,7 @@ function summaryLines(validation: ExportValidation): string[] {
         `(${sample}): allowed; push adds them to accounts imported earlier.`,
     );
   }
+  if (validation.duplicateNotes > 0) lines.push(duplicateNotesLine(validation.duplicateNotes));
   lines.push(
     `${accounts.total} account(s): ${accounts.valid} valid, ${accounts.invalid} invalid; ` +
       `${validation.errors.length} error(s).`,
@@ -139,6 +150,14 @@ function summaryLines(validation: ExportValidation): string[] {
   for (const [code, count] of codes) lines.push(`  ${String(count).padStart(7)}  ${code}`);
   lines.push(validation.ok ? 'OK: every account is valid.' : 'NOT OK: fix the problems above and run validate again.');
   return lines;
+}
+
+/** Identical note rows counted once (validate's report and push's summary say the same). */
+export function duplicateNotesLine(count: number): string {
+  return (
+    `${count} note row(s) identical to an earlier note of the same account (body, created_at and every other ` +
+    'field) counted once: the service keeps one note per body and created_at.'
+  );
 }
 
 /** Errors as CSV for a spreadsheet; it names customers' accounts, so only the owner may read it. */

@@ -1,5 +1,5 @@
 import type { FaultOptions } from './options.js';
-import { seededStream } from './random.js';
+import { hashShare, seededStream } from './random.js';
 
 // Injected failures, each drawn from a seeded stream so a run is reproducible (docs/sandbox.md).
 // One draw per request picks at most one fault; a separate stream draws the jitter,
@@ -7,15 +7,19 @@ import { seededStream } from './random.js';
 
 export type InjectedFault = 'drop' | 'rate_limit' | 'server_error' | 'ambiguous' | 'html';
 /** What the request log records: an injected fault, or the real rate limit (`max_rps`). */
-export type FaultName = InjectedFault | 'max_rps' | 'lost_answer' | 'trickle';
+export type FaultName = InjectedFault | 'max_rps' | 'lost_answer' | 'trickle' | 'lost_create';
 
 export class FaultInjector {
   #options: FaultOptions;
   readonly #faultDraw: () => number;
   readonly #jitterDraw: () => number;
   readonly #limiter: RateLimiter;
+  readonly #seed: number;
+  /** Pairs whose create was lost once (lostCreateOnce). */
+  readonly #lostCreates = new Set<string>();
 
   constructor(options: FaultOptions, seed: number) {
+    this.#seed = seed;
     this.#options = { ...options };
     this.#faultDraw = seededStream(seed ^ 0x5eed0001);
     this.#jitterDraw = seededStream(seed ^ 0x5eed0002);
@@ -40,6 +44,23 @@ export class FaultInjector {
   /** Seconds to wait when the real rate limit (--max-rps) is exceeded now, else undefined. */
   throttle(now: number): number | undefined {
     return this.#limiter.take(now);
+  }
+
+  /**
+   * Whether this create of the pair, accepted, is answered 201 and lost (no import process scheduled): the accounts
+   * are a share fixed by the seed and the pair, so the choice does not depend on the order requests arrive in.
+   */
+  losesCreate(supplier: string, externalAccountNumber: string): boolean {
+    const { lostCreateShare, lostCreateOnce } = this.#options;
+    if (
+      lostCreateShare <= 0 ||
+      hashShare(this.#seed, 'lost-create', supplier, externalAccountNumber) >= lostCreateShare
+    )
+      return false;
+    const pair = `${supplier}\u0000${externalAccountNumber}`;
+    if (lostCreateOnce && this.#lostCreates.has(pair)) return false;
+    this.#lostCreates.add(pair);
+    return true;
   }
 
   draw(): InjectedFault | undefined {

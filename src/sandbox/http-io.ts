@@ -9,6 +9,8 @@ export interface Reply {
   headers?: Record<string, string>;
   /** The change is applied, but the answer is lost: the connection is destroyed instead (a deterministic trigger). */
   lose?: true;
+  /** The answer is sent, but the change was not applied on purpose: named in the request log (a fault's name). */
+  lost?: 'lost_create';
 }
 
 export type BodyRead = { kind: 'ok'; bytes: Buffer } | { kind: 'too_large' } | { kind: 'aborted' };

@@ -28,6 +28,13 @@ export interface FaultOptions {
   maxRps: number;
   /** Apply the random faults to the token mutation too (default: REST endpoints only). */
   faultTokenIssue: boolean;
+  /**
+   * Share of accounts (fixed by the seed and the pair) whose create is answered 201 and then lost: no import process
+   * is scheduled, as when a proxy or a queue loses it (0 = none, 1 = every account).
+   */
+  lostCreateShare: number;
+  /** Only the first create of each such account is lost; a create sent again is scheduled. */
+  lostCreateOnce: boolean;
   /** Answers to GET requests (status and lists) are sent one byte every N ms, a trickle (0 = off). */
   trickleMs: number;
   /** Every error's `detail` (error answers, and a status's latest_error) is padded to N characters (0 = off). */
@@ -162,6 +169,8 @@ export function defaultSandboxOptions(): SandboxOptions {
     htmlRate: 0,
     maxRps: 0,
     faultTokenIssue: false,
+    lostCreateShare: 0,
+    lostCreateOnce: false,
     trickleMs: 0,
     errorDetailChars: 0,
     echoCredentials: false,
@@ -205,7 +214,9 @@ export function resolveSandboxOptions(partial: Partial<SandboxOptions> = {}): Sa
       'throttleTokenMs',
     ] as const
   ).forEach(nonNegative);
-  (['failRate', 'rateLimitRate', 'dropRate', 'ambiguousRate', 'htmlRate', 'erroredShare'] as const).forEach(share);
+  (
+    ['failRate', 'rateLimitRate', 'dropRate', 'ambiguousRate', 'htmlRate', 'erroredShare', 'lostCreateShare'] as const
+  ).forEach(share);
   const faultSum =
     options.failRate + options.rateLimitRate + options.dropRate + options.ambiguousRate + options.htmlRate;
   check(

@@ -121,6 +121,7 @@ function runEndpoint(
     retainPayloads: options.retainPayloads,
     transferStatusWord: options.transferStatusWord,
     processingStatusWord: options.processingStatusWord,
+    losesCreate: (supplier, number) => runtime.faults.losesCreate(supplier, number),
   };
   return { reply: route.handler ? route.handler(context) : { status: 500, body: { detail: 'No handler.' } } };
 }
@@ -194,6 +195,7 @@ async function decide(
     url.searchParams,
   );
   if (fault === 'ambiguous') return { destroy: true };
+  if ('reply' in outcome && outcome.reply.lost) note(outcome.reply.lost);
   if ('reply' in outcome && outcome.reply.lose) {
     note('lost_answer');
     await sleep(runtime, runtime.options.lostAnswerMs);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ItemKind, ItemState, OpenItem } from '../../src/ledger/index.js';
 import type { ValidationIssue } from '../../src/schema/index.js';
 import type { Failure, FailureClass } from '../../src/engine/failure.js';
-import { batchSize, intentIsDurable, roundsFor } from '../../src/engine/item-batches.js';
+import { batchSize, intentIsDurable, nextBatch, roundsFor } from '../../src/engine/item-batches.js';
 import type { ItemDecision, SentBatch } from '../../src/engine/item-decision.js';
 import {
   afterFailure,
@@ -348,5 +348,33 @@ describe('batches', () => {
 
   it('allows one request per batch, one per record resent and a few spare', () => {
     expect(roundsFor(5, 2)).toBe(3 + 5 + 3);
+  });
+});
+
+describe('a request too large for the service (413)', () => {
+  it('several records go back to be sent in smaller requests; one alone is its failure, with the service words', () => {
+    const split = afterFailure(batch(4).items, failure('too_large', 'request_too_large'), true);
+    expect(brief(split)).toEqual({
+      settle: [
+        '1:pending:request_too_large',
+        '2:pending:request_too_large',
+        '3:pending:request_too_large',
+        '4:pending:request_too_large',
+      ],
+      retry: ['1:pending', '2:pending', '3:pending', '4:pending'],
+    });
+    expect(split.split).toBe(true);
+    const alone = afterFailure(batch(1).items, failure('too_large', 'request_too_large'), true);
+    expect(brief(alone)).toEqual({ settle: ['1:failed:request_too_large'], retry: [] });
+    expect(alone.split).toBeUndefined();
+    expect(alone.settle[0]?.patch.error).toMatchObject({ file: 'notes.ndjson', line: 2 });
+    expect(alone.settle[0]?.patch.error?.detail).toMatch(/^d \(this record alone is larger than the service takes/);
+  });
+
+  it('requests are bounded by bytes as well as by count, and carry at least one record', () => {
+    const records = Array.from({ length: 10 }, (_, index) => item(index + 1, { body: 'x'.repeat(999) }));
+    expect(nextBatch(records, 1000, 512 + 5 * 1000)).toHaveLength(5);
+    expect(nextBatch(records, 3, 1024 * 1024)).toHaveLength(3);
+    expect(nextBatch(records, 1000, 10)).toHaveLength(1);
   });
 });

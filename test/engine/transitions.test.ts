@@ -82,7 +82,8 @@ describe('afterStatus', () => {
     ['scheduled', 'WAITING', 'scheduled'],
     ['creating', 'QUEUED_FOR_REVIEW', 'scheduled'],
   ] as const)('%s + %s -> %s', (from, answer, to) => {
-    const result = afterStatus(account({ state: from }), answer === null ? null : status(answer), clock, schedule);
+    const record = answer === null ? null : status(answer, { platform_identifier: 'K-1' });
+    const result = afterStatus(account({ state: from }), record, clock, schedule);
     expect(result.patch.state).toBe(to);
   });
 
@@ -112,6 +113,31 @@ describe('afterStatus', () => {
           0) - clock.now,
     );
     expect(delays).toEqual([2000, 4000, 8000, 8000, 8000, 8000]);
+  });
+
+  it('a scheduled account whose import process stays 404 waits, then at the bounded check is staged to be created again', () => {
+    const waiting = afterStatus(account({ state: 'scheduled', polls: 2 }), null, clock, schedule, 4);
+    expect(waiting.patch.state).toBe('scheduled');
+    const lost = afterStatus(account({ state: 'scheduled', polls: 3 }), null, clock, schedule, 4);
+    expect(lost.patch).toMatchObject({ state: 'staged', nextCheckAt: null, error: { code: 'import_process_lost' } });
+    expect(lost.patch.error?.detail).toContain('at status check 4 after it the service still has no import process');
+    // Only "no process" counts: a process still PENDING at that check waits on.
+    expect(
+      afterStatus(account({ state: 'scheduled', polls: 3 }), status('PENDING'), clock, schedule, 4).patch.state,
+    ).toBe('scheduled');
+  });
+
+  it('a contradiction needs a person: PROCESSED without a platform_identifier, COMPLETED without a number', () => {
+    const processed = afterStatus(account({ state: 'scheduled' }), status('PROCESSED'), clock, schedule);
+    expect(processed.patch).toMatchObject({ state: 'errored', error: { code: 'service_contradiction' } });
+    expect(processed.patch.error?.detail).toContain('PROCESSED without a platform_identifier');
+    const completed = afterPollTransferStatus(
+      account({ state: 'scheduled' }),
+      { status: 'COMPLETED', platform_account_number: '' },
+      clock,
+      schedule,
+    );
+    expect(completed?.patch).toMatchObject({ state: 'errored', error: { code: 'service_contradiction' } });
   });
 
   it('keeps the platform identifier of a processed import', () => {
@@ -150,7 +176,7 @@ describe('account known only by post-import records', () => {
     [{ status: 'REJECTED', platform_account_number: '' }, 'ask v2'],
     // Not there: v2 says why (latest_error) or that no process exists.
     [{ status: 'UNKNOWN', platform_account_number: '' }, 'ask v2'],
-    [{ status: 'COMPLETED', platform_account_number: '' }, 'ask v2'],
+    [{ status: 'COMPLETED', platform_account_number: '' }, 'errored'],
     [null, 'ask v2'],
   ] as const)('polling a scheduled account, v1 %o -> %s', (answer, to) => {
     const polled = account({ state: 'scheduled', sentFingerprint: 'f1', polls: 1 });

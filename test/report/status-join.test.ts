@@ -51,6 +51,32 @@ describe('ledger against service', () => {
 });
 
 describe('one account row', () => {
+  it('the two platform account numbers differ: a disagreement, with both numbers', () => {
+    const joined = joinRow({
+      supplier: 'ACME',
+      externalAccountNumber: 'N-1',
+      account: row('done', { platformAccountNumber: 'A-00000002' }),
+      entry: { platformAccountNumber: 'A-00000001', pending: false },
+      online: true,
+      v2: undefined,
+    });
+    expect(joined).toMatchObject({
+      mismatch: 'differs',
+      platform_account_number: 'A-00000001',
+      ledger_platform_account_number: 'A-00000002',
+    });
+    const same = joinRow({
+      supplier: 'ACME',
+      externalAccountNumber: 'N-1',
+      account: row('done', { platformAccountNumber: 'A-00000001' }),
+      entry: { platformAccountNumber: 'A-00000001', pending: false },
+      online: true,
+      v2: undefined,
+    });
+    expect(same.mismatch).toBeNull();
+    expect(same).not.toHaveProperty('ledger_platform_account_number');
+  });
+
   it("takes the service's platform account number over the ledger's, and v2's latest_error", () => {
     const joined = joinRow({
       supplier: 'ACME',

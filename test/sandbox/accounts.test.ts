@@ -70,6 +70,26 @@ describe('validate', () => {
 });
 
 describe('create and the asynchronous process', () => {
+  it('loses the creates it is told to after answering 201: no process appears; --lost-create-once lands the next', async () => {
+    const s = await open({ processingMs: 0, lostCreateShare: 1, lostCreateOnce: true });
+    expect((await s.post('/v2/data-import/accounts/', { payload: account('L-1') })).status).toBe(201);
+    expect((await v2(s, 'L-1')).status).toBe(404);
+    expect((await v1(s, 'L-1')).status).toBe(404);
+    expect(s.sandbox.inspect.requests().at(-3)?.fault).toBe('lost_create');
+    expect((await s.post('/v2/data-import/accounts/', { payload: account('L-1') })).status).toBe(201);
+    expect((await v2(s, 'L-1')).body.status).toBe('PROCESSED');
+  });
+
+  it('NOID- and NONUM- accounts contradict themselves: PROCESSED without an identifier, COMPLETED without a number', async () => {
+    const s = await open({ processingMs: 0 });
+    for (const number of ['NOID-1', 'NONUM-1'])
+      expect((await s.post('/v2/data-import/accounts/', { payload: account(number) })).status).toBe(201);
+    expect((await v2(s, 'NOID-1')).body).toMatchObject({ status: 'PROCESSED', platform_identifier: null });
+    expect((await v1(s, 'NOID-1')).body.platform_account_number).toMatch(/^A-/);
+    expect((await v1(s, 'NONUM-1')).body).toEqual({ status: 'COMPLETED', platform_account_number: '' });
+    expect((await v2(s, 'NONUM-1')).body.platform_identifier).toEqual(expect.any(String));
+  });
+
   it('schedules (201 {}), then PENDING -> IN_PROGRESS -> PROCESSED with platform_identifier set', async () => {
     const clock = manualClock();
     const s = await open({ processingMs: 400 }, { clock: clock.now });

@@ -80,6 +80,8 @@ export function createAccount(context: HandlerContext): Reply {
       `${existing.status}; wait for it to finish.`;
     return { status: 400, body: { detail, code: PROCESS_IN_PROGRESS, errors: [] } };
   }
+  // A create lost after its 201 (a proxy or a queue that lost it): no import process appears.
+  if (context.losesCreate(supplier, externalAccountNumber)) return { status: 201, body: {}, lost: 'lost_create' };
   context.store.schedule(supplier, externalAccountNumber, payload, context.now);
   return { status: 201, body: {} };
 }
@@ -93,7 +95,8 @@ export function getImportStatus(context: HandlerContext): Reply {
     status: 200,
     body: responseNames(context.dialect, {
       status: (isRunning(record.status) ? context.processingStatusWord : undefined) ?? record.status,
-      platform_identifier: platformIdentifierOf(record),
+      // NOID-: a service contradicting itself, PROCESSED without the identifier the spec says it then has.
+      platform_identifier: externalAccountNumber.startsWith('NOID-') ? null : platformIdentifierOf(record),
       created_at: isoWithOffset(record.createdAt),
       modified_at: isoWithOffset(record.modifiedAt),
       latest_error: record.latestError ? { ...record.latestError } : null,

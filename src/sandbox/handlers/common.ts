@@ -34,6 +34,8 @@ export interface HandlerContext {
   transferStatusWord: string;
   /** The word of a process still running, when not the spec's (SandboxOptions.processingStatusWord). */
   processingStatusWord: string | undefined;
+  /** Whether this accepted create is answered 201 and lost (SandboxOptions.lostCreateShare). */
+  losesCreate(supplier: string, externalAccountNumber: string): boolean;
 }
 
 /** Whether a process is still running (PENDING or IN_PROGRESS): what processingStatusWord replaces. */

@@ -26,7 +26,9 @@ export function getTransferStatus(context: HandlerContext): Reply {
       : isRunning(record.status)
         ? (context.processingStatusWord ?? 'IN_PROGRESS')
         : 'UNKNOWN';
-  const body = { status, platform_account_number: accountNumberOf(record) ?? '' };
+  // NONUM-: a service contradicting itself, COMPLETED ("an account has been created") without its number.
+  const number = externalAccountNumber.startsWith('NONUM-') ? '' : (accountNumberOf(record) ?? '');
+  const body = { status, platform_account_number: number };
   return { status: 200, body: responseNames(context.dialect, body, true) };
 }
 
