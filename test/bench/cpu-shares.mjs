@@ -18,7 +18,7 @@ function regionsOf(url) {
     try {
       const lines = readFileSync(fileURLToPath(url), 'utf8').split('\n');
       lines.forEach((line, index) => {
-        const match = /^\/\/ ((?:dist|node_modules)\/\S+)$/.exec(line);
+        const match = /^\/\/ (?:\.\.\/)*(?:[\w.-]+\/)*?((?:dist|node_modules)\/\S+)$/.exec(line);
         if (match) regions.push([index, match[1]]);
       });
     } catch {
