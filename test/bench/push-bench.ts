@@ -29,6 +29,8 @@ import { writePushExport, type ExportOrder, type GeneratedExport } from './push-
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const LATENCY_MS = 20;
+/** The binary timed: BENCH_BIN=<another checkout>/bin/migrate.js compares two builds, run in turn, on one machine. */
+const MIGRATE_BIN = process.env['BENCH_BIN'] ?? join(ROOT, 'bin/migrate.js');
 /** The service's processing time per account: from 40 to 250 ms, seeded per account (BENCH_PROCESSING=100: a fixed time). */
 const PROCESSING = process.env['BENCH_PROCESSING'] ?? '40-250';
 const RUNS = Number(process.env['BENCH_RUNS'] ?? 3);
@@ -147,7 +149,7 @@ async function pushChild(server: Server, dir: string, concurrency: number, stopA
     [
       '--import',
       join(ROOT, 'test/bench/cpu-hook.mjs'),
-      join(ROOT, 'bin/migrate.js'),
+      MIGRATE_BIN,
       'push',
       dir,
       '--base-url',
