@@ -1,13 +1,14 @@
 import type { ExportMapping } from '../mapping/mapping-rules.js';
 import { findExportFiles } from '../sources/index.js';
-import { openExport, type ExportReader, type OpenExportOptions } from './index.js';
+import { openExport, type ExportReader, type OpenExportOptions, type ReadPhaseProgress } from './index.js';
 import { proveOrder, type OrderProof } from './order-proof.js';
 
 /**
  * The export read in external account number order, every account complete when it is handed
  * out (README "Complete or not at all"). A CSV export is proven first: every file's key column
- * is scanned (order-proof.ts); the files proven in order stream through the merge join, the
- * others are sorted on disk before the join starts. An export with a JSON or NDJSON file is
+ * is scanned (order-proof.ts) while the merge join is opened beside it; the files proven in order
+ * stream through that join, and when a file is not, the join is opened again with the files out of
+ * order sorted on disk before it starts. An export with a JSON or NDJSON file is
  * staged whole first (the scratch SQLite join), so that every record of it is in before the
  * first account is handed out. Either way nothing is assumed about the order of a file.
  */
@@ -33,8 +34,44 @@ export async function openExportInOrder(
     const reader = await openExport(dir, config, { ...open, join: 'scratch', ...(signal ? { signal } : {}) });
     return Object.assign(reader, { proof: undefined });
   }
-  const proof = await proveOrder(files, config, signal);
+  // The join is opened while the proof runs (the files' headers read, their first rows parsed ahead on the CSV
+  // thread), so that a sorted export's first account comes as soon as the proof ends; nothing is handed out before.
+  // Its progress is held until the proof keeps it: a file found out of order means opening again with it sorted.
+  const progress = heldProgress(rest.onProgress);
+  const [proved, opened] = await Promise.allSettled([
+    proveOrder(files, config, signal),
+    openExport(dir, config, { ...open, onProgress: progress.report, join: 'streaming' }),
+  ]);
+  if (proved.status === 'rejected' || proved.value.toSort.size > 0) {
+    if (opened.status === 'fulfilled') await opened.value.close();
+    if (proved.status === 'rejected') throw proved.reason;
+  }
+  const proof = proved.value;
   onProof?.(proof);
-  const reader = await openExport(dir, config, { ...open, join: 'streaming', sortFiles: proof.toSort });
-  return Object.assign(reader, { proof });
+  if (proof.toSort.size > 0) {
+    const reader = await openExport(dir, config, { ...open, join: 'streaming', sortFiles: proof.toSort });
+    return Object.assign(reader, { proof });
+  }
+  if (opened.status === 'rejected') throw opened.reason;
+  progress.release();
+  return Object.assign(opened.value, { proof });
+}
+
+/** Progress events kept back until release() (then passed on, those kept first), or dropped with the reader. */
+function heldProgress(onProgress: OpenExportOptions['onProgress']): {
+  report: (event: ReadPhaseProgress) => void;
+  release: () => void;
+} {
+  let held: ReadPhaseProgress[] | undefined = [];
+  return {
+    report: (event) => {
+      if (held === undefined) onProgress?.(event);
+      else held.push(event);
+    },
+    release: () => {
+      const events = held ?? [];
+      held = undefined;
+      for (const event of events) onProgress?.(event);
+    },
+  };
 }

@@ -2,11 +2,10 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import path from 'node:path';
 
-// A synthetic export for the push benchmark and the end-to-end tests, with every record kind:
-// per account one accounts row, one or two customers, one supply address (two on every seventh); three notes on two
-// accounts in three, two transactions on every second account, two historical statements on
-// every fourth, one payment instruction on four accounts in five (`full`), or one note per account
-// (`lean`, for the 1,000,000-account run whose service answers at once).
+// A synthetic export for the push benchmark and the end-to-end tests, with every record kind, as the field sends
+// them: per account one accounts row, two customers (joint holders), one supply address (two on every seventh);
+// three notes on two accounts in three, two transactions on every second account, two historical statements on
+// every fourth, one payment instruction on four accounts in five.
 // `scattered` (the default, as legacy exports are: customers by surname, transactions by date):
 // every file in its own account order, and the several rows of one account far apart (the n-th
 // row of every account is written in its own pass, each pass in another order); `sorted`: every
@@ -14,7 +13,6 @@ import path from 'node:path';
 // It returns the fewest requests the spec allows for it: per account create, one status check,
 // one request per post-import kind present, one per payment instruction.
 
-export type ExportShape = 'full' | 'lean';
 export type ExportOrder = 'scattered' | 'sorted';
 
 export interface GeneratedExport {
@@ -48,45 +46,42 @@ class Lines {
 const day = (index: number): string => `2026-11-${String(1 + (index % 15)).padStart(2, '0')}`;
 
 const id = (i: number): string => `PB-${String(i).padStart(8, '0')}`;
-const noteCount = (shape: ExportShape, i: number): number => (shape === 'lean' ? 1 : i % 3 === 0 ? 0 : 3);
+const noteCount = (i: number): number => (i % 3 === 0 ? 0 : 3);
 
 /** Each file's rows of account i, in the account's own order. */
-function rowsOf(shape: ExportShape): Record<string, (i: number) => string[]> {
-  const full = shape === 'full';
-  return {
-    'accounts.csv': (i) => [
-      `${id(i)},ACME,DOMESTIC,Customer ${i},customer${i}@example.org,REF${i},Customer ${i},${i} High Street,Leeds,LS1 ${1 + (i % 9)}AB,GB,MONTHLY,${1 + (i % 28)},false,2024-03-0${1 + (i % 9)},DIRECT,ONLINE,0,Team ${i % 5}`,
-    ],
-    'customers.csv': (i) => [
-      `${id(i)},Ms,Ada,Lovelace${i},ada${i}@example.org,+4479111${String(i % 100000).padStart(5, '0')},1980-01-0${1 + (i % 9)},true`,
-      ...(full && i % 2 === 1 ? [`${id(i)},Mr,Bob,Lovelace${i},bob${i}@example.org,,1979-05-1${i % 10},false`] : []),
-    ],
-    'supply_addresses.csv': (i) => [
-      `${id(i)},${i} High Street,LS1 ${1 + (i % 9)}AB,2024-03-0${1 + (i % 9)}`,
-      ...(full && i % 7 === 0 ? [`${id(i)},${i} Mill Lane,LS2 ${1 + (i % 9)}CD,2025-06-1${i % 10}`] : []),
-    ],
-    'notes.csv': (i) =>
-      Array.from(
-        { length: noteCount(shape, i) },
-        (_, n) => `${id(i)},"Migrated from legacy, note ${n} of ${i}",2026-11-0${1 + n}T09:00:00Z`,
-      ),
-    'transactions.csv': (i) =>
-      full && i % 2 === 0
-        ? [
-            `${id(i)},T${i}-1,${day(i)},42.10,CHARGE,IMPORTED_CHARGE,Opening charge`,
-            `${id(i)},T${i}-2,${day(i + 1)},42.10,PAYMENT,ACCOUNT_CHARGE_PAYMENT,`,
-          ]
-        : [],
-    'statements.csv': (i) =>
-      full && i % 4 === 0
-        ? [
-            `${id(i)},S${i}-09,2026-09-01,2026-09-30,2026-10-03,INV-${i}-09,40.50`,
-            `${id(i)},S${i}-10,2026-10-01,2026-10-31,2026-11-03,INV-${i}-10,41.25`,
-          ]
-        : [],
-    'payment_instructions.csv': (i) => (full && i % 5 !== 0 ? [`${id(i)},ACME,STRIPE,pm_${i},CARD`] : []),
-  };
-}
+const ROWS: Record<string, (i: number) => string[]> = {
+  'accounts.csv': (i) => [
+    `${id(i)},ACME,DOMESTIC,Customer ${i},customer${i}@example.org,REF${i},Customer ${i},${i} High Street,Leeds,LS1 ${1 + (i % 9)}AB,GB,MONTHLY,${1 + (i % 28)},false,2024-03-0${1 + (i % 9)},DIRECT,ONLINE,0,Team ${i % 5}`,
+  ],
+  'customers.csv': (i) => [
+    `${id(i)},Ms,Ada,Lovelace${i},ada${i}@example.org,+4479111${String(i % 100000).padStart(5, '0')},1980-01-0${1 + (i % 9)},true`,
+    `${id(i)},Mr,Bob,Lovelace${i},bob${i}@example.org,,1979-05-1${i % 10},false`,
+  ],
+  'supply_addresses.csv': (i) => [
+    `${id(i)},${i} High Street,LS1 ${1 + (i % 9)}AB,2024-03-0${1 + (i % 9)}`,
+    ...(i % 7 === 0 ? [`${id(i)},${i} Mill Lane,LS2 ${1 + (i % 9)}CD,2025-06-1${i % 10}`] : []),
+  ],
+  'notes.csv': (i) =>
+    Array.from(
+      { length: noteCount(i) },
+      (_, n) => `${id(i)},"Migrated from legacy, note ${n} of ${i}",2026-11-0${1 + n}T09:00:00Z`,
+    ),
+  'transactions.csv': (i) =>
+    i % 2 === 0
+      ? [
+          `${id(i)},T${i}-1,${day(i)},42.10,CHARGE,IMPORTED_CHARGE,Opening charge`,
+          `${id(i)},T${i}-2,${day(i + 1)},42.10,PAYMENT,ACCOUNT_CHARGE_PAYMENT,`,
+        ]
+      : [],
+  'statements.csv': (i) =>
+    i % 4 === 0
+      ? [
+          `${id(i)},S${i}-09,2026-09-01,2026-09-30,2026-10-03,INV-${i}-09,40.50`,
+          `${id(i)},S${i}-10,2026-10-01,2026-10-31,2026-11-03,INV-${i}-10,41.25`,
+        ]
+      : [],
+  'payment_instructions.csv': (i) => (i % 5 !== 0 ? [`${id(i)},ACME,STRIPE,pm_${i},CARD`] : []),
+};
 
 const HEADERS: Record<string, string> = {
   'accounts.csv':
@@ -118,11 +113,9 @@ function orderOf(order: ExportOrder, count: number, fileIndex: number, pass: num
 export async function writePushExport(
   dir: string,
   count: number,
-  shape: ExportShape,
   order: ExportOrder = 'scattered',
 ): Promise<GeneratedExport> {
-  const rows = rowsOf(shape);
-  for (const [fileIndex, [name, rowsOfAccount]] of Object.entries(rows).entries()) {
+  for (const [fileIndex, [name, rowsOfAccount]] of Object.entries(ROWS).entries()) {
     const lines = new Lines(path.join(dir, name), HEADERS[name] as string);
     const passes = order === 'sorted' ? 1 : 3;
     for (let pass = 0; pass < passes; pass += 1) {
@@ -137,8 +130,7 @@ export async function writePushExport(
   }
   let minimumRequests = 0;
   for (let i = 0; i < count; i += 1) {
-    minimumRequests += 2 + (noteCount(shape, i) > 0 ? 1 : 0);
-    if (shape === 'lean') continue;
+    minimumRequests += 2 + (noteCount(i) > 0 ? 1 : 0);
     minimumRequests += (i % 2 === 0 ? 1 : 0) + (i % 4 === 0 ? 1 : 0) + (i % 5 !== 0 ? 1 : 0);
   }
   return { accounts: count, minimumRequests };

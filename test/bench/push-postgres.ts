@@ -157,7 +157,7 @@ export async function postgresBench(count = 2_000): Promise<void> {
   const cluster = await startTestCluster();
   const dir = mkdtempSync(join(tmpdir(), 'bench-pg-export-'));
   try {
-    await writePushExport(dir, count, 'full', 'sorted');
+    await writePushExport(dir, count, 'sorted');
     const setup = { dir, accounts: count, expected: await exportInMemory(dir, { MIGRATE_SUPPLIER: 'ACME' }), cluster };
     console.log(
       `one runner, ${count} sorted accounts, sandbox 20 ms / processing 100 ms, concurrency 8; median of ${RUNS}`,

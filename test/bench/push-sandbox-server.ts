@@ -8,7 +8,7 @@ import { startSandbox } from '../../src/sandbox/index.js';
 // ms at which the first of them arrived), `reset` -> counters to zero. Exits when stdin closes.
 
 const latencyMs = Number(process.argv[2] ?? 20);
-const processingMs = Number(process.argv[3] ?? 100);
+const [processingMs = 100, processingMaxMs = processingMs] = (process.argv[3] ?? '100').split('-').map(Number);
 const retainPayloads = process.argv[4] === 'retain';
 
 let requests = 0;
@@ -28,6 +28,7 @@ function endpointOf(method: string, path: string): string {
 const sandbox = await startSandbox({
   latencyMs,
   processingMs,
+  processingSpreadMs: processingMaxMs - processingMs,
   retainPayloads,
   recordRequests: false,
   seed: 1,

@@ -25,7 +25,7 @@ const ACCOUNTS = 1500;
 async function exportOf(name: string, accounts: number, order: ExportOrder = 'scattered'): Promise<string> {
   const dir = join(root, name);
   mkdirSync(dir);
-  await writePushExport(dir, accounts, 'full', order);
+  await writePushExport(dir, accounts, order);
   return dir;
 }
 
