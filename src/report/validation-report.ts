@@ -1,9 +1,9 @@
-import { chmod, open } from 'node:fs/promises';
+import { closeSync, fchmodSync, writeSync } from 'node:fs';
 import { stringify } from 'csv-stringify/sync';
-import { UsageError } from '../errors.js';
 import type { SourceIssue } from '../mapping/types.js';
 import type { ExportValidation } from '../intake/validate-export.js';
 import { linkLines, notReadLines } from './export-entries.js';
+import { openOutputFile } from './output-file.js';
 import { spreadsheetCsvOptions } from './spreadsheet-safe.js';
 
 // The outputs of `migrate validate`, as text chunks to write one after the other: the errors are
@@ -143,22 +143,14 @@ function summaryLines(validation: ExportValidation): string[] {
 
 /** Errors as CSV for a spreadsheet; it names customers' accounts, so only the owner may read it. */
 export async function writeErrorsCsv(file: string, validation: ExportValidation): Promise<void> {
-  let handle;
+  // Not through a planted link, not over another user's file (output-file.ts): exit 2 saying why.
+  const fd = openOutputFile('--errors-csv', file, 'truncate');
   try {
-    handle = await open(file, 'w', 0o600);
-    await chmod(file, 0o600);
-  } catch (error) {
-    throw new UsageError(
-      `--errors-csv ${file}: cannot be written (${(error as NodeJS.ErrnoException).code ?? String(error)}).`,
-      'errors_csv_unwritable',
-      error,
-    );
-  }
-  try {
-    await handle.write(stringify([], spreadsheetCsvOptions(CSV_COLUMNS, true)));
+    fchmodSync(fd, 0o600);
+    writeSync(fd, stringify([], spreadsheetCsvOptions(CSV_COLUMNS, true)));
     for await (const rows of errorRowBatches(validation))
-      await handle.write(stringify(rows, spreadsheetCsvOptions(CSV_COLUMNS, false)));
+      writeSync(fd, stringify(rows, spreadsheetCsvOptions(CSV_COLUMNS, false)));
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
