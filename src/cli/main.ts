@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { ExitCode, MigrateError } from '../errors.js';
+import { ExitCode, MigrateError, visibleText } from '../errors.js';
 import { registerValidateCommand } from './validate.js';
 import { registerPushCommand } from './push.js';
 import { registerSandboxCommand } from './sandbox.js';
@@ -69,11 +69,11 @@ function reportError(error: unknown): number {
     return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
   }
   if (error instanceof MigrateError) {
-    process.stderr.write(`migrate: ${error.message}\n`);
+    process.stderr.write(`migrate: ${visibleText(error.message)}\n`);
     return error.exitCode;
   }
   const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`migrate: internal error: ${message}\n`);
+  process.stderr.write(`migrate: internal error: ${visibleText(message)}\n`);
   if (process.env['MIGRATE_DEBUG'] && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
   else process.stderr.write('Set MIGRATE_DEBUG=1 to print the stack trace, and report it.\n');
   return ExitCode.fatal;

@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { checkContractDialect, type MigrateConfig } from '../config/index.js';
 import { ledgerUrlOf } from '../config/ledger-url.js';
 import { chooseDialect, loadServiceConfig, type ServiceConfig } from '../config/service.js';
-import { UsageError } from '../errors.js';
+import { UsageError, visibleText } from '../errors.js';
 import { refuseNoAccounts } from '../intake/accounts-present.js';
 import { checkStateDir, isLedgerDamage, LEDGER_FILE, openLedgerReader } from '../ledger/index.js';
 import type { Dialect } from '../schema/index.js';
@@ -74,7 +74,7 @@ export function onStateDir(setup: PushSetup, options: PushCommandOptions, stateD
   return { ...setup, stateDir, recorded, dialect };
 }
 
-export const warn = (text: string): void => void process.stderr.write(`migrate: warning: ${text}\n`);
+export const warn = (text: string): void => void process.stderr.write(`migrate: warning: ${visibleText(text)}\n`);
 
 async function selectionOf(options: PushCommandOptions): Promise<PushSetup['selection']> {
   const accounts =

@@ -1,7 +1,16 @@
 import type { Command } from 'commander';
 import { registerServiceOptions } from '../config/service.js';
 import { DEFAULT_ENGINE_SETTINGS, runPush, type EngineSettings, type PushResult } from '../engine/index.js';
-import { ExitCode, FatalError, InterruptedError, MigrateError, UsageError } from '../errors.js';
+import {
+  ExitCode,
+  FatalError,
+  InterruptedError,
+  MigrateError,
+  UsageError,
+  visibleJson,
+  visibleStrings,
+  visibleText,
+} from '../errors.js';
 import { openExportInOrder, type ExportInOrder } from '../intake/export-in-order.js';
 import type { ExportReader } from '../intake/index.js';
 import type { FileOutOfOrder } from '../intake/order-proof.js';
@@ -183,8 +192,8 @@ function concludeRun(
     },
     answered: result.reason !== 'fatal',
   });
-  if (options.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
-  else process.stdout.write(renderSummary(summary, colorWanted(process.stdout, process.env)));
+  if (options.json) process.stdout.write(`${visibleJson(JSON.stringify(summary, null, 2))}\n`);
+  else process.stdout.write(renderSummary(visibleStrings(summary), colorWanted(process.stdout, process.env)));
   if (storage !== undefined)
     throw (
       postgresFailure(storage) ??
@@ -208,7 +217,7 @@ function refuseExport(reader: ExportReader): void {
   throw new UsageError(fileIssuesText(reader.fileIssues, 'nothing was sent'), 'export_file_issues');
 }
 
-const tell = (line: string): void => void process.stderr.write(`migrate: ${line}\n`);
+const tell = (line: string): void => void process.stderr.write(`migrate: ${visibleText(line)}\n`);
 
 /** Links read through and entries not read, told before anything is staged (docs/export-format.md "Files"). */
 function tellEntries({ files, notRead }: Pick<ExportFiles, 'notRead'> & { files: LinkedFile[] }): void {

@@ -3,7 +3,7 @@ import { RequestRejectedError } from '../api/index.js';
 import { checkContractDialect, type MigrateConfig } from '../config/index.js';
 import { chooseDialect, registerServiceOptions, type ServiceFlags } from '../config/service.js';
 import { RUN_DEFAULTS } from '../defaults.js';
-import { ExitCode, UsageError } from '../errors.js';
+import { ExitCode, UsageError, visibleJson, visibleText } from '../errors.js';
 import { Code } from '../schema/index.js';
 import { locateIssue, openExport, type ExportReader } from '../intake/index.js';
 import type { OrderProof } from '../intake/order-proof.js';
@@ -122,7 +122,8 @@ export async function validateCommand(options: ValidateCommandOptions): Promise<
   const output = stdoutOutput();
   try {
     if (options.errorsCsv !== undefined) await writeErrorsCsv(options.errorsCsv, validation);
-    for await (const text of options.json ? jsonReport(validation) : textReport(validation)) await output.write(text);
+    for await (const text of options.json ? jsonReport(validation) : textReport(validation))
+      await output.write(options.json ? visibleJson(text) : visibleText(text));
   } catch (error) {
     if (!(error instanceof OutputClosed)) throw error;
   } finally {

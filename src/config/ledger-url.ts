@@ -8,7 +8,7 @@ export const LEDGER_URL_ENV = 'MIGRATE_LEDGER_URL';
  * The PostgreSQL ledger of a command (--ledger, else MIGRATE_LEDGER_URL), or undefined for a state directory's SQLite
  * ledger. Anything but a postgres:// or postgresql:// URL is exit 2, and the message never repeats the password. A
  * password in the flag's URL is exit 2 too: a command line is readable by every user of the host (`ps`, /proc) for
- * the whole run, as an API key would be (docs/postgres.md "Connecting").
+ * the whole run, as an API key would be (docs/postgres.md, "The password").
  */
 export function ledgerUrlOf(flag: string | undefined, env: NodeJS.ProcessEnv, name = '--ledger'): string | undefined {
   const value = flag ?? env[LEDGER_URL_ENV];
