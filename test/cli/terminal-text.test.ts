@@ -16,7 +16,6 @@ const BIN = join(ROOT, 'bin', 'migrate.js');
 const HOSTILE = '\u001b]52;c;aGk=\u0007\u009b2J';
 const SHOWN = '\\x1b]52;c;aGk=\\x07\\x9b2J';
 /** Anything a terminal obeys: C0 but tab and line feed, DEL, C1. */
-// eslint-disable-next-line no-control-regex -- control characters are what this looks for
 const RAW = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
 
 let dir: string;
