@@ -39,7 +39,8 @@ function stopQuietlyWhenTheReaderGoes(): void {
   watchingPipes = true;
   for (const stream of [process.stdout, process.stderr])
     stream.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
+      // EIO: the terminal hung up (a closed ssh session; push goes on to its summary after SIGHUP).
+      if (error.code !== 'EPIPE' && error.code !== 'EIO' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
     });
 }
 

@@ -14,6 +14,7 @@ import {
 import { openExportInOrder, type ExportInOrder } from '../intake/export-in-order.js';
 import type { ExportReader } from '../intake/index.js';
 import type { FileOutOfOrder } from '../intake/order-proof.js';
+import { scratchSpaceError } from './scratch-space.js';
 import { isLedgerDamage, stateDirFailure } from '../ledger/index.js';
 import { ExportCode } from '../mapping/issue-codes.js';
 import { linkLines, notReadLines, type LinkedFile } from '../report/export-entries.js';
@@ -52,18 +53,20 @@ export function registerPushCommand(program: Command, setExitCode: (code: number
   });
 }
 
+/** The signals that stop a push as Ctrl-C does: in-flight requests finish, the summary is printed, exit 130. */
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
 /** `migrate push <dir>`: returns the exit code (README "Exit codes"). */
 export async function pushCommand(options: PushCommandOptions): Promise<number> {
-  // Installed first: a signal during start-up or staging also stops the run cleanly (exit 130).
+  // Installed first: a signal during start-up or staging also stops the run cleanly (exit 130). SIGHUP (the ssh
+  // session or terminal closed) is a stop as SIGTERM is, not an end without a summary.
   const controller = new AbortController();
   const onSignal = (): void => controller.abort();
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  for (const name of STOP_SIGNALS) process.once(name, onSignal);
   try {
     return await pushWithSignal(options, controller.signal);
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    for (const name of STOP_SIGNALS) process.off(name, onSignal);
   }
 }
 
@@ -144,7 +147,8 @@ async function openExportForRun(
       },
     },
   ).catch((error: unknown) => {
-    throw signal.aborted ? new InterruptedError('before anything was sent') : error;
+    if (signal.aborted) throw new InterruptedError('before anything was sent');
+    throw scratchSpaceError(error, run.stateDir, setup.exportFiles.files) ?? error;
   });
   run.onClose(() => reader.close());
   setup.stopAt('export-opened');

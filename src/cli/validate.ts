@@ -11,6 +11,7 @@ import { jsonReport, textReport, writeErrorsCsv } from '../report/validation-rep
 import { ValidateProgress } from '../report/validate-progress.js';
 import { ALLOW_NO_ACCOUNTS, refuseNoAccounts } from '../intake/accounts-present.js';
 import { openExportInOrder } from '../intake/export-in-order.js';
+import { scratchSpaceError } from './scratch-space.js';
 import { findExportFiles } from '../sources/index.js';
 import { validateExport, type ExportValidation, type RemoteCheck } from '../intake/validate-export.js';
 import { OutputClosed, stdoutOutput } from '../report/output.js';
@@ -115,6 +116,9 @@ export async function validateCommand(options: ValidateCommandOptions): Promise<
     } finally {
       await reader.close();
     }
+  } catch (error) {
+    // TMPDIR full while the export was sorted: named, with the room it needs (exit 3).
+    throw scratchSpaceError(error, undefined, found.files) ?? error;
   } finally {
     progress?.stop();
     await remote?.close();
