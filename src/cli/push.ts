@@ -17,7 +17,7 @@ import type { FileOutOfOrder } from '../intake/order-proof.js';
 import { scratchSpaceError } from './scratch-space.js';
 import { isLedgerDamage, stateDirFailure } from '../ledger/index.js';
 import { ExportCode } from '../mapping/issue-codes.js';
-import { linkLines, notReadLines, type LinkedFile } from '../report/export-entries.js';
+import { linkLines, notReadLines, spellingLines, type LinkedFile } from '../report/export-entries.js';
 import { fileIssuesText, lockLostText, unknownAccountsText } from '../report/push-messages.js';
 import { buildPushSummary, colorWanted, renderSummary } from '../report/summary.js';
 import type { ExportFiles } from '../sources/index.js';
@@ -205,6 +205,7 @@ function concludeRun(
       new FatalError(`the ledger in ${run.label} could not be written (${result.fatal?.detail ?? ''}); stopped.`)
     );
   if (result.fatal) tell(`${result.fatal.code}: ${result.fatal.detail}`);
+  for (const line of spellingLines(reader.summary.spellings)) tell(line);
   // Rows found outside any account: every account was sent, these rows were not.
   if (reader.fileIssues.length === 0) return result.exitCode;
   tell(fileIssuesText(reader.fileIssues, 'those rows were not sent, every account was'));

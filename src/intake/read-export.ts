@@ -5,9 +5,17 @@ import { ExportCode } from '../mapping/issue-codes.js';
 import type { RecordData } from '../mapping/join-groups.js';
 import { csvKey, jsonKey, planFile, type FilePlan } from '../mapping/record.js';
 import type { SourceIssue } from '../mapping/types.js';
-import { addressable, keyColumn, missingKeyIssue, repeatedHeader, type IssueSink } from './record-key.js';
+import {
+  addressable,
+  keyColumn,
+  missingKeyIssue,
+  noteSpelling,
+  repeatedHeader,
+  type IssueSink,
+  type UnicodeSpellings,
+} from './record-key.js';
 
-export type { IssueSink } from './record-key.js';
+export type { IssueSink, UnicodeSpellings } from './record-key.js';
 
 // One export file, record by record (bounded memory): its plan (from the CSV header or the
 // mapping rules) and its records keyed by external account number, as read; mapping happens per
@@ -100,8 +108,9 @@ export async function openExportFile(
   config: ExportMapping,
   issues: IssueSink,
   onBytes: (bytes: number) => void,
-  read: { thread?: boolean } = {},
+  read: { thread?: boolean; spellings?: UnicodeSpellings } = {},
 ): Promise<OpenedFile> {
+  const spellings = read.spellings ?? { lines: 0, sample: [] };
   const mapping = config.mapping[file.kind];
   const options = { file: file.file, encoding: mapping.encoding, onBytes };
   if (file.format === 'csv') {
@@ -122,7 +131,8 @@ export async function openExportFile(
         issues.push(unknownColumnIssue(file.file, header.line, column, file.kind));
       if (unknown.length > SHOWN_UNKNOWN_COLUMNS)
         issues.push(moreUnknownColumnsIssue(file, header.line, unknown.slice(SHOWN_UNKNOWN_COLUMNS)));
-      const records = csvRecords((first.value ?? []).slice(1), batches, file, { plan, header: header.cells }, issues);
+      const csv = { plan, header: header.cells, spellings };
+      const records = csvRecords((first.value ?? []).slice(1), batches, file, csv, issues);
       return {
         plan,
         records,
@@ -136,7 +146,7 @@ export async function openExportFile(
   const plan = planFile(file.kind, file.file, [], config);
   const items =
     file.format === 'json' ? readJsonArray(file.absolutePath, options) : readNdjson(file.absolutePath, options);
-  const records = jsonRecords(items, file, plan, issues);
+  const records = jsonRecords(items, file, { plan, spellings }, issues);
   return {
     plan,
     records,
@@ -175,16 +185,23 @@ async function* csvRecords(
   afterHeader: CsvRow[],
   batches: AsyncGenerator<CsvRow[]>,
   file: ExportFile,
-  { plan, header }: { plan: FilePlan; header: string[] },
+  { plan, header, spellings }: { plan: FilePlan; header: string[]; spellings: UnicodeSpellings },
   issues: IssueSink,
 ): AsyncGenerator<KeyedRecord[], void, undefined> {
+  const written = (cells: string[]): string | undefined =>
+    plan.mapping.constants['external_account_number'] === undefined && plan.keyIndex !== undefined
+      ? cells[plan.keyIndex]
+      : undefined;
   const keyed = (rows: CsvRow[]): KeyedRecord[] => {
     const records: KeyedRecord[] = [];
     for (const row of rows) {
       if (repeatedHeader(file, plan, header, row, issues)) continue;
       const key = csvKey(plan, row.cells);
       if (key === undefined) issues.push(missingKeyIssue(file, plan, row.line));
-      else if (addressable(file, plan, row.line, key, issues)) records.push({ key, line: row.line, data: row.cells });
+      else if (addressable(file, plan, row.line, key, issues)) {
+        noteSpelling(spellings, file, row.line, written(row.cells), key);
+        records.push({ key, line: row.line, data: row.cells });
+      }
     }
     return records;
   };
@@ -199,9 +216,10 @@ async function* csvRecords(
 async function* jsonRecords(
   items: ReturnType<typeof readNdjson>,
   file: ExportFile,
-  plan: FilePlan,
+  { plan, spellings }: { plan: FilePlan; spellings: UnicodeSpellings },
   issues: IssueSink,
 ): AsyncGenerator<KeyedRecord[], void, undefined> {
+  const column = keyColumn(plan);
   // JSON keys vary by record: an undocumented key is reported once per file, where it first appears.
   // Past the first few, the rest are grouped into one problem at the end of the file.
   const reported = new Set<string>();
@@ -217,7 +235,10 @@ async function* jsonRecords(
       else if (more.push(column) === 1) moreLine = item.line;
     });
     if (key === undefined) issues.push(missingKeyIssue(file, plan, item.line));
-    else if (addressable(file, plan, item.line, key, issues)) batch.push({ key, line: item.line, data: item.object });
+    else if (addressable(file, plan, item.line, key, issues)) {
+      noteSpelling(spellings, file, item.line, item.object[column], key);
+      batch.push({ key, line: item.line, data: item.object });
+    }
     if (batch.length >= BATCH) {
       yield batch;
       batch = [];

@@ -2,7 +2,7 @@ import { closeSync, fchmodSync, writeSync } from 'node:fs';
 import { stringify } from 'csv-stringify/sync';
 import type { SourceIssue } from '../mapping/types.js';
 import type { ExportValidation } from '../intake/validate-export.js';
-import { linkLines, notReadLines } from './export-entries.js';
+import { linkLines, notReadLines, spellingLines } from './export-entries.js';
 import { openOutputFile } from './output-file.js';
 import { spreadsheetCsvOptions } from './spreadsheet-safe.js';
 
@@ -52,13 +52,20 @@ export async function* errorRowBatches(
   if (batch.length > 0) yield batch;
 }
 
-/** `--json`: one document { ok, accounts, links, not_read, errors }, one error per line. */
+/** `--json`: one document { ok, accounts, links, not_read, unicode_spellings?, errors }, one error per line. */
 export async function* jsonReport(validation: ExportValidation): AsyncGenerator<string> {
   const { files, notRead } = validation.summary;
   const links = files.flatMap((file) =>
     file.linkTarget === undefined ? [] : [{ file: file.file, target: file.linkTarget }],
   );
-  const head = JSON.stringify({ ok: validation.ok, accounts: validation.accounts, links, not_read: notRead }, null, 2);
+  const { spellings } = validation.summary;
+  // Only when there are any: documents of exports written in NFC stay as they were.
+  const unicode = spellings.lines === 0 ? {} : { unicode_spellings: spellings };
+  const head = JSON.stringify(
+    { ok: validation.ok, accounts: validation.accounts, links, not_read: notRead, ...unicode },
+    null,
+    2,
+  );
   yield `${head.slice(0, -2)},\n  "errors": [`;
   let separator = '';
   for await (const rows of errorRowBatches(validation)) {
@@ -114,7 +121,7 @@ function summaryLines(validation: ExportValidation): string[] {
     `Read ${summary.files.map((file) => `${file.file} (${file.records})`).join(', ')}` +
       `${summary.configFile ? ` with mapping ${summary.configFile}` : ''}.`,
   ];
-  lines.push(...linkLines(summary.files), ...notReadLines(summary.notRead));
+  lines.push(...linkLines(summary.files), ...notReadLines(summary.notRead), ...spellingLines(summary.spellings));
   if (validation.sorted.length > 0) {
     const files = validation.sorted.map((file) =>
       file.order === 'unsorted' ? `${file.file} (out of order at line ${file.line})` : `${file.file} (${file.reason})`,
