@@ -2,6 +2,7 @@ import type { ExportMapping } from '../mapping/mapping-rules.js';
 import { InputError } from '../errors.js';
 import { readCsvBatches, readJsonArray, readNdjson, type CsvRow, type ExportFile } from '../sources/index.js';
 import { ExportCode } from '../mapping/issue-codes.js';
+import { changedWhileRead, stampOf, watchedRecords } from './file-stamp.js';
 import type { RecordData } from '../mapping/join-groups.js';
 import { csvKey, jsonKey, planFile, type FilePlan } from '../mapping/record.js';
 import type { SourceIssue } from '../mapping/types.js';
@@ -111,6 +112,8 @@ export async function openExportFile(
   read: { thread?: boolean; spellings?: UnicodeSpellings } = {},
 ): Promise<OpenedFile> {
   const spellings = read.spellings ?? { lines: 0, sample: [] };
+  // A file that changes while it is read is named as such, not blamed on its data (file-stamp.ts).
+  const stamp = stampOf(file);
   const mapping = config.mapping[file.kind];
   const options = { file: file.file, encoding: mapping.encoding, onBytes };
   if (file.format === 'csv') {
@@ -132,25 +135,29 @@ export async function openExportFile(
       if (unknown.length > SHOWN_UNKNOWN_COLUMNS)
         issues.push(moreUnknownColumnsIssue(file, header.line, unknown.slice(SHOWN_UNKNOWN_COLUMNS)));
       const csv = { plan, header: header.cells, spellings };
-      const records = csvRecords((first.value ?? []).slice(1), batches, file, csv, issues);
+      const reading = csvRecords((first.value ?? []).slice(1), batches, file, csv, issues);
+      const records = watchedRecords(reading, file, stamp);
       return {
         plan,
         records,
-        close: async () => void (await Promise.all([records.return(undefined), batches.return(undefined)])),
+        close: async () =>
+          void (await Promise.all([records.return(undefined), reading.return(undefined), batches.return(undefined)])),
       };
     } catch (error) {
       await batches.return(undefined);
-      throw error;
+      throw changedWhileRead(file, stamp) ?? error;
     }
   }
   const plan = planFile(file.kind, file.file, [], config);
   const items =
     file.format === 'json' ? readJsonArray(file.absolutePath, options) : readNdjson(file.absolutePath, options);
-  const records = jsonRecords(items, file, { plan, spellings }, issues);
+  const reading = jsonRecords(items, file, { plan, spellings }, issues);
+  const records = watchedRecords(reading, file, stamp);
   return {
     plan,
     records,
-    close: async () => void (await Promise.all([records.return(undefined), items.return(undefined)])),
+    close: async () =>
+      void (await Promise.all([records.return(undefined), reading.return(undefined), items.return(undefined)])),
   };
 }
 
