@@ -1,4 +1,6 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -75,6 +77,37 @@ describe('the print edges', () => {
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toContain(`the service said ${SHOWN}`);
     expect(status.stdout).not.toMatch(RAW);
+  });
+
+  it("the service's own words (a refused key's message) are shown with their controls escaped", async () => {
+    // A service that refuses the key with a message carrying the escapes (what a hostile or broken service may send).
+    const server = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(
+          JSON.stringify({
+            data: null,
+            errors: [{ message: `bad key ${HOSTILE}`, extensions: { errorCode: 'KT-CT-1139' } }],
+          }),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const args = [BIN, 'push', 'export', '--base-url', url, '--state', join(dir, 'state-refused')];
+      const child = spawn(process.execPath, args, { cwd: dir, env: { ...process.env, MIGRATE_API_KEY: 'k' } });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect(code, output).toBe(3);
+      expect(output).toContain(`bad key ${SHOWN}`);
+      expect(output).not.toMatch(RAW);
+    } finally {
+      server.close();
+    }
   });
 
   it('a file name in an error message is shown with its controls escaped', () => {
