@@ -97,7 +97,7 @@ function refusal(flag: string, file: string, error: unknown): UsageError {
 }
 
 /** The real path of `target`, or of its nearest existing parent with the rest appended (a path not made yet). */
-export function realPathOf(target: string): string {
+function realPathOf(target: string): string {
   const missing: string[] = [];
   let current = path.resolve(target);
   for (;;) {
