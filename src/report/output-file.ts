@@ -30,8 +30,13 @@ export function refuseInsideExport(flag: string, given: string, target: string, 
  * symbolic link, refusing a file another user owns: a UsageError (exit 2) saying why, or naming the system's refusal.
  */
 export function openOutputFile(flag: string, file: string, how: 'append' | 'truncate'): number {
+  // O_NONBLOCK: a FIFO planted in the file's place is not waited on (refused below, as not a regular file).
   const flags =
-    constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | (how === 'append' ? constants.O_APPEND : 0);
+    constants.O_WRONLY |
+    constants.O_CREAT |
+    constants.O_NOFOLLOW |
+    constants.O_NONBLOCK |
+    (how === 'append' ? constants.O_APPEND : 0);
   let fd: number;
   try {
     fd = openSync(file, flags, 0o600);
