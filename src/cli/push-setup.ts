@@ -7,7 +7,7 @@ import { UsageError, visibleText } from '../errors.js';
 import { refuseNoAccounts } from '../intake/accounts-present.js';
 import { checkStateDir, isLedgerDamage, LEDGER_FILE, openLedgerReader } from '../ledger/index.js';
 import type { Dialect } from '../schema/index.js';
-import { refuseInsideExport } from '../report/output-file.js';
+import { refuseUnsafeOutput } from '../report/output-file.js';
 import { findExportFiles, type ExportFiles } from '../sources/index.js';
 import { loadCommandConfig, warnAboutContract } from './mapping-options.js';
 import { tellWarnings } from './open-service.js';
@@ -84,7 +84,7 @@ async function selectionOf(options: PushCommandOptions): Promise<PushSetup['sele
 
 /** --log-file's directory must exist, outside the export: checked before the state directory is created. */
 function checkLogFileDir(path: string, exportDir: string): void {
-  refuseInsideExport('--log-file', path, path, [exportDir]);
+  refuseUnsafeOutput('--log-file', path, [exportDir]);
   const dir = dirname(resolve(path));
   if (!existsSync(dir) || !statSync(dir).isDirectory())
     throw new UsageError(`--log-file ${path}: the directory ${dir} does not exist.`, 'log_file_unwritable');

@@ -15,7 +15,7 @@ import { scratchSpaceError } from './scratch-space.js';
 import { findExportFiles } from '../sources/index.js';
 import { validateExport, type ExportValidation, type RemoteCheck } from '../intake/validate-export.js';
 import { OutputClosed, stdoutOutput } from '../report/output.js';
-import { refuseInsideExport } from '../report/output-file.js';
+import { refuseUnsafeOutput } from '../report/output-file.js';
 import { openService } from './open-service.js';
 import {
   loadCommandConfig,
@@ -79,8 +79,7 @@ export async function validateCommand(options: ValidateCommandOptions): Promise<
       '--sandbox only applies with --remote (validate against the built-in sandbox).',
       'sandbox_without_remote',
     );
-  if (options.errorsCsv !== undefined)
-    refuseInsideExport('--errors-csv', options.errorsCsv, options.errorsCsv, [options.dir]);
+  if (options.errorsCsv !== undefined) refuseUnsafeOutput('--errors-csv', options.errorsCsv, [options.dir]);
   const config = await loadCommandConfig(options);
   const dialect = chooseDialect({ flags: options, env: process.env, file: config });
   checkContractDialect(config, dialect);

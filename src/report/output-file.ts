@@ -26,6 +26,22 @@ export function refuseInsideExport(flag: string, given: string, target: string, 
 }
 
 /**
+ * Before a command reads anything: the file it will write or append (`given`) is refused now, exit 2, for what
+ * opening it would refuse later (inside an export, a symbolic link, not a regular file, another user's file).
+ */
+export function refuseUnsafeOutput(flag: string, given: string, exportDirs: readonly string[]): void {
+  refuseInsideExport(flag, given, given, exportDirs);
+  let stat;
+  try {
+    stat = lstatSync(given);
+  } catch {
+    return;
+  }
+  if (stat.isSymbolicLink()) throw refusal(flag, given, Object.assign(new Error('a symbolic link'), { code: 'ELOOP' }));
+  refuseForeign(flag, given, stat.uid, stat.isFile());
+}
+
+/**
  * Opens `file` for writing (0600; appended to, or emptied once it is known to be ours) without following a final
  * symbolic link, refusing a file another user owns: a UsageError (exit 2) saying why, or naming the system's refusal.
  */

@@ -32,7 +32,13 @@ let exportDir: string;
 let victim: string;
 
 function migrate(args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const run = spawnSync(process.execPath, [BIN, ...args], { cwd: dir, encoding: 'utf8', env: { ...process.env } });
+  // The time-out only ends a run that hangs (a FIFO waited on): a failure, never a wait a passing test makes.
+  const run = spawnSync(process.execPath, [BIN, ...args], {
+    cwd: dir,
+    encoding: 'utf8',
+    env: { ...process.env },
+    timeout: 120_000,
+  });
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
@@ -80,6 +86,18 @@ describe('files migrate writes', () => {
       expect(statSync(victim).mode & 0o777).toBe(0o644);
     } finally {
       rmSync(join(dir, 'planted'));
+    }
+  });
+
+  it('validate --errors-csv on a planted FIFO is refused at once, exit 2, not waited on', () => {
+    const fifo = join(dir, 'fifo');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    try {
+      const run = migrate(['validate', 'export', '--errors-csv', 'fifo']);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain('--errors-csv fifo: ');
+    } finally {
+      rmSync(fifo);
     }
   });
 
