@@ -93,3 +93,36 @@ export function limitDetail(text: string, limit = DETAIL_LIMIT): string {
   const end = /[\uD800-\uDBFF]/.test(text.charAt(limit - 1)) ? limit - 1 : limit;
   return `${text.slice(0, end)}... (${text.length.toLocaleString('en-GB')} characters in all)`;
 }
+
+/**
+ * Control characters a terminal would obey, shown instead (docs/operators-guide.md "What reaches your terminal"): C0
+ * controls but tab and line feed, DEL, the C1 controls (U+0080-U+009F, which some terminals take as ESC [ and
+ * others), and the bidirectional overrides that reorder what is shown. A service's message, an error stored in the
+ * ledger, an export cell or a file name cannot then move the cursor, retitle the window or write the clipboard (OSC
+ * 52): ESC is shown as \x1b. Used at every edge that prints text from outside.
+ */
+// eslint-disable-next-line no-control-regex -- control characters are what this finds
+const INVISIBLE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+export function visibleText(text: string): string {
+  return text.replace(INVISIBLE, (char) => {
+    const code = char.charCodeAt(0);
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
+
+/**
+ * JSON text with those characters written as JSON escapes (\u009b): the same value for a program, nothing a terminal
+ * obeys when a person reads it there. JSON.stringify escapes C0 controls but leaves DEL, C1 and the overrides raw.
+ */
+export function visibleJson(json: string): string {
+  return json.replace(INVISIBLE, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** `value` with every string in it (deeply: arrays and plain objects) made visible as `visibleText` does. */
+export function visibleStrings<T>(value: T): T {
+  if (typeof value === 'string') return visibleText(value) as T;
+  if (Array.isArray(value)) return value.map((entry: unknown) => visibleStrings(entry)) as T;
+  if (value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, visibleStrings(entry)])) as T;
+}

@@ -35,7 +35,7 @@ export function registerLedgerCommand(program: Command, setExitCode: (code: numb
 
 /** `migrate ledger copy`: exit 0 when PostgreSQL holds exactly the SQLite ledger, 3 when the comparison differs. */
 export async function ledgerCopyCommand(options: LedgerCopyOptions): Promise<number> {
-  const url = ledgerUrlOf(options.to, process.env);
+  const url = ledgerUrlOf(options.to, process.env, '--to');
   if (url === undefined)
     throw new UsageError('migrate ledger copy: give the PostgreSQL ledger with --to URL (or MIGRATE_LEDGER_URL)');
   const stateDir = resolve(options.state);

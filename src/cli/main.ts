@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { ExitCode, MigrateError, UsageError } from '../errors.js';
+import { ExitCode, MigrateError, UsageError, visibleText } from '../errors.js';
 import { registerValidateCommand } from './validate.js';
 import { registerPushCommand } from './push.js';
 import { registerSandboxCommand } from './sandbox.js';
@@ -59,7 +59,8 @@ function stopQuietlyWhenTheReaderGoes(): void {
   watchingPipes = true;
   for (const stream of [process.stdout, process.stderr])
     stream.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
+      // EIO: the terminal hung up (a closed ssh session; push goes on to its summary after SIGHUP).
+      if (error.code !== 'EPIPE' && error.code !== 'EIO' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
     });
 }
 
@@ -93,11 +94,11 @@ function reportError(error: unknown): number {
     return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
   }
   if (error instanceof MigrateError) {
-    process.stderr.write(`migrate: ${error.message}\n`);
+    process.stderr.write(`migrate: ${visibleText(error.message)}\n`);
     return error.exitCode;
   }
   const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`migrate: internal error: ${message}\n`);
+  process.stderr.write(`migrate: internal error: ${visibleText(message)}\n`);
   if (process.env['MIGRATE_DEBUG'] && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
   else process.stderr.write('Set MIGRATE_DEBUG=1 to print the stack trace, and report it.\n');
   return ExitCode.fatal;

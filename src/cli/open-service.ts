@@ -8,6 +8,7 @@ import {
   type ServiceFlags,
 } from '../config/service.js';
 import { startSandbox, type SandboxOptions } from '../sandbox/index.js';
+import { visibleText } from '../errors.js';
 
 // The wiring every command that talks to the service shares, written once: flags + environment
 // (+ the mapping file's dialect settings, + the state directory's recorded dialect) -> ServiceConfig
@@ -77,5 +78,5 @@ export async function openService(input: OpenServiceInput): Promise<OpenService>
 
 /** The service settings' warnings (a key file others can read), on stderr. */
 export function tellWarnings(config: Pick<ServiceConfig, 'warnings'>): void {
-  for (const warning of config.warnings) process.stderr.write(`migrate: warning: ${warning}\n`);
+  for (const warning of config.warnings) process.stderr.write(`migrate: warning: ${visibleText(warning)}\n`);
 }

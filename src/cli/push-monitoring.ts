@@ -4,6 +4,7 @@ import { UsageError } from '../errors.js';
 import type { Ledger } from '../ledger/index.js';
 import { ledgerCountsReader } from '../report/ledger-counts-thread.js';
 import { PushMetrics, type RunFacts } from '../report/metrics.js';
+import { refuseForeignTarget, refuseInsideExport } from '../report/output-file.js';
 import type { ProgressTally } from '../report/progress-tally.js';
 
 // push's --metrics-file wiring: checked before anything is written, opened once the ledger is,
@@ -13,12 +14,14 @@ import type { ProgressTally } from '../report/progress-tally.js';
  * --metrics-file's directory must exist (checked before the state directory is created). A name
  * not ending in .prom is allowed but said: node_exporter's textfile collector reads only *.prom.
  */
-export function checkMetricsFile(path: string, warn: (text: string) => void): void {
+export function checkMetricsFile(path: string, exportDir: string, warn: (text: string) => void): void {
+  refuseInsideExport('--metrics-file', path, path, [exportDir]);
   const dir = dirname(resolve(path));
   if (!existsSync(dir) || !statSync(dir).isDirectory())
     throw new UsageError(`--metrics-file ${path}: the directory ${dir} does not exist.`, 'metrics_file_unwritable');
   if (!path.endsWith('.prom'))
     warn(`--metrics-file ${path}: node_exporter's textfile collector reads only files ending in .prom`);
+  refuseForeignTarget('--metrics-file', path);
 }
 
 /** The last push run that ended before this one, as the metrics show it. */

@@ -2,7 +2,7 @@ import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { bodyExcerpt, type ClientEvent } from '../api/index.js';
 import { teeSink, type EngineEvent, type EventSink } from '../engine/index.js';
-import { ExitCode, MigrateError } from '../errors.js';
+import { ExitCode, MigrateError, visibleText } from '../errors.js';
 import { isLedgerDamage, type Ledger, LEDGER_FILE, ledgerDamagedError, stateDirFailure } from '../ledger/index.js';
 import { estimateExportAccounts } from '../report/export-size.js';
 import { createNdjsonLogSink, type NdjsonLogSink } from '../report/ndjson-log.js';
@@ -206,7 +206,7 @@ function explainStorage(error: unknown, stateDir: string): unknown {
     : (postgresFailure(error) ?? stateDirFailure(error, stateDir) ?? error);
 }
 
-const tell = (line: string): void => void process.stderr.write(`migrate: ${line}\n`);
+const tell = (line: string): void => void process.stderr.write(`migrate: ${visibleText(line)}\n`);
 
 function openMonitoring(
   options: PushCommandOptions,

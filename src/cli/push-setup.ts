@@ -3,10 +3,11 @@ import { dirname, join, resolve } from 'node:path';
 import { checkContractDialect, type MigrateConfig } from '../config/index.js';
 import { ledgerUrlOf } from '../config/ledger-url.js';
 import { chooseDialect, loadServiceConfig, type ServiceConfig } from '../config/service.js';
-import { UsageError } from '../errors.js';
+import { UsageError, visibleText } from '../errors.js';
 import { refuseNoAccounts } from '../intake/accounts-present.js';
 import { checkStateDir, isLedgerDamage, LEDGER_FILE, openLedgerReader } from '../ledger/index.js';
 import type { Dialect } from '../schema/index.js';
+import { refuseUnsafeOutput } from '../report/output-file.js';
 import { findExportFiles, type ExportFiles } from '../sources/index.js';
 import { loadCommandConfig, warnAboutContract } from './mapping-options.js';
 import { tellWarnings } from './open-service.js';
@@ -52,8 +53,8 @@ export async function preparePush(options: PushCommandOptions): Promise<PushSetu
   const selection = await selectionOf(options);
   const exportFiles = await findExportFiles(options.dir);
   await refuseNoAccounts(exportFiles.files, config, options.allowNoAccounts === true);
-  if (!options.dryRun && options.logFile !== undefined) checkLogFileDir(options.logFile);
-  if (!options.dryRun && options.metricsFile !== undefined) checkMetricsFile(options.metricsFile, warn);
+  if (!options.dryRun && options.logFile !== undefined) checkLogFileDir(options.logFile, options.dir);
+  if (!options.dryRun && options.metricsFile !== undefined) checkMetricsFile(options.metricsFile, options.dir, warn);
   // Checked here without a request; the client is made once the state directory is locked.
   const service = options.sandbox
     ? undefined
@@ -73,7 +74,7 @@ export function onStateDir(setup: PushSetup, options: PushCommandOptions, stateD
   return { ...setup, stateDir, recorded, dialect };
 }
 
-export const warn = (text: string): void => void process.stderr.write(`migrate: warning: ${text}\n`);
+export const warn = (text: string): void => void process.stderr.write(`migrate: warning: ${visibleText(text)}\n`);
 
 async function selectionOf(options: PushCommandOptions): Promise<PushSetup['selection']> {
   const accounts =
@@ -81,8 +82,9 @@ async function selectionOf(options: PushCommandOptions): Promise<PushSetup['sele
   return options.limit === undefined && accounts === undefined ? undefined : { limit: options.limit, accounts };
 }
 
-/** --log-file's directory must exist: checked before the state directory is created. */
-function checkLogFileDir(path: string): void {
+/** --log-file's directory must exist, outside the export: checked before the state directory is created. */
+function checkLogFileDir(path: string, exportDir: string): void {
+  refuseUnsafeOutput('--log-file', path, [exportDir]);
   const dir = dirname(resolve(path));
   if (!existsSync(dir) || !statSync(dir).isDirectory())
     throw new UsageError(`--log-file ${path}: the directory ${dir} does not exist.`, 'log_file_unwritable');

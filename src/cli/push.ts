@@ -2,13 +2,23 @@ import type { Command } from 'commander';
 import { registerServiceOptions } from '../config/service.js';
 import { stampLines, stampsWanted } from './stamped-output.js';
 import { DEFAULT_ENGINE_SETTINGS, runPush, type EngineSettings, type PushResult } from '../engine/index.js';
-import { ExitCode, FatalError, InterruptedError, MigrateError, UsageError } from '../errors.js';
+import {
+  ExitCode,
+  FatalError,
+  InterruptedError,
+  MigrateError,
+  UsageError,
+  visibleJson,
+  visibleStrings,
+  visibleText,
+} from '../errors.js';
 import { openExportInOrder, type ExportInOrder } from '../intake/export-in-order.js';
 import type { ExportReader } from '../intake/index.js';
 import type { FileOutOfOrder } from '../intake/order-proof.js';
+import { scratchSpaceError } from './scratch-space.js';
 import { isLedgerDamage, stateDirFailure } from '../ledger/index.js';
 import { ExportCode } from '../mapping/issue-codes.js';
-import { linkLines, notReadLines, type LinkedFile } from '../report/export-entries.js';
+import { linkLines, notReadLines, spellingLines, type LinkedFile } from '../report/export-entries.js';
 import { fileIssuesText, lockLostText, unknownAccountsText } from '../report/push-messages.js';
 import { buildPushSummary, colorWanted, renderSummary } from '../report/summary.js';
 import type { ExportFiles } from '../sources/index.js';
@@ -48,18 +58,20 @@ export function registerPushCommand(program: Command, setExitCode: (code: number
   });
 }
 
+/** The signals that stop a push as Ctrl-C does: in-flight requests finish, the summary is printed, exit 130. */
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
 /** `migrate push <dir>`: returns the exit code (README "Exit codes"). */
 export async function pushCommand(options: PushCommandOptions): Promise<number> {
-  // Installed first: a signal during start-up or staging also stops the run cleanly (exit 130).
+  // Installed first: a signal during start-up or staging also stops the run cleanly (exit 130). SIGHUP (the ssh
+  // session or terminal closed) is a stop as SIGTERM is, not an end without a summary.
   const controller = new AbortController();
   const onSignal = (): void => controller.abort();
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  for (const name of STOP_SIGNALS) process.once(name, onSignal);
   try {
     return await pushWithSignal(options, controller.signal);
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    for (const name of STOP_SIGNALS) process.off(name, onSignal);
   }
 }
 
@@ -140,7 +152,8 @@ async function openExportForRun(
       },
     },
   ).catch((error: unknown) => {
-    throw signal.aborted ? new InterruptedError('before anything was sent') : error;
+    if (signal.aborted) throw new InterruptedError('before anything was sent');
+    throw scratchSpaceError(error, run.stateDir, setup.exportFiles.files) ?? error;
   });
   run.onClose(() => reader.close());
   setup.stopAt('export-opened');
@@ -188,8 +201,8 @@ function concludeRun(
     },
     answered: result.reason !== 'fatal',
   });
-  if (options.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
-  else process.stdout.write(renderSummary(summary, colorWanted(process.stdout, process.env)));
+  if (options.json) process.stdout.write(`${visibleJson(JSON.stringify(summary, null, 2))}\n`);
+  else process.stdout.write(renderSummary(visibleStrings(summary), colorWanted(process.stdout, process.env)));
   if (storage !== undefined)
     throw (
       postgresFailure(storage) ??
@@ -197,6 +210,7 @@ function concludeRun(
       new FatalError(`the ledger in ${run.label} could not be written (${result.fatal?.detail ?? ''}); stopped.`)
     );
   if (result.fatal) tell(`${result.fatal.code}: ${result.fatal.detail}`);
+  for (const line of spellingLines(reader.summary.spellings)) tell(line);
   // Rows found outside any account: every account was sent, these rows were not.
   if (reader.fileIssues.length === 0) return result.exitCode;
   tell(fileIssuesText(reader.fileIssues, 'those rows were not sent, every account was'));
@@ -213,7 +227,7 @@ function refuseExport(reader: ExportReader): void {
   throw new UsageError(fileIssuesText(reader.fileIssues, 'nothing was sent'), 'export_file_issues');
 }
 
-const tell = (line: string): void => void process.stderr.write(`migrate: ${line}\n`);
+const tell = (line: string): void => void process.stderr.write(`migrate: ${visibleText(line)}\n`);
 
 /** Links read through and entries not read, told before anything is staged (docs/export-format.md "Files"). */
 function tellEntries({ files, notRead }: Pick<ExportFiles, 'notRead'> & { files: LinkedFile[] }): void {

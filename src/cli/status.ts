@@ -4,7 +4,7 @@ import type { ServiceClient } from '../api/index.js';
 import { registerServiceOptions, type ServiceFlags } from '../config/service.js';
 import { refuseOtherService, serviceIdentity } from '../config/ledger-service.js';
 import { RUN_DEFAULTS } from '../defaults.js';
-import { ExitCode, UsageError } from '../errors.js';
+import { ExitCode, UsageError, visibleJson, visibleStrings } from '../errors.js';
 import { checkStateDir, LEDGER_FILE } from '../ledger/index.js';
 import { tellAccountStory } from '../report/account-story.js';
 import { ledgerExists, openLedgerSource, type LedgerSource } from '../report/ledger-source.js';
@@ -120,7 +120,11 @@ async function printStatus(
       ledger,
       client,
     });
-    await out.write(options.json ? `${JSON.stringify(story, null, 2)}\n` : renderAccountStory(story, render));
+    await out.write(
+      options.json
+        ? `${visibleJson(JSON.stringify(story, null, 2))}\n`
+        : renderAccountStory(visibleStrings(story), render),
+    );
     return ExitCode.ok;
   }
   const input = {
@@ -130,10 +134,11 @@ async function printStatus(
     maxStatusChecks: options.maxStatusChecks,
     maxListed: options.maxRows,
   };
-  if (options.json) return statusExit(await writeStatusJson(out, input));
+  if (options.json)
+    return statusExit(await writeStatusJson({ ...out, write: (text) => out.write(visibleJson(text)) }, input));
   const summary = await gatherStatus(input);
   summary.next_steps = nextSteps(summary);
-  await out.write(renderStatus(summary, render));
+  await out.write(renderStatus(visibleStrings(summary), render));
   return statusExit(summary);
 }
 

@@ -3,7 +3,7 @@ import { RequestRejectedError } from '../api/index.js';
 import { checkContractDialect, type MigrateConfig } from '../config/index.js';
 import { chooseDialect, registerServiceOptions, type ServiceFlags } from '../config/service.js';
 import { RUN_DEFAULTS } from '../defaults.js';
-import { ExitCode, UsageError } from '../errors.js';
+import { ExitCode, UsageError, visibleJson, visibleText } from '../errors.js';
 import { Code } from '../schema/index.js';
 import { locateIssue, openExport, type ExportReader } from '../intake/index.js';
 import type { OrderProof } from '../intake/order-proof.js';
@@ -11,9 +11,11 @@ import { jsonReport, textReport, writeErrorsCsv } from '../report/validation-rep
 import { ValidateProgress } from '../report/validate-progress.js';
 import { ALLOW_NO_ACCOUNTS, refuseNoAccounts } from '../intake/accounts-present.js';
 import { openExportInOrder } from '../intake/export-in-order.js';
+import { scratchSpaceError } from './scratch-space.js';
 import { findExportFiles } from '../sources/index.js';
 import { validateExport, type ExportValidation, type RemoteCheck } from '../intake/validate-export.js';
 import { OutputClosed, stdoutOutput } from '../report/output.js';
+import { refuseUnsafeOutput } from '../report/output-file.js';
 import { openService } from './open-service.js';
 import {
   loadCommandConfig,
@@ -77,6 +79,7 @@ export async function validateCommand(options: ValidateCommandOptions): Promise<
       '--sandbox only applies with --remote (validate against the built-in sandbox).',
       'sandbox_without_remote',
     );
+  if (options.errorsCsv !== undefined) refuseUnsafeOutput('--errors-csv', options.errorsCsv, [options.dir]);
   const config = await loadCommandConfig(options);
   const dialect = chooseDialect({ flags: options, env: process.env, file: config });
   checkContractDialect(config, dialect);
@@ -112,6 +115,9 @@ export async function validateCommand(options: ValidateCommandOptions): Promise<
     } finally {
       await reader.close();
     }
+  } catch (error) {
+    // TMPDIR full while the export was sorted: named, with the room it needs (exit 3).
+    throw scratchSpaceError(error, undefined, found.files) ?? error;
   } finally {
     progress?.stop();
     await remote?.close();
@@ -119,7 +125,8 @@ export async function validateCommand(options: ValidateCommandOptions): Promise<
   const output = stdoutOutput();
   try {
     if (options.errorsCsv !== undefined) await writeErrorsCsv(options.errorsCsv, validation);
-    for await (const text of options.json ? jsonReport(validation) : textReport(validation)) await output.write(text);
+    for await (const text of options.json ? jsonReport(validation) : textReport(validation))
+      await output.write(options.json ? visibleJson(text) : visibleText(text));
   } catch (error) {
     if (!(error instanceof OutputClosed)) throw error;
   } finally {

@@ -11,7 +11,13 @@ import { FILE_KINDS } from '../sources/kinds.js';
 import { joinGroup, type JoinSetup } from '../mapping/join-groups.js';
 import type { JoinContext } from '../mapping/sourced-record.js';
 import { concatIssues, IssueSpool, type IssueList } from './issue-spool.js';
-import { CHILD_KINDS, notInAccountsIssue, openExportFile, type OpenedFile } from './read-export.js';
+import {
+  CHILD_KINDS,
+  notInAccountsIssue,
+  openExportFile,
+  type OpenedFile,
+  type UnicodeSpellings,
+} from './read-export.js';
 import { eventLoopTurns } from './event-loop.js';
 import { sortedFile } from './sort-file.js';
 import { ScratchJoinStore } from './scratch-join.js';
@@ -22,6 +28,7 @@ export { locateIssue, originsOfItems } from '../mapping/locate.js';
 export { concatIssues, IssueSpool, type IssueList } from './issue-spool.js';
 export { compareKeys } from '../sources/key-order.js';
 export type * from '../mapping/types.js';
+export type { UnicodeSpellings } from './read-export.js';
 
 export interface ExportSummary {
   files: Array<{ file: string; kind: FileKind; format: FileFormat; records: number; linkTarget?: string }>;
@@ -34,6 +41,8 @@ export interface ExportSummary {
   /** Entries of the directory that are not export files (not read), each with its reason. */
   notRead: NotRead[];
   configFile: string | undefined;
+  /** Records whose account number was written in another Unicode form than NFC (read as NFC: one account). */
+  spellings: UnicodeSpellings;
 }
 
 /**
@@ -122,6 +131,7 @@ async function startOpening(dir: string, config: ExportMapping, options: OpenExp
     orphanAccounts: 0,
     notRead,
     configFile: config.configFile,
+    spellings: { lines: 0, sample: [] },
   };
   const progress = byteProgress(files, options.onProgress);
   const context: JoinContext = {
@@ -140,7 +150,10 @@ async function startOpening(dir: string, config: ExportMapping, options: OpenExp
     summary,
     closeIssues: () => issues.forEach((spool) => spool.close()),
     open: (index, read) =>
-      openExportFile(files[index] as ExportFile, config, issues[index] as IssueSpool, progress(index), read),
+      openExportFile(files[index] as ExportFile, config, issues[index] as IssueSpool, progress(index), {
+        ...read,
+        spellings: summary.spellings,
+      }),
     setupOf: (opened) => {
       context.columnOf = Object.fromEntries(
         files.map((file, index) => [file.file, opened[index]?.plan.columnOf ?? {}]),

@@ -2,12 +2,21 @@ import type { ExportMapping } from '../mapping/mapping-rules.js';
 import { InputError } from '../errors.js';
 import { readCsvBatches, readJsonArray, readNdjson, type CsvRow, type ExportFile } from '../sources/index.js';
 import { ExportCode } from '../mapping/issue-codes.js';
+import { changedWhileRead, stampOf, watchedRecords } from './file-stamp.js';
 import type { RecordData } from '../mapping/join-groups.js';
 import { csvKey, jsonKey, planFile, type FilePlan } from '../mapping/record.js';
 import type { SourceIssue } from '../mapping/types.js';
-import { addressable, keyColumn, missingKeyIssue, repeatedHeader, type IssueSink } from './record-key.js';
+import {
+  addressable,
+  keyColumn,
+  missingKeyIssue,
+  noteSpelling,
+  repeatedHeader,
+  type IssueSink,
+  type UnicodeSpellings,
+} from './record-key.js';
 
-export type { IssueSink } from './record-key.js';
+export type { IssueSink, UnicodeSpellings } from './record-key.js';
 
 // One export file, record by record (bounded memory): its plan (from the CSV header or the
 // mapping rules) and its records keyed by external account number, as read; mapping happens per
@@ -100,8 +109,11 @@ export async function openExportFile(
   config: ExportMapping,
   issues: IssueSink,
   onBytes: (bytes: number) => void,
-  read: { thread?: boolean } = {},
+  read: { thread?: boolean; spellings?: UnicodeSpellings } = {},
 ): Promise<OpenedFile> {
+  const spellings = read.spellings ?? { lines: 0, sample: [] };
+  // A file that changes while it is read is named as such, not blamed on its data (file-stamp.ts).
+  const stamp = stampOf(file);
   const mapping = config.mapping[file.kind];
   const options = { file: file.file, encoding: mapping.encoding, onBytes };
   if (file.format === 'csv') {
@@ -122,25 +134,30 @@ export async function openExportFile(
         issues.push(unknownColumnIssue(file.file, header.line, column, file.kind));
       if (unknown.length > SHOWN_UNKNOWN_COLUMNS)
         issues.push(moreUnknownColumnsIssue(file, header.line, unknown.slice(SHOWN_UNKNOWN_COLUMNS)));
-      const records = csvRecords((first.value ?? []).slice(1), batches, file, { plan, header: header.cells }, issues);
+      const csv = { plan, header: header.cells, spellings };
+      const reading = csvRecords((first.value ?? []).slice(1), batches, file, csv, issues);
+      const records = watchedRecords(reading, file, stamp);
       return {
         plan,
         records,
-        close: async () => void (await Promise.all([records.return(undefined), batches.return(undefined)])),
+        close: async () =>
+          void (await Promise.all([records.return(undefined), reading.return(undefined), batches.return(undefined)])),
       };
     } catch (error) {
       await batches.return(undefined);
-      throw error;
+      throw changedWhileRead(file, stamp) ?? error;
     }
   }
   const plan = planFile(file.kind, file.file, [], config);
   const items =
     file.format === 'json' ? readJsonArray(file.absolutePath, options) : readNdjson(file.absolutePath, options);
-  const records = jsonRecords(items, file, plan, issues);
+  const reading = jsonRecords(items, file, { plan, spellings }, issues);
+  const records = watchedRecords(reading, file, stamp);
   return {
     plan,
     records,
-    close: async () => void (await Promise.all([records.return(undefined), items.return(undefined)])),
+    close: async () =>
+      void (await Promise.all([records.return(undefined), reading.return(undefined), items.return(undefined)])),
   };
 }
 
@@ -175,16 +192,23 @@ async function* csvRecords(
   afterHeader: CsvRow[],
   batches: AsyncGenerator<CsvRow[]>,
   file: ExportFile,
-  { plan, header }: { plan: FilePlan; header: string[] },
+  { plan, header, spellings }: { plan: FilePlan; header: string[]; spellings: UnicodeSpellings },
   issues: IssueSink,
 ): AsyncGenerator<KeyedRecord[], void, undefined> {
+  const written = (cells: string[]): string | undefined =>
+    plan.mapping.constants['external_account_number'] === undefined && plan.keyIndex !== undefined
+      ? cells[plan.keyIndex]
+      : undefined;
   const keyed = (rows: CsvRow[]): KeyedRecord[] => {
     const records: KeyedRecord[] = [];
     for (const row of rows) {
       if (repeatedHeader(file, plan, header, row, issues)) continue;
       const key = csvKey(plan, row.cells);
       if (key === undefined) issues.push(missingKeyIssue(file, plan, row.line));
-      else if (addressable(file, plan, row.line, key, issues)) records.push({ key, line: row.line, data: row.cells });
+      else if (addressable(file, plan, row.line, key, issues)) {
+        noteSpelling(spellings, file, row.line, written(row.cells), key);
+        records.push({ key, line: row.line, data: row.cells });
+      }
     }
     return records;
   };
@@ -199,9 +223,10 @@ async function* csvRecords(
 async function* jsonRecords(
   items: ReturnType<typeof readNdjson>,
   file: ExportFile,
-  plan: FilePlan,
+  { plan, spellings }: { plan: FilePlan; spellings: UnicodeSpellings },
   issues: IssueSink,
 ): AsyncGenerator<KeyedRecord[], void, undefined> {
+  const column = keyColumn(plan);
   // JSON keys vary by record: an undocumented key is reported once per file, where it first appears.
   // Past the first few, the rest are grouped into one problem at the end of the file.
   const reported = new Set<string>();
@@ -217,7 +242,10 @@ async function* jsonRecords(
       else if (more.push(column) === 1) moreLine = item.line;
     });
     if (key === undefined) issues.push(missingKeyIssue(file, plan, item.line));
-    else if (addressable(file, plan, item.line, key, issues)) batch.push({ key, line: item.line, data: item.object });
+    else if (addressable(file, plan, item.line, key, issues)) {
+      noteSpelling(spellings, file, item.line, item.object[column], key);
+      batch.push({ key, line: item.line, data: item.object });
+    }
     if (batch.length >= BATCH) {
       yield batch;
       batch = [];

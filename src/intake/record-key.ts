@@ -13,6 +13,34 @@ import type { IssueSpool } from './issue-spool.js';
 /** Where a file's problems go. */
 export type IssueSink = Pick<IssueSpool, 'push'>;
 
+/**
+ * Records whose external account number was not in Unicode NFC form as written (an NFD spelling: "u" and a combining
+ * diaeresis for "ü"): read as the NFC form, one account with the records spelling it so (sources/key-order.ts). Said
+ * by validate and push, with the first lines.
+ */
+export interface UnicodeSpellings {
+  lines: number;
+  sample: Array<{ file: string; line: number; written: string; read: string }>;
+}
+
+const SPELLINGS_SHOWN = 10;
+
+/** Notes a record whose key cell (`written`, trimmed) differs from the key it is read under. */
+export function noteSpelling(
+  spellings: UnicodeSpellings,
+  file: ExportFile,
+  line: number,
+  written: unknown,
+  key: string,
+): void {
+  if (typeof written !== 'string') return;
+  const trimmed = written.trim();
+  if (trimmed === key) return;
+  spellings.lines += 1;
+  if (spellings.sample.length < SPELLINGS_SHOWN)
+    spellings.sample.push({ file: file.file, line, written: trimmed, read: key });
+}
+
 export function keyColumn(plan: FilePlan): string {
   return plan.columnOf['external_account_number'] ?? 'external_account_number';
 }

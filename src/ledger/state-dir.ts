@@ -1,6 +1,6 @@
 import { accessSync, constants, existsSync, mkdirSync, statSync, type Stats } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { UsageError } from '../errors.js';
+import { FatalError, UsageError } from '../errors.js';
 
 // What --state names must be a state directory this user may use, checked before anything is read or written
 // (docs/limits.md "Mistakes leave nothing behind"): a file, a path through a file, or another user's directory is
@@ -36,13 +36,15 @@ export function checkStateDir(stateDir: string, use: StateDirUse, ledgerFile: st
   try {
     accessSync(stateDir, mode);
   } catch (error) {
-    // A read-only file system (EROFS) is the disk's trouble, said as such when the run writes (storage-error.ts).
+    if (use === 'write' && (error as NodeJS.ErrnoException).code === 'EROFS') throw readOnlyDir(stateDir, ledgerFile);
     if (!notPermitted(error)) return;
     throw refused(
       `--state ${stateDir}`,
       use === 'write' ? 'cannot be read and written' : 'cannot be read',
       error,
       info,
+      // The owner's own directory made read-only (chmod a-w): the ledger file alone being writable is not enough.
+      use === 'write' && info.uid === process.getuid?.() ? ledgerFile : undefined,
     );
   }
   const ledger = join(stateDir, ledgerFile);
@@ -64,18 +66,43 @@ function notPermitted(error: unknown): boolean {
   return code === 'EACCES' || code === 'EPERM';
 }
 
-/** `--state DIR: cannot be read by this user (uid 1001): EACCES, permission denied (owner uid 0, mode 0700); ...`. */
-function refused(label: string, what: string, error: unknown, info: Stats | undefined): UsageError {
+/**
+ * `--state DIR: cannot be read by this user (uid 1001): EACCES, permission denied (owner uid 0, mode 0700); ...`.
+ * With `ledgerFile` (push writes the directory): why the directory itself must be writable.
+ */
+function refused(
+  label: string,
+  what: string,
+  error: unknown,
+  info: Stats | undefined,
+  ledgerFile?: string,
+): UsageError {
   const code = (error as NodeJS.ErrnoException).code ?? String(error);
   const owner =
     info === undefined ? '' : ` (owner uid ${info.uid}, mode ${(info.mode & 0o777).toString(8).padStart(4, '0')})`;
   return new UsageError(
-    `${label}: ${what} by this user (uid ${process.getuid?.() ?? '?'}): ${code}, permission denied${owner}; run ` +
-      "migrate as the state directory's owner, or give another --state.",
+    `${label}: ${what} by this user (uid ${process.getuid?.() ?? '?'}): ${code}, permission denied${owner}; ` +
+      (ledgerFile === undefined
+        ? "run migrate as the state directory's owner, or give another --state."
+        : `${walNeeds(ledgerFile)}make the directory writable (chmod u+w), or give another --state.`),
     'state_dir_not_permitted',
     error,
   );
 }
+
+/** A state directory on a read-only file system (a read-only mount, a snapshot) that push would write: exit 3. */
+function readOnlyDir(stateDir: string, ledgerFile: string): FatalError {
+  return new FatalError(
+    `--state ${stateDir}: the directory is read-only (EROFS: a read-only file system); ${walNeeds(ledgerFile)}copy ` +
+      'the state directory to a writable place and give that --state.',
+    'state_dir_read_only',
+  );
+}
+
+/** SQLite's write-ahead log: why a writable ledger file is not enough. */
+const walNeeds = (ledgerFile: string): string =>
+  `push writes the ledger, and SQLite's write-ahead log (WAL) writes ${ledgerFile}-wal and ${ledgerFile}-shm beside ` +
+  `the file, so the directory itself must be writable, not only ${ledgerFile}; `;
 
 function statOf(path: string): Stats | undefined {
   try {

@@ -30,7 +30,7 @@ const ERRNO_CAUSES: Record<string, string> = {
 };
 
 /** What went wrong with the storage, if `error` is a storage failure (SQLite or the file system). */
-function storageCause(error: unknown): string | undefined {
+export function storageFailureCause(error: unknown): string | undefined {
   const message = error instanceof Error ? error.message : String(error);
   const code =
     (error as { code?: unknown } | undefined)?.code ?? SQLITE_MESSAGES.find(([pattern]) => pattern.test(message))?.[1];
@@ -50,7 +50,7 @@ function storageCause(error: unknown): string | undefined {
  */
 export function stateDirFailure(error: unknown, stateDir: string): FatalError | undefined {
   if (error instanceof FatalError) return undefined;
-  const cause = storageCause(error);
+  const cause = storageFailureCause(error);
   if (cause === undefined) return undefined;
   return new FatalError(
     `the state directory ${stateDir} cannot be written (${cause}); the run stopped. The ledger is consistent: ` +

@@ -309,7 +309,10 @@ function finish(plan: FilePlan, record: MappedRecord, lifted: Lifted): MappedRec
   }
   for (const target of plan.constants) assign(plan, record, lifted, target, target.value, undefined);
   const keys = KEYS_IN_PAYLOAD.has(plan.kind) ? record.fields : lifted;
-  const number = keys['external_account_number'];
+  // Sent as the join and the ledger know it: NFC (sources/key-order.ts).
+  const read = keys['external_account_number'];
+  const number = typeof read === 'string' ? (accountKeyOf(read) ?? '') : read;
+  if (number !== read) keys['external_account_number'] = number;
   const supplier = keys['import_supplier'];
   record.externalAccountNumber = typeof number === 'string' && number !== '' ? number : undefined;
   record.importSupplier = typeof supplier === 'string' && supplier !== '' ? supplier : plan.importSupplier;

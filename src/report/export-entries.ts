@@ -1,3 +1,4 @@
+import type { UnicodeSpellings } from '../intake/index.js';
 import type { NotRead } from '../sources/index.js';
 
 // The export directory's entries that are not read as they are (docs/export-format.md "Files"), in the words
@@ -35,4 +36,30 @@ export function notReadLines(notRead: readonly NotRead[], indent = '  '): string
 export function linkLines(files: readonly LinkedFile[]): string[] {
   const links = files.flatMap((file) => (file.linkTarget === undefined ? [] : [`${file.file} -> ${file.linkTarget}`]));
   return links.length === 0 ? [] : [`Read through symbolic links: ${links.join(', ')}.`];
+}
+
+/** An account number as written, with its code points past ASCII named (an NFD "ü" is "u" and U+0308). */
+const spelled = (text: string): string =>
+  [...text]
+    .map((char) =>
+      char.charCodeAt(0) < 0x80 ? char : `<U+${char.codePointAt(0)?.toString(16).toUpperCase().padStart(4, '0')}>`,
+    )
+    .join('');
+
+/**
+ * `Account numbers in another Unicode form than NFC, read as NFC (one account with the lines spelling them so): ...`,
+ * with the first lines; nothing when every number was written in NFC (docs/export-format.md "External account
+ * numbers").
+ */
+export function spellingLines(spellings: UnicodeSpellings, indent = '  '): string[] {
+  if (spellings.lines === 0) return [];
+  const more = spellings.lines - spellings.sample.length;
+  return [
+    `Account numbers written in another Unicode form than NFC on ${spellings.lines} line(s): each is read and sent ` +
+      'as its NFC form, the same account as the lines that write it so:',
+    ...spellings.sample.map(
+      (entry) => `${indent}${entry.file}:${entry.line} ${spelled(entry.written)} read as ${entry.read}`,
+    ),
+    ...(more > 0 ? [`${indent}... and ${more} more`] : []),
+  ];
 }

@@ -1,10 +1,9 @@
-import { chmodSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { AccountRow, AccountState, PushRunRow } from '../ledger/index.js';
 import { accountTotals, campaignSection, overTimeSection, percentText, runsSection } from './html-campaign.js';
 import { accountPagesOf, type LedgerSource } from './ledger-source.js';
 import { escapeHtml, horizontalBars, type Bar } from './svg-charts.js';
-import type { ReportSummary } from './write-report.js';
+import { writeWhole, type ReportSummary } from './write-report.js';
 
 // report.html: one self-contained page beside the CSVs for a project board. Inline CSS and SVG
 // drawn here (svg-charts.ts); no script, font or image from anywhere, so it opens from a file
@@ -59,11 +58,7 @@ export async function writeHtmlReport(
     now: Date.parse(summary.generated_at),
   });
   const path = join(options.outDir, HTML_REPORT_FILE);
-  const partial = `${path}.partial`;
-  rmSync(partial, { force: true });
-  writeFileSync(partial, html, { flag: 'wx', mode: 0o600 });
-  chmodSync(partial, 0o600);
-  renameSync(partial, path);
+  writeWhole(path, html);
   return path;
 }
 

@@ -1,8 +1,8 @@
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { ClientEvent } from '../api/events.js';
 import { ACCOUNT_STATES, ITEM_KINDS, ITEM_STATES, type LedgerCounts } from '../ledger/index.js';
+import { refuseForeignTarget, temporaryBeside } from './output-file.js';
 
 // `push --metrics-file FILE`: the cut-over as Prometheus metrics, in the text format node_exporter's
 // textfile collector reads (a `.prom` file in its --collector.textfile.directory), so that an
@@ -156,14 +156,17 @@ export class PushMetrics {
   }
 }
 
-/** Temporary file beside FILE (same file system, so the rename is atomic), not ending in .prom: never collected. */
+/**
+ * To a temporary beside FILE nobody can predict (output-file.ts; not ending in .prom: never collected), then renamed
+ * over FILE, which must be this user's regular file when it exists; 0644 so the collector may read it.
+ */
 function writeWhole(file: string, text: string): void {
-  const temporary = join(dirname(file), `.${basename(file)}.${process.pid}.tmp`);
+  const temporary = temporaryBeside(file);
   try {
-    writeFileSync(temporary, text, { mode: 0o644 });
+    writeFileSync(temporary, text, { flag: 'wx', mode: 0o644 });
+    refuseForeignTarget('--metrics-file', file);
     renameSync(temporary, file);
-  } catch (error) {
+  } finally {
     rmSync(temporary, { force: true });
-    throw error;
   }
 }

@@ -1,7 +1,8 @@
-import { closeSync, fchmodSync, openSync, writeSync } from 'node:fs';
-import { limitDetail, UsageError } from '../errors.js';
+import { closeSync, fchmodSync, writeSync } from 'node:fs';
+import { limitDetail } from '../errors.js';
 import type { EngineEvent, EventSink } from '../engine/events.js';
 import type { AccountState } from '../ledger/index.js';
+import { openOutputFile } from './output-file.js';
 
 // `push --log-file <path>`: one JSON line per engine event, for reading what a 3 a.m.
 // cron run did (`jq`, `grep`). A line holds the time, the run id, the account's external
@@ -122,19 +123,9 @@ const FLUSH_BYTES = 64 * 1024;
 
 /** Opens (creates 0600, or appends to and tightens) the log file and returns the sink. */
 export function createNdjsonLogSink(path: string, options: NdjsonLogOptions): NdjsonLogSink {
-  let fd: number | undefined;
-  try {
-    fd = openSync(path, 'a', 0o600);
-    fchmodSync(fd, 0o600);
-  } catch (error) {
-    if (fd !== undefined) closeSync(fd);
-    const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    throw new UsageError(
-      `--log-file ${path}: cannot be opened for writing (${code}); give a writable path`,
-      'log_file_unwritable',
-      error,
-    );
-  }
+  // Not through a planted link, not into another user's file (output-file.ts): exit 2 saying why.
+  let fd: number | undefined = openOutputFile('--log-file', path, 'append');
+  fchmodSync(fd, 0o600);
   const now = options.now ?? (() => new Date());
   const numbers = new Map<number, string>();
   const lookup = (accountId: number): string | undefined =>

@@ -1,7 +1,8 @@
-import { closeSync, lstatSync, openSync, readdirSync, readSync, realpathSync, statSync } from 'node:fs';
+import { closeSync, lstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../errors.js';
 import { classifyFileName } from '../sources/kinds.js';
+import { refuseInsideExport } from './output-file.js';
 
 // Where `migrate report` may write (docs/operators-guide.md "Reading the report"): never into an export directory
 // (its own accounts.csv has an export's name), and never over a file it did not write. Checked before any file is
@@ -28,18 +29,7 @@ export interface OutDirCheck {
 
 /** Throws a UsageError (exit 2) naming why the report may not be written into `outDir`. */
 export function refuseUnsafeOutDir(check: OutDirCheck): void {
-  const out = realPathOf(check.outDir);
-  for (const dir of check.exportDirs) {
-    const exportDir = realPathOf(path.resolve(dir));
-    const inside = path.relative(exportDir, out);
-    if (inside === '' || (!inside.startsWith('..') && !path.isAbsolute(inside)))
-      throw new UsageError(
-        `--out ${check.given}: ${out} is ${inside === '' ? '' : 'inside '}the export directory ${exportDir} of ` +
-          `this state directory's push runs; report files never go into an export directory (the report's ` +
-          "accounts.csv would take the place of the export's own). Give another --out, e.g. --out ./migrate-report.",
-        'report_out_in_export',
-      );
-  }
+  refuseInsideExport('--out', check.given, check.outDir, check.exportDirs);
   for (const name of entriesOf(check.outDir)) {
     const file = path.join(check.outDir, name);
     const written = check.files.includes(name);
@@ -64,22 +54,6 @@ function entriesOf(dir: string): string[] {
     return statSync(dir).isDirectory() ? readdirSync(dir).sort() : [];
   } catch {
     return [];
-  }
-}
-
-/** The real path of `target`, or of its nearest existing parent with the rest appended (an --out not made yet). */
-function realPathOf(target: string): string {
-  const missing: string[] = [];
-  let current = path.resolve(target);
-  for (;;) {
-    try {
-      return path.join(realpathSync(current), ...missing.reverse());
-    } catch {
-      const parent = path.dirname(current);
-      if (parent === current) return path.resolve(target);
-      missing.push(path.basename(current));
-      current = parent;
-    }
   }
 }
 

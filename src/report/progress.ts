@@ -1,6 +1,7 @@
 import cliProgress from 'cli-progress';
 import type { EngineEvent, EventSink } from '../engine/index.js';
 import { RUN_DEFAULTS } from '../defaults.js';
+import { visibleText } from '../errors.js';
 import { formatDuration } from './duration.js';
 import { PROGRESS_STEPS, ProgressTally, STEP_LABELS, type Count, type ProgressView } from './progress-tally.js';
 
@@ -116,9 +117,13 @@ function noticeOf(event: EngineEvent): string | undefined {
   if (event.type === 'staged')
     return `staged ${event.accounts} accounts (${event.invalid} invalid), ${event.orphans} accounts with records only`;
   if (event.type === 'sorting') return sortingLine(event);
-  if (event.type === 'stopping' && event.reason !== 'finished')
-    return `stopping (${event.reason})${event.detail ? `: ${event.detail}` : ''}`;
+  if (event.type === 'stopping' && event.reason !== 'finished') return stoppingLine(event);
   return undefined;
+}
+
+/** `stopping (fatal): ...`, the detail (it may quote the service) with its control characters shown. */
+function stoppingLine(event: Extract<EngineEvent, { type: 'stopping' }>): string {
+  return `stopping (${event.reason})${event.detail ? `: ${visibleText(event.detail)}` : ''}`;
 }
 
 const GAUGE = 24;
@@ -169,8 +174,7 @@ function barsReporter(
     emit: (event: EngineEvent) => {
       tally.emit(event);
       if (event.type === 'sorting') multibar.log(`${sortingLine(event)}\n`);
-      if (event.type === 'stopping' && event.reason !== 'finished')
-        multibar.log(`stopping (${event.reason})${event.detail ? `: ${event.detail}` : ''}\n`);
+      if (event.type === 'stopping' && event.reason !== 'finished') multibar.log(`${stoppingLine(event)}\n`);
     },
     stop: () => {
       // Idempotent: the command stops it before printing the summary and again when closing.

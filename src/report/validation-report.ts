@@ -1,9 +1,9 @@
-import { chmod, open } from 'node:fs/promises';
+import { closeSync, fchmodSync, writeSync } from 'node:fs';
 import { stringify } from 'csv-stringify/sync';
-import { UsageError } from '../errors.js';
 import type { SourceIssue } from '../mapping/types.js';
 import type { ExportValidation } from '../intake/validate-export.js';
-import { linkLines, notReadLines } from './export-entries.js';
+import { linkLines, notReadLines, spellingLines } from './export-entries.js';
+import { openOutputFile } from './output-file.js';
 import { spreadsheetCsvOptions } from './spreadsheet-safe.js';
 
 // The outputs of `migrate validate`, as text chunks to write one after the other: the errors are
@@ -52,12 +52,15 @@ export async function* errorRowBatches(
   if (batch.length > 0) yield batch;
 }
 
-/** `--json`: one document { ok, accounts, links, not_read, errors }, one error per line. */
+/** `--json`: one document { ok, accounts, links, not_read, unicode_spellings?, errors }, one error per line. */
 export async function* jsonReport(validation: ExportValidation): AsyncGenerator<string> {
   const { files, notRead } = validation.summary;
   const links = files.flatMap((file) =>
     file.linkTarget === undefined ? [] : [{ file: file.file, target: file.linkTarget }],
   );
+  const { spellings } = validation.summary;
+  // Only when there are any: documents of exports written in NFC stay as they were.
+  const unicode = spellings.lines === 0 ? {} : { unicode_spellings: spellings };
   const head = JSON.stringify(
     {
       ok: validation.ok,
@@ -65,6 +68,7 @@ export async function* jsonReport(validation: ExportValidation): AsyncGenerator<
       duplicate_notes: validation.duplicateNotes,
       links,
       not_read: notRead,
+      ...unicode,
     },
     null,
     2,
@@ -124,7 +128,7 @@ function summaryLines(validation: ExportValidation): string[] {
     `Read ${summary.files.map((file) => `${file.file} (${file.records})`).join(', ')}` +
       `${summary.configFile ? ` with mapping ${summary.configFile}` : ''}.`,
   ];
-  lines.push(...linkLines(summary.files), ...notReadLines(summary.notRead));
+  lines.push(...linkLines(summary.files), ...notReadLines(summary.notRead), ...spellingLines(summary.spellings));
   if (validation.sorted.length > 0) {
     const files = validation.sorted.map((file) =>
       file.order === 'unsorted' ? `${file.file} (out of order at line ${file.line})` : `${file.file} (${file.reason})`,
@@ -162,22 +166,14 @@ export function duplicateNotesLine(count: number): string {
 
 /** Errors as CSV for a spreadsheet; it names customers' accounts, so only the owner may read it. */
 export async function writeErrorsCsv(file: string, validation: ExportValidation): Promise<void> {
-  let handle;
+  // Not through a planted link, not over another user's file (output-file.ts): exit 2 saying why.
+  const fd = openOutputFile('--errors-csv', file, 'truncate');
   try {
-    handle = await open(file, 'w', 0o600);
-    await chmod(file, 0o600);
-  } catch (error) {
-    throw new UsageError(
-      `--errors-csv ${file}: cannot be written (${(error as NodeJS.ErrnoException).code ?? String(error)}).`,
-      'errors_csv_unwritable',
-      error,
-    );
-  }
-  try {
-    await handle.write(stringify([], spreadsheetCsvOptions(CSV_COLUMNS, true)));
+    fchmodSync(fd, 0o600);
+    writeSync(fd, stringify([], spreadsheetCsvOptions(CSV_COLUMNS, true)));
     for await (const rows of errorRowBatches(validation))
-      await handle.write(stringify(rows, spreadsheetCsvOptions(CSV_COLUMNS, false)));
+      writeSync(fd, stringify(rows, spreadsheetCsvOptions(CSV_COLUMNS, false)));
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }

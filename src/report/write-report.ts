@@ -5,6 +5,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
 import { spreadsheetCsvOptions } from './spreadsheet-safe.js';
+import { refuseForeignTarget, temporaryBeside } from './output-file.js';
 import {
   ITEM_STATES,
   type AccountState,
@@ -139,8 +140,7 @@ interface Scope {
 }
 
 async function writeCsv(path: string, columns: readonly string[], rows: AsyncIterable<CsvRecord>): Promise<number> {
-  const partial = `${path}.partial`;
-  rmSync(partial, { force: true });
+  const partial = temporaryBeside(path);
   let count = 0;
   async function* counted(): AsyncGenerator<CsvRecord> {
     for await (const row of rows) {
@@ -148,22 +148,32 @@ async function writeCsv(path: string, columns: readonly string[], rows: AsyncIte
       yield row;
     }
   }
-  await pipeline(
-    Readable.from(counted()),
-    stringify(spreadsheetCsvOptions(columns, true)),
-    createWriteStream(partial, { flags: 'wx', mode: 0o600 }),
-  );
-  chmodSync(partial, 0o600);
-  renameSync(partial, path);
+  try {
+    await pipeline(
+      Readable.from(counted()),
+      stringify(spreadsheetCsvOptions(columns, true)),
+      createWriteStream(partial, { flags: 'wx', mode: 0o600 }),
+    );
+    chmodSync(partial, 0o600);
+    refuseForeignTarget('--out', path);
+    renameSync(partial, path);
+  } finally {
+    rmSync(partial, { force: true });
+  }
   return count;
 }
 
-function writeWhole(path: string, content: string): void {
-  const partial = `${path}.partial`;
-  rmSync(partial, { force: true });
-  writeFileSync(partial, content, { flag: 'wx', mode: 0o600 });
-  chmodSync(partial, 0o600);
-  renameSync(partial, path);
+/** Writes `content` to a temporary beside `path` (output-file.ts), renamed over it: whole or not at all, 0600. */
+export function writeWhole(path: string, content: string): void {
+  const partial = temporaryBeside(path);
+  try {
+    writeFileSync(partial, content, { flag: 'wx', mode: 0o600 });
+    chmodSync(partial, 0o600);
+    refuseForeignTarget('--out', path);
+    renameSync(partial, path);
+  } finally {
+    rmSync(partial, { force: true });
+  }
 }
 
 function accountPages(

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Code } from './codes.js';
 import { isValidInternationalPhone } from './phone.js';
+import { documentPathProblem } from './document-path.js';
 
 /** Raises a custom issue carrying one of the platform's codes (see issues.ts). */
 export function fail(ctx: z.core.ParsePayload<unknown>, code: string, message: string, path: PropertyKey[] = []): void {
@@ -87,15 +88,19 @@ export const phone = z
     }
   });
 
-/** A path relative to the supplier's document root; it may not climb out of it. */
+/** A path relative to the supplier's document root; it may not reach out of it, in any encoding (document-path.ts). */
 export const documentPath = z
   .string()
   .min(1)
   .max(1024)
   .check((ctx) => {
-    if (ctx.value.split(/[\\/]/).includes('..')) {
-      fail(ctx, Code.invalidDocumentPath, `${ctx.value} leaves the supplier's document root ('..' is not allowed).`);
-    }
+    const problem = documentPathProblem(ctx.value);
+    if (problem !== undefined)
+      fail(
+        ctx,
+        Code.invalidDocumentPath,
+        `${JSON.stringify(ctx.value)} is not a path below the supplier's document root: ${problem}.`,
+      );
   });
 
 /** Money and other amounts: JSON numbers in requests (spec: "number in requests"). */

@@ -17,8 +17,16 @@ export function compareKeys(a: string, b: string): number {
 const HIGH_UNIT = /[\ud800-\uffff]/;
 const codePointRank = (unit: number): number => (unit >= 0xd800 && unit <= 0xdfff ? unit + 0x10000 : unit);
 
-/** The external account number a cell holds: its text without surrounding white space; none when empty. */
+/**
+ * The external account number a cell holds: its text without surrounding white space, in Unicode NFC (composed)
+ * form, so that an NFC and an NFD spelling of one number are one account, sorted, joined, stored and sent as the NFC
+ * one (docs/export-format.md "External account numbers"); none when empty.
+ */
 export function accountKeyOf(text: string): string | undefined {
   const key = text.trim();
-  return key === '' ? undefined : key;
+  if (key === '') return undefined;
+  return ASCII.test(key) ? key : key.normalize('NFC');
 }
+
+// eslint-disable-next-line no-control-regex -- every ASCII character, the common case NFC leaves as it is
+const ASCII = /^[\x00-\x7f]*$/;

@@ -48,9 +48,8 @@ describe('migrate report --out', () => {
       expect(run.code).toBe(2);
       expect(run.stderr).toBe(
         `migrate: --out ${out}: ${join(dir, out === 'link-to-export' ? 'export' : out)} is ${inside}the export ` +
-          `directory ${exportDir} of this state directory's push runs; report files never go into an export ` +
-          "directory (the report's accounts.csv would take the place of the export's own). Give another --out, " +
-          'e.g. --out ./migrate-report.\n',
+          `directory ${exportDir}; migrate never writes into an export directory (a file of its own could take ` +
+          'the place of an export file). Give a path outside it.\n',
       );
       expect(filesOf(exportDir)).toEqual(original);
     } finally {

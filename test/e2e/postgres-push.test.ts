@@ -56,13 +56,27 @@ describe('migrate push on a PostgreSQL ledger', () => {
     const url = withPassword(await cluster.newDatabase());
     const data = writeE2eExport(join(root, 'faults'), 30, 'PGF');
     const state = join(root, 'faults', 'unused-state');
-    const first = await push(sandbox, data.dir, state, ['--ledger', url, '--concurrency', '4']);
+    // On the command line a password is refused (ps shows it to every user); the same URL in the environment is not.
+    const inArgv = await push(sandbox, data.dir, state, ['--ledger', url]);
+    expect(inArgv.code).toBe(2);
+    expect(inArgv.stderr).toContain('a password on the command line can be read by every user of this host');
+    expect(inArgv.stderr).toContain('PGPASSWORD');
+    expect(inArgv.stderr).toContain('MIGRATE_LEDGER_URL');
+    expect(inArgv.stderr).not.toContain(SECRET);
+    expect(writesReceived(sandbox)).toBe(0);
+    process.env['MIGRATE_LEDGER_URL'] = url;
+    const first = await push(sandbox, data.dir, state, ['--concurrency', '4']).finally(() => {
+      delete process.env['MIGRATE_LEDGER_URL'];
+    });
     expect(first.code, first.stderr).toBe(1);
     expect(first.stdout).toContain('ledger: postgresql://postgres:***@/');
     await onSnapshot(url, (dir) => expectExactState(sandbox as RunningSandbox, data, dir, expect));
     sandbox.control.setFaults({ failRate: 0, dropRate: 0, ambiguousRate: 0 });
     sandbox.inspect.resetLog();
-    const rerun = await push(sandbox, data.dir, state, ['--ledger', url, '--json']);
+    process.env['MIGRATE_LEDGER_URL'] = url;
+    const rerun = await push(sandbox, data.dir, state, ['--json']).finally(() => {
+      delete process.env['MIGRATE_LEDGER_URL'];
+    });
     expect(rerun.code, rerun.stderr).toBe(1);
     expect(writesReceived(sandbox)).toBe(0);
     for (const text of [first.stdout, first.stderr, rerun.stdout, rerun.stderr, ...(await runsOptions(url))])

@@ -10,10 +10,13 @@ import { expectExactState, push, ROOT } from './helpers.js';
 // Signals at every phase of a push (README "Exit codes": SIGINT/SIGTERM, in-flight requests get 10 s): each try
 // starts a push with an NDJSON log, sends the signal the moment the log shows the phase (never after a sleep), and
 // requires the process to be gone within the grace period with exit 130, then a rerun to end exact on the sandbox.
-// One test file per phase (test/e2e/signals-*.test.ts), 20 tries each, SIGTERM and SIGINT in turn.
+// One test file per phase (test/e2e/signals-*.test.ts), 20 tries each, SIGTERM, SIGINT and SIGHUP (a closed ssh
+// session, handled as SIGTERM) in turn.
 
 /** Tries per phase. */
 const TRIES = 20;
+/** Taken in turn by the tries. */
+const SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];
 
 const BIN = join(ROOT, 'bin', 'migrate.js');
 /** README: in-flight requests get 10 s; a second's start-up and closing on a loaded machine beside it. */
@@ -109,7 +112,7 @@ export function describePhase(title: string, phase: Phase): void {
           join(root, `try-${index}`),
           {
             prefix: `${phase.prefix}${index}`,
-            signal: index % 2 === 0 ? 'SIGTERM' : 'SIGINT',
+            signal: SIGNALS[index % SIGNALS.length] ?? 'SIGTERM',
             when: phase.when(index),
             ...(phase.shape ? { shape: phase.shape } : {}),
             ...(phase.accounts === undefined ? {} : { accounts: phase.accounts }),

@@ -74,7 +74,8 @@ describe('migrate validate with many errors', () => {
       'external_account_number,supply_address1,supply_postcode,customer_at_supply_address_from_date\n' +
         `${keys.map((key) => `${key},1 High St,LS1 1AA,2024-01-01`).join('\n')}\n`,
     );
-    const csv = path.join(dir, 'errors.csv');
+    // Beside the export, never in it (docs/operators-guide.md "Files migrate writes").
+    const csv = path.join(base, `errors-${path.basename(dir)}.csv`);
     const result = migrate(['validate', dir, '--json', '--supplier', 'ACME', '--errors-csv', csv], { cwd: dir });
     expect(result.code).toBe(1);
     const report = JSON.parse(result.stdout) as {
