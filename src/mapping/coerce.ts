@@ -1,6 +1,6 @@
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
 import { applyDateFormat, type DateFormat } from './date-format.js';
-import { isCalendarDate, isIsoDatetime } from '../schema/index.js';
+import { Code, isCalendarDate, isIsoDatetime } from '../schema/index.js';
 import { isJsonNumber, jsonNumberText, type JsonNumber } from '../sources/json-value.js';
 import type { FieldType } from './fields.js';
 import { ExportCode } from './issue-codes.js';
@@ -41,7 +41,7 @@ export function coerceValue(type: FieldType, input: unknown, context: CoerceCont
             : fail(value, ExportCode.invalidType, `${context.field} must be text.`);
     case 'phone':
       return typeof value === 'string' && !isJsonNumber(value)
-        ? { value: normalisePhone(value, context.phoneCountry) }
+        ? coercePhone(value, context)
         : fail(value, ExportCode.invalidType, `${context.field} must be text.`);
     case 'boolean':
       return coerceBoolean(value, context.field);
@@ -146,6 +146,23 @@ function coerceDatetime(value: unknown, context: CoerceContext): Coerced {
     ExportCode.invalidDatetime,
     `${context.field}: "${text}" is not an ISO 8601 datetime with a UTC offset (e.g. 2024-01-31T09:30:00Z); ` +
       `declare other formats with "datetime_format" and "utc_offset".`,
+  );
+}
+
+/**
+ * With a default country (the mapping file's phone_default_country), a number without `+` is read as a national number
+ * of that country: one that is not valid there is named as such ("not a valid GB number"), not as a malformed
+ * international one. A number with `+` is left for the schema to judge.
+ */
+function coercePhone(value: string, context: CoerceContext): Coerced {
+  const country = context.phoneCountry;
+  const normalised = normalisePhone(value, country);
+  if (country === undefined || normalised.startsWith('+')) return { value: normalised };
+  return fail(
+    value,
+    Code.invalidPhoneNumber,
+    `${context.field}: "${value}" is not a valid ${country} number (a number without + is read as a ${country} ` +
+      `number, the mapping file's phone_default_country); correct it, or give it in international format with +.`,
   );
 }
 

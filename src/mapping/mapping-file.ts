@@ -28,6 +28,13 @@ const datetimeFormat = z.string().check((ctx) => {
   if (problem) ctx.issues.push({ code: 'custom', input: ctx.value, message: problem });
 });
 const delimiter = z.string().min(1).max(4);
+// A factor every value of the field is multiplied by, exactly: 0.01 (pence -> pounds), -1 or -0.01 (a legacy sign
+// convention flipped). 0 would erase every amount.
+const SCALE_ACCEPTS =
+  'scale takes a finite number other than 0, such as 0.01 (pence -> pounds) or -0.01 (pence, the sign flipped)';
+const scaleFactor = z
+  .number({ error: SCALE_ACCEPTS })
+  .refine((value) => Number.isFinite(value) && value !== 0, SCALE_ACCEPTS);
 const encoding = z.enum(ENCODINGS);
 const tenantFields = z
   .record(z.string().regex(/^[a-z][a-z0-9_]*$/, 'a field name such as meter_points'), z.enum(TENANT_FIELD_KINDS))
@@ -54,7 +61,7 @@ const fileMappingShape = {
     .string()
     .regex(/^(Z|[+-]\d{2}:\d{2})$/, 'utc_offset must be Z or +HH:MM / -HH:MM')
     .optional(),
-  scale: z.record(z.string(), z.number().positive().finite()).optional(),
+  scale: z.record(z.string(), scaleFactor).optional(),
   // Amount columns already in minor units (pence, cents): statements' gross_amount is sent as they give it.
   minor_units: z.array(z.string()).optional(),
   delimiter: delimiter.optional(),

@@ -131,6 +131,22 @@ describe('loadMigrateConfig', () => {
   });
 });
 
+describe('the mapping file: scale', () => {
+  it('takes a negative scale (a legacy sign convention) and says what scale accepts when refused', async () => {
+    const { cwd } = dirs();
+    writeFileSync(
+      path.join(cwd, 'migrate.config.json'),
+      '{"mapping": {"accounts": {"scale": {"transfer_balance": -0.01}}}}',
+    );
+    expect((await loadMigrateConfig({ cwd, env: {} })).mapping.accounts.scale).toEqual({ transfer_balance: -0.01 });
+    for (const factor of ['0', '"0.01"', '1e999', 'null']) {
+      expect(await usageError(`{"mapping": {"accounts": {"scale": {"transfer_balance": ${factor}}}}}`)).toMatch(
+        /mapping\.accounts\.scale\.transfer_balance: scale takes a finite number other than 0, such as 0\.01/,
+      );
+    }
+  });
+});
+
 describe('the mapping file: values exactly as written', () => {
   it('keeps the text of a number in constants, defaults and value maps; other numbers are numbers', async () => {
     const { cwd } = dirs();
