@@ -4,6 +4,7 @@ import { DIALECTS, TENANT_FIELD_KINDS, TENANT_SCOPES, type TenantScope } from '.
 import { fieldType, isScalable } from './fields.js';
 import { FILE_KINDS, type FileKind } from '../sources/kinds.js';
 import { parseDateFormat } from './date-format.js';
+import { caseClashes } from './value-map.js';
 
 // The schema of `migrate.config.json` (docs/export-format.md "The mapping file"). Every
 // key is checked here, once, so that a typo in the mapping file is a configuration error naming
@@ -121,7 +122,16 @@ export function fieldProblems(kind: FileKind, mapping: FileMappingInput): Array<
   for (const [source, target] of Object.entries(mapping.rename ?? {})) check(`${at}.rename.${source}`, target);
   for (const field of Object.keys(mapping.constants ?? {})) check(`${at}.constants.${field}`, field);
   for (const field of Object.keys(mapping.defaults ?? {})) check(`${at}.defaults.${field}`, field);
-  for (const field of Object.keys(mapping.values ?? {})) check(`${at}.values.${field}`, field);
+  for (const [field, entries] of Object.entries(mapping.values ?? {})) {
+    check(`${at}.values.${field}`, field);
+    for (const [one, other] of caseClashes(entries))
+      problems.push({
+        key: `${at}.values.${field}`,
+        message:
+          `"${one}" and "${other}" differ only in case but map to different values ` +
+          '(keys match regardless of case)',
+      });
+  }
   for (const field of Object.keys(mapping.scale ?? {})) {
     if (!isScalable(kind, field))
       problems.push({ key: `${at}.scale.${field}`, message: `"${field}" is not an amount field of ${kind} files` });

@@ -3,11 +3,12 @@ import type { Contract, Dialect, TenantFields } from '../schema/index.js';
 import { FILE_KINDS, type FileKind } from '../sources/kinds.js';
 import { parseDateFormat, type DateFormat } from './date-format.js';
 import type { FileMappingInput, MappingFileInput } from './mapping-file.js';
+import { compileValueMap, type CellValue, type ValueMap } from './value-map.js';
 
 // The mapping file's rules made complete (defaults filled in): what mapping a record needs, and
 // nothing about where the rules came from beyond the file's path for the reports.
 
-export type CellValue = string | number | boolean | null | unknown[] | Record<string, unknown>;
+export type { CellValue } from './value-map.js';
 
 /** One file kind's mapping rules, complete (defaults filled in). */
 export interface FileMapping {
@@ -16,8 +17,8 @@ export interface FileMapping {
   ignore: string[];
   constants: Record<string, CellValue>;
   defaults: Record<string, CellValue>;
-  /** field path -> source value -> value */
-  values: Record<string, Record<string, CellValue>>;
+  /** field path -> its value map (source value -> value; exact, then regardless of case, then `"*"`) */
+  values: Record<string, ValueMap>;
   dateFormats: DateFormat[];
   datetimeFormats: DateFormat[];
   utcOffset: string | undefined;
@@ -88,7 +89,9 @@ function completeMapping(file: MappingFileInput, mapping: FileMappingInput): Fil
     ignore: mapping.ignore ?? [],
     constants: mapping.constants ?? {},
     defaults: mapping.defaults ?? {},
-    values: mapping.values ?? {},
+    values: Object.fromEntries(
+      Object.entries(mapping.values ?? {}).map(([field, entries]) => [field, compileValueMap(entries)]),
+    ),
     dateFormats: formats(mapping.date_format, false),
     datetimeFormats: formats(mapping.datetime_format, true),
     utcOffset: mapping.utc_offset,

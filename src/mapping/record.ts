@@ -9,6 +9,7 @@ import { coerceValue, isEmptyCell, type CoerceContext, type Coerced } from './co
 import { fieldType, NESTED_OBJECTS, type FieldType } from './fields.js';
 import { ExportCode } from './issue-codes.js';
 import { readJsonCell, withExactNumbers } from './json-cell.js';
+import { lookUpValue } from './value-map.js';
 
 // One source record -> one mapped record (pure): mapping-file rules, then coercion. The
 // external account number and supplier are lifted out for the join; `fields` holds the payload
@@ -236,8 +237,11 @@ function assign(
   const { field } = target;
   const valueMap = plan.mapping.values[field];
   // The trimmed key is only needed where the field has a value map (most have none); a JSON number's is its text.
-  const key = valueMap && typeof raw === 'string' ? (isJsonNumber(raw) ? jsonNumberText(raw) : raw.trim()) : raw;
-  const mapped = valueMap && typeof key === 'string' && Object.hasOwn(valueMap, key) ? valueMap[key] : raw;
+  const found =
+    valueMap && typeof raw === 'string'
+      ? lookUpValue(valueMap, isJsonNumber(raw) ? jsonNumberText(raw) : raw.trim())
+      : undefined;
+  const mapped = found?.found ? found.value : raw;
   if (isEmptyCell(mapped)) return;
   const inlinePlan = plan.inline && INLINE_LISTS.has(field) ? plan.inline[field as InlineList] : undefined;
   const result = inlinePlan ? inlineList(mapped, field) : coerceValue(target.type, mapped, target.context);

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { fieldProblems, type FileMappingInput, type MappingFileInput } from '../../src/mapping/mapping-file.js';
+import { exportMappingOf } from '../../src/mapping/mapping-rules.js';
+import { mapCsvRow, planFile } from '../../src/mapping/record.js';
+import type { FileKind } from '../../src/sources/kinds.js';
+
+// The mapping file's per-kind options on plain records (docs/export-format.md "The mapping file"): what a row's cells
+// become under them, and the configuration errors that name the key at fault.
+
+function mapRow(kind: FileKind, mapping: FileMappingInput, header: string[], cells: string[], file?: MappingFileInput) {
+  const config = exportMappingOf({ ...file, mapping: { [kind]: mapping } }, 'ACME', undefined);
+  return mapCsvRow(planFile(kind, `${kind}.csv`, header, config), 2, cells);
+}
+
+describe('value maps: exact, then regardless of case, then "*"', () => {
+  const values = { account_type: { D: 'DOMESTIC', d: 'DOMESTIC', Biz: 'BUSINESS', '*': 'BUSINESS' } };
+  const typeOf = (cell: string) =>
+    mapRow('accounts', { values }, ['external_account_number', 'account_type'], ['A', cell]).fields['account_type'];
+
+  it('matches exactly first, then regardless of case, then takes the default; an empty cell stays empty', () => {
+    expect(typeOf('D')).toBe('DOMESTIC');
+    expect(typeOf(' biz ')).toBe('BUSINESS');
+    expect(typeOf('BIZ')).toBe('BUSINESS');
+    expect(typeOf('X')).toBe('BUSINESS');
+    expect(typeOf('')).toBeUndefined();
+    const noDefault = mapRow(
+      'accounts',
+      { values: { account_type: { d: 'DOMESTIC' } } },
+      ['external_account_number', 'account_type'],
+      ['A', 'Q'],
+    );
+    expect(noDefault.fields['account_type']).toBe('Q');
+  });
+
+  it('refuses two keys equal but for case that map to different values, naming the key', () => {
+    expect(fieldProblems('accounts', { values: { account_type: { Y: 'DOMESTIC', y: 'BUSINESS' } } })).toEqual([
+      {
+        key: 'mapping.accounts.values.account_type',
+        message: '"Y" and "y" differ only in case but map to different values (keys match regardless of case)',
+      },
+    ]);
+    expect(fieldProblems('accounts', { values: { account_type: { Y: 'DOMESTIC', y: 'DOMESTIC' } } })).toEqual([]);
+  });
+});
