@@ -24,7 +24,15 @@ export { compareKeys } from '../sources/key-order.js';
 export type * from '../mapping/types.js';
 
 export interface ExportSummary {
-  files: Array<{ file: string; kind: FileKind; format: FileFormat; records: number; linkTarget?: string }>;
+  files: Array<{
+    file: string;
+    kind: FileKind;
+    format: FileFormat;
+    records: number;
+    linkTarget?: string;
+    /** Columns left out under the kind's `"unmapped": "ignore"` (JSON keys as they are met). */
+    ignoredColumns?: string[];
+  }>;
   /** Records joined per kind (records without an external account number are not counted). */
   records: Record<FileKind, number>;
   /** Accounts in the accounts file (distinct external account numbers). */
@@ -139,8 +147,19 @@ async function startOpening(dir: string, config: ExportMapping, options: OpenExp
     fileIssues: concatIssues(issues),
     summary,
     closeIssues: () => issues.forEach((spool) => spool.close()),
-    open: (index, read) =>
-      openExportFile(files[index] as ExportFile, config, issues[index] as IssueSpool, progress(index), read),
+    open: async (index, read) => {
+      const opened = await openExportFile(
+        files[index] as ExportFile,
+        config,
+        issues[index] as IssueSpool,
+        progress(index),
+        read,
+      );
+      const entry = summary.files[index];
+      if (entry !== undefined && opened.plan.mapping.unmapped === 'ignore')
+        entry.ignoredColumns = opened.plan.unmappedIgnored;
+      return opened;
+    },
     setupOf: (opened) => {
       context.columnOf = Object.fromEntries(
         files.map((file, index) => [file.file, opened[index]?.plan.columnOf ?? {}]),

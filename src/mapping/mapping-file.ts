@@ -46,8 +46,11 @@ const tenantScopes = Object.fromEntries(TENANT_SCOPES.map((scope) => [scope, ten
 >;
 
 const fileMappingShape = {
-  rename: z.record(z.string(), z.string().min(1)).optional(),
+  // A field path, or a list of them: one source column feeding several fields (`"PHONE": ["mobile", "landline"]`).
+  rename: z.record(z.string(), z.union([z.string().min(1), z.array(z.string().min(1)).min(1)])).optional(),
   ignore: z.array(z.string()).optional(),
+  // "ignore": every column that is not a documented field (nor renamed to one) is left out without listing it.
+  unmapped: z.enum(['report', 'ignore']).optional(),
   constants: z.record(z.string(), cellValue).optional(),
   defaults: z.record(z.string(), cellValue).optional(),
   values: z.record(z.string(), z.record(z.string(), cellValue)).optional(),
@@ -106,6 +109,11 @@ export const mappingFileSchema = z.strictObject({
     .optional(),
 });
 
+/** The fields a `rename` entry fills: one field path, or several. */
+export function renameTargets(targets: string | string[]): string[] {
+  return typeof targets === 'string' ? [targets] : targets;
+}
+
 export type FileMappingInput = z.infer<typeof fileMappingSchema>;
 export type MappingFileInput = z.infer<typeof mappingFileSchema>;
 
@@ -119,7 +127,8 @@ export function fieldProblems(kind: FileKind, mapping: FileMappingInput): Array<
     if (!fieldType(kind, field))
       problems.push({ key, message: `"${field}" is not a documented field of ${kind} files` });
   };
-  for (const [source, target] of Object.entries(mapping.rename ?? {})) check(`${at}.rename.${source}`, target);
+  for (const [source, targets] of Object.entries(mapping.rename ?? {}))
+    for (const target of renameTargets(targets)) check(`${at}.rename.${source}`, target);
   for (const field of Object.keys(mapping.constants ?? {})) check(`${at}.constants.${field}`, field);
   for (const field of Object.keys(mapping.defaults ?? {})) check(`${at}.defaults.${field}`, field);
   for (const [field, entries] of Object.entries(mapping.values ?? {})) {
@@ -149,7 +158,7 @@ export function fieldProblems(kind: FileKind, mapping: FileMappingInput): Array<
       message: 'is required with datetime_format (a datetime is sent with its UTC offset; it is never guessed)',
     });
   }
-  const targets = Object.values(mapping.rename ?? {});
+  const targets = Object.values(mapping.rename ?? {}).flatMap(renameTargets);
   const twice = targets.find((target, index) => targets.indexOf(target) !== index);
   if (twice) problems.push({ key: `${at}.rename`, message: `two columns are renamed to "${twice}"` });
   return problems;

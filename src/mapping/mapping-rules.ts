@@ -2,7 +2,7 @@ import type { CountryCode } from 'libphonenumber-js';
 import type { Contract, Dialect, TenantFields } from '../schema/index.js';
 import { FILE_KINDS, type FileKind } from '../sources/kinds.js';
 import { parseDateFormat, type DateFormat } from './date-format.js';
-import type { FileMappingInput, MappingFileInput } from './mapping-file.js';
+import { renameTargets, type FileMappingInput, type MappingFileInput } from './mapping-file.js';
 import { compileValueMap, type CellValue, type ValueMap } from './value-map.js';
 
 // The mapping file's rules made complete (defaults filled in): what mapping a record needs, and
@@ -12,9 +12,11 @@ export type { CellValue } from './value-map.js';
 
 /** One file kind's mapping rules, complete (defaults filled in). */
 export interface FileMapping {
-  /** source column -> field path */
-  rename: Record<string, string>;
+  /** source column -> the field paths it fills (usually one; several where one column feeds several fields) */
+  rename: Record<string, string[]>;
   ignore: string[];
+  /** `ignore`: columns that are not documented fields are left out (listed once per file), not reported one by one. */
+  unmapped: 'report' | 'ignore';
   constants: Record<string, CellValue>;
   defaults: Record<string, CellValue>;
   /** field path -> its value map (source value -> value; exact, then regardless of case, then `"*"`) */
@@ -85,8 +87,11 @@ function formats(value: string | string[] | undefined, withTime: boolean): DateF
 
 function completeMapping(file: MappingFileInput, mapping: FileMappingInput): FileMapping {
   return {
-    rename: mapping.rename ?? {},
+    rename: Object.fromEntries(
+      Object.entries(mapping.rename ?? {}).map(([column, targets]) => [column, renameTargets(targets)]),
+    ),
     ignore: mapping.ignore ?? [],
+    unmapped: mapping.unmapped ?? 'report',
     constants: mapping.constants ?? {},
     defaults: mapping.defaults ?? {},
     values: Object.fromEntries(

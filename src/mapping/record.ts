@@ -60,6 +60,11 @@ export interface FilePlan {
   width: number;
   /** Source columns that are neither documented fields nor ignored. */
   unknownColumns: string[];
+  /**
+   * Source columns (JSON keys: as met) left out because the kind's `unmapped` is `ignore`: listed once per file by
+   * validate, never one by one.
+   */
+  unmappedIgnored: string[];
   /** field path -> source column where the two differ (renames), for locating errors. */
   columnOf: Record<string, string>;
   phoneCountry: CountryCode | undefined;
@@ -142,6 +147,7 @@ export function planFile(kind: FileKind, file: string, header: string[], config:
     columns: [],
     width: header.length,
     unknownColumns: [],
+    unmappedIgnored: [],
     columnOf: {},
     phoneCountry,
     importSupplier: config.importSupplier,
@@ -158,31 +164,14 @@ export function planFile(kind: FileKind, file: string, header: string[], config:
     };
   if (header.length === 0) {
     // JSON: keys vary by record; every rename may occur.
-    for (const [source, field] of Object.entries(mapping.rename)) plan.columnOf[field] = source;
+    for (const [source, fields] of Object.entries(mapping.rename))
+      for (const field of fields) plan.columnOf[field] = source;
   }
   const byField = new Map<string, string>();
   header.forEach((raw, index) => {
     const column = raw.trim();
     if (ignore.has(column)) return;
-    const field = mapping.rename[column] ?? column;
-    const type = typeOf(plan, field);
-    if (!type) {
-      plan.unknownColumns.push(column);
-      return;
-    }
-    const earlier = byField.get(field);
-    if (earlier !== undefined)
-      throw new InputError(
-        file,
-        1,
-        `columns "${earlier}" and "${column}" both fill ${field}; rename or ignore one of them in the mapping file.`,
-        'input_duplicate_column',
-      );
-    byField.set(field, column);
-    if (field === 'external_account_number') plan.keyIndex = index;
-    // A tenant field is not in the spec's column list: name its column for locating errors.
-    if (field !== column || fieldType(kind, field) === undefined) plan.columnOf[field] = column;
-    plan.columns.push({ ...fieldPlan(kind, mapping, field, type, phoneCountry), index, column });
+    for (const field of mapping.rename[column] ?? [column]) planColumn(plan, file, byField, { column, index, field });
   });
   if (
     header.length > 0 &&
@@ -198,6 +187,43 @@ export function planFile(kind: FileKind, file: string, header: string[], config:
     );
   }
   return plan;
+}
+
+/**
+ * With `"unmapped": "ignore"`, a column (or JSON key) that is not a documented field is noted once in the plan's
+ * `unmappedIgnored` and left out; true when it was.
+ */
+export function ignoresUnmapped(plan: FilePlan, column: string): boolean {
+  if (plan.mapping.unmapped !== 'ignore') return false;
+  if (!plan.unmappedIgnored.includes(column)) plan.unmappedIgnored.push(column);
+  return true;
+}
+
+/** One field a CSV column fills (a column renamed to several fields fills each). */
+function planColumn(
+  plan: FilePlan,
+  file: string,
+  byField: Map<string, string>,
+  { column, index, field }: { column: string; index: number; field: string },
+): void {
+  const type = typeOf(plan, field);
+  if (!type) {
+    if (!ignoresUnmapped(plan, column)) plan.unknownColumns.push(column);
+    return;
+  }
+  const earlier = byField.get(field);
+  if (earlier !== undefined)
+    throw new InputError(
+      file,
+      1,
+      `columns "${earlier}" and "${column}" both fill ${field}; rename or ignore one of them in the mapping file.`,
+      'input_duplicate_column',
+    );
+  byField.set(field, column);
+  if (field === 'external_account_number') plan.keyIndex = index;
+  // A tenant field is not in the spec's column list: name its column for locating errors.
+  if (field !== column || fieldType(plan.kind, field) === undefined) plan.columnOf[field] = column;
+  plan.columns.push({ ...fieldPlan(plan.kind, plan.mapping, field, type, plan.phoneCountry), index, column });
 }
 
 function setPath(target: Record<string, unknown>, path: string[], value: unknown): void {
@@ -283,6 +309,7 @@ function mapInline(
       return isJsonNumber(item) ? jsonNumberText(item) : item;
     }
     const unknownKey = (key: string): void => {
+      if (itemPlan.mapping.unmapped === 'ignore') return;
       record.issues.push({
         attr: `${prefix}.${key}`,
         ...where,
@@ -360,8 +387,9 @@ type JsonFieldVisitor = (key: string, value: unknown, field: string, type: Field
 function eachJsonField(plan: FilePlan, object: Record<string, unknown>, visit: JsonFieldVisitor): void {
   const visitKey = (key: string, value: unknown): void => {
     if (plan.ignored.has(key)) return;
-    const field = plan.mapping.rename[key] ?? key;
-    visit(key, value, field, typeOf(plan, field));
+    const fields = plan.mapping.rename[key];
+    if (fields === undefined) visit(key, value, key, typeOf(plan, key));
+    else for (const field of fields) visit(key, value, field, typeOf(plan, field));
   };
   for (const [key, value] of Object.entries(object)) {
     if (NESTED_OBJECTS.has(key) && typeof value === 'object' && value !== null && !Array.isArray(value)) {

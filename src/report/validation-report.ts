@@ -3,7 +3,7 @@ import { stringify } from 'csv-stringify/sync';
 import { UsageError } from '../errors.js';
 import type { SourceIssue } from '../mapping/types.js';
 import type { ExportValidation } from '../intake/validate-export.js';
-import { linkLines, notReadLines } from './export-entries.js';
+import { ignoredColumnLines, linkLines, notReadLines } from './export-entries.js';
 import { spreadsheetCsvOptions } from './spreadsheet-safe.js';
 
 // The outputs of `migrate validate`, as text chunks to write one after the other: the errors are
@@ -114,7 +114,7 @@ function summaryLines(validation: ExportValidation): string[] {
     `Read ${summary.files.map((file) => `${file.file} (${file.records})`).join(', ')}` +
       `${summary.configFile ? ` with mapping ${summary.configFile}` : ''}.`,
   ];
-  lines.push(...linkLines(summary.files), ...notReadLines(summary.notRead));
+  lines.push(...linkLines(summary.files), ...notReadLines(summary.notRead), ...ignoredColumnLines(summary.files));
   if (validation.sorted.length > 0) {
     const files = validation.sorted.map((file) =>
       file.order === 'unsorted' ? `${file.file} (out of order at line ${file.line})` : `${file.file} (${file.reason})`,

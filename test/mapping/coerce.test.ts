@@ -9,6 +9,7 @@ function mapping(overrides: Partial<FileMapping> = {}): FileMapping {
   return {
     rename: {},
     ignore: [],
+    unmapped: 'report',
     constants: {},
     defaults: {},
     values: {},

@@ -42,3 +42,45 @@ describe('value maps: exact, then regardless of case, then "*"', () => {
     expect(fieldProblems('accounts', { values: { account_type: { Y: 'DOMESTIC', y: 'DOMESTIC' } } })).toEqual([]);
   });
 });
+
+describe('one source column feeding several fields', () => {
+  it('fills each field from the column, and names the column for each', () => {
+    const config = exportMappingOf(
+      { mapping: { customers: { rename: { PHONE: ['mobile', 'landline'], REF: 'external_account_number' } } } },
+      'ACME',
+      undefined,
+    );
+    const plan = planFile('customers', 'customers.csv', ['REF', 'PHONE'], config);
+    expect(plan.columnOf).toEqual({ external_account_number: 'REF', mobile: 'PHONE', landline: 'PHONE' });
+    expect(mapCsvRow(plan, 2, ['A', '+447911123456']).fields).toEqual({
+      mobile: '+447911123456',
+      landline: '+447911123456',
+    });
+  });
+
+  it('refuses a field filled twice and an undocumented target, naming the key', () => {
+    expect(fieldProblems('customers', { rename: { PHONE: ['mobile', 'landline'], MOB: 'mobile' } })).toEqual([
+      { key: 'mapping.customers.rename', message: 'two columns are renamed to "mobile"' },
+    ]);
+    expect(fieldProblems('customers', { rename: { PHONE: ['mobile', 'fax'] } })).toEqual([
+      { key: 'mapping.customers.rename.PHONE', message: '"fax" is not a documented field of customers files' },
+    ]);
+  });
+});
+
+describe('"unmapped": "ignore"', () => {
+  it('leaves undocumented columns out of the row and lists them once in the plan, not as unknown columns', () => {
+    const config = exportMappingOf({ mapping: { notes: { unmapped: 'ignore' } } }, 'ACME', undefined);
+    const plan = planFile('notes', 'notes.csv', ['external_account_number', 'body', 'OLD', 'OLD2'], config);
+    expect(plan.unknownColumns).toEqual([]);
+    expect(plan.unmappedIgnored).toEqual(['OLD', 'OLD2']);
+    expect(mapCsvRow(plan, 2, ['A', 'hello', 'x', 'y']).fields).toEqual({ body: 'hello' });
+    const reported = planFile(
+      'notes',
+      'notes.csv',
+      ['external_account_number', 'OLD'],
+      exportMappingOf({}, 'A', undefined),
+    );
+    expect(reported.unknownColumns).toEqual(['OLD']);
+  });
+});
