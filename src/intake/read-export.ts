@@ -215,8 +215,7 @@ async function* jsonRecords(
       reported.add(column);
       if (ignoresUnmapped(plan, column)) return;
       unknown += 1;
-      if (unknown <= SHOWN_UNKNOWN_COLUMNS)
-        issues.push(unknownColumnIssue(file.file, item.line, column, file.kind));
+      if (unknown <= SHOWN_UNKNOWN_COLUMNS) issues.push(unknownColumnIssue(file.file, item.line, column, file.kind));
       else if (more.push(column) === 1) moreLine = item.line;
     });
     if (key === undefined) issues.push(missingKeyIssue(file, plan, item.line));
