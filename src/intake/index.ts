@@ -1,4 +1,4 @@
-import type { ExportMapping } from '../mapping/mapping-rules.js';
+import { fileGlobsOf, type ExportMapping } from '../mapping/mapping-rules.js';
 import {
   findExportFiles,
   type ExportFile,
@@ -115,7 +115,7 @@ interface Opening {
 }
 
 async function startOpening(dir: string, config: ExportMapping, options: OpenExportOptions): Promise<Opening> {
-  const { files, notRead } = options.found ?? (await findExportFiles(dir));
+  const { files, notRead } = options.found ?? (await findExportFiles(dir, fileGlobsOf(config)));
   const issues = files.map(() => new IssueSpool(options.scratchDir, { byLine: true }));
   const summary: ExportSummary = {
     files: files.map((file) => ({

@@ -45,7 +45,20 @@ const tenantScopes = Object.fromEntries(TENANT_SCOPES.map((scope) => [scope, ten
   typeof tenantFields
 >;
 
+// A glob of file names in the export directory (THISTLE_NOTES_*.csv): subdirectories are not read.
+const fileGlob = z
+  .string()
+  .min(1)
+  .refine(
+    (glob) => !/[\\/]/u.test(glob),
+    'file is a glob of names in the export directory, such as "THISTLE_NOTES_*.csv" (no / or \\: subdirectories ' +
+      'are not read)',
+  );
+
 const fileMappingShape = {
+  // Which files of the export directory hold this kind (every match, read as one in name order); default: its base
+  // name (notes.csv, notes.json, ...).
+  file: fileGlob.optional(),
   // A field path, or a list of them: one source column feeding several fields (`"PHONE": ["mobile", "landline"]`).
   rename: z.record(z.string(), z.union([z.string().min(1), z.array(z.string().min(1)).min(1)])).optional(),
   ignore: z.array(z.string()).optional(),

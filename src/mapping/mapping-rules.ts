@@ -1,5 +1,6 @@
 import type { CountryCode } from 'libphonenumber-js';
 import type { Contract, Dialect, TenantFields } from '../schema/index.js';
+import type { FileGlobs } from '../sources/file-globs.js';
 import { FILE_KINDS, type FileKind } from '../sources/kinds.js';
 import { parseDateFormat, type DateFormat } from './date-format.js';
 import { renameTargets, type FileMappingInput, type MappingFileInput } from './mapping-file.js';
@@ -12,6 +13,8 @@ export type { CellValue } from './value-map.js';
 
 /** One file kind's mapping rules, complete (defaults filled in). */
 export interface FileMapping {
+  /** The glob naming this kind's files (`mapping.<kind>.file`); undefined: found by base name. */
+  file?: string | undefined;
   /** source column -> the field paths it fills (usually one; several where one column feeds several fields) */
   rename: Record<string, string[]>;
   ignore: string[];
@@ -87,6 +90,7 @@ function formats(value: string | string[] | undefined, withTime: boolean): DateF
 
 function completeMapping(file: MappingFileInput, mapping: FileMappingInput): FileMapping {
   return {
+    file: mapping.file,
     rename: Object.fromEntries(
       Object.entries(mapping.rename ?? {}).map(([column, targets]) => [column, renameTargets(targets)]),
     ),
@@ -105,4 +109,14 @@ function completeMapping(file: MappingFileInput, mapping: FileMappingInput): Fil
     delimiter: mapping.delimiter ?? file.delimiter ?? ',',
     encoding: mapping.encoding ?? file.encoding ?? 'utf8',
   };
+}
+
+/** The kinds whose files the mapping file declares by glob, for finding the export's files. */
+export function fileGlobsOf(config: Pick<ExportMapping, 'mapping'>): FileGlobs {
+  return Object.fromEntries(
+    FILE_KINDS.flatMap((kind) => {
+      const glob = config.mapping[kind].file;
+      return glob === undefined ? [] : [[kind, glob]];
+    }),
+  );
 }

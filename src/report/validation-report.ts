@@ -52,13 +52,25 @@ export async function* errorRowBatches(
   if (batch.length > 0) yield batch;
 }
 
-/** `--json`: one document { ok, accounts, links, not_read, errors }, one error per line. */
+/** `--json`: one document { ok, accounts, files, links, not_read, errors }, one error per line. */
 export async function* jsonReport(validation: ExportValidation): AsyncGenerator<string> {
   const { files, notRead } = validation.summary;
   const links = files.flatMap((file) =>
     file.linkTarget === undefined ? [] : [{ file: file.file, target: file.linkTarget }],
   );
-  const head = JSON.stringify({ ok: validation.ok, accounts: validation.accounts, links, not_read: notRead }, null, 2);
+  // Each file read, as its kind (a kind declared by glob has several), with the columns "unmapped": "ignore" left out.
+  const read = files.map((file) => ({
+    file: file.file,
+    kind: file.kind,
+    format: file.format,
+    records: file.records,
+    ...(file.ignoredColumns === undefined ? {} : { ignored_columns: file.ignoredColumns }),
+  }));
+  const head = JSON.stringify(
+    { ok: validation.ok, accounts: validation.accounts, files: read, links, not_read: notRead },
+    null,
+    2,
+  );
   yield `${head.slice(0, -2)},\n  "errors": [`;
   let separator = '';
   for await (const rows of errorRowBatches(validation)) {

@@ -29,7 +29,15 @@ describe('"unmapped": "ignore" and one column feeding several fields', () => {
       ),
     });
     const result = migrate(['validate', dir, '--json']);
-    const report = JSON.parse(result.stdout) as { errors: Array<Record<string, unknown>> };
+    const report = JSON.parse(result.stdout) as {
+      errors: Array<Record<string, unknown>>;
+      files: Array<{ file: string; ignored_columns?: string[] }>;
+    };
+    expect(report.files.map((file) => [file.file, file.ignored_columns])).toEqual([
+      ['accounts.csv', ['OLD_FLAG', 'CUST_NO']],
+      ['customers.csv', ['SHOE']],
+      ['supply_addresses.csv', undefined],
+    ]);
     expect(
       report.errors.map((error) => [error['file'], error['line'], error['column'], error['attr'], error['code']]),
     ).toEqual([
@@ -44,4 +52,49 @@ describe('"unmapped": "ignore" and one column feeding several fields', () => {
     );
     expect(text).not.toContain('unknown_column');
   });
+});
+
+describe('file globs and parts of a kind', () => {
+  const NOTES_HEADER = 'external_account_number,body,created_at';
+
+  it('reads every file a glob matches as the kind, each record at its own file and line', () => {
+    const dir = exportDir({
+      ...withParts({ 'accounts.csv': `${ACCOUNT_HEADER}\n${account('A-1')}\n` }),
+      'THISTLE_NOTES_1.csv': `${NOTES_HEADER}\nA-1,first,2026-01-01T00:00:00Z\n`,
+      'THISTLE_NOTES_2.csv': `${NOTES_HEADER}\nA-1,second,2026-01-02T00:00:00Z\nA-1,third,yesterday\n`,
+      'migrate.config.json': config({ notes: { file: 'THISTLE_NOTES_*.csv' } }),
+    });
+    const result = migrate(['validate', dir, '--json']);
+    expect(result.code).toBe(1);
+    const report = JSON.parse(result.stdout) as {
+      errors: Array<Record<string, unknown>>;
+      files: Array<{ file: string; kind: string; records: number }>;
+    };
+    expect(report.files.map((file) => [file.file, file.kind, file.records])).toEqual([
+      ['accounts.csv', 'accounts', 1],
+      ['customers.csv', 'customers', 1],
+      ['supply_addresses.csv', 'supply_addresses', 1],
+      ['THISTLE_NOTES_1.csv', 'notes', 1],
+      ['THISTLE_NOTES_2.csv', 'notes', 2],
+    ]);
+    expect(report.errors.map((error) => [error['file'], error['line'], error['column'], error['code']])).toEqual([
+      ['THISTLE_NOTES_2.csv', 3, 'created_at', 'invalid_datetime'],
+    ]);
+  });
+
+  it.each([['validate'], ['push', '--sandbox']])(
+    '%s stops (exit 2) on a part of a kind no glob declares',
+    (...args) => {
+      const dir = exportDir({
+        ...withParts({ 'accounts.csv': `${ACCOUNT_HEADER}\n${account('A-1')}\n` }),
+        'notes.csv': `${NOTES_HEADER}\nA-1,first,2026-01-01T00:00:00Z\n`,
+        'notes_part2.csv': `${NOTES_HEADER}\nA-1,second,2026-01-02T00:00:00Z\n`,
+      });
+      const result = migrate([...args, dir, ...(args[0] === 'push' ? ['--state', `${dir}-state`] : [])]);
+      expect(result.stderr).toMatch(
+        /^migrate: notes_part2\.csv: looks like a part of the notes records but is not read as one: declare the notes files/u,
+      );
+      expect(result.code).toBe(2);
+    },
+  );
 });
