@@ -79,6 +79,21 @@ const fileMappingShape = {
     .regex(/^(Z|[+-]\d{2}:\d{2})$/, 'utc_offset must be Z or +HH:MM / -HH:MM')
     .optional(),
   scale: z.record(z.string(), scaleFactor).optional(),
+  // How amounts and numbers are written: a currency sign, a thousands separator, where a minus goes.
+  number_format: z
+    .strictObject({
+      currency: z
+        .string()
+        .min(1)
+        .max(4)
+        .regex(/^[^\d.+\-()\s]+$/u, 'a currency sign such as "£" (no digit, sign, point or space)')
+        .optional(),
+      thousands: z
+        .enum([',', "'", ' ', '\u00a0', '_'], 'thousands takes one of "," "\'" " " (a space), a no-break space or "_"')
+        .optional(),
+      negative: z.enum(['leading', 'trailing', 'parentheses', 'any']).optional(),
+    })
+    .optional(),
   // Amount columns already in minor units (pence, cents): statements' gross_amount is sent as they give it.
   minor_units: z.array(z.string()).optional(),
   delimiter: delimiter.optional(),

@@ -4,6 +4,7 @@ import type { FileGlobs } from '../sources/file-globs.js';
 import { FILE_KINDS, type FileKind } from '../sources/kinds.js';
 import { parseDateFormat, type DateFormat } from './date-format.js';
 import { renameTargets, type FileMappingInput, type MappingFileInput } from './mapping-file.js';
+import type { NumberFormat } from './number-format.js';
 import { compileValueMap, type CellValue, type ValueMap } from './value-map.js';
 
 // The mapping file's rules made complete (defaults filled in): what mapping a record needs, and
@@ -28,6 +29,8 @@ export interface FileMapping {
   datetimeFormats: DateFormat[];
   utcOffset: string | undefined;
   scale: Record<string, number>;
+  /** How amounts and numbers are written (`number_format`: currency sign, thousands separator, minus); undefined: plain. */
+  numberFormat?: NumberFormat | undefined;
   /** Amount fields whose column is already in minor units (see the mapping file's `minor_units`). */
   minorUnits: string[];
   delimiter: string;
@@ -106,6 +109,14 @@ function completeMapping(file: MappingFileInput, mapping: FileMappingInput): Fil
     utcOffset: mapping.utc_offset,
     scale: mapping.scale ?? {},
     minorUnits: mapping.minor_units ?? [],
+    numberFormat:
+      mapping.number_format === undefined
+        ? undefined
+        : {
+            currency: mapping.number_format.currency,
+            thousands: mapping.number_format.thousands,
+            negative: mapping.number_format.negative ?? 'leading',
+          },
     delimiter: mapping.delimiter ?? file.delimiter ?? ',',
     encoding: mapping.encoding ?? file.encoding ?? 'utf8',
   };

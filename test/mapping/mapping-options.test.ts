@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { fieldProblems, type FileMappingInput, type MappingFileInput } from '../../src/mapping/mapping-file.js';
 import { exportMappingOf } from '../../src/mapping/mapping-rules.js';
 import { mapCsvRow, planFile } from '../../src/mapping/record.js';
+import { readFormattedNumber } from '../../src/mapping/number-format.js';
 import type { FileKind } from '../../src/sources/kinds.js';
 
 // The mapping file's per-kind options on plain records (docs/export-format.md "The mapping file"): what a row's cells
@@ -82,5 +83,69 @@ describe('"unmapped": "ignore"', () => {
       exportMappingOf({}, 'A', undefined),
     );
     expect(reported.unknownColumns).toEqual(['OLD']);
+  });
+});
+
+describe('number_format: currency sign, thousands separator, where the minus goes', () => {
+  it.each([
+    ['£152.85', 'leading', '152.85'],
+    ['-£12.00', 'leading', '-12.00'],
+    ['£-12.00', 'leading', '-12.00'],
+    ['£1,234.50', 'leading', '1234.50'],
+    ['1,234,567', 'leading', '1234567'],
+    ['12.00-', 'trailing', '-12.00'],
+    ['£12.00-', 'trailing', '-12.00'],
+    ['(12.00)', 'parentheses', '-12.00'],
+    ['(£1,000)', 'any', '-1000'],
+    ['-3', 'any', '-3'],
+    ['7-', 'any', '-7'],
+    ['+£3', 'leading', '3'],
+  ] as const)('%s (negative %s) reads as %s', (cell, negative, plain) => {
+    expect(readFormattedNumber(cell, { currency: '£', thousands: ',', negative })).toBe(plain);
+  });
+
+  it.each([
+    ['1,23.4', 'any'],
+    ['££12', 'any'],
+    ['$12', 'any'],
+    ['12.00-', 'leading'],
+    ['(12.00)', 'trailing'],
+    ['-12.00', 'parentheses'],
+    ['-(12)', 'any'],
+    ['--12', 'any'],
+    ['12,000.5.1', 'any'],
+    ['1 000', 'any'],
+    ['', 'any'],
+  ] as const)('%s (negative %s) is not a number in the format', (cell, negative) => {
+    expect(readFormattedNumber(cell, { currency: '£', thousands: ',', negative })).toBeUndefined();
+  });
+
+  it('reads amounts and minor units exactly, and names the value and the format when a cell does not fit', () => {
+    const number_format = { currency: '£', thousands: ',', negative: 'any' } as const;
+    const statement = mapRow(
+      'statements',
+      { number_format },
+      ['external_account_number', 'gross_amount'],
+      ['A', '(£1,152.85)'],
+    );
+    expect(statement.fields['gross_amount']).toBe(-115285);
+    const transaction = mapRow(
+      'transactions',
+      { number_format, scale: { amount: -1 } },
+      ['external_account_number', 'amount'],
+      ['A', '£0.29-'],
+    );
+    expect(transaction.fields['amount']).toBe(0.29);
+    const bad = mapRow('transactions', { number_format }, ['external_account_number', 'amount'], ['A', '€12']);
+    expect(bad.issues).toEqual([
+      {
+        attr: 'amount',
+        column: 'amount',
+        code: 'invalid_number',
+        message:
+          'amount: "€12" is not a number in the mapping file\'s number_format (currency "£", thousands ",", ' +
+          'negative any; "." as the decimal point).',
+      },
+    ]);
   });
 });
