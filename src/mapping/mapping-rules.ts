@@ -29,7 +29,7 @@ export interface FileMapping {
   datetimeFormats: DateFormat[];
   utcOffset: string | undefined;
   scale: Record<string, number>;
-  /** How amounts and numbers are written (`number_format`: currency sign, thousands separator, minus); undefined: plain. */
+  /** How amounts and numbers are written (`number_format`: currency, thousands separator, minus); undefined: plain. */
   numberFormat?: NumberFormat | undefined;
   /** Amount fields whose column is already in minor units (see the mapping file's `minor_units`). */
   minorUnits: string[];
