@@ -5,6 +5,7 @@ import { fieldType, isScalable } from './fields.js';
 import { FILE_KINDS, type FileKind } from '../sources/kinds.js';
 import { parseDateFormat } from './date-format.js';
 import { caseClashes } from './value-map.js';
+import { isTimeZone } from './time-zone.js';
 
 // The schema of `migrate.config.json` (docs/export-format.md "The mapping file"). Every
 // key is checked here, once, so that a typo in the mapping file is a configuration error naming
@@ -78,6 +79,13 @@ const fileMappingShape = {
     .string()
     .regex(/^(Z|[+-]\d{2}:\d{2})$/, 'utc_offset must be Z or +HH:MM / -HH:MM')
     .optional(),
+  // Datetimes without an offset are local times in this IANA zone, DST included (exclusive with utc_offset).
+  timezone: z
+    .string()
+    .refine(isTimeZone, 'timezone must be an IANA time zone such as "Europe/London" (as the tz database names it)')
+    .optional(),
+  // What a local time the clocks go through twice (the autumn change) means: the earlier or the later instant.
+  dst: z.enum(['earlier', 'later']).optional(),
   scale: z.record(z.string(), scaleFactor).optional(),
   // How amounts and numbers are written: a currency sign, a thousands separator, where a minus goes.
   number_format: z
@@ -145,6 +153,30 @@ export function renameTargets(targets: string | string[]): string[] {
 export type FileMappingInput = z.infer<typeof fileMappingSchema>;
 export type MappingFileInput = z.infer<typeof mappingFileSchema>;
 
+/** utc_offset or timezone with datetime_format, never both; dst only with a timezone. */
+function timeProblems(at: string, mapping: FileMappingInput): Array<{ key: string; message: string }> {
+  if (mapping.utc_offset !== undefined && mapping.timezone !== undefined)
+    return [
+      {
+        key: `${at}.timezone`,
+        message:
+          'and utc_offset both say what a datetime without an offset means; keep one (timezone for local times ' +
+          'that follow the clocks, utc_offset for one fixed offset)',
+      },
+    ];
+  if (mapping.dst !== undefined && mapping.timezone === undefined)
+    return [{ key: `${at}.dst`, message: 'applies to local times in a timezone; declare the timezone too' }];
+  if (mapping.datetime_format !== undefined && mapping.utc_offset === undefined && mapping.timezone === undefined)
+    return [
+      {
+        key: `${at}.utc_offset`,
+        message:
+          'or timezone is required with datetime_format (a datetime is sent with its UTC offset; it is never guessed)',
+      },
+    ];
+  return [];
+}
+
 /**
  * Field names used by a file's rules must be documented fields of that file (the cross-key check zod cannot express).
  */
@@ -180,12 +212,7 @@ export function fieldProblems(kind: FileKind, mapping: FileMappingInput): Array<
         message: `"${field}" is not an amount sent in minor units (only statements' gross_amount is)`,
       });
   }
-  if (mapping.datetime_format !== undefined && mapping.utc_offset === undefined) {
-    problems.push({
-      key: `${at}.utc_offset`,
-      message: 'is required with datetime_format (a datetime is sent with its UTC offset; it is never guessed)',
-    });
-  }
+  problems.push(...timeProblems(at, mapping));
   const targets = Object.values(mapping.rename ?? {}).flatMap(renameTargets);
   const twice = targets.find((target, index) => targets.indexOf(target) !== index);
   if (twice) problems.push({ key: `${at}.rename`, message: `two columns are renamed to "${twice}"` });

@@ -5,6 +5,7 @@ import { FILE_KINDS, type FileKind } from '../sources/kinds.js';
 import { parseDateFormat, type DateFormat } from './date-format.js';
 import { renameTargets, type FileMappingInput, type MappingFileInput } from './mapping-file.js';
 import type { NumberFormat } from './number-format.js';
+import type { DstChoice } from './time-zone.js';
 import { compileValueMap, type CellValue, type ValueMap } from './value-map.js';
 
 // The mapping file's rules made complete (defaults filled in): what mapping a record needs, and
@@ -28,6 +29,10 @@ export interface FileMapping {
   dateFormats: DateFormat[];
   datetimeFormats: DateFormat[];
   utcOffset: string | undefined;
+  /** `timezone`: datetimes without an offset are local times in this IANA zone (exclusive with utcOffset). */
+  timeZone?: string | undefined;
+  /** `dst`: what a local time that occurs twice in timeZone means; undefined: such a time is an error. */
+  dst?: DstChoice | undefined;
   scale: Record<string, number>;
   /** How amounts and numbers are written (`number_format`: currency, thousands separator, minus); undefined: plain. */
   numberFormat?: NumberFormat | undefined;
@@ -107,6 +112,8 @@ function completeMapping(file: MappingFileInput, mapping: FileMappingInput): Fil
     dateFormats: formats(mapping.date_format, false),
     datetimeFormats: formats(mapping.datetime_format, true),
     utcOffset: mapping.utc_offset,
+    timeZone: mapping.timezone,
+    dst: mapping.dst,
     scale: mapping.scale ?? {},
     minorUnits: mapping.minor_units ?? [],
     numberFormat:

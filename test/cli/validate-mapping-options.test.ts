@@ -98,3 +98,40 @@ describe('file globs and parts of a kind', () => {
     },
   );
 });
+
+describe('value maps, number formats and local times', () => {
+  it('reads legacy values, £ amounts and UK local times, and names each value that does not fit', () => {
+    const dir = exportDir({
+      ...withParts({ 'accounts.csv': `${ACCOUNT_HEADER},BAL\n${account('A-1')},1529\n${account('A-2')},-200\n` }),
+      'notes.csv':
+        'external_account_number,body,created_at,PIN\nA-1,a,25/10/2026 01:30,Y\nA-1,b,29/03/2026 01:30,y\n' +
+        'A-2,c,25/10/2026 02:30,maybe\n',
+      'transactions.csv':
+        'external_account_number,transaction_id,type,amount,transaction_date,reason\n' +
+        'A-1,T1,PAYMENT,"£1,234.50-",2026-01-01,x\nA-2,T2,CHARGE,"£1,23.4",2026-01-01,y\n',
+      'migrate.config.json': config({
+        accounts: { rename: { BAL: 'transfer_balance' }, scale: { transfer_balance: -0.01 } },
+        notes: {
+          datetime_format: 'DD/MM/YYYY HH:mm',
+          timezone: 'Europe/London',
+          rename: { PIN: 'is_pinned' },
+          values: { is_pinned: { Y: true, '*': false } },
+        },
+        transactions: { number_format: { currency: '£', thousands: ',', negative: 'trailing' } },
+      }),
+    });
+    const result = migrate(['validate', dir, '--json']);
+    const report = JSON.parse(result.stdout) as { errors: Array<Record<string, unknown>> };
+    expect(report.errors.map((error) => [error['file'], error['line'], error['column'], error['code']])).toEqual([
+      ['notes.csv', 2, 'created_at', 'ambiguous_date'],
+      ['notes.csv', 3, 'created_at', 'invalid_datetime'],
+      // "£1,234.50-" was read as -1234.50 (the trailing minus): a payment cannot be negative.
+      ['transactions.csv', 2, 'amount', 'negative_payment_amount'],
+      ['transactions.csv', 3, 'amount', 'invalid_number'],
+    ]);
+    expect(report.errors[3]?.['message']).toBe(
+      'amount: "£1,23.4" is not a number in the mapping file\'s number_format (currency "£", thousands ",", ' +
+        'negative trailing; "." as the decimal point).',
+    );
+  });
+});

@@ -90,7 +90,7 @@ describe('loadMigrateConfig', () => {
     expect(config.mapping.customers).toMatchObject({
       delimiter: '\t',
       encoding: 'latin1',
-      rename: { Surname: 'family_name' },
+      rename: { Surname: ['family_name'] },
     });
     expect(config.mapping.customers.dateFormats.map((format) => format.source)).toEqual(['DD/MM/YYYY']);
     expect(config.mapping.transactions.scale).toEqual({ amount: 0.01 });
@@ -111,7 +111,7 @@ describe('loadMigrateConfig', () => {
       /mapping\.accounts\.date_format\.0: "DD\/MM\/YY": two-digit years are ambiguous/,
     );
     expect(await usageError('{"mapping": {"notes": {"datetime_format": "DD/MM/YYYY HH:mm"}}}')).toMatch(
-      /mapping\.notes\.utc_offset: is required with datetime_format/,
+      /mapping\.notes\.utc_offset: or timezone is required with datetime_format/,
     );
     expect(await usageError('{"mapping": {"accounts": {"encoding": "ebcdic"}}}')).toMatch(
       /mapping\.accounts\.encoding:/,
@@ -160,7 +160,7 @@ describe('the mapping file: values exactly as written', () => {
     const accounts = config.mapping.accounts;
     expect(accounts.constants).toEqual({ billing_customer_reference: `${NUMBER_MARK}1.10` });
     expect(accounts.defaults).toEqual({ transfer_balance: `${NUMBER_MARK}90000000000000000001` });
-    expect(accounts.values).toEqual({ account_type: { '1': `${NUMBER_MARK}2.50` } });
+    expect(accounts.values['account_type']?.exact).toEqual(new Map([['1', `${NUMBER_MARK}2.50`]]));
     expect(accounts.scale).toEqual({ transfer_balance: 0.01 });
     expect(config.taskParams).toEqual({ n: 1.5 });
   });

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { fieldProblems, type FileMappingInput, type MappingFileInput } from '../../src/mapping/mapping-file.js';
+import {
+  fieldProblems,
+  fileMappingSchema,
+  type FileMappingInput,
+  type MappingFileInput,
+} from '../../src/mapping/mapping-file.js';
 import { exportMappingOf } from '../../src/mapping/mapping-rules.js';
 import { mapCsvRow, planFile } from '../../src/mapping/record.js';
 import { readFormattedNumber } from '../../src/mapping/number-format.js';
@@ -147,5 +152,58 @@ describe('number_format: currency sign, thousands separator, where the minus goe
           'negative any; "." as the decimal point).',
       },
     ]);
+  });
+});
+
+describe('timezone: local datetimes in a named zone, across both 2026 UK clock changes', () => {
+  const notes = (cell: string, mapping: FileMappingInput = {}) =>
+    mapRow(
+      'notes',
+      { timezone: 'Europe/London', datetime_format: 'DD/MM/YYYY HH:mm', ...mapping },
+      ['external_account_number', 'body', 'created_at'],
+      ['A', 'x', cell],
+    );
+
+  it('gives each local time the offset it had: GMT in winter, BST in summer', () => {
+    expect(notes('28/03/2026 23:59').fields['created_at']).toBe('2026-03-28T23:59:00+00:00');
+    expect(notes('29/03/2026 00:59').fields['created_at']).toBe('2026-03-29T00:59:00+00:00');
+    expect(notes('29/03/2026 02:00').fields['created_at']).toBe('2026-03-29T02:00:00+01:00');
+    expect(notes('15/07/2026 12:00').fields['created_at']).toBe('2026-07-15T12:00:00+01:00');
+    expect(notes('25/10/2026 00:59').fields['created_at']).toBe('2026-10-25T00:59:00+01:00');
+    expect(notes('25/10/2026 02:00').fields['created_at']).toBe('2026-10-25T02:00:00+00:00');
+    expect(notes('2026-12-01T08:15').fields['created_at']).toBe('2026-12-01T08:15:00+00:00');
+    // A datetime with its offset is taken as it is.
+    expect(notes('2026-10-25T01:30:00+01:00').fields['created_at']).toBe('2026-10-25T01:30:00+01:00');
+  });
+
+  it('refuses a local time the clocks skipped (29 March, 01:00-01:59)', () => {
+    const gap = notes('29/03/2026 01:30');
+    expect(gap.issues.map((issue) => [issue.code, issue.message])).toEqual([
+      [
+        'invalid_datetime',
+        'created_at: "29/03/2026 01:30" is a local time that does not exist in Europe/London (the clocks went ' +
+          'forward past it); correct it, or give it with its UTC offset.',
+      ],
+    ]);
+  });
+
+  it('refuses a local time that occurs twice (25 October, 01:00-01:59) unless dst says which', () => {
+    const twice = notes('25/10/2026 01:30');
+    expect(twice.issues[0]?.code).toBe('ambiguous_date');
+    expect(twice.issues[0]?.message).toContain('2026-10-25T01:30:00+01:00 or 2026-10-25T01:30:00+00:00');
+    expect(notes('25/10/2026 01:30', { dst: 'earlier' }).fields['created_at']).toBe('2026-10-25T01:30:00+01:00');
+    expect(notes('25/10/2026 01:30', { dst: 'later' }).fields['created_at']).toBe('2026-10-25T01:30:00+00:00');
+    expect(notes('25/10/2026 01:59', { dst: 'later' }).issues).toEqual([]);
+  });
+
+  it('is exclusive with utc_offset, dst needs it, and an unknown zone is named', () => {
+    expect(fieldProblems('notes', { timezone: 'Europe/London', utc_offset: 'Z' })[0]?.key).toBe(
+      'mapping.notes.timezone',
+    );
+    expect(fieldProblems('notes', { dst: 'later' })[0]?.key).toBe('mapping.notes.dst');
+    expect(fieldProblems('notes', { datetime_format: 'DD/MM/YYYY HH:mm', timezone: 'Europe/London' })).toEqual([]);
+    expect(fileMappingSchema.safeParse({ timezone: 'Europe/Lodnon' }).error?.issues[0]?.message).toMatch(
+      /^timezone must be an IANA time zone such as "Europe\/London"/u,
+    );
   });
 });
