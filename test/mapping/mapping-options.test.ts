@@ -159,7 +159,7 @@ describe('timezone: local datetimes in a named zone, across both 2026 UK clock c
   const notes = (cell: string, mapping: FileMappingInput = {}) =>
     mapRow(
       'notes',
-      { timezone: 'Europe/London', datetime_format: 'DD/MM/YYYY HH:mm', ...mapping },
+      { timezone: 'Europe/London', datetime_format: ['DD/MM/YYYY HH:mm'], ...mapping },
       ['external_account_number', 'body', 'created_at'],
       ['A', 'x', cell],
     );
@@ -201,7 +201,7 @@ describe('timezone: local datetimes in a named zone, across both 2026 UK clock c
       'mapping.notes.timezone',
     );
     expect(fieldProblems('notes', { dst: 'later' })[0]?.key).toBe('mapping.notes.dst');
-    expect(fieldProblems('notes', { datetime_format: 'DD/MM/YYYY HH:mm', timezone: 'Europe/London' })).toEqual([]);
+    expect(fieldProblems('notes', { datetime_format: ['DD/MM/YYYY HH:mm'], timezone: 'Europe/London' })).toEqual([]);
     expect(fileMappingSchema.safeParse({ timezone: 'Europe/Lodnon' }).error?.issues[0]?.message).toMatch(
       /^timezone must be an IANA time zone such as "Europe\/London"/u,
     );
