@@ -2,6 +2,7 @@ import PQueue from 'p-queue';
 import type { ExportReader, ExportSummary } from './index.js';
 import { concatIssues, IssueSpool, type IssueList } from './issue-spool.js';
 import type { OrderProof } from './order-proof.js';
+import { NearKeys, type NearKey } from './near-keys.js';
 import type { ExportAccount, ExportEntry, SourceIssue } from '../mapping/types.js';
 
 // What `migrate validate` reports, built from an export: counts, every error in account order,
@@ -20,6 +21,8 @@ export interface ExportValidation {
   fileErrors: number;
   byCode: Record<string, number>;
   orphans: { accounts: number; records: number; numbers: string[] };
+  /** Orphan records' numbers that match an account of the export but for spaces, leading zeros or case. */
+  nearKeys: NearKey[];
   summary: ExportSummary;
   /** The files not proven in external account number order, sorted on disk before the join (order-proof.ts). */
   sorted: OrderProof['outOfOrder'];
@@ -54,6 +57,7 @@ export async function validateExport(
     fileErrors: 0,
     byCode: {},
     orphans: { accounts: 0, records: 0, numbers: [] },
+    nearKeys: [],
     summary: reader.summary,
     sorted: reader.proof?.outOfOrder ?? [],
     close: () => {
@@ -85,6 +89,8 @@ async function readEntries(
   // A remote check that throws (authentication, service unreachable) stops the run: exit 3.
   const failure: { error?: unknown } = {};
   const pushAll = (issues: SourceIssue[]): void => issues.forEach((issue) => errors.push(issue));
+  const near = new NearKeys();
+  result.nearKeys = near.found;
   for await (const entry of reader.entries()) {
     options.onEntry?.(entry);
     if (entry.kind === 'orphan') {
@@ -97,11 +103,13 @@ async function readEntries(
       result.orphans.accounts += 1;
       result.orphans.records += items.length;
       if (result.orphans.numbers.length < ORPHAN_SAMPLE) result.orphans.numbers.push(entry.items.externalAccountNumber);
+      near.orphan(entry.items.externalAccountNumber, items[0]?.origin);
       for (const item of items) pushAll(item.issues);
       continue;
     }
     result.accounts.total += 1;
     const account = entry.account;
+    near.account(account.externalAccountNumber, account.origin);
     if (account.issues.length > 0) {
       result.accounts.invalid += 1;
       pushAll(account.issues);

@@ -52,6 +52,17 @@ export async function* errorRowBatches(
   if (batch.length > 0) yield batch;
 }
 
+function nearKeysJson(nearKeys: ExportValidation['nearKeys']): unknown[] {
+  return nearKeys.map((near) => ({
+    external_account_number: near.orphan.number,
+    file: near.orphan.origin.file,
+    line: near.orphan.origin.line,
+    account: near.account.number,
+    account_file: near.account.origin.file,
+    account_line: near.account.origin.line,
+  }));
+}
+
 /** `--json`: one document { ok, accounts, files, links, not_read, errors }, one error per line. */
 export async function* jsonReport(validation: ExportValidation): AsyncGenerator<string> {
   const { files, notRead } = validation.summary;
@@ -67,7 +78,14 @@ export async function* jsonReport(validation: ExportValidation): AsyncGenerator<
     ...(file.ignoredColumns === undefined ? {} : { ignored_columns: file.ignoredColumns }),
   }));
   const head = JSON.stringify(
-    { ok: validation.ok, accounts: validation.accounts, files: read, links, not_read: notRead },
+    {
+      ok: validation.ok,
+      accounts: validation.accounts,
+      files: read,
+      links,
+      not_read: notRead,
+      ...(validation.nearKeys.length === 0 ? {} : { near_keys: nearKeysJson(validation.nearKeys) }),
+    },
     null,
     2,
   );
@@ -143,6 +161,7 @@ function summaryLines(validation: ExportValidation): string[] {
         `(${sample}): allowed; push adds them to accounts imported earlier.`,
     );
   }
+  lines.push(...nearKeyLines(validation.nearKeys));
   lines.push(
     `${accounts.total} account(s): ${accounts.valid} valid, ${accounts.invalid} invalid; ` +
       `${validation.errors.length} error(s).`,
@@ -173,4 +192,28 @@ export async function writeErrorsCsv(file: string, validation: ExportValidation)
   } finally {
     await handle.close();
   }
+}
+
+const SHOWN_NEAR_KEYS = 20;
+
+/**
+ * Orphan records whose number matches an account of the export but for spaces, leading zeros or case: a warning
+ * naming both (they are allowed, but push would hold them back as records of an account that does not exist).
+ */
+function nearKeyLines(nearKeys: ExportValidation['nearKeys']): string[] {
+  if (nearKeys.length === 0) return [];
+  const at = (origin: { file: string; line: number }): string => `${origin.file}:${origin.line}`;
+  return [
+    `Warning: ${nearKeys.length} account number(s) of post-import records not in this export match an account of ` +
+      'the export but for spaces, leading zeros or case (a spreadsheet strips leading zeros): correct the numbers ' +
+      'in their files if they are the same account.',
+    ...nearKeys
+      .slice(0, SHOWN_NEAR_KEYS)
+      .map(
+        (near) =>
+          `  ${near.orphan.number} (${at(near.orphan.origin)}) ~ account ${near.account.number} ` +
+          `(${at(near.account.origin)})`,
+      ),
+    ...(nearKeys.length > SHOWN_NEAR_KEYS ? [`  ... and ${nearKeys.length - SHOWN_NEAR_KEYS} more`] : []),
+  ];
 }

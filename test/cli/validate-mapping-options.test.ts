@@ -135,3 +135,30 @@ describe('value maps, number formats and local times', () => {
     );
   });
 });
+
+describe('orphan records that nearly name an account', () => {
+  it('are a warning naming both: the zeros a spreadsheet stripped', () => {
+    const dir = exportDir({
+      ...withParts({ 'accounts.csv': `${ACCOUNT_HEADER}\n${account('0012345')}\n` }),
+      'notes.csv': 'external_account_number,import_supplier,body\n12345,ACME,a note\n',
+    });
+    const result = migrate(['validate', dir]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      'Warning: 1 account number(s) of post-import records not in this export match an account of the export but ' +
+        'for spaces, leading zeros or case (a spreadsheet strips leading zeros): correct the numbers in their files ' +
+        'if they are the same account.\n  12345 (notes.csv:2) ~ account 0012345 (accounts.csv:2)\n',
+    );
+    const json = JSON.parse(migrate(['validate', dir, '--json']).stdout) as { near_keys: unknown[] };
+    expect(json.near_keys).toEqual([
+      {
+        external_account_number: '12345',
+        file: 'notes.csv',
+        line: 2,
+        account: '0012345',
+        account_file: 'accounts.csv',
+        account_line: 2,
+      },
+    ]);
+  });
+});
