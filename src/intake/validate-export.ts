@@ -21,6 +21,8 @@ export interface ExportValidation {
   fileErrors: number;
   byCode: Record<string, number>;
   orphans: { accounts: number; records: number; numbers: string[] };
+  /** Values dropped under the mapping file's `on_invalid: omit` (OmittedIssues, with their values), in export order. */
+  omitted: IssueList;
   /** Orphan records' numbers that match an account of the export but for spaces, leading zeros or case. */
   nearKeys: NearKey[];
   summary: ExportSummary;
@@ -49,6 +51,7 @@ export async function validateExport(
 ): Promise<ExportValidation> {
   const accountErrors = new IssueSpool();
   const fileErrors = new IssueSpool();
+  const omitted = new IssueSpool();
   const errors = concatIssues([fileErrors, accountErrors]);
   const result: ExportValidation = {
     ok: true,
@@ -57,16 +60,18 @@ export async function validateExport(
     fileErrors: 0,
     byCode: {},
     orphans: { accounts: 0, records: 0, numbers: [] },
+    omitted,
     nearKeys: [],
     summary: reader.summary,
     sorted: reader.proof?.outOfOrder ?? [],
     close: () => {
       fileErrors.close();
       accountErrors.close();
+      omitted.close();
     },
   };
   try {
-    await readEntries(reader, options, result, accountErrors);
+    await readEntries(reader, options, result, { errors: accountErrors, omitted });
     // A streaming read knows its file issues only at the end; they come first in the report either way.
     for await (const issue of reader.fileIssues) fileErrors.push(issue);
   } catch (error) {
@@ -83,7 +88,7 @@ async function readEntries(
   reader: ExportReader,
   options: ValidateExportOptions,
   result: ExportValidation,
-  errors: IssueSpool,
+  { errors, omitted }: { errors: IssueSpool; omitted: IssueSpool },
 ): Promise<void> {
   const queue = new PQueue({ concurrency: options.remoteConcurrency ?? 4 });
   // A remote check that throws (authentication, service unreachable) stops the run: exit 3.
@@ -93,6 +98,8 @@ async function readEntries(
   result.nearKeys = near.found;
   for await (const entry of reader.entries()) {
     options.onEntry?.(entry);
+    for (const dropped of (entry.kind === 'orphan' ? entry.items.omitted : entry.account.omitted) ?? [])
+      omitted.push(dropped);
     if (entry.kind === 'orphan') {
       const items = [
         entry.items.notes,

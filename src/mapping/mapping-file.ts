@@ -6,6 +6,10 @@ import { FILE_KINDS, type FileKind } from '../sources/kinds.js';
 import { parseDateFormat } from './date-format.js';
 import { caseClashes } from './value-map.js';
 import { isTimeZone } from './time-zone.js';
+import { isOptionalField } from './field-schema.js';
+
+/** Fields that join a record to its account: never optional. */
+const KEY_FIELDS: ReadonlySet<string> = new Set(['external_account_number', 'import_supplier']);
 
 // The schema of `migrate.config.json` (docs/export-format.md "The mapping file"). Every
 // key is checked here, once, so that a typo in the mapping file is a configuration error naming
@@ -101,6 +105,10 @@ const fileMappingShape = {
         .optional(),
       negative: z.enum(['leading', 'trailing', 'parentheses', 'any']).optional(),
     })
+    .optional(),
+  // Optional fields whose invalid value is dropped (listed by validate) instead of holding the account back.
+  on_invalid: z
+    .record(z.string(), z.literal('omit', { error: 'on_invalid takes "omit" (the value is dropped and listed)' }))
     .optional(),
   // Amount columns already in minor units (pence, cents): statements' gross_amount is sent as they give it.
   minor_units: z.array(z.string()).optional(),
@@ -213,6 +221,16 @@ export function fieldProblems(kind: FileKind, mapping: FileMappingInput): Array<
       });
   }
   problems.push(...timeProblems(at, mapping));
+  for (const field of Object.keys(mapping.on_invalid ?? {})) {
+    if (!fieldType(kind, field)) check(`${at}.on_invalid.${field}`, field);
+    else if (!isOptionalField(kind, field) || KEY_FIELDS.has(field))
+      problems.push({
+        key: `${at}.on_invalid.${field}`,
+        message:
+          `"${field}" is required in ${kind} records, so it cannot be omitted; only an optional field's invalid ` +
+          'value may be dropped',
+      });
+  }
   const targets = Object.values(mapping.rename ?? {}).flatMap(renameTargets);
   const twice = targets.find((target, index) => targets.indexOf(target) !== index);
   if (twice) problems.push({ key: `${at}.rename`, message: `two columns are renamed to "${twice}"` });

@@ -36,6 +36,8 @@ export interface FileMapping {
   scale: Record<string, number>;
   /** How amounts and numbers are written (`number_format`: currency, thousands separator, minus); undefined: plain. */
   numberFormat?: NumberFormat | undefined;
+  /** `on_invalid: omit`: optional fields whose invalid value is dropped and listed, not held against the account. */
+  omitInvalid?: readonly string[] | undefined;
   /** Amount fields whose column is already in minor units (see the mapping file's `minor_units`). */
   minorUnits: string[];
   delimiter: string;
@@ -116,6 +118,7 @@ function completeMapping(file: MappingFileInput, mapping: FileMappingInput): Fil
     dst: mapping.dst,
     scale: mapping.scale ?? {},
     minorUnits: mapping.minor_units ?? [],
+    omitInvalid: Object.keys(mapping.on_invalid ?? {}),
     numberFormat:
       mapping.number_format === undefined
         ? undefined

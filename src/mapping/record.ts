@@ -10,6 +10,8 @@ import { fieldType, NESTED_OBJECTS, type FieldType } from './fields.js';
 import { ExportCode } from './issue-codes.js';
 import { readJsonCell, withExactNumbers } from './json-cell.js';
 import { lookUpValue } from './value-map.js';
+import { fieldSchemaOf, fieldValueProblem } from './field-schema.js';
+import type { z } from 'zod';
 
 // One source record -> one mapped record (pure): mapping-file rules, then coercion. The
 // external account number and supplier are lifted out for the join; `fields` holds the payload
@@ -23,6 +25,11 @@ export interface RecordIssue {
   message: string;
 }
 
+/** A value dropped under the mapping file's `on_invalid: omit`, with why: listed by validate, never silent. */
+export interface OmittedValue extends RecordIssue {
+  value: string;
+}
+
 export interface MappedRecord {
   kind: FileKind;
   line: number;
@@ -30,6 +37,8 @@ export interface MappedRecord {
   importSupplier: string | undefined;
   fields: Record<string, unknown>;
   issues: RecordIssue[];
+  /** Values dropped under `on_invalid: omit` (the record goes on without them). */
+  omitted: OmittedValue[];
 }
 
 /** A field filled by a column, a default or a constant, compiled once per file. */
@@ -79,6 +88,8 @@ export interface FilePlan {
   inline?: Record<InlineList, FilePlan>;
   /** Tenant fields the mapping file declares for this file kind: field -> type. */
   tenant: Readonly<Record<string, FieldType>>;
+  /** `on_invalid: omit`: field -> the spec's rule for its value alone; an invalid value is dropped and listed. */
+  omit: ReadonlyMap<string, z.ZodType>;
 }
 
 const TENANT_TYPES: Record<TenantFieldKind, FieldType> = {
@@ -98,6 +109,15 @@ function tenantPlan(kind: FileKind, config: ExportMapping): Record<string, Field
   // Every file kind is a tenant scope of its own name.
   const declared = tenantFieldsOf(config.tenantFields, kind);
   return Object.fromEntries(Object.entries(declared).map(([field, tenantKind]) => [field, TENANT_TYPES[tenantKind]]));
+}
+
+function omitPlan(kind: FileKind, mapping: FileMapping): ReadonlyMap<string, z.ZodType> {
+  const plan = new Map<string, z.ZodType>();
+  for (const field of mapping.omitInvalid ?? []) {
+    const schema = fieldSchemaOf(kind, field);
+    if (schema !== undefined) plan.set(field, schema);
+  }
+  return plan;
 }
 
 /** Lists an accounts record may carry inline (docs/export-format.md "Columns"), mapped with their own files' rules. */
@@ -156,6 +176,7 @@ export function planFile(kind: FileKind, file: string, header: string[], config:
     constants: valuePlans(kind, mapping, mapping.constants, phoneCountry),
     ignored: ignore,
     tenant: tenantPlan(kind, config),
+    omit: omitPlan(kind, mapping),
   };
   if (kind === 'accounts')
     plan.inline = {
@@ -275,8 +296,37 @@ function assign(
     inlinePlan && Array.isArray(result.value)
       ? mapInline(inlinePlan, record, field, result.value, column)
       : result.value;
+  if (plan.omit.size > 0 && omitted(plan, record, target, { mapped, value, column, issue: result.issue })) return;
   setPath(target.lifted ? lifted : record.fields, target.path, value);
   if (result.issue) record.issues.push({ attr: field, ...(column === undefined ? {} : { column }), ...result.issue });
+}
+
+/**
+ * `on_invalid: omit`: a value of the field that cannot be read, or that the spec's rule for the field refuses, is
+ * dropped and noted in the record's `omitted` (true), instead of holding the record back.
+ */
+function omitted(
+  plan: FilePlan,
+  record: MappedRecord,
+  target: FieldPlan,
+  cell: { mapped: unknown; value: unknown; column: string | undefined; issue: Coerced['issue'] },
+): boolean {
+  const schema = plan.omit.get(target.field);
+  if (schema === undefined) return false;
+  const problem = cell.issue ?? fieldValueProblem(schema, cell.value);
+  if (problem === undefined) return false;
+  record.omitted.push({
+    attr: target.field,
+    ...(cell.column === undefined ? {} : { column: cell.column }),
+    code: problem.code,
+    message: problem.message,
+    value: isJsonNumber(cell.mapped)
+      ? jsonNumberText(cell.mapped)
+      : typeof cell.mapped === 'string'
+        ? cell.mapped
+        : JSON.stringify(cell.mapped),
+  });
+  return true;
 }
 
 /** Inline customers or supply addresses: a JSON list whose items are mapped field by field (numbers still marked). */
@@ -320,6 +370,8 @@ function mapInline(
       });
     };
     const mapped = mapJsonRecord(itemPlan, record.line, item as Record<string, unknown>, unknownKey);
+    for (const dropped of mapped.omitted)
+      record.omitted.push({ ...dropped, attr: `${prefix}.${dropped.attr}`, ...where });
     // The item's problems sit in the accounts record's column, not in the item's key.
     for (const issue of mapped.issues)
       record.issues.push({
@@ -357,6 +409,7 @@ export function mapCsvRow(plan: FilePlan, line: number, cells: string[]): Mapped
     importSupplier: undefined,
     fields: {},
     issues: [],
+    omitted: [],
   };
   const lifted: Lifted = {};
   if (cells.length !== plan.width) {
@@ -415,6 +468,7 @@ export function mapJsonRecord(
     importSupplier: undefined,
     fields: {},
     issues: [],
+    omitted: [],
   };
   const lifted: Lifted = {};
   eachJsonField(plan, object, (key, value, field, type) => {

@@ -5,6 +5,7 @@ import type { SourceIssue } from '../mapping/types.js';
 import type { ExportValidation } from '../intake/validate-export.js';
 import { ignoredColumnLines, linkLines, notReadLines } from './export-entries.js';
 import { spreadsheetCsvOptions } from './spreadsheet-safe.js';
+import { omittedJson, omittedLines, writeOmittedCsv } from './omitted-report.js';
 
 // The outputs of `migrate validate`, as text chunks to write one after the other: the errors are
 // read once from their spool, so a report of millions of errors is written in flat memory.
@@ -99,7 +100,8 @@ export async function* jsonReport(validation: ExportValidation): AsyncGenerator<
     }
     yield text;
   }
-  yield separator === '' ? ']\n}\n' : '\n  ]\n}\n';
+  yield separator === '' ? ']' : '\n  ]';
+  yield validation.omitted.length === 0 ? '\n}\n' : `,\n  "omitted": [${await omittedJson(validation)}\n  ]\n}\n`;
 }
 
 function where(issue: SourceIssue): string {
@@ -135,7 +137,7 @@ export async function* textReport(validation: ExportValidation): AsyncGenerator<
     }
   }
   if (validation.errors.length > 0) lines.push('');
-  yield `${[...lines, ...summaryLines(validation)].join('\n')}\n`;
+  yield `${[...lines, ...(await omittedLines(validation)), ...summaryLines(validation)].join('\n')}\n`;
 }
 
 function summaryLines(validation: ExportValidation): string[] {
@@ -192,6 +194,7 @@ export async function writeErrorsCsv(file: string, validation: ExportValidation)
   } finally {
     await handle.close();
   }
+  await writeOmittedCsv(file, validation);
 }
 
 const SHOWN_NEAR_KEYS = 20;

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build, cleanup, exportDir, migrate, withParts } from './validate-helpers.js';
 
@@ -159,6 +160,38 @@ describe('orphan records that nearly name an account', () => {
         account_file: 'accounts.csv',
         account_line: 2,
       },
+    ]);
+  });
+});
+
+describe('on_invalid: omit', () => {
+  it('sends the account without the invalid value, and lists it in the output and beside the errors CSV', () => {
+    const dir = exportDir({
+      ...withParts({ 'accounts.csv': `${ACCOUNT_HEADER}\n${account('A-1')}\n${account('A-2')}\n` }),
+      'customers.csv':
+        'external_account_number,given_name,family_name,landline\nA-1,Ada,Lovelace,0161 12\nA-2,Bo,Ng,0161 496 0000\n',
+      'migrate.config.json': config(
+        { customers: { on_invalid: { landline: 'omit' } } },
+        { phone_default_country: 'GB' },
+      ),
+    });
+    const errorsCsv = `${dir}-errors.csv`;
+    const result = migrate(['validate', dir, '--errors-csv', errorsCsv]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      'Values omitted (on_invalid: omit), the account sent without them: 1\n' +
+        '  customers.csv:2 landline "0161 12"  invalid_phone_number  landline: "0161 12" is not a valid GB number',
+    );
+    expect(result.stdout).toContain('2 account(s): 2 valid, 0 invalid; 0 error(s).');
+    expect(readFileSync(`${dir}-errors.omitted.csv`, 'utf8')).toBe(
+      'file,line,column,attr,external_account_number,value,code,message\n' +
+        'customers.csv,2,landline,landline,A-1,0161 12,invalid_phone_number,"landline: ""0161 12"" is not a valid GB ' +
+        "number (a number without + is read as a GB number, the mapping file's phone_default_country); correct it, " +
+        'or give it in international format with +."\n',
+    );
+    const json = JSON.parse(migrate(['validate', dir, '--json']).stdout) as { omitted: Array<Record<string, unknown>> };
+    expect(json.omitted.map((row) => [row['file'], row['line'], row['attr'], row['value']])).toEqual([
+      ['customers.csv', 2, 'landline', '0161 12'],
     ]);
   });
 });

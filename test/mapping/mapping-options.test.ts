@@ -207,3 +207,48 @@ describe('timezone: local datetimes in a named zone, across both 2026 UK clock c
     );
   });
 });
+
+describe('on_invalid: omit', () => {
+  const header = ['external_account_number', 'given_name', 'landline', 'email', 'mobile'];
+  const mapping: FileMappingInput = { on_invalid: { landline: 'omit', email: 'omit' } };
+
+  it('drops a value that cannot be read or that the spec refuses, noting each with its value and why', () => {
+    const row = mapRow('customers', mapping, header, ['A', 'Ada', '0161 12', 'not-an-email', '+44791112'], {
+      phone_default_country: 'GB',
+    });
+    expect(row.fields).toEqual({ given_name: 'Ada', mobile: '+44791112' });
+    expect(row.issues).toEqual([]);
+    expect(row.omitted.map((dropped) => [dropped.attr, dropped.column, dropped.value, dropped.code])).toEqual([
+      ['landline', 'landline', '0161 12', 'invalid_phone_number'],
+      ['email', 'email', 'not-an-email', 'invalid_email'],
+    ]);
+    const international = mapRow('customers', mapping, header, ['A', 'Ada', '+441', '', '']);
+    expect(international.fields).toEqual({ given_name: 'Ada' });
+    expect(international.omitted[0]?.message).toBe(
+      '+441 is not a valid phone number in international format (e.g. +447911123456).',
+    );
+  });
+
+  it('keeps a valid value, and leaves the fields it does not name to the usual rules', () => {
+    const row = mapRow('customers', mapping, header, ['A', 'Ada', '+447911123456', 'ada@example.org', '']);
+    expect(row.fields).toEqual({ given_name: 'Ada', landline: '+447911123456', email: 'ada@example.org' });
+    expect(row.omitted).toEqual([]);
+  });
+
+  it('is refused for a required field and an undocumented one, naming the key', () => {
+    expect(fieldProblems('supply_addresses', { on_invalid: { supply_postcode: 'omit' } })).toEqual([
+      {
+        key: 'mapping.supply_addresses.on_invalid.supply_postcode',
+        message:
+          '"supply_postcode" is required in supply_addresses records, so it cannot be omitted; only an optional ' +
+          "field's invalid value may be dropped",
+      },
+    ]);
+    expect(fieldProblems('customers', { on_invalid: { fax: 'omit' } })[0]?.key).toBe(
+      'mapping.customers.on_invalid.fax',
+    );
+    expect(fieldProblems('notes', { on_invalid: { external_account_number: 'omit' } })[0]?.key).toBe(
+      'mapping.notes.on_invalid.external_account_number',
+    );
+  });
+});
