@@ -25,6 +25,8 @@ export interface StageSummary {
   changedAfterImport: number;
   /** Records found changed in the export after they were sent (reported, never resent). */
   recordsChangedAfterImport: number;
+  /** Values dropped under the mapping file's `on_invalid: omit` (validate lists each). */
+  omittedValues: number;
   /** Work staging added to the run: accounts that became `staged`, records that became `pending`. */
   added: { accounts: number; items: Record<ItemKind, number> };
 }
@@ -67,6 +69,7 @@ function emptySummary(): StageSummary {
     orphans: 0,
     changedAfterImport: 0,
     recordsChangedAfterImport: 0,
+    omittedValues: 0,
     added: { accounts: 0, items },
   };
 }
@@ -121,6 +124,7 @@ export async function stageExport(
   try {
     for await (const entry of untilAborted(source.entries(), signal)) {
       waiting = false;
+      summary.omittedValues += (entry.kind === 'account' ? entry.account.omitted : entry.items.omitted)?.length ?? 0;
       batch.push(entry);
       if (batch.length >= batchSize) apply();
       // Stopped between batches: what is staged is committed, the rest is staged by the next run.

@@ -194,4 +194,21 @@ describe('on_invalid: omit', () => {
       ['customers.csv', 2, 'landline', '0161 12'],
     ]);
   });
+
+  it('push sends the account without the value and says how many values were omitted', () => {
+    const dir = exportDir({
+      ...withParts({ 'accounts.csv': `${ACCOUNT_HEADER}\n${account('A-1')}\n` }),
+      'customers.csv': 'external_account_number,given_name,family_name,landline\nA-1,Ada,Lovelace,0161 12\n',
+      'migrate.config.json': config(
+        { customers: { on_invalid: { landline: 'omit' } } },
+        { phone_default_country: 'GB' },
+      ),
+    });
+    const result = migrate(['push', dir, '--sandbox', '--state', `${dir}-state`, '--quiet']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('push finished: everything done');
+    expect(result.stdout).toContain(
+      "  1 invalid values omitted under the mapping file's on_invalid, their accounts sent without them",
+    );
+  });
 });
