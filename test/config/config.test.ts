@@ -147,6 +147,37 @@ describe('the mapping file: scale', () => {
   });
 });
 
+describe('the mapping file: the per-kind options name the key at fault', () => {
+  it.each([
+    [
+      '{"notes": {"file": "sub/THISTLE_*.csv"}}',
+      /mapping\.notes\.file: file is a glob of names in the export directory/,
+    ],
+    ['{"notes": {"unmapped": "drop"}}', /mapping\.notes\.unmapped:/],
+    [
+      '{"notes": {"timezone": "Europe/London", "utc_offset": "Z"}}',
+      /mapping\.notes\.timezone: and utc_offset both say/,
+    ],
+    ['{"notes": {"timezone": "Mars/Olympus"}}', /mapping\.notes\.timezone: timezone must be an IANA time zone/],
+    ['{"notes": {"timezone": "Europe/London", "dst": "first"}}', /mapping\.notes\.dst:/],
+    [
+      '{"transactions": {"number_format": {"thousands": "."}}}',
+      /mapping\.transactions\.number_format\.thousands: thousands takes/,
+    ],
+    ['{"transactions": {"number_format": {"negative": "after"}}}', /mapping\.transactions\.number_format\.negative:/],
+    [
+      '{"customers": {"on_invalid": {"landline": "drop"}}}',
+      /mapping\.customers\.on_invalid\.landline: on_invalid takes "omit"/,
+    ],
+    [
+      '{"customers": {"on_invalid": {"given_name": "omit"}, "rename": {"P": ["mobile", "fax"]}}}',
+      /mapping\.customers\.rename\.P: "fax" is not a documented field/,
+    ],
+  ])('%s', async (mapping, message) => {
+    expect(await usageError(`{"mapping": ${mapping}}`)).toMatch(message);
+  });
+});
+
 describe('the mapping file: values exactly as written', () => {
   it('keeps the text of a number in constants, defaults and value maps; other numbers are numbers', async () => {
     const { cwd } = dirs();
