@@ -5,7 +5,8 @@ import type { Origin } from '../mapping/types.js';
 // records for an earlier import, they would stay behind at push as accounts that do not exist; validate warns,
 // naming both. Entries come in byte order of their numbers, so an account is kept for the orphans after it only when
 // its loose form differs from it ("0012345" comes before "12345"; "12345" before "0012345" is the orphan kept first).
-// Memory is bounded: at most MAX_KEPT numbers of each side are kept for matching.
+// Memory is bounded (about 35 MB): at most MAX_KEPT numbers of each side are kept for matching, so in a larger export
+// a pair past them is not found (the warning is a help, never a guarantee).
 
 export interface NearKey {
   /** The number the records give, and where the first of them is. */
@@ -14,7 +15,7 @@ export interface NearKey {
   account: { number: string; origin: Origin };
 }
 
-const MAX_KEPT = 1_000_000;
+const MAX_KEPT = 200_000;
 const MAX_REPORTED = 1_000;
 
 /** `  0012345 ` -> `12345`, `ACC-1` -> `acc-1`: what a spreadsheet or a typist may have changed. */
