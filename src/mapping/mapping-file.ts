@@ -223,6 +223,11 @@ export function fieldProblems(kind: FileKind, mapping: FileMappingInput): Array<
   problems.push(...timeProblems(at, mapping));
   for (const field of Object.keys(mapping.on_invalid ?? {})) {
     if (!fieldType(kind, field)) check(`${at}.on_invalid.${field}`, field);
+    else if (kind === 'accounts' && (field === 'customers' || field === 'supply_addresses'))
+      problems.push({
+        key: `${at}.on_invalid.${field}`,
+        message: `an inline list cannot be omitted whole; declare on_invalid for the fields of mapping.${field}`,
+      });
     else if (!isOptionalField(kind, field) || KEY_FIELDS.has(field))
       problems.push({
         key: `${at}.on_invalid.${field}`,

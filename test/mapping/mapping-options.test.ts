@@ -244,6 +244,9 @@ describe('on_invalid: omit', () => {
           "field's invalid value may be dropped",
       },
     ]);
+    expect(fieldProblems('accounts', { on_invalid: { customers: 'omit' } })[0]?.message).toMatch(
+      /^an inline list cannot be omitted whole/u,
+    );
     expect(fieldProblems('customers', { on_invalid: { fax: 'omit' } })[0]?.key).toBe(
       'mapping.customers.on_invalid.fax',
     );
