@@ -1,4 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
+import { fileGlobsOf } from '../mapping/mapping-rules.js';
 import { dirname, join, resolve } from 'node:path';
 import { checkContractDialect, type MigrateConfig } from '../config/index.js';
 import { ledgerUrlOf } from '../config/ledger-url.js';
@@ -51,7 +52,7 @@ export async function preparePush(options: PushCommandOptions): Promise<PushSetu
   if (config.contract) checkContractDialect(config, dialect);
   warnAboutContract(config);
   const selection = await selectionOf(options);
-  const exportFiles = await findExportFiles(options.dir);
+  const exportFiles = await findExportFiles(options.dir, fileGlobsOf(config));
   await refuseNoAccounts(exportFiles.files, config, options.allowNoAccounts === true);
   if (!options.dryRun && options.logFile !== undefined) checkLogFileDir(options.logFile, options.dir);
   if (!options.dryRun && options.metricsFile !== undefined) checkMetricsFile(options.metricsFile, options.dir, warn);

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { fileGlobsOf } from '../mapping/mapping-rules.js';
 import { RequestRejectedError } from '../api/index.js';
 import { checkContractDialect, type MigrateConfig } from '../config/index.js';
 import { chooseDialect, registerServiceOptions, type ServiceFlags } from '../config/service.js';
@@ -85,7 +86,7 @@ export async function validateCommand(options: ValidateCommandOptions): Promise<
   checkContractDialect(config, dialect);
   warnAboutContract(config);
   // Found once: the read below takes the same files.
-  const found = await findExportFiles(options.dir);
+  const found = await findExportFiles(options.dir, fileGlobsOf(config));
   await refuseNoAccounts(found.files, config, options.allowNoAccounts === true);
   // Credentials and the service are checked before the export is read: a long read should not end in a usage error.
   const remote = options.remote ? await openRemote(options, config) : undefined;

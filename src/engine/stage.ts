@@ -27,6 +27,8 @@ export interface StageSummary {
   recordsChangedAfterImport: number;
   /** Note rows identical to an earlier one of their account, counted once (mapping/note-identity.ts). */
   duplicateNotes: number;
+  /** Values dropped under the mapping file's `on_invalid: omit` (validate lists each). */
+  omittedValues: number;
   /** Work staging added to the run: accounts that became `staged`, records that became `pending`. */
   added: { accounts: number; items: Record<ItemKind, number> };
 }
@@ -70,6 +72,7 @@ function emptySummary(): StageSummary {
     changedAfterImport: 0,
     recordsChangedAfterImport: 0,
     duplicateNotes: 0,
+    omittedValues: 0,
     added: { accounts: 0, items },
   };
 }
@@ -124,6 +127,7 @@ export async function stageExport(
   try {
     for await (const entry of untilAborted(source.entries(), signal)) {
       waiting = false;
+      summary.omittedValues += (entry.kind === 'account' ? entry.account.omitted : entry.items.omitted)?.length ?? 0;
       batch.push(entry);
       if (batch.length >= batchSize) apply();
       // Stopped between batches: what is staged is committed, the rest is staged by the next run.

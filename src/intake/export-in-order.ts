@@ -1,4 +1,4 @@
-import type { ExportMapping } from '../mapping/mapping-rules.js';
+import { fileGlobsOf, type ExportMapping } from '../mapping/mapping-rules.js';
 import { findExportFiles } from '../sources/index.js';
 import { openExport, type ExportReader, type OpenExportOptions, type ReadPhaseProgress } from './index.js';
 import { proveOrder, type OrderProof } from './order-proof.js';
@@ -26,7 +26,7 @@ export async function openExportInOrder(
     onProof?: (proof: OrderProof) => void;
   } = {},
 ): Promise<ExportInOrder> {
-  const found = options.found ?? (await findExportFiles(dir));
+  const found = options.found ?? (await findExportFiles(dir, fileGlobsOf(config)));
   const { files } = found;
   const { signal, onProof, ...rest } = options;
   const open = { ...rest, found };

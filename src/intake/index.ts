@@ -1,4 +1,4 @@
-import type { ExportMapping } from '../mapping/mapping-rules.js';
+import { fileGlobsOf, type ExportMapping } from '../mapping/mapping-rules.js';
 import {
   findExportFiles,
   type ExportFile,
@@ -31,7 +31,15 @@ export type * from '../mapping/types.js';
 export type { UnicodeSpellings } from './read-export.js';
 
 export interface ExportSummary {
-  files: Array<{ file: string; kind: FileKind; format: FileFormat; records: number; linkTarget?: string }>;
+  files: Array<{
+    file: string;
+    kind: FileKind;
+    format: FileFormat;
+    records: number;
+    linkTarget?: string;
+    /** Columns left out under the kind's `"unmapped": "ignore"` (JSON keys as they are met). */
+    ignoredColumns?: string[];
+  }>;
   /** Records joined per kind (records without an external account number are not counted). */
   records: Record<FileKind, number>;
   /** Accounts in the accounts file (distinct external account numbers). */
@@ -116,7 +124,7 @@ interface Opening {
 }
 
 async function startOpening(dir: string, config: ExportMapping, options: OpenExportOptions): Promise<Opening> {
-  const { files, notRead } = options.found ?? (await findExportFiles(dir));
+  const { files, notRead } = options.found ?? (await findExportFiles(dir, fileGlobsOf(config)));
   const issues = files.map(() => new IssueSpool(options.scratchDir, { byLine: true }));
   const summary: ExportSummary = {
     files: files.map((file) => ({
@@ -149,11 +157,19 @@ async function startOpening(dir: string, config: ExportMapping, options: OpenExp
     fileIssues: concatIssues(issues),
     summary,
     closeIssues: () => issues.forEach((spool) => spool.close()),
-    open: (index, read) =>
-      openExportFile(files[index] as ExportFile, config, issues[index] as IssueSpool, progress(index), {
-        ...read,
-        spellings: summary.spellings,
-      }),
+    open: async (index, read) => {
+      const opened = await openExportFile(
+        files[index] as ExportFile,
+        config,
+        issues[index] as IssueSpool,
+        progress(index),
+        { ...read, spellings: summary.spellings },
+      );
+      const entry = summary.files[index];
+      if (entry !== undefined && opened.plan.mapping.unmapped === 'ignore')
+        entry.ignoredColumns = opened.plan.unmappedIgnored;
+      return opened;
+    },
     setupOf: (opened) => {
       context.columnOf = Object.fromEntries(
         files.map((file, index) => [file.file, opened[index]?.plan.columnOf ?? {}]),

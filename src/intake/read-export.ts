@@ -4,7 +4,7 @@ import { readCsvBatches, readJsonArray, readNdjson, type CsvRow, type ExportFile
 import { ExportCode } from '../mapping/issue-codes.js';
 import { changedWhileRead, stampOf, watchedRecords } from './file-stamp.js';
 import type { RecordData } from '../mapping/join-groups.js';
-import { csvKey, jsonKey, planFile, type FilePlan } from '../mapping/record.js';
+import { csvKey, ignoresUnmapped, jsonKey, planFile, type FilePlan } from '../mapping/record.js';
 import type { SourceIssue } from '../mapping/types.js';
 import {
   addressable,
@@ -230,6 +230,7 @@ async function* jsonRecords(
   // JSON keys vary by record: an undocumented key is reported once per file, where it first appears.
   // Past the first few, the rest are grouped into one problem at the end of the file.
   const reported = new Set<string>();
+  let unknown = 0;
   const more: string[] = [];
   let moreLine = 0;
   let batch: KeyedRecord[] = [];
@@ -237,8 +238,9 @@ async function* jsonRecords(
     const key = jsonKey(plan, item.object, (column) => {
       if (reported.has(column)) return;
       reported.add(column);
-      if (reported.size <= SHOWN_UNKNOWN_COLUMNS)
-        issues.push(unknownColumnIssue(file.file, item.line, column, file.kind));
+      if (ignoresUnmapped(plan, column)) return;
+      unknown += 1;
+      if (unknown <= SHOWN_UNKNOWN_COLUMNS) issues.push(unknownColumnIssue(file.file, item.line, column, file.kind));
       else if (more.push(column) === 1) moreLine = item.line;
     });
     if (key === undefined) issues.push(missingKeyIssue(file, plan, item.line));

@@ -2,6 +2,7 @@ import PQueue from 'p-queue';
 import type { ExportReader, ExportSummary } from './index.js';
 import { concatIssues, IssueSpool, type IssueList } from './issue-spool.js';
 import type { OrderProof } from './order-proof.js';
+import { NearKeys, type NearKey } from './near-keys.js';
 import type { ExportAccount, ExportEntry, SourceIssue } from '../mapping/types.js';
 
 // What `migrate validate` reports, built from an export: counts, every error in account order,
@@ -22,6 +23,10 @@ export interface ExportValidation {
   orphans: { accounts: number; records: number; numbers: string[] };
   /** Note rows identical to an earlier one of their account (same body, created_at and fields): counted once. */
   duplicateNotes: number;
+  /** Values dropped under the mapping file's `on_invalid: omit` (OmittedIssues, with their values), in export order. */
+  omitted: IssueList;
+  /** Orphan records' numbers that match an account of the export but for spaces, leading zeros or case. */
+  nearKeys: NearKey[];
   summary: ExportSummary;
   /** The files not proven in external account number order, sorted on disk before the join (order-proof.ts). */
   sorted: OrderProof['outOfOrder'];
@@ -48,6 +53,7 @@ export async function validateExport(
 ): Promise<ExportValidation> {
   const accountErrors = new IssueSpool();
   const fileErrors = new IssueSpool();
+  const omitted = new IssueSpool();
   const errors = concatIssues([fileErrors, accountErrors]);
   const result: ExportValidation = {
     ok: true,
@@ -57,15 +63,18 @@ export async function validateExport(
     byCode: {},
     orphans: { accounts: 0, records: 0, numbers: [] },
     duplicateNotes: 0,
+    omitted,
+    nearKeys: [],
     summary: reader.summary,
     sorted: reader.proof?.outOfOrder ?? [],
     close: () => {
       fileErrors.close();
       accountErrors.close();
+      omitted.close();
     },
   };
   try {
-    await readEntries(reader, options, result, accountErrors);
+    await readEntries(reader, options, result, { errors: accountErrors, omitted });
     // A streaming read knows its file issues only at the end; they come first in the report either way.
     for await (const issue of reader.fileIssues) fileErrors.push(issue);
   } catch (error) {
@@ -82,15 +91,19 @@ async function readEntries(
   reader: ExportReader,
   options: ValidateExportOptions,
   result: ExportValidation,
-  errors: IssueSpool,
+  { errors, omitted }: { errors: IssueSpool; omitted: IssueSpool },
 ): Promise<void> {
   const queue = new PQueue({ concurrency: options.remoteConcurrency ?? 4 });
   // A remote check that throws (authentication, service unreachable) stops the run: exit 3.
   const failure: { error?: unknown } = {};
   const pushAll = (issues: SourceIssue[]): void => issues.forEach((issue) => errors.push(issue));
+  const near = new NearKeys();
+  result.nearKeys = near.found;
   for await (const entry of reader.entries()) {
     options.onEntry?.(entry);
     result.duplicateNotes += (entry.kind === 'orphan' ? entry.items : entry.account).duplicateNotes ?? 0;
+    for (const dropped of (entry.kind === 'orphan' ? entry.items.omitted : entry.account.omitted) ?? [])
+      omitted.push(dropped);
     if (entry.kind === 'orphan') {
       const items = [
         entry.items.notes,
@@ -101,11 +114,13 @@ async function readEntries(
       result.orphans.accounts += 1;
       result.orphans.records += items.length;
       if (result.orphans.numbers.length < ORPHAN_SAMPLE) result.orphans.numbers.push(entry.items.externalAccountNumber);
+      near.orphan(entry.items.externalAccountNumber, items[0]?.origin);
       for (const item of items) pushAll(item.issues);
       continue;
     }
     result.accounts.total += 1;
     const account = entry.account;
+    near.account(account.externalAccountNumber, account.origin);
     if (account.issues.length > 0) {
       result.accounts.invalid += 1;
       pushAll(account.issues);

@@ -2,6 +2,7 @@ import { isJsonNumber, jsonNumberText } from '../sources/json-value.js';
 import { fail, type CoerceContext, type Coerced } from './coerced.js';
 import { asDouble, multiply, parseDecimal, wholeNumberOf, type Decimal } from './decimal.js';
 import { ExportCode } from './issue-codes.js';
+import { formatInWords, readFormattedNumber } from './number-format.js';
 
 // Numbers and amounts (docs/export-format.md "Values"): read exactly from their text (a CSV cell, or a JSON number
 // as the export wrote it), scaled exactly, and sent only where the JSON number that carries them is the same
@@ -10,23 +11,38 @@ import { ExportCode } from './issue-codes.js';
 /** `.` as the decimal point, an optional sign, no exponent: a number in a cell (JSON numbers follow JSON's grammar). */
 const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)$/;
 
-/** The decimal of a cell, a JSON number, or a number the mapping file gives; undefined for anything else. */
-function decimalOf(value: unknown): Decimal | undefined {
+/**
+ * The decimal of a cell (as the kind's number_format writes it, when it declares one), a JSON number, or a number the
+ * mapping file gives; undefined for anything else.
+ */
+function decimalOf(value: unknown, context: CoerceContext): Decimal | undefined {
   if (isJsonNumber(value)) return parseDecimal(jsonNumberText(value));
   if (typeof value === 'number') return Number.isFinite(value) ? parseDecimal(String(value)) : undefined;
-  return typeof value === 'string' && DECIMAL.test(value) ? parseDecimal(value) : undefined;
+  if (typeof value !== 'string') return undefined;
+  const format = context.mapping.numberFormat;
+  if (format === undefined) return DECIMAL.test(value) ? parseDecimal(value) : undefined;
+  const plain = readFormattedNumber(value, format);
+  return plain === undefined ? undefined : parseDecimal(plain);
 }
 
 function shown(value: unknown): string {
   return isJsonNumber(value) ? jsonNumberText(value) : String(value);
 }
 
-function notANumber(value: unknown, field: string): Coerced {
+function notANumber(value: unknown, context: CoerceContext): Coerced {
+  const format = context.mapping.numberFormat;
+  if (format !== undefined)
+    return fail(
+      value,
+      ExportCode.invalidNumber,
+      `${context.field}: "${shown(value)}" is not a number in the mapping file's number_format ` +
+        `(${formatInWords(format)}; "." as the decimal point).`,
+    );
   return fail(
     value,
     ExportCode.invalidNumber,
-    `${field}: "${shown(value)}" is not a number ("." as the decimal point, no currency sign or thousands ` +
-      `separator).`,
+    `${context.field}: "${shown(value)}" is not a number ("." as the decimal point, no currency sign or thousands ` +
+      `separator; declare them with "number_format" in the mapping file).`,
   );
 }
 
@@ -44,8 +60,8 @@ function afterScale(context: CoerceContext): string {
 }
 
 export function coerceNumber(type: 'integer' | 'number' | 'amount', value: unknown, context: CoerceContext): Coerced {
-  const read = decimalOf(value);
-  if (read === undefined) return notANumber(value, context.field);
+  const read = decimalOf(value, context);
+  if (read === undefined) return notANumber(value, context);
   const decimal = scaled(read, context);
   if (type === 'integer' && decimal !== undefined && decimal.exponent < 0)
     return fail(value, ExportCode.invalidInteger, `${context.field}: "${shown(value)}" is not a whole number.`);
@@ -73,8 +89,8 @@ export function coerceNumber(type: 'integer' | 'number' | 'amount', value: unkno
  * 28.999999999999996). A column the mapping file declares in `minor_units` is taken as it is.
  */
 export function coerceMinorAmount(value: unknown, context: CoerceContext): Coerced {
-  const decimal = decimalOf(value);
-  if (decimal === undefined) return notANumber(value, context.field);
+  const decimal = decimalOf(value, context);
+  if (decimal === undefined) return notANumber(value, context);
   const declaredMinor = context.mapping.minorUnits.includes(context.field);
   const minor = wholeNumberOf(decimal, declaredMinor ? 0 : 2);
   if (typeof minor === 'number') return { value: minor };

@@ -1,6 +1,6 @@
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
 import { applyDateFormat, type DateFormat } from './date-format.js';
-import { isCalendarDate, isIsoDatetime } from '../schema/index.js';
+import { Code, isCalendarDate, isIsoDatetime } from '../schema/index.js';
 import { isJsonNumber, jsonNumberText, type JsonNumber } from '../sources/json-value.js';
 import type { FieldType } from './fields.js';
 import { ExportCode } from './issue-codes.js';
@@ -8,6 +8,7 @@ import { fail, textOf, type CoerceContext, type Coerced } from './coerced.js';
 import { coerceMinorAmount, coerceNumber } from './coerce-number.js';
 import { parseDecimal } from './decimal.js';
 import { coerceDocumentPaths, coerceJson } from './json-cell.js';
+import { zonedDatetime } from './time-zone.js';
 
 // One cell -> one payload value (docs/export-format.md "Values"). Pure. A cell that cannot be coerced
 // yields an issue and keeps its text, so that the payload still shows what was there and the
@@ -41,7 +42,7 @@ export function coerceValue(type: FieldType, input: unknown, context: CoerceCont
             : fail(value, ExportCode.invalidType, `${context.field} must be text.`);
     case 'phone':
       return typeof value === 'string' && !isJsonNumber(value)
-        ? { value: normalisePhone(value, context.phoneCountry) }
+        ? coercePhone(value, context)
         : fail(value, ExportCode.invalidType, `${context.field} must be text.`);
     case 'boolean':
       return coerceBoolean(value, context.field);
@@ -132,6 +133,7 @@ function coerceDate(value: unknown, context: CoerceContext): Coerced {
 function coerceDatetime(value: unknown, context: CoerceContext): Coerced {
   const text = textOf(value);
   if (isIsoDatetime(text)) return { value: text };
+  if (context.mapping.timeZone !== undefined) return coerceLocalDatetime(text, context, context.mapping.timeZone);
   const offset = context.mapping.utcOffset;
   const formats = offset === undefined ? [] : context.mapping.datetimeFormats;
   const { readings, matched } = readUnder(formats, text, (reading) =>
@@ -146,6 +148,65 @@ function coerceDatetime(value: unknown, context: CoerceContext): Coerced {
     ExportCode.invalidDatetime,
     `${context.field}: "${text}" is not an ISO 8601 datetime with a UTC offset (e.g. 2024-01-31T09:30:00Z); ` +
       `declare other formats with "datetime_format" and "utc_offset".`,
+  );
+}
+
+/** `2026-10-25T01:30` or `2026-10-25 01:30:00`: an ISO datetime without an offset (a local time). */
+const ISO_LOCAL = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(:\d{2})?$/u;
+
+/** A datetime without an offset, as a local time in the mapping file's timezone (time-zone.ts). */
+function coerceLocalDatetime(text: string, context: CoerceContext, zone: string): Coerced {
+  const iso = ISO_LOCAL.exec(text);
+  const { readings, matched } = iso
+    ? { readings: new Set([`${iso[1]}T${iso[2]}${iso[3] ?? ':00'}`]), matched: true }
+    : readUnder(context.mapping.datetimeFormats, text, (reading) =>
+        isIsoDatetime(`${reading}Z`) ? reading : undefined,
+      );
+  if (readings.size > 1) return ambiguous(context, text, readings, 'datetime');
+  const local = [...readings][0];
+  if (local === undefined || !isIsoDatetime(`${local}Z`)) {
+    if (matched)
+      return fail(text, ExportCode.invalidDatetime, `${context.field}: "${text}" is not a datetime that exists.`);
+    const declared = ['YYYY-MM-DDTHH:mm:ss', ...context.mapping.datetimeFormats.map((format) => format.source)];
+    return fail(
+      text,
+      ExportCode.invalidDatetime,
+      `${context.field}: "${text}" is not a datetime in the format ${declared.join(', ')} (a local time in ` +
+        `${zone}) or ISO 8601 with a UTC offset.`,
+    );
+  }
+  const zoned = zonedDatetime(local, zone, context.mapping.dst);
+  if ('value' in zoned) return { value: zoned.value };
+  if (zoned.problem === 'gap')
+    return fail(
+      text,
+      ExportCode.invalidDatetime,
+      `${context.field}: "${text}" is a local time that does not exist in ${zone} (the clocks went forward past ` +
+        'it); correct it, or give it with its UTC offset.',
+    );
+  return fail(
+    text,
+    ExportCode.ambiguousDate,
+    `${context.field}: "${text}" occurs twice in ${zone} (the clocks went back through it): ` +
+      `${zoned.readings.join(' or ')}; declare which with "dst": "earlier" or "later" in the mapping file, or give ` +
+      'it with its UTC offset. It is never guessed.',
+  );
+}
+
+/**
+ * With a default country (the mapping file's phone_default_country), a number without `+` is read as a national number
+ * of that country: one that is not valid there is named as such ("not a valid GB number"), not as a malformed
+ * international one. A number with `+` is left for the schema to judge.
+ */
+function coercePhone(value: string, context: CoerceContext): Coerced {
+  const country = context.phoneCountry;
+  const normalised = normalisePhone(value, country);
+  if (country === undefined || normalised.startsWith('+')) return { value: normalised };
+  return fail(
+    value,
+    Code.invalidPhoneNumber,
+    `${context.field}: "${value}" is not a valid ${country} number (a number without + is read as a ${country} ` +
+      `number, the mapping file's phone_default_country); correct it, or give it in international format with +.`,
   );
 }
 

@@ -4,7 +4,7 @@ import { ExportCode } from './issue-codes.js';
 import { locateIssue } from './locate.js';
 import { itemsOf, recordsByKind, type ItemSet } from './items.js';
 import { recordIssue, REQUEST_BODIES, requestIssues, type JoinContext, type SourcedRecord } from './sourced-record.js';
-import type { ExportAccount, Origin, OrphanItems, SourceIssue } from './types.js';
+import type { ExportAccount, OmittedIssue, Origin, OrphanItems, SourceIssue } from './types.js';
 
 // The records of one external account number -> one ExportAccount (or OrphanItems). Pure: the
 // staging store hands over the records in file order; every problem is located here.
@@ -127,7 +127,21 @@ export function joinAccount(number: string, records: SourcedRecord[], context: J
         ? []
         : [...mappingIssues, ...schemaIssues, ...itemIssues],
     columnOf: columnOfFiles(context.columnOf, records),
+    ...omissionsOf(records, number),
     ...items,
+  };
+}
+
+/** The values the records dropped under `on_invalid: omit`, located: `{ omitted }`, or nothing when none was. */
+function omissionsOf(records: SourcedRecord[], number: string): { omitted?: OmittedIssue[] } {
+  if (!records.some((staged) => staged.record.omitted.length > 0)) return {};
+  return {
+    omitted: records.flatMap((staged) =>
+      staged.record.omitted.map((dropped) => ({
+        ...recordIssue(staged.file, staged.record.line, number, dropped),
+        value: dropped.value,
+      })),
+    ),
   };
 }
 
@@ -161,5 +175,5 @@ export function joinOrphan(number: string, records: SourcedRecord[], context: Jo
       context,
     );
   const items: ItemSet = itemsOf(number, supplier, recordsByKind(records), context);
-  return { externalAccountNumber: number, importSupplier: supplier ?? '', ...items };
+  return { externalAccountNumber: number, importSupplier: supplier ?? '', ...omissionsOf(records, number), ...items };
 }

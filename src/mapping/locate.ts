@@ -1,5 +1,5 @@
 import type { ValidationIssue } from '../schema/index.js';
-import { kindOfFile } from '../sources/kinds.js';
+import { FILE_KINDS, kindOfFile } from '../sources/kinds.js';
 import { fieldType } from './fields.js';
 import type { Origin, SourceIssue } from './types.js';
 
@@ -45,17 +45,17 @@ export function columnOfPath(
   rest: string[],
   columnOf: Record<string, Record<string, string>> | undefined,
 ): string | undefined {
+  // A file found by a glob of the mapping file (THISTLE_NOTES_1.csv) does not say its kind: the path is the record's,
+  // so the field it starts with is the one of any kind that has it.
   const kind = kindOfFile(file);
+  const isField = (field: string): boolean =>
+    kind === undefined ? FILE_KINDS.some((any) => fieldType(any, field) !== undefined) : !!fieldType(kind, field);
   for (let length = rest.length; length >= 1; length -= 1) {
     const field = rest.slice(0, length).join('.');
     const renamed = columnOf?.[file]?.[field];
     if (renamed !== undefined) return renamed;
-    if (
-      kind &&
-      fieldType(kind, field) &&
-      !(JSON_ONLY.has(field) && kind === 'accounts' && file.toLowerCase().endsWith('.csv'))
-    )
-      return field;
+    // Inline lists are fields of accounts records only, and never a column of a CSV file.
+    if (isField(field) && !(JSON_ONLY.has(field) && file.toLowerCase().endsWith('.csv'))) return field;
   }
   return undefined;
 }

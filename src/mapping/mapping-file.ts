@@ -4,6 +4,12 @@ import { DIALECTS, TENANT_FIELD_KINDS, TENANT_SCOPES, type TenantScope } from '.
 import { fieldType, isScalable } from './fields.js';
 import { FILE_KINDS, type FileKind } from '../sources/kinds.js';
 import { parseDateFormat } from './date-format.js';
+import { caseClashes } from './value-map.js';
+import { isTimeZone } from './time-zone.js';
+import { isOptionalField } from './field-schema.js';
+
+/** Fields that join a record to its account: never optional. */
+const KEY_FIELDS: ReadonlySet<string> = new Set(['external_account_number', 'import_supplier']);
 
 // The schema of `migrate.config.json` (docs/export-format.md "The mapping file"). Every
 // key is checked here, once, so that a typo in the mapping file is a configuration error naming
@@ -28,6 +34,13 @@ const datetimeFormat = z.string().check((ctx) => {
   if (problem) ctx.issues.push({ code: 'custom', input: ctx.value, message: problem });
 });
 const delimiter = z.string().min(1).max(4);
+// A factor every value of the field is multiplied by, exactly: 0.01 (pence -> pounds), -1 or -0.01 (a legacy sign
+// convention flipped). 0 would erase every amount.
+const SCALE_ACCEPTS =
+  'scale takes a finite number other than 0, such as 0.01 (pence -> pounds) or -0.01 (pence, the sign flipped)';
+const scaleFactor = z
+  .number({ error: SCALE_ACCEPTS })
+  .refine((value) => Number.isFinite(value) && value !== 0, SCALE_ACCEPTS);
 const encoding = z.enum(ENCODINGS);
 const tenantFields = z
   .record(z.string().regex(/^[a-z][a-z0-9_]*$/, 'a field name such as meter_points'), z.enum(TENANT_FIELD_KINDS))
@@ -37,9 +50,25 @@ const tenantScopes = Object.fromEntries(TENANT_SCOPES.map((scope) => [scope, ten
   typeof tenantFields
 >;
 
+// A glob of file names in the export directory (THISTLE_NOTES_*.csv): subdirectories are not read.
+const fileGlob = z
+  .string()
+  .min(1)
+  .refine(
+    (glob) => !/[\\/]/u.test(glob),
+    'file is a glob of names in the export directory, such as "THISTLE_NOTES_*.csv" (no / or \\: subdirectories ' +
+      'are not read)',
+  );
+
 const fileMappingShape = {
-  rename: z.record(z.string(), z.string().min(1)).optional(),
+  // Which files of the export directory hold this kind (every match, read as one in name order); default: its base
+  // name (notes.csv, notes.json, ...).
+  file: fileGlob.optional(),
+  // A field path, or a list of them: one source column feeding several fields (`"PHONE": ["mobile", "landline"]`).
+  rename: z.record(z.string(), z.union([z.string().min(1), z.array(z.string().min(1)).min(1)])).optional(),
   ignore: z.array(z.string()).optional(),
+  // "ignore": every column that is not a documented field (nor renamed to one) is left out without listing it.
+  unmapped: z.enum(['report', 'ignore']).optional(),
   constants: z.record(z.string(), cellValue).optional(),
   defaults: z.record(z.string(), cellValue).optional(),
   values: z.record(z.string(), z.record(z.string(), cellValue)).optional(),
@@ -54,7 +83,33 @@ const fileMappingShape = {
     .string()
     .regex(/^(Z|[+-]\d{2}:\d{2})$/, 'utc_offset must be Z or +HH:MM / -HH:MM')
     .optional(),
-  scale: z.record(z.string(), z.number().positive().finite()).optional(),
+  // Datetimes without an offset are local times in this IANA zone, DST included (exclusive with utc_offset).
+  timezone: z
+    .string()
+    .refine(isTimeZone, 'timezone must be an IANA time zone such as "Europe/London" (as the tz database names it)')
+    .optional(),
+  // What a local time the clocks go through twice (the autumn change) means: the earlier or the later instant.
+  dst: z.enum(['earlier', 'later']).optional(),
+  scale: z.record(z.string(), scaleFactor).optional(),
+  // How amounts and numbers are written: a currency sign, a thousands separator, where a minus goes.
+  number_format: z
+    .strictObject({
+      currency: z
+        .string()
+        .min(1)
+        .max(4)
+        .regex(/^[^\d.+\-()\s]+$/u, 'a currency sign such as "£" (no digit, sign, point or space)')
+        .optional(),
+      thousands: z
+        .enum([',', "'", ' ', '\u00a0', '_'], 'thousands takes one of "," "\'" " " (a space), a no-break space or "_"')
+        .optional(),
+      negative: z.enum(['leading', 'trailing', 'parentheses', 'any']).optional(),
+    })
+    .optional(),
+  // Optional fields whose invalid value is dropped (listed by validate) instead of holding the account back.
+  on_invalid: z
+    .record(z.string(), z.literal('omit', { error: 'on_invalid takes "omit" (the value is dropped and listed)' }))
+    .optional(),
   // Amount columns already in minor units (pence, cents): statements' gross_amount is sent as they give it.
   minor_units: z.array(z.string()).optional(),
   delimiter: delimiter.optional(),
@@ -98,8 +153,37 @@ export const mappingFileSchema = z.strictObject({
     .optional(),
 });
 
+/** The fields a `rename` entry fills: one field path, or several. */
+export function renameTargets(targets: string | string[]): string[] {
+  return typeof targets === 'string' ? [targets] : targets;
+}
+
 export type FileMappingInput = z.infer<typeof fileMappingSchema>;
 export type MappingFileInput = z.infer<typeof mappingFileSchema>;
+
+/** utc_offset or timezone with datetime_format, never both; dst only with a timezone. */
+function timeProblems(at: string, mapping: FileMappingInput): Array<{ key: string; message: string }> {
+  if (mapping.utc_offset !== undefined && mapping.timezone !== undefined)
+    return [
+      {
+        key: `${at}.timezone`,
+        message:
+          'and utc_offset both say what a datetime without an offset means; keep one (timezone for local times ' +
+          'that follow the clocks, utc_offset for one fixed offset)',
+      },
+    ];
+  if (mapping.dst !== undefined && mapping.timezone === undefined)
+    return [{ key: `${at}.dst`, message: 'applies to local times in a timezone; declare the timezone too' }];
+  if (mapping.datetime_format !== undefined && mapping.utc_offset === undefined && mapping.timezone === undefined)
+    return [
+      {
+        key: `${at}.utc_offset`,
+        message:
+          'or timezone is required with datetime_format (a datetime is sent with its UTC offset; it is never guessed)',
+      },
+    ];
+  return [];
+}
 
 /**
  * Field names used by a file's rules must be documented fields of that file (the cross-key check zod cannot express).
@@ -111,10 +195,20 @@ export function fieldProblems(kind: FileKind, mapping: FileMappingInput): Array<
     if (!fieldType(kind, field))
       problems.push({ key, message: `"${field}" is not a documented field of ${kind} files` });
   };
-  for (const [source, target] of Object.entries(mapping.rename ?? {})) check(`${at}.rename.${source}`, target);
+  for (const [source, targets] of Object.entries(mapping.rename ?? {}))
+    for (const target of renameTargets(targets)) check(`${at}.rename.${source}`, target);
   for (const field of Object.keys(mapping.constants ?? {})) check(`${at}.constants.${field}`, field);
   for (const field of Object.keys(mapping.defaults ?? {})) check(`${at}.defaults.${field}`, field);
-  for (const field of Object.keys(mapping.values ?? {})) check(`${at}.values.${field}`, field);
+  for (const [field, entries] of Object.entries(mapping.values ?? {})) {
+    check(`${at}.values.${field}`, field);
+    for (const [one, other] of caseClashes(entries))
+      problems.push({
+        key: `${at}.values.${field}`,
+        message:
+          `"${one}" and "${other}" differ only in case but map to different values ` +
+          '(keys match regardless of case)',
+      });
+  }
   for (const field of Object.keys(mapping.scale ?? {})) {
     if (!isScalable(kind, field))
       problems.push({ key: `${at}.scale.${field}`, message: `"${field}" is not an amount field of ${kind} files` });
@@ -126,13 +220,23 @@ export function fieldProblems(kind: FileKind, mapping: FileMappingInput): Array<
         message: `"${field}" is not an amount sent in minor units (only statements' gross_amount is)`,
       });
   }
-  if (mapping.datetime_format !== undefined && mapping.utc_offset === undefined) {
-    problems.push({
-      key: `${at}.utc_offset`,
-      message: 'is required with datetime_format (a datetime is sent with its UTC offset; it is never guessed)',
-    });
+  problems.push(...timeProblems(at, mapping));
+  for (const field of Object.keys(mapping.on_invalid ?? {})) {
+    if (!fieldType(kind, field)) check(`${at}.on_invalid.${field}`, field);
+    else if (kind === 'accounts' && (field === 'customers' || field === 'supply_addresses'))
+      problems.push({
+        key: `${at}.on_invalid.${field}`,
+        message: `an inline list cannot be omitted whole; declare on_invalid for the fields of mapping.${field}`,
+      });
+    else if (!isOptionalField(kind, field) || KEY_FIELDS.has(field))
+      problems.push({
+        key: `${at}.on_invalid.${field}`,
+        message:
+          `"${field}" is required in ${kind} records, so it cannot be omitted; only an optional field's invalid ` +
+          'value may be dropped',
+      });
   }
-  const targets = Object.values(mapping.rename ?? {});
+  const targets = Object.values(mapping.rename ?? {}).flatMap(renameTargets);
   const twice = targets.find((target, index) => targets.indexOf(target) !== index);
   if (twice) problems.push({ key: `${at}.rename`, message: `two columns are renamed to "${twice}"` });
   return problems;

@@ -1,27 +1,43 @@
 import type { CountryCode } from 'libphonenumber-js';
 import type { Contract, Dialect, TenantFields } from '../schema/index.js';
+import type { FileGlobs } from '../sources/file-globs.js';
 import { FILE_KINDS, type FileKind } from '../sources/kinds.js';
 import { parseDateFormat, type DateFormat } from './date-format.js';
-import type { FileMappingInput, MappingFileInput } from './mapping-file.js';
+import { renameTargets, type FileMappingInput, type MappingFileInput } from './mapping-file.js';
+import type { NumberFormat } from './number-format.js';
+import type { DstChoice } from './time-zone.js';
+import { compileValueMap, type CellValue, type ValueMap } from './value-map.js';
 
 // The mapping file's rules made complete (defaults filled in): what mapping a record needs, and
 // nothing about where the rules came from beyond the file's path for the reports.
 
-export type CellValue = string | number | boolean | null | unknown[] | Record<string, unknown>;
+export type { CellValue } from './value-map.js';
 
 /** One file kind's mapping rules, complete (defaults filled in). */
 export interface FileMapping {
-  /** source column -> field path */
-  rename: Record<string, string>;
+  /** The glob naming this kind's files (`mapping.<kind>.file`); undefined: found by base name. */
+  file?: string | undefined;
+  /** source column -> the field paths it fills (usually one; several where one column feeds several fields) */
+  rename: Record<string, string[]>;
   ignore: string[];
+  /** `ignore`: columns that are not documented fields are left out (listed once per file), not reported one by one. */
+  unmapped: 'report' | 'ignore';
   constants: Record<string, CellValue>;
   defaults: Record<string, CellValue>;
-  /** field path -> source value -> value */
-  values: Record<string, Record<string, CellValue>>;
+  /** field path -> its value map (source value -> value; exact, then regardless of case, then `"*"`) */
+  values: Record<string, ValueMap>;
   dateFormats: DateFormat[];
   datetimeFormats: DateFormat[];
   utcOffset: string | undefined;
+  /** `timezone`: datetimes without an offset are local times in this IANA zone (exclusive with utcOffset). */
+  timeZone?: string | undefined;
+  /** `dst`: what a local time that occurs twice in timeZone means; undefined: such a time is an error. */
+  dst?: DstChoice | undefined;
   scale: Record<string, number>;
+  /** How amounts and numbers are written (`number_format`: currency, thousands separator, minus); undefined: plain. */
+  numberFormat?: NumberFormat | undefined;
+  /** `on_invalid: omit`: optional fields whose invalid value is dropped and listed, not held against the account. */
+  omitInvalid?: readonly string[] | undefined;
   /** Amount fields whose column is already in minor units (see the mapping file's `minor_units`). */
   minorUnits: string[];
   delimiter: string;
@@ -84,17 +100,44 @@ function formats(value: string | string[] | undefined, withTime: boolean): DateF
 
 function completeMapping(file: MappingFileInput, mapping: FileMappingInput): FileMapping {
   return {
-    rename: mapping.rename ?? {},
+    file: mapping.file,
+    rename: Object.fromEntries(
+      Object.entries(mapping.rename ?? {}).map(([column, targets]) => [column, renameTargets(targets)]),
+    ),
     ignore: mapping.ignore ?? [],
+    unmapped: mapping.unmapped ?? 'report',
     constants: mapping.constants ?? {},
     defaults: mapping.defaults ?? {},
-    values: mapping.values ?? {},
+    values: Object.fromEntries(
+      Object.entries(mapping.values ?? {}).map(([field, entries]) => [field, compileValueMap(entries)]),
+    ),
     dateFormats: formats(mapping.date_format, false),
     datetimeFormats: formats(mapping.datetime_format, true),
     utcOffset: mapping.utc_offset,
+    timeZone: mapping.timezone,
+    dst: mapping.dst,
     scale: mapping.scale ?? {},
     minorUnits: mapping.minor_units ?? [],
+    omitInvalid: Object.keys(mapping.on_invalid ?? {}),
+    numberFormat:
+      mapping.number_format === undefined
+        ? undefined
+        : {
+            currency: mapping.number_format.currency,
+            thousands: mapping.number_format.thousands,
+            negative: mapping.number_format.negative ?? 'leading',
+          },
     delimiter: mapping.delimiter ?? file.delimiter ?? ',',
     encoding: mapping.encoding ?? file.encoding ?? 'utf8',
   };
+}
+
+/** The kinds whose files the mapping file declares by glob, for finding the export's files. */
+export function fileGlobsOf(config: Pick<ExportMapping, 'mapping'>): FileGlobs {
+  return Object.fromEntries(
+    FILE_KINDS.flatMap((kind) => {
+      const glob = config.mapping[kind].file;
+      return glob === undefined ? [] : [[kind, glob]];
+    }),
+  );
 }

@@ -9,6 +9,9 @@ import { coerceValue, isEmptyCell, type CoerceContext, type Coerced } from './co
 import { fieldType, NESTED_OBJECTS, type FieldType } from './fields.js';
 import { ExportCode } from './issue-codes.js';
 import { readJsonCell, withExactNumbers } from './json-cell.js';
+import { lookUpValue } from './value-map.js';
+import { fieldSchemaOf, fieldValueProblem } from './field-schema.js';
+import type { z } from 'zod';
 
 // One source record -> one mapped record (pure): mapping-file rules, then coercion. The
 // external account number and supplier are lifted out for the join; `fields` holds the payload
@@ -22,6 +25,11 @@ export interface RecordIssue {
   message: string;
 }
 
+/** A value dropped under the mapping file's `on_invalid: omit`, with why: listed by validate, never silent. */
+export interface OmittedValue extends RecordIssue {
+  value: string;
+}
+
 export interface MappedRecord {
   kind: FileKind;
   line: number;
@@ -29,6 +37,8 @@ export interface MappedRecord {
   importSupplier: string | undefined;
   fields: Record<string, unknown>;
   issues: RecordIssue[];
+  /** Values dropped under `on_invalid: omit` (the record goes on without them). */
+  omitted: OmittedValue[];
 }
 
 /** A field filled by a column, a default or a constant, compiled once per file. */
@@ -59,6 +69,11 @@ export interface FilePlan {
   width: number;
   /** Source columns that are neither documented fields nor ignored. */
   unknownColumns: string[];
+  /**
+   * Source columns (JSON keys: as met) left out because the kind's `unmapped` is `ignore`: listed once per file by
+   * validate, never one by one.
+   */
+  unmappedIgnored: string[];
   /** field path -> source column where the two differ (renames), for locating errors. */
   columnOf: Record<string, string>;
   phoneCountry: CountryCode | undefined;
@@ -73,6 +88,8 @@ export interface FilePlan {
   inline?: Record<InlineList, FilePlan>;
   /** Tenant fields the mapping file declares for this file kind: field -> type. */
   tenant: Readonly<Record<string, FieldType>>;
+  /** `on_invalid: omit`: field -> the spec's rule for its value alone; an invalid value is dropped and listed. */
+  omit: ReadonlyMap<string, z.ZodType>;
 }
 
 const TENANT_TYPES: Record<TenantFieldKind, FieldType> = {
@@ -92,6 +109,15 @@ function tenantPlan(kind: FileKind, config: ExportMapping): Record<string, Field
   // Every file kind is a tenant scope of its own name.
   const declared = tenantFieldsOf(config.tenantFields, kind);
   return Object.fromEntries(Object.entries(declared).map(([field, tenantKind]) => [field, TENANT_TYPES[tenantKind]]));
+}
+
+function omitPlan(kind: FileKind, mapping: FileMapping): ReadonlyMap<string, z.ZodType> {
+  const plan = new Map<string, z.ZodType>();
+  for (const field of mapping.omitInvalid ?? []) {
+    const schema = fieldSchemaOf(kind, field);
+    if (schema !== undefined) plan.set(field, schema);
+  }
+  return plan;
 }
 
 /** Lists an accounts record may carry inline (docs/export-format.md "Columns"), mapped with their own files' rules. */
@@ -141,6 +167,7 @@ export function planFile(kind: FileKind, file: string, header: string[], config:
     columns: [],
     width: header.length,
     unknownColumns: [],
+    unmappedIgnored: [],
     columnOf: {},
     phoneCountry,
     importSupplier: config.importSupplier,
@@ -149,6 +176,7 @@ export function planFile(kind: FileKind, file: string, header: string[], config:
     constants: valuePlans(kind, mapping, mapping.constants, phoneCountry),
     ignored: ignore,
     tenant: tenantPlan(kind, config),
+    omit: omitPlan(kind, mapping),
   };
   if (kind === 'accounts')
     plan.inline = {
@@ -157,31 +185,14 @@ export function planFile(kind: FileKind, file: string, header: string[], config:
     };
   if (header.length === 0) {
     // JSON: keys vary by record; every rename may occur.
-    for (const [source, field] of Object.entries(mapping.rename)) plan.columnOf[field] = source;
+    for (const [source, fields] of Object.entries(mapping.rename))
+      for (const field of fields) plan.columnOf[field] = source;
   }
   const byField = new Map<string, string>();
   header.forEach((raw, index) => {
     const column = raw.trim();
     if (ignore.has(column)) return;
-    const field = mapping.rename[column] ?? column;
-    const type = typeOf(plan, field);
-    if (!type) {
-      plan.unknownColumns.push(column);
-      return;
-    }
-    const earlier = byField.get(field);
-    if (earlier !== undefined)
-      throw new InputError(
-        file,
-        1,
-        `columns "${earlier}" and "${column}" both fill ${field}; rename or ignore one of them in the mapping file.`,
-        'input_duplicate_column',
-      );
-    byField.set(field, column);
-    if (field === 'external_account_number') plan.keyIndex = index;
-    // A tenant field is not in the spec's column list: name its column for locating errors.
-    if (field !== column || fieldType(kind, field) === undefined) plan.columnOf[field] = column;
-    plan.columns.push({ ...fieldPlan(kind, mapping, field, type, phoneCountry), index, column });
+    for (const field of mapping.rename[column] ?? [column]) planColumn(plan, file, byField, { column, index, field });
   });
   if (
     header.length > 0 &&
@@ -197,6 +208,43 @@ export function planFile(kind: FileKind, file: string, header: string[], config:
     );
   }
   return plan;
+}
+
+/**
+ * With `"unmapped": "ignore"`, a column (or JSON key) that is not a documented field is noted once in the plan's
+ * `unmappedIgnored` and left out; true when it was.
+ */
+export function ignoresUnmapped(plan: FilePlan, column: string): boolean {
+  if (plan.mapping.unmapped !== 'ignore') return false;
+  if (!plan.unmappedIgnored.includes(column)) plan.unmappedIgnored.push(column);
+  return true;
+}
+
+/** One field a CSV column fills (a column renamed to several fields fills each). */
+function planColumn(
+  plan: FilePlan,
+  file: string,
+  byField: Map<string, string>,
+  { column, index, field }: { column: string; index: number; field: string },
+): void {
+  const type = typeOf(plan, field);
+  if (!type) {
+    if (!ignoresUnmapped(plan, column)) plan.unknownColumns.push(column);
+    return;
+  }
+  const earlier = byField.get(field);
+  if (earlier !== undefined)
+    throw new InputError(
+      file,
+      1,
+      `columns "${earlier}" and "${column}" both fill ${field}; rename or ignore one of them in the mapping file.`,
+      'input_duplicate_column',
+    );
+  byField.set(field, column);
+  if (field === 'external_account_number') plan.keyIndex = index;
+  // A tenant field is not in the spec's column list: name its column for locating errors.
+  if (field !== column || fieldType(plan.kind, field) === undefined) plan.columnOf[field] = column;
+  plan.columns.push({ ...fieldPlan(plan.kind, plan.mapping, field, type, plan.phoneCountry), index, column });
 }
 
 function setPath(target: Record<string, unknown>, path: string[], value: unknown): void {
@@ -236,8 +284,11 @@ function assign(
   const { field } = target;
   const valueMap = plan.mapping.values[field];
   // The trimmed key is only needed where the field has a value map (most have none); a JSON number's is its text.
-  const key = valueMap && typeof raw === 'string' ? (isJsonNumber(raw) ? jsonNumberText(raw) : raw.trim()) : raw;
-  const mapped = valueMap && typeof key === 'string' && Object.hasOwn(valueMap, key) ? valueMap[key] : raw;
+  const found =
+    valueMap && typeof raw === 'string'
+      ? lookUpValue(valueMap, isJsonNumber(raw) ? jsonNumberText(raw) : raw.trim())
+      : undefined;
+  const mapped = found?.found ? found.value : raw;
   if (isEmptyCell(mapped)) return;
   const inlinePlan = plan.inline && INLINE_LISTS.has(field) ? plan.inline[field as InlineList] : undefined;
   const result = inlinePlan ? inlineList(mapped, field) : coerceValue(target.type, mapped, target.context);
@@ -245,8 +296,37 @@ function assign(
     inlinePlan && Array.isArray(result.value)
       ? mapInline(inlinePlan, record, field, result.value, column)
       : result.value;
+  if (plan.omit.size > 0 && omitted(plan, record, target, { mapped, value, column, issue: result.issue })) return;
   setPath(target.lifted ? lifted : record.fields, target.path, value);
   if (result.issue) record.issues.push({ attr: field, ...(column === undefined ? {} : { column }), ...result.issue });
+}
+
+/**
+ * `on_invalid: omit`: a value of the field that cannot be read, or that the spec's rule for the field refuses, is
+ * dropped and noted in the record's `omitted` (true), instead of holding the record back.
+ */
+function omitted(
+  plan: FilePlan,
+  record: MappedRecord,
+  target: FieldPlan,
+  cell: { mapped: unknown; value: unknown; column: string | undefined; issue: Coerced['issue'] },
+): boolean {
+  const schema = plan.omit.get(target.field);
+  if (schema === undefined) return false;
+  const problem = cell.issue ?? fieldValueProblem(schema, cell.value);
+  if (problem === undefined) return false;
+  record.omitted.push({
+    attr: target.field,
+    ...(cell.column === undefined ? {} : { column: cell.column }),
+    code: problem.code,
+    message: problem.message,
+    value: isJsonNumber(cell.mapped)
+      ? jsonNumberText(cell.mapped)
+      : typeof cell.mapped === 'string'
+        ? cell.mapped
+        : JSON.stringify(cell.mapped),
+  });
+  return true;
 }
 
 /** Inline customers or supply addresses: a JSON list whose items are mapped field by field (numbers still marked). */
@@ -279,6 +359,7 @@ function mapInline(
       return isJsonNumber(item) ? jsonNumberText(item) : item;
     }
     const unknownKey = (key: string): void => {
+      if (itemPlan.mapping.unmapped === 'ignore') return;
       record.issues.push({
         attr: `${prefix}.${key}`,
         ...where,
@@ -289,6 +370,8 @@ function mapInline(
       });
     };
     const mapped = mapJsonRecord(itemPlan, record.line, item as Record<string, unknown>, unknownKey);
+    for (const dropped of mapped.omitted)
+      record.omitted.push({ ...dropped, attr: `${prefix}.${dropped.attr}`, ...where });
     // The item's problems sit in the accounts record's column, not in the item's key.
     for (const issue of mapped.issues)
       record.issues.push({
@@ -329,6 +412,7 @@ export function mapCsvRow(plan: FilePlan, line: number, cells: string[]): Mapped
     importSupplier: undefined,
     fields: {},
     issues: [],
+    omitted: [],
   };
   const lifted: Lifted = {};
   if (cells.length !== plan.width) {
@@ -359,8 +443,9 @@ type JsonFieldVisitor = (key: string, value: unknown, field: string, type: Field
 function eachJsonField(plan: FilePlan, object: Record<string, unknown>, visit: JsonFieldVisitor): void {
   const visitKey = (key: string, value: unknown): void => {
     if (plan.ignored.has(key)) return;
-    const field = plan.mapping.rename[key] ?? key;
-    visit(key, value, field, typeOf(plan, field));
+    const fields = plan.mapping.rename[key];
+    if (fields === undefined) visit(key, value, key, typeOf(plan, key));
+    else for (const field of fields) visit(key, value, field, typeOf(plan, field));
   };
   for (const [key, value] of Object.entries(object)) {
     if (NESTED_OBJECTS.has(key) && typeof value === 'object' && value !== null && !Array.isArray(value)) {
@@ -386,6 +471,7 @@ export function mapJsonRecord(
     importSupplier: undefined,
     fields: {},
     issues: [],
+    omitted: [],
   };
   const lifted: Lifted = {};
   eachJsonField(plan, object, (key, value, field, type) => {

@@ -33,6 +33,14 @@ export interface SourceIssue {
   message: string;
 }
 
+/**
+ * A value dropped under the mapping file's `on_invalid: omit` (docs/export-format.md "The mapping file"): where it
+ * was, the field (relative to its record), the value and why; the account goes on without it.
+ */
+export interface OmittedIssue extends SourceIssue {
+  value: string;
+}
+
 /** One post-import record with its origin and the problems it has. */
 export interface MappedItem<T> {
   value: T;
@@ -60,6 +68,8 @@ export interface ExportAccount {
    * needs).
    */
   columnOf?: Record<string, Record<string, string>>;
+  /** Values dropped under `on_invalid: omit`, in its records (absent when none). */
+  omitted?: OmittedIssue[];
   notes: Array<MappedItem<Note>>;
   transactions: Array<MappedItem<Transaction>>;
   statements: Array<MappedItem<HistoricalStatement>>;
@@ -75,6 +85,8 @@ export interface ExportAccount {
 export interface OrphanItems {
   externalAccountNumber: string;
   importSupplier: string;
+  /** Values dropped under `on_invalid: omit` (absent when none). */
+  omitted?: OmittedIssue[];
   notes: Array<MappedItem<Note>>;
   transactions: Array<MappedItem<Transaction>>;
   statements: Array<MappedItem<HistoricalStatement>>;

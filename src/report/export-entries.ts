@@ -63,3 +63,17 @@ export function spellingLines(spellings: UnicodeSpellings, indent = '  '): strin
     ...(more > 0 ? [`${indent}... and ${more} more`] : []),
   ];
 }
+
+/**
+ * `Columns left out (unmapped: ignore): accounts.csv: OLD_REF, FLAGS.`: the columns of each file that the kind's
+ * `"unmapped": "ignore"` leaves out, once per file; nothing where none was.
+ */
+export function ignoredColumnLines(files: ReadonlyArray<{ file: string; ignoredColumns?: string[] }>): string[] {
+  const lines = files.flatMap((file) => {
+    const columns = file.ignoredColumns ?? [];
+    if (columns.length === 0) return [];
+    const shown = columns.slice(0, SHOWN).map(shownName).join(', ');
+    return [`  ${file.file} (${columns.length}): ${shown}${columns.length > SHOWN ? ', ...' : ''}`];
+  });
+  return lines.length === 0 ? [] : ['Columns left out (not documented fields; "unmapped": "ignore"):', ...lines];
+}

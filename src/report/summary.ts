@@ -13,7 +13,14 @@ export interface PushSummary {
   fatal?: { code: string; detail: string };
   durationSeconds: number;
   stateDir: string;
-  staged?: { accounts: number; invalid: number; orphans: number; changedAfterImport: number; duplicateNotes?: number };
+  staged?: {
+    accounts: number;
+    invalid: number;
+    orphans: number;
+    changedAfterImport: number;
+    duplicateNotes?: number;
+    omittedValues?: number;
+  };
   accounts: LedgerCounts['accounts'];
   items: LedgerCounts['items'];
   changedAfterImport: number;
@@ -75,6 +82,13 @@ export function renderSummary(summary: PushSummary, color: boolean): string {
         `${summary.staged.orphans} accounts with records only`,
     );
   if (summary.staged?.duplicateNotes) lines.push(`  ${duplicateNotesLine(summary.staged.duplicateNotes)}`);
+  if ((summary.staged?.omittedValues ?? 0) > 0)
+    lines.push(
+      c.yellow(
+        `  ${summary.staged?.omittedValues} invalid values omitted under the mapping file's on_invalid, their ` +
+          'accounts sent without them (migrate validate lists each: file, line, value, why)',
+      ),
+    );
   if (summary.notRead !== undefined && summary.notRead.length > 0)
     lines.push(c.yellow(`  not read (not export files): ${notReadNames(summary.notRead)}`));
   lines.push('', c.bold('  accounts'));

@@ -2,9 +2,10 @@ import { closeSync, fchmodSync, writeSync } from 'node:fs';
 import { stringify } from 'csv-stringify/sync';
 import type { SourceIssue } from '../mapping/types.js';
 import type { ExportValidation } from '../intake/validate-export.js';
-import { linkLines, notReadLines, spellingLines } from './export-entries.js';
+import { ignoredColumnLines, linkLines, notReadLines, spellingLines } from './export-entries.js';
 import { openOutputFile } from './output-file.js';
 import { spreadsheetCsvOptions } from './spreadsheet-safe.js';
+import { omittedJson, omittedLines, writeOmittedCsv } from './omitted-report.js';
 
 // The outputs of `migrate validate`, as text chunks to write one after the other: the errors are
 // read once from their spool, so a report of millions of errors is written in flat memory.
@@ -52,7 +53,21 @@ export async function* errorRowBatches(
   if (batch.length > 0) yield batch;
 }
 
-/** `--json`: one document { ok, accounts, links, not_read, unicode_spellings?, errors }, one error per line. */
+function nearKeysJson(nearKeys: ExportValidation['nearKeys']): unknown[] {
+  return nearKeys.map((near) => ({
+    external_account_number: near.orphan.number,
+    file: near.orphan.origin.file,
+    line: near.orphan.origin.line,
+    account: near.account.number,
+    account_file: near.account.origin.file,
+    account_line: near.account.origin.line,
+  }));
+}
+
+/**
+ * `--json`: one document { ok, accounts, duplicate_notes, files, links, not_read, unicode_spellings?, near_keys?,
+ * errors }, one error per line.
+ */
 export async function* jsonReport(validation: ExportValidation): AsyncGenerator<string> {
   const { files, notRead } = validation.summary;
   const links = files.flatMap((file) =>
@@ -61,14 +76,24 @@ export async function* jsonReport(validation: ExportValidation): AsyncGenerator<
   const { spellings } = validation.summary;
   // Only when there are any: documents of exports written in NFC stay as they were.
   const unicode = spellings.lines === 0 ? {} : { unicode_spellings: spellings };
+  // Each file read, as its kind (a kind declared by glob has several), with the columns "unmapped": "ignore" left out.
+  const read = files.map((file) => ({
+    file: file.file,
+    kind: file.kind,
+    format: file.format,
+    records: file.records,
+    ...(file.ignoredColumns === undefined ? {} : { ignored_columns: file.ignoredColumns }),
+  }));
   const head = JSON.stringify(
     {
       ok: validation.ok,
       accounts: validation.accounts,
       duplicate_notes: validation.duplicateNotes,
+      files: read,
       links,
       not_read: notRead,
       ...unicode,
+      ...(validation.nearKeys.length === 0 ? {} : { near_keys: nearKeysJson(validation.nearKeys) }),
     },
     null,
     2,
@@ -83,7 +108,8 @@ export async function* jsonReport(validation: ExportValidation): AsyncGenerator<
     }
     yield text;
   }
-  yield separator === '' ? ']\n}\n' : '\n  ]\n}\n';
+  yield separator === '' ? ']' : '\n  ]';
+  yield validation.omitted.length === 0 ? '\n}\n' : `,\n  "omitted": [${await omittedJson(validation)}\n  ]\n}\n`;
 }
 
 function where(issue: SourceIssue): string {
@@ -119,7 +145,7 @@ export async function* textReport(validation: ExportValidation): AsyncGenerator<
     }
   }
   if (validation.errors.length > 0) lines.push('');
-  yield `${[...lines, ...summaryLines(validation)].join('\n')}\n`;
+  yield `${[...lines, ...(await omittedLines(validation)), ...summaryLines(validation)].join('\n')}\n`;
 }
 
 function summaryLines(validation: ExportValidation): string[] {
@@ -128,7 +154,12 @@ function summaryLines(validation: ExportValidation): string[] {
     `Read ${summary.files.map((file) => `${file.file} (${file.records})`).join(', ')}` +
       `${summary.configFile ? ` with mapping ${summary.configFile}` : ''}.`,
   ];
-  lines.push(...linkLines(summary.files), ...notReadLines(summary.notRead), ...spellingLines(summary.spellings));
+  lines.push(
+    ...linkLines(summary.files),
+    ...notReadLines(summary.notRead),
+    ...spellingLines(summary.spellings),
+    ...ignoredColumnLines(summary.files),
+  );
   if (validation.sorted.length > 0) {
     const files = validation.sorted.map((file) =>
       file.order === 'unsorted' ? `${file.file} (out of order at line ${file.line})` : `${file.file} (${file.reason})`,
@@ -146,6 +177,7 @@ function summaryLines(validation: ExportValidation): string[] {
     );
   }
   if (validation.duplicateNotes > 0) lines.push(duplicateNotesLine(validation.duplicateNotes));
+  lines.push(...nearKeyLines(validation.nearKeys));
   lines.push(
     `${accounts.total} account(s): ${accounts.valid} valid, ${accounts.invalid} invalid; ` +
       `${validation.errors.length} error(s).`,
@@ -176,4 +208,29 @@ export async function writeErrorsCsv(file: string, validation: ExportValidation)
   } finally {
     closeSync(fd);
   }
+  await writeOmittedCsv(file, validation);
+}
+
+const SHOWN_NEAR_KEYS = 20;
+
+/**
+ * Orphan records whose number matches an account of the export but for spaces, leading zeros or case: a warning
+ * naming both (they are allowed, but push would hold them back as records of an account that does not exist).
+ */
+function nearKeyLines(nearKeys: ExportValidation['nearKeys']): string[] {
+  if (nearKeys.length === 0) return [];
+  const at = (origin: { file: string; line: number }): string => `${origin.file}:${origin.line}`;
+  return [
+    `Warning: ${nearKeys.length} account number(s) of post-import records not in this export match an account of ` +
+      'the export but for spaces, leading zeros or case (a spreadsheet strips leading zeros): correct the numbers ' +
+      'in their files if they are the same account.',
+    ...nearKeys
+      .slice(0, SHOWN_NEAR_KEYS)
+      .map(
+        (near) =>
+          `  ${near.orphan.number} (${at(near.orphan.origin)}) ~ account ${near.account.number} ` +
+          `(${at(near.account.origin)})`,
+      ),
+    ...(nearKeys.length > SHOWN_NEAR_KEYS ? [`  ... and ${nearKeys.length - SHOWN_NEAR_KEYS} more`] : []),
+  ];
 }

@@ -3,10 +3,12 @@ import { access, lstat, readdir, readlink, realpath, stat } from 'node:fs/promis
 import path from 'node:path';
 import { InputError, UsageError } from '../errors.js';
 import { notExportNameReason, typeInWords, type EntryType } from './entry-reason.js';
-import { classifyFileName, FILE_KINDS, type FileFormat, type FileKind } from './kinds.js';
+import { compileGlobs, kindOfName, refuseUndeclaredPart, refuseUnmatched, type FileGlobs } from './file-globs.js';
+import { FILE_KINDS, type FileFormat, type FileKind } from './kinds.js';
 
 // Finds the export files of a directory (docs/export-format.md "Files"): every kind optional except
-// accounts; two formats of one base name is an error naming both, never a silent pick. Every entry of
+// accounts; two formats of one base name is an error naming both, never a silent pick; a kind the mapping file
+// declares by glob is read from every file the glob matches. Every entry of
 // the directory is read, listed as not read with its reason, or refused: an entry named as an export
 // file that cannot be read as one (a directory, a FIFO, a broken link, no permission) is refused, since
 // passing over it would leave its records out without a word. A symbolic link to a regular file is
@@ -44,32 +46,41 @@ interface Entry {
   link?: { target: string; problem?: string };
 }
 
-export async function findExportFiles(dir: string): Promise<ExportFiles> {
+/**
+ * The export's files, each kind in name order; `globs` are the kinds the mapping file declares by glob
+ * (sources/file-globs.ts), the other kinds are found by base name.
+ */
+export async function findExportFiles(dir: string, globs: FileGlobs = {}): Promise<ExportFiles> {
   const names = await entryNames(dir);
-  const byKind = new Map<FileKind, ExportFile>();
+  const declared = compileGlobs(globs);
+  const byKind = new Map<FileKind, ExportFile[]>();
   const notRead: NotRead[] = [];
   for (const name of names) {
     if (NOT_EXPORT_FILES.has(name.toLowerCase())) continue;
     const absolutePath = path.join(dir, name);
     const entry = await describeEntry(absolutePath);
-    const classified = classifyFileName(name);
+    const classified = kindOfName(name, declared);
     if (!classified) {
+      if (entry.type === 'file') refuseUndeclaredPart(name, declared);
       notRead.push({ name, reason: notReadReason(name, entry) });
       continue;
     }
     await refuseUnreadable(name, absolutePath, entry);
     const earlier = byKind.get(classified.kind);
-    if (earlier) {
+    if (earlier && !declared.some((glob) => glob.kind === classified.kind)) {
       throw new InputError(
         name,
         undefined,
-        `and ${earlier.file} both hold ${classified.kind} records; keep one of them (one format per base name).`,
+        `and ${earlier[0]?.file} both hold ${classified.kind} records; keep one of them (one format per base name), ` +
+          `or declare the ${classified.kind} files with a glob in the mapping file (mapping.${classified.kind}.file).`,
         'input_two_formats',
       );
     }
     const link = entry.link === undefined ? {} : { linkTarget: entry.link.target };
-    byKind.set(classified.kind, { ...classified, file: name, absolutePath, bytes: entry.info?.size ?? 0, ...link });
+    const file = { ...classified, file: name, absolutePath, bytes: entry.info?.size ?? 0, ...link };
+    byKind.set(classified.kind, [...(earlier ?? []), file]);
   }
+  refuseUnmatched(dir, names, declared, new Set(byKind.keys()));
   if (!byKind.has('accounts')) {
     throw new InputError(
       dir,
@@ -78,7 +89,7 @@ export async function findExportFiles(dir: string): Promise<ExportFiles> {
       'input_no_accounts',
     );
   }
-  // Accounts first, then the order of FILE_KINDS, so that joins see their parents first.
+  // Accounts first, then the order of FILE_KINDS, so that joins see their parents first; a kind's files in name order.
   const files = FILE_KINDS.flatMap((kind) => byKind.get(kind) ?? []);
   return { files, notRead };
 }

@@ -23,6 +23,7 @@ describe('migrate validate on the fixtures', () => {
       ok: true,
       accounts: { total: 50, valid: 50, invalid: 0 },
       duplicate_notes: 0,
+      files: expect.any(Array) as unknown,
       links: [],
       not_read: [],
       errors: [],

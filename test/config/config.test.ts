@@ -90,7 +90,7 @@ describe('loadMigrateConfig', () => {
     expect(config.mapping.customers).toMatchObject({
       delimiter: '\t',
       encoding: 'latin1',
-      rename: { Surname: 'family_name' },
+      rename: { Surname: ['family_name'] },
     });
     expect(config.mapping.customers.dateFormats.map((format) => format.source)).toEqual(['DD/MM/YYYY']);
     expect(config.mapping.transactions.scale).toEqual({ amount: 0.01 });
@@ -111,7 +111,7 @@ describe('loadMigrateConfig', () => {
       /mapping\.accounts\.date_format\.0: "DD\/MM\/YY": two-digit years are ambiguous/,
     );
     expect(await usageError('{"mapping": {"notes": {"datetime_format": "DD/MM/YYYY HH:mm"}}}')).toMatch(
-      /mapping\.notes\.utc_offset: is required with datetime_format/,
+      /mapping\.notes\.utc_offset: or timezone is required with datetime_format/,
     );
     expect(await usageError('{"mapping": {"accounts": {"encoding": "ebcdic"}}}')).toMatch(
       /mapping\.accounts\.encoding:/,
@@ -131,6 +131,53 @@ describe('loadMigrateConfig', () => {
   });
 });
 
+describe('the mapping file: scale', () => {
+  it('takes a negative scale (a legacy sign convention) and says what scale accepts when refused', async () => {
+    const { cwd } = dirs();
+    writeFileSync(
+      path.join(cwd, 'migrate.config.json'),
+      '{"mapping": {"accounts": {"scale": {"transfer_balance": -0.01}}}}',
+    );
+    expect((await loadMigrateConfig({ cwd, env: {} })).mapping.accounts.scale).toEqual({ transfer_balance: -0.01 });
+    for (const factor of ['0', '"0.01"', '1e999', 'null']) {
+      expect(await usageError(`{"mapping": {"accounts": {"scale": {"transfer_balance": ${factor}}}}}`)).toMatch(
+        /mapping\.accounts\.scale\.transfer_balance: scale takes a finite number other than 0, such as 0\.01/,
+      );
+    }
+  });
+});
+
+describe('the mapping file: the per-kind options name the key at fault', () => {
+  it.each([
+    [
+      '{"notes": {"file": "sub/THISTLE_*.csv"}}',
+      /mapping\.notes\.file: file is a glob of names in the export directory/,
+    ],
+    ['{"notes": {"unmapped": "drop"}}', /mapping\.notes\.unmapped:/],
+    [
+      '{"notes": {"timezone": "Europe/London", "utc_offset": "Z"}}',
+      /mapping\.notes\.timezone: and utc_offset both say/,
+    ],
+    ['{"notes": {"timezone": "Mars/Olympus"}}', /mapping\.notes\.timezone: timezone must be an IANA time zone/],
+    ['{"notes": {"timezone": "Europe/London", "dst": "first"}}', /mapping\.notes\.dst:/],
+    [
+      '{"transactions": {"number_format": {"thousands": "."}}}',
+      /mapping\.transactions\.number_format\.thousands: thousands takes/,
+    ],
+    ['{"transactions": {"number_format": {"negative": "after"}}}', /mapping\.transactions\.number_format\.negative:/],
+    [
+      '{"customers": {"on_invalid": {"landline": "drop"}}}',
+      /mapping\.customers\.on_invalid\.landline: on_invalid takes "omit"/,
+    ],
+    [
+      '{"customers": {"on_invalid": {"given_name": "omit"}, "rename": {"P": ["mobile", "fax"]}}}',
+      /mapping\.customers\.rename\.P: "fax" is not a documented field/,
+    ],
+  ])('%s', async (mapping, message) => {
+    expect(await usageError(`{"mapping": ${mapping}}`)).toMatch(message);
+  });
+});
+
 describe('the mapping file: values exactly as written', () => {
   it('keeps the text of a number in constants, defaults and value maps; other numbers are numbers', async () => {
     const { cwd } = dirs();
@@ -144,7 +191,7 @@ describe('the mapping file: values exactly as written', () => {
     const accounts = config.mapping.accounts;
     expect(accounts.constants).toEqual({ billing_customer_reference: `${NUMBER_MARK}1.10` });
     expect(accounts.defaults).toEqual({ transfer_balance: `${NUMBER_MARK}90000000000000000001` });
-    expect(accounts.values).toEqual({ account_type: { '1': `${NUMBER_MARK}2.50` } });
+    expect(accounts.values['account_type']?.exact).toEqual(new Map([['1', `${NUMBER_MARK}2.50`]]));
     expect(accounts.scale).toEqual({ transfer_balance: 0.01 });
     expect(config.taskParams).toEqual({ n: 1.5 });
   });

@@ -9,6 +9,7 @@ function mapping(overrides: Partial<FileMapping> = {}): FileMapping {
   return {
     rename: {},
     ignore: [],
+    unmapped: 'report',
     constants: {},
     defaults: {},
     values: {},
@@ -40,6 +41,9 @@ describe('coercing cells (docs/export-format.md "Values")', () => {
   it('reads numbers with "." only, scales amounts without float noise, and keeps integers whole', () => {
     expect(coerce('amount', ' 12.50 ')).toEqual({ value: 12.5 });
     expect(coerce('amount', '-1234', { scale: { f: 0.01 } })).toEqual({ value: -12.34 });
+    // A negative scale flips a legacy sign convention (+ means the customer owes), exactly.
+    expect(coerce('amount', '1529', { scale: { f: -0.01 } })).toEqual({ value: -15.29 });
+    expect(coerce('amount', '-1200', { scale: { f: -0.01 } })).toEqual({ value: 12 });
     expect(coerce('amount', '1,50').issue?.code).toBe('invalid_number');
     expect(coerce('amount', '£3').issue?.code).toBe('invalid_number');
     expect(coerce('integer', '1.5').issue?.code).toBe('invalid_integer');
@@ -121,7 +125,14 @@ describe('coercing cells (docs/export-format.md "Values")', () => {
   it('makes national phone numbers international for the declared country only, and leaves the rest to the schema', () => {
     expect(coerce('phone', '07911 123456', {}, 'GB')).toEqual({ value: '+447911123456' });
     expect(coerce('phone', '07911 123456')).toEqual({ value: '07911 123456' });
-    expect(coerce('phone', '12', {}, 'GB')).toEqual({ value: '12' });
+    expect(coerce('phone', '+12', {}, 'GB')).toEqual({ value: '+12' });
+  });
+
+  it('names the default country when a national number is not valid there', () => {
+    const bad = coerce('phone', '0161 12', {}, 'GB');
+    expect(bad.value).toBe('0161 12');
+    expect(bad.issue?.code).toBe('invalid_phone_number');
+    expect(bad.issue?.message).toMatch(/^f: "0161 12" is not a valid GB number \(a number without \+ is read as a GB/);
   });
 });
 
