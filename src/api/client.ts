@@ -1,6 +1,14 @@
 import { setMaxListeners } from 'node:events';
-import { AbortedError, ApiError, NetworkError, RateLimitedError, UnexpectedResponseError } from './errors.js';
+import {
+  AbortedError,
+  ApiError,
+  NetworkError,
+  RateLimitedError,
+  UnexpectedResponseError,
+  UnusableTokenError,
+} from './errors.js';
 import type { ClientEvent } from './events.js';
+import { tokenHeaderProblem } from './header-token.js';
 import { errorFromResponse, failureKindOf, type ServiceResponse } from './map-response.js';
 import { resolveClientOptions, type ClientOptions, type ResolvedClientOptions } from './options.js';
 import { AdaptiveLimiter, type LimiterSnapshot, type ReleaseSignal, type Ticket } from './rate-limiter.js';
@@ -227,6 +235,9 @@ export class CallRunner {
   }
 
   #send<T>(call: EndpointCall<T>, body: string | undefined, token: string): Promise<ServiceResponse> {
+    const problem = tokenHeaderProblem(token);
+    if (problem !== undefined)
+      throw new UnusableTokenError(call.name, problem, token === this.#options.credentials.token);
     this.#counts.requests += 1;
     const headers: Record<string, string> = {
       accept: 'application/json',

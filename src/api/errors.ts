@@ -221,6 +221,31 @@ export type ConnectionFailure =
   | 'proxy_refused';
 
 /**
+ * The token cannot be the value of an HTTP header (a line break, a character outside visible ASCII): no request can
+ * leave with it, so the run stops at once (exit 3), naming what is wrong and where, never the token itself.
+ */
+export class UnusableTokenError extends ApiError {
+  constructor(endpoint: string, problem: string, given: boolean) {
+    const whose = given
+      ? 'the token given (--token-file, MIGRATE_TOKEN) cannot be sent in an HTTP header'
+      : "the token the service gave for the API key (the token mutation's answer) cannot be sent in an HTTP header";
+    const fix = given
+      ? 'give the token itself, as the service issued it'
+      : 'the service (or something in its place) answers the token mutation wrongly: ask its operators';
+    super(
+      `${endpoint}: ${whose}: ${problem} (the token is not shown). A header carries visible ASCII only, so no ` +
+        `request can leave with it: ${fix}. The run stopped; nothing was sent with this token.`,
+      'token_unusable',
+      { endpoint },
+    );
+  }
+
+  override get fatal(): boolean {
+    return true;
+  }
+}
+
+/**
  * An answer that is a web page, not the service's JSON (any status, a 200 included): a wrong base URL, or a proxy or
  * single-sign-on login page answering in the service's place. Whatever it says, it is not the service's answer about
  * an account: the run stops (exit 3), and nothing is recorded as an account's outcome.
