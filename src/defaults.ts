@@ -21,6 +21,11 @@ export interface RunDefaults {
   progressIntervalSeconds: number;
   /** push --metrics-interval: seconds between writes of --metrics-file. */
   metricsIntervalSeconds: number;
+  /**
+   * push --first-answer-timeout: until the service has answered a request of the run, a request with no whole answer
+   * within this long stops the run (a service that never answers, docs/api-client.md "Time-outs").
+   */
+  firstAnswerSeconds: number;
 }
 
 export const RUN_DEFAULTS = {
@@ -33,4 +38,5 @@ export const RUN_DEFAULTS = {
   maxConsecutiveFailures: 25,
   progressIntervalSeconds: 60,
   metricsIntervalSeconds: 30,
+  firstAnswerSeconds: 60,
 } as const satisfies RunDefaults;

@@ -25,7 +25,12 @@ import type { CallOptions } from './types.js';
 // outcome or an error class -> the pure retry policy decides -> sleep and resend, or give up with
 // the last error. Endpoint definitions live in endpoints.ts; the public methods in index.ts.
 
+/** A request in flight longer than this is counted as unanswered (the progress line shows them). */
+const UNANSWERED_AFTER_MS = 60_000;
+
 export interface ClientStats extends LimiterSnapshot {
+  /** Requests in flight that have waited more than a minute for their whole answer. */
+  unanswered: number;
   /** HTTP requests sent (token mutation included). */
   requests: number;
   retries: number;
@@ -87,6 +92,8 @@ export class CallRunner {
       // closes it.
       keepAliveTimeoutMs: 4_000,
       requestTimeoutMs: timeouts.requestMs,
+      firstAnswerMs: timeouts.firstAnswerMs,
+      tokenEndpoint: TOKEN_ENDPOINT,
       proxy: options.proxy,
       redactor: this.#redactor,
     });
@@ -130,7 +137,11 @@ export class CallRunner {
   }
 
   stats(): ClientStats {
-    return { ...this.#limiter.snapshot(), ...this.#counts };
+    return {
+      ...this.#limiter.snapshot(),
+      ...this.#counts,
+      unanswered: this.#transport.waitingLongerThan(UNANSWERED_AFTER_MS),
+    };
   }
 
   /**

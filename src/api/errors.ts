@@ -221,6 +221,30 @@ export type ConnectionFailure =
   | 'proxy_refused';
 
 /**
+ * Before the service had answered any request of the run, a request got no whole answer within the first answer's
+ * bound (docs/api-client.md "Time-outs"): a service, or something in its place, that takes requests and never answers
+ * them. Resending would only wait as long again: the run stops (exit 3), naming the URL and what did not answer.
+ */
+export class NoAnswerError extends ApiError {
+  constructor(endpoint: string, url: string, withinMs: number, missing: string, sent: boolean) {
+    const seconds = (withinMs / 1000).toLocaleString('en-GB');
+    super(
+      `${endpoint}: ${url} gave no whole answer within ${seconds} s, before the service had answered any request ` +
+        `of this run (${missing}): the service, or something in its place (a proxy, a load balancer), takes ` +
+        `requests and does not answer them. Check that the service is up and answers at the base URL (--base-url, ` +
+        `MIGRATE_BASE_URL) and the proxy variables; a service that takes longer over its first answer is given ` +
+        `longer with --first-answer-timeout. The run stopped${sent ? '; what was sent is reconciled by the next run' : ''}.`,
+      'no_answer',
+      { endpoint, ambiguous: sent },
+    );
+  }
+
+  override get fatal(): boolean {
+    return true;
+  }
+}
+
+/**
  * The token cannot be the value of an HTTP header (a line break, a character outside visible ASCII): no request can
  * leave with it, so the run stops at once (exit 3), naming what is wrong and where, never the token itself.
  */

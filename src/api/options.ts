@@ -29,6 +29,8 @@ export interface ClientTimeouts {
   requestMs?: number;
   /** The same for the list endpoints, whose one answer holds every import process of the supplier. */
   listMs?: number;
+  /** Until the service has answered a request of the run whole, the deadline of every request; meeting it is fatal. */
+  firstAnswerMs?: number;
 }
 
 export interface ClientOptions {
@@ -108,7 +110,14 @@ export interface ResolvedClientOptions {
 const DEFAULTS = {
   concurrency: RUN_DEFAULTS.concurrency,
   // docs/api-client.md "Time-outs": a whole request within 2 minutes, a whole list (up to 1,000,000 entries) within 10.
-  timeouts: { connectMs: 10_000, headersMs: 120_000, bodyMs: 60_000, requestMs: 120_000, listMs: 600_000 },
+  timeouts: {
+    connectMs: 10_000,
+    headersMs: 120_000,
+    bodyMs: 60_000,
+    requestMs: 120_000,
+    listMs: 600_000,
+    firstAnswerMs: RUN_DEFAULTS.firstAnswerSeconds * 1000,
+  },
   tokenField: 'obtainKrakenToken',
   tokenPath: '/v1/graphql/',
   headerForm: 'bare',

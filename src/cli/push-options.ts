@@ -20,6 +20,7 @@ export interface PushCommandOptions extends ServiceFlags {
   retryErrored?: boolean;
   wait: boolean;
   waitTimeout: number;
+  firstAnswerTimeout: number;
   checkPreviouslyAdded: boolean;
   forceAddToCurrentStatement: boolean;
   sandbox?: boolean;

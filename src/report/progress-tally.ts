@@ -44,6 +44,8 @@ export interface ProgressView {
   /** Seconds left at that rate; undefined when it cannot be computed (no rate, nothing left, export size unknown). */
   etaSeconds?: number;
   problems: number;
+  /** Requests that have waited more than a minute for their answer (a service that takes them and does not answer). */
+  unanswered: number;
 }
 
 interface Sample {
@@ -81,6 +83,8 @@ export class ProgressTally implements EventSink {
   sorting: string[] | undefined;
   /** The whole export is staged. */
   staged = false;
+  /** Requests in flight that have waited more than a minute for their answer (set once the client is open). */
+  unanswered: () => number = () => 0;
   readonly startedAt: number;
   /** Whether the run waits for processing (without --no-wait): what "settled" means. */
   readonly wait: boolean;
@@ -202,6 +206,7 @@ export class ProgressTally implements EventSink {
       records,
       steps,
       problems: this.invalid + this.errored + this.failed,
+      unanswered: this.unanswered(),
     };
     if (this.staging !== undefined && !this.staged)
       view.reading = { read: this.staging.accounts, of: this.exportAccounts };

@@ -87,7 +87,13 @@ export function progressLine(view: ProgressView, wait: boolean): string {
   const counts = [`accounts ${wait ? 'processed' : 'created'} ${countText(bare)}`];
   if (view.records.total > 0) counts.push(`records ${countText({ ...view.records, soFar: false })}`);
   const rate = rateText(view, wait ? 'accounts' : 'creates');
-  return `${head}${counts.join(', ')}${rate ? `; ${rate}` : ''}; ${view.problems} problems`;
+  return `${head}${counts.join(', ')}${rate ? `; ${rate}` : ''}; ${view.problems} problems${unansweredText(view)}`;
+}
+
+/** `, 8 requests unanswered for over a minute`, or '' when none is. */
+function unansweredText(view: ProgressView): string {
+  if (view.unanswered === 0) return '';
+  return `, ${format(view.unanswered)} request${view.unanswered === 1 ? '' : 's'} unanswered for over a minute`;
 }
 
 function linesReporter(
@@ -158,7 +164,7 @@ function barsReporter(
     for (const step of PROGRESS_STEPS) {
       const count = view.steps[step];
       if (count.total === 0 && count.done === 0) continue;
-      const extra = step === lead ? rateText(view, tally.wait ? 'accounts' : 'creates') : '';
+      const extra = step === lead ? rateText(view, tally.wait ? 'accounts' : 'creates') + unansweredText(view) : '';
       show(step, { label: STEP_LABELS[step].padEnd(14), gauge: gauge(count), count: countText(count), extra });
     }
   };

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { openLedgerReader } from '../../src/ledger/index.js';
 import { json, startScriptedServer, tokenFor, type ScriptedServer } from '../api/helpers/scripted-server.js';
 import { runPush } from './run-push.js';
 
@@ -55,5 +56,78 @@ describe('a token that cannot be an HTTP header', () => {
     expect(run.stderr).toContain('the token given (--token-file, MIGRATE_TOKEN) cannot be sent in an HTTP header');
     expect(run.stderr).not.toContain(given.split('.')[1]);
     expect(server.rest()).toEqual([]);
+  });
+});
+
+describe('a service that takes requests and never answers them', () => {
+  it('answers the token and nothing else: the run stops within the default minute, exit 3, naming the URL and "no head"', async () => {
+    server = await startScriptedServer(() => undefined);
+    const run = await runPush(server.url, join(root, 'silent'), { MIGRATE_API_KEY: 'key-123456' }, [], 100_000);
+    expect(run.code, run.stderr).toBe(3);
+    expect(run.stderr).toContain('no_answer: createAccount: ');
+    expect(run.stderr).toContain(`${server.url}/v2/data-import/accounts/ gave no whole answer within 60 s`);
+    expect(run.stderr).toContain("the request was sent; no answer's head came");
+    expect(run.stderr).not.toMatch(/internal error|\n\s+at /);
+  });
+
+  it('trickles every answer a byte every 2 s: the run stops at --first-answer-timeout, naming the bytes that came', async () => {
+    const timers = new Set<NodeJS.Timeout>();
+    server = await startScriptedServer((_request, response) => {
+      response.writeHead(201, { 'content-type': 'application/json' });
+      const timer = setInterval(() => response.write(' '), 2_000);
+      timers.add(timer);
+      response.on('close', () => clearInterval(timer));
+    });
+    const run = await runPush(
+      server.url,
+      join(root, 'trickle'),
+      { MIGRATE_API_KEY: 'key-123456' },
+      ['--first-answer-timeout', '5'],
+      BOUND_MS,
+    );
+    for (const timer of timers) clearInterval(timer);
+    expect(run.code, run.stderr).toBe(3);
+    expect(run.stderr).toContain('gave no whole answer within 5 s');
+    expect(run.stderr).toMatch(/HTTP 201 came, and \d bytes? of its body, not the whole body/);
+  });
+});
+
+describe('an answer past its ceiling', () => {
+  it('a 200 MB status answer is refused at 64 KiB, named; the process stays within a 96 MB heap', async () => {
+    let statusBytesSent = 0;
+    const state = join(root, 'big');
+    server = await startScriptedServer((request, response) => {
+      if (request.method === 'POST') return json(response, 201, {});
+      response.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(1024 * 1024, 0x20);
+      let left = 200;
+      const more = (): void => {
+        while (left > 0) {
+          left -= 1;
+          statusBytesSent += chunk.length;
+          if (!response.write(chunk)) return void response.once('drain', more);
+        }
+        response.end('{}');
+      };
+      response.on('error', () => undefined);
+      more();
+    });
+    const run = await runPush(
+      server.url,
+      state,
+      { MIGRATE_API_KEY: 'key-123456', NODE_OPTIONS: '--max-old-space-size=96' },
+      ['--limit', '2', '--wait-timeout', '5'],
+      BOUND_MS,
+    );
+    expect(run.signal).toBeNull();
+    expect(run.code, run.stderr).toBe(1);
+    const reader = openLedgerReader(state);
+    const errors = reader.read.accounts().map((account) => account.error?.detail ?? '');
+    const history = reader.read.history(1).map((event) => JSON.stringify(event));
+    reader.close();
+    expect([...errors, ...history].join('\n')).toMatch(
+      /getTransferStatus: unexpected response \(HTTP 200\) at .{1,4}\(body\).{1,4}: the answer is longer than the 65,536 bytes the tool reads of an answer to this request \(more than [\d,]+ bytes came\)/,
+    );
+    expect(statusBytesSent).toBeLessThan(200 * 1024 * 1024);
   });
 });
