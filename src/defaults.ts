@@ -38,5 +38,5 @@ export const RUN_DEFAULTS = {
   maxConsecutiveFailures: 25,
   progressIntervalSeconds: 60,
   metricsIntervalSeconds: 30,
-  firstAnswerSeconds: 60,
+  firstAnswerSeconds: 50,
 } as const satisfies RunDefaults;

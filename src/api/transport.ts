@@ -29,8 +29,8 @@ import type { ReadBody } from './response-collector.js';
 // can be told apart as "never sent" (safe to resend anything) or "sent, no answer" (may have
 // been applied). A caller may read a 2xx body as it arrives instead (the list endpoints: `readBody`), so a body of any
 // size is never held whole. Every request has a deadline for the whole exchange (undici's time-outs are idle times that
-// restart at every chunk) and may be cut off by a signal. Until the service has answered a request of the run whole, the
-// deadline is the first answer's (a minute by default), and meeting it stops the run: a service that takes requests
+// restart at every chunk) and may be cut off by a signal. Until the service has answered a request of the run whole,
+// the deadline is the first answer's (50 s by default), and meeting it stops the run: a service that takes requests
 // and never answers them is named at once instead of being waited for and resent for a quarter of an hour.
 
 export type { ReadBody } from './response-collector.js';
@@ -92,10 +92,12 @@ export class Transport {
   readonly #firstAnswerMs: number | undefined;
   readonly #tokenEndpoint: string | undefined;
   readonly #now: () => number;
-  /** When each request in flight started (#now). */
-  readonly #inFlight = new Set<{ startedAt: number }>();
+  /** Each request in flight: when it started (#now), and how to end it. */
+  readonly #inFlight = new Set<{ startedAt: number; cancel?: (error: Error) => void }>();
   /** A request other than the token mutation has been answered whole: the service answers. */
   #served = false;
+  /** The first answer's bound was met: every request in flight, and any later one, ends alike (the run stops). */
+  #silence: FirstAnswerMissing | undefined;
   readonly #baseUrl: URL;
   readonly #proxy: ProxySettings | undefined;
   /** A response head has arrived for some request: from then on a refused connection is the service restarting. */
@@ -128,6 +130,12 @@ export class Transport {
     return { status: raw.status, headers: raw.headers, body };
   }
 
+  /** The service answered none of the requests of the run within the bound: they all end so, and so do later ones. */
+  #silent(missing: FirstAnswerMissing): void {
+    this.#silence ??= missing;
+    for (const request of this.#inFlight) request.cancel?.(this.#silence);
+  }
+
   /** Requests in flight that have waited more than `ms` for their whole answer. */
   waitingLongerThan(ms: number): number {
     const now = this.#now();
@@ -149,7 +157,7 @@ export class Transport {
   #exchange(request: TransportRequest, readBody: ReadBody | undefined): Promise<RawResponse> {
     const deadlineMs = request.deadlineMs ?? this.#deadlineMs;
     const { signal } = request;
-    const entry = { startedAt: this.#now() };
+    const entry: { startedAt: number; cancel?: (error: Error) => void } = { startedAt: this.#now() };
     this.#inFlight.add(entry);
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
@@ -166,14 +174,16 @@ export class Transport {
           this.#answered = true;
         },
       });
+      entry.cancel = (error) => collector.cancel(error);
       // Until the service has answered once, the first answer's bound; then, the rest of the request's deadline.
       const expire = (): void => {
         const waited = this.#now() - entry.startedAt;
         if (!this.#served && this.#firstAnswerMs !== undefined)
-          collector.cancel(new FirstAnswerMissing(Math.min(deadlineMs, this.#firstAnswerMs)));
+          this.#silent(new FirstAnswerMissing(Math.min(deadlineMs, this.#firstAnswerMs)));
         else if (waited < deadlineMs) timer = setTimeout(expire, deadlineMs - waited);
         else collector.cancel(new DeadlineError(deadlineMs));
       };
+      if (this.#silence && !this.#served) return collector.cancel(this.#silence);
       timer = setTimeout(expire, Math.min(deadlineMs, this.#served ? Infinity : (this.#firstAnswerMs ?? Infinity)));
       if (signal) {
         onAbort = () => collector.cancel(new CutOffError());

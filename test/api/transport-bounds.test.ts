@@ -61,6 +61,20 @@ describe('the first answer', () => {
     expect((error as Error).message).toContain('HTTP 200 came, and 2 bytes of its body, not the whole body');
   });
 
+  it('the bound met once ends every request in flight, and any later one at once, alike', async () => {
+    server = await startScriptedServer(() => undefined);
+    const t = open(server.url, { firstAnswerMs: 400 });
+    const first = t.send(get('getImportStatus', '/a/')).catch((caught: unknown) => caught);
+    const second = t.send(get('getImportStatus', '/b/')).catch((caught: unknown) => caught);
+    expect(await first).toBeInstanceOf(NoAnswerError);
+    expect(await second).toBeInstanceOf(NoAnswerError);
+    const arrived = server.received.length;
+    const later = await t.send(get('getImportStatus', '/c/')).catch((caught: unknown) => caught);
+    expect(later).toBeInstanceOf(NoAnswerError);
+    expect((later as Error).message).toContain('gave no whole answer within 0.4 s');
+    expect(server.received.length).toBe(arrived);
+  });
+
   it('the token mutation answered does not count: the next request never answered is still fatal', async () => {
     server = await startScriptedServer(() => undefined);
     const t = open(server.url, { firstAnswerMs: 300 });
