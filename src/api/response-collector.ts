@@ -180,7 +180,7 @@ export class ResponseCollector implements Dispatcher.DispatchHandler {
       this.#abort?.(new ResponseTooLargeError(MAX_ERROR_BODY_BYTES, { read: this.#bytes }));
       return false;
     }
-    if (this.#bytes > this.#maxBytes) {
+    if (this.#status < 300 && !this.#html && this.#bytes > this.#maxBytes) {
       this.#abort?.(new ResponseTooLargeError(this.#maxBytes, { read: this.#bytes }));
       return false;
     }
