@@ -43,15 +43,14 @@ export interface Failed {
 }
 
 /**
- * A success's JSON is read whole, so it is bounded too (docs/limits.md "Limits on what the service answers"): a status
- * record is a few hundred bytes, and a post-import answer echoes what was sent, so an answer past this many bytes plus
- * four times the request's body is no answer of the spec; it is refused before it can take the process past its memory.
+ * The ceiling on a success's JSON answering a request with this body (lists are read as they arrive instead): it is
+ * read whole, so it is bounded too (docs/limits.md "Limits on what the service answers"). A status record is a few
+ * hundred bytes (with the service's words in a latest_error, which an error body may hold as well: the same 1 MiB),
+ * and a post-import answer echoes what was sent; an answer past this is no answer of the spec, refused before it can
+ * take the process past its memory.
  */
-export const SUCCESS_BODY_BASE_BYTES = 64 * 1024;
-
-/** The ceiling on a success's JSON answering a request with this body (lists are read as they arrive instead). */
 export function successCeiling(body: string | undefined): number {
-  return SUCCESS_BODY_BASE_BYTES + 4 * (body === undefined ? 0 : Buffer.byteLength(body));
+  return MAX_ERROR_BODY_BYTES + 4 * (body === undefined ? 0 : Buffer.byteLength(body));
 }
 
 export class ResponseTooLargeError extends Error {

@@ -132,7 +132,7 @@ describe('the ceiling on a success body', () => {
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UnexpectedResponseError);
     expect((error as Error).message).toContain(
-      'getImportStatus: unexpected response (HTTP 200) at "(body)": the answer is longer than the 65,536 bytes the ' +
+      'getImportStatus: unexpected response (HTTP 200) at "(body)": the answer is longer than the 1,048,576 bytes the ' +
         'tool reads of an answer to this request (it declares 200,000,000 bytes (Content-Length))',
     );
     expect(written).toBe(1);
@@ -145,11 +145,11 @@ describe('the ceiling on a success body', () => {
       response.end(`"${'x'.repeat(size)}"`);
     });
     const t = open(server.url);
-    const error = await t.send(get('getImportStatus', '/v2/x/?size=70000')).catch((caught: unknown) => caught);
+    const error = await t.send(get('getImportStatus', '/v2/x/?size=1100000')).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UnexpectedResponseError);
-    expect((error as Error).message).toMatch(/longer than the 65,536 bytes .*\(more than [\d,]+ bytes came\)/);
-    const body = JSON.stringify({ notes: 'n'.repeat(10_000) });
-    const echoed = await t.send({ ...get('createNotes', '/v1/n/?size=100000'), method: 'POST', body });
+    expect((error as Error).message).toMatch(/longer than the 1,048,576 bytes .*\(more than [\d,]+ bytes came\)/);
+    const body = JSON.stringify({ notes: 'n'.repeat(100_000) });
+    const echoed = await t.send({ ...get('createNotes', '/v1/n/?size=1300000'), method: 'POST', body });
     expect(echoed.status).toBe(200);
   });
 });

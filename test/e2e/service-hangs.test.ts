@@ -99,7 +99,7 @@ describe('a service that takes requests and never answers them', () => {
 });
 
 describe('an answer past its ceiling', () => {
-  it('a 200 MB status answer is refused at 64 KiB, named; the process stays within a 96 MB heap', async () => {
+  it('a 200 MB status answer is refused at 1 MiB, named; the process stays within a 96 MB heap', async () => {
     let statusBytesSent = 0;
     const state = join(root, 'big');
     server = await startScriptedServer((request, response) => {
@@ -132,7 +132,7 @@ describe('an answer past its ceiling', () => {
     const history = reader.read.history(1).map((event) => JSON.stringify(event));
     reader.close();
     expect([...errors, ...history].join('\n')).toMatch(
-      /getTransferStatus: unexpected response \(HTTP 200\) at .{1,4}\(body\).{1,4}: the answer is longer than the 65,536 bytes the tool reads of an answer to this request \(more than [\d,]+ bytes came\)/,
+      /getTransferStatus: unexpected response \(HTTP 200\) at .{1,4}\(body\).{1,4}: the answer is longer than the 1,048,576 bytes the tool reads of an answer to this request \(more than [\d,]+ bytes came\)/,
     );
     expect(statusBytesSent).toBeLessThan(200 * 1024 * 1024);
   });
