@@ -7,6 +7,7 @@ import type { Clock, Sleep } from './rate-limiter.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.js';
 import type { ProxySettings } from './proxy.js';
 import type { Credentials } from './token-manager.js';
+import { monotonicNow } from '../clock.js';
 
 /** The token mutation's root field is put into the query text, so it must be a plain GraphQL name. */
 const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
@@ -234,7 +235,7 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
     tenantFields: options.tenantFields ?? NO_TENANT_FIELDS,
     onEvent: options.onEvent ?? (() => undefined),
     signal: options.signal,
-    clock: options.clock ?? { now: () => Date.now() },
+    clock: options.clock ?? { now: monotonicNow },
     sleep: options.sleep ?? sleepUnlessAborted,
     random: options.random ?? Math.random,
   };

@@ -30,6 +30,7 @@ export {
   type PushStep,
   type RequestKind,
 } from './plan.js';
+import { monotonicNow } from '../clock.js';
 export type { PlannedAccount } from './plan-scan.js';
 export { planDryRun } from './dry-run.js';
 export { exitCodeOf } from './outcome.js';
@@ -99,7 +100,7 @@ export function planOptionsOf(settings: EngineSettings, accounts?: ReadonlySet<s
  */
 export async function runPush(run: PushRun): Promise<PushResult> {
   // --no-wait never waits for a check due later: the accounts earlier runs left waiting are checked in this run.
-  if (!run.settings.wait) run.ledger.checksDueBy(Date.now());
+  if (!run.settings.wait) run.ledger.checksDueBy(monotonicNow());
   const needsPlan = run.selection !== undefined || (run.maxErrors !== undefined && 'percent' in run.maxErrors);
   if (run.feed !== undefined) return sendWhileStaging(run, run.source);
   return run.source === undefined || needsPlan ? stageThenSend(run, run.source) : sendWhileStaging(run, run.source);

@@ -1,5 +1,6 @@
 import type { EngineEvent, EventSink } from '../engine/index.js';
 import { ITEM_KINDS, type ItemKind } from '../ledger/index.js';
+import { monotonicNow } from '../clock.js';
 
 /** The steps shown as progress (README "Commands", push). */
 export const PROGRESS_STEPS = [
@@ -100,7 +101,7 @@ export class ProgressTally implements EventSink {
   #samples: Sample[] = [];
 
   constructor(options: { now?: () => number; wait?: boolean } = {}) {
-    this.#now = options.now ?? Date.now;
+    this.#now = options.now ?? monotonicNow;
     this.wait = options.wait ?? true;
     this.startedAt = this.#now();
     this.#samples.push({ at: this.startedAt, settled: 0, read: 0 });

@@ -3,6 +3,7 @@ import type { EngineEvent, EventSink } from '../engine/index.js';
 import { RUN_DEFAULTS } from '../defaults.js';
 import { formatDuration } from './duration.js';
 import { PROGRESS_STEPS, ProgressTally, STEP_LABELS, type Count, type ProgressView } from './progress-tally.js';
+import { monotonicNow } from '../clock.js';
 
 export interface ProgressReporter extends EventSink {
   /** Stops the bars or the timer; prints nothing more. */
@@ -36,7 +37,7 @@ const realEvery = (tick: () => void, ms: number): { stop: () => void } => {
  * extrapolate the unread export; a rate or ETA that cannot be computed is left out.
  */
 export function createProgressReporter(options: ProgressOptions): ProgressReporter {
-  const now = options.now ?? Date.now;
+  const now = options.now ?? monotonicNow;
   const tally = new ProgressTally({ now, wait: options.wait ?? true });
   if (options.quiet) return { tally, emit: (event) => tally.emit(event), stop: () => undefined };
   const every = options.every ?? realEvery;

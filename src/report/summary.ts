@@ -4,6 +4,7 @@ import { ACCOUNT_STATES, ITEM_KINDS, ITEM_STATES } from '../ledger/index.js';
 import type { NotRead } from '../sources/index.js';
 import { shownName } from './export-entries.js';
 import { leftOverLine, leftOverOf, type LeftOver } from './left-over.js';
+import { monotonicNow } from '../clock.js';
 
 /** What the final summary of a push shows; also the `--json` document (one object on stdout). */
 export interface PushSummary {
@@ -202,7 +203,7 @@ export function buildPushSummary(input: {
   notRead?: NotRead[];
 }): PushSummary {
   const { result } = input;
-  const durationSeconds = (Date.now() - input.startedAt) / 1000;
+  const durationSeconds = (monotonicNow() - input.startedAt) / 1000;
   return {
     result: result.reason,
     exitCode: result.exitCode,
