@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openLedgerReader } from '../../src/ledger/index.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { ROOT, writesReceived, type RunResult } from './helpers.js';
+import { runPush } from './run-push.js';
 
 // Every schedule and duration of a push runs on a monotonic clock (docs/limits.md "Clocks"): the real binary, its wall
 // clock stepped an hour back or two hours forward (an NTP step) once the sandbox has a create, by an injected clock
@@ -81,6 +83,44 @@ describe('the wall clock stepped during a push', () => {
       reader.close();
       expect(counts).toEqual({ done: 50 });
       expect(rate).toBeGreaterThan(50 / 600);
+    },
+  );
+});
+
+describe('the wall clock stepped between two runs', () => {
+  it(
+    'checks a run left due an hour ahead are due within the longest poll delay: the next run ends, exit 0',
+    {
+      timeout: 150_000,
+    },
+    async () => {
+      sandbox = await startSandbox({ processingMs: 0 });
+      const state = join(root, 'between');
+      const first = await runPush(sandbox.url, state, { MIGRATE_API_KEY: sandbox.apiKey }, [
+        '--limit',
+        '5',
+        '--no-wait',
+      ]);
+      expect(first.code, first.stderr).toBe(0);
+      // As a run whose wall clock was an hour ahead would have left them.
+      const db = new Database(join(state, 'ledger.sqlite'));
+      const moved = db
+        .prepare(`UPDATE accounts SET next_check_at = next_check_at + 3600000 WHERE state = 'scheduled'`)
+        .run().changes;
+      db.close();
+      expect(moved).toBe(5);
+      const second = await runPush(
+        sandbox.url,
+        state,
+        { MIGRATE_API_KEY: sandbox.apiKey },
+        ['--limit', '5', '--wait-timeout', '60'],
+        90_000,
+      );
+      expect(second.code, second.stderr).toBe(0);
+      const reader = openLedgerReader(state);
+      const counts = reader.read.counts().accounts;
+      reader.close();
+      expect(counts['done']).toBe(5);
     },
   );
 });
