@@ -228,13 +228,15 @@ export type ConnectionFailure =
 export class NoAnswerError extends ApiError {
   constructor(endpoint: string, url: string, withinMs: number, missing: string, sent: boolean) {
     const seconds = (withinMs / 1000).toLocaleString('en-GB');
-    const reconciled = sent ? '; what was sent is reconciled by the next run' : '';
+    const reconciled = sent
+      ? ' (a request sent may have landed: the next run finds out, as after any lost answer)'
+      : '';
     super(
       `${endpoint}: ${url} gave no whole answer within ${seconds} s, before the service had answered any request ` +
         `of this run (${missing}): the service, or something in its place (a proxy, a load balancer), takes ` +
         `requests and does not answer them. Check that the service is up and answers at the base URL (--base-url, ` +
         `MIGRATE_BASE_URL) and the proxy variables; a service that takes longer over its first answer is given ` +
-        `longer with --first-answer-timeout. The run stopped${reconciled}.`,
+        `longer with --first-answer-timeout. The run stopped: run push again once the service answers${reconciled}.`,
       'no_answer',
       { endpoint, ambiguous: sent },
     );
