@@ -172,6 +172,8 @@ export class Transport {
         reject: (failed) => reject(this.#failure(request, failed, collector.progress())),
         onAnswer: () => {
           this.#answered = true;
+          // A list's answer is read as it arrives, under its own deadline: its head shows the service answers.
+          if (readBody !== undefined && request.endpoint !== this.#tokenEndpoint) this.#served = true;
         },
       });
       entry.cancel = (error) => collector.cancel(error);

@@ -94,6 +94,19 @@ describe('the first answer', () => {
     expect(error).toMatchObject({ code: 'timeout', fatal: false, retryable: true });
   });
 
+  it("a list's answer read as it arrives: its head is the service's first answer, its body may take longer", async () => {
+    server = await startScriptedServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.write('[');
+      setTimeout(() => response.end(']'), 600);
+    });
+    const chunks: string[] = [];
+    const reader = () => ({ write: (chunk: Buffer) => void chunks.push(chunk.toString()), end: () => undefined });
+    const answer = await open(server.url, { firstAnswerMs: 300 }).send(get('listAllImports', '/v1/l/'), reader);
+    expect(answer.status).toBe(200);
+    expect(chunks.join('')).toBe('[]');
+  });
+
   it('counts the requests waiting longer than a bound, on its own clock', async () => {
     let now = 1_000;
     let arrived = 0;
