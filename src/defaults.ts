@@ -31,6 +31,11 @@ export interface RunDefaults {
    * proxy's body limit (nginx: 1 MiB by default) is not met; a 413 still splits the request (docs/limits.md).
    */
   batchBytes: number;
+  /**
+   * push --first-answer-timeout: until the service has answered a request of the run, a request with no whole answer
+   * within this long stops the run (a service that never answers, docs/api-client.md "Time-outs").
+   */
+  firstAnswerSeconds: number;
 }
 
 export const RUN_DEFAULTS = {
@@ -45,4 +50,5 @@ export const RUN_DEFAULTS = {
   metricsIntervalSeconds: 30,
   lostCreateChecks: 8,
   batchBytes: 512 * 1024,
+  firstAnswerSeconds: 50,
 } as const satisfies RunDefaults;

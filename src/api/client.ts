@@ -1,6 +1,14 @@
 import { setMaxListeners } from 'node:events';
-import { AbortedError, ApiError, NetworkError, RateLimitedError, UnexpectedResponseError } from './errors.js';
+import {
+  AbortedError,
+  ApiError,
+  NetworkError,
+  RateLimitedError,
+  UnexpectedResponseError,
+  UnusableTokenError,
+} from './errors.js';
 import type { ClientEvent } from './events.js';
+import { tokenHeaderProblem } from './header-token.js';
 import { errorFromResponse, failureKindOf, type ServiceResponse } from './map-response.js';
 import {
   HEADER_FORMS,
@@ -24,7 +32,12 @@ import type { CallOptions } from './types.js';
 // outcome or an error class -> the pure retry policy decides -> sleep and resend, or give up with
 // the last error. Endpoint definitions live in endpoints.ts; the public methods in index.ts.
 
+/** A request in flight longer than this is counted as unanswered (the progress line shows them). */
+const UNANSWERED_AFTER_MS = 60_000;
+
 export interface ClientStats extends LimiterSnapshot {
+  /** Requests in flight that have waited more than a minute for their whole answer. */
+  unanswered: number;
   /** HTTP requests sent (token mutation included). */
   requests: number;
   retries: number;
@@ -86,6 +99,8 @@ export class CallRunner {
       // closes it.
       keepAliveTimeoutMs: 4_000,
       requestTimeoutMs: timeouts.requestMs,
+      firstAnswerMs: timeouts.firstAnswerMs,
+      tokenEndpoint: TOKEN_ENDPOINT,
       proxy: options.proxy,
       redactor: this.#redactor,
     });
@@ -129,7 +144,11 @@ export class CallRunner {
   }
 
   stats(): ClientStats {
-    return { ...this.#limiter.snapshot(), ...this.#counts };
+    return {
+      ...this.#limiter.snapshot(),
+      ...this.#counts,
+      unanswered: this.#transport.waitingLongerThan(UNANSWERED_AFTER_MS),
+    };
   }
 
   /**
@@ -234,6 +253,9 @@ export class CallRunner {
   }
 
   #send<T>(call: EndpointCall<T>, body: string | undefined, token: string): Promise<ServiceResponse> {
+    const problem = tokenHeaderProblem(token);
+    if (problem !== undefined)
+      throw new UnusableTokenError(call.name, problem, token === this.#options.credentials.token);
     this.#counts.requests += 1;
     const headers: Record<string, string> = {
       accept: 'application/json',

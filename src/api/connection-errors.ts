@@ -128,16 +128,35 @@ function unreachable(code: string, where: string, context: ConnectionContext): C
 }
 
 function proxyRefused(status: number, context: ConnectionContext): ConnectionFailedError {
+  const given = proxyWithCredentials(context);
   const why =
-    status === 407
-      ? 'it wants credentials: put them in the proxy URL (http://user:password@proxy.example:3128)'
-      : 'it cannot reach the service, or may not: check the base URL, and ask the proxy administrators';
+    status !== 407
+      ? 'it cannot reach the service, or may not: check the base URL, and ask the proxy administrators'
+      : given === undefined
+        ? 'it wants credentials: put them in the proxy URL (http://user:password@proxy.example:3128)'
+        : `it refused the credentials given in ${given}: check the user name and the password there (a ` +
+          `character such as @, : or / in them is written percent-encoded, %40 for @), or ask the proxy ` +
+          `administrators whether this user may go through it`;
   return new ConnectionFailedError(
     context.endpoint,
     'proxy_refused',
     `the proxy would not open a connection to ${context.baseUrl.host} (HTTP ${status}): ${why}; ` +
       `${proxies(context)}. ${stopped()}`,
   );
+}
+
+/** The variable of the proxy this request went through, when its URL carries a user name or password. */
+function proxyWithCredentials(context: ConnectionContext): string | undefined {
+  const { proxy } = context;
+  const used = context.baseUrl.protocol === 'https:' ? (proxy?.httpsProxy ?? proxy?.httpProxy) : proxy?.httpProxy;
+  if (used === undefined) return undefined;
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(used.url) ? used.url : `http://${used.url}`;
+  try {
+    const url = new URL(withScheme);
+    return url.username !== '' || url.password !== '' ? used.variable : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function proxies(context: ConnectionContext): string {

@@ -267,6 +267,58 @@ export class NotTheServiceError extends ApiError {
 }
 
 /**
+ * Before the service had answered any request of the run, a request got no whole answer within the first answer's
+ * bound (docs/api-client.md "Time-outs"): a service, or something in its place, that takes requests and never answers
+ * them. Resending would only wait as long again: the run stops (exit 3), naming the URL and what did not answer.
+ */
+export class NoAnswerError extends ApiError {
+  constructor(endpoint: string, url: string, withinMs: number, missing: string, sent: boolean) {
+    const seconds = (withinMs / 1000).toLocaleString('en-GB');
+    const reconciled = sent
+      ? ' (a request sent may have landed: the next run finds out, as after any lost answer)'
+      : '';
+    super(
+      `${endpoint}: ${url} gave no whole answer within ${seconds} s, before the service had answered any request ` +
+        `of this run (${missing}): the service, or something in its place (a proxy, a load balancer), takes ` +
+        `requests and does not answer them. Check that the service is up and answers at the base URL (--base-url, ` +
+        `MIGRATE_BASE_URL) and the proxy variables; a service that takes longer over its first answer is given ` +
+        `longer with --first-answer-timeout. The run stopped: run push again once the service answers${reconciled}.`,
+      'no_answer',
+      { endpoint, ambiguous: sent },
+    );
+  }
+
+  override get fatal(): boolean {
+    return true;
+  }
+}
+
+/**
+ * The token cannot be the value of an HTTP header (a line break, a character outside visible ASCII): no request can
+ * leave with it, so the run stops at once (exit 3), naming what is wrong and where, never the token itself.
+ */
+export class UnusableTokenError extends ApiError {
+  constructor(endpoint: string, problem: string, given: boolean) {
+    const whose = given
+      ? 'the token given (--token-file, MIGRATE_TOKEN) cannot be sent in an HTTP header'
+      : "the token the service gave for the API key (the token mutation's answer) cannot be sent in an HTTP header";
+    const fix = given
+      ? 'give the token itself, as the service issued it'
+      : 'the service (or something in its place) answers the token mutation wrongly: ask its operators';
+    super(
+      `${endpoint}: ${whose}: ${problem} (the token is not shown). A header carries visible ASCII only, so no ` +
+        `request can leave with it: ${fix}. The run stopped; nothing was sent with this token.`,
+      'token_unusable',
+      { endpoint },
+    );
+  }
+
+  override get fatal(): boolean {
+    return true;
+  }
+}
+
+/**
  * An answer that is a web page, not the service's JSON (any status, a 200 included): a wrong base URL, or a proxy or
  * single-sign-on login page answering in the service's place. Whatever it says, it is not the service's answer about
  * an account: the run stops (exit 3), and nothing is recorded as an account's outcome.

@@ -7,6 +7,7 @@ import type { Clock, Sleep } from './rate-limiter.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.js';
 import type { ProxySettings } from './proxy.js';
 import type { Credentials } from './token-manager.js';
+import { monotonicNow } from '../clock.js';
 
 /** The token mutation's root field is put into the query text, so it must be a plain GraphQL name. */
 const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
@@ -44,6 +45,8 @@ export interface ClientTimeouts {
   requestMs?: number;
   /** The same for the list endpoints, whose one answer holds every import process of the supplier. */
   listMs?: number;
+  /** Until the service has answered a request of the run whole, the deadline of every request; meeting it is fatal. */
+  firstAnswerMs?: number;
 }
 
 export interface ClientOptions {
@@ -123,7 +126,14 @@ export interface ResolvedClientOptions {
 const DEFAULTS = {
   concurrency: RUN_DEFAULTS.concurrency,
   // docs/api-client.md "Time-outs": a whole request within 2 minutes, a whole list (up to 1,000,000 entries) within 10.
-  timeouts: { connectMs: 10_000, headersMs: 120_000, bodyMs: 60_000, requestMs: 120_000, listMs: 600_000 },
+  timeouts: {
+    connectMs: 10_000,
+    headersMs: 120_000,
+    bodyMs: 60_000,
+    requestMs: 120_000,
+    listMs: 600_000,
+    firstAnswerMs: RUN_DEFAULTS.firstAnswerSeconds * 1000,
+  },
   tokenField: 'obtainKrakenToken',
   tokenPath: '/v1/graphql/',
   headerForm: 'bare',
@@ -240,7 +250,7 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
     tenantFields: options.tenantFields ?? NO_TENANT_FIELDS,
     onEvent: options.onEvent ?? (() => undefined),
     signal: options.signal,
-    clock: options.clock ?? { now: () => Date.now() },
+    clock: options.clock ?? { now: monotonicNow },
     sleep: options.sleep ?? sleepUnlessAborted,
     random: options.random ?? Math.random,
   };

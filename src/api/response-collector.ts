@@ -42,14 +42,45 @@ export interface Failed {
   cancelled: boolean;
 }
 
+/**
+ * The ceiling on a success's JSON answering a request with this body (lists are read as they arrive instead): it is
+ * read whole, so it is bounded too (docs/limits.md "Limits on what the service answers"). A status record is a few
+ * hundred bytes (with the service's words in a latest_error, which an error body may hold as well: the same 1 MiB),
+ * and a post-import answer echoes what was sent; an answer past this is no answer of the spec, refused before it can
+ * take the process past its memory.
+ */
+export function successCeiling(body: string | undefined): number {
+  return MAX_ERROR_BODY_BYTES + 4 * (body === undefined ? 0 : Buffer.byteLength(body));
+}
+
 export class ResponseTooLargeError extends Error {
-  constructor(maxBytes: number) {
-    super(`the response is larger than ${maxBytes} bytes`);
+  constructor(maxBytes: number, seen: { declared?: number | undefined; read: number }) {
+    const size =
+      seen.declared === undefined
+        ? `more than ${seen.read.toLocaleString('en-GB')} bytes came`
+        : `it declares ${seen.declared.toLocaleString('en-GB')} bytes (Content-Length)`;
+    super(
+      `the answer is longer than the ${maxBytes.toLocaleString('en-GB')} bytes the tool reads of an answer to ` +
+        `this request (${size}); it was not read further`,
+    );
   }
+}
+
+/** How far a request got: what a request that met its deadline says did not answer. */
+export interface Progress {
+  /** A socket took the request (undici began to write it). */
+  connected: boolean;
+  sent: boolean;
+  /** The answer's status, once its head came. */
+  status: number | undefined;
+  /** Bytes of the answer's body that came. */
+  bytes: number;
 }
 
 export class ResponseCollector implements Dispatcher.DispatchHandler {
   sent = false;
+  #connected = false;
+  #received = 0;
   #status = 0;
   #headers: Record<string, string | string[]> = {};
   readonly #chunks: Buffer[] = [];
@@ -90,12 +121,20 @@ export class ResponseCollector implements Dispatcher.DispatchHandler {
   cancel(error: Error): void {
     if (this.#settled || this.#cancelled) return;
     this.#cancelled = error;
-    this.#abort?.(error);
+    if (this.#abort) this.#abort(error);
+    // Not on a socket yet: it ends now (undici aborts it before writing anything once it would start).
+    else this.#fail(error, false);
+  }
+
+  progress(): Progress {
+    const status = this.#status === 0 ? undefined : this.#status;
+    return { connected: this.#connected, sent: this.sent, status, bytes: this.#received };
   }
 
   onConnect(abort: (error?: Error) => void): void {
     // Invoked again if undici re-dispatches the request on another socket: nothing sent there yet.
     this.sent = false;
+    this.#connected = true;
     this.#abort = abort;
     if (this.#cancelled) abort(this.#cancelled);
   }
@@ -112,9 +151,16 @@ export class ResponseCollector implements Dispatcher.DispatchHandler {
     this.#html = isHtmlContentType(this.#headers['content-type']);
     this.#onAnswer();
     if (status < 300 && !this.#html) this.#reader = this.#readBody?.(status);
+    const declared = Number(this.#headers['content-length']);
+    if (!this.#reader && status < 300 && !this.#html && declared > this.#maxBytes) {
+      // Refused on its word, before a byte of it is read.
+      this.#abort?.(new ResponseTooLargeError(this.#maxBytes, { declared, read: 0 }));
+      return false;
+    }
     return true;
   }
   onData(chunk: Buffer): boolean {
+    this.#received += chunk.length;
     if (this.#reader) {
       try {
         this.#reader.write(chunk);
@@ -130,11 +176,11 @@ export class ResponseCollector implements Dispatcher.DispatchHandler {
       // Enough to say what it is: answered with the start, the rest is never read.
       this.#chunks.push(chunk.subarray(0, chunk.length - (this.#bytes - MAX_ERROR_BODY_BYTES)));
       this.#finish(true);
-      this.#abort?.(new ResponseTooLargeError(MAX_ERROR_BODY_BYTES));
+      this.#abort?.(new ResponseTooLargeError(MAX_ERROR_BODY_BYTES, { read: this.#bytes }));
       return false;
     }
-    if (this.#bytes > this.#maxBytes) {
-      this.#abort?.(new ResponseTooLargeError(this.#maxBytes));
+    if (this.#status < 300 && !this.#html && this.#bytes > this.#maxBytes) {
+      this.#abort?.(new ResponseTooLargeError(this.#maxBytes, { read: this.#bytes }));
       return false;
     }
     this.#chunks.push(chunk);

@@ -4,6 +4,7 @@ import {
   AbortedError,
   HtmlAnswerError,
   NetworkError,
+  NoAnswerError,
   TimeoutError,
   UnexpectedResponseError,
   type ApiError,
@@ -16,7 +17,9 @@ import {
   MAX_ERROR_BODY_BYTES,
   ResponseCollector,
   ResponseTooLargeError,
+  successCeiling,
   type Failed,
+  type Progress,
   type RawResponse,
 } from './response-collector.js';
 import type { ReadBody } from './response-collector.js';
@@ -27,7 +30,9 @@ import type { ReadBody } from './response-collector.js';
 // can be told apart as "never sent" (safe to resend anything) or "sent, no answer" (may have
 // been applied). A caller may read a 2xx body as it arrives instead (the list endpoints: `readBody`), so a body of any
 // size is never held whole. Every request has a deadline for the whole exchange (undici's time-outs are idle times that
-// restart at every chunk) and may be cut off by a signal.
+// restart at every chunk) and may be cut off by a signal. Until the service has answered a request of the run whole,
+// the deadline is the first answer's (50 s by default), and meeting it stops the run: a service that takes requests
+// and never answers them is named at once instead of being waited for and resent for a quarter of an hour.
 
 export type { ReadBody } from './response-collector.js';
 
@@ -45,8 +50,17 @@ export interface TransportOptions {
   /** Proxies: requests go through undici's EnvHttpProxyAgent with these (never its own reading of the environment). */
   proxy?: ProxySettings | undefined;
   redactor: Redactor;
-  /** Larger bodies are refused (default 256 MiB: V8 cannot make a string of much more than 512 MiB). */
+  /** Larger success bodies are refused (default: successCeiling of the request's body). */
   maxResponseBytes?: number;
+  /**
+   * Until a request has been answered whole, no request waits longer than this for its whole answer: one that does
+   * fails with a NoAnswerError (fatal). Default: no such bound.
+   */
+  firstAnswerMs?: number | undefined;
+  /** Answers to this endpoint do not count as the service's first answer (the token mutation may be served apart). */
+  tokenEndpoint?: string | undefined;
+  /** A monotonic clock, ms (default performance.now): how long requests in flight have waited. */
+  now?: () => number;
 }
 
 export interface TransportRequest {
@@ -74,8 +88,17 @@ export class Transport {
   readonly #origin: string;
   readonly #prefix: string;
   readonly #redactor: Redactor;
-  readonly #maxBytes: number;
+  readonly #maxBytes: number | undefined;
   readonly #deadlineMs: number;
+  readonly #firstAnswerMs: number | undefined;
+  readonly #tokenEndpoint: string | undefined;
+  readonly #now: () => number;
+  /** Each request in flight: when it started (#now), and how to end it. */
+  readonly #inFlight = new Set<{ startedAt: number; cancel?: (error: Error) => void }>();
+  /** A request other than the token mutation has been answered whole: the service answers. */
+  #served = false;
+  /** The first answer's bound was met: every request in flight, and any later one, ends alike (the run stops). */
+  #silence: FirstAnswerMissing | undefined;
   readonly #baseUrl: URL;
   readonly #proxy: ProxySettings | undefined;
   /** A response head has arrived for some request: from then on a refused connection is the service restarting. */
@@ -84,8 +107,11 @@ export class Transport {
   constructor(options: TransportOptions) {
     this.#baseUrl = options.baseUrl;
     this.#proxy = options.proxy;
-    this.#maxBytes = options.maxResponseBytes ?? 256 * 1024 * 1024;
+    this.#maxBytes = options.maxResponseBytes;
     this.#deadlineMs = options.requestTimeoutMs;
+    this.#firstAnswerMs = options.firstAnswerMs;
+    this.#tokenEndpoint = options.tokenEndpoint;
+    this.#now = options.now ?? (() => performance.now());
     this.#pool = dispatcherFor(options);
     this.#origin = options.baseUrl.origin;
     this.#prefix = options.baseUrl.pathname.replace(/\/+$/, '');
@@ -107,6 +133,20 @@ export class Transport {
     return { status: raw.status, headers: raw.headers, body };
   }
 
+  /** The service answered none of the requests of the run within the bound: they all end so, and so do later ones. */
+  #silent(missing: FirstAnswerMissing): void {
+    this.#silence ??= missing;
+    for (const request of this.#inFlight) request.cancel?.(this.#silence);
+  }
+
+  /** Requests in flight that have waited more than `ms` for their whole answer. */
+  waitingLongerThan(ms: number): number {
+    const now = this.#now();
+    let count = 0;
+    for (const request of this.#inFlight) if (now - request.startedAt > ms) count += 1;
+    return count;
+  }
+
   /** Waits for requests in flight, then closes the connections. */
   close(): Promise<void> {
     return this.#pool.close();
@@ -120,19 +160,36 @@ export class Transport {
   #exchange(request: TransportRequest, readBody: ReadBody | undefined): Promise<RawResponse> {
     const deadlineMs = request.deadlineMs ?? this.#deadlineMs;
     const { signal } = request;
+    const entry: { startedAt: number; cancel?: (error: Error) => void } = { startedAt: this.#now() };
+    this.#inFlight.add(entry);
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
     return new Promise<RawResponse>((resolve, reject) => {
       const collector = new ResponseCollector({
-        maxBytes: this.#maxBytes,
+        maxBytes: this.#maxBytes ?? successCeiling(request.body),
         readBody,
-        resolve,
-        reject: (failed) => reject(this.#failure(request.endpoint, failed)),
+        resolve: (raw) => {
+          if (request.endpoint !== this.#tokenEndpoint) this.#served = true;
+          resolve(raw);
+        },
+        reject: (failed) => reject(this.#failure(request, failed, collector.progress())),
         onAnswer: () => {
           this.#answered = true;
+          // A list's answer is read as it arrives, under its own deadline: its head shows the service answers.
+          if (readBody !== undefined && request.endpoint !== this.#tokenEndpoint) this.#served = true;
         },
       });
-      timer = setTimeout(() => collector.cancel(new DeadlineError(deadlineMs)), deadlineMs);
+      entry.cancel = (error) => collector.cancel(error);
+      // Until the service has answered once, the first answer's bound; then, the rest of the request's deadline.
+      const expire = (): void => {
+        const waited = this.#now() - entry.startedAt;
+        if (!this.#served && this.#firstAnswerMs !== undefined)
+          this.#silent(new FirstAnswerMissing(Math.min(deadlineMs, this.#firstAnswerMs)));
+        else if (waited < deadlineMs) timer = setTimeout(expire, deadlineMs - waited);
+        else collector.cancel(new DeadlineError(deadlineMs));
+      };
+      if (this.#silence && !this.#served) return collector.cancel(this.#silence);
+      timer = setTimeout(expire, Math.min(deadlineMs, this.#served ? Infinity : (this.#firstAnswerMs ?? Infinity)));
       if (signal) {
         onAbort = () => collector.cancel(new CutOffError());
         if (signal.aborted) onAbort();
@@ -140,6 +197,7 @@ export class Transport {
       }
       this.#pool.dispatch(this.#dispatchOptions(request), collector);
     }).finally(() => {
+      this.#inFlight.delete(entry);
       clearTimeout(timer);
       if (onAbort) signal?.removeEventListener('abort', onAbort);
     });
@@ -150,9 +208,13 @@ export class Transport {
     const contentType = raw.headers['content-type'];
     const title = /<title[^>]*>([^<]*)</i.exec(raw.text)?.[1]?.replace(/\s+/g, ' ').trim();
     const shown = title === undefined ? undefined : this.#redactor.redact(title).slice(0, 100);
-    const url = `${this.#origin}${this.#prefix}${request.path}`;
+    const url = this.#urlOf(request);
     const type = (Array.isArray(contentType) ? contentType[0] : contentType)?.slice(0, 100) ?? '';
     return new HtmlAnswerError(request.endpoint, raw.status, url, type, shown || undefined);
+  }
+
+  #urlOf(request: TransportRequest): string {
+    return `${this.#origin}${this.#prefix}${request.path}`;
   }
 
   #dispatchOptions(request: TransportRequest): Dispatcher.DispatchOptions {
@@ -166,12 +228,15 @@ export class Transport {
   }
 
   /** A reader's refusal stays as it is (an UnexpectedResponseError for a body that is not what the endpoint gives). */
-  #failure(endpoint: string, failed: Failed): Error {
+  #failure(request: TransportRequest, failed: Failed, progress: Progress): Error {
+    const { endpoint } = request;
     const { error, sent } = failed;
     if (failed.refused) return error;
     if (error instanceof ResponseTooLargeError)
-      return new UnexpectedResponseError(endpoint, undefined, error.message, '');
+      return new UnexpectedResponseError(endpoint, progress.status, error.message, '');
     if (error instanceof CutOffError) return new AbortedError(endpoint, undefined);
+    if (error instanceof FirstAnswerMissing)
+      return new NoAnswerError(endpoint, this.#urlOf(request), error.withinMs, notAnswered(progress), sent);
     const phase = sent ? 'sent' : 'not_sent';
     if (error instanceof DeadlineError) return new TimeoutError(endpoint, phase, error.message);
     return this.#networkError(endpoint, error, sent);
@@ -222,6 +287,26 @@ class DeadlineError extends Error {
         `answer's body included)`,
     );
   }
+}
+
+/** No whole answer to a request before the service had answered any: the first answer's bound was met. */
+class FirstAnswerMissing extends Error {
+  readonly withinMs: number;
+  constructor(withinMs: number) {
+    super('no first answer');
+    this.withinMs = withinMs;
+  }
+}
+
+/** What did not answer, by how far the request got. */
+function notAnswered(progress: Progress): string {
+  if (!progress.connected) return 'no connection: the request was never written';
+  if (!progress.sent) return 'the connection took the request, but not whole';
+  if (progress.status === undefined) return "the request was sent; no answer's head came";
+  return (
+    `HTTP ${progress.status} came, and ${progress.bytes.toLocaleString('en-GB')} bytes of its body, not the ` +
+    `whole body`
+  );
 }
 
 /** The request's signal aborted (the run stops). */

@@ -54,6 +54,12 @@ export function registerRunFlags(command: Command): Command {
       RUN_DEFAULTS.lostCreateChecks,
     )
     .option(
+      '--first-answer-timeout <seconds>',
+      'stop the run when a request has no whole answer within this long before the service has answered any',
+      positiveInt('--first-answer-timeout', 86_400),
+      RUN_DEFAULTS.firstAnswerSeconds,
+    )
+    .option(
       '--no-check-previously-added',
       'transactions: do not ask the service to skip transactions added before (then a transaction whose outcome ' +
         'is unknown is never resent)',

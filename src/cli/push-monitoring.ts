@@ -6,6 +6,7 @@ import { ledgerCountsReader } from '../report/ledger-counts-thread.js';
 import { PushMetrics, type RunFacts } from '../report/metrics.js';
 import { refuseForeignTarget, refuseInsideExport } from '../report/output-file.js';
 import type { ProgressTally } from '../report/progress-tally.js';
+import { monotonicNow } from '../clock.js';
 
 // push's --metrics-file wiring: checked before anything is written, opened once the ledger is,
 // written at the start, every --metrics-interval seconds and at the end (README "Monitoring").
@@ -38,7 +39,7 @@ export function lastEndedPush(ledger: Ledger): RunFacts | undefined {
 }
 
 /** Accounts the run settled per second since it started. */
-export function runRate(tally: ProgressTally, now = Date.now()): number {
+export function runRate(tally: ProgressTally, now = monotonicNow()): number {
   return tally.settled / Math.max(0.001, (now - tally.startedAt) / 1000);
 }
 

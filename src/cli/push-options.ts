@@ -22,6 +22,7 @@ export interface PushCommandOptions extends ServiceFlags {
   waitTimeout: number;
   lostCreateChecks: number;
   batchBytes: number;
+  firstAnswerTimeout: number;
   checkPreviouslyAdded: boolean;
   forceAddToCurrentStatement: boolean;
   sandbox?: boolean;

@@ -106,6 +106,7 @@ async function openResources(
     ...(monitoring ? { onEvent: (event: ClientEvent) => monitoring.metrics.onClientEvent(event) } : {}),
   });
   closers.add(() => service.close());
+  progress.tally.unanswered = () => service.client.stats().unanswered;
   if (ledger.read.dialect() === undefined) ledger.recordDialect(service.config.dialect);
   const runId = ledger.startRun('push', runOptions(options));
   stampRunId(runId);

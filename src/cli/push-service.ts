@@ -88,6 +88,11 @@ export function openPushService(
     // Loaded once before the ledger was opened; again only when the ledger's own dialect turned out to differ (a
     // PostgreSQL ledger's is read once it is open).
     config: setup.service?.dialect === (recorded?.dialect ?? setup.dialect) ? setup.service : undefined,
-    client: { concurrency: options.concurrency, maxRequestsPerSecond: options.rate, ...client },
+    client: {
+      concurrency: options.concurrency,
+      maxRequestsPerSecond: options.rate,
+      timeouts: { firstAnswerMs: options.firstAnswerTimeout * 1000 },
+      ...client,
+    },
   });
 }

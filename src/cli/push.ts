@@ -32,6 +32,7 @@ import { runRate } from './push-monitoring.js';
 import type { PushCommandOptions } from './push-options.js';
 import { openPushRun, type PushRun, type RunEnding } from './push-run.js';
 import { onStateDir, preparePush, type PushSetup } from './push-setup.js';
+import { monotonicNow } from '../clock.js';
 
 // `migrate push <dir>` as a composition: configuration (push-setup.ts) -> the run's resources (push-run.ts) -> the
 // export, proven in order (README "Complete or not at all") -> the engine -> the summary. The command decides what to
@@ -76,7 +77,7 @@ export async function pushCommand(options: PushCommandOptions): Promise<number> 
 }
 
 async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal): Promise<number> {
-  const startedAt = Date.now();
+  const startedAt = monotonicNow();
   const setup = await preparePush(options);
   const settings = engineSettings(options, setup);
   if (options.dryRun)

@@ -224,7 +224,8 @@ function askAgainLater(ctx: StepContext, account: AccountRow, failure: Failure):
   const retryAt = ctx.now() + nextPollDelay(ctx.settings.pollSchedule, account.polls + 1, ctx.random());
   return applyTransition(ctx, account, {
     step: account.state === 'creating' ? 'reconcile' : 'poll',
-    detail: failure.code,
+    // The account's history says why (status --account): the code alone hid what the service answered.
+    detail: `${failure.code}: ${failure.detail}`,
     patch: { nextCheckAt: retryAt, addPoll: true },
   });
 }

@@ -13,6 +13,7 @@ import { ImportedListChecks } from './imported-list.js';
 import { pushItems } from './item-steps.js';
 import { FirstPollTuner, nextLookAt, pollerWaitMs } from './poll-schedule.js';
 import { afterListedImported, workableStates } from './transitions.js';
+import { monotonicNow } from '../clock.js';
 
 export interface ExecuteResult {
   reason: StopReason;
@@ -41,7 +42,7 @@ export class Executor {
   #consecutiveFailures = 0;
   /** Accounts whose create was lost (import_process_lost) and sent again in this run. */
   readonly #lostCreates = new Set<number>();
-  #lastProgressAt = Date.now();
+  #lastProgressAt = monotonicNow();
   /** Status checks of many parked accounts in one imported-accounts list call. */
   readonly #list: ImportedListChecks;
   /** The pump has handed out every account to create: nothing is left but parked accounts and their records. */
@@ -86,7 +87,7 @@ export class Executor {
       client,
       settings: { ...settings, pollSchedule: tuner.schedule },
       sink: counting,
-      now: () => Date.now(),
+      now: () => monotonicNow(),
       random: () => Math.random(),
       failed: (failure) => this.#failed(failure),
       succeeded: () => {
@@ -107,7 +108,7 @@ export class Executor {
       take: (account, platformAccountNumber) =>
         this.#enqueue(account, PRIORITY.poll, async (row) => {
           const next = await applyTransition(this.#ctx, row, afterListedImported(platformAccountNumber));
-          this.#lastProgressAt = Date.now();
+          this.#lastProgressAt = monotonicNow();
           return this.#postImport(next);
         }),
       stopFatal: (failure) => this.stop('fatal', failure),
@@ -262,7 +263,7 @@ export class Executor {
         default:
           return account; // scheduled (parked), invalid, done
       }
-      if (account.state !== before) this.#lastProgressAt = Date.now();
+      if (account.state !== before) this.#lastProgressAt = monotonicNow();
     }
     return account;
   }
@@ -270,7 +271,7 @@ export class Executor {
   async #postImport(account: AccountRow): Promise<AccountRow> {
     if ((await pushItems(this.#ctx, account)) !== 'ok') return account;
     const done = await applyTransition(this.#ctx, account, { step: 'done', patch: { state: 'done', error: null } });
-    this.#lastProgressAt = Date.now();
+    this.#lastProgressAt = monotonicNow();
     return done;
   }
 
@@ -280,7 +281,7 @@ export class Executor {
       this.#wake?.(); // checks held for the list go now
     });
     while (this.#stop === undefined) {
-      const now = Date.now();
+      const now = monotonicNow();
       const held = this.#takeDueChecks(now);
       const next = this.#nextLookAt(held);
       if (this.#pumpDone && this.#active.size === 0 && this.#queue.size === 0 && next === null) return;
@@ -342,7 +343,7 @@ export class Executor {
       if (this.#active.has(account.id)) continue;
       this.#enqueue(account, PRIORITY.poll, async (row) => {
         const next = await checkStatus(this.#ctx, row);
-        if (next.state !== row.state) this.#lastProgressAt = Date.now();
+        if (next.state !== row.state) this.#lastProgressAt = monotonicNow();
         // processed: its records; staged: a create that never arrived, sent now.
         if (next.state === 'processed' || (next.state === 'staged' && this.#sendAgain(next)))
           return this.#advance(next);

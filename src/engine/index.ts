@@ -11,7 +11,7 @@ import { errorLimitOf } from './error-budget.js';
 import { exitCodeOf } from './outcome.js';
 import { PUSH_STEPS, type PlanOptions, type PlanTotals } from './plan.js';
 import { scanPlan, type PlanScan } from './plan-scan.js';
-import { DEFAULT_POLL_SCHEDULE } from './poll-schedule.js';
+import { DEFAULT_POLL_SCHEDULE, longestPollDelay } from './poll-schedule.js';
 import { Selection } from './selection.js';
 import { stageExport, type ExportSource, type StageSummary } from './stage.js';
 import { StagingGate } from './staging-gate.js';
@@ -30,6 +30,7 @@ export {
   type PushStep,
   type RequestKind,
 } from './plan.js';
+import { monotonicNow } from '../clock.js';
 export type { PlannedAccount } from './plan-scan.js';
 export { planDryRun } from './dry-run.js';
 export { exitCodeOf } from './outcome.js';
@@ -100,8 +101,11 @@ export function planOptionsOf(settings: EngineSettings, accounts?: ReadonlySet<s
  * --accounts or --max-errors N% needs the whole plan first: it stages, then sends.
  */
 export async function runPush(run: PushRun): Promise<PushResult> {
-  // --no-wait never waits for a check due later: the accounts earlier runs left waiting are checked in this run.
-  if (!run.settings.wait) run.ledger.checksDueBy(Date.now());
+  // --no-wait never waits for a check due later: the accounts earlier runs left waiting are checked in this run. A
+  // check an earlier run left due further ahead than any poll delay was scheduled on a clock that has stepped since
+  // (docs/limits.md "Clocks"): it is due within that delay, not an hour later.
+  const now = monotonicNow();
+  run.ledger.checksDueBy(run.settings.wait ? now + longestPollDelay(run.settings.pollSchedule) : now);
   const needsPlan = run.selection !== undefined || (run.maxErrors !== undefined && 'percent' in run.maxErrors);
   if (run.feed !== undefined) return sendWhileStaging(run, run.source);
   return run.source === undefined || needsPlan ? stageThenSend(run, run.source) : sendWhileStaging(run, run.source);

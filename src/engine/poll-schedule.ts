@@ -66,6 +66,11 @@ export class FirstPollTuner {
   }
 }
 
+/** The longest delay nextPollDelay gives: no check of this schedule is due later than this from now. */
+export function longestPollDelay(schedule: PollSchedule): number {
+  return Math.ceil(schedule.maxDelayMs * (1 + schedule.jitter / 2));
+}
+
 /** Delay before the next check, given how many checks were made already; `random` in [0,1). */
 export function nextPollDelay(schedule: PollSchedule, pollsMade: number, random: number): number {
   const base = Math.min(schedule.maxDelayMs, schedule.firstDelayMs * schedule.factor ** Math.max(0, pollsMade));

@@ -4,6 +4,7 @@ import type { AccountState, Ledger } from '../ledger/index.js';
 import type { EventSink } from './events.js';
 import { stageExport, type ExportSource, type StageSummary } from './stage.js';
 import { StagingGate } from './staging-gate.js';
+import { monotonicNow } from '../clock.js';
 
 // A runner of a ledger shared with other runners (README "Several runners"): the export is staged once, by the first
 // runner to take the stage lock, once no account is leased; every runner leases accounts a page at a time into its
@@ -130,7 +131,7 @@ async function leaseUntilDone(
       continue;
     }
     // --no-wait: accounts others left waiting are checked now, as a run takes up what earlier runs left.
-    if (!input.wait) ledger.checksDueBy(Date.now());
+    if (!input.wait) ledger.checksDueBy(monotonicNow());
     const below = page.numbers.some((number) => compareKeys(number, highest) <= 0 && highest !== '');
     for (const number of page.numbers) if (compareKeys(number, highest) > 0) highest = number;
     gate.advance(highest);

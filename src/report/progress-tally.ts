@@ -1,5 +1,6 @@
 import type { EngineEvent, EventSink } from '../engine/index.js';
 import { ITEM_KINDS, type ItemKind } from '../ledger/index.js';
+import { monotonicNow } from '../clock.js';
 
 /** The steps shown as progress (README "Commands", push). */
 export const PROGRESS_STEPS = [
@@ -44,6 +45,8 @@ export interface ProgressView {
   /** Seconds left at that rate; undefined when it cannot be computed (no rate, nothing left, export size unknown). */
   etaSeconds?: number;
   problems: number;
+  /** Requests that have waited more than a minute for their answer (a service that takes them and does not answer). */
+  unanswered: number;
 }
 
 interface Sample {
@@ -81,6 +84,8 @@ export class ProgressTally implements EventSink {
   sorting: string[] | undefined;
   /** The whole export is staged. */
   staged = false;
+  /** Requests in flight that have waited more than a minute for their answer (set once the client is open). */
+  unanswered: () => number = () => 0;
   readonly startedAt: number;
   /** Whether the run waits for processing (without --no-wait): what "settled" means. */
   readonly wait: boolean;
@@ -96,7 +101,7 @@ export class ProgressTally implements EventSink {
   #samples: Sample[] = [];
 
   constructor(options: { now?: () => number; wait?: boolean } = {}) {
-    this.#now = options.now ?? Date.now;
+    this.#now = options.now ?? monotonicNow;
     this.wait = options.wait ?? true;
     this.startedAt = this.#now();
     this.#samples.push({ at: this.startedAt, settled: 0, read: 0 });
@@ -202,6 +207,7 @@ export class ProgressTally implements EventSink {
       records,
       steps,
       problems: this.invalid + this.errored + this.failed,
+      unanswered: this.unanswered(),
     };
     if (this.staging !== undefined && !this.staged)
       view.reading = { read: this.staging.accounts, of: this.exportAccounts };

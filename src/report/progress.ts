@@ -4,6 +4,7 @@ import { RUN_DEFAULTS } from '../defaults.js';
 import { visibleText } from '../errors.js';
 import { formatDuration } from './duration.js';
 import { PROGRESS_STEPS, ProgressTally, STEP_LABELS, type Count, type ProgressView } from './progress-tally.js';
+import { monotonicNow } from '../clock.js';
 
 export interface ProgressReporter extends EventSink {
   /** Stops the bars or the timer; prints nothing more. */
@@ -37,7 +38,7 @@ const realEvery = (tick: () => void, ms: number): { stop: () => void } => {
  * extrapolate the unread export; a rate or ETA that cannot be computed is left out.
  */
 export function createProgressReporter(options: ProgressOptions): ProgressReporter {
-  const now = options.now ?? Date.now;
+  const now = options.now ?? monotonicNow;
   const tally = new ProgressTally({ now, wait: options.wait ?? true });
   if (options.quiet) return { tally, emit: (event) => tally.emit(event), stop: () => undefined };
   const every = options.every ?? realEvery;
@@ -88,7 +89,13 @@ export function progressLine(view: ProgressView, wait: boolean): string {
   const counts = [`accounts ${wait ? 'processed' : 'created'} ${countText(bare)}`];
   if (view.records.total > 0) counts.push(`records ${countText({ ...view.records, soFar: false })}`);
   const rate = rateText(view, wait ? 'accounts' : 'creates');
-  return `${head}${counts.join(', ')}${rate ? `; ${rate}` : ''}; ${view.problems} problems`;
+  return `${head}${counts.join(', ')}${rate ? `; ${rate}` : ''}; ${view.problems} problems${unansweredText(view)}`;
+}
+
+/** `, 8 requests unanswered for over a minute`, or '' when none is. */
+function unansweredText(view: ProgressView): string {
+  if (view.unanswered === 0) return '';
+  return `, ${format(view.unanswered)} request${view.unanswered === 1 ? '' : 's'} unanswered for over a minute`;
 }
 
 function linesReporter(
@@ -163,7 +170,7 @@ function barsReporter(
     for (const step of PROGRESS_STEPS) {
       const count = view.steps[step];
       if (count.total === 0 && count.done === 0) continue;
-      const extra = step === lead ? rateText(view, tally.wait ? 'accounts' : 'creates') : '';
+      const extra = step === lead ? rateText(view, tally.wait ? 'accounts' : 'creates') + unansweredText(view) : '';
       show(step, { label: STEP_LABELS[step].padEnd(14), gauge: gauge(count), count: countText(count), extra });
     }
   };

@@ -5,6 +5,7 @@ import type { NotRead } from '../sources/index.js';
 import { shownName } from './export-entries.js';
 import { leftOverLine, leftOverOf, type LeftOver } from './left-over.js';
 import { duplicateNotesLine } from './validation-report.js';
+import { monotonicNow } from '../clock.js';
 
 /** What the final summary of a push shows; also the `--json` document (one object on stdout). */
 export interface PushSummary {
@@ -218,7 +219,7 @@ export function buildPushSummary(input: {
   notRead?: NotRead[];
 }): PushSummary {
   const { result } = input;
-  const durationSeconds = (Date.now() - input.startedAt) / 1000;
+  const durationSeconds = (monotonicNow() - input.startedAt) / 1000;
   return {
     result: result.reason,
     exitCode: result.exitCode,

@@ -73,6 +73,8 @@ describe('a pause the service asks for has a ceiling', () => {
 describe('a whole request has a deadline', () => {
   it('an answer trickling a byte at a time ends at the deadline, its body included', async () => {
     harness = await startHarness({ trickleMs: 1_000 }, { maxRetries: 0, timeouts: { requestMs: 300 } });
+    // Once the service has answered a request of the run (before, the first answer's bound is fatal: no_answer).
+    await harness.client.createAccount(account('D-1'));
     const error = await harness.client.getImportStatus('ACME', 'D-1').catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(TimeoutError);
     expect(error).toMatchObject({ code: 'timeout', phase: 'sent', endpoint: 'getImportStatus' });
@@ -81,6 +83,7 @@ describe('a whole request has a deadline', () => {
 
   it('a list has its own, longer deadline', async () => {
     harness = await startHarness({ trickleMs: 1_000 }, { maxRetries: 0, timeouts: { requestMs: 60_000, listMs: 300 } });
+    await harness.client.createAccount(account('L-1'));
     const error = await harness.client.listAllImports('ACME', listItems).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: 'timeout', endpoint: 'listAllImports' });
     expect((error as Error).message).toContain('0.3 s');

@@ -107,7 +107,9 @@ describe('Transport', () => {
       .send({ endpoint: 'listAllImports', method: 'GET', path: '/big/', headers: {} })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UnexpectedResponseError);
-    expect((error as Error).message).toMatch(/listAllImports.*larger than 10000 bytes/);
+    expect((error as Error).message).toMatch(
+      /listAllImports.*longer than the 10,000 bytes the tool reads of an answer/,
+    );
   });
 
   it('a reset after the request arrived is "sent"', async () => {

@@ -16,19 +16,28 @@ export function runPush(
   stateDir: string,
   env: NodeJS.ProcessEnv,
   extra: string[] = [],
+  killAfterMs?: number,
 ): Promise<RunResult> {
-  return runMigrate(['push', SAMPLE_EXPORT, '--base-url', baseUrl, '--state', stateDir, ...extra], env);
+  return runMigrate(['push', SAMPLE_EXPORT, '--base-url', baseUrl, '--state', stateDir, ...extra], env, killAfterMs);
 }
 
-/** Any command of the binary, with the test's environment (and none of the machine's proxy variables). */
-export function runMigrate(args: string[], env: NodeJS.ProcessEnv = {}): Promise<RunResult> {
+/**
+ * Any command of the binary, with the test's environment (and none of the machine's proxy variables). `killAfterMs`:
+ * a bound for a test whose old code hung (the child is killed, and the test fails on its exit code, not on vitest's
+ * time-out with the child left running).
+ */
+export function runMigrate(args: string[], env: NodeJS.ProcessEnv = {}, killAfterMs?: number): Promise<RunResult> {
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !PROXY_VARIABLES.includes(name)));
   const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...inherited, NO_COLOR: '1', ...env } });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const bound = killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterMs);
   return new Promise((resolve) => {
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+    child.on('close', (code, signal) => {
+      clearTimeout(bound);
+      resolve({ code, signal, stdout, stderr });
+    });
   });
 }

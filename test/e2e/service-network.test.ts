@@ -142,4 +142,28 @@ describe('errors no resend can mend stop the run at once', () => {
     );
     expect(proxy.tunnels).toEqual(['127.0.0.1:9']);
   });
+
+  it('a proxy that refuses the credentials its URL gives (407): says they were refused, never "put them in the URL"', async () => {
+    proxy = await startConnectProxy({ refuseWith: 407 });
+    const withCredentials = proxy.url.replace('http://', 'http://alice:s3cret-pass@');
+    const run = await runPush('http://127.0.0.1:9', join(root, 'proxy-407-given'), {
+      MIGRATE_API_KEY: 'key-123456',
+      HTTP_PROXY: withCredentials,
+    });
+    expect(run.code, run.stderr).toBe(3);
+    expect(run.stderr).toContain('(HTTP 407): it refused the credentials given in HTTP_PROXY: check the user name');
+    expect(run.stderr).not.toContain('put them in the proxy URL');
+    expect(run.stderr).not.toContain('s3cret-pass');
+    expect(proxy.authorizations[0]).toBe(`Basic ${Buffer.from('alice:s3cret-pass').toString('base64')}`);
+  });
+
+  it('a proxy that wants credentials none were given for (407): says to put them in the proxy URL', async () => {
+    proxy = await startConnectProxy({ refuseWith: 407 });
+    const run = await runPush('http://127.0.0.1:9', join(root, 'proxy-407-none'), {
+      MIGRATE_API_KEY: 'key-123456',
+      HTTP_PROXY: proxy.url,
+    });
+    expect(run.code, run.stderr).toBe(3);
+    expect(run.stderr).toContain('(HTTP 407): it wants credentials: put them in the proxy URL');
+  });
 });

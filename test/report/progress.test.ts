@@ -144,6 +144,20 @@ describe('progress while the export is read', () => {
     expect(line).toMatch(/^\[4s\] accounts processed 20\/40, records 0\/10; 5\.0 accounts\/s, ETA 4s; 0 problems$/);
   });
 
+  it('counts the requests unanswered for over a minute beside the problems, instead of a bare "0 problems"', () => {
+    const time = clock();
+    const tally = new ProgressTally({ now: time.now });
+    tally.emit(emptyPlan);
+    tally.emit(staged(40, 40, 10));
+    let unanswered = 0;
+    tally.unanswered = () => unanswered;
+    expect(progressLine(tally.view(), true)).toMatch(/; 0 problems$/);
+    unanswered = 8;
+    expect(progressLine(tally.view(), true)).toMatch(/; 0 problems, 8 requests unanswered for over a minute$/);
+    unanswered = 1;
+    expect(progressLine(tally.view(), true)).toMatch(/; 0 problems, 1 request unanswered for over a minute$/);
+  });
+
   it('gives no ETA when nothing is left, before a rate can be measured, or while a file is sorted', () => {
     const time = clock();
     const tally = new ProgressTally({ now: time.now });

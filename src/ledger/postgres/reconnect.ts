@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { monotonicNow } from '../../clock.js';
 
 // The database going away (a restart, a failover, a network cut) is waited out: every ledger write is idempotent (an
 // upsert of rows as the working copy holds them), so a transaction whose answer was lost is simply sent again.
@@ -81,10 +82,10 @@ export class Reconnecting {
         if (!isConnectionFailure(error) || this.#closed) throw error;
         this.#drop();
         if (awaySince === undefined) {
-          awaySince = Date.now();
+          awaySince = monotonicNow();
           this.#options.onAway?.(true);
         }
-        if (Date.now() - awaySince >= this.#options.unreachableMs)
+        if (monotonicNow() - awaySince >= this.#options.unreachableMs)
           throw new LedgerUnreachableError(this.#options.label, Math.round(this.#options.unreachableMs / 1000), error);
         await new Promise((resolve) => setTimeout(resolve, delay));
         delay = Math.min(delay * 2, 1_000);

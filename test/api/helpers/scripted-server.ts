@@ -38,8 +38,11 @@ export function tokenFor(seq: number, ttlSeconds = 3600): string {
   return `${part({ alg: 'HS256' })}.${part({ iat: now, exp: now + ttlSeconds, n: seq })}.sig-${seq}`;
 }
 
-/** Answers the token mutation with numbered tokens, and everything else with `script`. */
-export async function startScriptedServer(script: Script): Promise<ScriptedServer> {
+/** Answers the token mutation with numbered tokens (or `options.token`'s), and everything else with `script`. */
+export async function startScriptedServer(
+  script: Script,
+  options: { token?: (seq: number) => string } = {},
+): Promise<ScriptedServer> {
   const received: ReceivedRequest[] = [];
   const sockets = new Set<Socket>();
   let tokens = 0;
@@ -60,7 +63,7 @@ export async function startScriptedServer(script: Script): Promise<ScriptedServe
         json(response, 200, {
           data: {
             obtainKrakenToken: {
-              token: tokenFor(tokens),
+              token: (options.token ?? tokenFor)(tokens),
               payload: { iat: now, exp: now + 3600 },
               refreshToken: `refresh-${tokens}-abcdef`,
               refreshExpiresIn: now + 86400,
