@@ -145,7 +145,7 @@ describe('the ceiling on a success body', () => {
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UnexpectedResponseError);
     expect((error as Error).message).toContain(
-      'getImportStatus: unexpected response (HTTP 200) at "(body)": the answer is longer than the 1,048,576 bytes the ' +
+      'getImportStatus: unexpected answer (HTTP 200) at "(body)": the answer is longer than the 1,048,576 bytes the ' +
         'tool reads of an answer to this request (it declares 200,000,000 bytes (Content-Length))',
     );
     expect(written).toBe(1);

@@ -134,7 +134,7 @@ describe('an answer past its ceiling', () => {
     const history = reader.read.history(1).map((event) => JSON.stringify(event));
     reader.close();
     expect([...errors, ...history].join('\n')).toMatch(
-      /getTransferStatus: unexpected response \(HTTP 200\) at .{1,4}\(body\).{1,4}: the answer is longer than the 1,048,576 bytes the tool reads of an answer to this request \(more than [\d,]+ bytes came\)/,
+      /getTransferStatus: unexpected answer \(HTTP 200\) at .{1,4}\(body\).{1,4}: the answer is longer than the 1,048,576 bytes the tool reads of an answer to this request \(more than [\d,]+ bytes came\)/,
     );
     expect(statusBytesSent).toBeLessThan(200 * 1024 * 1024);
   });
