@@ -21,6 +21,8 @@ export interface RunDefaults {
   progressIntervalSeconds: number;
   /** push --metrics-interval: seconds between writes of --metrics-file. */
   metricsIntervalSeconds: number;
+  /** The shaping stage's DuckDB memory limit; past it its sorts spill to a directory under TMPDIR. */
+  shapeMemoryLimit: string;
 }
 
 export const RUN_DEFAULTS = {
@@ -33,4 +35,5 @@ export const RUN_DEFAULTS = {
   maxConsecutiveFailures: 25,
   progressIntervalSeconds: 60,
   metricsIntervalSeconds: 30,
+  shapeMemoryLimit: '256MB',
 } as const satisfies RunDefaults;

@@ -13,6 +13,7 @@ const FOLDER_ORDER = [
   'engine',
   'intake',
   'mapping',
+  'shape',
   'sources',
   'ledger',
   'api',

@@ -82,7 +82,7 @@ export async function validateCommand(options: ValidateCommandOptions): Promise<
   checkContractDialect(config, dialect);
   warnAboutContract(config);
   // Found once: the read below takes the same files.
-  const found = await findExportFiles(options.dir);
+  const found = config.shape ? { files: [], notRead: [] } : await findExportFiles(options.dir);
   await refuseNoAccounts(found.files, config, options.allowNoAccounts === true);
   // Credentials and the service are checked before the export is read: a long read should not end in a usage error.
   const remote = options.remote ? await openRemote(options, config) : undefined;
@@ -92,16 +92,18 @@ export async function validateCommand(options: ValidateCommandOptions): Promise<
   let validation: ExportValidation;
   try {
     // --remote reads the whole export first (the scratch join), so that no account is sent to the service twice.
-    const reader: ExportReader & { proof?: OrderProof | undefined } = remote
-      ? await openExport(options.dir, mapping, {
-          join: 'scratch',
-          found,
-          onProgress: (event) => progress?.reading('scratch', event.bytes, event.totalBytes),
-        })
-      : await openExportInOrder(options.dir, mapping, {
-          found,
-          onProgress: (event) => progress?.reading('streaming', event.bytes, event.totalBytes),
-        });
+    // A shaped export comes sorted by its engine: each account is read once either way.
+    const reader: ExportReader & { proof?: OrderProof | undefined } =
+      remote && !config.shape
+        ? await openExport(options.dir, mapping, {
+            join: 'scratch',
+            found,
+            onProgress: (event) => progress?.reading('scratch', event.bytes, event.totalBytes),
+          })
+        : await openExportInOrder(options.dir, mapping, {
+            found,
+            onProgress: (event) => progress?.reading('streaming', event.bytes, event.totalBytes),
+          });
     try {
       if (remote || reader.proof === undefined)
         progress?.joining(reader.summary.accounts + reader.summary.orphanAccounts);

@@ -2,6 +2,7 @@ import type { ExportMapping } from '../mapping/mapping-rules.js';
 import { findExportFiles } from '../sources/index.js';
 import { openExport, type ExportReader, type OpenExportOptions } from './index.js';
 import { proveOrder, type OrderProof } from './order-proof.js';
+import { openShapedExport } from './shaped-export.js';
 
 /**
  * The export read in external account number order, every account complete when it is handed
@@ -9,7 +10,8 @@ import { proveOrder, type OrderProof } from './order-proof.js';
  * is scanned (order-proof.ts); the files proven in order stream through the merge join, the
  * others are sorted on disk before the join starts. An export with a JSON or NDJSON file is
  * staged whole first (the scratch SQLite join), so that every record of it is in before the
- * first account is handed out. Either way nothing is assumed about the order of a file.
+ * first account is handed out. Either way nothing is assumed about the order of a file. An export of legacy files
+ * shaped by SQL comes sorted by the engine (shaped-export.ts).
  */
 export interface ExportInOrder extends ExportReader {
   /** How each CSV file's order was proven; undefined when the export was staged whole. */
@@ -25,6 +27,7 @@ export async function openExportInOrder(
     onProof?: (proof: OrderProof) => void;
   } = {},
 ): Promise<ExportInOrder> {
+  if (config.shape) return openShapedExport(dir, { ...config, shape: config.shape }, options);
   const found = options.found ?? (await findExportFiles(dir));
   const { files } = found;
   const { signal, onProof, ...rest } = options;

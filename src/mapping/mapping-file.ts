@@ -63,6 +63,29 @@ const fileMappingShape = {
 
 export const fileMappingSchema = z.strictObject(fileMappingShape);
 
+// A legacy file (or files) read as one table of the shape's SQL (docs/export-format.md "Shaping legacy files with
+// SQL"): `file` a glob matching exactly one file, `files` one matching one or more (appended in name order).
+const shapeSourceSchema = z
+  .strictObject({
+    file: z.string().min(1).optional(),
+    files: z.string().min(1).optional(),
+    format: z.enum(['csv', 'json', 'ndjson']).optional(),
+    encoding: encoding.optional(),
+    delimiter: delimiter.optional(),
+    header: z.boolean().optional(),
+  })
+  .refine((source) => (source.file === undefined) !== (source.files === undefined), {
+    message: 'give "file" (a glob matching one file) or "files" (a glob matching one or more), not both or neither',
+  });
+
+/** A source's table name: a plain SQL name that is not a record kind (those are the shape's views). */
+const sourceTable = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a table name such as legacy_accounts (letters, digits, _)')
+  .refine((name) => !(FILE_KINDS as readonly string[]).includes(name.toLowerCase()), {
+    message: 'is the name of a record kind, which the shape file defines as a view; name the source table otherwise',
+  });
+
 export const mappingFileSchema = z.strictObject({
   $schema: z.string().optional(),
   import_supplier: z.string().min(1).max(255).optional(),
@@ -78,6 +101,13 @@ export const mappingFileSchema = z.strictObject({
   // The platform keeps one active payment instruction per account; true where a deployment allows more.
   multiple_payment_instructions: z.boolean().optional(),
   mapping: z.partialRecord(z.enum(FILE_KINDS), fileMappingSchema).optional(),
+  // Legacy files as tables, and the SQL that shapes them into the record kinds (relative to this file).
+  sources: z.record(sourceTable, shapeSourceSchema).optional(),
+  shape: z
+    .string()
+    .min(1)
+    .regex(/\.sql$/i, 'the shape file is a .sql file')
+    .optional(),
   // The service's wire format (docs/real-platform.md); --dialect and MIGRATE_DIALECT win over it.
   dialect: z.enum(DIALECTS).optional(),
   // kraken: the v2 create's task_params (default {}).
@@ -97,6 +127,14 @@ export const mappingFileSchema = z.strictObject({
     })
     .optional(),
 });
+
+/** `sources` and `shape` come together: a shape reads only its sources, and sources are read only by a shape. */
+export function shapeProblems(file: MappingFileInput): Array<{ key: string; message: string }> {
+  if ((file.shape === undefined) === (file.sources === undefined)) return [];
+  return file.shape === undefined
+    ? [{ key: 'shape', message: 'is required with "sources": the .sql file that makes the record kinds of them' }]
+    : [{ key: 'sources', message: 'is required with "shape": the legacy files the shape file reads, as tables' }];
+}
 
 export type FileMappingInput = z.infer<typeof fileMappingSchema>;
 export type MappingFileInput = z.infer<typeof mappingFileSchema>;

@@ -44,7 +44,8 @@ interface FieldPlan {
 
 interface ColumnPlan extends FieldPlan {
   index: number;
-  column: string;
+  /** The source column its problems are named at; none where a shape computed the value (no legacy column holds it). */
+  column: string | undefined;
 }
 
 interface ValuePlan extends FieldPlan {
@@ -73,7 +74,15 @@ export interface FilePlan {
   inline?: Record<InlineList, FilePlan>;
   /** Tenant fields the mapping file declares for this file kind: field -> type. */
   tenant: Readonly<Record<string, FieldType>>;
+  /**
+   * The cells holding the legacy file and line a shaped record comes from (`_file`, `_line`: a shape's view, or the
+   * shaped export `migrate shape` writes); its problems are named there.
+   */
+  provenance?: { file: number; line: number };
 }
+
+/** The provenance columns of a shaped record (docs/export-format.md "Shaping legacy files with SQL"). */
+export const PROVENANCE_COLUMNS: readonly string[] = ['_file', '_line'];
 
 const TENANT_TYPES: Record<TenantFieldKind, FieldType> = {
   array: 'json-array',
@@ -160,9 +169,12 @@ export function planFile(kind: FileKind, file: string, header: string[], config:
     for (const [source, field] of Object.entries(mapping.rename)) plan.columnOf[field] = source;
   }
   const byField = new Map<string, string>();
+  const fileAt = header.indexOf('_file');
+  const lineAt = header.indexOf('_line');
+  if (fileAt !== -1 && lineAt !== -1) plan.provenance = { file: fileAt, line: lineAt };
   header.forEach((raw, index) => {
     const column = raw.trim();
-    if (ignore.has(column)) return;
+    if (ignore.has(column) || (plan.provenance && PROVENANCE_COLUMNS.includes(column))) return;
     const field = mapping.rename[column] ?? column;
     const type = typeOf(plan, field);
     if (!type) {
@@ -316,6 +328,14 @@ function finish(plan: FilePlan, record: MappedRecord, lifted: Lifted): MappedRec
   if (KEYS_IN_PAYLOAD.has(plan.kind) && record.importSupplier !== undefined)
     record.fields['import_supplier'] = record.importSupplier;
   return record;
+}
+
+/** Where a CSV record of a shaped export comes from: its `_file` and `_line` cells; undefined for other records. */
+export function recordOrigin(plan: FilePlan, data: unknown): { file: string; line: number } | undefined {
+  if (!plan.provenance || !Array.isArray(data)) return undefined;
+  const file = (data[plan.provenance.file] as string | undefined)?.trim();
+  const line = Number(data[plan.provenance.line]);
+  return file && Number.isInteger(line) && line > 0 ? { file, line } : undefined;
 }
 
 export function mapCsvRow(plan: FilePlan, line: number, cells: string[]): MappedRecord {

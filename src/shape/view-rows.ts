@@ -1,0 +1,54 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { InputError } from '../errors.js';
+import type { ShapedRow, ShapedView } from './shaped-view.js';
+import { quoteIdentifier } from './sql-text.js';
+
+// A view's rows in the order the intake's join reads records in: by external account number as the tool compares
+// them (trimmed as JavaScript trims, then byte order: DuckDB's default collation orders UTF-8 bytes, as
+// sources/key-order.ts does), and within an account in the view's own order. DuckDB sorts (spilling to its
+// temporary directory past its memory limit); rows come out a chunk at a time, never the whole view in memory.
+
+/** What String.prototype.trim removes, for DuckDB's trim(text, characters). */
+const JS_WHITESPACE =
+  '\t\n\u000b\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029' +
+  '\u202f\u205f\u3000\ufeff';
+
+function orderedQuery(view: ShapedView, keyColumn: string): string {
+  const cells = view.columns.map((column) => `CAST(${quoteIdentifier(column)} AS VARCHAR)`);
+  const key = `trim(CAST(${quoteIdentifier(keyColumn)} AS VARCHAR), '${JS_WHITESPACE}')`;
+  return (
+    `SELECT ${[...cells, 'CAST(_file AS VARCHAR)', 'CAST(_line AS BIGINT)'].join(', ')} FROM ` +
+    `(SELECT *, row_number() OVER () AS __row FROM ${quoteIdentifier(view.kind)}) ORDER BY ${key}, __row`
+  );
+}
+
+export async function* viewRows(
+  connection: DuckDBConnection,
+  view: ShapedView,
+  keyColumn: string,
+): AsyncGenerator<ShapedRow[], void, undefined> {
+  const result = await connection.stream(orderedQuery(view, keyColumn));
+  const width = view.columns.length;
+  for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
+    const columns = chunk.getColumns();
+    const files = columns[width] ?? [];
+    const lines = columns[width + 1] ?? [];
+    const rows: ShapedRow[] = [];
+    for (let row = 0; row < chunk.rowCount; row += 1) {
+      const file = files[row];
+      const line = lines[row];
+      if (typeof file !== 'string' || typeof line !== 'bigint' || line < 1n)
+        throw new InputError(
+          `view ${view.kind}`,
+          undefined,
+          `a row has no legacy ${typeof file === 'string' ? '_line' : '_file'} (${String(line ?? file)}): ` +
+            'select _file and _line of the source row each record comes from.',
+          'shape_no_provenance',
+        );
+      const cells = new Array<string>(width);
+      for (let column = 0; column < width; column += 1) cells[column] = (columns[column]?.[row] as string | null) ?? '';
+      rows.push({ file, line: Number(line), cells });
+    }
+    yield rows;
+  }
+}
