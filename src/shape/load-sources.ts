@@ -1,7 +1,7 @@
 import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
 import { InputError } from '../errors.js';
 import { readCsvBatches, readJsonArray, readNdjson, type CsvRow } from '../sources/index.js';
-import { isJsonNumber, jsonNumberText } from '../sources/json-value.js';
+import { jsonText } from './json-text.js';
 import { quoteIdentifier } from './sql-text.js';
 import type { ShapeSource, SourceFile } from './source-files.js';
 
@@ -163,23 +163,4 @@ async function appendJson(appender: DuckDBAppender, file: SourceFile, columns: s
     rows += 1;
   }
   return rows;
-}
-
-/** A JSON value as the text a cell holds: strings as they are, numbers as written, objects and lists as JSON. */
-export function jsonText(value: unknown): string | undefined {
-  if (value === null || value === undefined) return undefined;
-  if (isJsonNumber(value)) return jsonNumberText(value);
-  if (typeof value === 'string') return value;
-  if (typeof value === 'object') return toJson(value);
-  return String(value);
-}
-
-function toJson(value: unknown): string {
-  if (isJsonNumber(value)) return jsonNumberText(value);
-  if (Array.isArray(value)) return `[${value.map(toJson).join(',')}]`;
-  if (typeof value === 'object' && value !== null)
-    return `{${Object.entries(value)
-      .map(([key, inner]) => `${JSON.stringify(key)}:${toJson(inner)}`)
-      .join(',')}}`;
-  return JSON.stringify(value);
 }
