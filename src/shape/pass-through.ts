@@ -49,16 +49,18 @@ function baseTables(ref: TableRef | undefined, into: Map<string, string>): void 
 }
 
 /** The table (lower case) and column a plain column reference names; undefined when it cannot be told. */
-function columnRef(item: Item, tables: Map<string, string>): { table: string; column: string } | undefined {
+/** The table a plain column reference reads (by the name the query gives it, and the table's own), and its column. */
+function columnRef(item: Item, tables: Map<string, string>): { as: string; table: string; column: string } | undefined {
   if (item.class !== 'COLUMN_REF' || !item.column_names) return undefined;
   const names = item.column_names;
   if (names.length === 1 && tables.size === 1) {
-    const table = [...tables.values()][0] as string;
-    return { table, column: names[0] as string };
+    const [as, table] = [...tables.entries()][0] as [string, string];
+    return { as, table, column: names[0] as string };
   }
   if (names.length === 2) {
-    const table = tables.get((names[0] as string).toLowerCase());
-    return table === undefined ? undefined : { table, column: names[1] as string };
+    const as = (names[0] as string).toLowerCase();
+    const table = tables.get(as);
+    return table === undefined ? undefined : { as, table, column: names[1] as string };
   }
   return undefined;
 }
@@ -83,7 +85,7 @@ function selectPassThrough(node: Node, columnsOf: ReadonlyMap<string, readonly s
       continue;
     }
     const ref = columnRef(item, tables);
-    const known = ref && provenance && ref.table === provenance.table && columnsOf.get(ref.table)?.includes(ref.column);
+    const known = ref && provenance && ref.as === provenance.as && columnsOf.get(ref.table)?.includes(ref.column);
     out.push(known ? [outputName(item), ref.column] : undefined);
   }
   const starTable = tables.size === 1 ? [...tables.values()][0] : undefined;

@@ -71,7 +71,7 @@ export async function openShape(settings: ShapeSettings): Promise<ShapedExport> 
     for (const statement of LOCK) await connection.run(statement);
     await runShapeFile(connection, duckdb.StatementType, settings.shapeName, text);
     const views = await shapedViews(connection, settings.shapeName, sources);
-    return shapedExport(instance, connection, { views, sources, temp });
+    return shapedExport(instance, connection, { views, sources, temp, shapeName: settings.shapeName });
   } catch (error) {
     instance?.closeSync();
     await rm(temp, { recursive: true, force: true });
@@ -97,7 +97,12 @@ async function readShapeFile(settings: ShapeSettings): Promise<string> {
 function shapedExport(
   instance: DuckDBInstance,
   connection: DuckDBConnection,
-  { views, sources, temp }: { views: ShapedView[]; sources: LoadedSource[]; temp: string },
+  {
+    views,
+    sources,
+    temp,
+    shapeName,
+  }: { views: ShapedView[]; sources: LoadedSource[]; temp: string; shapeName: string },
 ): ShapedExport {
   const open = new Set<DuckDBConnection>([connection]);
   return {
@@ -108,7 +113,7 @@ function shapedExport(
       const own = await instance.connect();
       open.add(own);
       try {
-        yield* viewRows(own, view, keyColumn);
+        yield* viewRows(own, shapeName, view, keyColumn);
       } finally {
         open.delete(own);
         own.closeSync();

@@ -67,8 +67,9 @@ export function splitStatements(text: string): SqlStatement[] {
   const cut = (end: number): void => {
     const piece = text.slice(start, end);
     if (!isBlank(piece)) {
-      const lead = piece.length - piece.trimStart().length;
-      statements.push({ text: piece.trim(), ...position(text, start + lead) });
+      // From its first character that is not white space or a comment: the engine counts lines from there.
+      const lead = piece.length - piece.replace(/^(?:\s+|--[^\n]*|\/\*[\s\S]*?\*\/)*/, '').length;
+      statements.push({ text: piece.slice(lead).trimEnd(), ...position(text, start + lead) });
     }
     start = end + 1;
   };
@@ -106,6 +107,7 @@ export function errorPosition(statement: SqlStatement, message: string): { line:
 /** The engine's message without the excerpt of the statement it points into (the position says where). */
 export function plainEngineMessage(message: string): string {
   return message
+    .replace(/^Failed to extract statements: /, '')
     .replace(/\n+LINE \d+:[^\n]*\n *\^\s*$/, '')
     .replace(/\s*\n\s*/g, ' ')
     .trim();

@@ -22,14 +22,39 @@ function orderedQuery(view: ShapedView, keyColumn: string): string {
   );
 }
 
+/**
+ * An error met while the view's rows are computed (a CAST of a value that does not convert, ...): it stops the read,
+ * named at the view; try_cast keeps such a value for validation to report at its line instead.
+ */
+function viewError(shapeName: string, view: ShapedView, error: unknown): InputError {
+  const message = (error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, ' ').trim();
+  return new InputError(
+    `${shapeName} (view ${view.kind})`,
+    undefined,
+    `the view cannot be read: ${message}. Mend the legacy value, or let the SQL keep it (try_cast gives NULL where ` +
+      'CAST fails; passing the text on lets validation name the bad value at its legacy line).',
+    'shape_view_error',
+    error,
+  );
+}
+
 export async function* viewRows(
   connection: DuckDBConnection,
+  shapeName: string,
   view: ShapedView,
   keyColumn: string,
 ): AsyncGenerator<ShapedRow[], void, undefined> {
-  const result = await connection.stream(orderedQuery(view, keyColumn));
+  const fetch = async <T>(step: () => Promise<T>): Promise<T> => {
+    try {
+      return await step();
+    } catch (error) {
+      throw viewError(shapeName, view, error);
+    }
+  };
+  const result = await fetch(() => connection.stream(orderedQuery(view, keyColumn)));
   const width = view.columns.length;
-  for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
+  const next = () => fetch(() => result.fetchChunk());
+  for (let chunk = await next(); chunk && chunk.rowCount > 0; chunk = await next()) {
     const columns = chunk.getColumns();
     const files = columns[width] ?? [];
     const lines = columns[width + 1] ?? [];
