@@ -14,6 +14,7 @@ import { concatIssues, IssueSpool } from './issue-spool.js';
 import type { KeyedRecord, OpenedFile } from './read-export.js';
 import { addressable, missingKeyIssue, type IssueSink } from './record-key.js';
 import { streamEntries, type StreamCounts } from './stream-join.js';
+import { shapedRowsOf, type ShownRows } from './shown-rows.js';
 
 // An export of legacy files shaped by SQL (docs/export-format.md "Shaping legacy files with SQL") read as the tool's
 // own layout is: each record kind's view is one "file" of the sorted stream join, its rows in external account number
@@ -23,7 +24,8 @@ import { streamEntries, type StreamCounts } from './stream-join.js';
 export interface ShapedReader extends ExportReader {
   /** Shaped exports are sorted by the engine: there is no order proof. */
   readonly proof: undefined;
-  readonly shaped: ShapedExport;
+  /** The rows of chosen accounts, legacy and shaped (validate --show); while the reader is open. */
+  shownRows(keys: readonly string[]): Promise<ShownRows>;
 }
 
 export interface ShapedOpenOptions {
@@ -70,9 +72,13 @@ function readShaped(
   const setup = { plans, fileNames: files.map((file) => file.file), context };
   const counts: StreamCounts = { records: files.map(() => 0), accounts: 0, orphanAccounts: 0 };
   let started = false;
+  const keyColumnOf = (kind: string): string => {
+    const index = shaped.views.findIndex((view) => view.kind === kind);
+    return shaped.views[index]?.columns[plans[index]?.keyIndex ?? 0] ?? 'external_account_number';
+  };
   return {
     proof: undefined,
-    shaped,
+    shownRows: (keys) => shapedRowsOf(shaped, keyColumnOf, keys),
     summary,
     fileIssues: concatIssues(issues),
     entries: async function* (): AsyncGenerator<ExportEntry> {

@@ -31,7 +31,7 @@ export interface ShapedExport {
   readonly views: ShapedView[];
   readonly sources: LoadedSource[];
   /** The view's rows ordered by `keyColumn` (trimmed, byte order), in batches; each row's cells as text. */
-  rows(view: ShapedView, keyColumn: string): AsyncGenerator<ShapedRow[], void, undefined>;
+  rows(view: ShapedView, keyColumn: string, keys?: readonly string[]): AsyncGenerator<ShapedRow[], void, undefined>;
   /** Every row of every source table at one legacy line set: for `validate --show`. */
   sourceRows(lines: ReadonlyArray<{ file: string; line: number }>): Promise<SourceRow[]>;
   close(): Promise<void>;
@@ -108,12 +108,12 @@ function shapedExport(
   return {
     views,
     sources,
-    rows: async function* (view, keyColumn) {
+    rows: async function* (view, keyColumn, keys) {
       // One connection per view: the views are read side by side, and a connection streams one result at a time.
       const own = await instance.connect();
       open.add(own);
       try {
-        yield* viewRows(own, shapeName, view, keyColumn);
+        yield* viewRows(own, shapeName, view, keyColumn, keys);
       } finally {
         open.delete(own);
         own.closeSync();

@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { InputError } from '../errors.js';
 import type { ShapedRow, ShapedView } from './shaped-view.js';
-import { quoteIdentifier } from './sql-text.js';
+import { quoteIdentifier, quoteLiteral } from './sql-text.js';
 
 // A view's rows in the order the intake's join reads records in: by external account number as the tool compares
 // them (trimmed as JavaScript trims, then byte order: DuckDB's default collation orders UTF-8 bytes, as
@@ -13,12 +13,14 @@ const JS_WHITESPACE =
   '\t\n\u000b\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029' +
   '\u202f\u205f\u3000\ufeff';
 
-function orderedQuery(view: ShapedView, keyColumn: string): string {
+/** The view's rows ordered by key then the view's own order; with `keys`, only the rows of those accounts. */
+function orderedQuery(view: ShapedView, keyColumn: string, keys?: readonly string[]): string {
   const cells = view.columns.map((column) => `CAST(${quoteIdentifier(column)} AS VARCHAR)`);
   const key = `trim(CAST(${quoteIdentifier(keyColumn)} AS VARCHAR), '${JS_WHITESPACE}')`;
+  const only = keys === undefined ? '' : ` WHERE ${key} IN (${keys.map(quoteLiteral).join(', ') || 'NULL'})`;
   return (
     `SELECT ${[...cells, 'CAST(_file AS VARCHAR)', 'CAST(_line AS BIGINT)'].join(', ')} FROM ` +
-    `(SELECT *, row_number() OVER () AS __row FROM ${quoteIdentifier(view.kind)}) ORDER BY ${key}, __row`
+    `(SELECT *, row_number() OVER () AS __row FROM ${quoteIdentifier(view.kind)})${only} ORDER BY ${key}, __row`
   );
 }
 
@@ -43,6 +45,7 @@ export async function* viewRows(
   shapeName: string,
   view: ShapedView,
   keyColumn: string,
+  keys?: readonly string[],
 ): AsyncGenerator<ShapedRow[], void, undefined> {
   const fetch = async <T>(step: () => Promise<T>): Promise<T> => {
     try {
@@ -51,7 +54,7 @@ export async function* viewRows(
       throw viewError(shapeName, view, error);
     }
   };
-  const result = await fetch(() => connection.stream(orderedQuery(view, keyColumn)));
+  const result = await fetch(() => connection.stream(orderedQuery(view, keyColumn, keys)));
   const width = view.columns.length;
   const next = () => fetch(() => result.fetchChunk());
   for (let chunk = await next(); chunk && chunk.rowCount > 0; chunk = await next()) {

@@ -115,6 +115,33 @@ describe('validate of a shaped legacy export', () => {
   });
 });
 
+describe('validate --show', () => {
+  it('prints the legacy rows, the shaped records and the requests push would send, terminal-safe', () => {
+    const dir = legacyWith('show', ACCOUNTS_FILE, '"Eve"', '"E\u001b[31mve"');
+    const run = migrate(['validate', dir, '--show', '00001001,00001004']);
+    expect(run.code, run.stderr).toBe(0);
+    const [first, second] = run.stdout.split(/\nAccount /).slice(1) as [string, string];
+    // The legacy row as the file holds it (+1250: the customer owes), the shaped record, and the payload's sign.
+    expect(first).toContain(`${ACCOUNTS_FILE}:2 (cis_accounts)\n      ACCOUNT_NO="00001001"`);
+    expect(first).toContain('BALANCE_PENCE="1250"');
+    expect(first).toMatch(/records the shape made of them:\n {4}CIS_ACCOUNTS_20261126\.csv:2 \(accounts\)/);
+    expect(first).toMatch(
+      /POST \/v2\/data-import\/accounts\/\n {6}\{\n {8}"payload": \{[\s\S]*"transfer_balance": -12\.5,/,
+    );
+    expect(first).toMatch(/POST \/v1\/data-import\/notes\/create\/[\s\S]*"created_at": "2026-03-26T10:00:00Z"/);
+    // A control character in the legacy data is shown escaped, never sent raw to the terminal.
+    expect(second).toContain('FORENAME_1="E\\u001b[31mve"');
+    expect(run.stdout).not.toContain('\u001b');
+  });
+
+  it("works for an export in the tool's own layout", () => {
+    const run = migrate(['validate', join(ROOT, 'fixtures', 'legacy'), '--show', 'LEG001']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/accounts\.csv:2 \(accounts\)\n {6}AccountRef="LEG001"[\s\S]*BalancePence="-2550"/);
+    expect(run.stdout).toMatch(/"transfer_balance": -25\.5/);
+  });
+});
+
 describe('push of a shaped legacy export, and of the export migrate shape writes', () => {
   it('sends the same payloads and records from both', async () => {
     const [direct, viaShaped] = sandboxes as [RunningSandbox, RunningSandbox];
