@@ -36,8 +36,9 @@ export async function shapeCommand(options: ShapeCommandOptions): Promise<number
   const config = await loadCommandConfig(options);
   if (!config.shape)
     throw new UsageError(
-      `migrate shape needs a mapping file with "sources" and "shape"${config.configFile ? ` (${config.configFile} has none)` : ' (none was found)'}; ` +
-        'see docs/export-format.md "Shaping legacy files with SQL".',
+      `migrate shape needs a mapping file with "sources" and "shape" ` +
+        `(${config.configFile === undefined ? 'none was found' : `${config.configFile} has none`}); see ` +
+        'docs/export-format.md "Shaping legacy files with SQL".',
       'shape_not_configured',
     );
   const outDir = prepareOutDir(options.dir, options.out);

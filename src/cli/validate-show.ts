@@ -43,16 +43,29 @@ function originsOf(entry: ExportEntry): Origin[] {
   return origins;
 }
 
-const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g;
+/** C0 and C1 controls but tab and newline (the layout's own), DEL, and the two line separators JavaScript knows. */
+function isUnsafe(code: number): boolean {
+  return (
+    (code < 0x20 && code !== 0x09 && code !== 0x0a) ||
+    (code >= 0x7f && code <= 0x9f) ||
+    code === 0x2028 ||
+    code === 0x2029
+  );
+}
 
-/** Text as it may go to a terminal: control characters (escape sequences included) as \uXXXX, never raw. */
 export function terminalSafe(text: string): string {
-  return text.replace(UNSAFE, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  let safe = '';
+  for (const char of text) {
+    const code = char.charCodeAt(0);
+    safe += isUnsafe(code) ? `\\u${code.toString(16).padStart(4, '0')}` : char;
+  }
+  return safe;
 }
 
 function rowText(row: ShownRow): string {
   const values = row.values.map(([column, value]) => `${column}=${value === null ? 'NULL' : JSON.stringify(value)}`);
-  return `    ${row.file}:${row.line}${row.what ? ` (${row.what})` : ''}\n${values.map((value) => `      ${value}\n`).join('')}`;
+  const what = row.what ? ` (${row.what})` : '';
+  return `    ${row.file}:${row.line}${what}\n${values.map((value) => `      ${value}\n`).join('')}`;
 }
 
 function bodyText(body: string): string {
@@ -80,8 +93,10 @@ export function renderShow(collector: ShowCollector, rows: ShownRows, options: P
     const account = entry.kind === 'account' ? entry.account : undefined;
     const requests = previewRequests({ ...items, payload: account?.payload }, options);
     text += '  requests push would send:\n';
-    for (const request of requests)
-      text += `    ${request.method} ${request.path}\n${request.body === undefined ? `      not sent: ${request.refused ?? ''}\n` : bodyText(request.body)}`;
+    for (const request of requests) {
+      const body = request.body === undefined ? `      not sent: ${request.refused ?? ''}\n` : bodyText(request.body);
+      text += `    ${request.method} ${request.path}\n${body}`;
+    }
     const problems = account?.issues ?? [];
     if (problems.length > 0)
       text +=

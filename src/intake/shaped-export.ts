@@ -87,7 +87,9 @@ function readShaped(
       yield* streamEntries(files, opened, setup, issues, counts);
       counts.records.forEach((count, index) => {
         const file = summary.files[index];
-        if (file) ((file.records = count), (summary.records[file.kind] += count));
+        if (!file) return;
+        file.records = count;
+        summary.records[file.kind] += count;
       });
       Object.assign(summary, { accounts: counts.accounts, orphanAccounts: counts.orphanAccounts });
     },
@@ -121,7 +123,8 @@ function viewPlan(rules: ShapeRules, view: ShapedView, config: ExportMapping): F
       rules.name,
       undefined,
       `the view ${view.kind} has no external_account_number column (every record needs it to join its account); ` +
-        `select it${mapping.rename['external_account_number'] ? '' : ', or rename a column to it in the mapping file'}.`,
+        'select it, or rename a column to it under mapping.' +
+        `${view.kind}.rename in the mapping file.`,
       'shape_no_key',
     );
   const plan = planFile(view.kind, viewFile(rules, view).file, [...view.columns, '_file', '_line'], config);

@@ -9,7 +9,8 @@ export function jsonText(value: unknown): string | undefined {
   if (isJsonNumber(value)) return jsonNumberText(value);
   if (typeof value === 'string') return value;
   if (typeof value === 'object') return toJson(value);
-  return String(value);
+  // true, false, or a plain number (the parser marks its numbers; a caller's own is written as JSON writes it).
+  return JSON.stringify(value);
 }
 
 /** JSON text of a parsed value, numbers as written. */

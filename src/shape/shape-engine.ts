@@ -176,7 +176,8 @@ async function passThrough(
 ): Promise<PassThrough> {
   const query = sql.replace(/^\s*CREATE\s+(?:OR\s+REPLACE\s+)?(?:TEMP(?:ORARY)?\s+)?VIEW\s+.+?\s+AS\s+/is, '');
   const tree = await connection.runAndReadAll(`SELECT json_serialize_sql(${quoteLiteral(query.replace(/;\s*$/, ''))})`);
-  const parsed = JSON.parse(String(tree.getRowsJS()[0]?.[0] ?? '{}')) as { statements?: Array<{ node?: object }> };
+  const text = tree.getRowsJS()[0]?.[0];
+  const parsed = JSON.parse(typeof text === 'string' ? text : '{}') as { statements?: Array<{ node?: object }> };
   const node = parsed.statements?.[0]?.node;
   return node ? passThroughOf(node, columnsOf) : { table: undefined, columns: {} };
 }
@@ -200,7 +201,7 @@ async function readSourceRows(
       ]);
       rows.push({
         table: source.table,
-        file: String(row[source.columns.length]),
+        file: row[source.columns.length] as string,
         line: Number(row[source.columns.length + 1]),
         values,
       });
