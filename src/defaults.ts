@@ -35,5 +35,5 @@ export const RUN_DEFAULTS = {
   maxConsecutiveFailures: 25,
   progressIntervalSeconds: 60,
   metricsIntervalSeconds: 30,
-  shapeMemoryLimit: '256MB',
+  shapeMemoryLimit: '128MB',
 } as const satisfies RunDefaults;

@@ -92,7 +92,7 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
         maxErrors: options.maxErrors,
         feed: run.feed?.({
           source: reader,
-          identity: exportIdentity(setup.exportFiles, setup.config, run.service.config.dialect),
+          identity: exportIdentity(setup.exportFiles, setup.config, run.service.config.dialect, options.dir),
           sink: run.sink,
           concurrency: options.concurrency,
           wait: options.wait,
