@@ -59,7 +59,9 @@ export async function openShape(settings: ShapeSettings): Promise<ShapedExport> 
   try {
     // Loaded only when a shape runs: every other command starts without the engine's library.
     const duckdb = await import('@duckdb/node-api');
-    instance = await duckdb.DuckDBInstance.create(':memory:', {
+    // A database file in the temporary directory, not memory: the loaded tables then live on disk beside the sorts'
+    // spills, and the memory limit bounds what the engine holds of them.
+    instance = await duckdb.DuckDBInstance.create(path.join(temp, 'shape.duckdb'), {
       memory_limit: settings.memoryLimit,
       temp_directory: temp,
     });
