@@ -90,14 +90,12 @@ async function pushOnce(server: Server, dir: string): Promise<Figures> {
   );
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => void (stderr.length < 4000 && (stderr += chunk.toString())));
-  let first: number | null = null;
   let asking = false;
   const poll = setInterval(() => {
     if (asking) return;
     asking = true;
     void firstAt(server).then((at) => {
       asking = false;
-      first = at;
       // Once: a second SIGINT stops the push at once, before it writes its usage.
       if (at !== null && Date.now() - at > STOP_AFTER_MS) {
         clearInterval(poll);
@@ -107,7 +105,7 @@ async function pushOnce(server: Server, dir: string): Promise<Figures> {
   }, 250);
   const exitCode = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   clearInterval(poll);
-  first = await firstAt(server);
+  const first = await firstAt(server);
   if (first === null) process.stderr.write(`push sent nothing (exit ${exitCode}): ${stderr}\n`);
   const usage = JSON.parse(readFileSync(usageFile, 'utf8')) as { maxRssKb: number; user: number; system: number };
   const staged = firstStagedAt(logFile);
