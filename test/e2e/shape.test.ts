@@ -176,6 +176,24 @@ describe('push of a shaped legacy export, and of the export migrate shape writes
     expect(sent[0]?.notes).toEqual([{ body: 'Prefers letters; "no calls"', createdAt: '2026-03-26T10:00:00Z' }]);
   });
 
+  it("names a record the service refuses at its legacy line in the ledger's fix-data.csv", async () => {
+    // Without its filter, the notes view lets through a note of the closed account, which exists nowhere.
+    const live = "WHERE lpad(\"Account No\", 8, '0') IN (SELECT ACCOUNT_NO FROM cis_accounts WHERE STATUS = 'LIVE')";
+    const dir = legacyWith('closed-note', 'shape.sql', live, '');
+    const state = join(root, 'state-closed-note');
+    const run = await push(sandboxes[0] as RunningSandbox, dir, state);
+    expect(run.code, run.stderr).toBe(1);
+    const out = join(root, 'closed-note-report');
+    const report = migrate(['report', '--state', state, '--out', out]);
+    expect(report.code, report.stderr).toBe(0);
+    const rows = parse(readFileSync(join(out, 'fix-data.csv'), 'utf8'), { columns: true }) as Array<
+      Record<string, string>
+    >;
+    expect(rows.map((row) => [row['external_account_number'], row['file'], row['line'], row['code']])).toEqual([
+      ['00001003', 'CIS_NOTES.csv', '4', 'account_not_found'],
+    ]);
+  });
+
   it('refuses an --out inside the export directory, or one that is not empty', () => {
     const inside = migrate(['shape', LEGACY, '--out', join(LEGACY, 'shaped')]);
     expect(inside.code).toBe(2);
