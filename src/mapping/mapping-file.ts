@@ -79,12 +79,12 @@ const shapeSourceSchema = z
   });
 
 /** A source's table name: a plain SQL name that is not a record kind (those are the shape's views). */
-const sourceTable = z
-  .string()
-  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a table name such as legacy_accounts (letters, digits, _)')
-  .refine((name) => !(FILE_KINDS as readonly string[]).includes(name.toLowerCase()), {
-    message: 'is the name of a record kind, which the shape file defines as a view; name the source table otherwise',
-  });
+function tableProblem(name: string): string | undefined {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return 'is not a table name such as legacy_accounts (letters, digits, _)';
+  if ((FILE_KINDS as readonly string[]).includes(name.toLowerCase()))
+    return 'is the name of a record kind, which the shape file defines as a view; name the source table otherwise';
+  return undefined;
+}
 
 export const mappingFileSchema = z.strictObject({
   $schema: z.string().optional(),
@@ -102,7 +102,7 @@ export const mappingFileSchema = z.strictObject({
   multiple_payment_instructions: z.boolean().optional(),
   mapping: z.partialRecord(z.enum(FILE_KINDS), fileMappingSchema).optional(),
   // Legacy files as tables, and the SQL that shapes them into the record kinds (relative to this file).
-  sources: z.record(sourceTable, shapeSourceSchema).optional(),
+  sources: z.record(z.string(), shapeSourceSchema).optional(),
   shape: z
     .string()
     .min(1)
@@ -130,10 +130,15 @@ export const mappingFileSchema = z.strictObject({
 
 /** `sources` and `shape` come together: a shape reads only its sources, and sources are read only by a shape. */
 export function shapeProblems(file: MappingFileInput): Array<{ key: string; message: string }> {
-  if ((file.shape === undefined) === (file.sources === undefined)) return [];
-  return file.shape === undefined
-    ? [{ key: 'shape', message: 'is required with "sources": the .sql file that makes the record kinds of them' }]
-    : [{ key: 'sources', message: 'is required with "shape": the legacy files the shape file reads, as tables' }];
+  const problems = Object.keys(file.sources ?? {}).flatMap((name) => {
+    const message = tableProblem(name);
+    return message === undefined ? [] : [{ key: `sources.${name}`, message }];
+  });
+  if (file.shape === undefined && file.sources !== undefined)
+    problems.push({ key: 'shape', message: 'is required with "sources": the .sql file that makes the record kinds' });
+  if (file.sources === undefined && file.shape !== undefined)
+    problems.push({ key: 'sources', message: 'is required with "shape": the legacy files it reads, as tables' });
+  return problems;
 }
 
 export type FileMappingInput = z.infer<typeof fileMappingSchema>;
