@@ -37,7 +37,14 @@ export async function dryRunPush(input: DryRunInput): Promise<number> {
   try {
     const config = { ...setup.config, dialect: setup.dialect };
     reader = config.shape
-      ? await openShapedExport(options.dir, { ...config, shape: config.shape }, { scratchDir: scratch })
+      ? await openShapedExport(
+          options.dir,
+          { ...config, shape: config.shape },
+          {
+            scratchDir: scratch,
+            allowNoAccounts: options.allowNoAccounts === true,
+          },
+        )
       : await openExport(options.dir, config, { scratchDir: scratch, found: setup.exportFiles });
     input.tellEntries(reader.summary);
     input.refuse(reader);

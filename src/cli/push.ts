@@ -128,6 +128,7 @@ async function openExportForRun(
       scratchDir: run.stateDir,
       signal,
       found: setup.exportFiles,
+      allowNoAccounts: options.allowNoAccounts === true,
       onProgress: onFirstOfEachFile((file) => emit({ type: 'reading', file })),
       onProof: (proof) => {
         emit({ type: 'order', ms: proof.ms, files: proof.files.length, outOfOrder: proof.outOfOrder.length });

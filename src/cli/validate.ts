@@ -117,6 +117,7 @@ export async function validateCommand(options: ValidateCommandOptions): Promise<
           })
         : await openExportInOrder(options.dir, mapping, {
             found,
+            allowNoAccounts: options.allowNoAccounts === true,
             onProgress: (event) => progress?.reading('streaming', event.bytes, event.totalBytes),
           });
     try {

@@ -22,6 +22,8 @@ export async function openExportInOrder(
   dir: string,
   config: ExportMapping,
   options: Pick<OpenExportOptions, 'scratchDir' | 'onProgress' | 'today' | 'found'> & {
+    /** A shaped export's accounts view may hold no row (--allow-no-accounts; a file export checks it before). */
+    allowNoAccounts?: boolean;
     signal?: AbortSignal;
     /** Called once the order is proven, before the files to sort are read (messages, the log). */
     onProof?: (proof: OrderProof) => void;

@@ -31,6 +31,8 @@ export interface ShapedReader extends ExportReader {
 export interface ShapedOpenOptions {
   today?: string;
   scratchDir?: string;
+  /** --allow-no-accounts: an accounts view without rows is not refused. */
+  allowNoAccounts?: boolean;
 }
 
 export async function openShapedExport(
@@ -67,6 +69,7 @@ function readShaped(
   const opened = shaped.views.map((view, index) =>
     viewRecords(shaped, view, plans[index] as FilePlan, files[index] as ExportFile, issues[index] as IssueSink),
   );
+  if (options.allowNoAccounts !== true && opened[0]) opened[0] = refuseNoRows(opened[0], rules);
   const summary = shapedSummary(files, config);
   const context = joinContext(config, options.today, columnOfLegacy(shaped, plans));
   const setup = { plans, fileNames: files.map((file) => file.file), context };
@@ -98,6 +101,35 @@ function readShaped(
       issues.forEach((spool) => spool.close());
       await shaped.close();
     },
+  };
+}
+
+/**
+ * An accounts view without rows creates nothing (a filter that matches no legacy row, `'Live'` for `'LIVE'`): refused
+ * as an empty accounts file is, before the join hands out anything (the join reads every view's first rows first).
+ */
+function refuseNoRows(opened: OpenedFile, rules: ShapeRules): OpenedFile {
+  const inner = opened.records;
+  const records = (async function* (): AsyncGenerator<KeyedRecord[], void, undefined> {
+    let rows = false;
+    for await (const batch of inner) {
+      rows ||= batch.length > 0;
+      yield batch;
+    }
+    if (!rows)
+      throw new InputError(
+        rules.name,
+        undefined,
+        'its accounts view holds no row: an export without accounts creates nothing (a filter that matches no ' +
+          'legacy row, a source that is empty?). If this export only adds post-import records to accounts imported ' +
+          'earlier, run again with --allow-no-accounts.',
+        'input_no_account_rows',
+      );
+  })();
+  return {
+    ...opened,
+    records,
+    close: async () => void (await Promise.all([records.return(undefined), opened.close()])),
   };
 }
 

@@ -105,6 +105,21 @@ describe('validate of a shaped legacy export', () => {
     expect(run.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it('refuses an accounts view without rows, unless --allow-no-accounts', () => {
+    const dir = legacyWith(
+      'no-accounts',
+      'shape.sql',
+      "WHERE STATUS = 'LIVE'\nQUALIFY",
+      "WHERE STATUS = 'Live'\nQUALIFY",
+    );
+    const run = migrate(['validate', dir]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('migrate: shape.sql: its accounts view holds no row');
+    const allowed = migrate(['validate', dir, '--allow-no-accounts']);
+    expect(allowed.stderr).not.toContain('holds no row');
+    expect(allowed.code).toBe(1);
+  });
+
   it('refuses a view with a column that is no field of its kind', () => {
     const dir = legacyWith('undocumented', 'shape.sql', 'EMAIL_1 AS billing_email', 'EMAIL_1 AS billing_mail');
     const run = migrate(['validate', dir]);
