@@ -7,7 +7,7 @@ import { writeFile } from 'node:fs/promises';
 // start-up of every command (`migrate --version`: 0.36 s instead of 0.56 s on the 2-core machine). The CSV parsing
 // and key-scan threads' entries go beside it (src/sources/csv-thread.ts and key-scan-thread.ts start their workers
 // next to themselves), and so does the thread that counts the ledger for --metrics-file (report/ledger-counts-thread.ts).
-// better-sqlite3 stays outside (a native addon, loaded from node_modules).
+// better-sqlite3 and DuckDB stay outside (native addons, loaded from node_modules; DuckDB only when a shape runs).
 
 const root = new URL('..', import.meta.url).pathname;
 
@@ -25,7 +25,7 @@ await build({
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  external: ['better-sqlite3'],
+  external: ['better-sqlite3', '@duckdb/node-api'],
   // Bundled CommonJS dependencies call require(): give the ES module one.
   banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
   logLevel: 'warning',

@@ -36,6 +36,8 @@ export interface RunDefaults {
    * within this long stops the run (a service that never answers, docs/api-client.md "Time-outs").
    */
   firstAnswerSeconds: number;
+  /** The shaping stage's DuckDB memory limit; past it its sorts spill to a directory under TMPDIR. */
+  shapeMemoryLimit: string;
 }
 
 export const RUN_DEFAULTS = {
@@ -51,4 +53,5 @@ export const RUN_DEFAULTS = {
   lostCreateChecks: 8,
   batchBytes: 512 * 1024,
   firstAnswerSeconds: 50,
+  shapeMemoryLimit: '128MB',
 } as const satisfies RunDefaults;

@@ -9,7 +9,10 @@ import type { ResolvedClientOptions } from './options.js';
 // precision (a value it cannot take exactly is refused rather than rounded).
 
 /** The JSON text of the call's body (undefined: none); throws a RequestRejectedError for a body that may not go. */
-export function serialiseCall<T>(call: EndpointCall<T>, options: ResolvedClientOptions): string | undefined {
+export function serialiseCall<T>(
+  call: EndpointCall<T>,
+  options: Pick<ResolvedClientOptions, 'checkRequests' | 'dialect' | 'tenantFields'>,
+): string | undefined {
   if (call.body === undefined) return undefined;
   if (options.checkRequests && call.requestSchema) {
     // Declared tenant fields pass the guard (docs/real-platform.md "Tenant fields"); every other field is judged.

@@ -7,6 +7,7 @@ import { registerSandboxCommand } from './sandbox.js';
 import { registerReportCommand } from './report.js';
 import { registerStatusCommand } from './status.js';
 import { registerLedgerCommand } from './ledger.js';
+import { registerShapeCommand } from './shape.js';
 import { teachHelp } from './help.js';
 import { registerHelpCommand } from './help-topics.js';
 import { registerCompletionCommand } from './completion.js';
@@ -75,6 +76,7 @@ export function createProgram(setExitCode: (code: number) => void): Command {
 
   // Each command file exports register<Verb>Command(program, setExitCode).
   registerValidateCommand(program, setExitCode);
+  registerShapeCommand(program, setExitCode);
   registerPushCommand(program, setExitCode);
   registerSandboxCommand(program, setExitCode);
   registerReportCommand(program, setExitCode);

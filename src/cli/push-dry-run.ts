@@ -1,3 +1,4 @@
+import { openShapedExport } from '../intake/shaped-export.js';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,11 +35,17 @@ export async function dryRunPush(input: DryRunInput): Promise<number> {
   const scratch = mkdtempSync(join(tmpdir(), 'migrate-dry-run-'));
   let reader: ExportReader | undefined;
   try {
-    reader = await openExport(
-      options.dir,
-      { ...setup.config, dialect: setup.dialect },
-      { scratchDir: scratch, found: setup.exportFiles },
-    );
+    const config = { ...setup.config, dialect: setup.dialect };
+    reader = config.shape
+      ? await openShapedExport(
+          options.dir,
+          { ...config, shape: config.shape },
+          {
+            scratchDir: scratch,
+            allowNoAccounts: options.allowNoAccounts === true,
+          },
+        )
+      : await openExport(options.dir, config, { scratchDir: scratch, found: setup.exportFiles });
     input.tellEntries(reader.summary);
     input.refuse(reader);
     const samples = new PlanSamples();

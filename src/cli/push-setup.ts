@@ -52,7 +52,10 @@ export async function preparePush(options: PushCommandOptions): Promise<PushSetu
   if (config.contract) checkContractDialect(config, dialect);
   warnAboutContract(config);
   const selection = await selectionOf(options);
-  const exportFiles = await findExportFiles(options.dir, fileGlobsOf(config));
+  // A shaped export's legacy files are found by its sources' globs when the shape opens.
+  const exportFiles = config.shape
+    ? { files: [], notRead: [] }
+    : await findExportFiles(options.dir, fileGlobsOf(config));
   await refuseNoAccounts(exportFiles.files, config, options.allowNoAccounts === true);
   if (!options.dryRun && options.logFile !== undefined) checkLogFileDir(options.logFile, options.dir);
   if (!options.dryRun && options.metricsFile !== undefined) checkMetricsFile(options.metricsFile, options.dir, warn);

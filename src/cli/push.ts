@@ -110,7 +110,7 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
         maxErrors: options.maxErrors,
         feed: run.feed?.({
           source: reader,
-          identity: exportIdentity(setup.exportFiles, setup.config, run.service.config.dialect),
+          identity: exportIdentity(setup.exportFiles, setup.config, run.service.config.dialect, options.dir),
           sink: run.sink,
           concurrency: options.concurrency,
           wait: options.wait,
@@ -146,6 +146,7 @@ async function openExportForRun(
       scratchDir: run.stateDir,
       signal,
       found: setup.exportFiles,
+      allowNoAccounts: options.allowNoAccounts === true,
       onProgress: onFirstOfEachFile((file) => emit({ type: 'reading', file })),
       onProof: (proof) => {
         emit({ type: 'order', ms: proof.ms, files: proof.files.length, outOfOrder: proof.outOfOrder.length });

@@ -18,6 +18,11 @@ import { validateExport, type ExportValidation, type RemoteCheck } from '../inta
 import { OutputClosed, stdoutOutput } from '../report/output.js';
 import { refuseUnsafeOutput } from '../report/output-file.js';
 import { openService } from './open-service.js';
+import type { PreviewOptions } from '../api/preview.js';
+import type { Dialect } from '../schema/index.js';
+import type { ShapedReader } from '../intake/shaped-export.js';
+import { exportRowsAt, type ShownRows } from '../intake/shown-rows.js';
+import { renderShow, ShowCollector, showKeysOf } from './validate-show.js';
 import {
   loadCommandConfig,
   registerContractOption,
@@ -36,6 +41,7 @@ export interface ValidateCommandOptions extends ServiceFlags {
   config?: string;
   contract?: string;
   allowNoAccounts?: boolean;
+  show?: string;
 }
 
 export function registerValidateCommand(program: Command, setExitCode: (code: number) => void): void {
@@ -59,6 +65,11 @@ export function registerValidateCommand(program: Command, setExitCode: (code: nu
       'the accounts file may hold no account: the export only adds post-import records to accounts imported earlier',
     )
     .option(
+      '--show <accounts>',
+      'for these external account numbers (comma-separated): the rows read, the records a shape made of them, and ' +
+        'the requests push would send',
+    )
+    .option(
       '--concurrency <n>',
       'with --remote: most requests in flight at once',
       String(RUN_DEFAULTS.remoteValidateConcurrency),
@@ -75,6 +86,8 @@ export function registerValidateCommand(program: Command, setExitCode: (code: nu
  * at all.
  */
 export async function validateCommand(options: ValidateCommandOptions): Promise<number> {
+  if (options.show !== undefined && options.json)
+    throw new UsageError('--show prints for people; leave out --json (or run validate twice).', 'show_with_json');
   if (options.sandbox && !options.remote)
     throw new UsageError(
       '--sandbox only applies with --remote (validate against the built-in sandbox).',
@@ -86,33 +99,43 @@ export async function validateCommand(options: ValidateCommandOptions): Promise<
   checkContractDialect(config, dialect);
   warnAboutContract(config);
   // Found once: the read below takes the same files.
-  const found = await findExportFiles(options.dir, fileGlobsOf(config));
+  const found = config.shape ? { files: [], notRead: [] } : await findExportFiles(options.dir, fileGlobsOf(config));
   await refuseNoAccounts(found.files, config, options.allowNoAccounts === true);
   // Credentials and the service are checked before the export is read: a long read should not end in a usage error.
   const remote = options.remote ? await openRemote(options, config) : undefined;
   // Payloads are checked for the dialect push would send them in (--dialect, MIGRATE_DIALECT, the mapping file).
   const mapping = { ...config, dialect };
   const progress = process.stderr.isTTY ? new ValidateProgress() : undefined;
+  const show = options.show === undefined ? undefined : new ShowCollector(showKeysOf(options.show));
+  let shown = '';
   let validation: ExportValidation;
   try {
     // --remote reads the whole export first (the scratch join), so that no account is sent to the service twice.
-    const reader: ExportReader & { proof?: OrderProof | undefined } = remote
-      ? await openExport(options.dir, mapping, {
-          join: 'scratch',
-          found,
-          onProgress: (event) => progress?.reading('scratch', event.bytes, event.totalBytes),
-        })
-      : await openExportInOrder(options.dir, mapping, {
-          found,
-          onProgress: (event) => progress?.reading('streaming', event.bytes, event.totalBytes),
-        });
+    // A shaped export comes sorted by its engine: each account is read once either way.
+    const reader: ExportReader & { proof?: OrderProof | undefined } =
+      remote && !config.shape
+        ? await openExport(options.dir, mapping, {
+            join: 'scratch',
+            found,
+            onProgress: (event) => progress?.reading('scratch', event.bytes, event.totalBytes),
+          })
+        : await openExportInOrder(options.dir, mapping, {
+            found,
+            allowNoAccounts: options.allowNoAccounts === true,
+            onProgress: (event) => progress?.reading('streaming', event.bytes, event.totalBytes),
+          });
     try {
       if (remote || reader.proof === undefined)
         progress?.joining(reader.summary.accounts + reader.summary.orphanAccounts);
       validation = await validateExport(reader, {
-        onEntry: () => progress?.tick(),
+        onEntry: (entry) => {
+          progress?.tick();
+          show?.take(entry);
+        },
         ...(remote ? { remote: remote.check, remoteConcurrency: remote.concurrency } : {}),
       });
+      if (show)
+        shown = renderShow(show, await shownRowsOf(reader, show, options.dir, mapping), previewOf(config, dialect));
     } finally {
       await reader.close();
     }
@@ -128,6 +151,7 @@ export async function validateCommand(options: ValidateCommandOptions): Promise<
     if (options.errorsCsv !== undefined) await writeErrorsCsv(options.errorsCsv, validation);
     for await (const text of options.json ? jsonReport(validation) : textReport(validation))
       await output.write(options.json ? visibleJson(text) : visibleText(text));
+    if (shown !== '') await output.write(shown);
   } catch (error) {
     if (!(error instanceof OutputClosed)) throw error;
   } finally {
@@ -184,4 +208,19 @@ async function openRemote(
     return errors.map((error) => ({ ...locateIssue(account, error), message: `service: ${error.detail}` }));
   };
   return { check, concurrency, close: service.close };
+}
+
+/** The rows of the accounts to show: a shaped export's legacy and shaped rows, else the export's own at their lines. */
+function shownRowsOf(
+  reader: ExportReader,
+  show: ShowCollector,
+  dir: string,
+  mapping: MigrateConfig,
+): Promise<ShownRows> {
+  if ('shownRows' in reader) return (reader as ShapedReader).shownRows(show.keys);
+  return exportRowsAt(dir, mapping, show.origins());
+}
+
+function previewOf(config: MigrateConfig, dialect: Dialect): PreviewOptions {
+  return { dialect, taskParams: config.taskParams ?? {}, tenantFields: config.tenantFields };
 }

@@ -6,7 +6,7 @@ import { lineItemSchema, taxItemSchema, TENANT_SCOPES, type Contract, type Diale
 import type { FileKind } from '../sources/kinds.js';
 import { isJsonNumber, JsonSyntaxError, jsonNumberText, parseJson } from '../sources/json-value.js';
 import { FIELDS, fieldType } from '../mapping/fields.js';
-import { fieldProblems, mappingFileSchema, type MappingFileInput } from '../mapping/mapping-file.js';
+import { fieldProblems, mappingFileSchema, shapeProblems, type MappingFileInput } from '../mapping/mapping-file.js';
 import { exportMappingOf, type ExportMapping } from '../mapping/mapping-rules.js';
 import { loadContractFile } from './contract-file.js';
 
@@ -159,6 +159,7 @@ export function parseConfigFile(file: string, text: string): MappingFileInput {
   const problems = Object.entries(parsed.data.mapping ?? {}).flatMap(([kind, mapping]) =>
     fieldProblems(kind as FileKind, mapping),
   );
+  problems.push(...shapeProblems(parsed.data));
   for (const scope of TENANT_SCOPES) {
     for (const name of Object.keys(parsed.data.tenant_fields?.[scope] ?? {}))
       if (isSpecField(scope, name))

@@ -2,6 +2,7 @@ import { fileGlobsOf, type ExportMapping } from '../mapping/mapping-rules.js';
 import { findExportFiles } from '../sources/index.js';
 import { openExport, type ExportReader, type OpenExportOptions, type ReadPhaseProgress } from './index.js';
 import { proveOrder, type OrderProof } from './order-proof.js';
+import { openShapedExport } from './shaped-export.js';
 
 /**
  * The export read in external account number order, every account complete when it is handed
@@ -10,7 +11,8 @@ import { proveOrder, type OrderProof } from './order-proof.js';
  * stream through that join, and when a file is not, the join is opened again with the files out of
  * order sorted on disk before it starts. An export with a JSON or NDJSON file is
  * staged whole first (the scratch SQLite join), so that every record of it is in before the
- * first account is handed out. Either way nothing is assumed about the order of a file.
+ * first account is handed out. Either way nothing is assumed about the order of a file. An export of legacy files
+ * shaped by SQL comes sorted by the engine (shaped-export.ts).
  */
 export interface ExportInOrder extends ExportReader {
   /** How each CSV file's order was proven; undefined when the export was staged whole. */
@@ -21,11 +23,14 @@ export async function openExportInOrder(
   dir: string,
   config: ExportMapping,
   options: Pick<OpenExportOptions, 'scratchDir' | 'onProgress' | 'today' | 'found'> & {
+    /** A shaped export's accounts view may hold no row (--allow-no-accounts; a file export checks it before). */
+    allowNoAccounts?: boolean;
     signal?: AbortSignal;
     /** Called once the order is proven, before the files to sort are read (messages, the log). */
     onProof?: (proof: OrderProof) => void;
   } = {},
 ): Promise<ExportInOrder> {
+  if (config.shape) return openShapedExport(dir, { ...config, shape: config.shape }, options);
   const found = options.found ?? (await findExportFiles(dir, fileGlobsOf(config)));
   const { files } = found;
   const { signal, onProof, ...rest } = options;

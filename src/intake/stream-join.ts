@@ -5,6 +5,7 @@ import { joinGroup, type GroupRecord, type JoinSetup } from '../mapping/join-gro
 import { CHILD_KINDS, notInAccountsIssue, type IssueSink, type KeyedRecord, type OpenedFile } from './read-export.js';
 import type { ExportFile } from '../sources/index.js';
 import { compareKeys } from '../sources/key-order.js';
+import { recordOrigin } from '../mapping/record.js';
 import type { ExportEntry } from '../mapping/types.js';
 
 // The join without a scratch file, for exports whose files are each sorted by external account
@@ -104,9 +105,14 @@ export async function* streamEntries(
           const { line, data } = cursor.head;
           if (kind === 'accounts') hasAccount = true;
           // Files come accounts first, so a customer's account is known by the time it is read.
-          if (CHILD_KINDS.has(kind) && !hasAccount)
-            (issues[cursor.index] as IssueSink).push(notInAccountsIssue(cursor.file, cursor.opened.plan, line, key));
-          else {
+          if (CHILD_KINDS.has(kind) && !hasAccount) {
+            // A shaped record is named at the legacy line it carries.
+            const origin = recordOrigin(cursor.opened.plan, data);
+            const file = origin ? { ...cursor.file, file: origin.file } : cursor.file;
+            (issues[cursor.index] as IssueSink).push(
+              notInAccountsIssue(file, cursor.opened.plan, origin?.line ?? line, key),
+            );
+          } else {
             records.push({ kind, fileIndex: cursor.index, line, data });
             counts.records[cursor.index] = (counts.records[cursor.index] ?? 0) + 1;
           }

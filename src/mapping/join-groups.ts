@@ -1,7 +1,7 @@
 import type { FileKind } from '../sources/kinds.js';
 import { joinAccount, joinOrphan } from './join.js';
 import type { JoinContext, SourcedRecord } from './sourced-record.js';
-import { mapCsvRow, mapJsonRecord, type FilePlan } from './record.js';
+import { mapCsvRow, mapJsonRecord, recordOrigin, type FilePlan } from './record.js';
 import type { ExportEntry } from './types.js';
 
 // One group (every record of one external account number, in file order) -> one entry. Both
@@ -32,10 +32,11 @@ export interface JoinSetup {
 function mapRecord(raw: GroupRecord, setup: JoinSetup): SourcedRecord {
   const plan = setup.plans[raw.fileIndex];
   if (!plan) throw new Error(`no plan for file ${raw.fileIndex}`);
-  const record = Array.isArray(raw.data)
-    ? mapCsvRow(plan, raw.line, raw.data)
-    : mapJsonRecord(plan, raw.line, raw.data);
-  return { file: setup.fileNames[raw.fileIndex] ?? '?', record };
+  // A shaped record is named at the legacy line it carries, not at its place in the shaped export.
+  const origin = recordOrigin(plan, raw.data);
+  const line = origin?.line ?? raw.line;
+  const record = Array.isArray(raw.data) ? mapCsvRow(plan, line, raw.data) : mapJsonRecord(plan, line, raw.data);
+  return { file: origin?.file ?? setup.fileNames[raw.fileIndex] ?? '?', record };
 }
 
 export function joinGroup(group: RecordGroup, setup: JoinSetup): ExportEntry {

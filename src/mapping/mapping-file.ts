@@ -118,6 +118,29 @@ const fileMappingShape = {
 
 export const fileMappingSchema = z.strictObject(fileMappingShape);
 
+// A legacy file (or files) read as one table of the shape's SQL (docs/export-format.md "Shaping legacy files with
+// SQL"): `file` a glob matching exactly one file, `files` one matching one or more (appended in name order).
+const shapeSourceSchema = z
+  .strictObject({
+    file: z.string().min(1).optional(),
+    files: z.string().min(1).optional(),
+    format: z.enum(['csv', 'json', 'ndjson']).optional(),
+    encoding: encoding.optional(),
+    delimiter: delimiter.optional(),
+    header: z.boolean().optional(),
+  })
+  .refine((source) => (source.file === undefined) !== (source.files === undefined), {
+    message: 'give "file" (a glob matching one file) or "files" (a glob matching one or more), not both or neither',
+  });
+
+/** A source's table name: a plain SQL name that is not a record kind (those are the shape's views). */
+function tableProblem(name: string): string | undefined {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return 'is not a table name such as legacy_accounts (letters, digits, _)';
+  if ((FILE_KINDS as readonly string[]).includes(name.toLowerCase()))
+    return 'is the name of a record kind, which the shape file defines as a view; name the source table otherwise';
+  return undefined;
+}
+
 export const mappingFileSchema = z.strictObject({
   $schema: z.string().optional(),
   import_supplier: z.string().min(1).max(255).optional(),
@@ -133,6 +156,13 @@ export const mappingFileSchema = z.strictObject({
   // The platform keeps one active payment instruction per account; true where a deployment allows more.
   multiple_payment_instructions: z.boolean().optional(),
   mapping: z.partialRecord(z.enum(FILE_KINDS), fileMappingSchema).optional(),
+  // Legacy files as tables, and the SQL that shapes them into the record kinds (relative to this file).
+  sources: z.record(z.string(), shapeSourceSchema).optional(),
+  shape: z
+    .string()
+    .min(1)
+    .regex(/\.sql$/i, 'the shape file is a .sql file')
+    .optional(),
   // The service's wire format (docs/real-platform.md); --dialect and MIGRATE_DIALECT win over it.
   dialect: z.enum(DIALECTS).optional(),
   // kraken: the v2 create's task_params (default {}).
@@ -156,6 +186,19 @@ export const mappingFileSchema = z.strictObject({
 /** The fields a `rename` entry fills: one field path, or several. */
 export function renameTargets(targets: string | string[]): string[] {
   return typeof targets === 'string' ? [targets] : targets;
+}
+
+/** `sources` and `shape` come together: a shape reads only its sources, and sources are read only by a shape. */
+export function shapeProblems(file: MappingFileInput): Array<{ key: string; message: string }> {
+  const problems = Object.keys(file.sources ?? {}).flatMap((name) => {
+    const message = tableProblem(name);
+    return message === undefined ? [] : [{ key: `sources.${name}`, message }];
+  });
+  if (file.shape === undefined && file.sources !== undefined)
+    problems.push({ key: 'shape', message: 'is required with "sources": the .sql file that makes the record kinds' });
+  if (file.sources === undefined && file.shape !== undefined)
+    problems.push({ key: 'sources', message: 'is required with "shape": the legacy files it reads, as tables' });
+  return problems;
 }
 
 export type FileMappingInput = z.infer<typeof fileMappingSchema>;

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { CountryCode } from 'libphonenumber-js';
 import type { Contract, Dialect, TenantFields } from '../schema/index.js';
 import type { FileGlobs } from '../sources/file-globs.js';
@@ -7,6 +8,7 @@ import { renameTargets, type FileMappingInput, type MappingFileInput } from './m
 import type { NumberFormat } from './number-format.js';
 import type { DstChoice } from './time-zone.js';
 import { compileValueMap, type CellValue, type ValueMap } from './value-map.js';
+import type { ShapeSource } from '../shape/index.js';
 
 // The mapping file's rules made complete (defaults filled in): what mapping a record needs, and
 // nothing about where the rules came from beyond the file's path for the reports.
@@ -65,10 +67,22 @@ export interface ExportMapping {
    */
   contract?: Contract | undefined;
   /**
+   * The mapping file's `sources` and `shape` (docs/export-format.md "Shaping legacy files with SQL"): the export is
+   * legacy files shaped by SQL into the record kinds; undefined for an export in the tool's own layout.
+   */
+  shape?: ShapeRules | undefined;
+  /**
    * The wire dialect the payloads are checked for: the command's (--dialect, MIGRATE_DIALECT, the mapping file, the
    * state directory's), set by the command before the export is read; the spec dialect when not set.
    */
   dialect?: Dialect | undefined;
+}
+
+/** The shaping stage's rules: the shape file (absolute, and as messages name it) and its sources, complete. */
+export interface ShapeRules {
+  file: string;
+  name: string;
+  sources: ShapeSource[];
 }
 
 /** The complete rules of a validated mapping file (`{}` when there is none). */
@@ -86,7 +100,23 @@ export function exportMappingOf(
       FILE_KINDS.map((kind) => [kind, completeMapping(file, file.mapping?.[kind] ?? {})]),
     ) as Record<FileKind, FileMapping>,
     tenantFields: file.tenant_fields ?? {},
+    shape: shapeRulesOf(file, configFile),
   };
+}
+
+function shapeRulesOf(file: MappingFileInput, configFile: string | undefined): ShapeRules | undefined {
+  if (file.shape === undefined || file.sources === undefined || configFile === undefined) return undefined;
+  const absolute = path.resolve(path.dirname(configFile), file.shape);
+  const sources = Object.entries(file.sources).map(([table, source]): ShapeSource => ({
+    table,
+    glob: source.file ?? source.files ?? '',
+    several: source.files !== undefined,
+    format: source.format,
+    encoding: source.encoding ?? file.encoding ?? 'utf8',
+    delimiter: source.delimiter ?? file.delimiter ?? ',',
+    header: source.header ?? true,
+  }));
+  return { file: absolute, name: file.shape, sources };
 }
 
 function formats(value: string | string[] | undefined, withTime: boolean): DateFormat[] {

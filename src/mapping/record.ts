@@ -54,7 +54,8 @@ interface FieldPlan {
 
 interface ColumnPlan extends FieldPlan {
   index: number;
-  column: string;
+  /** The source column its problems are named at; none where a shape computed the value (no legacy column holds it). */
+  column: string | undefined;
 }
 
 interface ValuePlan extends FieldPlan {
@@ -90,7 +91,15 @@ export interface FilePlan {
   tenant: Readonly<Record<string, FieldType>>;
   /** `on_invalid: omit`: field -> the spec's rule for its value alone; an invalid value is dropped and listed. */
   omit: ReadonlyMap<string, z.ZodType>;
+  /**
+   * The cells holding the legacy file and line a shaped record comes from (`_file`, `_line`: a shape's view, or the
+   * shaped export `migrate shape` writes); its problems are named there.
+   */
+  provenance?: { file: number; line: number };
 }
+
+/** The provenance columns of a shaped record (docs/export-format.md "Shaping legacy files with SQL"). */
+export const PROVENANCE_COLUMNS: readonly string[] = ['_file', '_line'];
 
 const TENANT_TYPES: Record<TenantFieldKind, FieldType> = {
   array: 'json-array',
@@ -189,9 +198,12 @@ export function planFile(kind: FileKind, file: string, header: string[], config:
       for (const field of fields) plan.columnOf[field] = source;
   }
   const byField = new Map<string, string>();
+  const fileAt = header.indexOf('_file');
+  const lineAt = header.indexOf('_line');
+  if (fileAt !== -1 && lineAt !== -1) plan.provenance = { file: fileAt, line: lineAt };
   header.forEach((raw, index) => {
     const column = raw.trim();
-    if (ignore.has(column)) return;
+    if (ignore.has(column) || (plan.provenance && PROVENANCE_COLUMNS.includes(column))) return;
     for (const field of mapping.rename[column] ?? [column]) planColumn(plan, file, byField, { column, index, field });
   });
   if (
@@ -402,6 +414,14 @@ function finish(plan: FilePlan, record: MappedRecord, lifted: Lifted): MappedRec
   if (KEYS_IN_PAYLOAD.has(plan.kind) && record.importSupplier !== undefined)
     record.fields['import_supplier'] = record.importSupplier;
   return record;
+}
+
+/** Where a CSV record of a shaped export comes from: its `_file` and `_line` cells; undefined for other records. */
+export function recordOrigin(plan: FilePlan, data: unknown): { file: string; line: number } | undefined {
+  if (!plan.provenance || !Array.isArray(data)) return undefined;
+  const file = (data[plan.provenance.file] as string | undefined)?.trim();
+  const line = Number(data[plan.provenance.line]);
+  return file && Number.isInteger(line) && line > 0 ? { file, line } : undefined;
 }
 
 export function mapCsvRow(plan: FilePlan, line: number, cells: string[]): MappedRecord {

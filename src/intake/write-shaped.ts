@@ -1,0 +1,84 @@
+import { createWriteStream } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { once } from 'node:events';
+import { RUN_DEFAULTS } from '../defaults.js';
+import type { ExportMapping, ShapeRules } from '../mapping/mapping-rules.js';
+import { openShape, toJson, type ShapedView } from '../shape/index.js';
+import { parseJson } from '../sources/json-value.js';
+
+// `migrate shape <dir> --out DIR` (docs/export-format.md "Shaping legacy files with SQL"): the shaped export written
+// in the tool's own layout, one CSV file per record kind, each row with the legacy `_file` and `_line` it comes from,
+// in external account number order; and beside them the mapping file without `sources` and `shape`, so that
+// `validate` and `push` read the directory as it is, with the same rules, and name every problem at its legacy line.
+
+export interface WrittenShape {
+  files: Array<{ file: string; rows: number }>;
+}
+
+const NEEDS_QUOTES = /[",\r\n]|^\s|\s$/;
+
+function csvCell(value: string): string {
+  return NEEDS_QUOTES.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
+}
+
+function keyColumnOf(view: ShapedView, config: ExportMapping): string {
+  const rename = config.mapping[view.kind].rename;
+  return (
+    view.columns.find((column) => (rename[column] ?? column) === 'external_account_number') ?? 'external_account_number'
+  );
+}
+
+export async function writeShapedExport(
+  dir: string,
+  config: ExportMapping & { shape: ShapeRules },
+  outDir: string,
+): Promise<WrittenShape> {
+  const shaped = await openShape({
+    exportDir: dir,
+    shapeFile: config.shape.file,
+    shapeName: config.shape.name,
+    sources: config.shape.sources,
+    memoryLimit: RUN_DEFAULTS.shapeMemoryLimit,
+    tempRoot: os.tmpdir(),
+  });
+  try {
+    const files: WrittenShape['files'] = [];
+    for (const view of shaped.views) {
+      const file = `${view.kind}.csv`;
+      const out = createWriteStream(path.join(outDir, file), { flags: 'wx' });
+      const write = async (text: string): Promise<void> => {
+        if (!out.write(text)) await once(out, 'drain');
+      };
+      await write(`${[...view.columns, '_file', '_line'].map(csvCell).join(',')}\n`);
+      let rows = 0;
+      for await (const batch of shaped.rows(view, keyColumnOf(view, config))) {
+        let text = '';
+        for (const row of batch) text += `${[...row.cells, row.file, String(row.line)].map(csvCell).join(',')}\n`;
+        rows += batch.length;
+        await write(text);
+      }
+      out.end();
+      await once(out, 'close');
+      files.push({ file, rows });
+    }
+    await writeMappingFile(config, outDir);
+    files.push({ file: 'migrate.config.json', rows: 0 });
+    return { files };
+  } finally {
+    await shaped.close();
+  }
+}
+
+/** The mapping file for the shaped export: the same rules, without the shape; a contract named by its full path. */
+async function writeMappingFile(config: ExportMapping, outDir: string): Promise<void> {
+  if (config.configFile === undefined) return;
+  // Read by the strict parser the mapping file passed (numbers keep their text: a constant 1.10 stays 1.10).
+  const file = parseJson(await readFile(config.configFile, 'utf8')) as Record<string, unknown>;
+  delete file['sources'];
+  delete file['shape'];
+  if (typeof file['contract'] === 'string')
+    file['contract'] = path.resolve(path.dirname(config.configFile), file['contract']);
+  await writeFile(path.join(outDir, 'migrate.config.json'), `${toJson(file)}\n`, { flag: 'wx' });
+}

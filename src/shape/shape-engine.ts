@@ -1,0 +1,213 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { InputError } from '../errors.js';
+import { FILE_KINDS } from '../sources/kinds.js';
+import { loadSource, type LoadedSource } from './load-sources.js';
+import { passThroughOf, type PassThrough } from './pass-through.js';
+import type { ShapedRow, ShapedView } from './shaped-view.js';
+import { runShapeFile } from './run-shape.js';
+import { exportDirFiles, sourceFiles, type ShapeSource } from './source-files.js';
+import { quoteIdentifier, quoteLiteral } from './sql-text.js';
+import { viewRows } from './view-rows.js';
+
+// The shaping stage (docs/export-format.md "Shaping legacy files with SQL"): an in-process DuckDB holding each legacy
+// source as a table, locked once they are loaded, then the team's shape file; hands each record kind's view on in
+// external account number order with the legacy file and line of every row.
+
+export interface ShapeSettings {
+  exportDir: string;
+  /** The shape file: absolute, and as messages name it (relative to the working directory). */
+  shapeFile: string;
+  shapeName: string;
+  sources: ShapeSource[];
+  /** DuckDB's memory limit (`256MB`); past it the sort spills to the temporary directory. */
+  memoryLimit: string;
+  /** Where the temporary directory is made (removed on close). */
+  tempRoot: string;
+}
+
+export interface ShapedExport {
+  readonly views: ShapedView[];
+  readonly sources: LoadedSource[];
+  /** The view's rows ordered by `keyColumn` (trimmed, byte order), in batches; each row's cells as text. */
+  rows(view: ShapedView, keyColumn: string, keys?: readonly string[]): AsyncGenerator<ShapedRow[], void, undefined>;
+  /** Every row of every source table at one legacy line set: for `validate --show`. */
+  sourceRows(lines: ReadonlyArray<{ file: string; line: number }>): Promise<SourceRow[]>;
+  close(): Promise<void>;
+}
+
+export interface SourceRow {
+  table: string;
+  file: string;
+  line: number;
+  values: Array<[string, string | null]>;
+}
+
+/** Statements that close the engine to the outside once the sources are in (the order DuckDB accepts them in). */
+const LOCK = [
+  'SET enable_external_access = false',
+  'SET autoinstall_known_extensions = false',
+  'SET autoload_known_extensions = false',
+  'SET lock_configuration = true',
+];
+
+export async function openShape(settings: ShapeSettings): Promise<ShapedExport> {
+  const text = await readShapeFile(settings);
+  const temp = await mkdtemp(path.join(settings.tempRoot, 'migrate-shape-'));
+  let instance: DuckDBInstance | undefined;
+  try {
+    // Loaded only when a shape runs: every other command starts without the engine's library.
+    const duckdb = await import('@duckdb/node-api');
+    // A database file in the temporary directory, not memory: the loaded tables then live on disk beside the sorts'
+    // spills, and the memory limit bounds what the engine holds of them.
+    instance = await duckdb.DuckDBInstance.create(path.join(temp, 'shape.duckdb'), {
+      memory_limit: settings.memoryLimit,
+      temp_directory: temp,
+    });
+    const connection = await instance.connect();
+    const present = await exportDirFiles(settings.exportDir);
+    const sources: LoadedSource[] = [];
+    for (const source of settings.sources)
+      sources.push(await loadSource(connection, source, sourceFiles(settings.exportDir, source, present)));
+    for (const statement of LOCK) await connection.run(statement);
+    await runShapeFile(connection, duckdb.StatementType, settings.shapeName, text);
+    const views = await shapedViews(connection, settings.shapeName, sources);
+    return shapedExport(instance, connection, { views, sources, temp, shapeName: settings.shapeName });
+  } catch (error) {
+    instance?.closeSync();
+    await rm(temp, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+async function readShapeFile(settings: ShapeSettings): Promise<string> {
+  try {
+    return await readFile(settings.shapeFile, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new InputError(
+      settings.shapeName,
+      undefined,
+      `the shape file cannot be read (${code}).`,
+      'shape_unreadable',
+      error,
+    );
+  }
+}
+
+function shapedExport(
+  instance: DuckDBInstance,
+  connection: DuckDBConnection,
+  {
+    views,
+    sources,
+    temp,
+    shapeName,
+  }: { views: ShapedView[]; sources: LoadedSource[]; temp: string; shapeName: string },
+): ShapedExport {
+  const open = new Set<DuckDBConnection>([connection]);
+  return {
+    views,
+    sources,
+    rows: async function* (view, keyColumn, keys) {
+      // One connection per view: the views are read side by side, and a connection streams one result at a time.
+      const own = await instance.connect();
+      open.add(own);
+      try {
+        yield* viewRows(own, shapeName, view, keyColumn, keys);
+      } finally {
+        open.delete(own);
+        own.closeSync();
+      }
+    },
+    sourceRows: (lines) => readSourceRows(connection, sources, lines),
+    close: async () => {
+      for (const each of open) each.closeSync();
+      instance.closeSync();
+      await rm(temp, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The record kinds' views the shape file made, checked: `accounts` present, `_file` and `_line` in each. */
+async function shapedViews(
+  connection: DuckDBConnection,
+  shapeName: string,
+  sources: LoadedSource[],
+): Promise<ShapedView[]> {
+  const made = await connection.runAndReadAll(
+    "SELECT lower(view_name), sql FROM duckdb_views() WHERE NOT internal AND schema_name = 'main'",
+  );
+  const sqlOf = new Map((made.getRowsJS() as Array<[string, string]>).map(([name, sql]) => [name, sql]));
+  if (!sqlOf.has('accounts'))
+    throw new InputError(
+      shapeName,
+      undefined,
+      'makes no accounts view: a shape file must end with CREATE VIEW accounts AS SELECT ... (one row per account, ' +
+        'with _file and _line); the other kinds are optional.',
+      'shape_no_accounts',
+    );
+  const columnsOf = new Map(sources.map((source) => [source.table.toLowerCase(), source.columns]));
+  const views: ShapedView[] = [];
+  for (const kind of FILE_KINDS) {
+    const sql = sqlOf.get(kind);
+    if (sql === undefined) continue;
+    const prepared = await connection.prepare(`SELECT * FROM ${quoteIdentifier(kind)}`);
+    const all = Array.from({ length: prepared.columnCount }, (_, index) => prepared.columnName(index));
+    prepared.destroySync();
+    for (const needed of ['_file', '_line'])
+      if (!all.includes(needed))
+        throw new InputError(
+          shapeName,
+          undefined,
+          `the view ${kind} has no ${needed} column: every view carries _file and _line from the legacy row each ` +
+            `record comes from (select ${needed} of the source table the record is built from).`,
+          'shape_no_provenance',
+        );
+    const columns = all.filter((column) => column !== '_file' && column !== '_line');
+    views.push({ kind, columns, passThrough: await passThrough(connection, sql, columnsOf) });
+  }
+  return views;
+}
+
+async function passThrough(
+  connection: DuckDBConnection,
+  sql: string,
+  columnsOf: ReadonlyMap<string, readonly string[]>,
+): Promise<PassThrough> {
+  const query = sql.replace(/^\s*CREATE\s+(?:OR\s+REPLACE\s+)?(?:TEMP(?:ORARY)?\s+)?VIEW\s+.+?\s+AS\s+/is, '');
+  const tree = await connection.runAndReadAll(`SELECT json_serialize_sql(${quoteLiteral(query.replace(/;\s*$/, ''))})`);
+  const text = tree.getRowsJS()[0]?.[0];
+  const parsed = JSON.parse(typeof text === 'string' ? text : '{}') as { statements?: Array<{ node?: object }> };
+  const node = parsed.statements?.[0]?.node;
+  return node ? passThroughOf(node, columnsOf) : { table: undefined, columns: {} };
+}
+
+async function readSourceRows(
+  connection: DuckDBConnection,
+  sources: LoadedSource[],
+  lines: ReadonlyArray<{ file: string; line: number }>,
+): Promise<SourceRow[]> {
+  if (lines.length === 0) return [];
+  const wanted = lines.map(({ file, line }) => `(_file = ${quoteLiteral(file)} AND _line = ${line})`).join(' OR ');
+  const rows: SourceRow[] = [];
+  for (const source of sources) {
+    const read = await connection.runAndReadAll(
+      `SELECT * FROM ${quoteIdentifier(source.table)} WHERE ${wanted} ORDER BY _file, _line`,
+    );
+    for (const row of read.getRowsJS()) {
+      const values = source.columns.map((column, index): [string, string | null] => [
+        column,
+        row[index] as string | null,
+      ]);
+      rows.push({
+        table: source.table,
+        file: row[source.columns.length] as string,
+        line: Number(row[source.columns.length + 1]),
+        values,
+      });
+    }
+  }
+  return rows;
+}

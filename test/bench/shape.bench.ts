@@ -1,0 +1,153 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync, readdirSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface, type Interface } from 'node:readline';
+import { writeLegacyExport } from './shape-export.js';
+
+// npm run bench:shape [-- 1000000]
+// A legacy CIS export through a shape file (docs/export-format.md "Shaping legacy files with SQL"): wide accounts one
+// row per supply point, joint holders side by side, Excel notes, a pipe-delimited finance dump (shape-export.ts).
+// `migrate push` runs against the sandbox in its own process (no latency, answering at once) and is stopped 3 s after
+// its first request. Reported: seconds to the first request, where they went (loading the sources and sorting the
+// views happen before the first account is staged), and the push's peak RSS, as ratios to the limits: RSS 512 MB;
+// time against 10 s, the limit of a scattered 1,000,000-account export in the tool's own layout (the legacy export
+// has no limit of its own). Not asserted.
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const RSS_LIMIT_MB = 512;
+const TIME_REFERENCE_S = 10;
+const STOP_AFTER_MS = 3000;
+
+interface Server {
+  url: string;
+  apiKey: string;
+  child: ChildProcess;
+  lines: Interface;
+}
+
+const nextLine = (lines: Interface): Promise<string> => new Promise((resolve) => lines.once('line', resolve));
+
+async function startServer(): Promise<Server> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(ROOT, 'test/bench/push-sandbox-server.ts'), '0', '0', 'lean'],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  return { ...(JSON.parse(await nextLine(lines)) as { url: string; apiKey: string }), child, lines };
+}
+
+async function firstAt(server: Server): Promise<number | null> {
+  const answer = nextLine(server.lines);
+  server.child.stdin?.write('stats\n');
+  return (JSON.parse(await answer) as { firstAt: number | null }).firstAt;
+}
+
+interface Figures {
+  /** The push's own CPU time (user + system) until it was stopped: what a loaded machine does not inflate. */
+  cpuSeconds: number;
+  firstRequestSeconds: number;
+  firstStagedSeconds: number;
+  maxRssMb: number;
+  exitCode: number | null;
+}
+
+/** The push's log: epoch ms of its first `staging` event (the first accounts handed to the ledger). */
+function firstStagedAt(logFile: string): number {
+  const events = readFileSync(logFile, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { time: string; event: string });
+  return Date.parse(events.find((event) => event.event === 'staging')?.time ?? '');
+}
+
+async function pushOnce(server: Server, dir: string): Promise<Figures> {
+  const state = mkdtempSync(join(tmpdir(), 'bench-shape-state-'));
+  const usageFile = join(state, 'usage.json');
+  const logFile = join(state, 'push.ndjson');
+  const startedAt = Date.now();
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      join(ROOT, 'test/bench/cpu-hook.mjs'),
+      join(ROOT, 'bin/migrate.js'),
+      'push',
+      dir,
+      '--base-url',
+      server.url,
+      '--state',
+      state,
+      '--log-file',
+      logFile,
+      '--json',
+    ],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, MIGRATE_API_KEY: server.apiKey, BENCH_USAGE_FILE: usageFile },
+    },
+  );
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => void (stderr.length < 4000 && (stderr += chunk.toString())));
+  let asking = false;
+  const poll = setInterval(() => {
+    if (asking) return;
+    asking = true;
+    void firstAt(server).then((at) => {
+      asking = false;
+      // Once: a second SIGINT stops the push at once, before it writes its usage.
+      if (at !== null && Date.now() - at > STOP_AFTER_MS) {
+        clearInterval(poll);
+        child.kill('SIGINT');
+      }
+    });
+  }, 250);
+  const exitCode = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  clearInterval(poll);
+  const first = await firstAt(server);
+  if (first === null) process.stderr.write(`push sent nothing (exit ${exitCode}): ${stderr}\n`);
+  const usage = JSON.parse(readFileSync(usageFile, 'utf8')) as { maxRssKb: number; user: number; system: number };
+  const staged = firstStagedAt(logFile);
+  rmSync(state, { recursive: true, force: true });
+  return {
+    firstRequestSeconds: first === null ? NaN : (first - startedAt) / 1000,
+    firstStagedSeconds: (staged - startedAt) / 1000,
+    maxRssMb: usage.maxRssKb / 1024,
+    cpuSeconds: (usage.user + usage.system) / 1e6,
+    exitCode,
+  };
+}
+
+const sizes = process.argv
+  .slice(2)
+  .map(Number)
+  .filter((size) => size > 0);
+for (const accounts of sizes.length > 0 ? sizes : [1_000_000]) {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-shape-'));
+  try {
+    const made = Date.now();
+    await writeLegacyExport(dir, accounts);
+    const megabytes = readdirSync(dir).reduce((sum, name) => sum + statSync(join(dir, name)).size, 0) / 2 ** 20;
+    console.log(
+      `legacy export of ${accounts.toLocaleString('en-GB')} accounts: ${megabytes.toFixed(0)} MB, written in ` +
+        `${((Date.now() - made) / 1000).toFixed(1)} s`,
+    );
+    const server = await startServer();
+    try {
+      const figures = await pushOnce(server, dir);
+      console.log(
+        `  first request after ${figures.firstRequestSeconds.toFixed(2)} s ` +
+          `(${(figures.firstRequestSeconds / TIME_REFERENCE_S).toFixed(2)} of the 10 s reference); first accounts ` +
+          `staged after ${figures.firstStagedSeconds.toFixed(2)} s (sources loaded, shape run, views sorted); peak RSS ` +
+          `${figures.maxRssMb.toFixed(0)} MB (${(figures.maxRssMb / RSS_LIMIT_MB).toFixed(2)} of the 512 MB limit); ` +
+          `push CPU ${figures.cpuSeconds.toFixed(1)} s in all (stopped ${STOP_AFTER_MS / 1000} s after its first ` +
+          `request); load average ${loadavg()[0]?.toFixed(1)} on ${availableParallelism()} cores`,
+      );
+    } finally {
+      server.child.stdin?.end();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
