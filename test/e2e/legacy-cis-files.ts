@@ -19,7 +19,9 @@ export const FILES = {
 type Row = Record<string, string>;
 
 function rows(name: string, encoding = 'utf-8', delimiter = ','): Row[] {
-  const text = new TextDecoder(encoding).decode(readFileSync(join(LEGACY_CIS, name)));
+  // Streaming: Node 20's one-shot windows-1252 decode takes a latin-1 shortcut (O’Brien would read as O\u0092Brien).
+  const decoder = new TextDecoder(encoding);
+  const text = decoder.decode(readFileSync(join(LEGACY_CIS, name)), { stream: true }) + decoder.decode();
   return parse(text, { columns: true, delimiter, bom: true }) as Row[];
 }
 

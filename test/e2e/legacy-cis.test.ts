@@ -95,7 +95,9 @@ describe('migrate push fixtures/legacy-cis (a CIS extract through shape.sql)', (
       expect(account?.createRequestsAccepted, number).toBe(1);
       const got = held(account!);
       expect(sorted(got['payload']), `${number} payload`).toEqual(sorted(want.payload));
-      const notes = [...want.notes].sort((a, b) => a.created_at.localeCompare(b.created_at));
+      const notes = want.notes
+        .map((note) => ({ ...note, created_at: new Date(note.created_at).toISOString() }))
+        .sort((a, b) => a.created_at.localeCompare(b.created_at));
       expect(got['notes'], `${number} notes`).toEqual(notes);
       const byId = (items: unknown[], key: string): unknown[] =>
         items.map(sorted).sort((a, b) => String((a as never)[key]).localeCompare(String((b as never)[key])));
