@@ -28,19 +28,56 @@ function rows(name: string, encoding = 'utf-8', delimiter = ','): Row[] {
 export interface LegacyAccount {
   status: string;
   supplyPoints: number;
+  occupier: boolean;
   billingName: string;
+  billingEmail: string | undefined;
+  /** `given family <email> mobile`, the first holder first; the mobile international. */
   customers: string[];
   transferBalance: number;
   postalCode: string;
   supplyPostcode: string;
   dateOfSale: string;
+  /** `body @ instant` */
   notes: string[];
+  /** `id type amount` */
   transactions: string[];
+  /** `id pence path` */
   statements: string[];
   mandate: string | undefined;
 }
 
 const iso = (day: string): string => day.split('/').reverse().join('-');
+const international = (phone: string): string => (phone === '' ? '' : `+44${phone.replaceAll(' ', '').slice(1)}`);
+
+/**
+ * `DD/MM/YYYY HH:MM` in UK local time as an instant, by the UK's rule (summer time from 01:00 UTC on the last Sunday
+ * of March to 01:00 UTC on the last Sunday of October), not by a time zone database.
+ */
+export function londonInstant(local: string): string {
+  const [day, month, year, hour, minute] = local.split(/[/ :]/).map(Number) as [number, number, number, number, number];
+  const asUtc = Date.UTC(year, month - 1, day, hour, minute);
+  const lastSunday = (m: number): number => {
+    const last = new Date(Date.UTC(year, m, 0));
+    return Date.UTC(year, m - 1, last.getUTCDate() - last.getUTCDay(), 1);
+  };
+  const summer = asUtc - 3_600_000;
+  return new Date(summer >= lastSunday(3) && summer < lastSunday(10) ? summer : asUtc).toISOString();
+}
+
+/** A posting code and sign -> the platform's type: [when it raises what the customer owes, when it lowers it]. */
+const POSTING_TYPES: Record<string, [string | undefined, string | undefined]> = {
+  BILL: ['CHARGE', undefined],
+  ADJ: ['CHARGE', 'CREDIT'],
+  DDR: [undefined, 'PAYMENT'],
+  CARD: [undefined, 'PAYMENT'],
+  RFND: ['REPAYMENT', undefined],
+};
+
+/** `£1,204.50` / `-£12.00` in pence. */
+const pence = (printed: string): number => Math.round(Number(printed.replace(/[£,]/g, '')) * 100);
+
+/** `\\fileserver\bills\2026\08\x.pdf` -> `bills/2026/08/x.pdf`. */
+const documentPath = (unc: string): string => unc.replace(/^\\\\fileserver\\/, '').replaceAll('\\', '/');
 
 /** Every account of the CIS extract by account number, live or not, with what its records hold. */
 export function readLegacyCis(): Map<string, LegacyAccount> {
@@ -56,8 +93,16 @@ export function readLegacyCis(): Map<string, LegacyAccount> {
     accounts.set(row['ACCOUNT_NO']!, {
       status: row['ACCOUNT_STATUS']!,
       supplyPoints: 1,
+      occupier: row['VACANT_FLAG'] === 'Y',
       billingName: row['VACANT_FLAG'] === 'Y' ? 'The Occupier' : name.join(' '),
-      customers: holders.map((n) => `${row[`CUST${n}_FORENAME`]} ${row[`CUST${n}_SURNAME`]}`),
+      billingEmail: row['CUST1_EMAIL'] || undefined,
+      customers: holders.map((n) =>
+        [
+          `${row[`CUST${n}_FORENAME`]} ${row[`CUST${n}_SURNAME`]}`,
+          `<${row[`CUST${n}_EMAIL`]}>`,
+          international(row[`CUST${n}_MOBILE`] ?? ''),
+        ].join(' '),
+      ),
       // The CIS: pence, + when the customer owes. The platform: pounds, + when the customer is in credit.
       transferBalance: -Number(row['BALANCE_PENCE']) / 100,
       postalCode: row['BILL_POSTCODE'] || row['SUPPLY_POSTCODE']!,
@@ -73,11 +118,18 @@ export function readLegacyCis(): Map<string, LegacyAccount> {
   const byNumber = new Map([...accounts.keys()].map((key) => [Number(key), key]));
   for (const note of rows(FILES.notes)) {
     const key = byNumber.get(Number(note['Account Number']));
-    if (key !== undefined) accounts.get(key)?.notes.push(note['Note Text']!);
+    if (key !== undefined) accounts.get(key)?.notes.push(`${note['Note Text']} @ ${londonInstant(note['Note Date']!)}`);
   }
-  for (const posting of rows(FILES.postings, 'utf-8', '|'))
-    accounts.get(posting['ACCT_NO']!)?.transactions.push(posting['TXN_REF']!);
-  for (const bill of rows(FILES.bills)) accounts.get(bill['ACCOUNT_NO']!)?.statements.push(bill['BILL_NO']!);
+  for (const posting of rows(FILES.postings, 'utf-8', '|')) {
+    const lowers = posting['AMOUNT']!.startsWith('-');
+    const type = POSTING_TYPES[posting['TXN_CODE']!]?.[lowers ? 1 : 0];
+    const amount = Number(posting['AMOUNT']!.replace(/^[+-]/, ''));
+    accounts.get(posting['ACCT_NO']!)?.transactions.push(`${posting['TXN_REF']} ${type} ${amount}`);
+  }
+  for (const bill of rows(FILES.bills))
+    accounts
+      .get(bill['ACCOUNT_NO']!)
+      ?.statements.push(`${bill['BILL_NO']} ${pence(bill['TOTAL_DUE']!)} ${documentPath(bill['PDF_LOCATION']!)}`);
   for (const mandate of rows(FILES.mandates))
     if (mandate['MANDATE_STATUS'] === 'ACTIVE') {
       const account = accounts.get(mandate['ACCOUNT_NO']!);
