@@ -1,5 +1,5 @@
 import type { ValidationIssue } from '../schema/index.js';
-import { FILE_KINDS, kindOfFile } from '../sources/kinds.js';
+import { kindOfFile } from '../sources/kinds.js';
 import { fieldType } from './fields.js';
 import type { Origin, SourceIssue } from './types.js';
 
@@ -45,11 +45,10 @@ export function columnOfPath(
   rest: string[],
   columnOf: Record<string, Record<string, string>> | undefined,
 ): string | undefined {
-  // A file found by a glob of the mapping file (THISTLE_NOTES_1.csv) does not say its kind: the path is the record's,
-  // so the field it starts with is the one of any kind that has it.
+  // A file whose name does not say its kind (found by a glob of the mapping file, or a legacy file a shape read) has
+  // its columns in columnOf: those it holds, or, for a shaped record, those a view passes through; no other.
   const kind = kindOfFile(file);
-  const isField = (field: string): boolean =>
-    kind === undefined ? FILE_KINDS.some((any) => fieldType(any, field) !== undefined) : !!fieldType(kind, field);
+  const isField = (field: string): boolean => kind !== undefined && !!fieldType(kind, field);
   for (let length = rest.length; length >= 1; length -= 1) {
     const field = rest.slice(0, length).join('.');
     const renamed = columnOf?.[file]?.[field];

@@ -3,7 +3,7 @@ import type { ExportMapping, FileMapping } from './mapping-rules.js';
 import { InputError } from '../errors.js';
 import { tenantFieldsOf, type TenantFieldKind } from '../schema/index.js';
 import { accountKeyOf } from '../sources/key-order.js';
-import type { FileKind } from '../sources/kinds.js';
+import { kindOfFile, type FileKind } from '../sources/kinds.js';
 import { isJsonNumber, jsonNumberText } from '../sources/json-value.js';
 import { coerceValue, isEmptyCell, type CoerceContext, type Coerced } from './coerce.js';
 import { fieldType, NESTED_OBJECTS, type FieldType } from './fields.js';
@@ -254,8 +254,10 @@ function planColumn(
     );
   byField.set(field, column);
   if (field === 'external_account_number') plan.keyIndex = index;
-  // A tenant field is not in the spec's column list: name its column for locating errors.
-  if (field !== column || fieldType(plan.kind, field) === undefined) plan.columnOf[field] = column;
+  // A tenant field is not in the spec's column list, and a file found by a glob (THISTLE_NOTES_1.csv) does not say its
+  // kind by its name: name their columns for locating errors (mapping/locate.ts).
+  if (field !== column || fieldType(plan.kind, field) === undefined || kindOfFile(file) !== plan.kind)
+    plan.columnOf[field] = column;
   plan.columns.push({ ...fieldPlan(plan.kind, plan.mapping, field, type, plan.phoneCountry), index, column });
 }
 
