@@ -159,7 +159,9 @@ export function plant(dir: string, file: string, line: number, column: string, v
   const cells = (parse(target, { delimiter }) as string[][])[0]!;
   const index = header.indexOf(column);
   if (index < 0) throw new Error(`${file} has no column ${column}`);
-  cells[index] = value;
+  // The file's bytes are kept as they are (read and written as latin1); the value planted is written in the file's
+  // own encoding: windows-1252 for the accounts file, UTF-8 for the others.
+  cells[index] = file === FILES.accounts ? value : Buffer.from(value, 'utf8').toString('latin1');
   const quoteAll = target.startsWith('"');
   const quote = (cell: string): string =>
     quoteAll || /["\r\n]/.test(cell) || cell.includes(delimiter) ? `"${cell.replaceAll('"', '""')}"` : cell;
