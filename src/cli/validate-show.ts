@@ -1,5 +1,5 @@
 import { previewRequests, type PreviewOptions } from '../api/preview.js';
-import { UsageError } from '../errors.js';
+import { UsageError, visibleText } from '../errors.js';
 import type { ExportEntry, Origin } from '../intake/index.js';
 import type { ShownRow, ShownRows } from '../intake/shown-rows.js';
 
@@ -43,25 +43,6 @@ function originsOf(entry: ExportEntry): Origin[] {
   return origins;
 }
 
-/** C0 and C1 controls but tab and newline (the layout's own), DEL, and the two line separators JavaScript knows. */
-function isUnsafe(code: number): boolean {
-  return (
-    (code < 0x20 && code !== 0x09 && code !== 0x0a) ||
-    (code >= 0x7f && code <= 0x9f) ||
-    code === 0x2028 ||
-    code === 0x2029
-  );
-}
-
-export function terminalSafe(text: string): string {
-  let safe = '';
-  for (const char of text) {
-    const code = char.charCodeAt(0);
-    safe += isUnsafe(code) ? `\\u${code.toString(16).padStart(4, '0')}` : char;
-  }
-  return safe;
-}
-
 function rowText(row: ShownRow): string {
   const values = row.values.map(([column, value]) => `${column}=${value === null ? 'NULL' : JSON.stringify(value)}`);
   const what = row.what ? ` (${row.what})` : '';
@@ -86,7 +67,9 @@ export function renderShow(collector: ShowCollector, rows: ShownRows, options: P
     }
     const lines = new Set(originsOf(entry).map((origin) => `${origin.file}:${origin.line}`));
     const mine = (row: ShownRow): boolean => lines.has(`${row.file}:${row.line}`);
-    text += '  rows read:\n' + rows.legacy.filter(mine).map(rowText).join('');
+    // The rows its records carry, and the account's other legacy rows (those holding its number as a whole cell).
+    const its = (row: ShownRow): boolean => mine(row) || row.values.some(([, value]) => value === key);
+    text += '  rows read:\n' + rows.legacy.filter(its).map(rowText).join('');
     const shaped = rows.shaped.filter(mine);
     if (shaped.length > 0) text += '  records the shape made of them:\n' + shaped.map(rowText).join('');
     const items = entry.kind === 'account' ? entry.account : entry.items;
@@ -105,5 +88,5 @@ export function renderShow(collector: ShowCollector, rows: ShownRows, options: P
           .map((issue) => `    ${issue.file}:${issue.line} ${issue.attr ?? ''}  ${issue.code}  ${issue.message}\n`)
           .join('');
   }
-  return terminalSafe(text);
+  return visibleText(text);
 }

@@ -41,7 +41,7 @@ export async function shapedRowsOf(
           values: view.columns.map((column, index): [string, string] => [column, row.cells[index] ?? '']),
         });
   const lines = [...new Map(records.map((row) => [`${row.file}:${row.line}`, row])).values()];
-  const legacy = await shaped.sourceRows(lines);
+  const legacy = await shaped.sourceRows(lines, keys);
   return {
     shaped: records,
     legacy: legacy.map((row) => ({ what: row.table, file: row.file, line: row.line, values: row.values })),

@@ -33,7 +33,8 @@ export interface ShapedExport {
   /** The view's rows ordered by `keyColumn` (trimmed, byte order), in batches; each row's cells as text. */
   rows(view: ShapedView, keyColumn: string, keys?: readonly string[]): AsyncGenerator<ShapedRow[], void, undefined>;
   /** Every row of every source table at one legacy line set: for `validate --show`. */
-  sourceRows(lines: ReadonlyArray<{ file: string; line: number }>): Promise<SourceRow[]>;
+  /** The legacy rows at these lines, and those holding one of `keys` as a whole cell (an account's other rows). */
+  sourceRows(lines: ReadonlyArray<{ file: string; line: number }>, keys?: readonly string[]): Promise<SourceRow[]>;
   close(): Promise<void>;
 }
 
@@ -121,7 +122,7 @@ function shapedExport(
         own.closeSync();
       }
     },
-    sourceRows: (lines) => readSourceRows(connection, sources, lines),
+    sourceRows: (lines, keys = []) => readSourceRows(connection, sources, lines, keys),
     close: async () => {
       for (const each of open) each.closeSync();
       instance.closeSync();
@@ -188,13 +189,20 @@ async function readSourceRows(
   connection: DuckDBConnection,
   sources: LoadedSource[],
   lines: ReadonlyArray<{ file: string; line: number }>,
+  keys: readonly string[],
 ): Promise<SourceRow[]> {
-  if (lines.length === 0) return [];
-  const wanted = lines.map(({ file, line }) => `(_file = ${quoteLiteral(file)} AND _line = ${line})`).join(' OR ');
+  if (lines.length === 0 && keys.length === 0) return [];
+  const atLines = lines.map(({ file, line }) => `(_file = ${quoteLiteral(file)} AND _line = ${line})`);
+  const keyList = keys.map(quoteLiteral).join(', ');
   const rows: SourceRow[] = [];
   for (const source of sources) {
+    // A row no record carries may still be the account's (a dual-fuel account's second supply point): any row holding
+    // the account number as a whole cell is shown too.
+    const holding =
+      keys.length === 0 ? [] : source.columns.map((column) => `${quoteIdentifier(column)} IN (${keyList})`);
+    const where = [...atLines, ...holding].join(' OR ');
     const read = await connection.runAndReadAll(
-      `SELECT * FROM ${quoteIdentifier(source.table)} WHERE ${wanted} ORDER BY _file, _line`,
+      `SELECT * FROM ${quoteIdentifier(source.table)} WHERE ${where} ORDER BY _file, _line`,
     );
     for (const row of read.getRowsJS()) {
       const values = source.columns.map((column, index): [string, string | null] => [
