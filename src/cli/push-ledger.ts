@@ -3,6 +3,7 @@ import { ExitCode, FatalError, MigrateError } from '../errors.js';
 import {
   exitCodeOf,
   leaseFeed,
+  statesWithWork,
   type EventSink,
   type ExportSource,
   type PushResult,
@@ -18,7 +19,6 @@ import {
   LedgerLockedError,
   prepareStateDir,
   snapshotLedger,
-  type AccountState,
   type LedgerLock,
 } from '../ledger/index.js';
 import {
@@ -116,11 +116,6 @@ export function takeLock(stateDir: string, stopAt?: (point: StopPoint) => void):
   }
 }
 
-/** Account states that hold work for a run (leased by a sharing runner): the executor's, and those waiting. */
-function statesWithWork(retryErrored: boolean): AccountState[] {
-  return ['staged', 'creating', 'processed', 'unresolved', 'scheduled', ...(retryErrored ? ['errored' as const] : [])];
-}
-
 async function openOnPostgres(url: string, input: RunLedgerInput, warn: (text: string) => void): Promise<RunLedger> {
   const seconds = input.unreachableSeconds;
   const opened = await openPostgresLedger(url, {
@@ -162,8 +157,8 @@ function feedOf(opened: PostgresLedger): NonNullable<RunLedger['feed']> {
       source: options.source,
       identity: options.identity,
       sink: options.sink,
-      open: ['staged', 'creating', 'processed', 'unresolved', ...(options.retryErrored ? ['errored' as const] : [])],
-      lead: Math.max(16, options.concurrency * 4),
+      concurrency: options.concurrency,
+      retryErrored: options.retryErrored,
       wait: options.wait,
     });
 }

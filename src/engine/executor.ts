@@ -12,7 +12,8 @@ import { StagingGate } from './staging-gate.js';
 import { ImportedListChecks } from './imported-list.js';
 import { pushItems } from './item-steps.js';
 import { FirstPollTuner, nextLookAt, pollerWaitMs } from './poll-schedule.js';
-import { afterListedImported, workableStates } from './transitions.js';
+import { workableStates } from './account-states.js';
+import { afterListedImported } from './transitions.js';
 
 export interface ExecuteResult {
   reason: StopReason;

@@ -33,6 +33,7 @@ export {
 export type { PlannedAccount } from './plan-scan.js';
 export { planDryRun } from './dry-run.js';
 export { exitCodeOf } from './outcome.js';
+export { STATE_FACTS, statesWhere, statesWithWork } from './account-states.js';
 export { leaseFeed } from './shared-feed.js';
 
 export const DEFAULT_ENGINE_SETTINGS = {

@@ -1,3 +1,4 @@
+import { statesWhere } from './account-states.js';
 import type { AccountPatch, AccountRow, AccountState, ItemPatch, ItemRow } from '../ledger/index.js';
 
 // What staging an export does to the ledger, decided by pure functions from what the ledger
@@ -15,7 +16,7 @@ export type AccountDecision =
   | { action: 'update'; patch: AccountPatch; step: string; detail?: string }
   | { action: 'keep' };
 
-const SENT_STATES: ReadonlySet<AccountState> = new Set(['creating', 'scheduled', 'processed', 'done']);
+const CREATE_SENT: ReadonlySet<AccountState> = new Set(statesWhere('createSent'));
 
 export function decideAccount(
   existing: AccountRow | undefined,
@@ -37,7 +38,7 @@ export function decideAccount(
     };
   }
   const changed = existing.fingerprint !== incoming.fingerprint;
-  if (SENT_STATES.has(existing.state) || (existing.state === 'errored' && !changed)) {
+  if (CREATE_SENT.has(existing.state) || (existing.state === 'errored' && !changed)) {
     if (!changed)
       return existing.changedFingerprint === null
         ? { action: 'keep' }

@@ -234,10 +234,3 @@ const ACCOUNT_NOT_FOUND_DETAIL =
   'no account of this external account number on the platform (no import process) and none in the export: its ' +
   'post-import records cannot be added. Correct their external_account_number, or bring the account in an ' +
   'accounts file, then push again.';
-
-/** The states the engine works on when it pulls pages from the ledger. */
-export function workableStates(retryErrored: boolean): AccountState[] {
-  return retryErrored
-    ? ['staged', 'creating', 'processed', 'unresolved', 'errored']
-    : ['staged', 'creating', 'processed', 'unresolved'];
-}

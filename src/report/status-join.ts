@@ -1,4 +1,5 @@
 import { CODE_LIMIT, limitDetail } from '../errors.js';
+import { statesWhere } from '../engine/index.js';
 import type { AccountRow, AccountState, ItemState } from '../ledger/index.js';
 import type { V2Status, V2StatusRecord } from '../schema/index.js';
 
@@ -37,8 +38,8 @@ export interface StatusRow {
   mismatch: Mismatch | null;
 }
 
-/** Ledger states in which the account was sent to the service, so the service should know it. */
-const SENT_STATES: ReadonlySet<AccountState> = new Set(['scheduled', 'processed', 'done', 'errored']);
+/** Ledger states in which the service holds an import process for the account, so its lists should name it. */
+const WITH_IMPORT_PROCESS: ReadonlySet<AccountState> = new Set(statesWhere('hasImportProcess'));
 
 function listingOf(entry: ServiceEntry | undefined): ServiceListing {
   if (entry === undefined) return 'absent';
@@ -52,7 +53,7 @@ export function mismatchOf(
 ): Mismatch | null {
   if (listing === null) return null;
   if (state === null) return listing === 'absent' ? null : 'only_on_service';
-  if (listing === 'absent') return SENT_STATES.has(state) ? 'only_in_ledger' : null;
+  if (listing === 'absent') return WITH_IMPORT_PROCESS.has(state) ? 'only_in_ledger' : null;
   const importedOnService = listing === 'imported' || v2 === 'PROCESSED';
   if ((state === 'processed' || state === 'done') && !importedOnService) return 'differs';
   if (state === 'errored' && importedOnService) return 'differs';

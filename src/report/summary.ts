@@ -1,4 +1,5 @@
 import { Chalk } from 'chalk';
+import { STATE_FACTS } from '../engine/index.js';
 import type { LedgerCounts } from '../ledger/index.js';
 import { ACCOUNT_STATES, ITEM_KINDS, ITEM_STATES } from '../ledger/index.js';
 import type { NotRead } from '../sources/index.js';
@@ -82,7 +83,7 @@ export function renderSummary(summary: PushSummary, color: boolean): string {
     const label = (ACCOUNT_LABELS[state] ?? state).padEnd(32);
     const text = `    ${label}${String(count).padStart(9)}`;
     lines.push(
-      state === 'done' ? c.green(text) : ['invalid', 'errored'].includes(state) ? c.red(text) : c.yellow(text),
+      state === 'done' ? c.green(text) : STATE_FACTS[state].needsPerson ? c.red(text) : c.yellow(text),
     );
   }
   const itemLines = ITEM_KINDS.flatMap((kind) => {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
+import { statesWhere, statesWithWork } from '../engine/index.js';
 import { spreadsheetCsvOptions } from './spreadsheet-safe.js';
 import {
   ITEM_STATES,
@@ -189,7 +190,7 @@ async function* accountsRows(scope: Scope): AsyncGenerator<CsvRecord> {
 
 /** Every data error: invalid and ERRORED accounts, then records held back or refused; `accounts` gets their ids. */
 async function* fixDataRows(scope: Scope, accounts: Set<number>): AsyncGenerator<CsvRecord> {
-  for await (const page of accountPages(scope, ['invalid', 'errored'])) {
+  for await (const page of accountPages(scope, statesWhere('needsPerson'))) {
     const issues = scope.source.issuesOf(page.map((account) => account.id));
     for (const account of page) {
       const rows = accountFixRows(account, issues.get(account.id) ?? []);
@@ -211,7 +212,7 @@ async function* fixDataRows(scope: Scope, accounts: Set<number>): AsyncGenerator
 
 /** What the next run retries: accounts with a transient failure or an unconfirmed create, records not settled. */
 async function* retryRows(scope: Scope): AsyncGenerator<CsvRecord> {
-  for await (const accounts of accountPages(scope, ['staged', 'creating', 'scheduled', 'processed', 'unresolved'])) {
+  for await (const accounts of accountPages(scope, statesWithWork(false))) {
     for (const account of accounts) {
       const row = accountRetryRow(account);
       if (row !== undefined) yield row;
