@@ -5,7 +5,7 @@ import { ExitCode, FatalError, InterruptedError, MigrateError, UsageError } from
 import { openExportInOrder, type ExportInOrder } from '../intake/export-in-order.js';
 import type { ExportReader } from '../intake/index.js';
 import type { FileOutOfOrder } from '../intake/order-proof.js';
-import { isLedgerDamage, stateDirFailure } from '../ledger/index.js';
+import { isLedgerDamage, storageFailure } from '../ledger/index.js';
 import { ExportCode } from '../mapping/issue-codes.js';
 import { linkLines, notReadLines, type LinkedFile } from '../report/export-entries.js';
 import { fileIssuesText, lockLostText, unknownAccountsText } from '../report/push-messages.js';
@@ -15,7 +15,6 @@ import { registerContractOption } from './mapping-options.js';
 import { exportIdentity } from './export-identity.js';
 import { onLedger } from './ledger-snapshot.js';
 import { dryRunPush } from './push-dry-run.js';
-import { postgresFailure } from './push-ledger.js';
 import { registerOutputFlags, registerRunFlags, registerSelectionFlags } from './push-flags.js';
 import { runRate } from './push-monitoring.js';
 import type { PushCommandOptions } from './push-options.js';
@@ -185,10 +184,10 @@ function concludeRun(
   });
   if (options.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
   else process.stdout.write(renderSummary(summary, colorWanted(process.stdout, process.env)));
+  if (storage instanceof MigrateError) throw storage;
   if (storage !== undefined)
     throw (
-      postgresFailure(storage) ??
-      stateDirFailure(storage, run.stateDir) ??
+      storageFailure(storage, run.stateDir) ??
       new FatalError(`the ledger in ${run.label} could not be written (${result.fatal?.detail ?? ''}); stopped.`)
     );
   if (result.fatal) tell(`${result.fatal.code}: ${result.fatal.detail}`);

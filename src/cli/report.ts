@@ -1,5 +1,5 @@
-import { join, resolve } from 'node:path';
-import { isLedgerDamage, LEDGER_FILE, ledgerDamagedError } from '../ledger/index.js';
+import { resolve } from 'node:path';
+import { isLedgerDamage, storageFailure } from '../ledger/index.js';
 import type { Command } from 'commander';
 import { RUN_DEFAULTS } from '../defaults.js';
 import { ExitCode, UsageError } from '../errors.js';
@@ -72,7 +72,8 @@ async function reportOn(options: ReportCommandOptions, stateDir: string, label: 
     };
     // One snapshot: every file counts the same accounts, even while a push writes the ledger.
     const summary = await source.snapshot(write).catch((error: unknown) => {
-      if (isLedgerDamage(error)) throw ledgerDamagedError(stateDir, join(stateDir, LEDGER_FILE), error);
+      const damaged = isLedgerDamage(error) ? storageFailure(error, stateDir) : undefined;
+      if (damaged) throw damaged;
       const code = (error as NodeJS.ErrnoException).code;
       // A file-system refusal (not a directory, no permission, disk full) is the operator's to fix: say where.
       if (typeof code === 'string' && /^E[A-Z]+$/.test(code))

@@ -29,8 +29,17 @@ import { EngineCode } from './engine-codes.js';
  *   as failed.
  * - storage: the ledger could not be written (`cause`: the ledger's error); the run stops (exit 3).
  */
-export type FailureClass =
-  'fatal' | 'ambiguous' | 'not_found' | 'transient' | 'stopped' | 'data' | 'unexpected' | 'storage';
+export const FAILURE_CLASSES = [
+  'data',
+  'transient',
+  'ambiguous',
+  'not_found',
+  'fatal',
+  'stopped',
+  'unexpected',
+  'storage',
+] as const;
+export type FailureClass = (typeof FAILURE_CLASSES)[number];
 
 export interface Failure {
   class: FailureClass;
