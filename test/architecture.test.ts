@@ -121,3 +121,20 @@ describe('the ledger', () => {
     expect(opening).toEqual([]);
   });
 });
+
+describe('exported names', () => {
+  it('are unique in src/: one name, one meaning (a type, constant or function exported from two files is two words)', () => {
+    const declared =
+      /^export (?:declare )?(?:abstract )?(?:async )?(?:const|let|function\*?|class|interface|type|enum)\s+([\w$]+)/gm;
+    const filesOf = new Map<string, Set<string>>();
+    for (const file of files)
+      for (const match of readFileSync(file, 'utf8').matchAll(declared)) {
+        const exported = match[1] ?? '';
+        filesOf.set(exported, (filesOf.get(exported) ?? new Set()).add(name(file)));
+      }
+    const duplicates = [...filesOf]
+      .filter(([, where]) => where.size > 1)
+      .map(([exported, where]) => `${exported}: ${[...where].sort().join(', ')}`);
+    expect(duplicates).toEqual([]);
+  });
+});

@@ -60,7 +60,7 @@ export function openMetrics(input: {
   const counts = ledgerCountsReader(input.stateDir, () => input.ledger.read.counts());
   const metrics = new PushMetrics({
     file: resolve(input.file),
-    stateDir: input.label ?? input.stateDir,
+    ledgerLabel: input.label ?? input.stateDir,
     counts: () => counts.read(),
     previousRun: input.previousRun,
     runStartedAt: input.tally.startedAt,

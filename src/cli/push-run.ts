@@ -2,7 +2,7 @@ import { realpathSync } from 'node:fs';
 import type { ClientEvent } from '../api/index.js';
 import { teeSink, type EngineEvent, type EventSink } from '../engine/index.js';
 import { ExitCode, MigrateError } from '../errors.js';
-import { isLedgerDamage, type Ledger, storageFailure } from '../ledger/index.js';
+import { isLedgerDamage, type Ledger, storageError } from '../ledger/index.js';
 import { estimateExportAccounts } from '../report/export-size.js';
 import { createNdjsonLogSink, type NdjsonLogSink } from '../report/ndjson-log.js';
 import { createProgressReporter, type ProgressReporter } from '../report/progress.js';
@@ -143,7 +143,7 @@ async function openResources(
     onClose: (close) => closers.add(close),
     close: async (ending) => {
       const failure = await closers.close(ending, (error) => {
-        if (!storageFailure(error, stateDir)) process.stderr.write(`migrate: while closing: ${String(error)}\n`);
+        if (!storageError(error, stateDir)) process.stderr.write(`migrate: while closing: ${String(error)}\n`);
       });
       if (failure !== undefined && ending.error === undefined) throw explainStorage(failure, setup.stateDir);
     },
@@ -198,7 +198,7 @@ function exitCodeOf(error: unknown): number {
 }
 
 function explainStorage(error: unknown, stateDir: string): unknown {
-  return storageFailure(error, stateDir) ?? error;
+  return storageError(error, stateDir) ?? error;
 }
 
 const tell = (line: string): void => void process.stderr.write(`migrate: ${line}\n`);

@@ -5,7 +5,7 @@ import { ExitCode, FatalError, InterruptedError, MigrateError, UsageError } from
 import { openExportInOrder, type ExportInOrder } from '../intake/export-in-order.js';
 import type { ExportReader } from '../intake/index.js';
 import type { FileOutOfOrder } from '../intake/order-proof.js';
-import { isLedgerDamage, storageFailure } from '../ledger/index.js';
+import { isLedgerDamage, storageError } from '../ledger/index.js';
 import { ExportCode } from '../mapping/issue-codes.js';
 import { linkLines, notReadLines, type LinkedFile } from '../report/export-entries.js';
 import { fileIssuesText, lockLostText, unknownAccountsText } from '../report/push-messages.js';
@@ -164,7 +164,7 @@ function concludeRun(
     result,
     topErrors: run.ledger.read.topErrorCodes(5),
     startedAt,
-    stateDir: run.label,
+    ledgerLabel: run.label,
     processedThisRun: run.progress.tally.done.processed,
     createdThisRun: run.progress.tally.done.created,
     wait: options.wait,
@@ -187,7 +187,7 @@ function concludeRun(
   if (storage instanceof MigrateError) throw storage;
   if (storage !== undefined)
     throw (
-      storageFailure(storage, run.stateDir) ??
+      storageError(storage, run.stateDir) ??
       new FatalError(`the ledger in ${run.label} could not be written (${result.fatal?.detail ?? ''}); stopped.`)
     );
   if (result.fatal) tell(`${result.fatal.code}: ${result.fatal.detail}`);

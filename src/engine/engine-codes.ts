@@ -14,6 +14,8 @@ export const EngineCode = {
   exportUnreadable: 'export_unreadable',
   /** Post-import records wait: their account is not imported (yet). */
   accountNotImported: 'account_not_imported',
+  /** Records of an account that exists nowhere: not in the export, no import process on the platform. */
+  accountNotFound: 'account_not_found',
   /** A transaction the service answered TRANSACTION_IMPORT_ERROR for. */
   transactionImportError: 'transaction_import_error',
   /** A payment instruction the vendor refused, the service saying no more. */

@@ -49,7 +49,7 @@ export const DEFAULT_ENGINE_SETTINGS = {
   maxConsecutiveFailures: RUN_DEFAULTS.maxConsecutiveFailures,
 } as const satisfies EngineSettings;
 
-export interface PushRun {
+export interface PushInput {
   ledger: Ledger;
   client: ImportServiceClient;
   settings: EngineSettings;
@@ -98,7 +98,7 @@ export function planOptionsOf(settings: EngineSettings, accounts?: ReadonlySet<s
  * takes each account once staging has committed it (staging-gate.ts). A run with --limit,
  * --accounts or --max-errors N% needs the whole plan first: it stages, then sends.
  */
-export async function runPush(run: PushRun): Promise<PushResult> {
+export async function runPush(run: PushInput): Promise<PushResult> {
   // --no-wait never waits for a check due later: the accounts earlier runs left waiting are checked in this run.
   if (!run.settings.wait) run.ledger.checksDueBy(Date.now());
   const needsPlan = run.selection !== undefined || (run.maxErrors !== undefined && 'percent' in run.maxErrors);
@@ -106,7 +106,7 @@ export async function runPush(run: PushRun): Promise<PushResult> {
   return run.source === undefined || needsPlan ? stageThenSend(run, run.source) : sendWhileStaging(run, run.source);
 }
 
-async function stageThenSend(run: PushRun, source: ExportSource | undefined): Promise<PushResult> {
+async function stageThenSend(run: PushInput, source: ExportSource | undefined): Promise<PushResult> {
   const { ledger, settings, sink } = run;
   const staged = source === undefined ? undefined : await stageExport(ledger, source, sink, { signal: run.signal });
   const extra = { unknownAccounts: [] as string[] };
@@ -126,7 +126,7 @@ async function stageThenSend(run: PushRun, source: ExportSource | undefined): Pr
   return finish(ledger, result.reason, result.fatal, staged, extra, filteredRun(run));
 }
 
-async function sendWhileStaging(run: PushRun, source: ExportSource | undefined): Promise<PushResult> {
+async function sendWhileStaging(run: PushInput, source: ExportSource | undefined): Promise<PushResult> {
   const { ledger, settings, sink } = run;
   const maxErrors = run.maxErrors === undefined ? undefined : errorLimitOf(run.maxErrors, 0);
   const extra = { unknownAccounts: [] as string[], ...(maxErrors === undefined ? {} : { maxErrors }) };
@@ -187,7 +187,7 @@ const STAGED_LEAD_PER_SLOT = 8;
 const STAGED_LEAD_MIN = 256;
 
 /** Runs `work` with SIGINT/SIGTERM (the run's signal) stopping the executor. */
-async function untilStopped<T>(run: PushRun, executor: Executor, work: () => Promise<T>): Promise<T> {
+async function untilStopped<T>(run: PushInput, executor: Executor, work: () => Promise<T>): Promise<T> {
   const onAbort = (): void => executor.stop('interrupted');
   // A signal that came before the run started (while the export was opened) fires no event: it stops the run now,
   // else the executor would wait for a staging gate that staging, stopped, never moves.
@@ -200,7 +200,7 @@ async function untilStopped<T>(run: PushRun, executor: Executor, work: () => Pro
   }
 }
 
-function filteredRun(run: PushRun): boolean {
+function filteredRun(run: PushInput): boolean {
   return (
     run.selection !== undefined || (run.settings.steps !== undefined && run.settings.steps.size < PUSH_STEPS.length)
   );

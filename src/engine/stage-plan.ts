@@ -11,7 +11,7 @@ export interface IncomingAccount {
   valid: boolean;
 }
 
-export type AccountDecision =
+export type AccountStageDecision =
   | { action: 'insert'; state: AccountState }
   | { action: 'update'; patch: AccountPatch; step: string; detail?: string }
   | { action: 'keep' };
@@ -22,7 +22,7 @@ export function decideAccount(
   existing: AccountRow | undefined,
   incoming: IncomingAccount,
   invalidFromService: boolean,
-): AccountDecision {
+): AccountStageDecision {
   const fresh: AccountState = incoming.valid ? 'staged' : 'invalid';
   if (existing === undefined) return { action: 'insert', state: fresh };
   const replace = { payload: incoming.payload, fingerprint: incoming.fingerprint, changedFingerprint: null };
@@ -77,12 +77,12 @@ export interface IncomingItem {
   valid: boolean;
 }
 
-export type ItemDecision =
+export type ItemStageDecision =
   | { action: 'insert'; state: 'pending' | 'held' }
   | { action: 'update'; patch: ItemPatch; detail?: string }
   | { action: 'keep' };
 
-export function decideItem(existing: ItemRow | undefined, incoming: IncomingItem): ItemDecision {
+export function decideItem(existing: ItemRow | undefined, incoming: IncomingItem): ItemStageDecision {
   const fresh = incoming.valid ? ('pending' as const) : ('held' as const);
   if (existing === undefined) return { action: 'insert', state: fresh };
   const changed = existing.fingerprint !== incoming.fingerprint;

@@ -1,5 +1,5 @@
 import type { V1StatusRecord, V2StatusRecord } from '../schema/index.js';
-import type { AccountPatch, AccountRow, AccountState, ErrorInfo } from '../ledger/index.js';
+import type { AccountPatch, AccountRow, ErrorInfo } from '../ledger/index.js';
 import { nextPollDelay, type PollSchedule } from './poll-schedule.js';
 import { EngineCode } from './engine-codes.js';
 
@@ -7,7 +7,7 @@ import { EngineCode } from './engine-codes.js';
 // functions from (account, outcome, clock) to the patch the ledger applies. No I/O here:
 // tested with tables in test/engine/transitions.test.ts.
 
-export interface Clock {
+export interface ClockReading {
   now: number;
   /** A number in [0, 1) for poll jitter. */
   random: number;
@@ -38,7 +38,7 @@ export type CreateResult =
 export function afterCreate(
   account: AccountRow,
   result: CreateResult,
-  clock: Clock,
+  clock: ClockReading,
   schedule: PollSchedule,
 ): Transition {
   switch (result.kind) {
@@ -95,7 +95,7 @@ export function afterCreate(
 export function afterStatus(
   account: AccountRow,
   status: V2StatusRecord | null,
-  clock: Clock,
+  clock: ClockReading,
   schedule: PollSchedule,
 ): Transition {
   if (status === null) {
@@ -142,7 +142,7 @@ export function afterStatus(
   }
 }
 
-function waitAgain(account: AccountRow, clock: Clock, schedule: PollSchedule, detail: string): Transition {
+function waitAgain(account: AccountRow, clock: ClockReading, schedule: PollSchedule, detail: string): Transition {
   const pollsMade = account.state === 'scheduled' ? account.polls + 1 : 0;
   return {
     step: account.state === 'creating' ? 'reconcile' : 'poll',
@@ -166,7 +166,7 @@ function waitAgain(account: AccountRow, clock: Clock, schedule: PollSchedule, de
 export function afterPollTransferStatus(
   account: AccountRow,
   status: V1StatusRecord | null,
-  clock: Clock,
+  clock: ClockReading,
   schedule: PollSchedule,
 ): Transition | undefined {
   if (status?.status === 'COMPLETED' && status.platform_account_number !== '') {
@@ -214,7 +214,7 @@ export function afterTransferStatus(status: V1StatusRecord | null): Transition {
       detail: 'no account for this external account number',
       patch: {
         state: 'invalid',
-        error: { code: ACCOUNT_NOT_FOUND, detail: ACCOUNT_NOT_FOUND_DETAIL },
+        error: { code: EngineCode.accountNotFound, detail: ACCOUNT_NOT_FOUND_DETAIL },
       },
     };
   const detail = `import status ${status.status}`;
@@ -228,8 +228,6 @@ export function afterTransferStatus(status: V1StatusRecord | null): Transition {
   };
 }
 
-/** Records of an account that exists nowhere (not in the export, no import process on the platform). */
-export const ACCOUNT_NOT_FOUND = 'account_not_found';
 const ACCOUNT_NOT_FOUND_DETAIL =
   'no account of this external account number on the platform (no import process) and none in the export: its ' +
   'post-import records cannot be added. Correct their external_account_number, or bring the account in an ' +

@@ -8,11 +8,11 @@ import { proveOrder, type OrderProof } from './order-proof.js';
  * out (README "Complete or not at all"). A CSV export is proven first: every file's key column
  * is scanned (order-proof.ts); the files proven in order stream through the merge join, the
  * others are sorted on disk before the join starts. An export with a JSON or NDJSON file is
- * staged whole first (the scratch SQLite join), so that every record of it is in before the
+ * joined whole in a scratch file first (the scratch SQLite join), so that every record of it is in before the
  * first account is handed out. Either way nothing is assumed about the order of a file.
  */
 export interface ExportInOrder extends ExportReader {
-  /** How each CSV file's order was proven; undefined when the export was staged whole. */
+  /** How each CSV file's order was proven; undefined when the export was joined in a scratch file. */
   readonly proof: OrderProof | undefined;
 }
 

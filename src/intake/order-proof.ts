@@ -30,7 +30,7 @@ export interface OrderProof {
   ms: number;
 }
 
-/** Proves the order of every CSV file of the export (others are refused: the caller stages JSON exports whole). */
+/** Proves the order of every CSV file of the export (others are refused: JSON exports go to the scratch join). */
 export async function proveOrder(
   files: ExportFile[],
   config: ExportMapping,

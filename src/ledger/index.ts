@@ -53,7 +53,7 @@ export { acquireLock, LedgerLockedError, LOCK_FILE, type LedgerLock } from './lo
 export { LEDGER_SCHEMA_VERSION } from './migrations.js';
 export { LedgerReader, type LedgerCounts } from './read.js';
 export { checkStateDir } from './state-dir.js';
-export { storageFailure } from './storage-error.js';
+export { storageError } from './storage-error.js';
 export * from './types.js';
 
 /** A read-only view of a state directory's ledger, with a close function (status, report). */

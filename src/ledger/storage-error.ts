@@ -52,7 +52,7 @@ function storageCause(error: unknown): string | undefined {
  * snapshots), or a state directory that cannot be written. Undefined for any other error, and for one already the
  * tool's own (the ledger's typed errors carry their exit code).
  */
-export function storageFailure(error: unknown, stateDir: string): MigrateError | undefined {
+export function storageError(error: unknown, stateDir: string): MigrateError | undefined {
   if (error instanceof MigrateError) return undefined;
   if (isLedgerDamage(error)) return ledgerDamagedError(stateDir, join(stateDir, LEDGER_FILE), error);
   const cause = storageCause(error);

@@ -23,8 +23,9 @@ export interface RunFacts {
 
 export interface PushMetricsOptions {
   file: string;
-  /** Labels every series, so that several cohorts' files on one host do not collide. */
-  stateDir: string;
+  /** Labels every series (`state_dir`), so that several cohorts' files on one host do not collide: the state
+   * directory, or the PostgreSQL ledger's URL without its password. */
+  ledgerLabel: string;
   /** The ledger's counts, read at every write. */
   counts: () => LedgerCounts | Promise<LedgerCounts>;
   /** The last push run that ended before this one (from the ledger's runs), if any. */
@@ -60,7 +61,7 @@ export class PushMetrics {
     this.#options = options;
     this.#now = options.now ?? Date.now;
     const registers = [this.#registry];
-    this.#registry.setDefaultLabels({ state_dir: options.stateDir });
+    this.#registry.setDefaultLabels({ state_dir: options.ledgerLabel });
     const counter = <L extends string>(name: string, help: string, labelNames: L[]): Counter<L> =>
       new Counter({ name, help, labelNames, registers });
     const gauge = (name: string, help: string, labelNames: string[] = []): Gauge<string> =>

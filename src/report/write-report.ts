@@ -49,7 +49,8 @@ export interface ReportOptions {
   outDir: string;
   /** Only this import supplier's accounts; all when undefined. */
   supplier?: string | undefined;
-  stateDir: string;
+  /** The state directory, or the PostgreSQL ledger's URL without its password (summary.json's `state_dir`). */
+  ledgerLabel: string;
   pageSize?: number;
 }
 
@@ -104,7 +105,7 @@ export async function writeReport(source: LedgerSource, options: ReportOptions):
   const counts = source.counts(options.supplier);
   const summary: ReportSummary = {
     generated_at: new Date().toISOString(),
-    state_dir: options.stateDir,
+    state_dir: options.ledgerLabel,
     import_supplier: options.supplier ?? null,
     accounts: counts.accounts,
     items: counts.items,

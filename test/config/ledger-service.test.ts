@@ -52,7 +52,7 @@ describe('the service of a state directory', () => {
     let thrown: unknown;
     try {
       refuseOtherService({
-        stateDir: '/srv/state',
+        ledgerLabel: '/srv/state',
         recorded: service(SANDBOX_SERVICE, 'spec', 'ACME'),
         current: service('https://a.example', 'spec', 'ACME'),
         command: 'push',
@@ -72,7 +72,7 @@ describe('the service of a state directory', () => {
     );
     expect(() =>
       refuseOtherService({
-        stateDir: '/srv/state',
+        ledgerLabel: '/srv/state',
         recorded: service('https://a.example'),
         current: service('https://a.example'),
         command: 'status',

@@ -7,7 +7,7 @@ import { accountNumberOf, platformIdentifierOf } from '../store.js';
 import {
   accountValidationError,
   notFound,
-  PROCESS_IN_PROGRESS,
+  CREATE_IN_PROGRESS,
   supplierGate,
   supplierIssues,
   withContract,
@@ -52,7 +52,7 @@ export function validateAccount(context: HandlerContext): Reply {
  * body. PENDING/IN_PROGRESS: 400 account_import_process_in_progress (the sandbox's choice, the
  * spec is silent). ERRORED/CANCELLED: accepted; a new process replaces the old one.
  */
-export function createAccount(context: HandlerContext): Reply {
+export function createImportProcess(context: HandlerContext): Reply {
   const checked = checkAccountRequest(context, true);
   if ('refused' in checked) return checked.refused;
   const payload = asObject(checked.payload) ?? {};
@@ -77,7 +77,7 @@ export function createAccount(context: HandlerContext): Reply {
     const detail =
       `An import process for the account number ${externalAccountNumber} is already ` +
       `${existing.status}; wait for it to finish.`;
-    return { status: 400, body: { detail, code: PROCESS_IN_PROGRESS, errors: [] } };
+    return { status: 400, body: { detail, code: CREATE_IN_PROGRESS, errors: [] } };
   }
   context.store.schedule(supplier, externalAccountNumber, payload, context.now);
   return { status: 201, body: {} };

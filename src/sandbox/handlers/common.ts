@@ -35,7 +35,7 @@ export interface HandlerContext {
 export type Handler = (context: HandlerContext) => Reply;
 
 export const INVALID_IMPORT_SUPPLIER = 'invalid_import_supplier';
-export const PROCESS_IN_PROGRESS = 'account_import_process_in_progress';
+export const CREATE_IN_PROGRESS = 'account_import_process_in_progress';
 export const ACCOUNT_NOT_FOUND = 'account_not_found';
 
 /**
