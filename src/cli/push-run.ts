@@ -197,9 +197,8 @@ function exitCodeOf(error: unknown): number {
   return error instanceof MigrateError ? error.exitCode : ExitCode.fatal;
 }
 
-function explainStorage(error: unknown, stateDir: string): unknown {
-  return storageError(error, stateDir) ?? error;
-}
+/** The error itself, or the tool's error naming it when it is a failure of the ledger's storage. */
+const explainStorage = (error: unknown, stateDir: string): unknown => storageError(error, stateDir) ?? error;
 
 const tell = (line: string): void => void process.stderr.write(`migrate: ${line}\n`);
 

@@ -1,5 +1,17 @@
 import type { AccountState, ItemKind } from '../ledger/index.js';
 
+/** What staging did to the ledger (stage.ts), told in the `staged` event and in the run's result. */
+export interface StageSummary {
+  accounts: number;
+  invalid: number;
+  orphans: number;
+  changedAfterImport: number;
+  /** Records found changed in the export after they were sent (reported, never resent). */
+  recordsChangedAfterImport: number;
+  /** Work staging added to the run: accounts that became `staged`, records that became `pending`. */
+  added: { accounts: number; items: Record<ItemKind, number> };
+}
+
 /**
  * What the engine tells the outside world. Progress bars, the final summary and an
  * NDJSON log all consume the same stream through an EventSink; the engine never prints.
@@ -12,16 +24,7 @@ export type EngineEvent =
       orphans: number;
       added: { accounts: number; items: Record<ItemKind, number> };
     }
-  | {
-      type: 'staged';
-      accounts: number;
-      invalid: number;
-      orphans: number;
-      changedAfterImport: number;
-      /** Records this staging found changed in the export after they were sent. */
-      recordsChangedAfterImport: number;
-      added: { accounts: number; items: Record<ItemKind, number> };
-    }
+  | ({ type: 'staged' } & StageSummary)
   /**
    * Files not proven in external account number order (README "Complete or not at all"): they are sorted on disk
    * before any account is handed out. `line`: where the first row out of order is; `reason`: why no proof was possible.

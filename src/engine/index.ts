@@ -3,7 +3,7 @@ import { RUN_DEFAULTS } from '../defaults.js';
 import { DEFAULT_TRANSACTION_FLAGS } from '../schema/index.js';
 import { ITEM_KINDS, type ItemKind, type Ledger, type LedgerCounts } from '../ledger/index.js';
 import type { EngineSettings } from './context.js';
-import type { EventSink, StopReason } from './events.js';
+import type { EventSink, StageSummary, StopReason } from './events.js';
 import { Executor } from './executor.js';
 import { EngineCode } from './engine-codes.js';
 import type { Failure } from './failure.js';
@@ -13,13 +13,13 @@ import { PUSH_STEPS, type PlanOptions, type PlanTotals } from './plan.js';
 import { scanPlan, type PlanScan } from './plan-scan.js';
 import { DEFAULT_POLL_SCHEDULE } from './poll-schedule.js';
 import { Selection } from './selection.js';
-import { stageExport, type ExportSource, type StageSummary } from './stage.js';
+import { stageExport, type ExportSource } from './stage.js';
 import { StagingGate } from './staging-gate.js';
 
 export type { EngineSettings } from './context.js';
-export { nullSink, teeSink, type EngineEvent, type EventSink, type StopReason } from './events.js';
+export { nullSink, teeSink, type EngineEvent, type EventSink, type StageSummary, type StopReason } from './events.js';
 export { configurationIssue, type Failure } from './failure.js';
-export { sourceOf, type ExportSource, type StageSummary } from './stage.js';
+export { sourceOf, type ExportSource } from './stage.js';
 export {
   PLAN_REASONS,
   planAccount,

@@ -2,8 +2,8 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { compareKeys } from '../intake/index.js';
 import type { Ledger } from '../ledger/index.js';
 import { leaseLead, workableStates } from './account-states.js';
-import type { EventSink } from './events.js';
-import { stageExport, type ExportSource, type StageSummary } from './stage.js';
+import type { EventSink, StageSummary } from './events.js';
+import { stageExport, type ExportSource } from './stage.js';
 import { StagingGate } from './staging-gate.js';
 
 // A runner of a ledger shared with other runners (README "Several runners"): the export is staged once, by the first

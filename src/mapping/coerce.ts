@@ -4,7 +4,7 @@ import { isCalendarDate, isIsoDatetime } from '../schema/index.js';
 import { isJsonNumber, jsonNumberText, type JsonNumber } from '../sources/json-value.js';
 import type { FieldType } from './fields.js';
 import { ExportCode } from './issue-codes.js';
-import { withIssue, textOf, type CoerceContext, type Coerced } from './coerced.js';
+import { issue, textOf, type CoerceContext, type Coerced } from './coerced.js';
 import { coerceMinorAmount, coerceNumber } from './coerce-number.js';
 import { parseDecimal } from './decimal.js';
 import { coerceDocumentPaths, coerceJson } from './json-cell.js';
@@ -38,11 +38,11 @@ export function coerceValue(type: FieldType, input: unknown, context: CoerceCont
           ? { value }
           : typeof value === 'number'
             ? { value: String(value) }
-            : withIssue(value, ExportCode.invalidType, `${context.field} must be text.`);
+            : issue(value, ExportCode.invalidType, `${context.field} must be text.`);
     case 'phone':
       return typeof value === 'string' && !isJsonNumber(value)
         ? { value: normalisePhone(value, context.phoneCountry) }
-        : withIssue(value, ExportCode.invalidType, `${context.field} must be text.`);
+        : issue(value, ExportCode.invalidType, `${context.field} must be text.`);
     case 'boolean':
       return coerceBoolean(value, context.field);
     case 'integer':
@@ -75,7 +75,7 @@ function coerceBoolean(value: unknown, field: string): Coerced {
   const text = (isJsonNumber(value) ? numberAsBooleanText(value) : String(value)).toLowerCase();
   if (TRUE.has(text)) return { value: true };
   if (FALSE.has(text)) return { value: false };
-  return withIssue(
+  return issue(
     value,
     ExportCode.invalidBoolean,
     `${field}: "${textOf(value)}" is not a boolean (true/false, 1/0, yes/no, y/n); map other values with "values" ` +
@@ -105,7 +105,7 @@ function readUnder(
 }
 
 function ambiguous(context: CoerceContext, text: string, readings: Set<string>, kind: 'date' | 'datetime'): Coerced {
-  return withIssue(
+  return issue(
     text,
     ExportCode.ambiguousDate,
     `${context.field}: "${text}" is ambiguous: it reads as ${[...readings].join(' or ')} under the declared ` +
@@ -121,16 +121,12 @@ function coerceDate(value: unknown, context: CoerceContext): Coerced {
   if (readings.size === 1) return { value: [...readings][0] };
   if (readings.size > 1) return ambiguous(context, text, readings, 'date');
   if (matched || /^\d{4}-\d{2}-\d{2}$/.test(text))
-    return withIssue(text, ExportCode.invalidDate, `${context.field}: "${text}" is not a date that exists.`);
+    return issue(text, ExportCode.invalidDate, `${context.field}: "${text}" is not a date that exists.`);
   const declared =
     formats.length > 0
       ? `YYYY-MM-DD or ${formats.map((format) => format.source).join(', ')}`
       : 'YYYY-MM-DD (declare other formats with "date_format" in the mapping file)';
-  return withIssue(
-    text,
-    ExportCode.invalidDate,
-    `${context.field}: "${text}" is not a date in the format ${declared}.`,
-  );
+  return issue(text, ExportCode.invalidDate, `${context.field}: "${text}" is not a date in the format ${declared}.`);
 }
 
 function coerceDatetime(value: unknown, context: CoerceContext): Coerced {
@@ -144,8 +140,8 @@ function coerceDatetime(value: unknown, context: CoerceContext): Coerced {
   if (readings.size === 1) return { value: [...readings][0] };
   if (readings.size > 1) return ambiguous(context, text, readings, 'datetime');
   if (matched)
-    return withIssue(text, ExportCode.invalidDatetime, `${context.field}: "${text}" is not a datetime that exists.`);
-  return withIssue(
+    return issue(text, ExportCode.invalidDatetime, `${context.field}: "${text}" is not a datetime that exists.`);
+  return issue(
     text,
     ExportCode.invalidDatetime,
     `${context.field}: "${text}" is not an ISO 8601 datetime with a UTC offset (e.g. 2024-01-31T09:30:00Z); ` +

@@ -318,15 +318,12 @@ function finish(plan: FilePlan, record: MappedRecord, lifted: Lifted): MappedRec
   return record;
 }
 
+function emptyRecord(plan: FilePlan, line: number): MappedRecord {
+  return { kind: plan.kind, line, externalAccountNumber: undefined, importSupplier: undefined, fields: {}, issues: [] };
+}
+
 export function mapCsvRow(plan: FilePlan, line: number, cells: string[]): MappedRecord {
-  const record: MappedRecord = {
-    kind: plan.kind,
-    line,
-    externalAccountNumber: undefined,
-    importSupplier: undefined,
-    fields: {},
-    issues: [],
-  };
+  const record = emptyRecord(plan, line);
   const lifted: Lifted = {};
   if (cells.length !== plan.width) {
     // Cells of a shifted row land in the wrong fields: report the row once, not each symptom.
@@ -376,14 +373,7 @@ export function mapJsonRecord(
   object: Record<string, unknown>,
   unknown?: (key: string) => void,
 ): MappedRecord {
-  const record: MappedRecord = {
-    kind: plan.kind,
-    line,
-    externalAccountNumber: undefined,
-    importSupplier: undefined,
-    fields: {},
-    issues: [],
-  };
+  const record = emptyRecord(plan, line);
   const lifted: Lifted = {};
   eachJsonField(plan, object, (key, value, field, type) => {
     if (type)

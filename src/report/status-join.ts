@@ -1,5 +1,5 @@
 import { CODE_LIMIT, limitDetail } from '../errors.js';
-import { statesWhere } from '../engine/index.js';
+import { STATE_FACTS, statesWhere } from '../engine/index.js';
 import type { AccountRow, AccountState, ItemState } from '../ledger/index.js';
 import type { V2Status, V2StatusRecord } from '../schema/index.js';
 
@@ -55,7 +55,7 @@ export function mismatchOf(
   if (state === null) return listing === 'absent' ? null : 'only_on_service';
   if (listing === 'absent') return WITH_IMPORT_PROCESS.has(state) ? 'only_in_ledger' : null;
   const importedOnService = listing === 'imported' || v2 === 'PROCESSED';
-  if ((state === 'processed' || state === 'done') && !importedOnService) return 'differs';
+  if (STATE_FACTS[state].imported && !importedOnService) return 'differs';
   if (state === 'errored' && importedOnService) return 'differs';
   return null;
 }
@@ -74,8 +74,7 @@ export function joinRow(input: {
   const v2Status = v2?.status ?? null;
   const state = account?.state ?? null;
   const latest = v2?.latest_error ?? null;
-  const ledgerError =
-    account !== undefined && (account.state === 'errored' || account.state === 'invalid') ? account.error : null;
+  const ledgerError = account !== undefined && STATE_FACTS[account.state].needsPerson ? account.error : null;
   return {
     import_supplier: input.supplier,
     external_account_number: input.externalAccountNumber,

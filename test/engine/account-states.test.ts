@@ -19,6 +19,7 @@ describe('the account-state facts', () => {
   it.each([
     ['waiting', ['creating', 'scheduled']],
     ['createSent', ['creating', 'scheduled', 'processed', 'done']],
+    ['imported', ['processed', 'done']],
     ['hasImportProcess', ['scheduled', 'processed', 'errored', 'done']],
     ['needsPerson', ['invalid', 'errored']],
     ['statusAsked', ['creating', 'scheduled', 'errored']],
