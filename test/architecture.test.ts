@@ -138,3 +138,16 @@ describe('exported names', () => {
     expect(duplicates).toEqual([]);
   });
 });
+
+describe('the documentation', () => {
+  const root = path.join(import.meta.dirname, '..');
+  it('lists every page of docs/ in docs/README.md', () => {
+    const index = readFileSync(path.join(root, 'docs', 'README.md'), 'utf8');
+    const pages = readdirSync(path.join(root, 'docs')).filter((page) => page.endsWith('.md') && page !== 'README.md');
+    expect(pages.filter((page) => !index.includes(`](${page})`))).toEqual([]);
+  });
+
+  it('keeps the README a front page: at most 8 KB', () => {
+    expect(readFileSync(path.join(root, 'README.md')).length).toBeLessThanOrEqual(8 * 1024);
+  });
+});

@@ -7,7 +7,7 @@ import { PushMetrics, type RunFacts } from '../report/metrics.js';
 import type { ProgressTally } from '../report/progress-tally.js';
 
 // push's --metrics-file wiring: checked before anything is written, opened once the ledger is,
-// written at the start, every --metrics-interval seconds and at the end (README "Monitoring").
+// written at the start, every --metrics-interval seconds and at the end (docs/monitoring.md).
 
 /**
  * --metrics-file's directory must exist (checked before the state directory is created). A name

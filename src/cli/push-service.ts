@@ -16,7 +16,7 @@ import type { PushCommandOptions } from './push-options.js';
 import type { PushSetup } from './push-setup.js';
 
 // The service a push run talks to, and the one its ledger belongs to: a ledger records the service it was pushed to,
-// and a run against another is refused unless --move-ledger-to-service moves it (README "Commands", push).
+// and a run against another is refused unless --move-ledger-to-service moves it (docs/commands.md, push).
 
 /** This run's service, refused (exit 2) when the ledger records another and --move-ledger-to-service is not given. */
 export function checkLedgerService(

@@ -22,7 +22,7 @@ import { openPushRun, type PushRun, type RunEnding } from './push-run.js';
 import { onStateDir, preparePush, type PushSetup } from './push-setup.js';
 
 // `migrate push <dir>` as a composition: configuration (push-setup.ts) -> the run's resources (push-run.ts) -> the
-// export, proven in order (README "Complete or not at all") -> the engine -> the summary. The command decides what to
+// export, proven in order (docs/complete-or-not.md) -> the engine -> the summary. The command decides what to
 // write when; the rules live below it.
 
 export type { PushCommandOptions } from './push-options.js';

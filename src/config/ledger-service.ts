@@ -1,6 +1,6 @@
 import { UsageError } from '../errors.js';
 
-// The service a state directory is used with (README "Rerun semantics"): its ledger says what one
+// The service a state directory is used with (docs/reruns.md): its ledger says what one
 // service holds, so a push or status against another would skip what that one never received (a
 // sandbox rehearsal's ledger says "done" for accounts the real platform has never seen). The first
 // push records it; later runs must name the same one, or move the ledger on deliberately with

@@ -4,7 +4,7 @@
  * the service's, its answers'.
  */
 export const EngineCode = {
-  /** A record sent whose answer was lost where nothing can settle it (README "Rerun semantics"): never resent. */
+  /** A record sent whose answer was lost where nothing can settle it (docs/reruns.md): never resent. */
   outcomeUnknown: 'outcome_unknown',
   /** The service refused the run's configuration (import supplier, request form), not an account's data. */
   configurationRefused: 'configuration_refused',

@@ -26,7 +26,7 @@ export type EngineEvent =
     }
   | ({ type: 'staged' } & StageSummary)
   /**
-   * Files not proven in external account number order (README "Complete or not at all"): they are sorted on disk
+   * Files not proven in external account number order (docs/complete-or-not.md): they are sorted on disk
    * before any account is handed out. `line`: where the first row out of order is; `reason`: why no proof was possible.
    */
   | { type: 'sorting'; files: Array<{ file: string; line?: number; reason?: string }> }

@@ -94,7 +94,7 @@ export function planOptionsOf(settings: EngineSettings, accounts?: ReadonlySet<s
 
 /**
  * Stages the export into the ledger and runs the state machine until done, stopped, or timed out.
- * A plain run sends while it stages (README "Sending while the export is read"): the executor
+ * A plain run sends while it stages (docs/complete-or-not.md "Sending while the export is read"): the executor
  * takes each account once staging has committed it (staging-gate.ts). A run with --limit,
  * --accounts or --max-errors N% needs the whole plan first: it stages, then sends.
  */

@@ -140,7 +140,7 @@ function decide(
       // Reconciling is a read; a create found never received is sent again only when create is a step.
       return { inPlan: true, reason: 'reconcile', requests: { status_check: 1, ...afterProcessing } };
     case 'scheduled':
-      // --no-wait too: a run takes up the accounts earlier runs left waiting (README "Rerun semantics").
+      // --no-wait too: a run takes up the accounts earlier runs left waiting (docs/reruns.md).
       return { inPlan: true, reason: 'wait', requests: { status_check: 1, ...records } };
     case 'processed':
       if (has(records)) return { inPlan: true, reason: 'post_import', requests: records };

@@ -6,7 +6,7 @@ import type { EventSink, StageSummary } from './events.js';
 import { stageExport, type ExportSource } from './stage.js';
 import { StagingGate } from './staging-gate.js';
 
-// A runner of a ledger shared with other runners (README "Several runners"): the export is staged once, by the first
+// A runner sharing a ledger with others (docs/postgres.md "Several runners"): the export is staged once, by the first
 // runner to take the stage lock, once no account is leased; every runner leases accounts a page at a time into its
 // working copy (while staging goes on, those staged so far) and its executor works on them, exactly as on accounts
 // that staging has passed.

@@ -2,7 +2,7 @@ import { statesWhere } from './account-states.js';
 import type { AccountPatch, AccountRow, AccountState, ItemPatch, ItemRow } from '../ledger/index.js';
 
 // What staging an export does to the ledger, decided by pure functions from what the ledger
-// holds and what the export brings (README "Rerun semantics"). stage.ts applies the result.
+// holds and what the export brings (docs/reruns.md). stage.ts applies the result.
 
 export interface IncomingAccount {
   fingerprint: string;

@@ -5,7 +5,7 @@ import { proveOrder, type OrderProof } from './order-proof.js';
 
 /**
  * The export read in external account number order, every account complete when it is handed
- * out (README "Complete or not at all"). A CSV export is proven first: every file's key column
+ * out (docs/complete-or-not.md). A CSV export is proven first: every file's key column
  * is scanned (order-proof.ts); the files proven in order stream through the merge join, the
  * others are sorted on disk before the join starts. An export with a JSON or NDJSON file is
  * joined whole in a scratch file first (the scratch SQLite join), so that every record of it is in before the

@@ -6,8 +6,8 @@ import { ACCOUNT_STATES, ITEM_KINDS, ITEM_STATES, type LedgerCounts } from '../l
 
 // `push --metrics-file FILE`: the cut-over as Prometheus metrics, in the text format node_exporter's
 // textfile collector reads (a `.prom` file in its --collector.textfile.directory), so that an
-// alert rule can page someone when a run fails or the migration stops moving (README
-// "Monitoring"). prom-client keeps the registry and writes the format; this file decides what is
+// alert rule can page someone when a run fails or the migration stops moving (docs/monitoring.md).
+// prom-client keeps the registry and writes the format; this file decides what is
 // measured: the ledger's counts (the whole state directory, all runs), this run's requests, 429s
 // and retries (from the client's events), and the runs' start, end, exit code and rate. Written
 // whole: to a temporary file in the same directory, then renamed over FILE, so that the collector

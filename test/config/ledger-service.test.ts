@@ -8,7 +8,7 @@ import {
 } from '../../src/config/ledger-service.js';
 import { UsageError } from '../../src/errors.js';
 
-// The service a state directory is used with (README "Rerun semantics"), pure.
+// The service a state directory is used with (docs/reruns.md), pure.
 
 const service = (url: string, dialect = 'spec', importSupplier?: string) => ({ url, dialect, importSupplier });
 

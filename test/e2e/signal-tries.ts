@@ -16,7 +16,7 @@ import { expectExactState, push, ROOT } from './helpers.js';
 const TRIES = 20;
 
 const BIN = join(ROOT, 'bin', 'migrate.js');
-/** README: in-flight requests get 10 s; a second's start-up and closing on a loaded machine beside it. */
+/** docs/commands.md: in-flight requests get 10 s; a second's start-up and closing on a loaded machine beside it. */
 export const GRACE_MS = 11_000;
 
 export type LogLine = Record<string, unknown>;

@@ -6,7 +6,7 @@ import type { ProcessRecord } from '../records.js';
 import type { ProcessStore } from '../store.js';
 
 // What every endpoint handler gets, and the error bodies they share (spec "Errors"; where the
-// spec is silent, the sandbox's choices documented in the README section "The sandbox").
+// spec is silent, the sandbox's choices documented in docs/sandbox.md).
 
 export interface HandlerContext {
   store: ProcessStore;
