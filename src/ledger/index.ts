@@ -49,7 +49,7 @@ export { copyLedger, explainDamage, LEDGER_FILE, prepareStateDir } from './db.js
 export { isLedgerDamage, LedgerDamagedError, snapshotLedger } from './damage.js';
 export { canonicalJson, fingerprintOf } from './fingerprint.js';
 export { Ledger, type AccountCursor, type NewAccount } from './ledger.js';
-export { acquireLock, LedgerLockedError, LOCK_FILE, type LedgerLock } from './lock.js';
+export { acquireLock, LedgerLockedError, LOCK_FILE } from './lock.js';
 export { LEDGER_SCHEMA_VERSION } from './migrations.js';
 export { LedgerReader, type LedgerCounts } from './read.js';
 export { checkStateDir } from './state-dir.js';
