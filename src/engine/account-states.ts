@@ -8,6 +8,8 @@ interface StateFacts {
   workable?: true | 'retry';
   /** It waits for the service: its next step is a status check when its next check falls due. */
   waiting?: true;
+  /** Whether it exists on the service is not known yet: the next step asks first (an unconfirmed create, a lookup). */
+  asksFirst?: true;
   /** Its create went out (or may have) and did not fail: a changed export no longer replaces what was sent. */
   createSent?: true;
   /** The ledger knows it imported: the platform's account number adopted. */
@@ -23,12 +25,12 @@ interface StateFacts {
 export const STATE_FACTS: Readonly<Record<AccountState, Readonly<StateFacts>>> = {
   staged: { workable: true },
   invalid: { needsPerson: true },
-  creating: { workable: true, waiting: true, createSent: true, statusAsked: true },
+  creating: { workable: true, asksFirst: true, waiting: true, createSent: true, statusAsked: true },
   scheduled: { waiting: true, createSent: true, hasImportProcess: true, statusAsked: true },
   processed: { workable: true, createSent: true, imported: true, hasImportProcess: true },
   errored: { workable: 'retry', hasImportProcess: true, needsPerson: true, statusAsked: true },
   done: { createSent: true, imported: true, hasImportProcess: true },
-  unresolved: { workable: true },
+  unresolved: { workable: true, asksFirst: true },
 };
 
 /** The states of which `fact` holds, in the ledger's order. */

@@ -18,6 +18,7 @@ describe('the account-state facts', () => {
 
   it.each([
     ['waiting', ['creating', 'scheduled']],
+    ['asksFirst', ['creating', 'unresolved']],
     ['createSent', ['creating', 'scheduled', 'processed', 'done']],
     ['imported', ['processed', 'done']],
     ['hasImportProcess', ['scheduled', 'processed', 'errored', 'done']],
