@@ -1,4 +1,4 @@
-// The defaults of a run, in one table: the commands' flags (README "Commands"), the engine's settings and the
+// The defaults of a run, in one table: the commands' flags (docs/commands.md), the engine's settings and the
 // client's options read them here, so that a default is changed in one place and the help text, the engine and the
 // client cannot disagree. Like errors.ts, a leaf every folder may import.
 

@@ -128,3 +128,33 @@ describe('the ledger', () => {
     expect(opening).toEqual([]);
   });
 });
+
+describe('exported names', () => {
+  it('are unique in src/: one name, one meaning (a type, constant or function exported from two files is two words)', () => {
+    const declared =
+      /^export (?:declare )?(?:abstract )?(?:async )?(?:const|let|function\*?|class|interface|type|enum)\s+([\w$]+)/gm;
+    const filesOf = new Map<string, Set<string>>();
+    for (const file of files)
+      for (const match of readFileSync(file, 'utf8').matchAll(declared)) {
+        const exported = match[1] ?? '';
+        filesOf.set(exported, (filesOf.get(exported) ?? new Set()).add(name(file)));
+      }
+    const duplicates = [...filesOf]
+      .filter(([, where]) => where.size > 1)
+      .map(([exported, where]) => `${exported}: ${[...where].sort().join(', ')}`);
+    expect(duplicates).toEqual([]);
+  });
+});
+
+describe('the documentation', () => {
+  const root = path.join(import.meta.dirname, '..');
+  it('lists every page of docs/ in docs/README.md', () => {
+    const index = readFileSync(path.join(root, 'docs', 'README.md'), 'utf8');
+    const pages = readdirSync(path.join(root, 'docs')).filter((page) => page.endsWith('.md') && page !== 'README.md');
+    expect(pages.filter((page) => !index.includes(`](${page})`))).toEqual([]);
+  });
+
+  it('keeps the README a front page: at most 8 KB', () => {
+    expect(readFileSync(path.join(root, 'README.md')).length).toBeLessThanOrEqual(8 * 1024);
+  });
+});

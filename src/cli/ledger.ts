@@ -1,16 +1,9 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { ledgerUrlOf } from '../config/ledger-url.js';
-import { ExitCode, FatalError, UsageError } from '../errors.js';
-import { Ledger } from '../ledger/index.js';
-import { takeLock } from './push-ledger.js';
-import {
-  LedgerUnreachableError,
-  moveLedgerToPostgres,
-  redactUrl,
-  TargetNotEmptyError,
-  type MoveResult,
-} from '../ledger/postgres/index.js';
+import { ExitCode, UsageError } from '../errors.js';
+import { acquireLock, Ledger } from '../ledger/index.js';
+import { moveLedgerToPostgres, type MoveResult } from '../ledger/postgres/index.js';
 import { ledgerExists } from '../report/ledger-source.js';
 
 export interface LedgerCopyOptions {
@@ -42,13 +35,11 @@ export async function ledgerCopyCommand(options: LedgerCopyOptions): Promise<num
   if (!ledgerExists(stateDir))
     throw new UsageError(`no ledger in ${stateDir}: give the --state directory of the migration`, 'ledger_not_found');
   // No push may write either ledger meanwhile: the state directory's lock, then the PostgreSQL ledger's.
-  const lock = takeLock(stateDir);
+  const lock = acquireLock(stateDir);
   try {
     const ledger = Ledger.open(stateDir);
     try {
-      const result = await moveLedgerToPostgres(ledger.db, url).catch((error: unknown) => {
-        throw explain(error, redactUrl(url));
-      });
+      const result = await moveLedgerToPostgres(ledger.db, url);
       process.stdout.write(render(stateDir, result));
       return result.differences.length === 0 ? ExitCode.ok : ExitCode.fatal;
     } finally {
@@ -57,17 +48,6 @@ export async function ledgerCopyCommand(options: LedgerCopyOptions): Promise<num
   } finally {
     await lock.release().catch(() => undefined);
   }
-}
-
-function explain(error: unknown, label: string): unknown {
-  if (error instanceof TargetNotEmptyError) return new UsageError(error.message, 'ledger_not_empty');
-  if (error instanceof LedgerUnreachableError || (error as { code?: unknown }).code !== undefined)
-    return new FatalError(
-      `cannot copy into the PostgreSQL ledger ${label}: ${(error as Error).message}; nothing was copied ` +
-        '(the copy is one transaction). Check --to and the database, then run it again.',
-      'ledger_unavailable',
-    );
-  return error;
 }
 
 function render(stateDir: string, result: MoveResult): string {

@@ -20,7 +20,7 @@ export interface OpenServiceInput {
   /** Start the built-in sandbox with these options (its dialect is the run's) and use it. */
   sandbox?: Partial<SandboxOptions> | undefined;
   file?: ServiceFileSettings | undefined;
-  recorded?: { dialect: string; stateDir: string } | undefined;
+  recorded?: { dialect: string; ledgerLabel: string } | undefined;
   /** The service's settings as the command loaded them already (warnings said): used as they are, not loaded again. */
   config?: ServiceConfig | undefined;
   /** Pace and other per-command client options (concurrency, rate, events). */

@@ -16,7 +16,7 @@ import type { PushSetup } from './push-setup.js';
 // request), so that a plan also says the real run could start, in the dialect it would send in: the same checks, the
 // same plan.
 
-export interface DryRunInput {
+export interface DryRunPushInput {
   options: PushCommandOptions;
   setup: PushSetup;
   /** How the plan names the ledger: the state directory, or a PostgreSQL ledger's URL without its password. */
@@ -29,7 +29,7 @@ export interface DryRunInput {
   refuse: (reader: ExportReader) => void;
 }
 
-export async function dryRunPush(input: DryRunInput): Promise<number> {
+export async function dryRunPush(input: DryRunPushInput): Promise<number> {
   const { options, setup } = input;
   refuseAnotherService(options, setup);
   const scratch = mkdtempSync(join(tmpdir(), 'migrate-dry-run-'));
@@ -84,7 +84,7 @@ function refuseAnotherService(options: PushCommandOptions, setup: PushSetup): vo
     const recorded = reader.read.service();
     if (recorded !== undefined)
       refuseOtherService({
-        stateDir: setup.stateDir,
+        ledgerLabel: setup.stateDir,
         recorded,
         current: serviceIdentity({
           sandbox: options.sandbox === true,

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
-import { ExitCode, FatalError, MigrateError } from '../errors.js';
 import {
   exitCodeOf,
   leaseFeed,
+  statesWithWork,
   type EventSink,
   type ExportSource,
   type PushResult,
@@ -15,19 +15,10 @@ import {
   isLedgerDamage,
   Ledger,
   LEDGER_FILE,
-  LedgerLockedError,
   prepareStateDir,
   snapshotLedger,
-  type AccountState,
-  type LedgerLock,
 } from '../ledger/index.js';
-import {
-  LeaseLostError,
-  LedgerUnreachableError,
-  openPostgresLedger,
-  PostgresLedgerUnavailableError,
-  type PostgresLedger,
-} from '../ledger/postgres/index.js';
+import { openPostgresLedger, type PostgresLedger } from '../ledger/postgres/index.js';
 import type { StopPoint } from './stop-points.js';
 
 /** The ledger a push runs on: a state directory's SQLite file, or a PostgreSQL database through a working copy. */
@@ -75,7 +66,7 @@ export async function openRunLedger(input: RunLedgerInput, warn: (text: string) 
   const { stateDir, stopAt } = input;
   prepareStateDir(stateDir);
   stopAt('state-dir-made');
-  const lock = takeLock(stateDir, stopAt);
+  const lock = acquireLock(stateDir, { onStep: stopAt });
   let ledger: Ledger;
   try {
     ledger = Ledger.open(stateDir);
@@ -105,22 +96,6 @@ export async function openRunLedger(input: RunLedgerInput, warn: (text: string) 
   };
 }
 
-/** A state directory's lock, or exit 4 naming who holds it. */
-export function takeLock(stateDir: string, stopAt?: (point: StopPoint) => void): LedgerLock {
-  try {
-    return acquireLock(stateDir, stopAt === undefined ? {} : { onStep: stopAt });
-  } catch (error) {
-    if (error instanceof LedgerLockedError)
-      throw new MigrateError(error.message, { code: 'state_locked', exitCode: ExitCode.locked });
-    throw error;
-  }
-}
-
-/** Account states that hold work for a run (leased by a sharing runner): the executor's, and those waiting. */
-function statesWithWork(retryErrored: boolean): AccountState[] {
-  return ['staged', 'creating', 'processed', 'unresolved', 'scheduled', ...(retryErrored ? ['errored' as const] : [])];
-}
-
 async function openOnPostgres(url: string, input: RunLedgerInput, warn: (text: string) => void): Promise<RunLedger> {
   const seconds = input.unreachableSeconds;
   const opened = await openPostgresLedger(url, {
@@ -134,13 +109,6 @@ async function openOnPostgres(url: string, input: RunLedgerInput, warn: (text: s
           ? `the PostgreSQL ledger is unreachable; no new work until it is back (at most ${seconds} s)`
           : 'the PostgreSQL ledger is reachable again; the run goes on',
       ),
-  }).catch((error: unknown) => {
-    if (error instanceof PostgresLedgerUnavailableError)
-      throw new FatalError(
-        `${error.message}. Check --ledger (or MIGRATE_LEDGER_URL) and the database.`,
-        'ledger_unavailable',
-      );
-    throw error;
   });
   return {
     ledger: opened.ledger,
@@ -162,8 +130,8 @@ function feedOf(opened: PostgresLedger): NonNullable<RunLedger['feed']> {
       source: options.source,
       identity: options.identity,
       sink: options.sink,
-      open: ['staged', 'creating', 'processed', 'unresolved', ...(options.retryErrored ? ['errored' as const] : [])],
-      lead: Math.max(16, options.concurrency * 4),
+      concurrency: options.concurrency,
+      retryErrored: options.retryErrored,
       wait: options.wait,
     });
 }
@@ -178,14 +146,4 @@ async function settleShared(opened: PostgresLedger, result: PushResult, filtered
   await opened.sync();
   const counts = await opened.counts();
   return { ...result, counts, exitCode: exitCodeOf(result.reason, counts, filtered) };
-}
-
-/**
- * A failure of the PostgreSQL ledger (unreachable past --ledger-timeout, a lease taken over) as the run's message
- * (exit 3). Undefined for any other failure.
- */
-export function postgresFailure(failure: unknown): FatalError | undefined {
-  if (failure instanceof LedgerUnreachableError || failure instanceof LeaseLostError)
-    return new FatalError(failure.message, 'ledger_unreachable', failure);
-  return undefined;
 }

@@ -9,7 +9,7 @@ import type { ProgressTally } from '../report/progress-tally.js';
 import { monotonicNow } from '../clock.js';
 
 // push's --metrics-file wiring: checked before anything is written, opened once the ledger is,
-// written at the start, every --metrics-interval seconds and at the end (README "Monitoring").
+// written at the start, every --metrics-interval seconds and at the end (docs/monitoring.md).
 
 /**
  * --metrics-file's directory must exist (checked before the state directory is created). A name
@@ -64,7 +64,7 @@ export function openMetrics(input: {
   const counts = ledgerCountsReader(input.stateDir, () => input.ledger.read.counts());
   const metrics = new PushMetrics({
     file: resolve(input.file),
-    stateDir: input.label ?? input.stateDir,
+    ledgerLabel: input.label ?? input.stateDir,
     counts: () => counts.read(),
     previousRun: input.previousRun,
     runStartedAt: input.tally.startedAt,

@@ -1,9 +1,8 @@
 import { realpathSync } from 'node:fs';
-import { join } from 'node:path';
 import { bodyExcerpt, type ClientEvent } from '../api/index.js';
 import { teeSink, type EngineEvent, type EventSink } from '../engine/index.js';
 import { ExitCode, MigrateError, visibleText } from '../errors.js';
-import { isLedgerDamage, type Ledger, LEDGER_FILE, ledgerDamagedError, stateDirFailure } from '../ledger/index.js';
+import { isLedgerDamage, type Ledger, storageError } from '../ledger/index.js';
 import { estimateExportAccounts } from '../report/export-size.js';
 import { createNdjsonLogSink, type NdjsonLogSink } from '../report/ndjson-log.js';
 import { createProgressReporter, type ProgressReporter } from '../report/progress.js';
@@ -11,7 +10,7 @@ import { logFailedText, releasedText } from '../report/push-messages.js';
 import { DEFAULT_UNREACHABLE_SECONDS, redactUrl } from '../ledger/postgres/index.js';
 import { Closers } from './closers.js';
 import type { OpenService } from './open-service.js';
-import { openRunLedger, postgresFailure, type RunLedger } from './push-ledger.js';
+import { openRunLedger, type RunLedger } from './push-ledger.js';
 import { stampRunId } from './stamped-output.js';
 import type { PushCommandOptions } from './push-options.js';
 import { lastEndedPush, openMetrics, type OpenedMetrics } from './push-monitoring.js';
@@ -147,7 +146,7 @@ async function openResources(
     onClose: (close) => closers.add(close),
     close: async (ending) => {
       const failure = await closers.close(ending, (error) => {
-        if (!stateDirFailure(error, stateDir)) process.stderr.write(`migrate: while closing: ${String(error)}\n`);
+        if (!storageError(error, stateDir)) process.stderr.write(`migrate: while closing: ${String(error)}\n`);
       });
       if (failure !== undefined && ending.error === undefined) throw explainStorage(failure, setup.stateDir);
     },
@@ -201,11 +200,8 @@ function exitCodeOf(error: unknown): number {
   return error instanceof MigrateError ? error.exitCode : ExitCode.fatal;
 }
 
-function explainStorage(error: unknown, stateDir: string): unknown {
-  return isLedgerDamage(error)
-    ? ledgerDamagedError(stateDir, join(stateDir, LEDGER_FILE), error)
-    : (postgresFailure(error) ?? stateDirFailure(error, stateDir) ?? error);
-}
+/** The error itself, or the tool's error naming it when it is a failure of the ledger's storage. */
+const explainStorage = (error: unknown, stateDir: string): unknown => storageError(error, stateDir) ?? error;
 
 const tell = (line: string): void => void process.stderr.write(`migrate: ${visibleText(line)}\n`);
 

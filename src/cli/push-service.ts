@@ -16,7 +16,7 @@ import type { PushCommandOptions } from './push-options.js';
 import type { PushSetup } from './push-setup.js';
 
 // The service a push run talks to, and the one its ledger belongs to: a ledger records the service it was pushed to,
-// and a run against another is refused unless --move-ledger-to-service moves it (README "Commands", push).
+// and a run against another is refused unless --move-ledger-to-service moves it (docs/commands.md, push).
 
 /** This run's service, refused (exit 2) when the ledger records another and --move-ledger-to-service is not given. */
 export function checkLedgerService(
@@ -27,7 +27,7 @@ export function checkLedgerService(
   const moving = options.moveLedgerToService === true;
   // Read under the lock: the dialect the setup chose must be the ledger's (a PostgreSQL ledger's is known only now).
   const recordedDialect = ledger.read.dialect();
-  const dialect = recordedDialect === undefined ? undefined : { dialect: recordedDialect, stateDir: label, moving };
+  const dialect = recordedDialect === undefined ? undefined : { dialect: recordedDialect, ledgerLabel: label, moving };
   const current = serviceIdentity({
     sandbox: options.sandbox === true,
     baseUrl: setup.service?.baseUrl,
@@ -35,7 +35,7 @@ export function checkLedgerService(
     importSupplier: setup.config.importSupplier,
   });
   const recorded = ledger.read.service();
-  if (recorded !== undefined && !moving) refuseOtherService({ stateDir: label, recorded, current, command: 'push' });
+  if (recorded !== undefined && !moving) refuseOtherService({ ledgerLabel: label, recorded, current, command: 'push' });
   return { recorded, current, dialect };
 }
 

@@ -32,7 +32,7 @@ export interface PushSetup {
   /** The dialect the run sends in: the flags', else the state directory's, else 'spec' (config/service.ts). */
   dialect: Dialect;
   /** The state directory's recorded dialect, read without the lock (undefined: none yet). */
-  recorded: { dialect: string; stateDir: string; moving: boolean } | undefined;
+  recorded: { dialect: string; ledgerLabel: string; moving: boolean } | undefined;
   /** The PostgreSQL ledger (--ledger, MIGRATE_LEDGER_URL); undefined: the state directory's SQLite ledger. */
   ledgerUrl: string | undefined;
   /** The test hook of stop-points.ts (a no-op unless MIGRATE_TEST_STOP_AT is set). */
@@ -104,7 +104,7 @@ function recordedDialect(stateDir: string, moving: boolean): PushSetup['recorded
     const reader = openLedgerReader(stateDir);
     try {
       const dialect = reader.read.dialect();
-      return dialect === undefined ? undefined : { dialect, stateDir, moving };
+      return dialect === undefined ? undefined : { dialect, ledgerLabel: stateDir, moving };
     } finally {
       reader.close();
     }

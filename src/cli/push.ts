@@ -16,7 +16,7 @@ import { openExportInOrder, type ExportInOrder } from '../intake/export-in-order
 import type { ExportReader } from '../intake/index.js';
 import type { FileOutOfOrder } from '../intake/order-proof.js';
 import { scratchSpaceError } from './scratch-space.js';
-import { isLedgerDamage, stateDirFailure } from '../ledger/index.js';
+import { isLedgerDamage, storageError } from '../ledger/index.js';
 import { ExportCode } from '../mapping/issue-codes.js';
 import { linkLines, notReadLines, spellingLines, type LinkedFile } from '../report/export-entries.js';
 import { fileIssuesText, lockLostText, unknownAccountsText } from '../report/push-messages.js';
@@ -26,7 +26,6 @@ import { registerContractOption } from './mapping-options.js';
 import { exportIdentity } from './export-identity.js';
 import { onLedger } from './ledger-snapshot.js';
 import { dryRunPush } from './push-dry-run.js';
-import { postgresFailure } from './push-ledger.js';
 import { registerOutputFlags, registerRunFlags, registerSelectionFlags } from './push-flags.js';
 import { runRate } from './push-monitoring.js';
 import type { PushCommandOptions } from './push-options.js';
@@ -35,7 +34,7 @@ import { onStateDir, preparePush, type PushSetup } from './push-setup.js';
 import { monotonicNow } from '../clock.js';
 
 // `migrate push <dir>` as a composition: configuration (push-setup.ts) -> the run's resources (push-run.ts) -> the
-// export, proven in order (README "Complete or not at all") -> the engine -> the summary. The command decides what to
+// export, proven in order (docs/complete-or-not.md) -> the engine -> the summary. The command decides what to
 // write when; the rules live below it.
 
 export type { PushCommandOptions } from './push-options.js';
@@ -185,7 +184,7 @@ function concludeRun(
     result,
     topErrors: run.ledger.read.topErrorCodes(5),
     startedAt,
-    stateDir: run.label,
+    ledgerLabel: run.label,
     processedThisRun: run.progress.tally.done.processed,
     createdThisRun: run.progress.tally.done.created,
     wait: options.wait,
@@ -205,10 +204,10 @@ function concludeRun(
   });
   if (options.json) process.stdout.write(`${visibleJson(JSON.stringify(summary, null, 2))}\n`);
   else process.stdout.write(renderSummary(visibleStrings(summary), colorWanted(process.stdout, process.env)));
+  if (storage instanceof MigrateError) throw storage;
   if (storage !== undefined)
     throw (
-      postgresFailure(storage) ??
-      stateDirFailure(storage, run.stateDir) ??
+      storageError(storage, run.stateDir) ??
       new FatalError(`the ledger in ${run.label} could not be written (${result.fatal?.detail ?? ''}); stopped.`)
     );
   if (result.fatal) tell(`${result.fatal.code}: ${result.fatal.detail}`);

@@ -1,5 +1,5 @@
-import { join, resolve } from 'node:path';
-import { isLedgerDamage, LEDGER_FILE, ledgerDamagedError } from '../ledger/index.js';
+import { resolve } from 'node:path';
+import { isLedgerDamage, storageError } from '../ledger/index.js';
 import type { Command } from 'commander';
 import { RUN_DEFAULTS } from '../defaults.js';
 import { ExitCode, UsageError } from '../errors.js';
@@ -63,7 +63,7 @@ async function reportOn(options: ReportCommandOptions, stateDir: string, label: 
       files: [...Object.values(REPORT_FILES), ...(options.html ? [HTML_REPORT_FILE] : [])],
     });
     const write = async (): Promise<ReportSummary> => {
-      const written = await writeReport(source, { stateDir: label ?? stateDir, outDir, supplier: options.supplier });
+      const written = await writeReport(source, { ledgerLabel: label ?? stateDir, outDir, supplier: options.supplier });
       if (options.html) {
         const path = await writeHtmlReport(source, written, { outDir, supplier: options.supplier });
         written.files[HTML_REPORT_FILE] = { path, rows: 1 };
@@ -72,7 +72,8 @@ async function reportOn(options: ReportCommandOptions, stateDir: string, label: 
     };
     // One snapshot: every file counts the same accounts, even while a push writes the ledger.
     const summary = await source.snapshot(write).catch((error: unknown) => {
-      if (isLedgerDamage(error)) throw ledgerDamagedError(stateDir, join(stateDir, LEDGER_FILE), error);
+      const damaged = isLedgerDamage(error) ? storageError(error, stateDir) : undefined;
+      if (damaged) throw damaged;
       const code = (error as NodeJS.ErrnoException).code;
       // A file-system refusal (not a directory, no permission, disk full) is the operator's to fix: say where.
       if (typeof code === 'string' && /^E[A-Z]+$/.test(code))

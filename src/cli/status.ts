@@ -159,12 +159,12 @@ function openLedger(options: StatusCommandOptions): LedgerSource | undefined {
 function refuseSupplierNotHeld(options: StatusCommandOptions, ledger: LedgerSource): void {
   const held = ledger.read.suppliers();
   if (held.includes(options.supplier)) return;
-  const stateDir = ledgerName(options);
+  const label = ledgerName(options);
   throw new UsageError(
     held.length === 0
-      ? `the ledger in ${stateDir} holds no accounts yet (of any import supplier): run migrate push first, or give ` +
+      ? `the ledger in ${label} holds no accounts yet (of any import supplier): run migrate push first, or give ` +
           `the --state directory of the migration`
-      : `the ledger in ${stateDir} holds no accounts of import supplier ${JSON.stringify(options.supplier)}; it ` +
+      : `the ledger in ${label} holds no accounts of import supplier ${JSON.stringify(options.supplier)}; it ` +
           `holds ${held.map((code) => JSON.stringify(code)).join(', ')} (codes are case-sensitive). Give one of ` +
           `them, or the --state directory of ${options.supplier}'s migration.`,
     'supplier_not_in_ledger',
@@ -181,7 +181,7 @@ function refuseOtherServiceOf(options: StatusCommandOptions, ledger: LedgerSourc
     dialect: service.config.dialect,
     importSupplier: undefined,
   });
-  refuseOtherService({ stateDir: ledgerName(options), recorded, current, command: 'status' });
+  refuseOtherService({ ledgerLabel: ledgerName(options), recorded, current, command: 'status' });
 }
 
 /** The service in the state directory's dialect (a different --dialect is refused, as in push). */
@@ -189,7 +189,7 @@ function openClient(options: StatusCommandOptions, ledger: LedgerSource | undefi
   const dialect = ledger?.read.dialect();
   return openService({
     flags: options,
-    recorded: dialect === undefined ? undefined : { dialect, stateDir: ledgerName(options) },
+    recorded: dialect === undefined ? undefined : { dialect, ledgerLabel: ledgerName(options) },
     client: { concurrency: RUN_DEFAULTS.concurrency },
     withoutUrl: 'or --offline for the ledger alone',
   });

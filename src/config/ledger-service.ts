@@ -1,6 +1,6 @@
 import { UsageError } from '../errors.js';
 
-// The service a state directory is used with (README "Rerun semantics"): its ledger says what one
+// The service a state directory is used with (docs/reruns.md): its ledger says what one
 // service holds, so a push or status against another would skip what that one never received (a
 // sandbox rehearsal's ledger says "done" for accounts the real platform has never seen). The first
 // push records it; later runs must name the same one, or move the ledger on deliberately with
@@ -68,12 +68,13 @@ export function serviceDifferences(recorded: ServiceIdentity, current: ServiceId
  * how the message refers to the command (`push` can move the ledger; `status` cannot).
  */
 export function refuseOtherService(input: {
-  stateDir: string;
+  /** The state directory, or the PostgreSQL ledger's URL without its password. */
+  ledgerLabel: string;
   recorded: ServiceIdentity;
   current: ServiceIdentity;
   command: 'push' | 'status';
 }): void {
-  const { stateDir, recorded, current } = input;
+  const { ledgerLabel, recorded, current } = input;
   const differences = serviceDifferences(recorded, current);
   if (differences.length === 0) return;
   const same =
@@ -83,7 +84,7 @@ export function refuseOtherService(input: {
       ? `${same}, run this push again with ${MOVE_FLAG}: the ledger then records the new service.`
       : `${same}, record it first with migrate push ... ${MOVE_FLAG}; or read the ledger alone with --offline.`;
   throw new UsageError(
-    `the state directory ${stateDir} was used with ${describeService(recorded)}; this run asks for ` +
+    `the state directory ${ledgerLabel} was used with ${describeService(recorded)}; this run asks for ` +
       `${describeService(current)}. Its ledger says what that service holds: against another it would skip what ` +
       `the other never received. ${move} For another service, give another --state directory` +
       `${recorded.url === SANDBOX_SERVICE ? ' (this one belongs to the sandbox: throw it away)' : ''}.`,

@@ -69,7 +69,7 @@ export interface LoadServiceConfigInput {
    * The dialect the state directory was pushed in (the ledger's), if any. `moving`: --move-ledger-to-service, the run
    * may ask for another (config/ledger-service.ts).
    */
-  recorded?: { dialect: string; stateDir: string; moving?: boolean | undefined } | undefined;
+  recorded?: { dialect: string; ledgerLabel: string; moving?: boolean | undefined } | undefined;
   /** What the command can do without a service URL, said when there is none (default: its --sandbox). */
   withoutUrl?: string | undefined;
 }
@@ -142,7 +142,7 @@ export function chooseDialect(input: Pick<LoadServiceConfigInput, 'flags' | 'env
   if (dialect === undefined || dialect === recorded.dialect) return recorded.dialect as Dialect;
   if (recorded.moving === true) return dialect;
   throw new UsageError(
-    `${source} asks for the ${dialect} dialect, but the state directory ${recorded.stateDir} was pushed in the ` +
+    `${source} asks for the ${dialect} dialect, but the state directory ${recorded.ledgerLabel} was pushed in the ` +
       `${recorded.dialect} dialect; a state directory keeps one dialect. Run with --dialect ${recorded.dialect}, ` +
       `or push the ${dialect} dialect into a new --state directory (or, if the service itself now speaks it, move ` +
       `the ledger on with push --move-ledger-to-service).`,

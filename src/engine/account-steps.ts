@@ -15,7 +15,6 @@ import {
 } from './failure.js';
 import { nextPollDelay } from './poll-schedule.js';
 import {
-  ACCOUNT_NOT_FOUND,
   afterCreate,
   afterPollTransferStatus,
   afterStatus,
@@ -265,7 +264,7 @@ export async function resolveAccount(ctx: StepContext, account: AccountRow): Pro
 function recordNotFound(ctx: StepContext, account: AccountRow): void {
   const records = ctx.ledger.itemsOf(account.id, ['pending']);
   const issues: StoredIssue[] = records.map((record) => ({
-    code: ACCOUNT_NOT_FOUND,
+    code: EngineCode.accountNotFound,
     message:
       `${account.importSupplier} ${account.externalAccountNumber}: no such account on the platform (no import ` +
       `process) and none in the export, so this ${record.kind.replace('_', ' ')} cannot be added; correct its ` +

@@ -1,10 +1,10 @@
 import type { ExportEntry } from '../mapping/types.js';
 import { copyLedger, Ledger } from '../ledger/index.js';
 import type { EngineSettings } from './context.js';
-import type { EventSink } from './events.js';
+import type { EventSink, StageSummary } from './events.js';
 import { PUSH_STEPS } from './plan.js';
 import { scanPlan, type PlannedAccount, type PlanScan } from './plan-scan.js';
-import { sourceOf, stageExport, type StageSummary } from './stage.js';
+import { sourceOf, stageExport } from './stage.js';
 
 // `push --dry-run`: everything but side effects. Staging changes account states
 // (an invalid account found valid again, an errored one with new data, new records reopening a

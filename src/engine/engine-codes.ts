@@ -4,7 +4,7 @@
  * the service's, its answers'.
  */
 export const EngineCode = {
-  /** A record sent whose answer was lost where nothing can settle it (README "Rerun semantics"): never resent. */
+  /** A record sent whose answer was lost where nothing can settle it (docs/reruns.md): never resent. */
   outcomeUnknown: 'outcome_unknown',
   /** The service refused the run's configuration (import supplier, request form), not an account's data. */
   configurationRefused: 'configuration_refused',
@@ -28,6 +28,8 @@ export const EngineCode = {
   requestTooLarge: 'request_too_large',
   /** Post-import records wait: their account is not imported (yet). */
   accountNotImported: 'account_not_imported',
+  /** Records of an account that exists nowhere: not in the export, no import process on the platform. */
+  accountNotFound: 'account_not_found',
   /** A transaction the service answered TRANSACTION_IMPORT_ERROR for. */
   transactionImportError: 'transaction_import_error',
   /** A payment instruction the vendor refused, the service saying no more. */

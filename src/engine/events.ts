@@ -1,5 +1,21 @@
 import type { AccountState, ItemKind } from '../ledger/index.js';
 
+/** What staging did to the ledger (stage.ts), told in the `staged` event and in the run's result. */
+export interface StageSummary {
+  accounts: number;
+  invalid: number;
+  orphans: number;
+  changedAfterImport: number;
+  /** Records found changed in the export after they were sent (reported, never resent). */
+  recordsChangedAfterImport: number;
+  /** Note rows identical to an earlier one of their account, counted once (mapping/note-identity.ts). */
+  duplicateNotes: number;
+  /** Values dropped under the mapping file's `on_invalid: omit` (validate lists each). */
+  omittedValues: number;
+  /** Work staging added to the run: accounts that became `staged`, records that became `pending`. */
+  added: { accounts: number; items: Record<ItemKind, number> };
+}
+
 /**
  * What the engine tells the outside world. Progress bars, the final summary and an
  * NDJSON log all consume the same stream through an EventSink; the engine never prints.
@@ -12,18 +28,9 @@ export type EngineEvent =
       orphans: number;
       added: { accounts: number; items: Record<ItemKind, number> };
     }
-  | {
-      type: 'staged';
-      accounts: number;
-      invalid: number;
-      orphans: number;
-      changedAfterImport: number;
-      /** Records this staging found changed in the export after they were sent. */
-      recordsChangedAfterImport: number;
-      added: { accounts: number; items: Record<ItemKind, number> };
-    }
+  | ({ type: 'staged' } & StageSummary)
   /**
-   * Files not proven in external account number order (README "Complete or not at all"): they are sorted on disk
+   * Files not proven in external account number order (docs/complete-or-not.md): they are sorted on disk
    * before any account is handed out. `line`: where the first row out of order is; `reason`: why no proof was possible.
    */
   | { type: 'sorting'; files: Array<{ file: string; line?: number; reason?: string }> }

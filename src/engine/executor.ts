@@ -12,7 +12,8 @@ import { StagingGate } from './staging-gate.js';
 import { ImportedListChecks } from './imported-list.js';
 import { pushItems } from './item-steps.js';
 import { FirstPollTuner, nextLookAt, pollerWaitMs } from './poll-schedule.js';
-import { afterListedImported, workableStates } from './transitions.js';
+import { STATE_FACTS, workableStates } from './account-states.js';
+import { afterListedImported } from './transitions.js';
 import { monotonicNow } from '../clock.js';
 
 export interface ExecuteResult {
@@ -364,7 +365,7 @@ export class Executor {
     const rows: AccountRow[] = [];
     for (const id of this.#selection.due(now, limit)) {
       const row = this.#ledger.accountById(id);
-      if (row !== undefined && (row.state === 'scheduled' || row.state === 'creating')) rows.push(row);
+      if (row !== undefined && STATE_FACTS[row.state].waiting) rows.push(row);
       else if (row !== undefined) this.#selection.update(row); // no longer parked: never due again
     }
     return rows;

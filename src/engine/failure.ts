@@ -11,28 +11,23 @@ import type { ValidationIssue } from '../schema/index.js';
 import { EngineCode } from './engine-codes.js';
 
 /**
- * The failure classes of docs/architecture.md, for errors the client rejects with (after its own retry policy gave
- * up), read from the client's error classes and flags (api/errors.ts), never from codes. Data-class failures the
- * service answers (a validation 400) are not here: the client returns them as outcome values.
- * - fatal: the run cannot go on (the error's `fatal` flag: authentication, supplier not ongoing, a pause beyond the
- *   ceiling, an HTML page, a connection no resend mends), or an error that is not the client's (a bug).
- * - ambiguous: the request may have been applied and no answer came (the error's `ambiguous` flag): reconcile first.
- * - not_found: 404 on a post-import endpoint: the account is not imported (yet).
- * - transient: the service answered with a failure (5xx, 429, another 4xx) and retries ran out: nothing applied.
- * - stopped: the run's stop ended the wait for an answer (docs/api-client.md "Stopping"); nothing applied.
- * - data: the client refused to send the request (`invalid_request`: an undocumented field; the spec allows
- *   documented fields only): the export must change, so it is held back like a validation 400 (fix-data) and not
- *   retried until its data changes.
- * - unexpected: the service answered, but not as the spec says: whether a write was applied is unknown, so it is
- *   reconciled like a lost answer (a create through the v2 status, records through the service's dedup; a payment
- *   instruction is never resent), and retried across runs at most UNEXPECTED_ATTEMPTS times before it is recorded
- *   as failed.
- * - storage: the ledger could not be written (`cause`: the ledger's error); the run stops (exit 3).
- * - too_large: 413, the request's body is larger than the service (or a proxy in front of it) takes; nothing applied:
- *   the records are sent again in smaller requests, down to one (item-steps.ts).
+ * The failure classes, each explained in docs/architecture.md "Failure classes" (the same list: a test reads the
+ * table), for errors the client rejects with (after its own retry policy gave up), read from the client's error classes
+ * and flags (api/errors.ts: `fatal`, `ambiguous`), never from codes. Data-class failures the service answers (a
+ * validation 400) are not here: the client returns them as outcome values.
  */
-export type FailureClass =
-  'fatal' | 'ambiguous' | 'not_found' | 'transient' | 'stopped' | 'data' | 'unexpected' | 'storage' | 'too_large';
+export const FAILURE_CLASSES = [
+  'data',
+  'transient',
+  'ambiguous',
+  'not_found',
+  'fatal',
+  'stopped',
+  'unexpected',
+  'storage',
+  'too_large',
+] as const;
+export type FailureClass = (typeof FAILURE_CLASSES)[number];
 
 export interface Failure {
   class: FailureClass;

@@ -3,7 +3,7 @@ import { RUN_DEFAULTS } from '../defaults.js';
 import { DEFAULT_TRANSACTION_FLAGS } from '../schema/index.js';
 import { ITEM_KINDS, type ItemKind, type Ledger, type LedgerCounts } from '../ledger/index.js';
 import type { EngineSettings } from './context.js';
-import type { EventSink, StopReason } from './events.js';
+import type { EventSink, StageSummary, StopReason } from './events.js';
 import { Executor } from './executor.js';
 import { EngineCode } from './engine-codes.js';
 import type { Failure } from './failure.js';
@@ -13,13 +13,13 @@ import { PUSH_STEPS, type PlanOptions, type PlanTotals } from './plan.js';
 import { scanPlan, type PlanScan } from './plan-scan.js';
 import { DEFAULT_POLL_SCHEDULE, longestPollDelay } from './poll-schedule.js';
 import { Selection } from './selection.js';
-import { stageExport, type ExportSource, type StageSummary } from './stage.js';
+import { stageExport, type ExportSource } from './stage.js';
 import { StagingGate } from './staging-gate.js';
 
 export type { EngineSettings } from './context.js';
-export { nullSink, teeSink, type EngineEvent, type EventSink, type StopReason } from './events.js';
+export { nullSink, teeSink, type EngineEvent, type EventSink, type StageSummary, type StopReason } from './events.js';
 export { configurationIssue, type Failure } from './failure.js';
-export { sourceOf, type ExportSource, type StageSummary } from './stage.js';
+export { sourceOf, type ExportSource } from './stage.js';
 export {
   PLAN_REASONS,
   planAccount,
@@ -34,6 +34,7 @@ import { monotonicNow } from '../clock.js';
 export type { PlannedAccount } from './plan-scan.js';
 export { planDryRun } from './dry-run.js';
 export { exitCodeOf } from './outcome.js';
+export { STATE_FACTS, statesWhere, statesWithWork } from './account-states.js';
 export { leaseFeed } from './shared-feed.js';
 
 export const DEFAULT_ENGINE_SETTINGS = {
@@ -51,7 +52,7 @@ export const DEFAULT_ENGINE_SETTINGS = {
   maxConsecutiveFailures: RUN_DEFAULTS.maxConsecutiveFailures,
 } as const satisfies EngineSettings;
 
-export interface PushRun {
+export interface PushInput {
   ledger: Ledger;
   client: ImportServiceClient;
   settings: EngineSettings;
@@ -96,11 +97,11 @@ export function planOptionsOf(settings: EngineSettings, accounts?: ReadonlySet<s
 
 /**
  * Stages the export into the ledger and runs the state machine until done, stopped, or timed out.
- * A plain run sends while it stages (README "Sending while the export is read"): the executor
+ * A plain run sends while it stages (docs/complete-or-not.md "Sending while the export is read"): the executor
  * takes each account once staging has committed it (staging-gate.ts). A run with --limit,
  * --accounts or --max-errors N% needs the whole plan first: it stages, then sends.
  */
-export async function runPush(run: PushRun): Promise<PushResult> {
+export async function runPush(run: PushInput): Promise<PushResult> {
   // --no-wait never waits for a check due later: the accounts earlier runs left waiting are checked in this run. A
   // check an earlier run left due further ahead than any poll delay was scheduled on a clock that has stepped since
   // (docs/limits.md "Clocks"): it is due within that delay, not an hour later.
@@ -111,7 +112,7 @@ export async function runPush(run: PushRun): Promise<PushResult> {
   return run.source === undefined || needsPlan ? stageThenSend(run, run.source) : sendWhileStaging(run, run.source);
 }
 
-async function stageThenSend(run: PushRun, source: ExportSource | undefined): Promise<PushResult> {
+async function stageThenSend(run: PushInput, source: ExportSource | undefined): Promise<PushResult> {
   const { ledger, settings, sink } = run;
   const staged = source === undefined ? undefined : await stageExport(ledger, source, sink, { signal: run.signal });
   const extra = { unknownAccounts: [] as string[] };
@@ -131,7 +132,7 @@ async function stageThenSend(run: PushRun, source: ExportSource | undefined): Pr
   return finish(ledger, result.reason, result.fatal, staged, extra, filteredRun(run));
 }
 
-async function sendWhileStaging(run: PushRun, source: ExportSource | undefined): Promise<PushResult> {
+async function sendWhileStaging(run: PushInput, source: ExportSource | undefined): Promise<PushResult> {
   const { ledger, settings, sink } = run;
   const maxErrors = run.maxErrors === undefined ? undefined : errorLimitOf(run.maxErrors, 0);
   const extra = { unknownAccounts: [] as string[], ...(maxErrors === undefined ? {} : { maxErrors }) };
@@ -192,7 +193,7 @@ const STAGED_LEAD_PER_SLOT = 8;
 const STAGED_LEAD_MIN = 256;
 
 /** Runs `work` with SIGINT/SIGTERM (the run's signal) stopping the executor. */
-async function untilStopped<T>(run: PushRun, executor: Executor, work: () => Promise<T>): Promise<T> {
+async function untilStopped<T>(run: PushInput, executor: Executor, work: () => Promise<T>): Promise<T> {
   const onAbort = (): void => executor.stop('interrupted');
   // A signal that came before the run started (while the export was opened) fires no event: it stops the run now,
   // else the executor would wait for a staging gate that staging, stopped, never moves.
@@ -205,7 +206,7 @@ async function untilStopped<T>(run: PushRun, executor: Executor, work: () => Pro
   }
 }
 
-function filteredRun(run: PushRun): boolean {
+function filteredRun(run: PushInput): boolean {
   return (
     run.selection !== undefined || (run.settings.steps !== undefined && run.settings.steps.size < PUSH_STEPS.length)
   );

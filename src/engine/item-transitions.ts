@@ -272,7 +272,7 @@ export function afterStatements(batch: SentBatch, outcome: HistoricalStatementsO
 
 /**
  * Several instructions per account allowed: a resend of one that may have been created (`sending`) could set up a
- * second at the vendor, and nothing can check it. Recorded `unknown` for a person (README "Rerun semantics").
+ * second at the vendor, and nothing can check it. Recorded `unknown` for a person (docs/reruns.md).
  * Undefined: the first of the batch may be sent.
  */
 export function beforeInstruction(batch: readonly OpenItem[], onePerAccount: boolean): ItemDecision | undefined {

@@ -7,7 +7,7 @@ import { batchSize } from './item-batches.js';
 // that takes. Pure: plan-scan.ts reads the ledger and feeds it. --dry-run prints it; a run with
 // --limit or --accounts gives the executor only the accounts it selects (selection.ts); `status`
 // names its next step from it. The executor itself decides with the state machine
-// (transitions.ts workableStates, item-steps.ts), which this table mirrors state by state
+// (account-states.ts workableStates, item-steps.ts), which this table mirrors state by state
 // (test/engine/plan.test.ts), and counts requests with the sender's own batch sizes (item-batches.ts).
 
 /** The steps an operator can pick with --only (a create, or one post-import kind). */
@@ -140,7 +140,7 @@ function decide(
       // Reconciling is a read; a create found never received is sent again only when create is a step.
       return { inPlan: true, reason: 'reconcile', requests: { status_check: 1, ...afterProcessing } };
     case 'scheduled':
-      // --no-wait too: a run takes up the accounts earlier runs left waiting (README "Rerun semantics").
+      // --no-wait too: a run takes up the accounts earlier runs left waiting (docs/reruns.md).
       return { inPlan: true, reason: 'wait', requests: { status_check: 1, ...records } };
     case 'processed':
       if (has(records)) return { inPlan: true, reason: 'post_import', requests: records };

@@ -1,4 +1,5 @@
 import type { AccountRow, AccountState } from '../ledger/index.js';
+import { STATE_FACTS } from './account-states.js';
 
 /**
  * The accounts a filtered run may touch (--limit, --accounts: the plan's selection), with the
@@ -13,7 +14,7 @@ export class Selection {
     this.#entries = new Map(
       [...entries].map(([id, entry]) => [
         id,
-        { state: entry.state, nextCheckAt: isParked(entry.state) ? entry.nextCheckAt : null },
+        { state: entry.state, nextCheckAt: STATE_FACTS[entry.state].waiting ? entry.nextCheckAt : null },
       ]),
     );
   }
@@ -29,7 +30,10 @@ export class Selection {
   /** Where a chain of work left the account. */
   update(row: Pick<AccountRow, 'id' | 'state' | 'nextCheckAt'>): void {
     if (!this.#entries.has(row.id)) return;
-    this.#entries.set(row.id, { state: row.state, nextCheckAt: isParked(row.state) ? row.nextCheckAt : null });
+    this.#entries.set(row.id, {
+      state: row.state,
+      nextCheckAt: STATE_FACTS[row.state].waiting ? row.nextCheckAt : null,
+    });
   }
 
   /** Ids whose status check is due, earliest first. */
@@ -55,8 +59,4 @@ export class Selection {
     for (const entry of this.#entries.values()) if (entry.state === state) count += 1;
     return count;
   }
-}
-
-function isParked(state: AccountState): boolean {
-  return state === 'scheduled' || state === 'creating';
 }

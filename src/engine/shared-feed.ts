@@ -1,12 +1,13 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { compareKeys } from '../intake/index.js';
-import type { AccountState, Ledger } from '../ledger/index.js';
-import type { EventSink } from './events.js';
-import { stageExport, type ExportSource, type StageSummary } from './stage.js';
+import type { Ledger } from '../ledger/index.js';
+import { leaseLead, workableStates } from './account-states.js';
+import type { EventSink, StageSummary } from './events.js';
+import { stageExport, type ExportSource } from './stage.js';
 import { StagingGate } from './staging-gate.js';
 import { monotonicNow } from '../clock.js';
 
-// A runner of a ledger shared with other runners (README "Several runners"): the export is staged once, by the first
+// A runner sharing a ledger with others (docs/postgres.md "Several runners"): the export is staged once, by the first
 // runner to take the stage lock, once no account is leased; every runner leases accounts a page at a time into its
 // working copy (while staging goes on, those staged so far) and its executor works on them, exactly as on accounts
 // that staging has passed.
@@ -30,10 +31,10 @@ export interface LeaseFeedInput {
   source: ExportSource | undefined;
   identity: string;
   sink: EventSink;
-  /** States of accounts the executor takes on (not those parked waiting for the service). */
-  open: readonly AccountState[];
-  /** How many such accounts the runner keeps in its working copy at most (a page leased tops it up). */
-  lead: number;
+  /** --concurrency: the runner keeps leaseLead(concurrency) workable accounts in its working copy at most. */
+  concurrency: number;
+  /** --retry-errored: errored accounts are workable. */
+  retryErrored: boolean;
   wait: boolean;
 }
 
@@ -118,13 +119,15 @@ async function leaseUntilDone(
 ): Promise<void> {
   const { ledger, shared } = input;
   let highest = '';
+  const workable = workableStates(input.retryErrored);
+  const lead = leaseLead(input.concurrency);
   while (!signal.aborted) {
-    const open = input.open.reduce((sum, state) => sum + ledger.countInState(state), 0);
-    if (open >= input.lead) {
+    const open = workable.reduce((sum, state) => sum + ledger.countInState(state), 0);
+    if (open >= lead) {
       await pause(ROOM_POLL_MS, signal);
       continue;
     }
-    const page = await shared.lease(input.lead - open);
+    const page = await shared.lease(lead - open);
     if (page.numbers.length === 0) {
       if (!page.staging && !ownStaging() && !(await shared.othersHoldWork())) return;
       await pause(ownStaging() ? ROOM_POLL_MS : page.staging ? STAGING_POLL_MS : OTHERS_POLL_MS, signal);

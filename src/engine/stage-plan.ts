@@ -1,7 +1,8 @@
+import { statesWhere } from './account-states.js';
 import type { AccountPatch, AccountRow, AccountState, ItemPatch, ItemRow } from '../ledger/index.js';
 
 // What staging an export does to the ledger, decided by pure functions from what the ledger
-// holds and what the export brings (README "Rerun semantics"). stage.ts applies the result.
+// holds and what the export brings (docs/reruns.md). stage.ts applies the result.
 
 export interface IncomingAccount {
   fingerprint: string;
@@ -10,18 +11,18 @@ export interface IncomingAccount {
   valid: boolean;
 }
 
-export type AccountDecision =
+export type AccountStageDecision =
   | { action: 'insert'; state: AccountState }
   | { action: 'update'; patch: AccountPatch; step: string; detail?: string }
   | { action: 'keep' };
 
-const SENT_STATES: ReadonlySet<AccountState> = new Set(['creating', 'scheduled', 'processed', 'done']);
+const CREATE_SENT: ReadonlySet<AccountState> = new Set(statesWhere('createSent'));
 
 export function decideAccount(
   existing: AccountRow | undefined,
   incoming: IncomingAccount,
   invalidFromService: boolean,
-): AccountDecision {
+): AccountStageDecision {
   const fresh: AccountState = incoming.valid ? 'staged' : 'invalid';
   if (existing === undefined) return { action: 'insert', state: fresh };
   const replace = { payload: incoming.payload, fingerprint: incoming.fingerprint, changedFingerprint: null };
@@ -37,7 +38,7 @@ export function decideAccount(
     };
   }
   const changed = existing.fingerprint !== incoming.fingerprint;
-  if (SENT_STATES.has(existing.state) || (existing.state === 'errored' && !changed)) {
+  if (CREATE_SENT.has(existing.state) || (existing.state === 'errored' && !changed)) {
     if (!changed)
       return existing.changedFingerprint === null
         ? { action: 'keep' }
@@ -76,12 +77,12 @@ export interface IncomingItem {
   valid: boolean;
 }
 
-export type ItemDecision =
+export type ItemStageDecision =
   | { action: 'insert'; state: 'pending' | 'held' }
   | { action: 'update'; patch: ItemPatch; detail?: string }
   | { action: 'keep' };
 
-export function decideItem(existing: ItemRow | undefined, incoming: IncomingItem): ItemDecision {
+export function decideItem(existing: ItemRow | undefined, incoming: IncomingItem): ItemStageDecision {
   const fresh = incoming.valid ? ('pending' as const) : ('held' as const);
   if (existing === undefined) return { action: 'insert', state: fresh };
   const changed = existing.fingerprint !== incoming.fingerprint;

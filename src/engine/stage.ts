@@ -10,28 +10,13 @@ import {
   type Ledger,
   type StoredIssue,
 } from '../ledger/index.js';
-import type { EngineEvent, EventSink } from './events.js';
+import type { EngineEvent, EventSink, StageSummary } from './events.js';
 import type { StagingGate } from './staging-gate.js';
 import { naturalKeyOf } from './natural-key.js';
 import { decideAccount, decideItem } from './stage-plan.js';
 
 // Staging: the export, streamed, into the ledger, in transactions of `batchSize` entries.
 // Decisions are pure (stage-plan.ts); this file only reads the current rows and applies them.
-
-export interface StageSummary {
-  accounts: number;
-  invalid: number;
-  orphans: number;
-  changedAfterImport: number;
-  /** Records found changed in the export after they were sent (reported, never resent). */
-  recordsChangedAfterImport: number;
-  /** Note rows identical to an earlier one of their account, counted once (mapping/note-identity.ts). */
-  duplicateNotes: number;
-  /** Values dropped under the mapping file's `on_invalid: omit` (validate lists each). */
-  omittedValues: number;
-  /** Work staging added to the run: accounts that became `staged`, records that became `pending`. */
-  added: { accounts: number; items: Record<ItemKind, number> };
-}
 
 /**
  * The export as staging reads it: entries in external account number order, each account complete (every file is

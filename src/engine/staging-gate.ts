@@ -1,7 +1,7 @@
 import { compareKeys } from '../intake/index.js';
 
 /**
- * How far staging has come in a run whose export is staged while accounts are sent (README
+ * How far staging has come in a run whose export is staged while accounts are sent (docs/complete-or-not.md
  * "Sending while the export is read"). The export is read in external account number order, so
  * once staging has committed the account numbered N, every account numbered up to N has all its
  * rows of this export in the ledger: the executor takes only those (pages, status checks, list

@@ -1,6 +1,6 @@
 import { V2_STATUSES, type V1StatusRecord, type V2Status, type V2StatusRecord } from '../schema/index.js';
 import { CODE_LIMIT, limitDetail } from '../errors.js';
-import type { AccountPatch, AccountRow, AccountState, ErrorInfo } from '../ledger/index.js';
+import type { AccountPatch, AccountRow, ErrorInfo } from '../ledger/index.js';
 import { nextPollDelay, type PollSchedule } from './poll-schedule.js';
 import { EngineCode } from './engine-codes.js';
 import { RUN_DEFAULTS } from '../defaults.js';
@@ -9,7 +9,7 @@ import { RUN_DEFAULTS } from '../defaults.js';
 // functions from (account, outcome, clock) to the patch the ledger applies. No I/O here:
 // tested with tables in test/engine/transitions.test.ts.
 
-export interface Clock {
+export interface ClockReading {
   now: number;
   /** A number in [0, 1) for poll jitter. */
   random: number;
@@ -40,7 +40,7 @@ export type CreateResult =
 export function afterCreate(
   account: AccountRow,
   result: CreateResult,
-  clock: Clock,
+  clock: ClockReading,
   schedule: PollSchedule,
 ): Transition {
   switch (result.kind) {
@@ -97,7 +97,7 @@ export function afterCreate(
 export function afterStatus(
   account: AccountRow,
   status: V2StatusRecord | null,
-  clock: Clock,
+  clock: ClockReading,
   schedule: PollSchedule,
   lostCreateChecks: number = RUN_DEFAULTS.lostCreateChecks,
 ): Transition {
@@ -191,7 +191,7 @@ function contradiction(account: AccountRow, what: string): Transition {
   };
 }
 
-function waitAgain(account: AccountRow, clock: Clock, schedule: PollSchedule, detail: string): Transition {
+function waitAgain(account: AccountRow, clock: ClockReading, schedule: PollSchedule, detail: string): Transition {
   const pollsMade = account.state === 'scheduled' ? account.polls + 1 : 0;
   return {
     step: account.state === 'creating' ? 'reconcile' : 'poll',
@@ -217,7 +217,7 @@ function waitAgain(account: AccountRow, clock: Clock, schedule: PollSchedule, de
 export function afterPollTransferStatus(
   account: AccountRow,
   status: V1StatusRecord | null,
-  clock: Clock,
+  clock: ClockReading,
   schedule: PollSchedule,
 ): Transition | undefined {
   if (status?.status === 'COMPLETED' && status.platform_account_number === '') return completedWithoutNumber(account);
@@ -270,7 +270,7 @@ export function afterTransferStatus(status: V1StatusRecord | null): Transition {
       detail: 'no account for this external account number',
       patch: {
         state: 'invalid',
-        error: { code: ACCOUNT_NOT_FOUND, detail: ACCOUNT_NOT_FOUND_DETAIL },
+        error: { code: EngineCode.accountNotFound, detail: ACCOUNT_NOT_FOUND_DETAIL },
       },
     };
   const detail = `import status ${quotedWord(status.status)}`;
@@ -284,19 +284,10 @@ export function afterTransferStatus(status: V1StatusRecord | null): Transition {
   };
 }
 
-/** Records of an account that exists nowhere (not in the export, no import process on the platform). */
-export const ACCOUNT_NOT_FOUND = 'account_not_found';
 const ACCOUNT_NOT_FOUND_DETAIL =
   'no account of this external account number on the platform (no import process) and none in the export: its ' +
   'post-import records cannot be added. Correct their external_account_number, or bring the account in an ' +
   'accounts file, then push again.';
-
-/** The states the engine works on when it pulls pages from the ledger. */
-export function workableStates(retryErrored: boolean): AccountState[] {
-  return retryErrored
-    ? ['staged', 'creating', 'processed', 'unresolved', 'errored']
-    : ['staged', 'creating', 'processed', 'unresolved'];
-}
 
 /** Whether a v2 status word is one of the spec's (spec "Account import process (v2 status field)"). */
 export function isKnownV2Status(word: string): boolean {

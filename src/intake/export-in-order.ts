@@ -6,7 +6,7 @@ import { openShapedExport } from './shaped-export.js';
 
 /**
  * The export read in external account number order, every account complete when it is handed
- * out (README "Complete or not at all"). A CSV export is proven first: every file's key column
+ * out (docs/complete-or-not.md). A CSV export is proven first: every file's key column
  * is scanned (order-proof.ts) while the merge join is opened beside it; the files proven in order
  * stream through that join, and when a file is not, the join is opened again with the files out of
  * order sorted on disk before it starts. An export with a JSON or NDJSON file is
@@ -15,7 +15,7 @@ import { openShapedExport } from './shaped-export.js';
  * shaped by SQL comes sorted by the engine (shaped-export.ts).
  */
 export interface ExportInOrder extends ExportReader {
-  /** How each CSV file's order was proven; undefined when the export was staged whole. */
+  /** How each CSV file's order was proven; undefined when the export was joined in a scratch file. */
   readonly proof: OrderProof | undefined;
 }
 

@@ -54,7 +54,7 @@ export interface ExportSummary {
 }
 
 /**
- * `staged`: every record goes to a scratch SQLite file first, then comes back grouped (any record
+ * `scratch`: every record goes to a scratch SQLite file first, then comes back grouped (any record
  * order; summary and file issues are complete when openExport returns). `streaming`: a merge
  * join over files sorted by external account number, in one pass (summary and file issues are
  * complete once entries() has been read to the end); entries() throws ExportNotSorted at the
@@ -81,11 +81,11 @@ export interface ExportReader {
 export type ReadPhaseProgress = { phase: 'read'; file: string; bytes: number; totalBytes: number };
 
 export interface OpenExportOptions {
-  /** Default `staged`. */
+  /** Default `scratch`. */
   join?: JoinMode;
   /** Streaming join: files (as named in the export) to sort before joining, because they are not in order. */
   sortFiles?: ReadonlySet<string>;
-  /** Where the staging and sorting scratch files go (default: the OS temp dir). */
+  /** Where the scratch join's and the sort's files go (default: the OS temp dir). */
   scratchDir?: string;
   /** `YYYY-MM-DD` for "not in the future" rules (default: today, UTC). */
   today?: string;
@@ -182,10 +182,12 @@ async function startOpening(dir: string, config: ExportMapping, options: OpenExp
 /** The scratch join: every file read into the scratch store before this returns. */
 async function openScratchJoin(opening: Opening, options: OpenExportOptions): Promise<ExportReader> {
   const { files, issues, summary, closeIssues } = opening;
-  const { store, opened } = await stageFiles(files, opening.open, issues, summary, options).catch((error: unknown) => {
-    closeIssues();
-    throw error;
-  });
+  const { store, opened } = await joinInScratch(files, opening.open, issues, summary, options).catch(
+    (error: unknown) => {
+      closeIssues();
+      throw error;
+    },
+  );
   const setup = opening.setupOf(opened);
   return {
     summary,
@@ -280,7 +282,7 @@ function byteProgress(
 }
 
 /** The scratch join's first pass: every file, one after the other, into the scratch store. */
-async function stageFiles(
+async function joinInScratch(
   files: ExportFile[],
   open: (index: number) => Promise<OpenedFile>,
   issues: IssueSpool[],
@@ -316,7 +318,7 @@ async function stageFiles(
   }
 }
 
-/** Entries in the order of their external account numbers: one sorted pass over the staged records. */
+/** Entries in the order of their external account numbers: one sorted pass over the scratch file's records. */
 async function* scratchJoinEntries(store: ScratchJoinStore, setup: JoinSetup): AsyncGenerator<ExportEntry> {
   const turn = eventLoopTurns();
   for (const group of store.groups()) {

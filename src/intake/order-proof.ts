@@ -5,7 +5,7 @@ import { scanKeyOrders, type ScanJob } from '../sources/key-scan-thread.js';
 import { planCsvHeader } from './read-export.js';
 
 // Whether each CSV file of an export is in external account number order, proven before any
-// account is handed out (README "Complete or not at all"): the streaming join may hand out an
+// account is handed out (docs/complete-or-not.md): the streaming join may hand out an
 // account only once every file is known to hold no further row for it, and a file is known to
 // be in order only when all of it has been read. The key scan (sources/key-scan.ts) reads every
 // file's key column, off the main thread; a file not proven in order is sorted on disk before
@@ -30,7 +30,7 @@ export interface OrderProof {
   ms: number;
 }
 
-/** Proves the order of every CSV file of the export (others are refused: the caller stages JSON exports whole). */
+/** Proves the order of every CSV file of the export (others are refused: JSON exports go to the scratch join). */
 export async function proveOrder(
   files: ExportFile[],
   config: ExportMapping,

@@ -12,7 +12,8 @@ import type { GroupRecord, RecordData, RecordGroup } from '../mapping/join-group
 // and read back in one sorted pass, grouped by external account number. Deleted on close; the
 // directory is named after the process, so that the next run removes one a killed run left.
 
-const STAGE_PREFIX = 'migrate-stage-';
+// Named on disk as before the scratch join had its name, so that a run clears what an older version's left.
+const SCRATCH_PREFIX = 'migrate-stage-';
 const KIND_CODE = new Map<FileKind, number>(FILE_KINDS.map((kind, index) => [kind, index]));
 const BATCH = 20_000;
 /** Rows per INSERT statement: one native call per 64 rows instead of per row. */
@@ -33,8 +34,8 @@ export class ScratchJoinStore {
 
   constructor(scratchDir: string | undefined) {
     const parent = scratchDir ?? os.tmpdir();
-    removeStaleStages(parent);
-    this.#dir = mkdtempSync(path.join(parent, `${STAGE_PREFIX}${process.pid}-`));
+    removeStaleScratch(parent);
+    this.#dir = mkdtempSync(path.join(parent, `${SCRATCH_PREFIX}${process.pid}-`));
     chmodSync(this.#dir, 0o700);
     const file = path.join(this.#dir, 'stage.sqlite');
     this.#db = new Database(file);
@@ -117,7 +118,7 @@ export class ScratchJoinStore {
     return this.#db.prepare('SELECT COUNT(*) FROM orphans').pluck().get() as number;
   }
 
-  /** Every staged record, grouped by external account number (in its sort order), each group in file order. */
+  /** Every scratch record, grouped by external account number (in its sort order), each group in file order. */
   *groups(): Generator<RecordGroup> {
     this.flush();
     const rows = this.#db
@@ -149,8 +150,8 @@ export class ScratchJoinStore {
   }
 }
 
-/** Removes the staging directories of processes that no longer exist (a run killed with SIGKILL cannot clean up). */
-function removeStaleStages(parent: string): void {
+/** Removes the scratch directories of processes that no longer exist (a run killed with SIGKILL cannot clean up). */
+function removeStaleScratch(parent: string): void {
   let names: string[];
   try {
     names = readdirSync(parent);
@@ -158,7 +159,7 @@ function removeStaleStages(parent: string): void {
     return;
   }
   for (const name of names) {
-    const pid = name.startsWith(STAGE_PREFIX) ? Number.parseInt(name.slice(STAGE_PREFIX.length), 10) : Number.NaN;
+    const pid = name.startsWith(SCRATCH_PREFIX) ? Number.parseInt(name.slice(SCRATCH_PREFIX.length), 10) : Number.NaN;
     if (!Number.isInteger(pid) || pid === process.pid || processExists(pid)) continue;
     try {
       rmSync(path.join(parent, name), { recursive: true, force: true });
@@ -177,7 +178,7 @@ function processExists(pid: number): boolean {
   }
 }
 
-// Staged data: CSV cells joined by the unit separator (much cheaper than JSON for the common
+// Scratch data: CSV cells joined by the unit separator (much cheaper than JSON for the common
 // case), JSON when a cell holds that character, and JSON records as JSON. One letter says which.
 const US = '\u001f';
 

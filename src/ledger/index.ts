@@ -46,14 +46,14 @@ export {
   type PushRunRow,
 } from './campaign-read.js';
 export { copyLedger, explainDamage, LEDGER_FILE, prepareStateDir } from './db.js';
-export { isLedgerDamage, LedgerDamagedError, ledgerDamagedError, snapshotLedger } from './damage.js';
+export { isLedgerDamage, LedgerDamagedError, snapshotLedger } from './damage.js';
 export { canonicalJson, fingerprintOf } from './fingerprint.js';
 export { Ledger, type AccountCursor, type NewAccount } from './ledger.js';
-export { acquireLock, LedgerLockedError, LOCK_FILE, type LedgerLock } from './lock.js';
+export { acquireLock, LedgerLockedError, LOCK_FILE } from './lock.js';
 export { LEDGER_SCHEMA_VERSION } from './migrations.js';
 export { LedgerReader, type LedgerCounts } from './read.js';
 export { checkStateDir } from './state-dir.js';
-export { stateDirFailure, storageFailureCause } from './storage-error.js';
+export { storageError, storageFailureCause } from './storage-error.js';
 export * from './types.js';
 
 /** A read-only view of a state directory's ledger, with a close function (status, report). */

@@ -2,16 +2,17 @@ import { chmodSync, closeSync, openSync, readFileSync, rmSync, statSync, writeFi
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { ExitCode, MigrateError } from '../errors.js';
 
-/** Thrown when another live run holds the state directory: the CLI maps it to exit 4. */
-export class LedgerLockedError extends Error {
+/** Thrown when another live run holds the state directory: exit 4. */
+export class LedgerLockedError extends MigrateError {
   readonly holderPid: number | undefined;
   constructor(stateDir: string, holderPid: number | undefined, by = 'another migrate run') {
     super(
       `${by}${holderPid === undefined ? '' : ` (pid ${holderPid})`} holds the state directory ${stateDir}; ` +
         'wait for it to finish, or use another --state directory',
+      { code: 'state_locked', exitCode: ExitCode.locked },
     );
-    this.name = 'LedgerLockedError';
     this.holderPid = holderPid;
   }
 }

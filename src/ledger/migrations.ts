@@ -105,8 +105,8 @@ const MIGRATIONS: readonly string[] = [
   `
   DROP INDEX IF EXISTS items_by_account;
   `,
-  // 6: the service a state directory is used with (settings 'service_url', 'import_supplier', beside 'dialect'; README
-  // "Rerun semantics"), recorded by a push when it first has none. A ledger from before this has runs against a
+  // 6: the service a state directory is used with (settings 'service_url', 'import_supplier', beside 'dialect';
+  // docs/reruns.md), recorded by a push when it first has none. A ledger from before this has runs against a
   // service nobody recorded: the first later push records its own, and this note says so.
   `
   INSERT INTO settings (key, value)
@@ -114,7 +114,7 @@ const MIGRATIONS: readonly string[] = [
     FROM runs HAVING COUNT(*) > 0;
   `,
   // 7: accounts the service refused because their customers or supply addresses were missing are staged again. Earlier
-  // versions could send an account before every row of a scattered export was read (README "Complete or not at all"):
+  // versions could send an account before every row of a scattered export was read (docs/complete-or-not.md):
   // the refusal was the tool's doing, not the data's. The next push checks them as any staged account (an account
   // whose export really lacks them is held back locally) and sends the others.
   `
@@ -135,7 +135,7 @@ const MIGRATIONS: readonly string[] = [
     WHERE id IN (SELECT id FROM released);
   DROP TABLE released;
   `,
-  // 8: what changed in the export after it was sent (README "Rerun semantics"), counted and listed by push, status and
+  // 8: what changed in the export after it was sent (docs/reruns.md), counted and listed by push, status and
   // report at every run: partial indexes hold only those rows, so finding them reads no other.
   `
   CREATE INDEX IF NOT EXISTS accounts_changed ON accounts (id) WHERE changed_fingerprint IS NOT NULL;

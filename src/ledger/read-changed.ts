@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { ItemKind } from './types.js';
 
-// What the export changed after it was sent (README "Rerun semantics"): the service has no update endpoint, so an
+// What the export changed after it was sent (docs/reruns.md): the service has no update endpoint, so an
 // account or a post-import record whose data changed after it was sent keeps on the platform what was sent. Staging
 // records the change (changed_fingerprint); push, status and report read it here, through partial indexes that hold
 // only those rows (migration 7).

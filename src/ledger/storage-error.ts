@@ -1,4 +1,7 @@
-import { FatalError } from '../errors.js';
+import { join } from 'node:path';
+import { FatalError, MigrateError } from '../errors.js';
+import { isLedgerDamage, ledgerDamagedError } from './damage.js';
+import { LEDGER_FILE } from './db.js';
 
 // The state directory's disk failing under a run (full, turned read-only, an I/O error): the
 // ledger stays consistent (SQLite rolls back the transaction it could not commit, and every
@@ -45,11 +48,13 @@ export function storageFailureCause(error: unknown): string | undefined {
 }
 
 /**
- * A storage failure of the state directory as the run's fatal error (exit 3), naming the directory
- * and what to do; undefined for any other error.
+ * A failure of the ledger's storage as the tool's error (exit 3), naming what to do: a damaged ledger file (with its
+ * snapshots), or a state directory that cannot be written. Undefined for any other error, and for one already the
+ * tool's own (the ledger's typed errors carry their exit code).
  */
-export function stateDirFailure(error: unknown, stateDir: string): FatalError | undefined {
-  if (error instanceof FatalError) return undefined;
+export function storageError(error: unknown, stateDir: string): MigrateError | undefined {
+  if (error instanceof MigrateError) return undefined;
+  if (isLedgerDamage(error)) return ledgerDamagedError(stateDir, join(stateDir, LEDGER_FILE), error);
   const cause = storageFailureCause(error);
   if (cause === undefined) return undefined;
   return new FatalError(

@@ -1,5 +1,5 @@
 import { isJsonNumber, jsonNumberText } from '../sources/json-value.js';
-import { fail, type CoerceContext, type Coerced } from './coerced.js';
+import { issue, type CoerceContext, type Coerced } from './coerced.js';
 import { asDouble, multiply, parseDecimal, wholeNumberOf, type Decimal } from './decimal.js';
 import { ExportCode } from './issue-codes.js';
 import { formatInWords, readFormattedNumber } from './number-format.js';
@@ -32,13 +32,13 @@ function shown(value: unknown): string {
 function notANumber(value: unknown, context: CoerceContext): Coerced {
   const format = context.mapping.numberFormat;
   if (format !== undefined)
-    return fail(
+    return issue(
       value,
       ExportCode.invalidNumber,
       `${context.field}: "${shown(value)}" is not a number in the mapping file's number_format ` +
         `(${formatInWords(format)}; "." as the decimal point).`,
     );
-  return fail(
+  return issue(
     value,
     ExportCode.invalidNumber,
     `${context.field}: "${shown(value)}" is not a number ("." as the decimal point, no currency sign or thousands ` +
@@ -64,18 +64,18 @@ export function coerceNumber(type: 'integer' | 'number' | 'amount', value: unkno
   if (read === undefined) return notANumber(value, context);
   const decimal = scaled(read, context);
   if (type === 'integer' && decimal !== undefined && decimal.exponent < 0)
-    return fail(value, ExportCode.invalidInteger, `${context.field}: "${shown(value)}" is not a whole number.`);
+    return issue(value, ExportCode.invalidInteger, `${context.field}: "${shown(value)}" is not a whole number.`);
   const double = decimal === undefined ? undefined : asDouble(decimal);
   if (double?.ok) return { value: double.value };
   if (double?.problem === 'range')
-    return fail(
+    return issue(
       value,
       ExportCode.numberOutOfRange,
       `${context.field}: ${shown(value)}${afterScale(context)} is beyond the largest number a JSON number ` +
         `carries (about 1.8e308); it cannot be sent.`,
     );
   const arrives = double === undefined ? '' : `: it would arrive as ${double.nearest}`;
-  return fail(
+  return issue(
     value,
     ExportCode.numberTooPrecise,
     `${context.field}: ${shown(value)}${afterScale(context)} has more significant digits than a JSON number ` +
@@ -96,20 +96,20 @@ export function coerceMinorAmount(value: unknown, context: CoerceContext): Coerc
   if (typeof minor === 'number') return { value: minor };
   const text = shown(value);
   if (minor === 'range')
-    return fail(
+    return issue(
       value,
       ExportCode.numberOutOfRange,
       `${context.field}: ${text} is beyond ${Number.MAX_SAFE_INTEGER} minor units (pence, cents), the largest ` +
         `whole number a JSON number carries exactly; it cannot be sent.`,
     );
   if (declaredMinor)
-    return fail(
+    return issue(
       value,
       ExportCode.invalidInteger,
       `${context.field}: "${text}" is not a whole number of minor units (pence, cents); the mapping file ` +
         `declares this column in minor units.`,
     );
-  return fail(
+  return issue(
     value,
     ExportCode.tooManyDecimalPlaces,
     `${context.field}: "${text}" has more than two decimal places; give the amount in major units with at most ` +

@@ -4,7 +4,7 @@ import { Code, isCalendarDate, isIsoDatetime } from '../schema/index.js';
 import { isJsonNumber, jsonNumberText, type JsonNumber } from '../sources/json-value.js';
 import type { FieldType } from './fields.js';
 import { ExportCode } from './issue-codes.js';
-import { fail, textOf, type CoerceContext, type Coerced } from './coerced.js';
+import { issue, textOf, type CoerceContext, type Coerced } from './coerced.js';
 import { coerceMinorAmount, coerceNumber } from './coerce-number.js';
 import { parseDecimal } from './decimal.js';
 import { coerceDocumentPaths, coerceJson } from './json-cell.js';
@@ -39,11 +39,11 @@ export function coerceValue(type: FieldType, input: unknown, context: CoerceCont
           ? { value }
           : typeof value === 'number'
             ? { value: String(value) }
-            : fail(value, ExportCode.invalidType, `${context.field} must be text.`);
+            : issue(value, ExportCode.invalidType, `${context.field} must be text.`);
     case 'phone':
       return typeof value === 'string' && !isJsonNumber(value)
         ? coercePhone(value, context)
-        : fail(value, ExportCode.invalidType, `${context.field} must be text.`);
+        : issue(value, ExportCode.invalidType, `${context.field} must be text.`);
     case 'boolean':
       return coerceBoolean(value, context.field);
     case 'integer':
@@ -76,7 +76,7 @@ function coerceBoolean(value: unknown, field: string): Coerced {
   const text = (isJsonNumber(value) ? numberAsBooleanText(value) : String(value)).toLowerCase();
   if (TRUE.has(text)) return { value: true };
   if (FALSE.has(text)) return { value: false };
-  return fail(
+  return issue(
     value,
     ExportCode.invalidBoolean,
     `${field}: "${textOf(value)}" is not a boolean (true/false, 1/0, yes/no, y/n); map other values with "values" ` +
@@ -106,7 +106,7 @@ function readUnder(
 }
 
 function ambiguous(context: CoerceContext, text: string, readings: Set<string>, kind: 'date' | 'datetime'): Coerced {
-  return fail(
+  return issue(
     text,
     ExportCode.ambiguousDate,
     `${context.field}: "${text}" is ambiguous: it reads as ${[...readings].join(' or ')} under the declared ` +
@@ -122,12 +122,12 @@ function coerceDate(value: unknown, context: CoerceContext): Coerced {
   if (readings.size === 1) return { value: [...readings][0] };
   if (readings.size > 1) return ambiguous(context, text, readings, 'date');
   if (matched || /^\d{4}-\d{2}-\d{2}$/.test(text))
-    return fail(text, ExportCode.invalidDate, `${context.field}: "${text}" is not a date that exists.`);
+    return issue(text, ExportCode.invalidDate, `${context.field}: "${text}" is not a date that exists.`);
   const declared =
     formats.length > 0
       ? `YYYY-MM-DD or ${formats.map((format) => format.source).join(', ')}`
       : 'YYYY-MM-DD (declare other formats with "date_format" in the mapping file)';
-  return fail(text, ExportCode.invalidDate, `${context.field}: "${text}" is not a date in the format ${declared}.`);
+  return issue(text, ExportCode.invalidDate, `${context.field}: "${text}" is not a date in the format ${declared}.`);
 }
 
 function coerceDatetime(value: unknown, context: CoerceContext): Coerced {
@@ -142,8 +142,8 @@ function coerceDatetime(value: unknown, context: CoerceContext): Coerced {
   if (readings.size === 1) return { value: [...readings][0] };
   if (readings.size > 1) return ambiguous(context, text, readings, 'datetime');
   if (matched)
-    return fail(text, ExportCode.invalidDatetime, `${context.field}: "${text}" is not a datetime that exists.`);
-  return fail(
+    return issue(text, ExportCode.invalidDatetime, `${context.field}: "${text}" is not a datetime that exists.`);
+  return issue(
     text,
     ExportCode.invalidDatetime,
     `${context.field}: "${text}" is not an ISO 8601 datetime with a UTC offset (e.g. 2024-01-31T09:30:00Z); ` +
@@ -166,9 +166,9 @@ function coerceLocalDatetime(text: string, context: CoerceContext, zone: string)
   const local = [...readings][0];
   if (local === undefined || !isIsoDatetime(`${local}Z`)) {
     if (matched)
-      return fail(text, ExportCode.invalidDatetime, `${context.field}: "${text}" is not a datetime that exists.`);
+      return issue(text, ExportCode.invalidDatetime, `${context.field}: "${text}" is not a datetime that exists.`);
     const declared = ['YYYY-MM-DDTHH:mm:ss', ...context.mapping.datetimeFormats.map((format) => format.source)];
-    return fail(
+    return issue(
       text,
       ExportCode.invalidDatetime,
       `${context.field}: "${text}" is not a datetime in the format ${declared.join(', ')} (a local time in ` +
@@ -178,13 +178,13 @@ function coerceLocalDatetime(text: string, context: CoerceContext, zone: string)
   const zoned = zonedDatetime(local, zone, context.mapping.dst);
   if ('value' in zoned) return { value: zoned.value };
   if (zoned.problem === 'gap')
-    return fail(
+    return issue(
       text,
       ExportCode.invalidDatetime,
       `${context.field}: "${text}" is a local time that does not exist in ${zone} (the clocks went forward past ` +
         'it); correct it, or give it with its UTC offset.',
     );
-  return fail(
+  return issue(
     text,
     ExportCode.ambiguousDate,
     `${context.field}: "${text}" occurs twice in ${zone} (the clocks went back through it): ` +
@@ -202,7 +202,7 @@ function coercePhone(value: string, context: CoerceContext): Coerced {
   const country = context.phoneCountry;
   const normalised = normalisePhone(value, country);
   if (country === undefined || normalised.startsWith('+')) return { value: normalised };
-  return fail(
+  return issue(
     value,
     Code.invalidPhoneNumber,
     `${context.field}: "${value}" is not a valid ${country} number (a number without + is read as a ${country} ` +

@@ -13,7 +13,7 @@ export interface CoerceContext {
   phoneCountry: CountryCode | undefined;
 }
 
-export function fail(value: unknown, code: string, message: string): Coerced {
+export function issue(value: unknown, code: string, message: string): Coerced {
   return { value: isJsonNumber(value) ? jsonNumberText(value) : value, issue: { code, message } };
 }
 

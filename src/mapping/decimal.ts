@@ -33,7 +33,7 @@ function sameDecimal(a: Decimal, b: Decimal): boolean {
 }
 
 /** `1.5e2` as the text JavaScript's Number() reads exactly as this decimal's nearest double. */
-export function decimalText(value: Decimal): string {
+export function decimalNotation(value: Decimal): string {
   if (value.digits === '') return '0';
   return `${value.negative ? '-' : ''}${value.digits}e${value.exponent}`;
 }
@@ -52,7 +52,7 @@ export function asDouble(value: Decimal): AsDouble {
   const magnitude = value.exponent + value.digits.length;
   if (magnitude > 400) return { ok: false, problem: 'range' };
   if (magnitude < -400) return { ok: false, problem: 'precision', nearest: 0 };
-  const nearest = Number(decimalText(value));
+  const nearest = Number(decimalNotation(value));
   if (!Number.isFinite(nearest)) return { ok: false, problem: 'range' };
   const back = parseDecimal(String(nearest));
   // -0 is sent as 0, the same number.

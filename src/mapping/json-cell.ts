@@ -1,5 +1,5 @@
 import { isJsonNumber, JsonSyntaxError, jsonNumberText, parseJson } from '../sources/json-value.js';
-import { fail, type Coerced } from './coerced.js';
+import { issue, type Coerced } from './coerced.js';
 import { exactNumber } from './coerce-number.js';
 import { ExportCode } from './issue-codes.js';
 
@@ -50,7 +50,7 @@ export function readJsonCell(value: unknown, field: string): Coerced {
     return { value: parseJson(value) };
   } catch (error) {
     if (!(error instanceof JsonSyntaxError)) throw error;
-    return fail(
+    return issue(
       value,
       ExportCode.invalidJson,
       `${field}: the cell is not valid JSON (${error.message} at character ${error.offset + 1}).`,
@@ -63,11 +63,11 @@ export function coerceJson(type: 'json' | 'json-array', value: unknown, field: s
   if (read.issue) return read;
   const parsed = read.value;
   if (type === 'json-array' && !Array.isArray(parsed))
-    return fail(value, ExportCode.invalidType, `${field} must be a JSON array.`);
+    return issue(value, ExportCode.invalidType, `${field} must be a JSON array.`);
   if (type === 'json' && parsed !== null && (typeof parsed !== 'object' || Array.isArray(parsed)))
-    return fail(value, ExportCode.invalidType, `${field} must be a JSON object.`);
+    return issue(value, ExportCode.invalidType, `${field} must be a JSON object.`);
   const exact = withExactNumbers(parsed, field);
-  if (!('value' in exact)) return fail(value, exact.code, `${exact.problem}; it cannot be sent as it is.`);
+  if (!('value' in exact)) return issue(value, exact.code, `${exact.problem}; it cannot be sent as it is.`);
   return { value: exact.value };
 }
 
@@ -91,6 +91,6 @@ export function coerceDocumentPaths(value: unknown, field: string): Coerced {
     list = json.value;
   }
   if (!Array.isArray(list))
-    return fail(value, ExportCode.invalidType, `${field} must be paths separated by ";" or a JSON array of strings.`);
+    return issue(value, ExportCode.invalidType, `${field} must be paths separated by ";" or a JSON array of strings.`);
   return { value: list.map((item: unknown) => (typeof item === 'string' ? { document_path: item } : item)) };
 }

@@ -426,8 +426,8 @@ export function recordOrigin(plan: FilePlan, data: unknown): { file: string; lin
   return file && Number.isInteger(line) && line > 0 ? { file, line } : undefined;
 }
 
-export function mapCsvRow(plan: FilePlan, line: number, cells: string[]): MappedRecord {
-  const record: MappedRecord = {
+function emptyRecord(plan: FilePlan, line: number): MappedRecord {
+  return {
     kind: plan.kind,
     line,
     externalAccountNumber: undefined,
@@ -436,6 +436,10 @@ export function mapCsvRow(plan: FilePlan, line: number, cells: string[]): Mapped
     issues: [],
     omitted: [],
   };
+}
+
+export function mapCsvRow(plan: FilePlan, line: number, cells: string[]): MappedRecord {
+  const record = emptyRecord(plan, line);
   const lifted: Lifted = {};
   if (cells.length !== plan.width) {
     // Cells of a shifted row land in the wrong fields: report the row once, not each symptom.
@@ -486,15 +490,7 @@ export function mapJsonRecord(
   object: Record<string, unknown>,
   unknown?: (key: string) => void,
 ): MappedRecord {
-  const record: MappedRecord = {
-    kind: plan.kind,
-    line,
-    externalAccountNumber: undefined,
-    importSupplier: undefined,
-    fields: {},
-    issues: [],
-    omitted: [],
-  };
+  const record = emptyRecord(plan, line);
   const lifted: Lifted = {};
   eachJsonField(plan, object, (key, value, field, type) => {
     if (type)

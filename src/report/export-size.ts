@@ -3,8 +3,8 @@ import type { ExportFile } from '../sources/index.js';
 
 // About how many accounts an export holds, before it is read: the lines of its accounts file,
 // counted as bytes (no decoding, no parsing), so that progress can say "24% of the export read"
-// and extrapolate the run's work while the export is still being staged (README "Sending while
-// the export is read"). An estimate: a quoted CSV value spanning lines counts once per line, and
+// and extrapolate the run's work while the export is still being staged (docs/complete-or-not.md
+// "Sending while the export is read"). An estimate: a quoted CSV value spanning lines counts once per line, and
 // a JSON array file cannot be counted without parsing it (undefined). The real count replaces
 // it once staging has read everything.
 

@@ -1,5 +1,6 @@
 import { basename, join } from 'node:path';
-import type { AccountRow, AccountState, PushRunRow } from '../ledger/index.js';
+import { statesWhere } from '../engine/index.js';
+import type { AccountRow, PushRunRow } from '../ledger/index.js';
 import { accountTotals, campaignSection, overTimeSection, percentText, runsSection } from './html-campaign.js';
 import { accountPagesOf, type LedgerSource } from './ledger-source.js';
 import { escapeHtml, horizontalBars, type Bar } from './svg-charts.js';
@@ -16,7 +17,7 @@ export const HTML_REPORT_FILE = 'report.html';
 
 /** Accounts listed in the page's "needs action" table; the CSVs hold them all. */
 const LISTED = 25;
-const ACTION_STATES: readonly AccountState[] = ['invalid', 'errored'];
+const ACTION_STATES = statesWhere('needsPerson');
 
 interface Page {
   summary: ReportSummary;

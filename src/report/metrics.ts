@@ -6,8 +6,8 @@ import { refuseForeignTarget, temporaryBeside } from './output-file.js';
 
 // `push --metrics-file FILE`: the cut-over as Prometheus metrics, in the text format node_exporter's
 // textfile collector reads (a `.prom` file in its --collector.textfile.directory), so that an
-// alert rule can page someone when a run fails or the migration stops moving (README
-// "Monitoring"). prom-client keeps the registry and writes the format; this file decides what is
+// alert rule can page someone when a run fails or the migration stops moving (docs/monitoring.md).
+// prom-client keeps the registry and writes the format; this file decides what is
 // measured: the ledger's counts (the whole state directory, all runs), this run's requests, 429s
 // and retries (from the client's events), and the runs' start, end, exit code and rate. Written
 // whole: to a temporary file in the same directory, then renamed over FILE, so that the collector
@@ -23,8 +23,9 @@ export interface RunFacts {
 
 export interface PushMetricsOptions {
   file: string;
-  /** Labels every series, so that several cohorts' files on one host do not collide. */
-  stateDir: string;
+  /** Labels every series (`state_dir`), so that several cohorts' files on one host do not collide: the state
+   * directory, or the PostgreSQL ledger's URL without its password. */
+  ledgerLabel: string;
   /** The ledger's counts, read at every write. */
   counts: () => LedgerCounts | Promise<LedgerCounts>;
   /** The last push run that ended before this one (from the ledger's runs), if any. */
@@ -60,7 +61,7 @@ export class PushMetrics {
     this.#options = options;
     this.#now = options.now ?? Date.now;
     const registers = [this.#registry];
-    this.#registry.setDefaultLabels({ state_dir: options.stateDir });
+    this.#registry.setDefaultLabels({ state_dir: options.ledgerLabel });
     const counter = <L extends string>(name: string, help: string, labelNames: L[]): Counter<L> =>
       new Counter({ name, help, labelNames, registers });
     const gauge = (name: string, help: string, labelNames: string[] = []): Gauge<string> =>

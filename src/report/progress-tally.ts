@@ -2,7 +2,7 @@ import type { EngineEvent, EventSink } from '../engine/index.js';
 import { ITEM_KINDS, type ItemKind } from '../ledger/index.js';
 import { monotonicNow } from '../clock.js';
 
-/** The steps shown as progress (README "Commands", push). */
+/** The steps shown as progress (docs/commands.md, push). */
 export const PROGRESS_STEPS = [
   'created',
   'processed',

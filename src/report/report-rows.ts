@@ -1,4 +1,5 @@
 import { limitDetail } from '../errors.js';
+import { STATE_FACTS, statesWithWork } from '../engine/index.js';
 import type { AccountRow, ItemKind, ItemState, ItemTally, ItemWithAccount, StoredIssue } from '../ledger/index.js';
 
 // The rows of `migrate report`'s files, as pure functions of what the ledger holds.
@@ -204,13 +205,13 @@ const ACCOUNT_NEXT_RUN: Partial<Record<string, string>> = {
   unresolved: 'looks the account up on the service again; its records wait until it is imported',
 };
 
+const RETRIED = new Set<string>(statesWithWork(false));
+
 /** A retry.csv row of an account: a transient failure, an unconfirmed create, or records waiting for their account. */
 export function accountRetryRow(account: AccountRow): CsvRecord | undefined {
-  const waiting = account.state === 'creating' || account.state === 'unresolved';
-  const failedTransiently =
-    account.error !== null &&
-    (account.state === 'staged' || account.state === 'scheduled' || account.state === 'processed');
-  if (!waiting && !failedTransiently) return undefined;
+  const asksFirst = STATE_FACTS[account.state].asksFirst === true;
+  const failedTransiently = account.error !== null && !asksFirst && RETRIED.has(account.state);
+  if (!asksFirst && !failedTransiently) return undefined;
   return {
     import_supplier: account.importSupplier,
     external_account_number: account.externalAccountNumber,

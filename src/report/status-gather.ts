@@ -4,6 +4,7 @@ import {
   DEFAULT_ENGINE_SETTINGS,
   planAccount,
   planOptionsOf,
+  statesWhere,
   type PlanReason,
 } from '../engine/index.js';
 import type { AccountRow, AccountState, ItemKind, ItemState, LastPush } from '../ledger/index.js';
@@ -20,7 +21,7 @@ import { holdOf, isErrored, joinRow, type StatusRow } from './status-join.js';
 // `onRow` as they are made.
 
 /** Ledger states whose service status is worth asking (v2 tells PENDING/IN_PROGRESS/ERRORED and latest_error). */
-const OPEN_STATES: readonly AccountState[] = ['creating', 'scheduled', 'errored'];
+const OPEN_STATES = statesWhere('statusAsked');
 const OUTSTANDING_ITEMS: readonly ItemState[] = ['pending', 'sending', 'held', 'failed', 'unknown'];
 
 export interface StatusInput {

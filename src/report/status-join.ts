@@ -1,4 +1,5 @@
 import { CODE_LIMIT, limitDetail } from '../errors.js';
+import { STATE_FACTS, statesWhere } from '../engine/index.js';
 import type { AccountRow, AccountState, ItemState } from '../ledger/index.js';
 import type { V2StatusRecord } from '../schema/index.js';
 
@@ -40,8 +41,8 @@ export interface StatusRow {
   ledger_platform_account_number?: string;
 }
 
-/** Ledger states in which the account was sent to the service, so the service should know it. */
-const SENT_STATES: ReadonlySet<AccountState> = new Set(['scheduled', 'processed', 'done', 'errored']);
+/** Ledger states in which the service holds an import process for the account, so its lists should name it. */
+const WITH_IMPORT_PROCESS: ReadonlySet<AccountState> = new Set(statesWhere('hasImportProcess'));
 
 function listingOf(entry: ServiceEntry | undefined): ServiceListing {
   if (entry === undefined) return 'absent';
@@ -55,9 +56,9 @@ export function mismatchOf(
 ): Mismatch | null {
   if (listing === null) return null;
   if (state === null) return listing === 'absent' ? null : 'only_on_service';
-  if (listing === 'absent') return SENT_STATES.has(state) ? 'only_in_ledger' : null;
+  if (listing === 'absent') return WITH_IMPORT_PROCESS.has(state) ? 'only_in_ledger' : null;
   const importedOnService = listing === 'imported' || v2 === 'PROCESSED';
-  if ((state === 'processed' || state === 'done') && !importedOnService) return 'differs';
+  if (STATE_FACTS[state].imported && !importedOnService) return 'differs';
   if (state === 'errored' && importedOnService) return 'differs';
   return null;
 }
@@ -76,8 +77,7 @@ export function joinRow(input: {
   const v2Status = v2?.status ?? null;
   const state = account?.state ?? null;
   const latest = v2?.latest_error ?? null;
-  const ledgerError =
-    account !== undefined && (account.state === 'errored' || account.state === 'invalid') ? account.error : null;
+  const ledgerError = account !== undefined && STATE_FACTS[account.state].needsPerson ? account.error : null;
   // Both hold a platform account number and they differ: one of them is wrong, a person must look.
   const ledgerNumber = account?.platformAccountNumber ?? null;
   const numberDiffers =

@@ -1,5 +1,7 @@
 import { limitDetail } from '../errors.js';
 import { Chalk, type ChalkInstance } from 'chalk';
+import { STATE_FACTS } from '../engine/index.js';
+import type { AccountState } from '../ledger/index.js';
 import type { AccountStory } from './account-story.js';
 import type { DiffersRow, StatusSummary } from './status-gather.js';
 
@@ -59,7 +61,7 @@ export function renderStatus(summary: StatusSummary, options: RenderOptions): st
     lines.push('', c.bold('  ledger'));
     for (const [state, label] of Object.entries(LEDGER_LABELS)) {
       const n = counts.ledger[state as keyof typeof counts.ledger];
-      if (n !== undefined) lines.push(state === 'invalid' || state === 'errored' ? warn(label, n) : row(label, n));
+      if (n !== undefined) lines.push(STATE_FACTS[state as AccountState].needsPerson ? warn(label, n) : row(label, n));
     }
     lines.push(...stepLines(summary, c));
   }

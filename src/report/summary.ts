@@ -1,4 +1,5 @@
 import { Chalk } from 'chalk';
+import { STATE_FACTS } from '../engine/index.js';
 import type { LedgerCounts } from '../ledger/index.js';
 import { ACCOUNT_STATES, ITEM_KINDS, ITEM_STATES } from '../ledger/index.js';
 import type { NotRead } from '../sources/index.js';
@@ -98,9 +99,7 @@ export function renderSummary(summary: PushSummary, color: boolean): string {
     if (!count) continue;
     const label = (ACCOUNT_LABELS[state] ?? state).padEnd(32);
     const text = `    ${label}${String(count).padStart(9)}`;
-    lines.push(
-      state === 'done' ? c.green(text) : ['invalid', 'errored'].includes(state) ? c.red(text) : c.yellow(text),
-    );
+    lines.push(state === 'done' ? c.green(text) : STATE_FACTS[state].needsPerson ? c.red(text) : c.yellow(text));
   }
   const itemLines = ITEM_KINDS.flatMap((kind) => {
     const states = summary.items[kind];
@@ -209,7 +208,8 @@ export function buildPushSummary(input: {
   };
   topErrors: PushSummary['topErrors'];
   startedAt: number;
-  stateDir: string;
+  /** The state directory, or the PostgreSQL ledger's URL without its password (the summary's `stateDir`). */
+  ledgerLabel: string;
   processedThisRun: number;
   createdThisRun?: number;
   /** false with --no-wait: the summary shows the rate of creates. */
@@ -225,7 +225,7 @@ export function buildPushSummary(input: {
     exitCode: result.exitCode,
     ...(result.fatal ? { fatal: { code: result.fatal.code, detail: result.fatal.detail } } : {}),
     durationSeconds,
-    stateDir: input.stateDir,
+    stateDir: input.ledgerLabel,
     ...(result.staged ? { staged: result.staged } : {}),
     accounts: result.counts.accounts,
     items: result.counts.items,

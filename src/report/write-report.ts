@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
+import { statesWhere, statesWithWork } from '../engine/index.js';
 import { spreadsheetCsvOptions } from './spreadsheet-safe.js';
 import { refuseForeignTarget, temporaryBeside } from './output-file.js';
 import {
@@ -50,7 +51,8 @@ export interface ReportOptions {
   outDir: string;
   /** Only this import supplier's accounts; all when undefined. */
   supplier?: string | undefined;
-  stateDir: string;
+  /** The state directory, or the PostgreSQL ledger's URL without its password (summary.json's `state_dir`). */
+  ledgerLabel: string;
   pageSize?: number;
 }
 
@@ -105,7 +107,7 @@ export async function writeReport(source: LedgerSource, options: ReportOptions):
   const counts = source.counts(options.supplier);
   const summary: ReportSummary = {
     generated_at: new Date().toISOString(),
-    state_dir: options.stateDir,
+    state_dir: options.ledgerLabel,
     import_supplier: options.supplier ?? null,
     accounts: counts.accounts,
     items: counts.items,
@@ -200,7 +202,7 @@ async function* accountsRows(scope: Scope): AsyncGenerator<CsvRecord> {
 
 /** Every data error: invalid and ERRORED accounts, then records held back or refused; `accounts` gets their ids. */
 async function* fixDataRows(scope: Scope, accounts: Set<number>): AsyncGenerator<CsvRecord> {
-  for await (const page of accountPages(scope, ['invalid', 'errored'])) {
+  for await (const page of accountPages(scope, statesWhere('needsPerson'))) {
     const issues = scope.source.issuesOf(page.map((account) => account.id));
     for (const account of page) {
       const rows = accountFixRows(account, issues.get(account.id) ?? []);
@@ -222,7 +224,7 @@ async function* fixDataRows(scope: Scope, accounts: Set<number>): AsyncGenerator
 
 /** What the next run retries: accounts with a transient failure or an unconfirmed create, records not settled. */
 async function* retryRows(scope: Scope): AsyncGenerator<CsvRecord> {
-  for await (const accounts of accountPages(scope, ['staged', 'creating', 'scheduled', 'processed', 'unresolved'])) {
+  for await (const accounts of accountPages(scope, statesWithWork(false))) {
     for (const account of accounts) {
       const row = accountRetryRow(account);
       if (row !== undefined) yield row;

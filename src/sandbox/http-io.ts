@@ -49,7 +49,7 @@ export type JsonParse = { kind: 'ok'; value: unknown } | { kind: 'error'; reply:
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Real payloads nest a few levels; a deeper body is refused before parsing (no recursion can overflow later). */
-export const MAX_JSON_DEPTH = 64;
+export const MAX_BODY_DEPTH = 64;
 
 function nestingDepth(text: string): number {
   let depth = 0;
@@ -69,7 +69,7 @@ function nestingDepth(text: string): number {
 }
 
 /** An empty body reads as `{}` (as the platform's framework does), so validation names the missing fields. */
-export function parseJson(bytes: Buffer): JsonParse {
+export function parseJsonBody(bytes: Buffer): JsonParse {
   let text: string;
   try {
     text = utf8.decode(bytes);
@@ -80,12 +80,12 @@ export function parseJson(bytes: Buffer): JsonParse {
     };
   }
   if (text.trim() === '') return { kind: 'ok', value: {} };
-  if (nestingDepth(text) > MAX_JSON_DEPTH) {
+  if (nestingDepth(text) > MAX_BODY_DEPTH) {
     return {
       kind: 'error',
       reply: {
         status: 400,
-        body: { detail: `JSON parse error - nested deeper than ${MAX_JSON_DEPTH} levels.`, code: 'parse_error' },
+        body: { detail: `JSON parse error - nested deeper than ${MAX_BODY_DEPTH} levels.`, code: 'parse_error' },
       },
     };
   }

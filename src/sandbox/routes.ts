@@ -1,4 +1,4 @@
-import { createAccount, getImportStatus, validateAccount } from './handlers/accounts.js';
+import { createImportProcess, getImportStatus, validateAccount } from './handlers/accounts.js';
 import type { Handler } from './handlers/common.js';
 import { getTransferStatus, listAllImports, listImportedAccounts, listPendingImports } from './handlers/listing.js';
 import { inspectAccounts } from './handlers/inspection.js';
@@ -24,7 +24,7 @@ export interface Route {
 export const ROUTES: readonly Route[] = [
   { method: 'POST', pattern: '/v1/graphql/', kind: 'token', handler: undefined },
   { method: 'POST', pattern: '/v2/data-import/accounts/validate/', kind: 'rest', handler: validateAccount },
-  { method: 'POST', pattern: '/v2/data-import/accounts/', kind: 'rest', handler: createAccount },
+  { method: 'POST', pattern: '/v2/data-import/accounts/', kind: 'rest', handler: createImportProcess },
   { method: 'GET', pattern: '/v2/data-import/accounts/:supplier/:external/', kind: 'rest', handler: getImportStatus },
   {
     method: 'GET',

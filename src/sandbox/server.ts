@@ -8,7 +8,7 @@ import type { HandlerContext } from './handlers/common.js';
 import {
   isJsonContentType,
   LOGIN_PAGE,
-  parseJson,
+  parseJsonBody,
   readBody,
   sendHtml,
   sendJson,
@@ -76,7 +76,7 @@ function parseBody(request: IncomingMessage, bytes: Buffer): { body: unknown } |
       }),
     };
   }
-  const parsed = parseJson(bytes);
+  const parsed = parseJsonBody(bytes);
   return parsed.kind === 'ok' ? { body: parsed.value } : { outcome: { reply: parsed.reply } };
 }
 

@@ -118,7 +118,7 @@ describe('the dialect', () => {
     taskParams: undefined,
     tenantFields: { accounts: {}, supply_addresses: {} },
   });
-  const recorded = (dialect: string) => ({ dialect, stateDir: '/state' });
+  const recorded = (dialect: string) => ({ dialect, ledgerLabel: '/state' });
 
   it('--dialect, else MIGRATE_DIALECT, else the mapping file, else spec', () => {
     expect(chooseDialect({ flags: {}, env: {} })).toBe('spec');

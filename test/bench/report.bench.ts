@@ -123,7 +123,7 @@ async function main(): Promise<void> {
   const source = openLedgerSource(state);
   try {
     const summary = await measure('migrate report', () =>
-      writeReport(source, { stateDir: state, outDir: join(dir, 'out') }),
+      writeReport(source, { ledgerLabel: state, outDir: join(dir, 'out') }),
     );
     console.log(
       `  accounts.csv ${summary.files[REPORT_FILES.accounts]?.rows} rows, fix-data.csv ${summary.files[REPORT_FILES.fixData]?.rows} rows`,

@@ -142,7 +142,7 @@ describe('files migrate writes', () => {
       accounts: Object.fromEntries(ACCOUNT_STATES.map((state) => [state, 0])),
       items: {},
     } as LedgerCounts;
-    const metrics = new PushMetrics({ file, stateDir: '/s', counts: () => counts, runStartedAt: 0, rate: () => 0 });
+    const metrics = new PushMetrics({ file, ledgerLabel: '/s', counts: () => counts, runStartedAt: 0, rate: () => 0 });
     await metrics.write();
     expect(metrics.failure).toBeUndefined();
     expect(readFileSync(file, 'utf8')).toContain('migrate_run_in_progress');

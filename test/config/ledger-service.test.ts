@@ -8,7 +8,7 @@ import {
 } from '../../src/config/ledger-service.js';
 import { UsageError } from '../../src/errors.js';
 
-// The service a state directory is used with (README "Rerun semantics"), pure.
+// The service a state directory is used with (docs/reruns.md), pure.
 
 const service = (url: string, dialect = 'spec', importSupplier?: string) => ({ url, dialect, importSupplier });
 
@@ -52,7 +52,7 @@ describe('the service of a state directory', () => {
     let thrown: unknown;
     try {
       refuseOtherService({
-        stateDir: '/srv/state',
+        ledgerLabel: '/srv/state',
         recorded: service(SANDBOX_SERVICE, 'spec', 'ACME'),
         current: service('https://a.example', 'spec', 'ACME'),
         command: 'push',
@@ -72,7 +72,7 @@ describe('the service of a state directory', () => {
     );
     expect(() =>
       refuseOtherService({
-        stateDir: '/srv/state',
+        ledgerLabel: '/srv/state',
         recorded: service('https://a.example'),
         current: service('https://a.example'),
         command: 'status',

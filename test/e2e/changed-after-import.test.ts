@@ -8,7 +8,7 @@ import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { writeE2eExport } from './export.js';
 import { push, ROOT, writesReceived } from './helpers.js';
 
-// A post-import record changed in the export after it was sent (README "Rerun semantics"): the service has no update
+// A post-import record changed in the export after it was sent (docs/reruns.md): the service has no update
 // endpoint, so the platform keeps what was sent. For every kind, the rerun sends nothing and says so: in the push
 // summary, in records.csv (changed_after_import) and in status (a list and the next step).
 

@@ -7,7 +7,7 @@ import { openLedgerReader } from '../../src/ledger/index.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { ROOT, type RunResult } from './helpers.js';
 
-// A ledger that knows its service (README "Rerun semantics"): the real binary, a state directory pushed to one service
+// A ledger that knows its service (docs/reruns.md): the real binary, a state directory pushed to one service
 // and then pointed at another.
 
 const BIN = join(ROOT, 'bin', 'migrate.js');

@@ -10,7 +10,7 @@ import { push, ROOT } from './helpers.js';
 
 // Records for an account that exists nowhere (not in the export, no import process on the platform) are data errors:
 // listed in fix-data.csv at their file and line, held back without a request on later runs, and sent once the account
-// comes in an export (README "Rerun semantics").
+// comes in an export (docs/reruns.md).
 
 let root: string;
 let sandbox: RunningSandbox;

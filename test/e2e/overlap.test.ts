@@ -10,7 +10,7 @@ import { expectServiceHoldsExport } from './expect-export.js';
 import { exportInMemory } from './oracle.js';
 import { push } from './helpers.js';
 
-// Complete or not at all (README "Complete or not at all"), end to end: the real binary against the
+// Complete or not at all (docs/complete-or-not.md), end to end: the real binary against the
 // sandbox, on the benchmark's exports with every record kind, scattered as legacy exports are or
 // sorted. Each test compares what the sandbox holds, account by account and whole payload by whole
 // payload, with the export read whole in memory.

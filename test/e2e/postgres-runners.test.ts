@@ -9,7 +9,7 @@ import { onSnapshot } from '../pg/ledger-dir.js';
 import { writeE2eExport } from './export.js';
 import { expectExactState, push } from './helpers.js';
 
-// Several `migrate push` processes on one PostgreSQL ledger and one export (README "Several runners"): they share
+// Several `migrate push` processes on one PostgreSQL ledger and one export (docs/postgres.md "Several runners"): they share
 // the accounts through leases, and the service sees each create and each record exactly as often as one runner alone
 // sends it.
 

@@ -19,7 +19,7 @@ const TRIES = 20;
 const SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];
 
 const BIN = join(ROOT, 'bin', 'migrate.js');
-/** README: in-flight requests get 10 s; a second's start-up and closing on a loaded machine beside it. */
+/** docs/commands.md: in-flight requests get 10 s; a second's start-up and closing on a loaded machine beside it. */
 export const GRACE_MS = 11_000;
 
 export type LogLine = Record<string, unknown>;

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -15,7 +15,7 @@ import {
   UnexpectedResponseError,
 } from '../../src/api/errors.js';
 import { runPush, sourceOf, type EngineEvent } from '../../src/engine/index.js';
-import { classifyFailure } from '../../src/engine/failure.js';
+import { classifyFailure, FAILURE_CLASSES } from '../../src/engine/failure.js';
 import { Ledger } from '../../src/ledger/index.js';
 import type { ExportEntry } from '../../src/mapping/types.js';
 import { accountEntry, fast, stream } from './build.js';
@@ -179,5 +179,16 @@ describe('the engine and the failure classes', () => {
       service.calls.filter((call) => call === 'payment'),
       'the payment instruction was sent three times, then given up',
     ).toHaveLength(3);
+  });
+});
+
+describe('the failure classes', () => {
+  it('are the same list in docs/architecture.md "Failure classes" as in the code', () => {
+    const page = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'architecture.md'), 'utf8');
+    const section = page.slice(page.indexOf('## Failure classes'));
+    const documented = [...section.matchAll(/^\| ([a-z_]+) \|/gm)]
+      .map((match) => match[1])
+      .filter((c) => c !== 'class');
+    expect(documented).toEqual([...FAILURE_CLASSES]);
   });
 });

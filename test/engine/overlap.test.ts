@@ -9,7 +9,7 @@ import type { ExportEntry } from '../../src/mapping/types.js';
 import { accountEntry, type AccountSpec, fast } from './build.js';
 import { FakeService } from './fake-service.js';
 
-// Staging and sending at once (README "Sending while the export is read"): the executor takes an
+// Staging and sending at once (docs/complete-or-not.md "Sending while the export is read"): the executor takes an
 // account only once staging has committed it, on a fresh ledger and on a rerun; an interrupt
 // ends staging even while it waits for the next entry.
 

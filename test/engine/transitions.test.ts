@@ -6,7 +6,6 @@ import {
   afterPollTransferStatus,
   afterStatus,
   afterTransferStatus,
-  workableStates,
 } from '../../src/engine/transitions.js';
 import type { V2StatusRecord } from '../../src/schema/index.js';
 
@@ -190,13 +189,5 @@ describe('account known only by post-import records', () => {
 
   it('a listed import is processed with its account number', () => {
     expect(afterListedImported('P-2').patch).toMatchObject({ state: 'processed', platformAccountNumber: 'P-2' });
-  });
-});
-
-describe('workableStates', () => {
-  it('takes errored accounts only with --retry-errored', () => {
-    expect(workableStates(false)).not.toContain('errored');
-    expect(workableStates(true)).toContain('errored');
-    expect(workableStates(true)).not.toContain('scheduled');
   });
 });

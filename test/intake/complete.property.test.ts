@@ -10,7 +10,7 @@ import { openExportInOrder } from '../../src/intake/export-in-order.js';
 import { Ledger } from '../../src/ledger/index.js';
 import { exportInMemory, sorted, type ExpectedAccount } from '../e2e/oracle.js';
 
-// Complete or not at all, as a property (README "Complete or not at all"): for random exports
+// Complete or not at all, as a property (docs/complete-or-not.md): for random exports
 // (any row order in every file, any number of rows per account, CSV, JSON and NDJSON files,
 // quoted cells with commas and newlines), the accounts intake hands out equal the accounts mapped
 // from a one-pass in-memory read of the same files, and no account passes the staging gate (is

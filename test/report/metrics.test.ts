@@ -142,7 +142,7 @@ describe('PushMetrics', () => {
       let now = 1_800_000_000_000;
       const metrics = new PushMetrics({
         file,
-        stateDir: '/srv/state',
+        ledgerLabel: '/srv/state',
         counts: () => counts,
         previousRun: { startedAt: now - 7_200_000, endedAt: now - 3_600_000, exitCode: 3 },
         runStartedAt: now,
@@ -174,7 +174,13 @@ describe('PushMetrics', () => {
     const out = mkdtempSync(join(tmpdir(), 'metrics-unit-'));
     try {
       const file = join(out, 'm.prom');
-      const metrics = new PushMetrics({ file, stateDir: '/s', counts: () => counts, runStartedAt: 0, rate: () => 0 });
+      const metrics = new PushMetrics({
+        file,
+        ledgerLabel: '/s',
+        counts: () => counts,
+        runStartedAt: 0,
+        rate: () => 0,
+      });
       await metrics.write();
       const text = readFileSync(file, 'utf8');
       expect(text).not.toContain('migrate_last_run');
@@ -187,7 +193,7 @@ describe('PushMetrics', () => {
   it('a write that fails stops writing and is told, the run goes on', async () => {
     const metrics = new PushMetrics({
       file: join(tmpdir(), 'no-such-dir-for-metrics', 'm.prom'),
-      stateDir: '/s',
+      ledgerLabel: '/s',
       counts: () => counts,
       runStartedAt: 0,
       rate: () => 0,

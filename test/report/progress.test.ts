@@ -40,6 +40,8 @@ const staged = (accounts: number, added = accounts, notes = 0): EngineEvent => (
   orphans: 0,
   changedAfterImport: 0,
   recordsChangedAfterImport: 0,
+  duplicateNotes: 0,
+  omittedValues: 0,
   added: { accounts: added, items: { ...NO_ITEMS, note: notes } },
 });
 const emptyPlan: EngineEvent = { type: 'plan', toCreate: 0, toProcess: 0, items: NO_ITEMS };

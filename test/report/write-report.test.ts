@@ -135,7 +135,7 @@ function fillLedger(): void {
 async function report(out: string, supplier?: string) {
   const source = openLedgerSource(state);
   try {
-    return await writeReport(source, { stateDir: state, outDir: out, supplier, pageSize: 2 });
+    return await writeReport(source, { ledgerLabel: state, outDir: out, supplier, pageSize: 2 });
   } finally {
     source.close();
   }

@@ -5,14 +5,11 @@
  * sent whose intent PostgreSQL has not committed. `status` and `report` read a consistent snapshot copied into a
  * temporary SQLite file, with the same code as a state directory's ledger.
  */
-export { LeaseLostError } from './lease-terms.js';
 export {
   DEFAULT_UNREACHABLE_SECONDS,
   openPostgresLedger,
-  PostgresLedgerUnavailableError,
   snapshotPostgresLedger,
   type PostgresLedger,
 } from './open.js';
-export { LedgerUnreachableError } from './reconnect.js';
 export { isPostgresUrl, redactUrl } from './url.js';
-export { moveLedgerToPostgres, TargetNotEmptyError, type MoveResult } from './move.js';
+export { moveLedgerToPostgres, type MoveResult } from './move.js';

@@ -1,17 +1,20 @@
+import { FatalError } from '../../errors.js';
+
 // The terms of a shared ledger's leases (coordinator.ts), shared by the files that take, renew and check them.
 
 /** How long a lease (and the stage lock) lives unless its holder renews it. */
 export const LEASE_TTL_MS = 30_000;
 
-/** A runner's write refused: another runner took over an account it held (it stalled past its lease), or the lock. */
-export class LeaseLostError extends Error {
+/** A runner's write refused: another runner took over an account it held (it stalled past its lease), or the lock:
+ * exit 3. */
+export class LeaseLostError extends FatalError {
   constructor(label: string, what: string) {
     super(
       `the PostgreSQL ledger ${label}: ${what} was taken over by another runner (this one could not renew it in ` +
         `${LEASE_TTL_MS / 1000} s); this runner stopped. Nothing it had not recorded was sent; the other runner ` +
         'goes on.',
+      'ledger_unreachable',
     );
-    this.name = 'LeaseLostError';
   }
 }
 

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import type pg from 'pg';
+import { FatalError, UsageError } from '../../errors.js';
 import { openLedgerDb } from '../db.js';
 import { copyIntoPostgres, copyIntoSqlite, type CopyCounts } from './copy.js';
 import { Reconnecting } from './reconnect.js';
@@ -11,14 +12,14 @@ import { LEDGER_TABLES, tableSpec } from './tables.js';
 import { newClient, redactUrl } from './url.js';
 import { inSnapshot, inTransaction } from './transaction.js';
 
-/** The target database already holds a ledger: a copy goes only into an empty one (exit 2 at the caller). */
-export class TargetNotEmptyError extends Error {
+/** The target database already holds a ledger: a copy goes only into an empty one (exit 2). */
+export class TargetNotEmptyError extends UsageError {
   constructor(label: string, accounts: number, runs: number) {
     super(
       `the PostgreSQL ledger ${label} is not empty (${accounts} accounts, ${runs} runs); a SQLite ledger is copied ` +
         'only into an empty one: give a new database (or schema)',
+      'ledger_not_empty',
     );
-    this.name = 'TargetNotEmptyError';
   }
 }
 
@@ -48,6 +49,13 @@ export async function moveLedgerToPostgres(db: Database.Database, url: string): 
     );
     const { source, differences } = await connection.run((client) => compareWithPostgres(db, client));
     return { label, copied, source, differences };
+  } catch (error) {
+    if (error instanceof UsageError || (error as { code?: unknown }).code === undefined) throw error;
+    throw new FatalError(
+      `cannot copy into the PostgreSQL ledger ${label}: ${(error as Error).message}; nothing was copied ` +
+        '(the copy is one transaction). Check --to and the database, then run it again.',
+      'ledger_unavailable',
+    );
   } finally {
     await connection.close();
   }

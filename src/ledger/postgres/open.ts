@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type pg from 'pg';
+import { FatalError } from '../../errors.js';
 import { openLedgerDb } from '../db.js';
 import type { Ledger } from '../ledger.js';
 import type { LedgerCounts } from '../read.js';
@@ -18,11 +19,15 @@ import { WORKING_TABLES, WorkingCopy } from './working-copy.js';
 /** How long the database may stay away before a run stops (exit 3), unless the caller says otherwise. */
 export const DEFAULT_UNREACHABLE_SECONDS = 120;
 
-/** The database cannot be reached or refuses the connection at the start (exit 3 at the caller). */
-export class PostgresLedgerUnavailableError extends Error {
+/** The database cannot be reached or refuses the connection at the start: exit 3. */
+export class PostgresLedgerUnavailableError extends FatalError {
   constructor(label: string, cause: unknown) {
-    super(`cannot open the PostgreSQL ledger ${label}: ${(cause as Error).message ?? String(cause)}`, { cause });
-    this.name = 'PostgresLedgerUnavailableError';
+    super(
+      `cannot open the PostgreSQL ledger ${label}: ${(cause as Error).message ?? String(cause)}. ` +
+        'Check --ledger (or MIGRATE_LEDGER_URL) and the database.',
+      'ledger_unavailable',
+      cause,
+    );
   }
 }
 

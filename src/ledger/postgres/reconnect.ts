@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { monotonicNow } from '../../clock.js';
+import { FatalError } from '../../errors.js';
 
 // The database going away (a restart, a failover, a network cut) is waited out: every ledger write is idempotent (an
 // upsert of rows as the working copy holds them), so a transaction whose answer was lost is simply sent again.
@@ -28,14 +29,14 @@ function isRetryable(error: unknown): boolean {
 }
 
 /** The ledger's database stayed unreachable past the limit: the run stops (exit 3); nothing more is sent. */
-export class LedgerUnreachableError extends Error {
+export class LedgerUnreachableError extends FatalError {
   constructor(label: string, seconds: number, cause: unknown) {
     super(
       `the PostgreSQL ledger ${label} was unreachable for ${seconds} s (${describe(cause)}); nothing more was sent. ` +
         'What was sent is recorded or is reconciled by the next push: bring the database back, then run push again.',
-      { cause },
+      'ledger_unreachable',
+      cause,
     );
-    this.name = 'LedgerUnreachableError';
   }
 }
 

@@ -8,7 +8,7 @@ import {
   accountValidationError,
   isRunning,
   notFound,
-  PROCESS_IN_PROGRESS,
+  CREATE_IN_PROGRESS,
   supplierGate,
   supplierIssues,
   withContract,
@@ -53,7 +53,7 @@ export function validateAccount(context: HandlerContext): Reply {
  * body. PENDING/IN_PROGRESS: 400 account_import_process_in_progress (the sandbox's choice, the
  * spec is silent). ERRORED/CANCELLED: accepted; a new process replaces the old one.
  */
-export function createAccount(context: HandlerContext): Reply {
+export function createImportProcess(context: HandlerContext): Reply {
   const checked = checkAccountRequest(context, true);
   if ('refused' in checked) return checked.refused;
   const payload = asObject(checked.payload) ?? {};
@@ -78,7 +78,7 @@ export function createAccount(context: HandlerContext): Reply {
     const detail =
       `An import process for the account number ${externalAccountNumber} is already ` +
       `${existing.status}; wait for it to finish.`;
-    return { status: 400, body: { detail, code: PROCESS_IN_PROGRESS, errors: [] } };
+    return { status: 400, body: { detail, code: CREATE_IN_PROGRESS, errors: [] } };
   }
   // A create lost after its 201 (a proxy or a queue that lost it): no import process appears.
   if (context.losesCreate(supplier, externalAccountNumber)) return { status: 201, body: {}, lost: 'lost_create' };

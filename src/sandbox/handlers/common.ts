@@ -6,7 +6,7 @@ import type { ProcessRecord } from '../records.js';
 import type { ProcessStore } from '../store.js';
 
 // What every endpoint handler gets, and the error bodies they share (spec "Errors"; where the
-// spec is silent, the sandbox's choices documented in the README section "The sandbox").
+// spec is silent, the sandbox's choices documented in docs/sandbox.md).
 
 export interface HandlerContext {
   store: ProcessStore;
@@ -46,7 +46,7 @@ export function isRunning(status: string): boolean {
 export type Handler = (context: HandlerContext) => Reply;
 
 export const INVALID_IMPORT_SUPPLIER = 'invalid_import_supplier';
-export const PROCESS_IN_PROGRESS = 'account_import_process_in_progress';
+export const CREATE_IN_PROGRESS = 'account_import_process_in_progress';
 export const ACCOUNT_NOT_FOUND = 'account_not_found';
 
 /**
