@@ -177,6 +177,7 @@ function concludeRun(
     unknownAccounts: result.unknownAccounts,
     ...(result.maxErrors === undefined ? {} : { maxErrors: result.maxErrors }),
     notRead: reader.summary.notRead,
+    behind: recordsBehind(run),
   });
   run.finish({
     reason: result.reason,
@@ -211,6 +212,16 @@ function concludeRun(
 function refuseExport(reader: ExportReader): void {
   if ((reader.fileIssues.byCode[ExportCode.unknownColumn] ?? 0) === 0) return;
   throw new UsageError(fileIssuesText(reader.fileIssues, 'nothing was sent'), 'export_file_issues');
+}
+
+/** Records waiting for accounts a person must act on first (invalid, ERRORED), as `status` counts them. */
+function recordsBehind(run: PushRun): { invalid: number; errored: number } {
+  const total = (counts: Partial<Record<string, number>>): number =>
+    Object.values(counts).reduce<number>((sum, n) => sum + (n ?? 0), 0);
+  return {
+    invalid: total(run.ledger.read.waitingItems(['invalid'])),
+    errored: total(run.ledger.read.waitingItems(['errored'])),
+  };
 }
 
 const tell = (line: string): void => void process.stderr.write(`migrate: ${line}\n`);

@@ -20,8 +20,32 @@ function sumItems(counts: LedgerCounts, states: ReadonlyArray<'failed' | 'held' 
   return total;
 }
 
-/** Everything not done in the ledger, most urgent first; empty when every account is done with all its records. */
-export function leftOverOf(counts: LedgerCounts): LeftOver[] {
+/** Records waiting to be sent whose account a person must act on first: they wait for those accounts. */
+export interface RecordsBehind {
+  invalid: number;
+  errored: number;
+}
+
+const NONE_BEHIND: RecordsBehind = { invalid: 0, errored: 0 };
+
+/** `12 records wait for them`, in the words `status` uses; undefined when none wait. */
+function waitingFor(records: number): string | undefined {
+  if (records === 0) return undefined;
+  return records === 1 ? '1 record waits for them' : `${records} records wait for them`;
+}
+
+/** ` (a; b)` of the parts given, nothing when none is. */
+function aside(...parts: Array<string | undefined>): string {
+  const given = parts.filter((part) => part !== undefined);
+  return given.length === 0 ? '' : ` (${given.join('; ')})`;
+}
+
+/**
+ * Everything not done in the ledger, most urgent first; empty when every account is done with all its records.
+ * Records behind invalid or ERRORED accounts are said with those accounts (they wait for them), not as records a later
+ * run sends.
+ */
+export function leftOverOf(counts: LedgerCounts, behind: RecordsBehind = NONE_BEHIND): LeftOver[] {
   const accounts = counts.accounts;
   const parts: LeftOver[] = [];
   const add = (count: number, text: string, file: LeftOver['file']): void => {
@@ -29,12 +53,17 @@ export function leftOverOf(counts: LedgerCounts): LeftOver[] {
   };
   add(
     accounts.invalid ?? 0,
-    plural(accounts.invalid ?? 0, 'account needs data fixes', 'accounts need data fixes'),
+    plural(accounts.invalid ?? 0, 'account needs data fixes', 'accounts need data fixes') +
+      aside(waitingFor(behind.invalid)),
     'fix-data.csv',
   );
   add(
     accounts.errored ?? 0,
-    plural(accounts.errored ?? 0, 'account ERRORED on the platform', 'accounts ERRORED on the platform'),
+    plural(accounts.errored ?? 0, 'account ERRORED on the platform', 'accounts ERRORED on the platform') +
+      aside(
+        waitingFor(behind.errored),
+        `check ${accounts.errored === 1 ? 'it' : 'them'}, then push with --retry-errored`,
+      ),
     'fix-data.csv',
   );
   const refused = sumItems(counts, ['failed', 'held']);
@@ -54,13 +83,13 @@ export function leftOverOf(counts: LedgerCounts): LeftOver[] {
     'retry.csv',
   );
   add(accounts.staged ?? 0, plural(accounts.staged ?? 0, 'account not sent yet', 'accounts not sent yet'), undefined);
-  const pending = sumItems(counts, ['pending']);
+  const pending = Math.max(0, sumItems(counts, ['pending']) - behind.invalid - behind.errored);
   add(
     pending,
     plural(
       pending,
-      'record not sent yet (its account is not imported, or a later run sends it)',
-      'records not sent yet (their account is not imported, or a later run sends them)',
+      'record not sent yet (its account is not imported yet, or a later run sends it)',
+      'records not sent yet (their account is not imported yet, or a later run sends them)',
     ),
     undefined,
   );

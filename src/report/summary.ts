@@ -3,7 +3,7 @@ import type { LedgerCounts } from '../ledger/index.js';
 import { ACCOUNT_STATES, ITEM_KINDS, ITEM_STATES } from '../ledger/index.js';
 import type { NotRead } from '../sources/index.js';
 import { shownName } from './export-entries.js';
-import { leftOverLine, leftOverOf, type LeftOver } from './left-over.js';
+import { leftOverLine, leftOverOf, type LeftOver, type RecordsBehind } from './left-over.js';
 
 /** What the final summary of a push shows; also the `--json` document (one object on stdout). */
 export interface PushSummary {
@@ -200,6 +200,8 @@ export function buildPushSummary(input: {
   unknownAccounts?: string[];
   maxErrors?: number;
   notRead?: NotRead[];
+  /** Records waiting for invalid or ERRORED accounts: said with those accounts. */
+  behind?: RecordsBehind;
 }): PushSummary {
   const { result } = input;
   const durationSeconds = (Date.now() - input.startedAt) / 1000;
@@ -220,7 +222,7 @@ export function buildPushSummary(input: {
     rateShown: input.wait === false ? 'created' : 'processed',
     ...(input.unknownAccounts && input.unknownAccounts.length > 0 ? { unknownAccounts: input.unknownAccounts } : {}),
     ...(input.maxErrors === undefined ? {} : { maxErrors: input.maxErrors }),
-    left: leftOverOf(result.counts),
+    left: leftOverOf(result.counts, input.behind),
     ...(input.notRead && input.notRead.length > 0 ? { notRead: input.notRead } : {}),
   };
 }
