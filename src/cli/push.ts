@@ -10,7 +10,8 @@ import { isLedgerDamage, stateDirFailure } from '../ledger/index.js';
 import { ExportCode } from '../mapping/issue-codes.js';
 import { linkLines, notReadLines, type LinkedFile } from '../report/export-entries.js';
 import { fileIssuesText, lockLostText, unknownAccountsText } from '../report/push-messages.js';
-import { buildPushSummary, colorWanted, renderSummary } from '../report/summary.js';
+import type { LedgerCounts } from '../ledger/index.js';
+import { buildPushSummary, colorWanted, countsUnchanged, renderSummary, renderUnchanged } from '../report/summary.js';
 import type { ExportFiles } from '../sources/index.js';
 import { registerContractOption } from './mapping-options.js';
 import { exportIdentity } from './export-identity.js';
@@ -82,6 +83,8 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
     );
   tellEntries(setup.exportFiles);
   const run = await openPushRun(options, setup, signal);
+  // The ledger's counts as the run starts: a run that changed none of them says so in one line (a cron run).
+  const before = run.ledger.read.counts();
   let ending: RunEnding = { exitCode: ExitCode.fatal };
   try {
     const reader = await openExportForRun(options, setup, run, signal);
@@ -106,7 +109,7 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
       }),
       options.only !== undefined,
     );
-    ending = { exitCode: concludeRun(options, run, reader, result, startedAt) };
+    ending = { exitCode: concludeRun(options, run, { reader, result, startedAt, before }) };
     return ending.exitCode;
   } catch (error) {
     const explained = run.explain(error);
@@ -154,10 +157,9 @@ async function openExportForRun(
 function concludeRun(
   options: PushCommandOptions,
   run: PushRun,
-  reader: ExportReader,
-  result: PushResult,
-  startedAt: number,
+  ended: { reader: ExportReader; result: PushResult; startedAt: number; before: LedgerCounts },
 ): number {
+  const { reader, result, startedAt } = ended;
   run.closeLog({ outcome: result.reason, exitCode: result.exitCode });
   if (result.unknownAccounts.length > 0) tell(unknownAccountsText(result.unknownAccounts));
   // The ledger could not be written: a damaged file is named before anything is read from it for the summary.
@@ -189,8 +191,11 @@ function concludeRun(
     },
     answered: result.reason !== 'fatal',
   });
+  const color = colorWanted(process.stdout, process.env);
   if (options.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
-  else process.stdout.write(renderSummary(summary, colorWanted(process.stdout, process.env)));
+  else if (result.reason === 'finished' && countsUnchanged(ended.before, result.counts))
+    process.stdout.write(renderUnchanged(summary, color));
+  else process.stdout.write(renderSummary(summary, color));
   if (storage !== undefined)
     throw (
       postgresFailure(storage) ??

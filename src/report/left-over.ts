@@ -10,6 +10,8 @@ export interface LeftOver {
   text: string;
   /** The `migrate report` file that lists them, or undefined when a rerun is all it takes. */
   file: 'fix-data.csv' | 'unknown-outcome.csv' | 'retry.csv' | undefined;
+  /** What waits for them and what to do, said in brackets with the file ("6 records wait for them; check them"). */
+  aside?: string;
 }
 
 const plural = (count: number, one: string, many: string): string => `${count} ${count === 1 ? one : many}`;
@@ -34,10 +36,10 @@ function waitingFor(records: number): string | undefined {
   return records === 1 ? '1 record waits for them' : `${records} records wait for them`;
 }
 
-/** ` (a; b)` of the parts given, nothing when none is. */
-function aside(...parts: Array<string | undefined>): string {
+/** `a; b` of the parts given, undefined when none is. */
+function aside(...parts: Array<string | undefined>): string | undefined {
   const given = parts.filter((part) => part !== undefined);
-  return given.length === 0 ? '' : ` (${given.join('; ')})`;
+  return given.length === 0 ? undefined : given.join('; ');
 }
 
 /**
@@ -48,23 +50,23 @@ function aside(...parts: Array<string | undefined>): string {
 export function leftOverOf(counts: LedgerCounts, behind: RecordsBehind = NONE_BEHIND): LeftOver[] {
   const accounts = counts.accounts;
   const parts: LeftOver[] = [];
-  const add = (count: number, text: string, file: LeftOver['file']): void => {
-    if (count > 0) parts.push({ count, text, file });
+  const add = (count: number, text: string, file: LeftOver['file'], more?: string): void => {
+    if (count > 0) parts.push({ count, text, file, ...(more === undefined ? {} : { aside: more }) });
   };
   add(
     accounts.invalid ?? 0,
-    plural(accounts.invalid ?? 0, 'account needs data fixes', 'accounts need data fixes') +
-      aside(waitingFor(behind.invalid)),
+    plural(accounts.invalid ?? 0, 'account needs data fixes', 'accounts need data fixes'),
     'fix-data.csv',
+    aside(waitingFor(behind.invalid)),
   );
   add(
     accounts.errored ?? 0,
-    plural(accounts.errored ?? 0, 'account ERRORED on the platform', 'accounts ERRORED on the platform') +
-      aside(
-        waitingFor(behind.errored),
-        `check ${accounts.errored === 1 ? 'it' : 'them'}, then push with --retry-errored`,
-      ),
+    plural(accounts.errored ?? 0, 'account ERRORED on the platform', 'accounts ERRORED on the platform'),
     'fix-data.csv',
+    aside(
+      waitingFor(behind.errored),
+      `check ${accounts.errored === 1 ? 'it' : 'them'}, then push with --retry-errored`,
+    ),
   );
   const refused = sumItems(counts, ['failed', 'held']);
   add(refused, plural(refused, 'record refused or invalid', 'records refused or invalid'), 'fix-data.csv');
@@ -98,5 +100,10 @@ export function leftOverOf(counts: LedgerCounts, behind: RecordsBehind = NONE_BE
 
 /** One line: "3 accounts need data fixes (fix-data.csv), 1 record of unknown outcome ... (unknown-outcome.csv)". */
 export function leftOverLine(parts: readonly LeftOver[]): string {
-  return parts.map((part) => (part.file ? `${part.text} (${part.file})` : part.text)).join('; ');
+  return parts
+    .map((part) => {
+      const brackets = [part.aside, part.file].filter((text) => text !== undefined);
+      return brackets.length === 0 ? part.text : `${part.text} (${brackets.join('; ')})`;
+    })
+    .join('; ');
 }

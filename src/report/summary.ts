@@ -176,6 +176,35 @@ function headlineOf(summary: PushSummary, c: InstanceType<typeof Chalk>): string
   return c.red(`push stopped: ${summary.result}${left ? `; left: ${left}${report}` : ''}`);
 }
 
+/** Whether a run changed no account's and no record's state: the ledger's counts per state are as they were. */
+export function countsUnchanged(before: LedgerCounts, after: LedgerCounts): boolean {
+  const same = (a: object, b: object): boolean => JSON.stringify(sorted(a)) === JSON.stringify(sorted(b));
+  return same(before.accounts, after.accounts) && same(before.items, after.items);
+}
+
+function sorted(value: object): unknown {
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, v]) => v !== 0 && v !== undefined)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([k, v]) => [k, typeof v === 'object' && v !== null ? sorted(v as object) : v]),
+  );
+}
+
+/**
+ * The one line of a finished run that changed nothing in the ledger (a cron run between the service's processing):
+ * what is left, and the next step, instead of the whole table.
+ */
+export function renderUnchanged(summary: PushSummary, color: boolean): string {
+  const c = new Chalk({ level: color ? 1 : 0 });
+  if (summary.left.length === 0)
+    return `${c.green('push changed nothing in the ledger: everything done (every account and record settled)')}\n`;
+  const next = summary.left.some(needsPerson)
+    ? 'next: migrate status SUPPLIER (what needs a person first), migrate report --out DIR'
+    : 'next: nothing to do, the next push takes them up';
+  return `${c.yellow(`push changed nothing in the ledger; left: ${leftOverLine(summary.left)}; ${next}`)}\n`;
+}
+
 /** What only a person can settle: data to fix, records to check by hand. */
 function needsPerson(part: LeftOver): boolean {
   return part.file === 'fix-data.csv' || part.file === 'unknown-outcome.csv';

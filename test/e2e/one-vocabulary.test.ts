@@ -35,9 +35,10 @@ describe('push summary and status say the same of records behind accounts a pers
   it("the push summary says the ERRORED accounts' records wait for them, with the check and --retry-errored", () => {
     expect(pushed.code, pushed.stderr).toBe(1);
     expect(pushed.stdout).toContain(
-      '2 accounts ERRORED on the platform (6 records wait for them; check them, then push with --retry-errored)',
+      '2 accounts ERRORED on the platform (6 records wait for them; check them, then push with --retry-errored; ' +
+        'fix-data.csv)',
     );
-    expect(pushed.stdout).toMatch(/4 accounts need data fixes \(\d+ records wait for them\)/);
+    expect(pushed.stdout).toMatch(/4 accounts need data fixes \(\d+ records wait for them; fix-data\.csv\)/);
     // Nothing else is pending: no record is left to "a later run".
     expect(pushed.stdout).not.toContain('not sent yet');
     expect(pushed.stdout).not.toContain('later run');
@@ -46,7 +47,7 @@ describe('push summary and status say the same of records behind accounts a pers
   it('status counts the same records waiting for the same accounts', () => {
     expect(status.code, status.stderr).toBe(1);
     expect(status.stdout).toContain('2 accounts ERRORED on the platform (6 records wait for them)');
-    const summaryWaiting = /4 accounts need data fixes \((\d+) records wait for them\)/.exec(pushed.stdout)?.[1];
+    const summaryWaiting = /4 accounts need data fixes \((\d+) records wait for them;/.exec(pushed.stdout)?.[1];
     expect(status.stdout).toContain(`(${summaryWaiting} records wait for them)`);
   });
 });
