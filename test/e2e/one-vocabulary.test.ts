@@ -15,6 +15,7 @@ let dir: string;
 let sandbox: RunningSandbox;
 let pushed: RunResult;
 let status: RunResult;
+let shortStatus: RunResult;
 
 describe('push summary and status say the same of records behind accounts a person must act on', () => {
   beforeAll(async () => {
@@ -25,6 +26,10 @@ describe('push summary and status say the same of records behind accounts a pers
     const env = { MIGRATE_API_KEY: sandbox.apiKey };
     pushed = await runMigrate(['push', ops.dir, '--base-url', sandbox.url, '--state', state], env);
     status = await runMigrate(['status', 'ACME', '--base-url', sandbox.url, '--state', state], env);
+    shortStatus = await runMigrate(
+      ['status', 'ACME', '--base-url', sandbox.url, '--state', state, '--max-rows', '2'],
+      env,
+    );
   }, 120_000);
 
   afterAll(async () => {
@@ -49,5 +54,17 @@ describe('push summary and status say the same of records behind accounts a pers
     expect(status.stdout).toContain('2 accounts ERRORED on the platform (6 records wait for them)');
     const summaryWaiting = /4 accounts need data fixes \((\d+) records wait for them;/.exec(pushed.stdout)?.[1];
     expect(status.stdout).toContain(`(${summaryWaiting} records wait for them)`);
+  });
+
+  it('status lists what needs a person first: the refused payment instruction before the records that wait', () => {
+    expect(shortStatus.code, shortStatus.stderr).toBe(1);
+    const text = shortStatus.stdout;
+    const needing = text.indexOf('records that need a person');
+    const waiting = text.indexOf('records waiting');
+    expect(needing, text).toBeGreaterThan(-1);
+    expect(waiting).toBeGreaterThan(needing);
+    const listed = text.slice(needing, waiting);
+    expect(listed).toMatch(/OPS-0005\s+payment_instruction\s+failed: refused by the service/);
+    expect(text.slice(waiting)).toMatch(/waiting: account ERRORED|held back: account invalid/);
   });
 });
