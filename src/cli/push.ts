@@ -180,6 +180,7 @@ function concludeRun(
     ...(result.maxErrors === undefined ? {} : { maxErrors: result.maxErrors }),
     notRead: reader.summary.notRead,
     behind: recordsBehind(run),
+    neverRead: run.progress.tally.neverRead,
   });
   run.finish({
     reason: result.reason,

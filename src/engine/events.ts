@@ -14,6 +14,8 @@ export type EngineEvent =
     }
   | {
       type: 'staged';
+      /** The run stopped before the whole export was read: the rest of it was never read. */
+      stopped?: boolean;
       accounts: number;
       invalid: number;
       orphans: number;

@@ -81,6 +81,8 @@ export class ProgressTally implements EventSink {
   sorting: string[] | undefined;
   /** The whole export is staged. */
   staged = false;
+  /** Staging ended because the run stopped: the rest of the export was never read. */
+  readStopped = false;
   readonly startedAt: number;
   /** Whether the run waits for processing (without --no-wait): what "settled" means. */
   readonly wait: boolean;
@@ -111,6 +113,7 @@ export class ProgressTally implements EventSink {
         this.#addStaged(event.added);
         this.sorting = undefined;
         if (event.type === 'staged') this.staged = true;
+        if (event.type === 'staged' && event.stopped === true) this.readStopped = true;
         break;
       case 'sorting':
         this.sorting = event.files.map((file) => file.file);
@@ -157,6 +160,16 @@ export class ProgressTally implements EventSink {
   /** Accounts this run has settled: processed, ERRORED or refused (with --no-wait: created or refused). */
   get settled(): number {
     return (this.wait ? this.done.processed : this.done.created) + this.invalid;
+  }
+
+  /**
+   * About how many accounts of the export a run that stopped while reading it never read (the accounts file's lines
+   * less the furthest staging read); 0 once it read the whole export, undefined when the size is not known.
+   */
+  get neverRead(): number | undefined {
+    if (this.staged && !this.readStopped) return 0;
+    if (this.exportAccounts === undefined) return undefined;
+    return Math.max(0, this.exportAccounts - this.#furthestRead);
   }
 
   /** Accounts of the export not read yet, and the work each read account brought on average; undefined if unknown. */

@@ -33,6 +33,11 @@ export interface PushSummary {
   left: LeftOver[];
   /** Entries of the export directory that are not export files, not read (each also told as the run started). */
   notRead?: NotRead[];
+  /**
+   * About how many accounts of the export a run that stopped while reading it never read (the accounts file's lines
+   * less what was read): they are not in the ledger, and the next push reads them.
+   */
+  neverRead?: number;
 }
 
 const ACCOUNT_LABELS: Record<string, string> = {
@@ -72,6 +77,13 @@ export function renderSummary(summary: PushSummary, color: boolean): string {
     lines.push(
       `  export: ${summary.staged.accounts} accounts (${summary.staged.invalid} invalid), ` +
         `${summary.staged.orphans} accounts with records only`,
+    );
+  if (summary.neverRead !== undefined && summary.neverRead > 0)
+    lines.push(
+      c.yellow(
+        `  export: about ${summary.neverRead.toLocaleString('en-GB')} accounts never read (the run stopped while ` +
+          'reading the export; the next push reads them)',
+      ),
     );
   if (summary.notRead !== undefined && summary.notRead.length > 0)
     lines.push(c.yellow(`  not read (not export files): ${notReadNames(summary.notRead)}`));
@@ -159,7 +171,8 @@ function rateOf(summary: PushSummary): string {
  * left and which `migrate report` file lists it.
  */
 function headlineOf(summary: PushSummary, c: InstanceType<typeof Chalk>): string {
-  const left = leftOverLine(summary.left);
+  const unread = summary.neverRead ? [`about ${summary.neverRead.toLocaleString('en-GB')} accounts never read`] : [];
+  const left = [leftOverLine(summary.left), ...unread].filter((part) => part !== '').join('; ');
   const report = summary.left.some((part) => part.file !== undefined) ? '; see `migrate report`' : '';
   if (summary.left.length === 0 && summary.exitCode === 0)
     return c.green('push finished: everything done (every account and record settled)');
@@ -229,6 +242,8 @@ export function buildPushSummary(input: {
   unknownAccounts?: string[];
   maxErrors?: number;
   notRead?: NotRead[];
+  /** About how many accounts of the export were never read: the run stopped while reading it. */
+  neverRead?: number | undefined;
   /** Records waiting for invalid or ERRORED accounts: said with those accounts. */
   behind?: RecordsBehind;
 }): PushSummary {
@@ -253,5 +268,6 @@ export function buildPushSummary(input: {
     ...(input.maxErrors === undefined ? {} : { maxErrors: input.maxErrors }),
     left: leftOverOf(result.counts, input.behind),
     ...(input.notRead && input.notRead.length > 0 ? { notRead: input.notRead } : {}),
+    ...(input.neverRead ? { neverRead: input.neverRead } : {}),
   };
 }

@@ -94,6 +94,24 @@ describe('progress while the export is read', () => {
     expect(line).not.toContain('ETA');
   });
 
+  it('knows how many accounts of the export a stopped run never read: none once the whole export is read', () => {
+    const tally = new ProgressTally({ now: clock().now });
+    expect(tally.neverRead).toBeUndefined();
+    tally.exportAccounts = 2249;
+    tally.emit(emptyPlan);
+    tally.emit(staging(177));
+    expect(tally.neverRead).toBe(2072);
+    // Staging ends at a stop too: what it had not read stays never read.
+    const stopped = new ProgressTally({ now: clock().now });
+    stopped.exportAccounts = 2249;
+    stopped.emit(staging(177));
+    const end = staged(177);
+    if (end.type === 'staged') stopped.emit({ ...end, stopped: true });
+    expect(stopped.neverRead).toBe(2072);
+    tally.emit(staged(2249));
+    expect(tally.neverRead).toBe(0);
+  });
+
   it('extrapolates the unread export from its counted size: the bar is not 80% full with 80% left', () => {
     const time = clock();
     const tally = new ProgressTally({ now: time.now });
