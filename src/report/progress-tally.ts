@@ -162,6 +162,11 @@ export class ProgressTally implements EventSink {
     return (this.wait ? this.done.processed : this.done.created) + this.invalid;
   }
 
+  /** Only part of the export is read: still reading, or staging ended because the run stopped. */
+  #partRead(): boolean {
+    return !this.staged || this.readStopped;
+  }
+
   /**
    * About how many accounts of the export a run that stopped while reading it never read (the accounts file's lines
    * less the furthest staging read); 0 once it read the whole export, undefined when the size is not known.
@@ -174,14 +179,14 @@ export class ProgressTally implements EventSink {
 
   /** Accounts of the export not read yet, and the work each read account brought on average; undefined if unknown. */
   #unread(): { accounts: number; perAccount: (added: number) => number } | undefined {
-    if (this.staged || this.staging === undefined) return undefined;
+    if (!this.#partRead() || this.staging === undefined) return undefined;
     if (this.exportAccounts === undefined || this.#furthestRead === 0) return undefined;
     const accounts = Math.max(0, this.exportAccounts - this.#furthestRead);
     return { accounts, perAccount: (added) => added / this.#furthestRead };
   }
 
   #count(done: number, known: number, added: number): Count {
-    const reading = this.staging !== undefined && !this.staged;
+    const reading = this.staging !== undefined && this.#partRead();
     const unread = this.#unread();
     if (!reading) return { done, total: Math.max(known, done), estimated: false, soFar: false };
     if (unread === undefined) return { done, total: Math.max(known, done), estimated: false, soFar: true };
@@ -216,11 +221,12 @@ export class ProgressTally implements EventSink {
       steps,
       problems: this.invalid + this.errored + this.failed,
     };
-    if (this.staging !== undefined && !this.staged)
+    if (this.staging !== undefined && this.#partRead())
       view.reading = { read: this.staging.accounts, of: this.exportAccounts };
     if (this.sorting) view.sorting = this.sorting;
     if (rates !== undefined) view.ratePerSecond = rates.settled;
-    const eta = this.#eta(accounts, rates);
+    // A stopped run has no finish to promise: its last frame keeps its numbers and drops the ETA.
+    const eta = this.readStopped ? undefined : this.#eta(accounts, rates);
     if (eta !== undefined) view.etaSeconds = eta;
     return view;
   }

@@ -112,6 +112,24 @@ describe('progress while the export is read', () => {
     expect(tally.neverRead).toBe(0);
   });
 
+  it("a stop while reading keeps the last frame's totals (no jump to 95% with a short ETA)", () => {
+    const time = clock();
+    const tally = new ProgressTally({ now: time.now });
+    tally.exportAccounts = 5000;
+    tally.emit(emptyPlan);
+    tally.emit(staging(1000, 1000, 3000));
+    tally.view();
+    time.advance(10);
+    for (let id = 1; id <= 580; id += 1) tally.emit(processed(id));
+    const before = tally.view();
+    const end = staged(1000, 1000, 3000);
+    if (end.type === 'staged') tally.emit({ ...end, stopped: true });
+    const after = tally.view();
+    expect(after.accounts).toMatchObject({ done: 580, total: before.accounts.total, estimated: true });
+    expect(after.records.total).toBe(before.records.total);
+    expect(after.etaSeconds).toBeUndefined();
+  });
+
   it('extrapolates the unread export from its counted size: the bar is not 80% full with 80% left', () => {
     const time = clock();
     const tally = new ProgressTally({ now: time.now });
