@@ -85,6 +85,7 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
   const run = await openPushRun(options, setup, signal);
   // The ledger's counts as the run starts: a run that changed none of them says so in one line (a cron run).
   const before = run.ledger.read.counts();
+  run.progress.tally.ledgerAccounts = Object.values(before.accounts).reduce<number>((sum, n) => sum + (n ?? 0), 0);
   let ending: RunEnding = { exitCode: ExitCode.fatal };
   try {
     const reader = await openExportForRun(options, setup, run, signal);

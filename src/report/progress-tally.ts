@@ -81,6 +81,8 @@ export class ProgressTally implements EventSink {
   sorting: string[] | undefined;
   /** The whole export is staged. */
   staged = false;
+  /** Accounts the ledger held as the run started (a rerun's): the export's accounts among them bring no new work. */
+  ledgerAccounts = 0;
   /** Staging ended because the run stopped: the rest of the export was never read. */
   readStopped = false;
   readonly startedAt: number;
@@ -177,20 +179,31 @@ export class ProgressTally implements EventSink {
     return Math.max(0, this.exportAccounts - this.#furthestRead);
   }
 
-  /** Accounts of the export not read yet, and the work each read account brought on average; undefined if unknown. */
-  #unread(): { accounts: number; perAccount: (added: number) => number } | undefined {
+  /**
+   * Accounts of the export not read yet that bring work, and the work each brings on average; undefined if unknown.
+   * On a first run every unread account is new, bringing what each read account brought. On a rerun the accounts the
+   * ledger already holds bring none: the new ones are the export's accounts less the ledger's and those added so far,
+   * each bringing what the new ones read so far brought (one account each), not extrapolated from the read accounts'
+   * work alone (which the ledger mostly had: `created 0/~177` on a rerun of 2,219).
+   */
+  #unread(): { accounts: number; perAccount: (added: number, accountStep: boolean) => number } | undefined {
     if (!this.#partRead() || this.staging === undefined) return undefined;
     if (this.exportAccounts === undefined || this.#furthestRead === 0) return undefined;
-    const accounts = Math.max(0, this.exportAccounts - this.#furthestRead);
-    return { accounts, perAccount: (added) => added / this.#furthestRead };
+    if (this.ledgerAccounts === 0) {
+      const accounts = Math.max(0, this.exportAccounts - this.#furthestRead);
+      return { accounts, perAccount: (added) => added / this.#furthestRead };
+    }
+    const fresh = this.#added.accounts;
+    const accounts = Math.max(0, this.exportAccounts - this.ledgerAccounts - fresh);
+    return { accounts, perAccount: (added, accountStep) => (accountStep ? 1 : fresh === 0 ? 0 : added / fresh) };
   }
 
-  #count(done: number, known: number, added: number): Count {
+  #count(done: number, known: number, added: number, accountStep: boolean): Count {
     const reading = this.staging !== undefined && this.#partRead();
     const unread = this.#unread();
     if (!reading) return { done, total: Math.max(known, done), estimated: false, soFar: false };
     if (unread === undefined) return { done, total: Math.max(known, done), estimated: false, soFar: true };
-    const total = Math.round(known + unread.accounts * unread.perAccount(added));
+    const total = Math.round(known + unread.accounts * unread.perAccount(added, accountStep));
     return { done, total: Math.max(total, done), estimated: unread.accounts > 0, soFar: false };
   }
 
@@ -200,11 +213,12 @@ export class ProgressTally implements EventSink {
     const steps = Object.fromEntries(
       PROGRESS_STEPS.map((step) => {
         const added = step === 'created' || step === 'processed' ? this.#added.accounts : this.#added.items[step];
-        return [step, this.#count(this.done[step], this.totals[step], added)];
+        const accountStep = step === 'created' || step === 'processed';
+        return [step, this.#count(this.done[step], this.totals[step], added, accountStep)];
       }),
     ) as Record<ProgressStep, Count>;
     const leadKnown = this.wait ? this.totals.processed : this.totals.created;
-    const accounts = this.#count(this.settled, leadKnown, this.#added.accounts);
+    const accounts = this.#count(this.settled, leadKnown, this.#added.accounts, true);
     const sum = (pick: (count: Count) => number): number =>
       ITEM_KINDS.reduce((all, kind) => all + pick(steps[kind]), 0);
     const records: Count = {

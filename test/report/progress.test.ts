@@ -167,6 +167,21 @@ describe('progress while the export is read', () => {
     expect(view.etaSeconds).toBeCloseTo(90, 5);
   });
 
+  it('a rerun after a stop counts the export left unread as work, not only what this run read so far', () => {
+    const time = clock();
+    const tally = new ProgressTally({ now: time.now });
+    // The first run read 177 of 2,219 accounts and stopped; the rerun reads those 177 again (nothing new), then more.
+    tally.ledgerAccounts = 177;
+    tally.exportAccounts = 2219;
+    tally.emit(emptyPlan);
+    tally.emit(staging(177, 0, 0));
+    expect(tally.view().steps.created).toMatchObject({ total: 2042, estimated: true });
+    tally.emit(staging(577, 400, 1200));
+    const view = tally.view();
+    expect(view.steps.created).toMatchObject({ total: 2042, estimated: true });
+    expect(view.steps.note.total).toBe(2042 * 3);
+  });
+
   it('after staging, totals are exact: no "~", no "so far"', () => {
     const time = clock();
     const tally = new ProgressTally({ now: time.now });
