@@ -20,7 +20,8 @@ import { isLedgerDamage, storageError } from '../ledger/index.js';
 import { ExportCode } from '../mapping/issue-codes.js';
 import { linkLines, notReadLines, spellingLines, type LinkedFile } from '../report/export-entries.js';
 import { fileIssuesText, lockLostText, unknownAccountsText } from '../report/push-messages.js';
-import { buildPushSummary, colorWanted, renderSummary } from '../report/summary.js';
+import type { LedgerCounts } from '../ledger/index.js';
+import { buildPushSummary, colorWanted, countsUnchanged, renderSummary, renderUnchanged } from '../report/summary.js';
 import type { ExportFiles } from '../sources/index.js';
 import { registerContractOption } from './mapping-options.js';
 import { exportIdentity } from './export-identity.js';
@@ -94,6 +95,9 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
     );
   tellEntries(setup.exportFiles);
   const run = await openPushRun(options, setup, signal);
+  // The ledger's counts as the run starts: a run that changed none of them says so in one line (a cron run).
+  const before = run.ledger.read.counts();
+  run.progress.tally.ledgerAccounts = Object.values(before.accounts).reduce<number>((sum, n) => sum + (n ?? 0), 0);
   let ending: RunEnding = { exitCode: ExitCode.fatal };
   try {
     const reader = await openExportForRun(options, setup, run, signal);
@@ -118,7 +122,7 @@ async function pushWithSignal(options: PushCommandOptions, signal: AbortSignal):
       }),
       options.only !== undefined,
     );
-    ending = { exitCode: concludeRun(options, run, reader, result, startedAt) };
+    ending = { exitCode: concludeRun(options, run, { reader, result, startedAt, before }) };
     return ending.exitCode;
   } catch (error) {
     const explained = run.explain(error);
@@ -168,10 +172,9 @@ async function openExportForRun(
 function concludeRun(
   options: PushCommandOptions,
   run: PushRun,
-  reader: ExportReader,
-  result: PushResult,
-  startedAt: number,
+  ended: { reader: ExportReader; result: PushResult; startedAt: number; before: LedgerCounts },
 ): number {
+  const { reader, result, startedAt } = ended;
   run.closeLog({ outcome: result.reason, exitCode: result.exitCode });
   if (result.unknownAccounts.length > 0) tell(unknownAccountsText(result.unknownAccounts));
   // The ledger could not be written: a damaged file is named before anything is read from it for the summary.
@@ -191,6 +194,8 @@ function concludeRun(
     unknownAccounts: result.unknownAccounts,
     ...(result.maxErrors === undefined ? {} : { maxErrors: result.maxErrors }),
     notRead: reader.summary.notRead,
+    behind: recordsBehind(run),
+    neverRead: run.progress.tally.neverRead,
   });
   run.finish({
     reason: result.reason,
@@ -202,8 +207,11 @@ function concludeRun(
     },
     answered: result.reason !== 'fatal',
   });
+  const color = colorWanted(process.stdout, process.env);
   if (options.json) process.stdout.write(`${visibleJson(JSON.stringify(summary, null, 2))}\n`);
-  else process.stdout.write(renderSummary(visibleStrings(summary), colorWanted(process.stdout, process.env)));
+  else if (result.reason === 'finished' && countsUnchanged(ended.before, result.counts))
+    process.stdout.write(renderUnchanged(visibleStrings(summary), color));
+  else process.stdout.write(renderSummary(visibleStrings(summary), color));
   if (storage instanceof MigrateError) throw storage;
   if (storage !== undefined)
     throw (
@@ -226,6 +234,16 @@ function concludeRun(
 function refuseExport(reader: ExportReader): void {
   if ((reader.fileIssues.byCode[ExportCode.unknownColumn] ?? 0) === 0) return;
   throw new UsageError(fileIssuesText(reader.fileIssues, 'nothing was sent'), 'export_file_issues');
+}
+
+/** Records waiting for accounts a person must act on first (invalid, ERRORED), as `status` counts them. */
+function recordsBehind(run: PushRun): { invalid: number; errored: number } {
+  const total = (counts: Partial<Record<string, number>>): number =>
+    Object.values(counts).reduce<number>((sum, n) => sum + (n ?? 0), 0);
+  return {
+    invalid: total(run.ledger.read.waitingItems(['invalid'])),
+    errored: total(run.ledger.read.waitingItems(['errored'])),
+  };
 }
 
 const tell = (line: string): void => void process.stderr.write(`migrate: ${visibleText(line)}\n`);

@@ -2,6 +2,8 @@ import type { AccountState, ItemKind } from '../ledger/index.js';
 
 /** What staging did to the ledger (stage.ts), told in the `staged` event and in the run's result. */
 export interface StageSummary {
+  /** The run stopped before the whole export was read: the rest of it was never read. */
+  stopped?: boolean;
   accounts: number;
   invalid: number;
   orphans: number;

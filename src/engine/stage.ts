@@ -134,7 +134,7 @@ export async function stageExport(
   apply();
   // Stopped: the rest of the export has not passed (the executor is stopping too).
   if (!signal?.aborted) gate?.finish();
-  sink.emit({ type: 'staged', ...summary });
+  sink.emit({ type: 'staged', ...summary, ...(signal?.aborted ? { stopped: true } : {}) });
   return summary;
 }
 

@@ -199,7 +199,11 @@ export class CampaignReader {
     return { accounts, items };
   }
 
-  /** The most frequent last-error codes of accounts and records not done, of one supplier (all when undefined). */
+  /**
+   * The most frequent last-error codes of accounts and records not done, of one supplier (all when undefined).
+   * `aborted` is not among them: it is the run's own stop (the operator's Ctrl-C, a run stopping on a fatal error), not
+   * an error of an account or a record.
+   */
   topErrorCodes(supplier: string | undefined, limit: number): Array<{ code: string; count: number }> {
     const accountFilter = supplier === undefined ? '' : 'AND import_supplier = ?';
     const itemFilter = supplier === undefined ? '' : 'AND a.import_supplier = ?';
@@ -207,11 +211,14 @@ export class CampaignReader {
     const rows = this.#db
       .prepare(
         `SELECT code, SUM(n) AS n FROM (
-           SELECT error_code AS code, COUNT(*) AS n FROM accounts WHERE error_code IS NOT NULL AND state <> 'done'
+           SELECT error_code AS code, COUNT(*) AS n FROM accounts
+             WHERE error_code IS NOT NULL AND error_code <> 'aborted'
+             AND state <> 'done'
              ${accountFilter} GROUP BY error_code
            UNION ALL
            SELECT it.error_code AS code, COUNT(*) AS n FROM items it JOIN accounts a ON a.id = it.account_id
-             WHERE it.error_code IS NOT NULL AND it.state <> 'done' ${itemFilter} GROUP BY it.error_code
+             WHERE it.error_code IS NOT NULL AND it.error_code <> 'aborted'
+             AND it.state <> 'done' ${itemFilter} GROUP BY it.error_code
          ) GROUP BY code ORDER BY n DESC, code LIMIT ?`,
       )
       .all(...params, limit) as Raw[];

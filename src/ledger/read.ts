@@ -250,15 +250,22 @@ export class LedgerReader {
     return readChangedAfterImport(this.#db, supplier, limit);
   }
 
-  /** The most frequent last-error codes of accounts and items (summary table). */
+  /**
+   * The most frequent last-error codes of accounts and items (summary table).
+   * `aborted` is not among them: it is the run's own stop (the operator's Ctrl-C, a run stopping on a fatal error), not
+   * an error of an account or a record.
+   */
   topErrorCodes(limit = 5): Array<{ code: string; count: number }> {
     const rows = this.#db
       .prepare(
         `SELECT code, SUM(n) AS n FROM (
-           SELECT error_code AS code, COUNT(*) AS n FROM accounts WHERE error_code IS NOT NULL AND state IN
+           SELECT error_code AS code, COUNT(*) AS n FROM accounts
+             WHERE error_code IS NOT NULL AND error_code <> 'aborted'
+             AND state IN
              ('invalid','errored','staged','unresolved') GROUP BY error_code
            UNION ALL
-           SELECT error_code AS code, COUNT(*) AS n FROM items WHERE error_code IS NOT NULL AND state IN
+           SELECT error_code AS code, COUNT(*) AS n FROM items WHERE error_code IS NOT NULL AND error_code <> 'aborted'
+             AND state IN
              ('failed','unknown','held','pending') GROUP BY error_code
          ) GROUP BY code ORDER BY n DESC, code LIMIT ?`,
       )

@@ -26,13 +26,29 @@ export interface CampaignInput {
   now: number;
 }
 
-/** Accounts in the ledger, done, needing action (invalid or ERRORED), and left for a push to bring to done. */
-export function accountTotals(summary: ReportSummary): { total: number; done: number; action: number; left: number } {
+export interface AccountTotals {
+  total: number;
+  /** Done with every record: an account done on the platform whose record the service refused is not. */
+  done: number;
+  /** Done on the platform, a record refused by the service: a failure a person acts on. */
+  refused: number;
+  invalid: number;
+  errored: number;
+  /** Needing a person before a push brings them to done: invalid, ERRORED, a record refused. */
+  action: number;
+  /** Left for a push to bring to done. */
+  left: number;
+}
+
+/** Accounts in the ledger: done, needing a person (invalid, ERRORED, a record refused), left for a push. */
+export function accountTotals(summary: ReportSummary): AccountTotals {
   const a = summary.accounts;
   const total = sum(Object.values(a));
-  const done = a.done ?? 0;
-  const action = sum([a.invalid, a.errored]);
-  return { total, done, action, left: Math.max(0, total - done - action) };
+  const refused = Math.min(a.done ?? 0, summary.fix_data.done_with_refused_records);
+  const done = (a.done ?? 0) - refused;
+  const [invalid, errored] = [a.invalid ?? 0, a.errored ?? 0];
+  const action = invalid + errored + refused;
+  return { total, done, refused, invalid, errored, action, left: Math.max(0, total - done - action) };
 }
 
 /** `45.2%`: one decimal, and never 100% until every account is done. */
@@ -42,10 +58,19 @@ export function percentText(done: number, total: number): string {
   return `${share.toFixed(1)}%`;
 }
 
-function paceText(pace: Pace | undefined, left: number, action: number): string {
-  // Not the header's "accounts needing action" (fix-data.csv's accounts, records refused included): these are the
-  // accounts no push brings to done until their data is fixed.
-  const waiting = action > 0 ? ` (besides ${format(action)} invalid or ERRORED, whose data must be fixed first)` : '';
+/** What a person does first, each kind in the words `status` uses: a data fix, a check and --retry-errored. */
+function needingPerson(totals: AccountTotals): string {
+  const parts = [
+    totals.invalid > 0 ? `${format(totals.invalid)} invalid (their data must be fixed)` : '',
+    totals.errored > 0 ? `${format(totals.errored)} ERRORED on the platform (to check, then push --retry-errored)` : '',
+    totals.refused > 0 ? `${format(totals.refused)} with a record the service refused (fix-data.csv)` : '',
+  ].filter((part) => part !== '');
+  return parts.length === 0 ? '' : ` (besides ${parts.join(', ')})`;
+}
+
+function paceText(pace: Pace | undefined, totals: AccountTotals): string {
+  const { left } = totals;
+  const waiting = needingPerson(totals);
   if (left === 0) return `Nothing left for a push to do${waiting}.`;
   if (pace === undefined || pace.finishAt === undefined)
     return `${format(left)} accounts left${waiting}; none done lately, so no finish can be estimated.`;
@@ -60,16 +85,17 @@ function paceText(pace: Pace | undefined, left: number, action: number): string 
 
 /** % complete with its bar, the pace and the estimated finish. */
 export function campaignSection(input: CampaignInput): string {
-  const { total, done, action, left } = accountTotals(input.summary);
+  const totals = accountTotals(input.summary);
+  const { total, done, left } = totals;
   const from = input.runs[0] === undefined ? input.now : Date.parse(input.runs[0].startedAt);
   const pace = paceOf(input.hours, { from, now: input.now, left });
   const percent = percentText(done, total);
   return (
     `<h2>How far the migration is</h2><div class="complete"><span data-total="complete">${percent}</span> complete ` +
-    `<span class="meta">(${format(done)} of ${format(total)} accounts done)</span></div>` +
+    `<span class="meta">(${format(done)} of ${format(total)} accounts done with all their records)</span></div>` +
     `<div class="track" role="progressbar" aria-valuenow="${percent.slice(0, -1)}" aria-valuemin="0" ` +
     `aria-valuemax="100"><div style="width:${percent}"></div></div>` +
-    `<p>${paceText(pace, left, action)}</p>`
+    `<p>${paceText(pace, totals)}</p>`
   );
 }
 

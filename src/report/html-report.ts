@@ -77,20 +77,25 @@ const KIND_LABELS: Record<string, string> = {
   payment_instruction: 'payment instructions',
 };
 
-/** Accounts through each step, scaled to the accounts in the export. */
+/** Accounts through each step, scaled to the accounts in the export; a refused record is a failure, not done. */
 function funnel(summary: ReportSummary): Bar[] {
   const a = summary.accounts;
-  const total = sum(Object.values(a));
+  const { total, done, refused } = accountTotals(summary);
   return [
     { label: 'accounts in the export', value: total },
     { label: 'valid', value: total - (a.invalid ?? 0) },
     { label: 'created on the platform', value: sum([a.scheduled, a.processed, a.errored, a.done]) },
     { label: 'processed', value: sum([a.processed, a.done]) },
-    { label: 'done (with their records)', value: a.done ?? 0, color: '#2e8b57' },
+    {
+      label: 'done (with their records)',
+      value: done,
+      color: '#2e8b57',
+      ...(refused > 0 ? { failed: refused, note: '(a record refused)' } : {}),
+    },
   ];
 }
 
-/** Post-import records done, each kind as a share of its own total. */
+/** Post-import records done, each kind as a share of its own total, those the service refused as a failed segment. */
 function recordSteps(summary: ReportSummary): Bar[] {
   const bars: Bar[] = [];
   for (const [kind, states] of Object.entries(summary.items)) {
@@ -99,8 +104,9 @@ function recordSteps(summary: ReportSummary): Bar[] {
       label: KIND_LABELS[kind] ?? kind,
       value: states.done ?? 0,
       color: '#6a8fc0',
-      note: ` of ${format(all)}`,
+      note: `of ${format(all)}`,
       of: all,
+      ...(states.failed ? { failed: states.failed } : {}),
     });
   }
   return bars;
@@ -156,8 +162,10 @@ function actionTables(page: Page): string {
     .join('');
   const more = sum(ACTION_STATES.map((state) => page.summary.accounts[state])) - page.needsAction.length;
   const listed =
-    `<p>Invalid or ERRORED accounts, the first ${LISTED}; fix-data.csv also lists the records refused or held ` +
-    `back, and every problem of an account on its own row.</p>`;
+    `<p>Invalid or ERRORED accounts, the first ${LISTED}: an invalid account's data must be fixed in the export; ` +
+    `an ERRORED account is checked (migrate status SUPPLIER --account NUMBER), then pushed again with ` +
+    `--retry-errored. fix-data.csv also lists the records refused or held back, and every problem of an account on ` +
+    `its own row.</p>`;
   return (
     `<h2>What needs action</h2><table><thead><tr><th>file</th><th ` +
     `class="n">rows</th></tr></thead><tbody>${files}</tbody></table>` +
@@ -188,13 +196,13 @@ export function renderHtmlReport(page: Page): string {
     label: error.code,
     value: error.count,
     color: '#c0392b',
-    note: page.samples.has(error.code) ? `  e.g. ${page.samples.get(error.code) ?? ''}` : '',
+    note: page.samples.has(error.code) ? `e.g. ${page.samples.get(error.code) ?? ''}` : '',
   }));
   const title = `Migration report${summary.import_supplier ? ` ${escapeHtml(summary.import_supplier)}` : ''}`;
   const records =
     Object.keys(summary.items).length === 0
       ? '<p>No post-import record.</p>'
-      : horizontalBars('post-import records done, of each kind', recordSteps(summary));
+      : horizontalBars('post-import records done and refused, of each kind', recordSteps(summary));
   const errorBars = errors.length === 0 ? '<p>No error.</p>' : horizontalBars('most frequent error codes', errors);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -206,7 +214,7 @@ ${campaignSection(campaign)}
 ${overTimeSection(campaign)}
 <h2>Accounts through each step</h2>
 <figure id="funnel">${horizontalBars('accounts through each step', funnel(summary))}</figure>
-<h2>Post-import records done</h2>
+<h2>Post-import records done (refused in red)</h2>
 <figure id="records">${records}</figure>
 ${runsSection(page.runs)}
 <h2>Most frequent errors</h2>

@@ -10,6 +10,8 @@ export interface LeftOver {
   text: string;
   /** The `migrate report` file that lists them, or undefined when a rerun is all it takes. */
   file: 'fix-data.csv' | 'unknown-outcome.csv' | 'retry.csv' | undefined;
+  /** What waits for them and what to do, said in brackets with the file ("6 records wait for them; check them"). */
+  aside?: string;
 }
 
 const plural = (count: number, one: string, many: string): string => `${count} ${count === 1 ? one : many}`;
@@ -20,22 +22,51 @@ function sumItems(counts: LedgerCounts, states: ReadonlyArray<'failed' | 'held' 
   return total;
 }
 
-/** Everything not done in the ledger, most urgent first; empty when every account is done with all its records. */
-export function leftOverOf(counts: LedgerCounts): LeftOver[] {
+/** Records waiting to be sent whose account a person must act on first: they wait for those accounts. */
+export interface RecordsBehind {
+  invalid: number;
+  errored: number;
+}
+
+const NONE_BEHIND: RecordsBehind = { invalid: 0, errored: 0 };
+
+/** `12 records wait for them`, in the words `status` uses; undefined when none wait. */
+function waitingFor(records: number): string | undefined {
+  if (records === 0) return undefined;
+  return records === 1 ? '1 record waits for them' : `${records} records wait for them`;
+}
+
+/** `a; b` of the parts given, undefined when none is. */
+function aside(...parts: Array<string | undefined>): string | undefined {
+  const given = parts.filter((part) => part !== undefined);
+  return given.length === 0 ? undefined : given.join('; ');
+}
+
+/**
+ * Everything not done in the ledger, most urgent first; empty when every account is done with all its records.
+ * Records behind invalid or ERRORED accounts are said with those accounts (they wait for them), not as records a later
+ * run sends.
+ */
+export function leftOverOf(counts: LedgerCounts, behind: RecordsBehind = NONE_BEHIND): LeftOver[] {
   const accounts = counts.accounts;
   const parts: LeftOver[] = [];
-  const add = (count: number, text: string, file: LeftOver['file']): void => {
-    if (count > 0) parts.push({ count, text, file });
+  const add = (count: number, text: string, file: LeftOver['file'], more?: string): void => {
+    if (count > 0) parts.push({ count, text, file, ...(more === undefined ? {} : { aside: more }) });
   };
   add(
     accounts.invalid ?? 0,
     plural(accounts.invalid ?? 0, 'account needs data fixes', 'accounts need data fixes'),
     'fix-data.csv',
+    aside(waitingFor(behind.invalid)),
   );
   add(
     accounts.errored ?? 0,
     plural(accounts.errored ?? 0, 'account ERRORED on the platform', 'accounts ERRORED on the platform'),
     'fix-data.csv',
+    aside(
+      waitingFor(behind.errored),
+      `check ${accounts.errored === 1 ? 'it' : 'them'}, then push with --retry-errored`,
+    ),
   );
   const refused = sumItems(counts, ['failed', 'held']);
   add(refused, plural(refused, 'record refused or invalid', 'records refused or invalid'), 'fix-data.csv');
@@ -54,13 +85,13 @@ export function leftOverOf(counts: LedgerCounts): LeftOver[] {
     'retry.csv',
   );
   add(accounts.staged ?? 0, plural(accounts.staged ?? 0, 'account not sent yet', 'accounts not sent yet'), undefined);
-  const pending = sumItems(counts, ['pending']);
+  const pending = Math.max(0, sumItems(counts, ['pending']) - behind.invalid - behind.errored);
   add(
     pending,
     plural(
       pending,
-      'record not sent yet (its account is not imported, or a later run sends it)',
-      'records not sent yet (their account is not imported, or a later run sends them)',
+      'record not sent yet (its account is not imported yet, or a later run sends it)',
+      'records not sent yet (their account is not imported yet, or a later run sends them)',
     ),
     undefined,
   );
@@ -69,5 +100,10 @@ export function leftOverOf(counts: LedgerCounts): LeftOver[] {
 
 /** One line: "3 accounts need data fixes (fix-data.csv), 1 record of unknown outcome ... (unknown-outcome.csv)". */
 export function leftOverLine(parts: readonly LeftOver[]): string {
-  return parts.map((part) => (part.file ? `${part.text} (${part.file})` : part.text)).join('; ');
+  return parts
+    .map((part) => {
+      const brackets = [part.aside, part.file].filter((text) => text !== undefined);
+      return brackets.length === 0 ? part.text : `${part.text} (${brackets.join('; ')})`;
+    })
+    .join('; ');
 }

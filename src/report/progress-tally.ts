@@ -86,6 +86,10 @@ export class ProgressTally implements EventSink {
   staged = false;
   /** Requests in flight that have waited more than a minute for their answer (set once the client is open). */
   unanswered: () => number = () => 0;
+  /** Accounts the ledger held as the run started (a rerun's): the export's accounts among them bring no new work. */
+  ledgerAccounts = 0;
+  /** Staging ended because the run stopped: the rest of the export was never read. */
+  readStopped = false;
   readonly startedAt: number;
   /** Whether the run waits for processing (without --no-wait): what "settled" means. */
   readonly wait: boolean;
@@ -116,6 +120,7 @@ export class ProgressTally implements EventSink {
         this.#addStaged(event.added);
         this.sorting = undefined;
         if (event.type === 'staged') this.staged = true;
+        if (event.type === 'staged' && event.stopped === true) this.readStopped = true;
         break;
       case 'sorting':
         this.sorting = event.files.map((file) => file.file);
@@ -164,20 +169,46 @@ export class ProgressTally implements EventSink {
     return (this.wait ? this.done.processed : this.done.created) + this.invalid;
   }
 
-  /** Accounts of the export not read yet, and the work each read account brought on average; undefined if unknown. */
-  #unread(): { accounts: number; perAccount: (added: number) => number } | undefined {
-    if (this.staged || this.staging === undefined) return undefined;
-    if (this.exportAccounts === undefined || this.#furthestRead === 0) return undefined;
-    const accounts = Math.max(0, this.exportAccounts - this.#furthestRead);
-    return { accounts, perAccount: (added) => added / this.#furthestRead };
+  /** Only part of the export is read: still reading, or staging ended because the run stopped. */
+  #partRead(): boolean {
+    return !this.staged || this.readStopped;
   }
 
-  #count(done: number, known: number, added: number): Count {
-    const reading = this.staging !== undefined && !this.staged;
+  /**
+   * About how many accounts of the export a run that stopped while reading it never read (the accounts file's lines
+   * less the furthest staging read); 0 once it read the whole export, undefined when the size is not known.
+   */
+  get neverRead(): number | undefined {
+    if (this.staged && !this.readStopped) return 0;
+    if (this.exportAccounts === undefined) return undefined;
+    return Math.max(0, this.exportAccounts - this.#furthestRead);
+  }
+
+  /**
+   * Accounts of the export not read yet that bring work, and the work each brings on average; undefined if unknown.
+   * On a first run every unread account is new, bringing what each read account brought. On a rerun the accounts the
+   * ledger already holds bring none: the new ones are the export's accounts less the ledger's and those added so far,
+   * each bringing what the new ones read so far brought (one account each), not extrapolated from the read accounts'
+   * work alone (which the ledger mostly had: `created 0/~177` on a rerun of 2,219).
+   */
+  #unread(): { accounts: number; perAccount: (added: number, accountStep: boolean) => number } | undefined {
+    if (!this.#partRead() || this.staging === undefined) return undefined;
+    if (this.exportAccounts === undefined || this.#furthestRead === 0) return undefined;
+    if (this.ledgerAccounts === 0) {
+      const accounts = Math.max(0, this.exportAccounts - this.#furthestRead);
+      return { accounts, perAccount: (added) => added / this.#furthestRead };
+    }
+    const fresh = this.#added.accounts;
+    const accounts = Math.max(0, this.exportAccounts - this.ledgerAccounts - fresh);
+    return { accounts, perAccount: (added, accountStep) => (accountStep ? 1 : fresh === 0 ? 0 : added / fresh) };
+  }
+
+  #count(done: number, known: number, added: number, accountStep: boolean): Count {
+    const reading = this.staging !== undefined && this.#partRead();
     const unread = this.#unread();
     if (!reading) return { done, total: Math.max(known, done), estimated: false, soFar: false };
     if (unread === undefined) return { done, total: Math.max(known, done), estimated: false, soFar: true };
-    const total = Math.round(known + unread.accounts * unread.perAccount(added));
+    const total = Math.round(known + unread.accounts * unread.perAccount(added, accountStep));
     return { done, total: Math.max(total, done), estimated: unread.accounts > 0, soFar: false };
   }
 
@@ -187,11 +218,12 @@ export class ProgressTally implements EventSink {
     const steps = Object.fromEntries(
       PROGRESS_STEPS.map((step) => {
         const added = step === 'created' || step === 'processed' ? this.#added.accounts : this.#added.items[step];
-        return [step, this.#count(this.done[step], this.totals[step], added)];
+        const accountStep = step === 'created' || step === 'processed';
+        return [step, this.#count(this.done[step], this.totals[step], added, accountStep)];
       }),
     ) as Record<ProgressStep, Count>;
     const leadKnown = this.wait ? this.totals.processed : this.totals.created;
-    const accounts = this.#count(this.settled, leadKnown, this.#added.accounts);
+    const accounts = this.#count(this.settled, leadKnown, this.#added.accounts, true);
     const sum = (pick: (count: Count) => number): number =>
       ITEM_KINDS.reduce((all, kind) => all + pick(steps[kind]), 0);
     const records: Count = {
@@ -209,11 +241,12 @@ export class ProgressTally implements EventSink {
       problems: this.invalid + this.errored + this.failed,
       unanswered: this.unanswered(),
     };
-    if (this.staging !== undefined && !this.staged)
+    if (this.staging !== undefined && this.#partRead())
       view.reading = { read: this.staging.accounts, of: this.exportAccounts };
     if (this.sorting) view.sorting = this.sorting;
     if (rates !== undefined) view.ratePerSecond = rates.settled;
-    const eta = this.#eta(accounts, rates);
+    // A stopped run has no finish to promise: its last frame keeps its numbers and drops the ETA.
+    const eta = this.readStopped ? undefined : this.#eta(accounts, rates);
     if (eta !== undefined) view.etaSeconds = eta;
     return view;
   }

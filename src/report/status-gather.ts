@@ -23,6 +23,9 @@ import { holdOf, isErrored, joinRow, type StatusRow } from './status-join.js';
 /** Ledger states whose service status is worth asking (v2 tells PENDING/IN_PROGRESS/ERRORED and latest_error). */
 const OPEN_STATES = statesWhere('statusAsked');
 const OUTSTANDING_ITEMS: readonly ItemState[] = ['pending', 'sending', 'held', 'failed', 'unknown'];
+/** Records a person must act on: refused by the service, held back as invalid, of unknown outcome. */
+export const NEEDING_PERSON: readonly ItemState[] = ['failed', 'held', 'unknown'];
+const WAITING_ITEMS: readonly ItemState[] = ['pending', 'sending'];
 
 export interface StatusInput {
   supplier: string;
@@ -374,9 +377,21 @@ async function addOutstandingItems(
   max: number,
 ): Promise<void> {
   if (max === 0) return;
-  for await (const page of itemPagesOf(ledger, { supplier, states: OUTSTANDING_ITEMS, pageSize: max })) {
+  // What needs a person first (refused, held back, of unknown outcome), then what waits: a bounded list must never hide
+  // a refused payment instruction behind hundreds of notes waiting for their account.
+  for (const states of [NEEDING_PERSON, WAITING_ITEMS]) await addItemsIn(summary, ledger, { supplier, states, max });
+}
+
+async function addItemsIn(
+  summary: StatusSummary,
+  ledger: LedgerSource,
+  { supplier, states, max }: { supplier: string; states: readonly ItemState[]; max: number },
+): Promise<void> {
+  // Each list (needing a person, waiting) is bounded on its own, as every list of status is.
+  const until = summary.items_outstanding.length + max;
+  for await (const page of itemPagesOf(ledger, { supplier, states, pageSize: max })) {
     for (const item of page) {
-      if (summary.items_outstanding.length >= max) return;
+      if (summary.items_outstanding.length >= until) return;
       summary.items_outstanding.push({
         external_account_number: item.externalAccountNumber,
         record: item.kind,

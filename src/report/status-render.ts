@@ -3,7 +3,7 @@ import { Chalk, type ChalkInstance } from 'chalk';
 import { STATE_FACTS } from '../engine/index.js';
 import type { AccountState } from '../ledger/index.js';
 import type { AccountStory } from './account-story.js';
-import type { DiffersRow, StatusSummary } from './status-gather.js';
+import { NEEDING_PERSON, type DiffersRow, type StatusSummary } from './status-gather.js';
 
 // How `migrate status` prints: aligned sections, the same on a terminal and in a pipe (cron
 // mail, logs); colour only on a terminal unless NO_COLOR. --json is the machine interface.
@@ -115,17 +115,26 @@ function stepLines(summary: StatusSummary, c: ChalkInstance): string[] {
 
 type List = [title: string, rows: string[], total: number];
 
+/** Records not done of the given states, counted over every kind. */
+function itemsIn(summary: StatusSummary, states: readonly string[]): number {
+  let total = 0;
+  for (const byState of Object.values(summary.counts.items_outstanding ?? {}))
+    for (const [state, n] of Object.entries(byState)) if (states.includes(state)) total += n ?? 0;
+  return total;
+}
+
+/**
+ * The lists, what needs a person first (ERRORED accounts, records refused, held back or of unknown outcome, the ledger
+ * and the service contradicting each other, changes the platform cannot take), then what waits and why. Each is a
+ * section of its own, so that another kind needing a person joins the first group.
+ */
 function lists(summary: StatusSummary, c: ChalkInstance): List[] {
   const counts = summary.counts;
-  const itemsTotal = Object.values(counts.items_outstanding ?? {}).reduce(
-    (total, states) => total + Object.values(states).reduce((a, b) => a + (b ?? 0), 0),
-    0,
-  );
-  const width = (values: string[]): number => values.reduce((most, value) => Math.max(most, value.length), 0);
-  const numbers = summary.items_outstanding.map((item) => item.external_account_number);
-  const kinds = summary.items_outstanding.map((item) => item.record);
-  const holds = summary.items_outstanding.map((item) => item.held_by);
-  const codes = summary.items_outstanding.map((item) => item.code ?? '-');
+  const needing = itemsIn(summary, NEEDING_PERSON);
+  const waiting = itemsIn(summary, ['pending', 'sending']);
+  const rows = recordRows(summary);
+  const records = (person: boolean): string[] =>
+    rows.filter((_, index) => NEEDING_PERSON.includes(summary.items_outstanding[index]?.state ?? 'pending') === person);
   const erroredNumbers = width(summary.errored.map((row) => row.external_account_number));
   const erroredCodes = width(summary.errored.map((row) => row.code));
   return [
@@ -138,39 +147,26 @@ function lists(summary: StatusSummary, c: ChalkInstance): List[] {
       ),
       counts.errored,
     ],
-    [
-      'pending on the service (processing)',
-      summary.pending_on_service,
-      counts.service ? counts.service.pending - counts.service.errored : 0,
-    ],
+    [`records that need a person (${needing})`, records(true), needing],
     [
       'only in the ledger (sent, unknown to the service)',
       summary.only_in_ledger.map((row) => `${row.external_account_number}  ledger: ${row.state}`),
       counts.only_in_ledger,
     ],
+    ['ledger and service disagree', summary.differs.map((row) => differsLine(row)), counts.differs],
+    changedList(summary),
+    [
+      'pending on the service (processing)',
+      summary.pending_on_service,
+      counts.service ? counts.service.pending - counts.service.errored : 0,
+    ],
+    [`records waiting (${waiting})`, records(false), waiting],
     [
       'only on the service (not in this ledger)',
       summary.only_on_service.map(
         (row) => `${row.external_account_number}  ${row.platform_account_number ?? 'pending'}`,
       ),
       counts.only_on_service,
-    ],
-    ['ledger and service disagree', summary.differs.map((row) => differsLine(row)), counts.differs],
-    changedList(summary),
-    [
-      `records not done (${itemsTotal})`,
-      summary.items_outstanding.map((item) =>
-        [
-          item.external_account_number.padEnd(width(numbers)),
-          item.record.padEnd(width(kinds)),
-          item.held_by.padEnd(width(holds)),
-          (item.code ?? '-').padEnd(width(codes)),
-          item.file ? `${item.file}:${item.line ?? ''}` : '',
-        ]
-          .join('  ')
-          .trimEnd(),
-      ),
-      itemsTotal,
     ],
   ];
 }
@@ -183,6 +179,28 @@ function differsLine(row: DiffersRow): string {
       : `; platform account number: ledger ${row.ledger_platform_account_number}, service ` +
         `${row.platform_account_number ?? '-'}`;
   return `${row.external_account_number}  ledger: ${row.state}, service: ${row.service}${numbers}`;
+}
+
+const width = (values: string[]): number => values.reduce((most, value) => Math.max(most, value.length), 0);
+
+/** One aligned row per record listed: account, kind, what holds it, its code, file:line. */
+function recordRows(summary: StatusSummary): string[] {
+  const items = summary.items_outstanding;
+  const numbers = width(items.map((item) => item.external_account_number));
+  const kinds = width(items.map((item) => item.record));
+  const holds = width(items.map((item) => item.held_by));
+  const codes = width(items.map((item) => item.code ?? '-'));
+  return items.map((item) =>
+    [
+      item.external_account_number.padEnd(numbers),
+      item.record.padEnd(kinds),
+      item.held_by.padEnd(holds),
+      (item.code ?? '-').padEnd(codes),
+      item.file ? `${item.file}:${item.line ?? ''}` : '',
+    ]
+      .join('  ')
+      .trimEnd(),
+  );
 }
 
 /** Accounts and records changed in the export after they were sent: where the export has them now. */

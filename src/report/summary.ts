@@ -4,7 +4,7 @@ import type { LedgerCounts } from '../ledger/index.js';
 import { ACCOUNT_STATES, ITEM_KINDS, ITEM_STATES } from '../ledger/index.js';
 import type { NotRead } from '../sources/index.js';
 import { shownName } from './export-entries.js';
-import { leftOverLine, leftOverOf, type LeftOver } from './left-over.js';
+import { leftOverLine, leftOverOf, type LeftOver, type RecordsBehind } from './left-over.js';
 import { duplicateNotesLine } from './validation-report.js';
 import { monotonicNow } from '../clock.js';
 
@@ -43,6 +43,11 @@ export interface PushSummary {
   left: LeftOver[];
   /** Entries of the export directory that are not export files, not read (each also told as the run started). */
   notRead?: NotRead[];
+  /**
+   * About how many accounts of the export a run that stopped while reading it never read (the accounts file's lines
+   * less what was read): they are not in the ledger, and the next push reads them.
+   */
+  neverRead?: number;
 }
 
 const ACCOUNT_LABELS: Record<string, string> = {
@@ -89,6 +94,13 @@ export function renderSummary(summary: PushSummary, color: boolean): string {
       c.yellow(
         `  ${summary.staged?.omittedValues} invalid values omitted under the mapping file's on_invalid, their ` +
           'accounts sent without them (migrate validate lists each: file, line, value, why)',
+      ),
+    );
+  if (summary.neverRead !== undefined && summary.neverRead > 0)
+    lines.push(
+      c.yellow(
+        `  export: about ${summary.neverRead.toLocaleString('en-GB')} accounts never read (the run stopped while ` +
+          'reading the export; the next push reads them)',
       ),
     );
   if (summary.notRead !== undefined && summary.notRead.length > 0)
@@ -175,7 +187,8 @@ function rateOf(summary: PushSummary): string {
  * left and which `migrate report` file lists it.
  */
 function headlineOf(summary: PushSummary, c: InstanceType<typeof Chalk>): string {
-  const left = leftOverLine(summary.left);
+  const unread = summary.neverRead ? [`about ${summary.neverRead.toLocaleString('en-GB')} accounts never read`] : [];
+  const left = [leftOverLine(summary.left), ...unread].filter((part) => part !== '').join('; ');
   const report = summary.left.some((part) => part.file !== undefined) ? '; see `migrate report`' : '';
   if (summary.left.length === 0 && summary.exitCode === 0)
     return c.green('push finished: everything done (every account and record settled)');
@@ -190,6 +203,35 @@ function headlineOf(summary: PushSummary, c: InstanceType<typeof Chalk>): string
       `push stopped: more failures than --max-errors allows; left: ${left}${report}, then run push again to continue`,
     );
   return c.red(`push stopped: ${summary.result}${left ? `; left: ${left}${report}` : ''}`);
+}
+
+/** Whether a run changed no account's and no record's state: the ledger's counts per state are as they were. */
+export function countsUnchanged(before: LedgerCounts, after: LedgerCounts): boolean {
+  const same = (a: object, b: object): boolean => JSON.stringify(sorted(a)) === JSON.stringify(sorted(b));
+  return same(before.accounts, after.accounts) && same(before.items, after.items);
+}
+
+function sorted(value: object): unknown {
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, v]) => v !== 0 && v !== undefined)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([k, v]) => [k, typeof v === 'object' && v !== null ? sorted(v as object) : v]),
+  );
+}
+
+/**
+ * The one line of a finished run that changed nothing in the ledger (a cron run between the service's processing):
+ * what is left, and the next step, instead of the whole table.
+ */
+export function renderUnchanged(summary: PushSummary, color: boolean): string {
+  const c = new Chalk({ level: color ? 1 : 0 });
+  if (summary.left.length === 0)
+    return `${c.green('push changed nothing in the ledger: everything done (every account and record settled)')}\n`;
+  const next = summary.left.some(needsPerson)
+    ? 'next: migrate status SUPPLIER (what needs a person first), migrate report --out DIR'
+    : 'next: nothing to do, the next push takes them up';
+  return `${c.yellow(`push changed nothing in the ledger; left: ${leftOverLine(summary.left)}; ${next}`)}\n`;
 }
 
 /** What only a person can settle: data to fix, records to check by hand. */
@@ -217,6 +259,10 @@ export function buildPushSummary(input: {
   unknownAccounts?: string[];
   maxErrors?: number;
   notRead?: NotRead[];
+  /** About how many accounts of the export were never read: the run stopped while reading it. */
+  neverRead?: number | undefined;
+  /** Records waiting for invalid or ERRORED accounts: said with those accounts. */
+  behind?: RecordsBehind;
 }): PushSummary {
   const { result } = input;
   const durationSeconds = (monotonicNow() - input.startedAt) / 1000;
@@ -237,7 +283,8 @@ export function buildPushSummary(input: {
     rateShown: input.wait === false ? 'created' : 'processed',
     ...(input.unknownAccounts && input.unknownAccounts.length > 0 ? { unknownAccounts: input.unknownAccounts } : {}),
     ...(input.maxErrors === undefined ? {} : { maxErrors: input.maxErrors }),
-    left: leftOverOf(result.counts),
+    left: leftOverOf(result.counts, input.behind),
     ...(input.notRead && input.notRead.length > 0 ? { notRead: input.notRead } : {}),
+    ...(input.neverRead ? { neverRead: input.neverRead } : {}),
   };
 }

@@ -10,7 +10,13 @@ export interface Bar {
   note?: string;
   /** Scale the bar against this total (a share) instead of the chart's largest value. */
   of?: number;
+  /** Failures drawn as a red segment after the bar (records the service refused), said in the text after it. */
+  failed?: number;
 }
+
+const FAILED = '#c0392b';
+/** Text width at font size 13, generously (system-ui averages about 7.2 px a character): so that no text clips. */
+const textWidth = (text: string): number => Math.ceil(text.length * 7.8) + 8;
 
 const ACCENT = '#2f6db5';
 const FONT = 'font-family="system-ui, sans-serif" font-size="13"';
@@ -22,30 +28,49 @@ export function escapeHtml(text: string): string {
 
 const format = (n: number): string => n.toLocaleString('en-GB');
 
-/** Horizontal bars, one per row, scaled to the largest value (a funnel, error codes). */
+/** What a bar says after it: its value, failures, and its note. */
+function barText(bar: Bar): string {
+  const failed = bar.failed ? `, ${format(bar.failed)} failed` : '';
+  return `${format(bar.value)}${failed}${bar.note ? `  ${bar.note}` : ''}`;
+}
+
+/**
+ * Horizontal bars, one per row, scaled to the largest value (a funnel, error codes). The labels' column and the room
+ * after the bars are as wide as their longest text, and the chart as wide as that needs: no text is ever clipped.
+ */
 export function horizontalBars(title: string, bars: readonly Bar[], width = 720): string {
-  const labelWidth = 200;
+  const labelWidth = Math.max(120, ...bars.map((bar) => textWidth(bar.label)));
+  const textRoom = Math.max(80, ...bars.map((bar) => textWidth(barText(bar))));
+  const room = Math.max(200, width - labelWidth - textRoom);
+  const chartWidth = labelWidth + room + textRoom;
   const row = 26;
   const height = Math.max(1, bars.length) * row + 8;
-  const max = Math.max(1, ...bars.map((bar) => bar.value));
-  const room = width - labelWidth - 170;
+  const max = Math.max(1, ...bars.map((bar) => bar.value + (bar.failed ?? 0)));
+  const length = (value: number, scale: number): number =>
+    value === 0 ? 0 : Math.max(2, Math.round((value / scale) * room));
   const body = bars
     .map((bar, index) => {
       const y = index * row + 4;
       const scale = bar.of === undefined ? max : Math.max(1, bar.of);
-      const length = bar.value === 0 ? 0 : Math.max(2, Math.round((bar.value / scale) * room));
-      const note = bar.note ? `  ${bar.note}` : '';
+      const done = length(bar.value, scale);
+      const failed = length(bar.failed ?? 0, scale);
+      const failedRect =
+        failed === 0
+          ? ''
+          : `<rect class="failed" x="${labelWidth + done}" y="${y + 3}" width="${failed}" height="${row - 8}" ` +
+            `fill="${FAILED}"><title>${escapeHtml(`${bar.label}: ${format(bar.failed ?? 0)} failed`)}</title></rect>`;
       return (
         `<text x="${labelWidth - 8}" y="${y + 17}" text-anchor="end">${escapeHtml(bar.label)}</text>` +
-        `<rect x="${labelWidth}" y="${y + 3}" width="${length}" height="${row - 8}" rx="3" ` +
+        `<rect x="${labelWidth}" y="${y + 3}" width="${done}" height="${row - 8}" rx="3" ` +
         `fill="${bar.color ?? ACCENT}"><title>${escapeHtml(`${bar.label}: ${format(bar.value)}`)}</title></rect>` +
-        `<text x="${labelWidth + length + 6}" y="${y + 17}">${format(bar.value)}${escapeHtml(note)}</text>`
+        failedRect +
+        `<text x="${labelWidth + done + failed + 6}" y="${y + 17}">${escapeHtml(barText(bar))}</text>`
       );
     })
     .join('');
   return (
-    `<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="${escapeHtml(title)}" width="${width}" ` +
-    `height="${height}" viewBox="0 0 ${width} ${height}" ${FONT}>${body}</svg>`
+    `<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="${escapeHtml(title)}" width="${chartWidth}" ` +
+    `height="${height}" viewBox="0 0 ${chartWidth} ${height}" ${FONT}>${body}</svg>`
   );
 }
 

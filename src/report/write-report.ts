@@ -65,8 +65,11 @@ export interface ReportSummary {
   files: Record<string, { path: string; rows: number }>;
   /** Accounts and records, per kind, changed in the export after they were sent: the platform keeps what was sent. */
   changed_after_import: { accounts: number; records: Partial<Record<ItemKind, number>> };
-  /** fix-data.csv's rows and the accounts they name: what needs action, counted as the file is written. */
-  fix_data: { rows: number; accounts: number };
+  /**
+   * fix-data.csv's rows and the accounts they name: what needs action, counted as the file is written; of those, the
+   * accounts done on the platform with a record the service refused (not done: the refused record is a failure).
+   */
+  fix_data: { rows: number; accounts: number; done_with_refused_records: number };
   top_error_codes: Array<{ code: string; count: number }>;
   runs: Array<{
     id: number;
@@ -92,7 +95,8 @@ export async function writeReport(source: LedgerSource, options: ReportOptions):
   };
   await write(REPORT_FILES.accounts, ACCOUNTS_COLUMNS, accountsRows(scope));
   const needingAction = new Set<number>();
-  await write(REPORT_FILES.fixData, FIX_DATA_COLUMNS, fixDataRows(scope, needingAction));
+  const doneWithRefused = new Set<number>();
+  await write(REPORT_FILES.fixData, FIX_DATA_COLUMNS, fixDataRows(scope, needingAction, doneWithRefused));
   await write(REPORT_FILES.retry, RETRY_COLUMNS, retryRows(scope));
   await write(
     REPORT_FILES.unknown,
@@ -113,7 +117,11 @@ export async function writeReport(source: LedgerSource, options: ReportOptions):
     items: counts.items,
     files,
     changed_after_import: changedCounts(source, options.supplier),
-    fix_data: { rows: files[REPORT_FILES.fixData]?.rows ?? 0, accounts: needingAction.size },
+    fix_data: {
+      rows: files[REPORT_FILES.fixData]?.rows ?? 0,
+      accounts: needingAction.size,
+      done_with_refused_records: doneWithRefused.size,
+    },
     top_error_codes: source.topErrorCodes(options.supplier, 10),
     runs: source.read.runs(10).map((run) => ({
       id: run.id,
@@ -200,8 +208,15 @@ async function* accountsRows(scope: Scope): AsyncGenerator<CsvRecord> {
   }
 }
 
-/** Every data error: invalid and ERRORED accounts, then records held back or refused; `accounts` gets their ids. */
-async function* fixDataRows(scope: Scope, accounts: Set<number>): AsyncGenerator<CsvRecord> {
+/**
+ * Every data error: invalid and ERRORED accounts, then records held back or refused; `accounts` gets their ids,
+ * `doneWithRefused` those of done accounts with a refused record.
+ */
+async function* fixDataRows(
+  scope: Scope,
+  accounts: Set<number>,
+  doneWithRefused: Set<number>,
+): AsyncGenerator<CsvRecord> {
   for await (const page of accountPages(scope, statesWhere('needsPerson'))) {
     const issues = scope.source.issuesOf(page.map((account) => account.id));
     for (const account of page) {
@@ -217,6 +232,7 @@ async function* fixDataRows(scope: Scope, accounts: Set<number>): AsyncGenerator
     for (const item of items) {
       if (item.state === 'held' && listedWithAccount(item, issues.get(item.accountId))) continue;
       accounts.add(item.accountId);
+      if (item.state === 'failed' && item.accountState === 'done') doneWithRefused.add(item.accountId);
       yield itemFixRow(item);
     }
   }

@@ -44,6 +44,17 @@ describe('summary', () => {
     );
   });
 
+  it('after a stop while reading, says how many accounts of the export were never read, never only what was read', () => {
+    const stopped = { ...summaryOf(130, { staged: 177 }), result: 'interrupted' as const, neverRead: 2072 };
+    const text = renderSummary(stopped, false);
+    expect(text).toContain(
+      'push stopped: interrupted; left: 177 accounts not sent yet; about 2,072 accounts never read',
+    );
+    expect(text).toContain(
+      'export: about 2,072 accounts never read (the run stopped while reading the export; the next push reads them)',
+    );
+  });
+
   it('says when accounts were only scheduled (--no-wait)', () => {
     expect(renderSummary(summaryOf(0, { scheduled: 3 }), false)).toContain(
       "push finished this run's work; left for later runs: 3 accounts wait for processing or their records (retry.csv)",

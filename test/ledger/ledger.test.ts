@@ -14,6 +14,7 @@ import {
   LedgerDamagedError,
   LedgerLockedError,
   LOCK_FILE,
+  openCampaignReader,
   openLedgerReader,
 } from '../../src/ledger/index.js';
 
@@ -301,6 +302,42 @@ describe('writes and reads', () => {
       { code: 'x', count: 1 },
     ]);
     ledger.close();
+  });
+
+  it("never counts the run's own stop (aborted) among the most frequent errors", async () => {
+    const ledger = Ledger.open(dir);
+    const [stopped, refused] = ledger.batch(() => [
+      ledger.insertAccount(newAccount(1, 'staged'), { step: 'stage' }),
+      ledger.insertAccount(newAccount(2, 'invalid'), { step: 'stage' }),
+    ]);
+    const note = ledger.batch(() =>
+      ledger.insertItem({
+        accountId: refused!,
+        kind: 'note',
+        naturalKey: 'k',
+        body: '{}',
+        fingerprint: 'x',
+        state: 'pending',
+        originFile: 'notes.csv',
+        originLine: 3,
+      }),
+    );
+    // Interrupted while waiting to resend: the account and a record keep `aborted` as their last error.
+    await ledger.updateAccount(stopped!, { error: { code: 'aborted', detail: 'create: aborted by the caller' } });
+    await ledger.updateItems(
+      [note],
+      { error: { code: 'aborted', detail: 'notes: aborted by the caller' } },
+      {
+        accountId: refused!,
+        step: 'note',
+      },
+    );
+    await ledger.updateAccount(refused!, { error: { code: 'invalid_phone_number', detail: 'bad' } });
+    expect(ledger.read.topErrorCodes()).toEqual([{ code: 'invalid_phone_number', count: 1 }]);
+    ledger.close();
+    const campaign = openCampaignReader(dir);
+    expect(campaign.topErrorCodes(undefined, 5)).toEqual([{ code: 'invalid_phone_number', count: 1 }]);
+    campaign.close();
   });
 
   it('marks runs a dead process left running as crashed', () => {

@@ -89,8 +89,11 @@ describe.skipIf(!HAVE_CHROMIUM)('report.html in headless Chromium', () => {
     const shown = async (name: string): Promise<string> =>
       (await page.locator(`dd[data-total="${name}"]`).innerText()).replace(/,/g, '');
     expect(await shown('accounts')).toBe(String(total(Object.values(counts.accounts))));
-    expect(await shown('done')).toBe(String(counts.accounts.done ?? 0));
+    // OPS-0005 is done on the platform but its payment instruction was refused: a failure, not done.
+    expect(await shown('done')).toBe(String((counts.accounts.done ?? 0) - 1));
     await expectCardsEqualCsvs(page, join(dir, 'report'));
+    await expectRefusedAsFailures(page, 1);
+    await expectNoTextClipped(page);
     await expectLabelsApart(page);
     expect(await page.locator('#errors').innerText()).toContain('account_creation_failed');
     await expect(page.locator('a[href="fix-data.csv"]').first().isVisible()).resolves.toBe(true);
@@ -109,14 +112,49 @@ async function expectCardsEqualCsvs(page: Page, out: string): Promise<void> {
   const shown = async (name: string): Promise<string> =>
     (await page.locator(`[data-total="${name}"]`).first().innerText()).replace(/,/g, '');
   const accounts = csv(out, 'accounts.csv');
-  const done = accounts.filter((row) => row['state'] === 'done').length;
+  const key = (row: Row): string => `${row['import_supplier']}/${row['external_account_number']}`;
+  // An account with a record the service refused is not done: its refused record is a failure.
+  const refused = new Set(
+    csv(out, 'records.csv')
+      .filter((row) => row['state'] === 'failed')
+      .map(key),
+  );
+  const done = accounts.filter((row) => row['state'] === 'done' && !refused.has(key(row))).length;
   const fix = csv(out, 'fix-data.csv');
   expect(await shown('accounts')).toBe(String(accounts.length));
   expect(await shown('done')).toBe(String(done));
   expect(await shown('complete')).toBe(`${(Math.floor((done / accounts.length) * 1000) / 10).toFixed(1)}%`);
   expect(await shown('fix-rows')).toBe(String(fix.length));
-  const needing = new Set(fix.map((row) => `${row['import_supplier']}/${row['external_account_number']}`));
+  const needing = new Set(fix.map(key));
   expect(await shown('attention')).toBe(String(needing.size));
+}
+
+/**
+ * Records the service refused are failures: a red segment on their kind's bar and on the funnel's done bar, said as
+ * "N failed"; ERRORED accounts point to a check and --retry-errored, never to a data fix.
+ */
+async function expectRefusedAsFailures(page: Page, refused: number): Promise<void> {
+  const segments = page.locator('#records rect.failed');
+  expect(await segments.count()).toBe(1);
+  expect((await segments.first().boundingBox())!.width).toBeGreaterThanOrEqual(2);
+  expect(await page.locator('#records').innerText()).toContain(`${refused} failed`);
+  expect(await page.locator('#funnel rect.failed').count()).toBe(1);
+  const pace = await page.locator('.complete + .track + p').innerText();
+  expect(pace).toContain('ERRORED on the platform (to check, then push --retry-errored)');
+  expect(pace).not.toMatch(/ERRORED, whose data must be fixed/);
+}
+
+/** Every text of every bar chart lies inside its chart: no label, value or example is clipped. */
+async function expectNoTextClipped(page: Page): Promise<void> {
+  for (const id of ['funnel', 'records', 'errors']) {
+    const chart = (await page.locator(`#${id} svg`).boundingBox())!;
+    for (const text of await page.locator(`#${id} svg text`).all()) {
+      const box = (await text.boundingBox())!;
+      const what = `${id}: ${await text.textContent()}`;
+      expect(box.x, what).toBeGreaterThanOrEqual(chart.x - 0.5);
+      expect(box.x + box.width, what).toBeLessThanOrEqual(chart.x + chart.width + 0.5);
+    }
+  }
 }
 
 /** No two x labels of a chart overlap, and each stays inside its chart. */
@@ -186,7 +224,9 @@ function campaignLedger(state: string): void {
         { ...issue, code: 'billing_email_not_valid', column: 'billing_email' },
         { ...issue, code: 'invalid_phone_number', file: 'customers.csv', column: 'mobile' },
       ]);
-      ledger.updateAccountNow(id, { error: { code: 'billing_email_not_valid', detail: 'bad', file: 'accounts.csv' } });
+      // A long file name, as a dated cohort's export has: the top error's example must not clip.
+      const file = 'accounts_2026-11-26_cohort-07_full_export.csv';
+      ledger.updateAccountNow(id, { error: { code: 'billing_email_not_valid', detail: 'bad', file } });
     }
     ledger.updateAccountNow(account('errored'), { error: { code: 'account_creation_failed', detail: 'ERRORED' } });
     const refused = account('processed');
@@ -261,6 +301,7 @@ describe.skipIf(!HAVE_CHROMIUM)('report.html of a 200-run campaign in headless C
   it("shows the CSVs' numbers, % complete, the pace and an estimated finish", async () => {
     const page = await campaignBrowser.newPage({ viewport: { width: 1000, height: 800 } });
     await page.goto(pathToFileURL(join(campaignDir, 'report', 'report.html')).href);
+    await expectNoTextClipped(page);
     await expectCardsEqualCsvs(page, join(campaignDir, 'report'));
     expect(Number(await page.locator('[data-total="fix-rows"]').innerText())).toBe(6 * 2 + 1 + 1);
     expect(await page.locator('dd[data-total="attention"]').innerText()).toBe('8');

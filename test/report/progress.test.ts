@@ -96,6 +96,42 @@ describe('progress while the export is read', () => {
     expect(line).not.toContain('ETA');
   });
 
+  it('knows how many accounts of the export a stopped run never read: none once the whole export is read', () => {
+    const tally = new ProgressTally({ now: clock().now });
+    expect(tally.neverRead).toBeUndefined();
+    tally.exportAccounts = 2249;
+    tally.emit(emptyPlan);
+    tally.emit(staging(177));
+    expect(tally.neverRead).toBe(2072);
+    // Staging ends at a stop too: what it had not read stays never read.
+    const stopped = new ProgressTally({ now: clock().now });
+    stopped.exportAccounts = 2249;
+    stopped.emit(staging(177));
+    const end = staged(177);
+    if (end.type === 'staged') stopped.emit({ ...end, stopped: true });
+    expect(stopped.neverRead).toBe(2072);
+    tally.emit(staged(2249));
+    expect(tally.neverRead).toBe(0);
+  });
+
+  it("a stop while reading keeps the last frame's totals (no jump to 95% with a short ETA)", () => {
+    const time = clock();
+    const tally = new ProgressTally({ now: time.now });
+    tally.exportAccounts = 5000;
+    tally.emit(emptyPlan);
+    tally.emit(staging(1000, 1000, 3000));
+    tally.view();
+    time.advance(10);
+    for (let id = 1; id <= 580; id += 1) tally.emit(processed(id));
+    const before = tally.view();
+    const end = staged(1000, 1000, 3000);
+    if (end.type === 'staged') tally.emit({ ...end, stopped: true });
+    const after = tally.view();
+    expect(after.accounts).toMatchObject({ done: 580, total: before.accounts.total, estimated: true });
+    expect(after.records.total).toBe(before.records.total);
+    expect(after.etaSeconds).toBeUndefined();
+  });
+
   it('extrapolates the unread export from its counted size: the bar is not 80% full with 80% left', () => {
     const time = clock();
     const tally = new ProgressTally({ now: time.now });
@@ -131,6 +167,21 @@ describe('progress while the export is read', () => {
     expect(view.accounts.total).toBe(100);
     // 90 accounts at 1/s is 90 s; the 8,000 unread accounts at 100 read/s take 80 s.
     expect(view.etaSeconds).toBeCloseTo(90, 5);
+  });
+
+  it('a rerun after a stop counts the export left unread as work, not only what this run read so far', () => {
+    const time = clock();
+    const tally = new ProgressTally({ now: time.now });
+    // The first run read 177 of 2,219 accounts and stopped; the rerun reads those 177 again (nothing new), then more.
+    tally.ledgerAccounts = 177;
+    tally.exportAccounts = 2219;
+    tally.emit(emptyPlan);
+    tally.emit(staging(177, 0, 0));
+    expect(tally.view().steps.created).toMatchObject({ total: 2042, estimated: true });
+    tally.emit(staging(577, 400, 1200));
+    const view = tally.view();
+    expect(view.steps.created).toMatchObject({ total: 2042, estimated: true });
+    expect(view.steps.note.total).toBe(2042 * 3);
   });
 
   it('after staging, totals are exact: no "~", no "so far"', () => {

@@ -189,7 +189,7 @@ describe('migrate report files', () => {
     const out = join(dir, 'out');
     const summary = await report(out);
     // What needs action is counted as the file is written: its rows, and the accounts they name.
-    expect(summary.fix_data).toEqual({ rows: 4, accounts: 3 });
+    expect(summary.fix_data).toEqual({ rows: 4, accounts: 3, done_with_refused_records: 0 });
     const rows = csv(out, REPORT_FILES.fixData).map(
       (row) =>
         `${row['external_account_number']} ${row['record']} ${row['file']}:${row['line']} ${row['column']} ${row['code']}`,
