@@ -133,4 +133,6 @@ export function makeDirectory(dir: string, mode: number): void {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
   }
+  // A file where the directory should be: mkdir's own EEXIST names it, as `mkdir -p` would.
+  if (!statSync(dir).isDirectory()) mkdirSync(dir, { mode });
 }

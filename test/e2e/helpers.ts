@@ -24,7 +24,9 @@ export function push(
   kill?: { afterMs: number; signal: NodeJS.Signals; afterOutput?: RegExp; when?: () => boolean },
 ): Promise<RunResult> {
   const target = extra.includes('--sandbox') ? [] : ['--base-url', sandbox.url];
-  const args = [BIN, 'push', exportDir, ...target, '--state', stateDir, ...extra];
+  // A PostgreSQL ledger (--ledger) is the run's ledger instead of the state directory: the two together are refused.
+  const ledger = extra.includes('--ledger') ? [] : ['--state', stateDir];
+  const args = [BIN, 'push', exportDir, ...target, ...ledger, ...extra];
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { ...process.env, MIGRATE_API_KEY: sandbox.apiKey, NO_COLOR: '1' },
