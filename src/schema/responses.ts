@@ -12,12 +12,6 @@ export const V2_STATUSES = [
   'DRY_RUN_SUCCEEDED',
   'DRY_RUN_ERRORED',
 ] as const;
-/**
- * The spec's v1 words. Tenants add their own (Octopus Energy France and Plenitude France: PENDING, REJECTED, the
- * industry switch of an account that exists): the status is read as any word, and the platform account number decides
- * whether the account exists (docs/service.md "Status and list endpoints").
- */
-export const V1_STATUSES = ['UNKNOWN', 'COMPLETED', 'IN_PROGRESS'] as const;
 export const NOTE_STATUSES = ['NOTE_CREATION_SUCCESS', 'NOTE_ALREADY_EXISTS'] as const;
 export const TRANSACTION_STATUSES = [
   'TRANSACTION_ADDED_TO_ACCOUNT',
@@ -81,7 +75,9 @@ export const v2StatusSchema = named(
 /** 200 of GET /v1/data-import/account-transfer-status/<supplier>/<external-account-number>/ */
 export const v1StatusSchema = named(
   z.looseObject({
-    // Any word (see V1_STATUSES): tenants add words.
+    // Any word: the spec's UNKNOWN, COMPLETED and IN_PROGRESS, and the words tenants add (Octopus Energy France and
+    // Plenitude France: PENDING, REJECTED, the industry switch of an account that exists); the platform account number
+    // decides whether the account exists (docs/service.md "Status and list endpoints").
     status: z.string(),
     // Optional in tenants' documents (AccountTransferStatus requires only status): absent, or null as the list items
     // write "no account yet", reads as the spec's "empty string when no account is created yet".

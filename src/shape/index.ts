@@ -1,4 +1,4 @@
-export { openShape, type ShapedExport, type ShapeSettings, type SourceRow } from './shape-engine.js';
-export type { ShapedRow, ShapedView } from './shaped-view.js';
+export { openShape, type ShapedExport } from './shape-engine.js';
+export type { ShapedView } from './shaped-view.js';
 export type { ShapeSource } from './source-files.js';
 export { toJson } from './json-text.js';
