@@ -166,14 +166,67 @@ const groupOf = new Map<string, Group>(
   Object.entries(GROUPS).flatMap(([group, flags]) => flags.map((flag) => [flag, group as Group] as const)),
 );
 
+/**
+ * The sandbox's own groups: what a rehearsal sets (where it listens, how the service behaves, the faults a real
+ * service has) apart from the switches that exist for the project's tests (a service misbehaving on purpose).
+ */
+const SANDBOX_GROUPS: Record<string, readonly string[]> = {
+  Listening: ['--port', '--host', '--api-key', '--suppliers'],
+  Service: ['--dialect', '--contract'],
+  Behaviour: [
+    '--processing-ms',
+    '--processing-spread-ms',
+    '--errored-share',
+    '--open-period-start',
+    '--today',
+    '--token-ttl',
+    '--seed',
+    '--max-body-bytes',
+    '--multiple-payment-instructions',
+    '--transfer-status-word',
+    '--processing-status-word',
+  ],
+  'Faults (rehearsals)': [
+    '--latency-ms',
+    '--jitter-ms',
+    '--fail-rate',
+    '--rate-limit-rate',
+    '--retry-after',
+    '--drop-rate',
+    '--ambiguous-rate',
+    '--max-rps',
+    '--fault-token-issue',
+    '--throttle-token-requests',
+    '--throttle-token-ms',
+    '--throttle-token-status',
+    '--lost-create-share',
+    '--lost-create-once',
+  ],
+  'Test-only switches (a service misbehaving on purpose)': [
+    '--html-rate',
+    '--echo-credentials',
+    '--error-detail-chars',
+    '--trickle-ms',
+    '--lost-answer-ms',
+    '--flaky-attempts',
+    '--no-retain-payloads',
+    '--no-request-log',
+  ],
+  Output: ['--verbose'],
+};
+const sandboxGroupOf = new Map<string, string>(
+  Object.entries(SANDBOX_GROUPS).flatMap(([group, flags]) => flags.map((flag) => [flag, group] as const)),
+);
+
 /** Puts each command's purpose first, its options in groups and its examples last. */
 export function teachHelp(program: Command): void {
   for (const command of program.commands) {
     const teaching = TEACHING[command.name()];
     if (teaching === undefined) continue;
     command.summary(teaching.purpose).addHelpText('before', `${teaching.purpose}\n`);
+    const groups: ReadonlyMap<string, string> = command.name() === 'sandbox' ? sandboxGroupOf : groupOf;
     for (const option of command.options) {
-      const group = groupOf.get(option.long ?? '');
+      const group = groups.get(option.long ?? '');
       if (group !== undefined) option.helpGroup(`${group}:`);
     }
     const width = Math.max(...teaching.examples.map(([example]) => example.length));

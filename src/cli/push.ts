@@ -218,7 +218,7 @@ function concludeRun(
       storageError(storage, run.stateDir) ??
       new FatalError(`the ledger in ${run.label} could not be written (${result.fatal?.detail ?? ''}); stopped.`)
     );
-  if (result.fatal) tell(`${result.fatal.code}: ${result.fatal.detail}`);
+  if (result.fatal) tell(`${result.fatal.code}: ${result.fatal.detail}${keySource(result.fatal.code, run)}`);
   for (const line of spellingLines(reader.summary.spellings)) tell(line);
   // Rows found outside any account: every account was sent, these rows were not.
   if (reader.fileIssues.length === 0) return result.exitCode;
@@ -234,6 +234,11 @@ function concludeRun(
 function refuseExport(reader: ExportReader): void {
   if ((reader.fileIssues.byCode[ExportCode.unknownColumn] ?? 0) === 0) return;
   throw new UsageError(fileIssuesText(reader.fileIssues, 'nothing was sent'), 'export_file_issues');
+}
+
+/** An authentication failure names where the run's credentials came from (MIGRATE_API_KEY, --api-key-file FILE). */
+function keySource(code: string, run: PushRun): string {
+  return code === 'authentication_failed' ? ` (the credentials came from ${run.service.config.credentialSource})` : '';
 }
 
 /** Records waiting for accounts a person must act on first (invalid, ERRORED), as `status` counts them. */

@@ -195,15 +195,20 @@ function refuseTwoLedgers(command: Command, env: NodeJS.ProcessEnv): void {
   );
 }
 
+/** The commands of a cohort: the sandbox and the ledger copy are not (they read no cohort's settings). */
+const RUN_CONFIG_COMMANDS = ['push', 'validate', 'status', 'report'];
+
 /** Adds --run-config to the commands that read a run configuration, and applies it before each of their actions. */
 export function registerRunConfig(program: Command): void {
   for (const command of program.commands)
-    if (SETTING_KEYS.some((key) => optionOf(command, key) !== undefined))
+    if (RUN_CONFIG_COMMANDS.includes(command.name()))
       command.option(
         `${RUN_CONFIG_FLAG} <file>`,
         `the cohort's run configuration (else ${RUN_CONFIG_ENV}, else ./${RUN_CONFIG_FILE} if there is one)`,
       );
-  program.hook('preAction', (_program, action) => applyRunConfig(action, process.env, process.cwd()));
+  program.hook('preAction', (_program, action) => {
+    if (RUN_CONFIG_COMMANDS.includes(action.name())) applyRunConfig(action, process.env, process.cwd());
+  });
 }
 
 /** One resolved setting of a command, as `migrate config show` prints it. */

@@ -10,7 +10,8 @@ export class LedgerLockedError extends MigrateError {
   constructor(stateDir: string, holderPid: number | undefined, by = 'another migrate run') {
     super(
       `${by}${holderPid === undefined ? '' : ` (pid ${holderPid})`} holds the state directory ${stateDir}; ` +
-        'wait for it to finish, or use another --state directory',
+        'wait for it to finish, or stop it; do not give this cohort another --state directory (a new ledger would ' +
+        'not know what this one sent)',
       { code: 'state_locked', exitCode: ExitCode.locked },
     );
     this.holderPid = holderPid;

@@ -49,4 +49,24 @@ describe('--help teaches', () => {
       /--max-rows/,
     );
   });
+
+  it("sandbox: the rehearsal's settings apart from the switches that exist for the project's tests", () => {
+    const text = help('sandbox');
+    const group = (name: string): string => {
+      const start = text.indexOf(`\n${name}:\n`);
+      expect(start, name).toBeGreaterThan(-1);
+      const rest = text.slice(start + name.length + 3);
+      return rest.slice(0, rest.search(/\n\S/));
+    };
+    const testOnly = group('Test-only switches (a service misbehaving on purpose)');
+    for (const flag of ['--echo-credentials', '--html-rate', '--trickle-ms', '--no-request-log'])
+      expect(testOnly).toContain(flag);
+    expect(group('Faults (rehearsals)')).toContain('--latency-ms');
+    expect(group('Faults (rehearsals)')).not.toContain('--echo-credentials');
+    expect(group('Listening')).toContain('--port');
+    // Every switch is in a group of its own: none is left under a bare "Options:" but --help.
+    const options = text.indexOf('\nOptions:\n');
+    const ungrouped = options === -1 ? '' : (text.slice(options).split('\n\n')[0] ?? '');
+    expect(ungrouped.match(/--[a-z-]+/g) ?? []).toEqual(['--help']);
+  });
 });

@@ -74,7 +74,8 @@ describe('a push holding the lock', () => {
       expect(second.code).toBe(4);
       expect(second.stderr).toBe(
         `migrate: another migrate run (pid ${holder.pid}) holds the state directory ${state}; wait for it to ` +
-          'finish, or use another --state directory\n',
+          'finish, or stop it; do not give this cohort another --state directory (a new ledger would not know what ' +
+          'this one sent)\n',
       );
       const status = spawnSync(process.execPath, [BIN, 'status', 'ACME', '--state', state, '--offline'], {
         encoding: 'utf8',

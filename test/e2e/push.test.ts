@@ -178,6 +178,8 @@ describe.each(DIALECTS)('migrate push (%s dialect)', (dialect) => {
       const refused = await push({ ...sandbox, apiKey: 'wrong-key' }, data.dir, state, [...on, '--concurrency', '2']);
       expect(refused.code, refused.stderr).toBe(3);
       expect(refused.stderr).toMatch(/authentication failed/);
+      // Where the key came from, so the operator knows which one to mend.
+      expect(refused.stderr).toContain('(the credentials came from MIGRATE_API_KEY)');
       expect(refused.stderr + refused.stdout).not.toContain('wrong-key');
       expect(sandbox.inspect.accountCount()).toBe(0);
     } finally {
