@@ -3,7 +3,10 @@
 // step of the wall clock during a run neither stalls a poll due "in an hour" nor makes a run last -3,300 s or 7,209 s.
 // Wall time (Date) is for what is shown or stored as a date only. Like errors.ts, a leaf every folder may import.
 
-/** Now, in epoch milliseconds that only move forward at the pace of time. */
+/**
+ * Now, in whole epoch milliseconds that only move forward at the pace of time (whole, as Date.now() is: the ledgers
+ * store the times computed from it in integer columns, PostgreSQL's bigint among them).
+ */
 export function monotonicNow(): number {
-  return performance.timeOrigin + performance.now();
+  return Math.floor(performance.timeOrigin + performance.now());
 }

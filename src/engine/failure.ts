@@ -24,8 +24,8 @@ export const FAILURE_CLASSES = [
   'fatal',
   'stopped',
   'unexpected',
-  'storage',
   'too_large',
+  'storage',
 ] as const;
 export type FailureClass = (typeof FAILURE_CLASSES)[number];
 

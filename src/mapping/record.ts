@@ -4,6 +4,7 @@ import { InputError } from '../errors.js';
 import { tenantFieldsOf, type TenantFieldKind } from '../schema/index.js';
 import { accountKeyOf } from '../sources/key-order.js';
 import { kindOfFile, type FileKind } from '../sources/kinds.js';
+import { PROVENANCE_COLUMNS } from '../shape/index.js';
 import { isJsonNumber, jsonNumberText } from '../sources/json-value.js';
 import { coerceValue, isEmptyCell, type CoerceContext, type Coerced } from './coerce.js';
 import { fieldType, NESTED_OBJECTS, type FieldType } from './fields.js';
@@ -98,8 +99,6 @@ export interface FilePlan {
   provenance?: { file: number; line: number };
 }
 
-/** The provenance columns of a shaped record (docs/export-format.md "Shaping legacy files with SQL"). */
-export const PROVENANCE_COLUMNS: readonly string[] = ['_file', '_line'];
 
 const TENANT_TYPES: Record<TenantFieldKind, FieldType> = {
   array: 'json-array',
@@ -203,7 +202,7 @@ export function planFile(kind: FileKind, file: string, header: string[], config:
   if (fileAt !== -1 && lineAt !== -1) plan.provenance = { file: fileAt, line: lineAt };
   header.forEach((raw, index) => {
     const column = raw.trim();
-    if (ignore.has(column) || (plan.provenance && PROVENANCE_COLUMNS.includes(column))) return;
+    if (ignore.has(column) || (plan.provenance && (PROVENANCE_COLUMNS as readonly string[]).includes(column))) return;
     for (const field of mapping.rename[column] ?? [column]) planColumn(plan, file, byField, { column, index, field });
   });
   if (
