@@ -21,7 +21,14 @@ import { ExportCode } from '../mapping/issue-codes.js';
 import { linkLines, notReadLines, spellingLines, type LinkedFile } from '../report/export-entries.js';
 import { fileIssuesText, lockLostText, unknownAccountsText } from '../report/push-messages.js';
 import type { LedgerCounts } from '../ledger/index.js';
-import { buildPushSummary, colorWanted, countsUnchanged, renderSummary, renderUnchanged } from '../report/summary.js';
+import {
+  buildPushSummary,
+  colorWanted,
+  countsUnchanged,
+  hasNotices,
+  renderSummary,
+  renderUnchanged,
+} from '../report/summary.js';
 import type { ExportFiles } from '../sources/index.js';
 import { registerContractOption } from './mapping-options.js';
 import { exportIdentity } from './export-identity.js';
@@ -209,7 +216,7 @@ function concludeRun(
   });
   const color = colorWanted(process.stdout, process.env);
   if (options.json) process.stdout.write(`${visibleJson(JSON.stringify(summary, null, 2))}\n`);
-  else if (result.reason === 'finished' && countsUnchanged(ended.before, result.counts))
+  else if (result.reason === 'finished' && countsUnchanged(ended.before, result.counts) && !hasNotices(summary))
     process.stdout.write(renderUnchanged(visibleStrings(summary), color));
   else process.stdout.write(renderSummary(visibleStrings(summary), color));
   if (storage instanceof MigrateError) throw storage;

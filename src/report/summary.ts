@@ -205,6 +205,20 @@ function headlineOf(summary: PushSummary, c: InstanceType<typeof Chalk>): string
   return c.red(`push stopped: ${summary.result}${left ? `; left: ${left}${report}` : ''}`);
 }
 
+/**
+ * Whether the summary has something to say beyond its counts (records changed after they were sent, values omitted,
+ * rows collapsed, parts of the export not read): then it is printed whole, even by a run that changed nothing.
+ */
+export function hasNotices(summary: PushSummary): boolean {
+  return (
+    changedLines(summary, new Chalk({ level: 0 })).length > 0 ||
+    (summary.staged?.omittedValues ?? 0) > 0 ||
+    (summary.staged?.duplicateNotes ?? 0) > 0 ||
+    (summary.neverRead ?? 0) > 0 ||
+    (summary.notRead?.length ?? 0) > 0
+  );
+}
+
 /** Whether a run changed no account's and no record's state: the ledger's counts per state are as they were. */
 export function countsUnchanged(before: LedgerCounts, after: LedgerCounts): boolean {
   const same = (a: object, b: object): boolean => JSON.stringify(sorted(a)) === JSON.stringify(sorted(b));

@@ -49,7 +49,7 @@ describe('records of an account that exists nowhere', () => {
     appendFileSync(join(data.dir, 'transactions.csv'), 'GHOST-1,GHOST-1-T1,2024-01-03,1.00,CHARGE,IMPORTED_CHARGE\n');
     const first = await push(sandbox, data.dir, state, ['--supplier', 'ACME']);
     expect(first.code, first.stderr).toBe(1);
-    expect(first.stdout).toContain('1 account needs data fixes (fix-data.csv)');
+    expect(first.stdout).toContain('1 account needs data fixes (3 records wait for them; fix-data.csv)');
     expect(sandbox.inspect.account('ACME', 'GH-0001')?.status).toBe('PROCESSED');
     const [fixData, retry] = report(state, join(root, 'ghost', 'report'));
     const noteLines = readFileSync(join(data.dir, 'notes.csv'), 'utf8').split('\n');
