@@ -24,8 +24,10 @@ export function push(
   kill?: { afterMs: number; signal: NodeJS.Signals; afterOutput?: RegExp; when?: () => boolean },
 ): Promise<RunResult> {
   const target = extra.includes('--sandbox') ? [] : ['--base-url', sandbox.url];
-  // A PostgreSQL ledger (--ledger) is the run's ledger instead of the state directory: the two together are refused.
-  const ledger = extra.includes('--ledger') ? [] : ['--state', stateDir];
+  // A PostgreSQL ledger (--ledger, MIGRATE_LEDGER_URL) is the run's ledger instead of the state directory: the two
+  // together are refused.
+  const postgres = extra.includes('--ledger') || (process.env['MIGRATE_LEDGER_URL'] ?? '') !== '';
+  const ledger = postgres ? [] : ['--state', stateDir];
   const args = [BIN, 'push', exportDir, ...target, ...ledger, ...extra];
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
