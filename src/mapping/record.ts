@@ -99,7 +99,6 @@ export interface FilePlan {
   provenance?: { file: number; line: number };
 }
 
-
 const TENANT_TYPES: Record<TenantFieldKind, FieldType> = {
   array: 'json-array',
   object: 'json',
