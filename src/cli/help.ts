@@ -6,7 +6,7 @@ import { exitCodesHelp } from './help-topics.js';
 // after the commands are registered, so that a command file adding an option only has to name
 // its group here (an option named nowhere stays under "Options:").
 
-type Group = 'Service' | 'Selection' | 'Output' | 'Tuning' | 'Sandbox faults';
+type Group = 'Service' | 'Selection' | 'Output' | 'Tuning';
 
 const GROUPS: Record<Group, readonly string[]> = {
   Service: [
@@ -21,6 +21,7 @@ const GROUPS: Record<Group, readonly string[]> = {
     '--move-ledger-to-service',
     '--remote',
     '--offline',
+    '--run-config',
   ],
   Selection: [
     '--supplier',
@@ -47,6 +48,7 @@ const GROUPS: Record<Group, readonly string[]> = {
     '--metrics-interval',
     '--errors-csv',
     '--max-rows',
+    '--show',
     '--verbose',
     '--no-request-log',
   ],
@@ -58,38 +60,12 @@ const GROUPS: Record<Group, readonly string[]> = {
     '--wait-timeout',
     '--lost-create-checks',
     '--batch-bytes',
+    '--first-answer-timeout',
     '--ledger-timeout',
     '--max-status-checks',
     '--no-check-previously-added',
     '--no-force-add-to-current-statement',
     '--dry-run',
-    '--port',
-    '--host',
-    '--api-key',
-    '--suppliers',
-    '--processing-ms',
-    '--processing-spread-ms',
-    '--errored-share',
-    '--open-period-start',
-    '--today',
-    '--token-ttl',
-    '--seed',
-    '--max-body-bytes',
-    '--no-retain-payloads',
-  ],
-  'Sandbox faults': [
-    '--latency-ms',
-    '--jitter-ms',
-    '--fail-rate',
-    '--rate-limit-rate',
-    '--retry-after',
-    '--drop-rate',
-    '--ambiguous-rate',
-    '--max-rps',
-    '--fault-token-issue',
-    '--flaky-attempts',
-    '--lost-create-share',
-    '--lost-create-once',
   ],
 };
 

@@ -132,20 +132,10 @@ export function afterStatus(
     case 'DRY_RUN_ERRORED':
     case 'CANCELLED':
     case 'DRY_RUN_SUCCEEDED': {
-      const error: ErrorInfo = {
+      return erroredWith(account, {
         code: status.latest_error?.code ?? status.status.toLowerCase(),
         detail: status.latest_error?.detail ?? `import process ${status.status}`,
-      };
-      return {
-        step: 'poll',
-        detail: error.code,
-        patch: {
-          state: 'errored',
-          sentFingerprint: account.sentFingerprint ?? account.fingerprint,
-          error,
-          nextCheckAt: null,
-        },
-      };
+      });
     }
   }
 }
@@ -179,13 +169,18 @@ function contradiction(account: AccountRow, what: string): Transition {
   const detail =
     `the service contradicts itself: ${what}. The account is not counted as done: check it on the platform, then ` +
     'push with --retry-errored (a create of an imported account is answered already imported, with its number)';
+  return erroredWith(account, { code: EngineCode.serviceContradiction, detail });
+}
+
+/** The account ends errored with `error`: its sent data recorded, no further check. */
+function erroredWith(account: AccountRow, error: ErrorInfo): Transition {
   return {
     step: 'poll',
-    detail: EngineCode.serviceContradiction,
+    detail: error.code,
     patch: {
       state: 'errored',
       sentFingerprint: account.sentFingerprint ?? account.fingerprint,
-      error: { code: EngineCode.serviceContradiction, detail },
+      error,
       nextCheckAt: null,
     },
   };
