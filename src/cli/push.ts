@@ -26,6 +26,7 @@ import {
   colorWanted,
   countsUnchanged,
   hasNotices,
+  pushSummaryJson,
   renderSummary,
   renderUnchanged,
 } from '../report/summary.js';
@@ -215,7 +216,7 @@ function concludeRun(
     answered: result.reason !== 'fatal',
   });
   const color = colorWanted(process.stdout, process.env);
-  if (options.json) process.stdout.write(`${visibleJson(JSON.stringify(summary, null, 2))}\n`);
+  if (options.json) process.stdout.write(`${visibleJson(pushSummaryJson(summary))}\n`);
   else if (result.reason === 'finished' && countsUnchanged(ended.before, result.counts) && !hasNotices(summary))
     process.stdout.write(renderUnchanged(visibleStrings(summary), color));
   else process.stdout.write(renderSummary(visibleStrings(summary), color));

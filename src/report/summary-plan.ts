@@ -1,5 +1,6 @@
 import type { PlannedAccount, PlanReason, PlanTotals, RequestKind, StageSummary } from '../engine/index.js';
 import { PLAN_REASONS, REQUEST_KINDS } from '../engine/index.js';
+import { snakeCaseKeys } from './json-keys.js';
 
 // The plan printed by `push --dry-run`: requests per step, and why each account is or
 // is not in the plan. Plain text keeps a few account numbers per reason; --json has every account.
@@ -91,7 +92,10 @@ export function renderPlan(report: PlanReport, samples: PlanSamples): string {
   return lines.join('\n');
 }
 
-/** The --json document of a dry run, streamed: rows in chunks of 1,000, then the totals. */
+/** Maps of the plan whose keys are data (plan reasons, request and record kinds): kept as they are in --json. */
+const PLAN_DATA_MAPS: ReadonlySet<string> = new Set(['reasons', 'requests', 'records', 'items']);
+
+/** The --json document of a dry run, streamed: rows in chunks of 1,000, then the totals; keys in snake_case. */
 export class PlanJsonWriter {
   readonly #write: (text: string) => void;
   #chunk: string[] = [];
@@ -99,7 +103,7 @@ export class PlanJsonWriter {
 
   constructor(write: (text: string) => void) {
     this.#write = write;
-    write('{\n  "dryRun": true,\n  "accounts": [\n');
+    write('{\n  "dry_run": true,\n  "accounts": [\n');
   }
 
   row(row: PlannedAccount): void {
@@ -110,7 +114,7 @@ export class PlanJsonWriter {
 
   end(report: PlanReport): void {
     this.#flush();
-    this.#write(`\n  ],${JSON.stringify(report, null, 2).slice(1)}\n`);
+    this.#write(`\n  ],${JSON.stringify(snakeCaseKeys(report, PLAN_DATA_MAPS), null, 2).slice(1)}\n`);
   }
 
   #flush(): void {

@@ -7,8 +7,9 @@ import { shownName } from './export-entries.js';
 import { leftOverLine, leftOverOf, type LeftOver, type RecordsBehind } from './left-over.js';
 import { duplicateNotesLine } from './validation-report.js';
 import { monotonicNow } from '../clock.js';
+import { snakeCaseKeys } from './json-keys.js';
 
-/** What the final summary of a push shows; also the `--json` document (one object on stdout). */
+/** What the final summary of a push shows; also the `--json` document (one object on stdout, keys in snake_case). */
 export interface PushSummary {
   result: 'finished' | 'interrupted' | 'fatal' | 'wait_timeout' | 'max_errors';
   exitCode: number;
@@ -48,6 +49,14 @@ export interface PushSummary {
    * less what was read): they are not in the ledger, and the next push reads them.
    */
   neverRead?: number;
+}
+
+/** Maps of the summary whose keys are data (account states, record kinds): kept as they are in `--json`. */
+const SUMMARY_DATA_MAPS: ReadonlySet<string> = new Set(['accounts', 'items', 'recordsChangedAfterImport']);
+
+/** The `--json` document of a push: the summary with its keys in snake_case (`exit_code`, `state_dir`, ...). */
+export function pushSummaryJson(summary: PushSummary): string {
+  return JSON.stringify(snakeCaseKeys(summary, SUMMARY_DATA_MAPS), null, 2);
 }
 
 const ACCOUNT_LABELS: Record<string, string> = {

@@ -41,15 +41,16 @@ function ledgerSnapshot(state: string): unknown {
 }
 
 interface PlanDocument {
-  dryRun: true;
+  dry_run: true;
+  state_dir: string;
   accounts: Array<{
     external_account_number: string;
     in_plan: boolean;
     reason: string;
     requests: Record<string, number>;
   }>;
-  totals: { accounts: number; inPlan: number; reasons: Record<string, number>; requests: Record<string, number> };
-  unknownAccounts: string[];
+  totals: { accounts: number; in_plan: number; reasons: Record<string, number>; requests: Record<string, number> };
+  unknown_accounts: string[];
 }
 
 describe('migrate push operator options', () => {
@@ -68,6 +69,9 @@ describe('migrate push operator options', () => {
     expect(sandbox.inspect.requests()).toEqual([]);
     expect(existsSync(state), 'the state directory is not even created').toBe(false);
     const plan = JSON.parse(fresh.stdout) as PlanDocument;
+    expect(fresh.stdout, 'keys in snake_case, as the service speaks').not.toMatch(/"[a-z]+[A-Z][A-Za-z]*":/);
+    expect(plan).toMatchObject({ dry_run: true, state_dir: state });
+    expect(plan.totals.in_plan).toBe(plan.accounts.filter((row) => row.in_plan).length);
     const toCreate = data.valid.length + data.errored.length; // ERR- accounts are valid locally
     expect(plan.totals.requests['create']).toBe(toCreate);
     expect(plan.totals.reasons['invalid']).toBe(data.invalid.length);
@@ -289,10 +293,12 @@ describe('--max-errors', () => {
       expect(stopped.code, stopped.stderr).toBe(1);
       const summary = JSON.parse(stopped.stdout) as {
         result: string;
-        maxErrors: number;
+        max_errors: number;
+        exit_code: number;
         accounts: Record<string, number>;
       };
-      expect(summary).toMatchObject({ result: 'max_errors', maxErrors: 2 });
+      expect(stopped.stdout, 'keys in snake_case, as the service speaks').not.toMatch(/"[a-z]+[A-Z][A-Za-z]*":/);
+      expect(summary).toMatchObject({ result: 'max_errors', max_errors: 2, exit_code: 1, state_dir: state });
       expect(summary.accounts['errored']).toBe(3);
       expect(summary.accounts['creating'] ?? 0).toBe(0);
       const left =

@@ -101,7 +101,7 @@ describe('migrate push: every account complete, on sorted and scattered exports'
     await expectExact(sandbox, dir);
     expect(sandbox.inspect.account('ACME', number(3))?.notes.map((note) => note.body)).toContain('A late note');
     expect(JSON.stringify(sandbox.inspect.account('ACME', number(5))?.payload)).toContain('cy@example.org');
-    expect(JSON.parse(result.stdout)).toMatchObject({ changedAfterImport: 0 });
+    expect(JSON.parse(result.stdout)).toMatchObject({ changed_after_import: 0 });
   });
 
   it('a scattered export mixing CSV, JSON and NDJSON files: every payload exact', async () => {

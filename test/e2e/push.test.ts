@@ -198,7 +198,7 @@ describe.each(DIALECTS)('migrate push (%s dialect)', (dialect) => {
       expect(requests).toBeGreaterThan(40);
       // The client starts a request at most every 100 ms (the cap's exact spacing is tested on a virtual clock in
       // test/api): the run, by its own clock, lasts at least that long. Uncapped, it takes about a second here.
-      const { durationSeconds } = JSON.parse(result.stdout) as { durationSeconds: number };
+      const { duration_seconds: durationSeconds } = JSON.parse(result.stdout) as { duration_seconds: number };
       expect(durationSeconds).toBeGreaterThanOrEqual((requests - 1) / 10);
       await expectExactState(sandbox, data, state, expect);
     } finally {
