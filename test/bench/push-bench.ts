@@ -1,10 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
 import type { InspectedAccount } from '../../src/sandbox/inspected.js';
 import { differences, exportInMemory, type ExpectedExport } from '../e2e/oracle.js';
+import { eventAt, measuredPush } from './measured-push.js';
 import { writePushExport, type ExportOrder, type GeneratedExport } from './push-export.js';
 
 // `npm run bench:push [-- throughput|first|postgres [ACCOUNTS]]` (builds dist/ first; `postgres`: push-postgres.ts). What a user waits
@@ -125,87 +126,33 @@ interface PushFigures {
   byEndpoint: Record<string, number>;
   timeline: Array<Record<string, number>>;
 }
-
-/** The push's log: epoch ms of its first line, its `order` event (ms proving) and its first `staging` event. */
-function phasesOf(logFile: string): { openedAt: number; proofMs: number; orderAt: number; firstStagedAt: number } {
-  const events = readFileSync(logFile, 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as { time: string; event: string; ms?: number });
-  const at = (name: string): number => Date.parse(events.find((event) => event.event === name)?.time ?? '');
-  const order = events.find((event) => event.event === 'order');
-  return { openedAt: at('log_opened'), proofMs: order?.ms ?? NaN, orderAt: at('order'), firstStagedAt: at('staging') };
-}
-
-/** Runs `migrate push` as a child process from spawn to exit; its CPU time and peak RSS come from cpu-hook.mjs. */
+/** Runs `migrate push` as a child process from spawn to exit (measured-push.ts), with the sandbox's own figures. */
 async function pushChild(server: Server, dir: string, concurrency: number, stopAfterMs?: number): Promise<PushFigures> {
-  const state = mkdtempSync(join(tmpdir(), 'bench-push-state-'));
-  const usageFile = join(state, 'usage.json');
-  const logFile = join(state, 'push.ndjson');
   const serverCpuBefore = (await statsOf(server)).cpuMicros;
-  const startedAt = Date.now();
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      join(ROOT, 'test/bench/cpu-hook.mjs'),
-      MIGRATE_BIN,
-      'push',
-      dir,
-      '--base-url',
-      server.url,
-      '--concurrency',
-      String(concurrency),
-      '--state',
-      state,
-      '--log-file',
-      logFile,
-      '--json',
-    ],
-    {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, MIGRATE_API_KEY: server.apiKey, BENCH_USAGE_FILE: usageFile },
-    },
-  );
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    if (stderr.length < 4000) stderr += chunk.toString();
+  const run = await measuredPush({
+    bin: MIGRATE_BIN,
+    args: [dir, '--base-url', server.url, '--concurrency', String(concurrency)],
+    apiKey: server.apiKey,
+    ...(stopAfterMs === undefined
+      ? {}
+      : { stopAfter: { ms: stopAfterMs, firstAt: async () => (await statsOf(server)).firstAt } }),
   });
-  let stopper: NodeJS.Timeout | undefined;
-  if (stopAfterMs !== undefined) {
-    // One question at a time: a busy sandbox answers late, and every waiting listener would take the same line.
-    let asking = false;
-    stopper = setInterval(() => {
-      if (asking) return;
-      asking = true;
-      void statsOf(server).then((stats) => {
-        asking = false;
-        if (stats.firstAt !== null && Date.now() - stats.firstAt > stopAfterMs) {
-          clearInterval(stopper);
-          child.kill('SIGINT');
-        }
-      });
-    }, 250);
-  }
-  const exitCode = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  const seconds = (Date.now() - startedAt) / 1000;
-  clearInterval(stopper);
   const stats = await statsOf(server);
-  const usage = JSON.parse(readFileSync(usageFile, 'utf8')) as { user: number; system: number; maxRssKb: number };
-  const phases = phasesOf(logFile);
-  rmSync(state, { recursive: true, force: true });
-  if (exitCode !== 0 && stopAfterMs === undefined) process.stderr.write(`  push exited ${exitCode}: ${stderr}\n`);
+  if (run.exitCode !== 0 && stopAfterMs === undefined)
+    process.stderr.write(`  push exited ${run.exitCode}: ${run.stderr}\n`);
+  const { startedAt, events } = run;
+  const proofMs = events.find((event) => event.event === 'order')?.ms ?? NaN;
   return {
-    seconds,
-    exitCode,
+    seconds: (run.endedAt - startedAt) / 1000,
+    exitCode: run.exitCode,
     requests: stats.requests,
     firstRequestSeconds: stats.firstAt === null ? NaN : (stats.firstAt - startedAt) / 1000,
-    startSeconds: (phases.openedAt - startedAt) / 1000,
-    proofSeconds: phases.proofMs / 1000,
-    toFirstStagedSeconds: (phases.firstStagedAt - phases.orderAt) / 1000,
-    cpuMicros: usage.user + usage.system,
+    startSeconds: (eventAt(events, 'log_opened') - startedAt) / 1000,
+    proofSeconds: proofMs / 1000,
+    toFirstStagedSeconds: (eventAt(events, 'staging') - eventAt(events, 'order')) / 1000,
+    cpuMicros: run.usage.user + run.usage.system,
     serverCpuMicros: stats.cpuMicros - serverCpuBefore,
-    maxRssMb: usage.maxRssKb / 1024,
+    maxRssMb: run.usage.maxRssKb / 1024,
     byEndpoint: stats.byEndpoint,
     timeline: stats.timeline,
   };

@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, readdirSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, readdirSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
+import { eventAt, measuredPush } from './measured-push.js';
 import { writeLegacyExport } from './shape-export.js';
 
 // npm run bench:shape [-- 1000000]
@@ -53,69 +54,21 @@ interface Figures {
   exitCode: number | null;
 }
 
-/** The push's log: epoch ms of its first `staging` event (the first accounts handed to the ledger). */
-function firstStagedAt(logFile: string): number {
-  const events = readFileSync(logFile, 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as { time: string; event: string });
-  return Date.parse(events.find((event) => event.event === 'staging')?.time ?? '');
-}
-
 async function pushOnce(server: Server, dir: string): Promise<Figures> {
-  const state = mkdtempSync(join(tmpdir(), 'bench-shape-state-'));
-  const usageFile = join(state, 'usage.json');
-  const logFile = join(state, 'push.ndjson');
-  const startedAt = Date.now();
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      join(ROOT, 'test/bench/cpu-hook.mjs'),
-      join(ROOT, 'bin/migrate.js'),
-      'push',
-      dir,
-      '--base-url',
-      server.url,
-      '--state',
-      state,
-      '--log-file',
-      logFile,
-      '--json',
-    ],
-    {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, MIGRATE_API_KEY: server.apiKey, BENCH_USAGE_FILE: usageFile },
-    },
-  );
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => void (stderr.length < 4000 && (stderr += chunk.toString())));
-  let asking = false;
-  const poll = setInterval(() => {
-    if (asking) return;
-    asking = true;
-    void firstAt(server).then((at) => {
-      asking = false;
-      // Once: a second SIGINT stops the push at once, before it writes its usage.
-      if (at !== null && Date.now() - at > STOP_AFTER_MS) {
-        clearInterval(poll);
-        child.kill('SIGINT');
-      }
-    });
-  }, 250);
-  const exitCode = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  clearInterval(poll);
+  const run = await measuredPush({
+    bin: join(ROOT, 'bin/migrate.js'),
+    args: [dir, '--base-url', server.url],
+    apiKey: server.apiKey,
+    stopAfter: { ms: STOP_AFTER_MS, firstAt: () => firstAt(server) },
+  });
   const first = await firstAt(server);
-  if (first === null) process.stderr.write(`push sent nothing (exit ${exitCode}): ${stderr}\n`);
-  const usage = JSON.parse(readFileSync(usageFile, 'utf8')) as { maxRssKb: number; user: number; system: number };
-  const staged = firstStagedAt(logFile);
-  rmSync(state, { recursive: true, force: true });
+  if (first === null) process.stderr.write(`push sent nothing (exit ${run.exitCode}): ${run.stderr}\n`);
   return {
-    firstRequestSeconds: first === null ? NaN : (first - startedAt) / 1000,
-    firstStagedSeconds: (staged - startedAt) / 1000,
-    maxRssMb: usage.maxRssKb / 1024,
-    cpuSeconds: (usage.user + usage.system) / 1e6,
-    exitCode,
+    firstRequestSeconds: first === null ? NaN : (first - run.startedAt) / 1000,
+    firstStagedSeconds: (eventAt(run.events, 'staging') - run.startedAt) / 1000,
+    maxRssMb: run.usage.maxRssKb / 1024,
+    cpuSeconds: (run.usage.user + run.usage.system) / 1e6,
+    exitCode: run.exitCode,
   };
 }
 
