@@ -20,7 +20,6 @@ const GROUPS: Record<Group, readonly string[]> = {
     '--sandbox',
     '--move-ledger-to-service',
     '--remote',
-    '--offline',
     '--run-config',
   ],
   Selection: [
@@ -30,7 +29,6 @@ const GROUPS: Record<Group, readonly string[]> = {
     '--only',
     '--retry-errored',
     '--retry-invalid',
-    '--account',
     '--state',
     '--ledger',
     '--to',
@@ -62,7 +60,6 @@ const GROUPS: Record<Group, readonly string[]> = {
     '--batch-bytes',
     '--first-answer-timeout',
     '--ledger-timeout',
-    '--max-status-checks',
     '--no-check-previously-added',
     '--no-force-add-to-current-statement',
     '--dry-run',

@@ -5,7 +5,7 @@ import { registerValidateCommand } from './validate.js';
 import { registerPushCommand } from './push.js';
 import { registerSandboxCommand } from './sandbox.js';
 import { registerReportCommand } from './report.js';
-import { registerStatusCommand } from './status.js';
+import { registerStatusCommand } from '../commands/status/index.js';
 import { registerLedgerCommand } from './ledger.js';
 import { registerShapeCommand } from './shape.js';
 import { teachHelp } from './help.js';

@@ -1,6 +1,6 @@
-import { limitDetail } from '../errors.js';
-import type { PlanReason } from '../engine/index.js';
-import type { ItemState } from '../ledger/index.js';
+import { limitDetail } from '../../errors.js';
+import type { PlanReason } from '../../engine/index.js';
+import type { ItemState } from '../../ledger/index.js';
 import type { StatusSummary } from './status-gather.js';
 
 // What `migrate status` concludes from what it gathered: the exit code cron and monitoring read,

@@ -1,7 +1,7 @@
-import { limitDetail } from '../errors.js';
+import { limitDetail } from '../../errors.js';
 import { Chalk, type ChalkInstance } from 'chalk';
-import { STATE_FACTS } from '../engine/index.js';
-import type { AccountState } from '../ledger/index.js';
+import { STATE_FACTS } from '../../engine/index.js';
+import type { AccountState } from '../../ledger/index.js';
 import type { AccountStory } from './account-story.js';
 import { NEEDING_PERSON, type DiffersRow, type StatusSummary } from './status-gather.js';
 

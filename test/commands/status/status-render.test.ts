@@ -1,10 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { AccountStory } from '../../src/report/account-story.js';
-import type { StatusSummary } from '../../src/report/status-gather.js';
-import { renderAccountStory, renderStatus } from '../../src/report/status-render.js';
-import { nextSteps, statusExit } from '../../src/report/status-verdict.js';
+import type { AccountStory } from '../../../src/commands/status/account-story.js';
+import type { StatusSummary } from '../../../src/commands/status/status-gather.js';
+import { renderAccountStory, renderStatus } from '../../../src/commands/status/status-render.js';
+import { nextSteps, statusExit } from '../../../src/commands/status/status-verdict.js';
 
 const ESC = '\u001b[';
 const GOLDEN = join(import.meta.dirname, 'golden');

@@ -1,4 +1,4 @@
-import type { ImportServiceClient } from '../api/types.js';
+import type { ImportServiceClient } from '../../api/types.js';
 import {
   configurationIssue,
   DEFAULT_ENGINE_SETTINGS,
@@ -6,11 +6,11 @@ import {
   planOptionsOf,
   statesWhere,
   type PlanReason,
-} from '../engine/index.js';
-import type { AccountRow, AccountState, ItemKind, ItemState, LastPush } from '../ledger/index.js';
-import { recordKeyOf } from './report-rows.js';
-import type { V2StatusRecord } from '../schema/index.js';
-import { accountPagesOf, itemPagesOf, type LedgerSource } from './ledger-source.js';
+} from '../../engine/index.js';
+import type { AccountRow, AccountState, ItemKind, ItemState, LastPush } from '../../ledger/index.js';
+import { recordKeyOf } from '../../report/report-rows.js';
+import type { V2StatusRecord } from '../../schema/index.js';
+import { accountPagesOf, itemPagesOf, type LedgerSource } from '../../report/ledger-source.js';
 import { serviceIndexCollector, type ServiceIndex } from './service-index.js';
 import { holdOf, isErrored, joinRow, type StatusRow } from './status-join.js';
 
