@@ -16,13 +16,8 @@ export interface StatusFlags extends ServiceFlags {
   maxStatusChecks: number;
 }
 
-interface StatusOption {
-  flags: string;
-  help: string;
-  group: 'Selection' | 'Service' | 'Output' | 'Tuning';
-  parse?: (value: string) => number;
-  default?: string | number;
-}
+/** An option: its flags, its --help group and line, and for a value its parser and default. */
+type StatusOption = [flags: string, group: string, help: string, parse?: (value: string) => number, value?: unknown];
 
 function count(name: string, max: number): (value: string) => number {
   return (value) => {
@@ -33,48 +28,25 @@ function count(name: string, max: number): (value: string) => number {
   };
 }
 
+const LEDGER_HELP = 'state directory holding the results ledger (without one: the service view only)';
+const STORY_HELP = "one account's whole story: ledger history, service status (v2 and v1), records";
+const [maxRows, maxChecks] = [count('--max-rows', 1e6), count('--max-status-checks', 1e6)];
+
 export const STATUS_OPTIONS: readonly StatusOption[] = [
-  {
-    flags: '--state <dir>',
-    help: 'state directory holding the results ledger (without one: the service view only)',
-    group: 'Selection',
-    default: RUN_DEFAULTS.stateDir,
-  },
-  {
-    flags: '--ledger <url>',
-    help: 'the results ledger in PostgreSQL (postgresql://...; else MIGRATE_LEDGER_URL)',
-    group: 'Selection',
-  },
-  { flags: '--offline', help: 'the ledger only: no request to the service, no credentials needed', group: 'Service' },
-  {
-    flags: '--account <external_account_number>',
-    help: "one account's whole story: ledger history, service status (v2 and v1), records",
-    group: 'Selection',
-  },
-  { flags: '--json', help: 'print one JSON document on stdout (every account as a row)', group: 'Output' },
-  {
-    flags: '--max-rows <n>',
-    help: 'accounts listed per section (counts are always complete)',
-    group: 'Output',
-    parse: count('--max-rows', 1_000_000),
-    default: 20,
-  },
-  {
-    flags: '--max-status-checks <n>',
-    help: 'v2 status requests at most, one per open account',
-    group: 'Tuning',
-    parse: count('--max-status-checks', 1_000_000),
-    default: 500,
-  },
+  ['--state <dir>', 'Selection', LEDGER_HELP, undefined, RUN_DEFAULTS.stateDir],
+  ['--ledger <url>', 'Selection', 'the results ledger in PostgreSQL (postgresql://...; else MIGRATE_LEDGER_URL)'],
+  ['--offline', 'Service', 'the ledger only: no request to the service, no credentials needed'],
+  ['--account <external_account_number>', 'Selection', STORY_HELP],
+  ['--json', 'Output', 'print one JSON document on stdout (every account as a row)'],
+  ['--max-rows <n>', 'Output', 'accounts listed per section (counts are always complete)', maxRows, 20],
+  ['--max-status-checks <n>', 'Tuning', 'v2 status requests at most, one per open account', maxChecks, 500],
 ];
 
 /** Adds the table's options, then the service's, to the status command. */
 export function registerStatusFlags(command: Command): Command {
-  for (const row of STATUS_OPTIONS) {
-    const option = new Option(row.flags, row.help).helpGroup(`${row.group}:`);
-    if (row.parse !== undefined) option.argParser(row.parse);
-    if (row.default !== undefined) option.default(row.default);
-    command.addOption(option);
+  for (const [flags, group, help, parse, value] of STATUS_OPTIONS) {
+    const option = new Option(flags, help).helpGroup(`${group}:`).default(value);
+    command.addOption(parse === undefined ? option : option.argParser(parse));
   }
   return registerServiceOptions(command);
 }
