@@ -19,7 +19,6 @@ const GROUPS: Record<Group, readonly string[]> = {
     '--contract',
     '--sandbox',
     '--move-ledger-to-service',
-    '--remote',
     '--run-config',
   ],
   Selection: [
@@ -44,9 +43,7 @@ const GROUPS: Record<Group, readonly string[]> = {
     '--progress-interval',
     '--metrics-file',
     '--metrics-interval',
-    '--errors-csv',
     '--max-rows',
-    '--show',
     '--verbose',
     '--no-request-log',
   ],

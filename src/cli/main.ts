@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { ExitCode, MigrateError, UsageError, visibleText } from '../errors.js';
-import { registerValidateCommand } from './validate.js';
+import { registerValidateCommand } from '../commands/validate/index.js';
 import { registerPushCommand } from './push.js';
 import { registerSandboxCommand } from './sandbox.js';
 import { registerReportCommand } from './report.js';

@@ -1,6 +1,7 @@
-import { type Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { registerServiceOptions, type ServiceFlags } from '../../config/service.js';
 import { RUN_DEFAULTS } from '../../defaults.js';
+import { addOptions, type OptionRow } from '../option-table.js';
 
 // The options of `migrate status`, one table: --help is generated from it (the group and the line of help), and
 // resolve.ts reads what commander parsed, nowhere else. The service's options are the ones push and validate share.
@@ -16,9 +17,6 @@ export interface StatusFlags extends ServiceFlags {
   maxStatusChecks: number;
 }
 
-/** An option: its flags, its --help group and line, and for a value its parser and default. */
-type StatusOption = [flags: string, group: string, help: string, parse?: (value: string) => number, value?: unknown];
-
 function count(name: string, max: number): (value: string) => number {
   return (value) => {
     const number = Number(value);
@@ -32,7 +30,7 @@ const LEDGER_HELP = 'state directory holding the results ledger (without one: th
 const STORY_HELP = "one account's whole story: ledger history, service status (v2 and v1), records";
 const [maxRows, maxChecks] = [count('--max-rows', 1e6), count('--max-status-checks', 1e6)];
 
-export const STATUS_OPTIONS: readonly StatusOption[] = [
+const STATUS_OPTIONS: readonly OptionRow[] = [
   ['--state <dir>', 'Selection', LEDGER_HELP, undefined, RUN_DEFAULTS.stateDir],
   ['--ledger <url>', 'Selection', 'the results ledger in PostgreSQL (postgresql://...; else MIGRATE_LEDGER_URL)'],
   ['--offline', 'Service', 'the ledger only: no request to the service, no credentials needed'],
@@ -44,9 +42,5 @@ export const STATUS_OPTIONS: readonly StatusOption[] = [
 
 /** Adds the table's options, then the service's, to the status command. */
 export function registerStatusFlags(command: Command): Command {
-  for (const [flags, group, help, parse, value] of STATUS_OPTIONS) {
-    const option = new Option(flags, help).helpGroup(`${group}:`).default(value);
-    command.addOption(parse === undefined ? option : option.argParser(parse));
-  }
-  return registerServiceOptions(command);
+  return registerServiceOptions(addOptions(command, STATUS_OPTIONS));
 }
