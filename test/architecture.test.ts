@@ -3,11 +3,11 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 // The house's one-way imports (docs/architecture.md): folders in this order, each importing only
-// folders below it, and no import cycle between files. `src/errors.ts` and `src/defaults.ts` are the shared leaves
+// folders below it (the folders of one floor may import each other), and no import cycle between files. `src/errors.ts` and `src/defaults.ts` are the shared leaves
 // every folder may use. Read from the source text, so it holds for every file, including those no test imports.
 
-const FOLDER_ORDER = [
-  'cli',
+const FOLDER_ORDER: Array<string | string[]> = [
+  ['cli', 'commands'],
   'config',
   'report',
   'engine',
@@ -28,6 +28,8 @@ const SEPARATE: Array<[string, string]> = [
   ['sandbox', 'mapping'],
   ['api', 'sandbox'],
 ];
+
+const floorOf = (folder: string): number => FOLDER_ORDER.findIndex((floor) => [floor].flat().includes(folder));
 
 const SRC = path.join(import.meta.dirname, '..', 'src');
 
@@ -57,7 +59,7 @@ const name = (file: string): string => path.relative(SRC, file);
 describe('the import graph of src/', () => {
   it('names every folder in the order', () => {
     const folders = new Set(files.map(folderOf).filter((folder) => !folder.endsWith('.ts')));
-    expect([...folders].sort()).toEqual([...FOLDER_ORDER].sort());
+    expect([...folders].sort()).toEqual(FOLDER_ORDER.flat().sort());
   });
 
   it('never imports a folder above its own, nor a separate sibling', () => {
@@ -67,7 +69,7 @@ describe('the import graph of src/', () => {
       for (const target of targets) {
         const to = folderOf(target);
         if (to === from || to.endsWith('.ts')) continue;
-        const wrongWay = FOLDER_ORDER.indexOf(to) < FOLDER_ORDER.indexOf(from);
+        const wrongWay = floorOf(to) < floorOf(from);
         const separate = SEPARATE.some(([a, b]) => a === from && b === to);
         if (wrongWay || separate) upward.push(`${name(file)} -> ${name(target)}`);
       }

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { ExitCode, MigrateError, UsageError, visibleText } from '../errors.js';
-import { registerValidateCommand } from './validate.js';
+import { registerValidateCommand } from '../commands/validate/index.js';
 import { registerPushCommand } from './push.js';
 import { registerSandboxCommand } from './sandbox.js';
 import { registerReportCommand } from './report.js';
-import { registerStatusCommand } from './status.js';
+import { registerStatusCommand } from '../commands/status/index.js';
 import { registerLedgerCommand } from './ledger.js';
 import { registerShapeCommand } from './shape.js';
 import { teachHelp } from './help.js';

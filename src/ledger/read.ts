@@ -233,13 +233,14 @@ export class LedgerReader {
 
   /**
    * The export directories push runs read, as recorded with each run: the real path (`exportDir`), else the path as
-   * given (`dir`, from runs before the real path was recorded; relative to that run's working directory).
+   * given (`dir`, from runs before the real path was recorded; relative to that run's working directory). In the
+   * order of their latest push: the last push's directory last.
    */
   pushExportDirs(): string[] {
     const rows = this.#db
       .prepare(
-        `SELECT DISTINCT COALESCE(json_extract(options, '$.exportDir'), json_extract(options, '$.dir')) AS dir
-         FROM runs WHERE command = 'push'`,
+        `SELECT COALESCE(json_extract(options, '$.exportDir'), json_extract(options, '$.dir')) AS dir
+         FROM runs WHERE command = 'push' GROUP BY dir ORDER BY MAX(id)`,
       )
       .all() as Raw[];
     return rows.flatMap((row) => (typeof row['dir'] === 'string' ? [row['dir']] : []));

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Ledger } from '../../src/ledger/index.js';
 import { openLedgerSource } from '../../src/report/ledger-source.js';
 import { writeHtmlReport } from '../../src/report/html-report.js';
-import { gatherStatus } from '../../src/report/status-gather.js';
+import { gatherStatus } from '../../src/commands/status/status-gather.js';
 import { REPORT_FILES, writeReport } from '../../src/report/write-report.js';
 
 // Memory of `migrate report` and `migrate status --offline --json` over a large ledger: both

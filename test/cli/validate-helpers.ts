@@ -9,8 +9,8 @@ const bin = path.join(root, 'bin', 'migrate.js');
 
 /** dist/ is built once for the whole test run by test/global-setup.ts; this checks it is there. */
 export function build(): void {
-  if (!existsSync(path.join(root, 'dist', 'cli', 'validate.js')))
-    throw new Error('dist/cli/validate.js is missing: run the tests through vitest (test/global-setup.ts builds it)');
+  if (!existsSync(path.join(root, 'dist', 'cli', 'main.js')))
+    throw new Error('dist/cli/main.js is missing: run the tests through vitest (test/global-setup.ts builds it)');
 }
 
 export interface RunResult {

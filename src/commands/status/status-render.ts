@@ -1,7 +1,7 @@
-import { limitDetail } from '../errors.js';
+import { limitDetail } from '../../errors.js';
 import { Chalk, type ChalkInstance } from 'chalk';
-import { STATE_FACTS } from '../engine/index.js';
-import type { AccountState } from '../ledger/index.js';
+import { STATE_FACTS } from '../../engine/index.js';
+import type { AccountState } from '../../ledger/index.js';
 import type { AccountStory } from './account-story.js';
 import { NEEDING_PERSON, type DiffersRow, type StatusSummary } from './status-gather.js';
 
@@ -63,7 +63,7 @@ export function renderStatus(summary: StatusSummary, options: RenderOptions): st
       const n = counts.ledger[state as keyof typeof counts.ledger];
       if (n !== undefined) lines.push(STATE_FACTS[state as AccountState].needsPerson ? warn(label, n) : row(label, n));
     }
-    lines.push(...stepLines(summary, c));
+    lines.push(...stepLines(summary, c), ...neverReadLines(summary, c));
   }
   if (counts.service && counts.ledger)
     lines.push(
@@ -109,6 +109,20 @@ function stepLines(summary: StatusSummary, c: ChalkInstance): string[] {
       ([label, ok, waiting, attention]) =>
         `    ${label.padEnd(LABEL - 2)}${cell(ok)}${cell(waiting)}` +
         (attention > 0 ? c.yellow(cell(attention)) : cell(attention)),
+    ),
+  ];
+}
+
+/** The export's accounts no push has read: a push stopped while reading it (push's summary says it in these words). */
+function neverReadLines(summary: StatusSummary, c: ChalkInstance): string[] {
+  const unread = summary.export;
+  if (unread === null || unread.never_read === 0) return [];
+  const about = (n: number): string => n.toLocaleString('en-GB');
+  return [
+    '',
+    c.yellow(
+      `  export: about ${about(unread.never_read)} accounts never read of about ${about(unread.accounts)} in ` +
+        `${unread.dir} (the last push stopped while reading the export; the next push reads them)`,
     ),
   ];
 }

@@ -1,7 +1,7 @@
-import { CODE_LIMIT, limitDetail } from '../errors.js';
-import { STATE_FACTS, statesWhere } from '../engine/index.js';
-import type { AccountRow, AccountState, ItemState } from '../ledger/index.js';
-import type { V2StatusRecord } from '../schema/index.js';
+import { CODE_LIMIT, limitDetail } from '../../errors.js';
+import { STATE_FACTS, statesWhere } from '../../engine/index.js';
+import type { AccountRow, AccountState, ItemState } from '../../ledger/index.js';
+import type { V2StatusRecord } from '../../schema/index.js';
 
 // The join of `migrate status`: the service's view of an import supplier (the v1
 // lists, and v2 status where it was asked) with the ledger's, per external account number.

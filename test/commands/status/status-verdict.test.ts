@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Ledger, type AccountState, type ErrorInfo, type ItemKind, type ItemState } from '../../src/ledger/index.js';
-import { openLedgerSource } from '../../src/report/ledger-source.js';
-import { gatherStatus } from '../../src/report/status-gather.js';
-import { renderStatus } from '../../src/report/status-render.js';
-import { nextSteps, statusExit } from '../../src/report/status-verdict.js';
+import { Ledger, type AccountState, type ErrorInfo, type ItemKind, type ItemState } from '../../../src/ledger/index.js';
+import { openLedgerSource } from '../../../src/report/ledger-source.js';
+import { gatherStatus } from '../../../src/commands/status/status-gather.js';
+import { renderStatus } from '../../../src/commands/status/status-render.js';
+import { nextSteps, statusExit } from '../../../src/commands/status/status-verdict.js';
 
 // The advice of `migrate status` for every account and record state: a real ledger read offline, planned by the
 // push's own plan (engine/plan.ts), so each line says what a push would actually do, or what a person must.

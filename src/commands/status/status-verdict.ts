@@ -1,6 +1,6 @@
-import { limitDetail } from '../errors.js';
-import type { PlanReason } from '../engine/index.js';
-import type { ItemState } from '../ledger/index.js';
+import { limitDetail } from '../../errors.js';
+import type { PlanReason } from '../../engine/index.js';
+import type { ItemState } from '../../ledger/index.js';
 import type { StatusSummary } from './status-gather.js';
 
 // What `migrate status` concludes from what it gathered: the exit code cron and monitoring read,
@@ -63,7 +63,7 @@ export function nextSteps(summary: StatusSummary): string[] {
     );
   const changed = changedStep(summary);
   if (changed !== undefined) steps.push(changed);
-  const push = pushStep(summary.push_plan);
+  const push = pushStep(summary.push_plan, summary.export?.never_read ?? 0);
   if (push !== undefined) steps.push(push);
   if (summary.counts.ledger === null) {
     const pending = (summary.counts.service?.pending ?? 0) - summary.counts.errored;
@@ -160,10 +160,14 @@ function changedStep(summary: StatusSummary): string | undefined {
   );
 }
 
-/** What the next plain push does, in the plan's words (engine/plan.ts), or undefined when it has nothing to do. */
-function pushStep(plan: StatusSummary['push_plan']): string | undefined {
+/**
+ * What the next plain push does, in the plan's words (engine/plan.ts), or undefined when it has nothing to do. The plan
+ * knows the ledger's accounts only: what the export holds that no push has read comes first, said as push says it.
+ */
+function pushStep(plan: StatusSummary['push_plan'], neverRead: number): string | undefined {
   if (plan === null) return undefined;
   const n = (...reasons: PlanReason[]): number => sum(reasons.map((reason) => plan.accounts[reason]));
+  const unread = neverRead > 0 ? [`reads about ${neverRead.toLocaleString('en-GB')} accounts never read`] : [];
   const parts = [
     [n('create', 'create_only'), 'creates', 'account', ' not sent yet'],
     [n('reconcile'), 'asks the service about', 'create', ' left unconfirmed (resent only if it never arrived)'],
@@ -171,9 +175,10 @@ function pushStep(plan: StatusSummary['push_plan']): string | undefined {
     [n('resolve'), 'looks up', 'account', ' known only by records (not in the export)'],
     [n('post_import', 'finish'), 'finishes', 'imported account', ''],
   ] as const;
-  const does = parts
-    .filter(([count]) => count > 0)
-    .map(([count, verb, noun, rest]) => `${verb} ${plural(count, noun)}${rest}`);
+  const does = [
+    ...unread,
+    ...parts.filter(([count]) => count > 0).map(([count, verb, noun, rest]) => `${verb} ${plural(count, noun)}${rest}`),
+  ];
   if (does.length === 0) return undefined;
   const records = (...reasons: PlanReason[]): number => sum(reasons.map((reason) => plan.records[reason]));
   const now = records('post_import', 'finish');
@@ -193,11 +198,22 @@ function pushStep(plan: StatusSummary['push_plan']): string | undefined {
 /** A detail on one line, bounded (docs/limits.md): a service's text may be megabytes long. */
 const oneLine = (text: string): string => limitDetail(text.replace(/\s+/g, ' ').trim());
 
-/** 0 when every account of the ledger is done (or, without a ledger, nothing is pending or ERRORED); else 1. */
+/**
+ * 0 when every account of the ledger is done and the last push read the whole export (or, without a ledger, nothing
+ * is pending or ERRORED); else 1.
+ */
 export function statusExit(summary: StatusSummary): StatusExit {
   const t = tallyOf(summary);
   const attention =
-    t.invalid + t.errored + t.unfinished + t.held + t.failed + t.unknown + t.waiting + summary.counts.only_in_ledger;
+    t.invalid +
+    t.errored +
+    t.unfinished +
+    t.held +
+    t.failed +
+    t.unknown +
+    t.waiting +
+    summary.counts.only_in_ledger +
+    (summary.export?.never_read ?? 0);
   const pendingOnService = summary.counts.ledger === null ? (summary.counts.service?.pending ?? 0) : 0;
   return attention + summary.counts.differs + pendingOnService === 0 ? 0 : 1;
 }

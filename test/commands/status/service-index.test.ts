@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ServiceIndex } from '../../src/report/service-index.js';
-import type { ListItem } from '../../src/schema/index.js';
+import { ServiceIndex } from '../../../src/commands/status/service-index.js';
+import type { ListItem } from '../../../src/schema/index.js';
 
 const item = (number: string, platform: string | null = null): ListItem => ({
   external_account_number: number,

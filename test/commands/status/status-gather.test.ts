@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { gatherStatus } from '../../src/report/status-gather.js';
-import type { StatusRow } from '../../src/report/status-join.js';
-import { account, startHarness, type Harness } from '../api/helpers/sandbox-client.js';
+import { gatherStatus } from '../../../src/commands/status/status-gather.js';
+import type { StatusRow } from '../../../src/commands/status/status-join.js';
+import { account, startHarness, type Harness } from '../../api/helpers/sandbox-client.js';
 
 // The service side of `migrate status` over real HTTP: both lists read whole as they arrive into the compact index,
 // counted completely, and the accounts only the service knows given in list order.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { AccountRow, AccountState } from '../../src/ledger/index.js';
-import type { V2Status } from '../../src/schema/index.js';
-import { isErrored, joinRow, mismatchOf, type ServiceListing } from '../../src/report/status-join.js';
+import type { AccountRow, AccountState } from '../../../src/ledger/index.js';
+import type { V2Status } from '../../../src/schema/index.js';
+import { isErrored, joinRow, mismatchOf, type ServiceListing } from '../../../src/commands/status/status-join.js';
 
 const row = (state: AccountState, extra: Partial<AccountRow> = {}): AccountRow => ({
   id: 1,

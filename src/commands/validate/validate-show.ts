@@ -1,7 +1,7 @@
-import { previewRequests, type PreviewOptions } from '../api/preview.js';
-import { UsageError, visibleText } from '../errors.js';
-import type { ExportEntry, Origin } from '../intake/index.js';
-import type { ShownRow, ShownRows } from '../intake/shown-rows.js';
+import { previewRequests, type PreviewOptions } from '../../api/preview.js';
+import { UsageError, visibleText } from '../../errors.js';
+import type { ExportEntry, Origin } from '../../intake/index.js';
+import type { ShownRow, ShownRows } from '../../intake/shown-rows.js';
 
 // `validate --show ACCOUNT[,ACCOUNT...]`: for each chosen account, its rows as the export holds them (file:line and raw
 // values), the records a shape made of them, and the requests push would send, built and serialised by the client's

@@ -1,4 +1,4 @@
-import type { ImportServiceClient } from '../api/types.js';
+import type { ImportServiceClient } from '../../api/types.js';
 import {
   configurationIssue,
   DEFAULT_ENGINE_SETTINGS,
@@ -6,11 +6,12 @@ import {
   planOptionsOf,
   statesWhere,
   type PlanReason,
-} from '../engine/index.js';
-import type { AccountRow, AccountState, ItemKind, ItemState, LastPush } from '../ledger/index.js';
-import { recordKeyOf } from './report-rows.js';
-import type { V2StatusRecord } from '../schema/index.js';
-import { accountPagesOf, itemPagesOf, type LedgerSource } from './ledger-source.js';
+} from '../../engine/index.js';
+import type { AccountRow, AccountState, ItemKind, ItemState, LastPush } from '../../ledger/index.js';
+import { recordKeyOf } from '../../report/report-rows.js';
+import type { V2StatusRecord } from '../../schema/index.js';
+import { accountPagesOf, itemPagesOf, type LedgerSource } from '../../report/ledger-source.js';
+import { exportNeverRead, type ExportNeverRead } from './never-read.js';
 import { serviceIndexCollector, type ServiceIndex } from './service-index.js';
 import { holdOf, isErrored, joinRow, type StatusRow } from './status-join.js';
 
@@ -126,6 +127,8 @@ export interface StatusSummary {
   } | null;
   /** The last push run of the ledger: how it ended, and why when it stopped on a fatal failure. */
   last_push: LastPush | null;
+  /** The accounts of the last push's export no push has read (it stopped while reading); null when it finished. */
+  export: ExportNeverRead | null;
   /** What to do next, most urgent first (status-verdict.ts fills it in). */
   next_steps: string[];
 }
@@ -175,6 +178,7 @@ export async function gatherStatus(input: StatusInput): Promise<StatusSummary> {
     summary.top_error_codes = ledger.topErrorCodes(supplier, 5);
     summary.changed_after_import = changedOf(ledger, supplier, input.maxListed);
     summary.last_push = ledger.lastPush() ?? null;
+    summary.export = await exportNeverRead(ledger);
   }
   return summary;
 }
@@ -312,6 +316,7 @@ function emptySummary(input: StatusInput, service: ServiceIndex | undefined): St
     held_for_configuration: {},
     changed_after_import: null,
     last_push: null,
+    export: null,
     next_steps: [],
   };
 }

@@ -1,5 +1,5 @@
-import type { ListCollector } from '../api/types.js';
-import type { ListItem } from '../schema/index.js';
+import type { ListCollector } from '../../api/types.js';
+import type { ListItem } from '../../schema/index.js';
 import type { ServiceEntry } from './status-join.js';
 
 // The v1 lists of `migrate status`, indexed by external account number in a compact form: the lists have no

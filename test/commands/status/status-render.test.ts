@@ -1,10 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { AccountStory } from '../../src/report/account-story.js';
-import type { StatusSummary } from '../../src/report/status-gather.js';
-import { renderAccountStory, renderStatus } from '../../src/report/status-render.js';
-import { nextSteps, statusExit } from '../../src/report/status-verdict.js';
+import type { AccountStory } from '../../../src/commands/status/account-story.js';
+import type { StatusSummary } from '../../../src/commands/status/status-gather.js';
+import { renderAccountStory, renderStatus } from '../../../src/commands/status/status-render.js';
+import { nextSteps, statusExit } from '../../../src/commands/status/status-verdict.js';
 
 const ESC = '\u001b[';
 const GOLDEN = join(import.meta.dirname, 'golden');
@@ -68,6 +68,7 @@ function needsAttention(): StatusSummary {
     held_for_configuration: {},
     changed_after_import: null,
     last_push: null,
+    export: null,
     next_steps: [],
   };
   summary.next_steps = nextSteps(summary);
@@ -129,6 +130,20 @@ describe('status text', () => {
     golden('all-done.txt', renderStatus(summary, { color: false }));
     expect(summary.next_steps).toEqual(['all 8 accounts done: nothing left to do']);
     expect(statusExit(summary)).toBe(0);
+  });
+
+  it('every account of the ledger done, but a push stopped while reading the export: not done, exit 1', () => {
+    const done = allDone();
+    const summary: StatusSummary = { ...done, export: { dir: '/srv/export', accounts: 2348, never_read: 2340 } };
+    summary.next_steps = nextSteps(summary);
+    expect(summary.next_steps).toEqual([
+      'not finished: the next migrate push EXPORT_DIR reads about 2,340 accounts never read',
+    ]);
+    expect(statusExit(summary)).toBe(1);
+    expect(renderStatus(summary, { color: false })).toContain(
+      '  export: about 2,340 accounts never read of about 2,348 in /srv/export (the last push stopped while reading ' +
+        'the export; the next push reads them)',
+    );
   });
 
   it('exit 1 and the next steps, most urgent first', () => {

@@ -1,0 +1,83 @@
+import type { Command } from 'commander';
+import type { ServiceClient } from '../../api/index.js';
+import { ExitCode, visibleJson, visibleStrings } from '../../errors.js';
+import type { LedgerSource } from '../../report/ledger-source.js';
+import { OutputClosed, stdoutOutput, type Output } from '../../report/output.js';
+import { colorWanted } from '../../report/summary.js';
+import { onLedgerAt } from '../../cli/ledger-snapshot.js';
+import type { OpenService } from '../../cli/open-service.js';
+import { tellAccountStory } from './account-story.js';
+import { registerStatusFlags, type StatusFlags } from './flags.js';
+import { openStatusLedger, openStatusService, recordedOf } from './open.js';
+import { resolveStatusConfig, statusLedgerPlace, type StatusConfig } from './resolve.js';
+import { gatherStatus } from './status-gather.js';
+import { writeStatusJson } from './status-json.js';
+import { renderAccountStory, renderStatus } from './status-render.js';
+import { nextSteps, statusExit } from './status-verdict.js';
+
+// `migrate status <supplier>`: the options resolved once (resolve.ts), the ledger and the service opened (open.ts),
+// what they say gathered and joined (status-gather.ts), printed as text or JSON with the exit code cron reads.
+
+export function registerStatusCommand(program: Command, setExitCode: (code: number) => void): void {
+  const command = program
+    .command('status')
+    .description(
+      "Where an import supplier's migration stands: the service's view (v1 lists, v2 status of open accounts) " +
+        'joined with the ledger: counts per state, ' +
+        'accounts pending, ERRORED with their latest error, accounts only one side knows, post-import records ' +
+        'outstanding. Changes nothing.',
+    )
+    .argument('<supplier>', 'the import supplier code');
+  registerStatusFlags(command).action(async (supplier: string, flags: StatusFlags) => {
+    setExitCode(await statusCommand(supplier, flags));
+  });
+}
+
+/** `migrate status <supplier>`: returns the exit code. */
+export function statusCommand(supplier: string, flags: StatusFlags): Promise<number> {
+  const env = process.env;
+  const place = statusLedgerPlace(flags, env);
+  return onLedgerAt(place.url, async ({ stateDir, label }) => {
+    const ledger = openStatusLedger(stateDir === undefined ? place : { ...place, stateDir });
+    const out = stdoutOutput();
+    let service: OpenService | undefined;
+    try {
+      const recorded = ledger === undefined ? undefined : recordedOf(ledger, label ?? place.stateDir);
+      const config = resolveStatusConfig({ supplier, flags, env, recorded });
+      service = await openStatusService(config);
+      return await printStatus(config, ledger, service?.client, out);
+    } catch (error) {
+      if (error instanceof OutputClosed) return ExitCode.ok;
+      throw error;
+    } finally {
+      out.dispose();
+      ledger?.close();
+      await service?.close();
+    }
+  });
+}
+
+async function printStatus(
+  config: StatusConfig,
+  ledger: LedgerSource | undefined,
+  client: ServiceClient | undefined,
+  out: Output,
+): Promise<number> {
+  const render = { color: colorWanted(process.stdout, process.env) };
+  const { supplier } = config;
+  if (config.account !== undefined) {
+    const story = await tellAccountStory({ supplier, externalAccountNumber: config.account, ledger, client });
+    const visible = visibleStrings(story);
+    await out.write(
+      config.json ? `${visibleJson(JSON.stringify(story, null, 2))}\n` : renderAccountStory(visible, render),
+    );
+    return ExitCode.ok;
+  }
+  const input = { supplier, ledger, client, maxStatusChecks: config.maxStatusChecks, maxListed: config.maxRows };
+  if (config.json)
+    return statusExit(await writeStatusJson({ ...out, write: (text) => out.write(visibleJson(text)) }, input));
+  const summary = await gatherStatus(input);
+  summary.next_steps = nextSteps(summary);
+  await out.write(renderStatus(visibleStrings(summary), render));
+  return statusExit(summary);
+}
