@@ -82,20 +82,49 @@ export class NotFoundError extends ApiError {
 }
 
 /**
- * The import supplier does not accept migrations: Paused or Complete (spec "States", docs/service.md
- * "Errors": `import_supplier_migration_not_ongoing`), or unknown to the service. Every account would fail alike.
+ * The import supplier does not accept migrations: Paused or Complete (spec "States", docs/service.md "Errors":
+ * `import_supplier_migration_not_ongoing`). A state of the service that its operators change: every account would fail
+ * alike until then.
  */
 export class SupplierNotOngoingError extends ApiError {
+  /** The service's own words. */
+  readonly serviceDetail: string;
+
   constructor(endpoint: string, detail: string, serviceCode: string, status: number) {
     super(
-      `${endpoint}: the import supplier is not accepting migrations (${serviceCode}): ${detail}`,
+      `${endpoint}: the import supplier is not accepting migrations: it is Paused or Complete on the service ` +
+        `(${serviceCode}: ${detail}). Ask the platform operators to set it Ongoing, then run the command again.`,
       'supplier_not_ongoing',
+      { endpoint, status, serviceCode },
+    );
+    this.serviceDetail = detail;
+  }
+
+  override get fatal(): boolean {
+    return true;
+  }
+}
+
+/**
+ * A supplier code the service does not know (`invalid_import_supplier` as a whole answer: the sandbox's lists; the
+ * real platform's field is an enum of the tenant's codes): a typo, the wrong service, or a supplier not set up yet.
+ * Every account would fail alike.
+ */
+export class SupplierUnknownError extends ApiError {
+  /** The service's own words. */
+  readonly serviceDetail: string;
+
+  constructor(endpoint: string, detail: string, serviceCode: string, status: number) {
+    super(
+      `${endpoint}: the service does not know the import supplier (${serviceCode}: ${detail})`,
+      'supplier_unknown',
       {
         endpoint,
         status,
         serviceCode,
       },
     );
+    this.serviceDetail = detail;
   }
 
   override get fatal(): boolean {
