@@ -15,13 +15,17 @@ export const FIRST_CONNECT_SECONDS = 5;
 const REFUSED_TRIES = 3;
 const REFUSED_PAUSE_MS = 300;
 
+/** Where a command's ledger URL comes from. */
+const LEDGER_FLAGS = '--ledger (or MIGRATE_LEDGER_URL)';
+
 /** The database cannot be reached or refuses the connection at the start: exit 3; nothing was opened or sent. */
 export class PostgresLedgerUnavailableError extends FatalError {
-  constructor(label: string, what: string, cause: unknown) {
+  /** `given`: where the URL came from, for what to check. */
+  constructor(label: string, what: string, cause: unknown, given = LEDGER_FLAGS) {
     super(
       `cannot open the PostgreSQL ledger ${label}: ${what}. The ledger was never opened: nothing was recorded or ` +
-        'sent. Check --ledger (or MIGRATE_LEDGER_URL: the host, the port, the database) and that the database ' +
-        'server runs and accepts connections from this machine, then run the command again.',
+        `sent. Check ${given}: the host, the port and the database, and that the database server runs and accepts ` +
+        'connections from this machine; then run the command again.',
       'ledger_unavailable',
       cause,
     );
@@ -40,7 +44,7 @@ export function firstConnectSeconds(url: string): number {
  * answer within the connect time-out, a host name that does not resolve, or the server's own refusal (a wrong password,
  * an unknown database), never the password itself.
  */
-export async function firstContact(url: string, label: string): Promise<pg.Client> {
+export async function firstContact(url: string, label: string, given = LEDGER_FLAGS): Promise<pg.Client> {
   const seconds = firstConnectSeconds(url);
   for (let tried = 1; ; tried++) {
     const client = newClient(url, seconds * 1000);
@@ -50,7 +54,8 @@ export async function firstContact(url: string, label: string): Promise<pg.Clien
     } catch (error) {
       await client.end().catch(() => undefined);
       const again = worthAnotherTry(error) && tried < REFUSED_TRIES;
-      if (!again) throw new PostgresLedgerUnavailableError(label, whatHappened(error, client, seconds, tried), error);
+      if (!again)
+        throw new PostgresLedgerUnavailableError(label, whatHappened(error, client, seconds, tried), error, given);
       await sleep(REFUSED_PAUSE_MS * tried);
     }
   }

@@ -39,7 +39,7 @@ export interface MoveResult {
  */
 export async function moveLedgerToPostgres(db: Database.Database, url: string): Promise<MoveResult> {
   const label = redactUrl(url);
-  const connected = await firstContact(url, label);
+  const connected = await firstContact(url, label, '--to');
   const connection = new Reconnecting({ label, connect: () => connect(url), unreachableMs: 0, connected });
   try {
     await connection.run((client) => migratePostgres(client));
