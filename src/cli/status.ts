@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
-import { SupplierUnknownError, type ServiceClient } from '../api/index.js';
+import type { ServiceClient } from '../api/index.js';
 import { registerServiceOptions, type ServiceFlags } from '../config/service.js';
 import { refuseOtherService, serviceIdentity } from '../config/ledger-service.js';
 import { RUN_DEFAULTS } from '../defaults.js';
@@ -98,8 +98,6 @@ async function statusOn(options: StatusCommandOptions): Promise<number> {
     return await printStatus(options, ledger, service?.client, out);
   } catch (error) {
     if (error instanceof OutputClosed) return ExitCode.ok;
-    if (error instanceof SupplierUnknownError && service !== undefined)
-      throw supplierUnknown(options.supplier, service.config.baseUrl, error);
     throw error;
   } finally {
     out.dispose();
@@ -170,22 +168,6 @@ function refuseSupplierNotHeld(options: StatusCommandOptions, ledger: LedgerSour
           `holds ${held.map((code) => JSON.stringify(code)).join(', ')} (codes are case-sensitive). Give one of ` +
           `them, or the --state directory of ${options.supplier}'s migration.`,
     'supplier_not_in_ledger',
-  );
-}
-
-/**
- * The service does not know the supplier code status was given: a mistake to fix (exit 2, as a code the ledger holds
- * no account of), named with where the code comes from; nothing was changed anywhere.
- */
-function supplierUnknown(supplier: string, baseUrl: string, error: SupplierUnknownError): UsageError {
-  return new UsageError(
-    `the service at ${baseUrl} does not know import supplier ${JSON.stringify(supplier)} (${error.endpoint} ` +
-      `answered ${error.serviceCode ?? `HTTP ${String(error.status)}`}: ${error.serviceDetail}). Check the code ` +
-      `given to status (codes are case-sensitive): the one push sends comes from --supplier, MIGRATE_SUPPLIER, the ` +
-      `mapping file's import_supplier or the export's import_supplier column; and check --base-url. If both are ` +
-      `right, ask the platform operators to set the supplier up.`,
-    'supplier_unknown',
-    error,
   );
 }
 

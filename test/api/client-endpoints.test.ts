@@ -121,6 +121,7 @@ describe('status and listing endpoints (v1)', () => {
     const error = await client.listAllImports('NOSUCH', listItems).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(SupplierUnknownError);
     expect((error as SupplierUnknownError).fatal).toBe(true);
+    expect((error as SupplierUnknownError).exitCode).toBe(2); // a mistake in the settings, not a state of the service
     expect((error as SupplierUnknownError).message).toMatch(/^listAllImports: the service does not know the import /);
     expect((error as SupplierUnknownError).message).not.toContain('not accepting migrations');
   });

@@ -56,10 +56,11 @@ describe('a supplier code the service does not know', () => {
     );
     expect(status.code, status.stderr).toBe(2);
     expect(status.stderr).toContain(
-      `migrate: the service at ${sandbox.url} does not know import supplier "ACMEE" (listAllImports answered ` +
-        'invalid_import_supplier: "ACMEE" is not an import supplier of this service.).',
+      'migrate: listAllImports: the service does not know the import supplier (invalid_import_supplier: "ACMEE" is ' +
+        'not an import supplier of this service.). Check the supplier code (codes are case-sensitive)',
     );
-    expect(status.stderr).toContain("--supplier, MIGRATE_SUPPLIER, the mapping file's import_supplier");
+    expect(status.stderr).toContain("push's --supplier, MIGRATE_SUPPLIER, the mapping file's import_supplier");
+    expect(status.stderr).toContain('ask the platform operators to set the supplier up');
     expect(status.stderr).not.toContain('not accepting migrations');
     expect(status.stderr).not.toMatch(/\n\s+at /);
     expect(status.stdout).toBe('');
