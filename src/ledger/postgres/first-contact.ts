@@ -61,10 +61,13 @@ export async function firstContact(url: string, label: string, given = LEDGER_FL
   }
 }
 
-/** A refused connection, or a server that says it is starting or shutting down (57P03, 57P01). */
+/**
+ * A refused connection, a server that says it is starting or shutting down (57P03, 57P01), or one that has too many
+ * connections right now (53300: several runners starting at once).
+ */
 function worthAnotherTry(error: unknown): boolean {
   const code = (error as { code?: unknown } | undefined)?.code;
-  return code === 'ECONNREFUSED' || code === '57P03' || code === '57P01';
+  return code === 'ECONNREFUSED' || code === '57P03' || code === '57P01' || code === '53300';
 }
 
 /** Where the client went: host:port, or the unix socket's directory and port. */
@@ -93,6 +96,8 @@ export function whatHappened(error: unknown, client: pg.Client, seconds: number,
     case '57P03':
     case '57P01':
       return `the server at ${where} is starting or shutting down${tries} (${message})`;
+    case '53300':
+      return `the server at ${where} has too many connections${tries} (${message}): raise its max_connections, or start fewer runners`;
   }
   if (/timeout expired|connection timeout/i.test(message))
     return (
