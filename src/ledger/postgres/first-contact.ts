@@ -97,7 +97,10 @@ export function whatHappened(error: unknown, client: pg.Client, seconds: number,
     case '57P01':
       return `the server at ${where} is starting or shutting down${tries} (${message})`;
     case '53300':
-      return `the server at ${where} has too many connections${tries} (${message}): raise its max_connections, or start fewer runners`;
+      return (
+        `the server at ${where} has too many connections${tries} (${message}): raise its max_connections, or ` +
+        'start fewer runners'
+      );
   }
   if (/timeout expired|connection timeout/i.test(message))
     return (
