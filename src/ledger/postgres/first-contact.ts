@@ -62,12 +62,13 @@ export async function firstContact(url: string, label: string, given = LEDGER_FL
 }
 
 /**
- * A refused connection, a server that says it is starting or shutting down (57P03, 57P01), or one that has too many
- * connections right now (53300: several runners starting at once).
+ * A refused connection, a name server that could not answer now (EAI_AGAIN), a server that says it is starting or
+ * shutting down (57P03, 57P01), or one that has too many connections right now (53300: several runners starting).
  */
+const TRIED_AGAIN: ReadonlySet<unknown> = new Set(['ECONNREFUSED', 'EAI_AGAIN', '57P03', '57P01', '53300']);
+
 function worthAnotherTry(error: unknown): boolean {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return code === 'ECONNREFUSED' || code === '57P03' || code === '57P01' || code === '53300';
+  return TRIED_AGAIN.has((error as { code?: unknown } | undefined)?.code);
 }
 
 /** Where the client went: host:port, or the unix socket's directory and port. */
@@ -87,7 +88,7 @@ export function whatHappened(error: unknown, client: pg.Client, seconds: number,
       return `${where} refused the connection${tries} (nothing listens on that port, or a firewall rejects it)`;
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
-      return `the host name ${client.host} does not resolve (DNS: ${code})`;
+      return `the host name ${client.host} does not resolve (DNS: ${code}${tries})`;
     case 'EHOSTUNREACH':
     case 'ENETUNREACH':
       return `${where} cannot be reached: no route to the host (${code})`;
