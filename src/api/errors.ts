@@ -19,6 +19,8 @@ export interface ApiErrorOptions {
   retryable?: boolean;
   ambiguous?: boolean;
   cause?: unknown;
+  /** A mistake in the command's settings rather than a state of the service: exit 2 (ExitCode.usage). */
+  usage?: boolean;
 }
 
 /** Base class: any failure of a call to the import service. */
@@ -32,7 +34,7 @@ export class ApiError extends MigrateError {
   attempts = 1;
 
   constructor(message: string, code: string, options: ApiErrorOptions) {
-    super(message, { code, exitCode: ExitCode.fatal, cause: options.cause });
+    super(message, { code, exitCode: options.usage === true ? ExitCode.usage : ExitCode.fatal, cause: options.cause });
     this.status = options.status;
     this.endpoint = options.endpoint;
     this.serviceCode = options.serviceCode;
@@ -82,20 +84,49 @@ export class NotFoundError extends ApiError {
 }
 
 /**
- * The import supplier does not accept migrations: Paused or Complete (spec "States", docs/service.md
- * "Errors": `import_supplier_migration_not_ongoing`), or unknown to the service. Every account would fail alike.
+ * The import supplier does not accept migrations: Paused or Complete (spec "States", docs/service.md "Errors":
+ * `import_supplier_migration_not_ongoing`). A state of the service that its operators change: every account would fail
+ * alike until then.
  */
 export class SupplierNotOngoingError extends ApiError {
+  /** The service's own words. */
+  readonly serviceDetail: string;
+
   constructor(endpoint: string, detail: string, serviceCode: string, status: number) {
     super(
-      `${endpoint}: the import supplier is not accepting migrations (${serviceCode}): ${detail}`,
+      `${endpoint}: the import supplier is not accepting migrations: it is Paused or Complete on the service ` +
+        `(${serviceCode}: ${detail}). Ask the platform operators to set it Ongoing, then run the command again.`,
       'supplier_not_ongoing',
-      {
-        endpoint,
-        status,
-        serviceCode,
-      },
+      { endpoint, status, serviceCode },
     );
+    this.serviceDetail = detail;
+  }
+
+  override get fatal(): boolean {
+    return true;
+  }
+}
+
+/**
+ * A supplier code the service does not know (`invalid_import_supplier` as a whole answer: the sandbox's lists; the
+ * real platform's field is an enum of the tenant's codes): a typo, the wrong service, or a supplier not set up yet. A
+ * mistake in the settings (exit 2, as status's code the ledger holds no account of; push, which has staged the export
+ * by then, stops with exit 3 as for any refusal of its configuration). Every account would fail alike.
+ */
+export class SupplierUnknownError extends ApiError {
+  /** The service's own words. */
+  readonly serviceDetail: string;
+
+  constructor(endpoint: string, detail: string, serviceCode: string, status: number) {
+    super(
+      `${endpoint}: the service does not know the import supplier (${serviceCode}: ${detail}). Check the supplier ` +
+        "code (codes are case-sensitive): status's <supplier>; push's --supplier, MIGRATE_SUPPLIER, the mapping " +
+        "file's import_supplier or the export's import_supplier column; and the service's base URL (--base-url, " +
+        'MIGRATE_BASE_URL). If both are right, ask the platform operators to set the supplier up.',
+      'supplier_unknown',
+      { endpoint, status, serviceCode, usage: true },
+    );
+    this.serviceDetail = detail;
   }
 
   override get fatal(): boolean {

@@ -12,6 +12,7 @@ import {
   RetryAfterTooLongError,
   ServerError,
   SupplierNotOngoingError,
+  SupplierUnknownError,
   UnexpectedResponseError,
   ValidationFailedError,
 } from './errors.js';
@@ -31,12 +32,8 @@ export interface ServiceResponse {
   unread?: string | undefined;
 }
 
-/** Service codes meaning the supplier takes no migrations: every account would fail alike. */
-const SUPPLIER_REFUSED_CODES: ReadonlySet<string> = new Set([
-  Code.migrationNotOngoing,
-  // The sandbox's answer for a supplier code it does not know (sandbox README); the real platform's enum check.
-  'invalid_import_supplier',
-]);
+/** The sandbox's whole answer for a supplier code it does not know (sandbox README); the real platform's enum check. */
+const SUPPLIER_UNKNOWN_CODE = 'invalid_import_supplier';
 
 function record(value: unknown): Record<string, unknown> | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -141,9 +138,9 @@ function classify(response: ServiceResponse, context: MapContext): ApiError {
   const { endpoint } = context;
   const detail = detailOf(body) || (response.unread ?? '');
   const serviceCode = codeOf(body);
-  if (serviceCode !== undefined && SUPPLIER_REFUSED_CODES.has(serviceCode)) {
+  if (serviceCode === Code.migrationNotOngoing)
     return new SupplierNotOngoingError(endpoint, detail, serviceCode, status);
-  }
+  if (serviceCode === SUPPLIER_UNKNOWN_CODE) return new SupplierUnknownError(endpoint, detail, serviceCode, status);
   // The real platform checks "migration is ongoing" while validating the body (docs/service.md
   // "Errors"), so the code may come as an item of a validation body: the same for every account.
   const notOngoing =

@@ -4,6 +4,7 @@ import {
   NotFoundError,
   RequestRejectedError,
   SupplierNotOngoingError,
+  SupplierUnknownError,
   UnexpectedResponseError,
 } from '../api/index.js';
 import { isLedgerDamage, type ErrorInfo } from '../ledger/index.js';
@@ -81,7 +82,8 @@ export function configurationRefusal(
     ? 'the service wants another request form (the real platform requires task_params: --dialect kraken, in a new ' +
       '--state directory or with --move-ledger-to-service)'
     : /not_ongoing/.test(issue.code)
-      ? `${who} is Paused or Complete on the service: ask the platform operators to set it Ongoing`
+      ? `${who} is not accepting migrations: it is Paused or Complete on the service; ask the platform operators to ` +
+        'set it Ongoing'
       : `the service does not know ${who}, or does not take it yet: check the code (--supplier, ` +
         `MIGRATE_SUPPLIER, the mapping file's import_supplier, the export's import_supplier column), or ask the ` +
         `platform operators to set the supplier up`;
@@ -102,8 +104,11 @@ export function classifyFailure(error: unknown): Failure {
       detail: error instanceof Error ? error.message : String(error),
     };
   const { code, message: detail } = error;
-  if (error instanceof SupplierNotOngoingError)
-    return configurationRefusal({ code: error.serviceCode ?? code, detail });
+  if (error instanceof SupplierNotOngoingError || error instanceof SupplierUnknownError)
+    return configurationRefusal({
+      code: error.serviceCode ?? code,
+      detail: `${error.endpoint}: ${error.serviceDetail}`,
+    });
   if (error.fatal) return { class: 'fatal', code, detail };
   if (error.ambiguous) return { class: 'ambiguous', code, detail };
   if (error instanceof AbortedError) return { class: 'stopped', code, detail };

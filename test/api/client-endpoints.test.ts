@@ -3,6 +3,7 @@ import {
   NotFoundError,
   RequestRejectedError,
   SupplierNotOngoingError,
+  SupplierUnknownError,
   createImportServiceClient,
   type ServiceClient,
 } from '../../src/api/index.js';
@@ -116,10 +117,13 @@ describe('status and listing endpoints (v1)', () => {
     }
   });
 
-  it('an unknown supplier is refused as not accepting migrations (fatal)', async () => {
+  it('an unknown supplier is refused as unknown, not as a supplier that does not accept migrations (fatal)', async () => {
     const error = await client.listAllImports('NOSUCH', listItems).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(SupplierNotOngoingError);
-    expect((error as SupplierNotOngoingError).fatal).toBe(true);
+    expect(error).toBeInstanceOf(SupplierUnknownError);
+    expect((error as SupplierUnknownError).fatal).toBe(true);
+    expect((error as SupplierUnknownError).exitCode).toBe(2); // a mistake in the settings, not a state of the service
+    expect((error as SupplierUnknownError).message).toMatch(/^listAllImports: the service does not know the import /);
+    expect((error as SupplierUnknownError).message).not.toContain('not accepting migrations');
   });
 });
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AuthenticationError, SupplierNotOngoingError } from '../../src/api/errors.js';
+import { AuthenticationError, SupplierNotOngoingError, SupplierUnknownError } from '../../src/api/errors.js';
 import { runPush, sourceOf, type EngineSettings } from '../../src/engine/index.js';
 import { classifyFailure, configurationIssue } from '../../src/engine/failure.js';
 import { Ledger } from '../../src/ledger/index.js';
@@ -89,8 +89,11 @@ describe('configuration refusals', () => {
       new SupplierNotOngoingError('createAccount', 'PAUSED is paused', 'import_supplier_migration_not_ongoing', 400),
     );
     expect(paused).toMatchObject({ class: 'fatal', code: 'configuration_refused' });
-    expect(paused.detail).toContain('the import supplier is Paused or Complete on the service: ask the platform');
-    const unknown = classifyFailure(new SupplierNotOngoingError('listImported', 'no', 'invalid_import_supplier', 400));
+    expect(paused.detail).toContain(
+      'the import supplier is not accepting migrations: it is Paused or Complete on the service; ask the platform',
+    );
+    expect(paused.detail).toContain('(import_supplier_migration_not_ongoing: createAccount: PAUSED is paused)');
+    const unknown = classifyFailure(new SupplierUnknownError('listImported', 'no', 'invalid_import_supplier', 400));
     expect(unknown.detail).toContain('the service does not know the import supplier, or does not take it yet');
     expect(classifyFailure(new AuthenticationError('obtainToken', 'refused')).class).toBe('fatal');
   });

@@ -6,6 +6,7 @@ import type pg from 'pg';
 import { FatalError, UsageError } from '../../errors.js';
 import { openLedgerDb } from '../db.js';
 import { copyIntoPostgres, copyIntoSqlite, type CopyCounts } from './copy.js';
+import { firstContact } from './first-contact.js';
 import { Reconnecting } from './reconnect.js';
 import { migratePostgres } from './schema.js';
 import { LEDGER_TABLES, tableSpec } from './tables.js';
@@ -38,7 +39,8 @@ export interface MoveResult {
  */
 export async function moveLedgerToPostgres(db: Database.Database, url: string): Promise<MoveResult> {
   const label = redactUrl(url);
-  const connection = new Reconnecting({ label, connect: () => connect(url), unreachableMs: 0 });
+  const connected = await firstContact(url, label, '--to');
+  const connection = new Reconnecting({ label, connect: () => connect(url), unreachableMs: 0, connected });
   try {
     await connection.run((client) => migratePostgres(client));
     const copied = await connection.run((client) =>

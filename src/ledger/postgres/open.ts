@@ -2,15 +2,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type pg from 'pg';
-import { FatalError } from '../../errors.js';
+import { InterruptedError } from '../../errors.js';
 import { openLedgerDb } from '../db.js';
 import type { Ledger } from '../ledger.js';
 import type { LedgerCounts } from '../read.js';
 import type { AccountState } from '../types.js';
 import { Coordinator } from './coordinator.js';
+import { firstContact, PostgresLedgerUnavailableError } from './first-contact.js';
 import { copyIntoSqlite, type CopyCounts } from './copy.js';
 import { holderId } from './holder.js';
-import { Reconnecting } from './reconnect.js';
+import { LedgerUnreachableError, Reconnecting } from './reconnect.js';
 import { migratePostgres } from './schema.js';
 import { newClient, redactUrl } from './url.js';
 import { inSnapshot } from './transaction.js';
@@ -18,18 +19,6 @@ import { WORKING_TABLES, WorkingCopy } from './working-copy.js';
 
 /** How long the database may stay away before a run stops (exit 3), unless the caller says otherwise. */
 export const DEFAULT_UNREACHABLE_SECONDS = 120;
-
-/** The database cannot be reached or refuses the connection at the start: exit 3. */
-export class PostgresLedgerUnavailableError extends FatalError {
-  constructor(label: string, cause: unknown) {
-    super(
-      `cannot open the PostgreSQL ledger ${label}: ${(cause as Error).message ?? String(cause)}. ` +
-        'Check --ledger (or MIGRATE_LEDGER_URL) and the database.',
-      'ledger_unavailable',
-      cause,
-    );
-  }
-}
 
 export interface StageInput<T> {
   identity: string;
@@ -86,15 +75,18 @@ export interface OpenOptions {
  */
 export async function openPostgresLedger(url: string, options: OpenOptions): Promise<PostgresLedger> {
   const label = redactUrl(url);
+  // Fails fast when the database cannot be reached at all; once it has answered, an outage is waited out.
+  const first = await firstContact(url, label);
   const away = awayOnce(options.onAway);
-  const reach = (): Reconnecting =>
+  const reach = (connected?: pg.Client): Reconnecting =>
     new Reconnecting({
       label,
       connect: () => connect(url),
       unreachableMs: (options.unreachableSeconds ?? DEFAULT_UNREACHABLE_SECONDS) * 1000,
       onAway: away(),
+      connected,
     });
-  const [writes, coordinating] = [reach(), reach()];
+  const [writes, coordinating] = [reach(first), reach()];
   const holder = holderId();
   const coordinator = new Coordinator(coordinating, holder, label, options.states);
   const closeAll = async (): Promise<void> => {
@@ -106,7 +98,7 @@ export async function openPostgresLedger(url: string, options: OpenOptions): Pro
     await opening(label, () => writes.run((client) => migratePostgres(client)));
     const runId = await opening(label, () => coordinator.register());
     if (options.alone && !(await takeLedgerAlone(coordinator, options.signal)))
-      throw new PostgresLedgerUnavailableError(label, new Error('interrupted while waiting for the other runners'));
+      throw new InterruptedError('while waiting for the other runners to release the PostgreSQL ledger');
     const rules = options.alone ? coordinator.stageLock.rules(holder) : coordinator.leaseRules(holder);
     const tables = options.alone ? WORKING_TABLES : (['runs', 'settings'] as const);
     copy = await opening(label, () => WorkingCopy.open(writes, rules, runId, tables));
@@ -216,13 +208,20 @@ async function stageAlone<T>(
   }
 }
 
-/** The database's own failures at the start become one clear message. */
+/**
+ * The database's own failures while the ledger is opened (after it answered once) become one clear message: nothing
+ * was recorded or sent yet, whatever the wait was.
+ */
 async function opening<T>(label: string, step: () => Promise<T>): Promise<T> {
   try {
     return await step();
   } catch (error) {
     if (error instanceof PostgresLedgerUnavailableError) throw error;
-    throw new PostgresLedgerUnavailableError(label, error);
+    const what =
+      error instanceof LedgerUnreachableError
+        ? `the database went away while the ledger was being opened (${error.away})`
+        : `the database refused: ${(error as Error).message ?? String(error)}`;
+    throw new PostgresLedgerUnavailableError(label, what, error);
   }
 }
 
@@ -246,7 +245,7 @@ export async function snapshotPostgresLedger(
   url: string,
 ): Promise<{ stateDir: string; counts: CopyCounts; close: () => void } | undefined> {
   const label = redactUrl(url);
-  const client = await opening(label, () => connect(url));
+  const client = await firstContact(url, label);
   try {
     const exists = await client.query<{ found: boolean }>(`SELECT to_regclass('ledger_schema') IS NOT NULL AS found`);
     if (exists.rows[0]?.found !== true) return undefined;

@@ -30,13 +30,18 @@ function isRetryable(error: unknown): boolean {
 
 /** The ledger's database stayed unreachable past the limit: the run stops (exit 3); nothing more is sent. */
 export class LedgerUnreachableError extends FatalError {
+  /** How long, and the last failure: `unreachable for 120 s (ECONNREFUSED)`. */
+  readonly away: string;
+
   constructor(label: string, seconds: number, cause: unknown) {
+    const away = `unreachable for ${seconds} s (${describe(cause)})`;
     super(
-      `the PostgreSQL ledger ${label} was unreachable for ${seconds} s (${describe(cause)}); nothing more was sent. ` +
+      `the PostgreSQL ledger ${label} was ${away}; nothing more was sent. ` +
         'What was sent is recorded or is reconciled by the next push: bring the database back, then run push again.',
       'ledger_unreachable',
       cause,
     );
+    this.away = away;
   }
 }
 
@@ -52,6 +57,8 @@ export interface ReconnectOptions {
   unreachableMs: number;
   /** Told once when the database goes away and once when it is back (for a progress line). */
   onAway?: (away: boolean) => void;
+  /** A client connected already (the command's first contact), used until it fails. */
+  connected?: pg.Client;
 }
 
 /**
@@ -65,6 +72,7 @@ export class Reconnecting {
 
   constructor(options: ReconnectOptions) {
     this.#options = options;
+    this.#client = options.connected;
   }
 
   async run<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {

@@ -24,9 +24,12 @@ const types = {
       : (pg.types.getTypeParser(oid, format) as (value: string) => unknown),
 };
 
-/** A client of the ledger's database (TLS and the rest from the URL's own parameters, e.g. sslmode). */
-export function newClient(url: string): pg.Client {
-  const client = new pg.Client({ connectionString: url, types, connectionTimeoutMillis: 10_000 });
+/**
+ * A client of the ledger's database (TLS and the rest from the URL's own parameters, e.g. sslmode) that waits at most
+ * `connectMs` for the server to answer a new connection.
+ */
+export function newClient(url: string, connectMs = 10_000): pg.Client {
+  const client = new pg.Client({ connectionString: url, types, connectionTimeoutMillis: connectMs });
   // A dropped connection is reported by the next query; unhandled, the event would end the process.
   client.on('error', () => undefined);
   return client;
