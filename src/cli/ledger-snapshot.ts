@@ -13,8 +13,12 @@ export interface LedgerPlace {
  * snapshot of the PostgreSQL ledger copied into a temporary SQLite ledger (removed afterwards), read by the same code
  * as a state directory's; otherwise on the state directory as given.
  */
-export async function onLedger<T>(flag: string | undefined, run: (place: LedgerPlace) => Promise<T>): Promise<T> {
-  const url = ledgerUrlOf(flag, process.env);
+export function onLedger<T>(flag: string | undefined, run: (place: LedgerPlace) => Promise<T>): Promise<T> {
+  return onLedgerUrl(ledgerUrlOf(flag, process.env), run);
+}
+
+/** The same, for the URL resolved already (undefined: the state directory). */
+export async function onLedgerUrl<T>(url: string | undefined, run: (place: LedgerPlace) => Promise<T>): Promise<T> {
   if (url === undefined) return run({ stateDir: undefined, label: undefined });
   const snapshot = await snapshotPostgresLedger(url);
   if (snapshot === undefined)

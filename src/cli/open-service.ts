@@ -9,6 +9,7 @@ import {
 } from '../config/service.js';
 import { startSandbox, type SandboxOptions } from '../sandbox/index.js';
 import { visibleText } from '../errors.js';
+import type { Dialect } from '../schema/index.js';
 
 // The wiring every command that talks to the service shares, written once: flags + environment
 // (+ the mapping file's dialect settings, + the state directory's recorded dialect) -> ServiceConfig
@@ -21,6 +22,8 @@ export interface OpenServiceInput {
   sandbox?: Partial<SandboxOptions> | undefined;
   file?: ServiceFileSettings | undefined;
   recorded?: { dialect: string; ledgerLabel: string } | undefined;
+  /** The dialect the command chose already: used as it is (else chosen from flags, file and recorded). */
+  dialect?: Dialect | undefined;
   /** The service's settings as the command loaded them already (warnings said): used as they are, not loaded again. */
   config?: ServiceConfig | undefined;
   /** Pace and other per-command client options (concurrency, rate, events). */
@@ -43,7 +46,7 @@ export async function openService(input: OpenServiceInput): Promise<OpenService>
   const sandbox = input.sandbox
     ? await startSandbox({
         ...input.sandbox,
-        dialect: chooseDialect({ ...input, env }),
+        dialect: input.dialect ?? chooseDialect({ ...input, env }),
         ...(input.file?.contract ? { contract: input.file.contract } : {}),
       })
     : undefined;
@@ -57,6 +60,7 @@ export async function openService(input: OpenServiceInput): Promise<OpenService>
             cwd,
             file: input.file,
             recorded: input.recorded,
+            dialect: input.dialect,
             withoutUrl: input.withoutUrl,
             sandbox: sandbox ? { url: sandbox.url, apiKey: sandbox.apiKey } : undefined,
           });

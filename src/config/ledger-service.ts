@@ -91,3 +91,16 @@ export function refuseOtherService(input: {
     'ledger_service_mismatch',
   );
 }
+
+/** What --move-ledger-to-service will do, when the ledger records another service than this run's. */
+export function moveText(
+  ledgerLabel: string,
+  recorded: ServiceIdentity | undefined,
+  current: ServiceIdentity,
+): string | undefined {
+  if (recorded === undefined || serviceDifferences(recorded, current).length === 0) return undefined;
+  return (
+    `${MOVE_FLAG}: the ledger of ${ledgerLabel} moves from ${describeService(recorded)} to ` +
+    `${describeService(current)} once this run is answered`
+  );
+}

@@ -1,0 +1,206 @@
+import type { ServiceClient } from '../../api/index.js';
+import { moveText, refuseOtherService, serviceDifferences, serviceIdentity } from '../../config/ledger-service.js';
+import type { ServiceConfig } from '../../config/service.js';
+import { teeSink, type EventSink } from '../../engine/index.js';
+import { ExitCode, MigrateError, visibleText } from '../../errors.js';
+import { isLedgerDamage, storageError, type Ledger } from '../../ledger/index.js';
+import { openRunLedger, type RunLedger } from '../../ledger/run-ledger.js';
+import type { NdjsonLogSink } from '../../report/ndjson-log.js';
+import { createProgressReporter, type ProgressReporter } from '../../report/progress.js';
+import { releasedText } from '../../report/push-messages.js';
+import { endLog, openLog, openMetrics, runRate, sizeOnceStaging, statusWords } from '../../report/push-sinks.js';
+import { Closers } from '../../cli/closers.js';
+import { openService } from '../../cli/open-service.js';
+import { stampRunId } from '../../cli/stamped-output.js';
+import type { PushConfig } from './resolve.js';
+
+// A push run's resources as one disposable (`await using run = await openPushRun(...)`): the ledger and its lock, the
+// service's client, the run's record, the progress display, the metrics file and the NDJSON log. Disposal closes them
+// in the reverse order of opening (cli/closers.ts), the first failure winning unless the run already failed; a run
+// that ended by an exception is recorded as failed, not left `running`.
+
+/** How the run ended, set by the command before disposal. */
+export interface RunEnding {
+  exitCode: number;
+  /** The exception that ended it, if one did. */
+  error?: unknown;
+  /** The engine's outcome, recorded with the run (the service too, once it has answered). */
+  outcome?: { reason: string; exitCode: number; counts: Record<string, unknown>; answered: boolean };
+}
+
+export interface PushRun extends AsyncDisposable {
+  /** Where the run's files go: the state directory (for PostgreSQL, the working copy's temporary directory). */
+  readonly stateDir: string;
+  /** How messages and the summary name the ledger: the state directory, or the URL without its password. */
+  readonly label: string;
+  readonly ledger: Ledger;
+  /** A PostgreSQL ledger shared with other runners: the engine leases accounts from it. */
+  readonly shared: RunLedger['shared'];
+  readonly client: ServiceClient;
+  readonly service: ServiceConfig;
+  readonly progress: ProgressReporter;
+  /** Every engine event goes here: progress, the log, the export's sizing, warnings. */
+  readonly sink: EventSink;
+  readonly log: NdjsonLogSink | undefined;
+  /** Aborted by a stop signal or a lost lock: the engine and the client stop. */
+  readonly signal: AbortSignal;
+  /** Why the lock was lost, once it was (another run may have started). */
+  lockLost(): string | undefined;
+  ending: RunEnding;
+}
+
+const tell = (line: string): void => void process.stderr.write(`migrate: ${visibleText(line)}\n`);
+
+/** Opens the run (the service's settings loaded already, undefined with --sandbox); what opened is closed on failure. */
+export async function openPushRun(
+  config: PushConfig,
+  loaded: { service: ServiceConfig | undefined; signal: AbortSignal },
+): Promise<PushRun> {
+  const closers = new Closers<RunEnding>();
+  const disposeWith = async (run: { ending: RunEnding }, stateDir: string): Promise<void> => {
+    const failure = await closers.close(run.ending, (error) => {
+      if (!storageError(error, stateDir)) tell(`while closing: ${String(error)}`);
+    });
+    if (failure !== undefined && run.ending.error === undefined) throw storageError(failure, stateDir) ?? failure;
+  };
+  try {
+    return await openResources(config, loaded, closers, disposeWith);
+  } catch (error) {
+    const explained = storageError(error, config.ledger.stateDir) ?? error;
+    const exitCode = explained instanceof MigrateError ? explained.exitCode : ExitCode.fatal;
+    await closers.close({ exitCode, error: explained }, () => undefined);
+    throw explained;
+  }
+}
+
+async function openResources(
+  config: PushConfig,
+  loaded: { service: ServiceConfig | undefined; signal: AbortSignal },
+  closers: Closers<RunEnding>,
+  disposeWith: (run: { ending: RunEnding }, stateDir: string) => Promise<void>,
+): Promise<PushRun> {
+  const { stopAt, ledger: where, outputs } = config;
+  const runLedger = await openRunLedger({ ...where, stopAt, signal: loaded.signal }, (text) => tell(`warning: ${text}`));
+  closers.add(() => runLedger.close());
+  const { ledger, stateDir, label } = runLedger;
+  const lockLost = watchLock(runLedger, closers);
+  // Read under the lock: the dialect the configuration chose must be the ledger's (a PostgreSQL ledger's is known
+  // only now).
+  const recordedDialect = ledger.read.dialect();
+  const dialect = config.service.dialectOn(
+    recordedDialect === undefined ? undefined : { dialect: recordedDialect, ledgerLabel: label },
+  );
+  const current = serviceIdentity({
+    sandbox: config.service.sandbox !== undefined,
+    baseUrl: loaded.service?.baseUrl,
+    dialect,
+    importSupplier: config.mapping.importSupplier,
+  });
+  const recorded = ledger.read.service();
+  if (recorded !== undefined && !where.moving)
+    refuseOtherService({ ledgerLabel: label, recorded, current, command: 'push' });
+  // A consistent copy as the run starts (docs/ledger-recovery.md); reading every page also finds a damaged file now.
+  runLedger.snapshot((ledger.read.runs(1)[0]?.id ?? 0) + 1);
+  stopAt('snapshot-taken');
+  const progress = createProgressReporter({
+    stream: process.stderr,
+    wait: config.engine.wait,
+    quiet: outputs.quiet,
+    ...(outputs.progressInterval === undefined ? {} : { intervalSeconds: outputs.progressInterval }),
+  });
+  closers.add(() => progress.stop());
+  const monitoring =
+    outputs.metricsFile === undefined
+      ? undefined
+      : openMetrics({
+          ...{ file: outputs.metricsFile, intervalSeconds: outputs.metricsInterval, stateDir, label, ledger },
+          tally: progress.tally,
+        });
+  if (monitoring) closers.add((ending) => monitoring.finish(ending.exitCode));
+  // The run's stop ends the client's waits too (a pause the service asked for, a resend's backoff) and cuts off its
+  // reads in flight; writes in flight get the engine's grace, then disposal cuts them off.
+  const signal = AbortSignal.any([loaded.signal, lockLost]);
+  const service = await openService({
+    flags: config.service.flags,
+    sandbox: config.service.sandbox,
+    file: config.mapping,
+    dialect,
+    // Loaded once before the ledger was opened; again only when the ledger's own dialect turned out to differ.
+    config: loaded.service?.dialect === dialect ? loaded.service : undefined,
+    client: {
+      ...config.service.client,
+      timeouts: { firstAnswerMs: config.service.firstAnswerMs },
+      signal,
+      ...(monitoring ? { onEvent: (event) => monitoring.metrics.onClientEvent(event) } : {}),
+    },
+  });
+  closers.add(() => service.close());
+  progress.tally.unanswered = () => service.client.stats().unanswered;
+  if (recordedDialect === undefined) ledger.recordDialect(service.config.dialect);
+  const runId = ledger.startRun('push', { ...config.recordedOptions });
+  stampRunId(runId);
+  stopAt('run-started');
+  const moving = where.moving ? moveText(label, recorded, current) : undefined;
+  if (moving !== undefined) tell(moving);
+  if (config.retryInvalid !== undefined)
+    tell(releasedText(config.retryInvalid, ledger.releaseInvalid(config.retryInvalid)));
+  closers.add(({ exitCode, error, outcome }) => {
+    if (outcome === undefined) quietly(() => ledger.finishRun(runId, 'failed', exitCode, failedCounts(ledger, error)));
+    else {
+      const counts = { ...outcome.counts, accountsPerSecond: runRate(progress.tally) };
+      ledger.finishRun(runId, outcome.reason, outcome.exitCode, counts);
+      // Recorded once the service has answered for a run (a first run against a mistyped URL records nothing).
+      if (outcome.answered && (recorded === undefined || serviceDifferences(recorded, current).length > 0))
+        ledger.recordService(current, recorded === undefined ? undefined : { from: recorded, runId });
+    }
+  });
+  const sizing = new AbortController();
+  closers.add(() => sizing.abort());
+  const log = outputs.logFile === undefined ? undefined : openLog(outputs.logFile, runId, ledger);
+  if (log) closers.add(({ exitCode }) => endLog(log, { outcome: 'failed', exitCode }));
+  const sinks = [progress, sizeOnceStaging(config.exportFiles.files, progress.tally, sizing.signal), statusWords];
+  const run: PushRun = {
+    stateDir,
+    label,
+    ledger,
+    shared: runLedger.shared,
+    client: service.client,
+    service: service.config,
+    progress,
+    sink: teeSink(...sinks, ...(log ? [log] : [])),
+    log,
+    signal,
+    lockLost: () => (lockLost.aborted ? (runLedger.lockLost()?.message ?? 'unknown reason') : undefined),
+    ending: { exitCode: ExitCode.fatal },
+    [Symbol.asyncDispose]: () => disposeWith(run, stateDir),
+  };
+  return run;
+}
+
+/**
+ * A lost lock or lease (taken over after this process stalled) means another run may go on with its accounts: the
+ * signal aborts, and the run stops taking work (exit 3).
+ */
+function watchLock(runLedger: RunLedger, closers: Closers<RunEnding>): AbortSignal {
+  const lockLost = new AbortController();
+  const lockWatch = setInterval(() => runLedger.lockLost() && lockLost.abort(), 1000);
+  closers.add(() => clearInterval(lockWatch));
+  return lockLost.signal;
+}
+
+/** The ledger's counts and, for an exception that ended the run, why (for `status`: never a secret). */
+function failedCounts(ledger: Ledger, error: unknown): Record<string, unknown> {
+  return {
+    ...ledger.read.counts(),
+    ...(error instanceof MigrateError ? { fatal: { code: error.code, detail: error.message } } : {}),
+  };
+}
+
+/** A closing step on a damaged ledger fails too: the error already raised is the one to report. */
+function quietly(step: () => void): void {
+  try {
+    step();
+  } catch (error) {
+    if (!isLedgerDamage(error)) throw error;
+  }
+}

@@ -1,0 +1,126 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { explainDamage, LEDGER_FILE, prepareStateDir } from './db.js';
+import { isLedgerDamage, snapshotLedger } from './damage.js';
+import { Ledger } from './ledger.js';
+import { acquireLock, type LockStep } from './lock.js';
+import { openPostgresLedger, type PostgresLedger } from './postgres/index.js';
+import { openLedgerReader } from './index.js';
+import type { RecordedService } from './read.js';
+import type { AccountState } from './types.js';
+
+// The ledger a push runs on, opened and locked: a state directory's SQLite file, or a PostgreSQL database through a
+// working copy (docs/postgres.md). Exit 4 when another run holds a state directory.
+
+/** The ledger a push runs on. */
+export interface RunLedger {
+  ledger: Ledger;
+  /** Where the run's files go (the state directory; for PostgreSQL the working copy's temporary directory). */
+  stateDir: string;
+  /** How messages and the summary name the ledger: the state directory, or the URL without its password. */
+  label: string;
+  /** Set when the run lock (or a lease) was lost: the run must stop. */
+  lockLost: () => Error | undefined;
+  /** Keeps a consistent copy as the run starts (docs/ledger-recovery.md); PostgreSQL keeps its own backups. */
+  snapshot: (runId: number) => void;
+  /** A PostgreSQL ledger shared with other runners (they lease accounts: engine/shared-feed.ts). */
+  shared: PostgresLedger | undefined;
+  close: () => Promise<void>;
+}
+
+export interface RunLedgerInput {
+  stateDir: string;
+  /** The start-up test hook, told each step. */
+  stopAt: (point: LockStep | 'state-dir-made' | 'ledger-opened') => void;
+  url: string | undefined;
+  unreachableSeconds: number;
+  /** The run needs the whole ledger alone (--limit, --accounts, --retry-invalid, --max-errors N%). */
+  alone: boolean;
+  /** The states a sharing runner leases. */
+  states: readonly AccountState[];
+  signal: AbortSignal;
+}
+
+/** Opens the run's ledger and takes its lock. */
+export async function openRunLedger(input: RunLedgerInput, warn: (text: string) => void): Promise<RunLedger> {
+  if (input.url !== undefined) return openOnPostgres(input.url, input, warn);
+  const { stateDir, stopAt } = input;
+  prepareStateDir(stateDir);
+  stopAt('state-dir-made');
+  const lock = acquireLock(stateDir, { onStep: stopAt });
+  let ledger: Ledger;
+  try {
+    ledger = Ledger.open(stateDir);
+  } catch (error) {
+    await lock.release().catch(() => undefined);
+    throw error;
+  }
+  stopAt('ledger-opened');
+  return {
+    ledger,
+    stateDir,
+    label: stateDir,
+    lockLost: () => lock.compromised(),
+    snapshot: (runId) =>
+      explainDamage(stateDir, join(stateDir, LEDGER_FILE), () => snapshotLedger(ledger.db, stateDir, runId)),
+    shared: undefined,
+    close: async () => {
+      try {
+        ledger.close();
+      } catch (error) {
+        // Closing a damaged ledger fails too: the error already raised is the one to report.
+        if (!isLedgerDamage(error)) throw error;
+      } finally {
+        await lock.release().catch(() => undefined);
+      }
+    },
+  };
+}
+
+async function openOnPostgres(url: string, input: RunLedgerInput, warn: (text: string) => void): Promise<RunLedger> {
+  const seconds = input.unreachableSeconds;
+  const opened = await openPostgresLedger(url, {
+    alone: input.alone,
+    states: input.states,
+    signal: input.signal,
+    unreachableSeconds: seconds,
+    onAway: (away) =>
+      warn(
+        away
+          ? `the PostgreSQL ledger is unreachable; no new work until it is back (at most ${seconds} s)`
+          : 'the PostgreSQL ledger is reachable again; the run goes on',
+      ),
+  });
+  return {
+    ledger: opened.ledger,
+    stateDir: opened.workDir,
+    label: opened.label,
+    lockLost: () => opened.compromised(),
+    snapshot: () => undefined,
+    shared: opened.shared === undefined ? undefined : opened,
+    close: () => opened.close(),
+  };
+}
+
+/**
+ * What a state directory recorded of the dialect and the service it was pushed to, read without the lock; undefined
+ * when it has no ledger yet. A damaged ledger reads as none here: the locked open names it.
+ */
+export function readRecorded(
+  stateDir: string,
+): { dialect: { dialect: string; ledgerLabel: string } | undefined; service: RecordedService | undefined } | undefined {
+  if (!existsSync(join(stateDir, LEDGER_FILE))) return undefined;
+  try {
+    const reader = openLedgerReader(stateDir);
+    try {
+      const dialect = reader.read.dialect();
+      const service = reader.read.service();
+      return { dialect: dialect === undefined ? undefined : { dialect, ledgerLabel: stateDir }, service };
+    } finally {
+      reader.close();
+    }
+  } catch (error) {
+    if (isLedgerDamage(error)) return undefined;
+    throw error;
+  }
+}
