@@ -18,7 +18,11 @@ import { refuseExport, tellEntries } from './run.js';
 // copied into a temporary state directory. The credentials were checked (without a request), so that a plan also says
 // the real run could start, in the dialect it would send in: the same checks, the same plan.
 
-export function dryRunPush(config: PushConfig, service: ServiceConfig | undefined, signal: AbortSignal): Promise<number> {
+export function dryRunPush(
+  config: PushConfig,
+  service: ServiceConfig | undefined,
+  signal: AbortSignal,
+): Promise<number> {
   return onLedgerUrl(config.ledger.url, (place) =>
     planOn(config, { service, signal, stateDir: place.stateDir ?? config.ledger.stateDir, label: place.label }),
   );

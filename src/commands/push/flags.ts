@@ -189,7 +189,7 @@ function parseMaxErrors(value: string): MaxErrors {
 }
 
 /** A comma-separated list, its items trimmed, empty ones dropped. */
-export function listOf(value: string): string[] {
+function listOf(value: string): string[] {
   return value
     .split(',')
     .map((item) => item.trim())

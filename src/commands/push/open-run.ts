@@ -80,7 +80,9 @@ async function openResources(
   disposeWith: (run: { ending: RunEnding }, stateDir: string) => Promise<void>,
 ): Promise<PushRun> {
   const { stopAt, ledger: where, outputs } = config;
-  const runLedger = await openRunLedger({ ...where, stopAt, signal: loaded.signal }, (text) => tell(`warning: ${text}`));
+  const runLedger = await openRunLedger({ ...where, stopAt, signal: loaded.signal }, (text) =>
+    tell(`warning: ${text}`),
+  );
   closers.add(() => runLedger.close());
   const { ledger, stateDir, label } = runLedger;
   const lockLost = watchLock(runLedger, closers);

@@ -1,11 +1,9 @@
 import { realpathSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { checkContractDialect, type MigrateConfig } from '../../config/index.js';
 import { ledgerUrlOf } from '../../config/ledger-url.js';
 import { chooseDialect, type ServiceFlags } from '../../config/service.js';
 import { DEFAULT_ENGINE_SETTINGS, statesWithWork, type EngineSettings } from '../../engine/index.js';
-import { UsageError } from '../../errors.js';
 import { refuseNoAccounts } from '../../intake/accounts-present.js';
 import { checkStateDir, LEDGER_FILE, type AccountState } from '../../ledger/index.js';
 import { readRecorded } from '../../ledger/run-ledger.js';
@@ -14,10 +12,11 @@ import { fileGlobsOf } from '../../mapping/mapping-rules.js';
 import { checkLogFile, checkMetricsFile } from '../../report/push-sinks.js';
 import { DEFAULT_SUPPLIERS, type SandboxOptions } from '../../sandbox/index.js';
 import type { Dialect } from '../../schema/index.js';
+import { readAccountList } from '../../sources/account-list.js';
 import { findExportFiles, type ExportFiles } from '../../sources/index.js';
 import { loadCommandConfig, warnAboutContract } from '../../cli/mapping-options.js';
 import { stopPointsOf, type StopPoint } from '../../cli/stop-points.js';
-import { listOf, type MaxErrors, type PushFlags } from './flags.js';
+import type { MaxErrors, PushFlags } from './flags.js';
 
 // Everything `migrate push` decides before it writes anything (README "Exit codes": a usage or configuration mistake
 // is exit 2 and leaves nothing behind): what it must read is read first (readPushInputs: the mapping file, the state
@@ -97,7 +96,7 @@ export async function readPushInputs(flags: PushFlags, env: NodeJS.ProcessEnv, c
   if (url === undefined) checkStateDir(stateDir, flags.dryRun ? 'read' : 'write', LEDGER_FILE);
   const recorded = url === undefined ? readRecorded(stateDir)?.dialect : undefined;
   warnAboutContract(mappingFile);
-  const accounts = flags.accounts === undefined ? undefined : await readAccounts(flags.accounts, cwd);
+  const accounts = flags.accounts === undefined ? undefined : await readAccountList(flags.accounts, cwd);
   // A shaped export's legacy files are found by its sources' globs when the shape opens.
   const exportFiles = mappingFile.shape
     ? { files: [], notRead: [] }
@@ -218,29 +217,4 @@ function realPath(dir: string): string {
   } catch {
     return resolve(dir);
   }
-}
-
-/** --accounts A,B,C or --accounts @file (one external account number per line; blank lines and # comments skipped). */
-async function readAccounts(value: string, cwd: string): Promise<ReadonlySet<string>> {
-  const file = value.startsWith('@') ? value.slice(1) : undefined;
-  const text =
-    file === undefined
-      ? undefined
-      : await readFile(resolve(cwd, file), 'utf8').catch((error: NodeJS.ErrnoException) => {
-          throw new UsageError(
-            `--accounts @${file}: cannot read the file (${error.code ?? 'error'}); give a file with one external ` +
-              'account number per line',
-            'accounts_file_unreadable',
-          );
-        });
-  const items =
-    text === undefined
-      ? listOf(value)
-      : text
-          .split(/\r?\n/)
-          .map((line) => line.trim())
-          .filter((line) => line !== '' && !line.startsWith('#'));
-  if (items.length === 0)
-    throw new UsageError(`--accounts ${value}: no external account number given`, 'accounts_empty');
-  return new Set(items);
 }

@@ -1,14 +1,5 @@
 import { leaseFeed, runPush, settleShared, type PushResult } from '../../engine/index.js';
-import {
-  ExitCode,
-  FatalError,
-  InterruptedError,
-  MigrateError,
-  UsageError,
-  visibleJson,
-  visibleStrings,
-  visibleText,
-} from '../../errors.js';
+import { ExitCode, FatalError, InterruptedError, MigrateError, UsageError, visibleText } from '../../errors.js';
 import { openExportInOrder, type ExportInOrder } from '../../intake/export-in-order.js';
 import type { ExportReader } from '../../intake/index.js';
 import type { FileOutOfOrder } from '../../intake/order-proof.js';
@@ -17,7 +8,7 @@ import { ExportCode } from '../../mapping/issue-codes.js';
 import { linkLines, notReadLines, spellingLines, type LinkedFile } from '../../report/export-entries.js';
 import { fileIssuesText, lockLostText, unknownAccountsText } from '../../report/push-messages.js';
 import { endLog } from '../../report/push-sinks.js';
-import * as summaries from '../../report/summary.js';
+import { buildPushSummary, countsUnchanged, printPushSummary, type PushSummary } from '../../report/summary.js';
 import type { ExportFiles } from '../../sources/index.js';
 import { exportIdentity } from '../../cli/export-identity.js';
 import { scratchSpaceError } from '../../cli/scratch-space.js';
@@ -34,7 +25,11 @@ export async function pushOnRun(config: PushConfig, run: PushRun, startedAt: num
   run.progress.tally.ledgerAccounts = Object.values(before.accounts).reduce<number>((sum, n) => sum + (n ?? 0), 0);
   try {
     await using reader = await openExportForRun(config, run);
-    const result = await settleShared(run.shared, await runEngine(config, run, reader), config.engine.steps !== undefined);
+    const result = await settleShared(
+      run.shared,
+      await runEngine(config, run, reader),
+      config.engine.steps !== undefined,
+    );
     run.ending.exitCode = concludeRun(config, run, { reader, result, startedAt, before });
     return run.ending.exitCode;
   } catch (error) {
@@ -131,7 +126,10 @@ function concludeRun(
     ...{ reason, exitCode, answered: reason !== 'fatal' },
     counts: { ...counts, ...(fatal ? { fatal: { code: fatal.code, detail: fatal.detail } } : {}) },
   };
-  printSummary(config, summary, reason === 'finished' && summaries.countsUnchanged(ended.before, counts));
+  printPushSummary(summary, {
+    json: config.outputs.json,
+    unchanged: reason === 'finished' && countsUnchanged(ended.before, counts),
+  });
   if (storage instanceof MigrateError) throw storage;
   if (storage !== undefined)
     throw (
@@ -150,8 +148,8 @@ function pushSummary(
   config: PushConfig,
   run: PushRun,
   { reader, result, startedAt }: { reader: ExportReader; result: PushResult; startedAt: number },
-): summaries.PushSummary {
-  return summaries.buildPushSummary({
+): PushSummary {
+  return buildPushSummary({
     result,
     topErrors: run.ledger.read.topErrorCodes(5),
     startedAt,
@@ -165,15 +163,6 @@ function pushSummary(
     behind: recordsBehind(run),
     neverRead: run.progress.tally.neverRead,
   });
-}
-
-/** The summary on stdout: one JSON document (--json), one line when the run changed nothing, else the table. */
-function printSummary(config: PushConfig, summary: summaries.PushSummary, unchanged: boolean): void {
-  const color = summaries.colorWanted(process.stdout, process.env);
-  if (config.outputs.json) process.stdout.write(`${visibleJson(summaries.pushSummaryJson(summary))}\n`);
-  else if (unchanged && !summaries.hasNotices(summary))
-    process.stdout.write(summaries.renderUnchanged(visibleStrings(summary), color));
-  else process.stdout.write(summaries.renderSummary(visibleStrings(summary), color));
 }
 
 /**
