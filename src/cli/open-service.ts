@@ -3,6 +3,7 @@ import {
   chooseDialect,
   loadServiceConfig,
   serviceClientOptions,
+  type LoadServiceConfigInput,
   type ServiceConfig,
   type ServiceFileSettings,
   type ServiceFlags,
@@ -78,6 +79,13 @@ export async function openService(input: OpenServiceInput): Promise<OpenService>
     await sandbox?.close();
     throw error;
   }
+}
+
+/** The service's settings, loaded and checked without a request; their warnings said. */
+export async function loadServiceWarned(input: LoadServiceConfigInput): Promise<ServiceConfig> {
+  const config = await loadServiceConfig(input);
+  tellWarnings(config);
+  return config;
 }
 
 /** The service settings' warnings (a key file others can read), on stderr. */

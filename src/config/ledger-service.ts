@@ -104,3 +104,19 @@ export function moveText(
     `${describeService(current)} once this run is answered`
   );
 }
+
+/**
+ * This run's service against the one its ledger records: refused (exit 2) when they differ and the ledger is not
+ * moved (--move-ledger-to-service); else what the ledger records once the service has answered, if anything.
+ */
+export function checkRunService(input: {
+  ledgerLabel: string;
+  recorded: ServiceIdentity | undefined;
+  current: ServiceIdentity;
+  moving: boolean;
+}): { service: ServiceIdentity; moved?: { from: ServiceIdentity } } | undefined {
+  const { recorded, current } = input;
+  if (recorded !== undefined && !input.moving) refuseOtherService({ ...input, recorded, command: 'push' });
+  if (recorded === undefined) return { service: current };
+  return serviceDifferences(recorded, current).length > 0 ? { service: current, moved: { from: recorded } } : undefined;
+}

@@ -1,12 +1,14 @@
 import { existsSync } from 'node:fs';
+import { MigrateError } from '../errors.js';
 import { join } from 'node:path';
 import { explainDamage, LEDGER_FILE, prepareStateDir } from './db.js';
 import { isLedgerDamage, snapshotLedger } from './damage.js';
 import { Ledger } from './ledger.js';
 import { acquireLock, type LockStep } from './lock.js';
-import { openPostgresLedger, type PostgresLedger } from './postgres/index.js';
+import { openPostgresLedger } from './postgres/index.js';
+import type { SharedLedger } from './postgres/open.js';
 import { openLedgerReader } from './index.js';
-import type { RecordedService } from './read.js';
+import type { LedgerCounts, RecordedService } from './read.js';
 import type { AccountState } from './types.js';
 
 // The ledger a push runs on, opened and locked: a state directory's SQLite file, or a PostgreSQL database through a
@@ -19,12 +21,15 @@ export interface RunLedger {
   stateDir: string;
   /** How messages and the summary name the ledger: the state directory, or the URL without its password. */
   label: string;
-  /** Set when the run lock (or a lease) was lost: the run must stop. */
-  lockLost: () => Error | undefined;
+  /**
+   * Aborts when the run lock (or a lease) was lost, taken over after this process stalled: another run may go on
+   * with its accounts, so the run must stop taking work (exit 3). Its reason: why.
+   */
+  lockLost: AbortSignal;
   /** Keeps a consistent copy as the run starts (docs/ledger-recovery.md); PostgreSQL keeps its own backups. */
   snapshot: (runId: number) => void;
-  /** A PostgreSQL ledger shared with other runners (they lease accounts: engine/shared-feed.ts). */
-  shared: PostgresLedger | undefined;
+  /** A PostgreSQL ledger shared with other runners: where they lease accounts (engine/shared-feed.ts). */
+  shared: { lease: SharedLedger; sync(): Promise<void>; counts(): Promise<LedgerCounts> } | undefined;
   close: () => Promise<void>;
 }
 
@@ -41,9 +46,24 @@ export interface RunLedgerInput {
   signal: AbortSignal;
 }
 
-/** Opens the run's ledger and takes its lock. */
+/** Opens the run's ledger and takes its lock; the lock is watched until the ledger is closed. */
 export async function openRunLedger(input: RunLedgerInput, warn: (text: string) => void): Promise<RunLedger> {
-  if (input.url !== undefined) return openOnPostgres(input.url, input, warn);
+  const opened = await (input.url === undefined ? openOnStateDir(input) : openOnPostgres(input.url, input, warn));
+  const lost = new AbortController();
+  const watch = setInterval(() => {
+    const error = opened.lockLost();
+    if (error) lost.abort(error);
+  }, 1000);
+  const close = (): Promise<void> => {
+    clearInterval(watch);
+    return opened.close();
+  };
+  return { ...opened, lockLost: lost.signal, close };
+}
+
+type Opened = Omit<RunLedger, 'lockLost'> & { lockLost: () => Error | undefined };
+
+async function openOnStateDir(input: RunLedgerInput): Promise<Opened> {
   const { stateDir, stopAt } = input;
   prepareStateDir(stateDir);
   stopAt('state-dir-made');
@@ -77,7 +97,7 @@ export async function openRunLedger(input: RunLedgerInput, warn: (text: string) 
   };
 }
 
-async function openOnPostgres(url: string, input: RunLedgerInput, warn: (text: string) => void): Promise<RunLedger> {
+async function openOnPostgres(url: string, input: RunLedgerInput, warn: (text: string) => void): Promise<Opened> {
   const seconds = input.unreachableSeconds;
   const opened = await openPostgresLedger(url, {
     alone: input.alone,
@@ -97,7 +117,7 @@ async function openOnPostgres(url: string, input: RunLedgerInput, warn: (text: s
     label: opened.label,
     lockLost: () => opened.compromised(),
     snapshot: () => undefined,
-    shared: opened.shared === undefined ? undefined : opened,
+    shared: opened.shared && { lease: opened.shared, sync: () => opened.sync(), counts: () => opened.counts() },
     close: () => opened.close(),
   };
 }
@@ -122,5 +142,16 @@ export function readRecorded(
   } catch (error) {
     if (isLedgerDamage(error)) return undefined;
     throw error;
+  }
+}
+
+/** A run that ended by an exception is recorded as failed (not left `running`), with why: never a secret. */
+export function recordFailedRun(ledger: Ledger, runId: number, exitCode: number, error: unknown): void {
+  try {
+    const fatal = error instanceof MigrateError ? { fatal: { code: error.code, detail: error.message } } : {};
+    ledger.finishRun(runId, 'failed', exitCode, { ...ledger.read.counts(), ...fatal });
+  } catch (failure) {
+    // A closing step on a damaged ledger fails too: the error already raised is the one to report.
+    if (!isLedgerDamage(failure)) throw failure;
   }
 }

@@ -9,6 +9,7 @@ import { ledgerCountsReader } from './ledger-counts-thread.js';
 import { PushMetrics, type RunFacts } from './metrics.js';
 import { createNdjsonLogSink, type NdjsonLogSink } from './ndjson-log.js';
 import { refuseForeignTarget, refuseInsideExport, refuseUnsafeOutput } from './output-file.js';
+import { createProgressReporter, type ProgressReporter } from './progress.js';
 import type { ProgressTally } from './progress-tally.js';
 import { logFailedText } from './push-messages.js';
 import type { ExportFile } from '../sources/index.js';
@@ -67,7 +68,7 @@ export interface OpenedMetrics {
 }
 
 /** Creates the metrics of this run, writes the file once and every `intervalSeconds`. */
-export function openMetrics(input: {
+function openMetrics(input: {
   file: string;
   intervalSeconds: number;
   stateDir: string;
@@ -98,6 +99,30 @@ export function openMetrics(input: {
       if (failure) warn(`--metrics-file: writing stopped (${failure.code ?? failure.message}); the run went on`);
     },
   };
+}
+
+/** The progress display and the metrics file (--metrics-file), opened once the ledger is. */
+export function openDisplay(input: {
+  wait: boolean;
+  quiet: boolean;
+  progressInterval: number | undefined;
+  metricsFile: string | undefined;
+  metricsInterval: number;
+  stateDir: string;
+  label: string;
+  ledger: Ledger;
+}): { progress: ProgressReporter; monitoring: OpenedMetrics | undefined } {
+  const progress = createProgressReporter({
+    ...{ stream: process.stderr, wait: input.wait, quiet: input.quiet },
+    ...(input.progressInterval === undefined ? {} : { intervalSeconds: input.progressInterval }),
+  });
+  if (input.metricsFile === undefined) return { progress, monitoring: undefined };
+  const { stateDir, label, ledger } = input;
+  const monitoring = openMetrics({
+    ...{ file: input.metricsFile, intervalSeconds: input.metricsInterval, stateDir, label, ledger },
+    tally: progress.tally,
+  });
+  return { progress, monitoring };
 }
 
 /** --log-file: the NDJSON sink of ndjson-log.ts (0600, appended); an unwritable path is exit 2. */

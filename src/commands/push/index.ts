@@ -1,12 +1,11 @@
 import type { Command } from 'commander';
-import { loadServiceConfig, type ServiceConfig } from '../../config/service.js';
 import { monotonicNow } from '../../clock.js';
-import { tellWarnings } from '../../cli/open-service.js';
+import { loadServiceWarned } from '../../cli/open-service.js';
 import { stampLines, stampsWanted } from '../../cli/stamped-output.js';
 import { dryRunPush } from './dry-run.js';
 import { registerPushFlags, type PushFlags } from './flags.js';
 import { openPushRun } from './open-run.js';
-import { readPushInputs, resolvePushConfig, type PushConfig } from './resolve.js';
+import { readPushInputs, resolvePushConfig } from './resolve.js';
 import { pushOnRun, tellEntries } from './run.js';
 
 // `migrate push <dir>` (README.md beside this file): read what the configuration needs, resolve it once, open the
@@ -49,23 +48,16 @@ export async function pushCommand(flags: PushFlags): Promise<number> {
 async function pushWithSignal(flags: PushFlags, signal: AbortSignal): Promise<number> {
   const startedAt = monotonicNow();
   const config = resolvePushConfig(await readPushInputs(flags, process.env, process.cwd()));
-  const service = await loadService(config);
+  // The service's settings, checked without a request (undefined with --sandbox: the sandbox's, once it runs).
+  const service =
+    config.service.sandbox === undefined
+      ? await loadServiceWarned({
+          ...{ flags: config.service.flags, dialect: config.service.dialect, file: config.mapping },
+          ...{ env: process.env, cwd: process.cwd() },
+        })
+      : undefined;
   if (config.dryRun) return dryRunPush(config, service, signal);
   tellEntries(config.exportFiles);
   await using run = await openPushRun(config, { service, signal });
   return await pushOnRun(config, run, startedAt);
-}
-
-/** The service's settings, checked without a request (undefined with --sandbox: the sandbox's, once it runs). */
-async function loadService(config: PushConfig): Promise<ServiceConfig | undefined> {
-  if (config.service.sandbox !== undefined) return undefined;
-  const service = await loadServiceConfig({
-    flags: config.service.flags,
-    env: process.env,
-    cwd: process.cwd(),
-    file: config.mapping,
-    dialect: config.service.dialect,
-  });
-  tellWarnings(service);
-  return service;
 }

@@ -1,14 +1,14 @@
 import type { ServiceClient } from '../../api/index.js';
-import { moveText, refuseOtherService, serviceDifferences, serviceIdentity } from '../../config/ledger-service.js';
+import { checkRunService, moveText, serviceIdentity } from '../../config/ledger-service.js';
 import type { ServiceConfig } from '../../config/service.js';
 import { teeSink, type EventSink } from '../../engine/index.js';
 import { ExitCode, MigrateError, visibleText } from '../../errors.js';
-import { isLedgerDamage, storageError, type Ledger } from '../../ledger/index.js';
-import { openRunLedger, type RunLedger } from '../../ledger/run-ledger.js';
+import { storageError, type Ledger } from '../../ledger/index.js';
+import { openRunLedger, recordFailedRun, type RunLedger } from '../../ledger/run-ledger.js';
 import type { NdjsonLogSink } from '../../report/ndjson-log.js';
-import { createProgressReporter, type ProgressReporter } from '../../report/progress.js';
+import type { ProgressReporter } from '../../report/progress.js';
 import { releasedText } from '../../report/push-messages.js';
-import { endLog, openLog, openMetrics, runRate, sizeOnceStaging, statusWords } from '../../report/push-sinks.js';
+import { endLog, openDisplay, openLog, runRate, sizeOnceStaging, statusWords } from '../../report/push-sinks.js';
 import { Closers } from '../../cli/closers.js';
 import { openService } from '../../cli/open-service.js';
 import { stampRunId } from '../../cli/stamped-output.js';
@@ -51,82 +51,54 @@ export interface PushRun extends AsyncDisposable {
 
 const tell = (line: string): void => void process.stderr.write(`migrate: ${visibleText(line)}\n`);
 
-/** Opens the run (the service's settings loaded already, undefined with --sandbox); what opened is closed on failure. */
-export async function openPushRun(
-  config: PushConfig,
-  loaded: { service: ServiceConfig | undefined; signal: AbortSignal },
-): Promise<PushRun> {
+type Loaded = { service: ServiceConfig | undefined; signal: AbortSignal };
+
+/** Opens the run (the service settings loaded already, undefined with --sandbox); what opened is closed on failure. */
+export async function openPushRun(config: PushConfig, loaded: Loaded): Promise<PushRun> {
   const closers = new Closers<RunEnding>();
-  const disposeWith = async (run: { ending: RunEnding }, stateDir: string): Promise<void> => {
-    const failure = await closers.close(run.ending, (error) => {
-      if (!storageError(error, stateDir)) tell(`while closing: ${String(error)}`);
-    });
-    if (failure !== undefined && run.ending.error === undefined) throw storageError(failure, stateDir) ?? failure;
-  };
   try {
-    return await openResources(config, loaded, closers, disposeWith);
+    return await openResources(config, loaded, closers);
   } catch (error) {
-    const explained = storageError(error, config.ledger.stateDir) ?? error;
+    const explained = explain(error, config.ledger.stateDir);
     const exitCode = explained instanceof MigrateError ? explained.exitCode : ExitCode.fatal;
     await closers.close({ exitCode, error: explained }, () => undefined);
     throw explained;
   }
 }
 
-async function openResources(
-  config: PushConfig,
-  loaded: { service: ServiceConfig | undefined; signal: AbortSignal },
-  closers: Closers<RunEnding>,
-  disposeWith: (run: { ending: RunEnding }, stateDir: string) => Promise<void>,
-): Promise<PushRun> {
-  const { stopAt, ledger: where, outputs } = config;
+/** A failure of the ledger's storage as the tool's error naming the state directory; any other error as it is. */
+const explain = (error: unknown, stateDir: string): unknown => storageError(error, stateDir) ?? error;
+
+async function openResources(config: PushConfig, loaded: Loaded, closers: Closers<RunEnding>): Promise<PushRun> {
+  const { stopAt, ledger: where } = config;
   const runLedger = await openRunLedger({ ...where, stopAt, signal: loaded.signal }, (text) =>
     tell(`warning: ${text}`),
   );
   closers.add(() => runLedger.close());
   const { ledger, stateDir, label } = runLedger;
-  const lockLost = watchLock(runLedger, closers);
   // Read under the lock: the dialect the configuration chose must be the ledger's (a PostgreSQL ledger's is known
-  // only now).
+  // only now), and so must the service.
   const recordedDialect = ledger.read.dialect();
   const dialect = config.service.dialectOn(
     recordedDialect === undefined ? undefined : { dialect: recordedDialect, ledgerLabel: label },
   );
   const current = serviceIdentity({
-    sandbox: config.service.sandbox !== undefined,
-    baseUrl: loaded.service?.baseUrl,
-    dialect,
+    ...{ sandbox: config.service.sandbox !== undefined, baseUrl: loaded.service?.baseUrl, dialect },
     importSupplier: config.mapping.importSupplier,
   });
   const recorded = ledger.read.service();
-  if (recorded !== undefined && !where.moving)
-    refuseOtherService({ ledgerLabel: label, recorded, current, command: 'push' });
+  const toRecord = checkRunService({ ledgerLabel: label, recorded, current, moving: where.moving });
   // A consistent copy as the run starts (docs/ledger-recovery.md); reading every page also finds a damaged file now.
   runLedger.snapshot((ledger.read.runs(1)[0]?.id ?? 0) + 1);
   stopAt('snapshot-taken');
-  const progress = createProgressReporter({
-    stream: process.stderr,
-    wait: config.engine.wait,
-    quiet: outputs.quiet,
-    ...(outputs.progressInterval === undefined ? {} : { intervalSeconds: outputs.progressInterval }),
-  });
+  const { progress, monitoring } = openDisplay({ ...config.outputs, wait: config.engine.wait, ...runLedger });
   closers.add(() => progress.stop());
-  const monitoring =
-    outputs.metricsFile === undefined
-      ? undefined
-      : openMetrics({
-          ...{ file: outputs.metricsFile, intervalSeconds: outputs.metricsInterval, stateDir, label, ledger },
-          tally: progress.tally,
-        });
   if (monitoring) closers.add((ending) => monitoring.finish(ending.exitCode));
   // The run's stop ends the client's waits too (a pause the service asked for, a resend's backoff) and cuts off its
   // reads in flight; writes in flight get the engine's grace, then disposal cuts them off.
-  const signal = AbortSignal.any([loaded.signal, lockLost]);
+  const signal = AbortSignal.any([loaded.signal, runLedger.lockLost]);
   const service = await openService({
-    flags: config.service.flags,
-    sandbox: config.service.sandbox,
-    file: config.mapping,
-    dialect,
+    ...{ flags: config.service.flags, sandbox: config.service.sandbox, file: config.mapping, dialect },
     // Loaded once before the ledger was opened; again only when the ledger's own dialect turned out to differ.
     config: loaded.service?.dialect === dialect ? loaded.service : undefined,
     client: {
@@ -147,62 +119,35 @@ async function openResources(
   if (config.retryInvalid !== undefined)
     tell(releasedText(config.retryInvalid, ledger.releaseInvalid(config.retryInvalid)));
   closers.add(({ exitCode, error, outcome }) => {
-    if (outcome === undefined) quietly(() => ledger.finishRun(runId, 'failed', exitCode, failedCounts(ledger, error)));
-    else {
-      const counts = { ...outcome.counts, accountsPerSecond: runRate(progress.tally) };
-      ledger.finishRun(runId, outcome.reason, outcome.exitCode, counts);
-      // Recorded once the service has answered for a run (a first run against a mistyped URL records nothing).
-      if (outcome.answered && (recorded === undefined || serviceDifferences(recorded, current).length > 0))
-        ledger.recordService(current, recorded === undefined ? undefined : { from: recorded, runId });
-    }
+    if (outcome === undefined) return recordFailedRun(ledger, runId, exitCode, error);
+    const counts = { ...outcome.counts, accountsPerSecond: runRate(progress.tally) };
+    ledger.finishRun(runId, outcome.reason, outcome.exitCode, counts);
+    // Recorded once the service has answered for a run (a first run against a mistyped URL records nothing).
+    if (outcome.answered && toRecord)
+      ledger.recordService(toRecord.service, toRecord.moved && { ...toRecord.moved, runId });
   });
   const sizing = new AbortController();
   closers.add(() => sizing.abort());
-  const log = outputs.logFile === undefined ? undefined : openLog(outputs.logFile, runId, ledger);
+  const log = config.outputs.logFile === undefined ? undefined : openLog(config.outputs.logFile, runId, ledger);
   if (log) closers.add(({ exitCode }) => endLog(log, { outcome: 'failed', exitCode }));
   const sinks = [progress, sizeOnceStaging(config.exportFiles.files, progress.tally, sizing.signal), statusWords];
   const run: PushRun = {
-    stateDir,
-    label,
-    ledger,
-    shared: runLedger.shared,
-    client: service.client,
-    service: service.config,
-    progress,
-    sink: teeSink(...sinks, ...(log ? [log] : [])),
-    log,
-    signal,
-    lockLost: () => (lockLost.aborted ? (runLedger.lockLost()?.message ?? 'unknown reason') : undefined),
+    ...{ stateDir, label, ledger, shared: runLedger.shared, client: service.client, service: service.config },
+    ...{ progress, sink: teeSink(...sinks, ...(log ? [log] : [])), log, signal },
+    lockLost: () => lockLostReason(runLedger.lockLost),
     ending: { exitCode: ExitCode.fatal },
-    [Symbol.asyncDispose]: () => disposeWith(run, stateDir),
+    [Symbol.asyncDispose]: async () => {
+      const failure = await closers.close(run.ending, (error) => {
+        if (!storageError(error, stateDir)) tell(`while closing: ${String(error)}`);
+      });
+      if (failure !== undefined && run.ending.error === undefined) throw explain(failure, stateDir);
+    },
   };
   return run;
 }
 
-/**
- * A lost lock or lease (taken over after this process stalled) means another run may go on with its accounts: the
- * signal aborts, and the run stops taking work (exit 3).
- */
-function watchLock(runLedger: RunLedger, closers: Closers<RunEnding>): AbortSignal {
-  const lockLost = new AbortController();
-  const lockWatch = setInterval(() => runLedger.lockLost() && lockLost.abort(), 1000);
-  closers.add(() => clearInterval(lockWatch));
-  return lockLost.signal;
-}
-
-/** The ledger's counts and, for an exception that ended the run, why (for `status`: never a secret). */
-function failedCounts(ledger: Ledger, error: unknown): Record<string, unknown> {
-  return {
-    ...ledger.read.counts(),
-    ...(error instanceof MigrateError ? { fatal: { code: error.code, detail: error.message } } : {}),
-  };
-}
-
-/** A closing step on a damaged ledger fails too: the error already raised is the one to report. */
-function quietly(step: () => void): void {
-  try {
-    step();
-  } catch (error) {
-    if (!isLedgerDamage(error)) throw error;
-  }
+/** Why the lock was lost, once it was (another run may have started). */
+function lockLostReason(lost: AbortSignal): string | undefined {
+  if (!lost.aborted) return undefined;
+  return lost.reason instanceof Error ? lost.reason.message : 'unknown reason';
 }

@@ -16,7 +16,8 @@ import { readAccountList } from '../../sources/account-list.js';
 import { findExportFiles, type ExportFiles } from '../../sources/index.js';
 import { loadCommandConfig, warnAboutContract } from '../../cli/mapping-options.js';
 import { stopPointsOf, type StopPoint } from '../../cli/stop-points.js';
-import type { MaxErrors, PushFlags } from './flags.js';
+import type { MaxErrors } from '../../cli/option-parsers.js';
+import type { PushFlags } from './flags.js';
 
 // Everything `migrate push` decides before it writes anything (README "Exit codes": a usage or configuration mistake
 // is exit 2 and leaves nothing behind): what it must read is read first (readPushInputs: the mapping file, the state
@@ -104,7 +105,7 @@ export async function readPushInputs(flags: PushFlags, env: NodeJS.ProcessEnv, c
   await refuseNoAccounts(exportFiles.files, mappingFile, flags.allowNoAccounts === true);
   if (!flags.dryRun && flags.logFile !== undefined) checkLogFile(flags.logFile, flags.dir);
   if (!flags.dryRun && flags.metricsFile !== undefined) checkMetricsFile(flags.metricsFile, flags.dir);
-  return { flags, env, mappingFile, accounts, exportFiles, exportRealPath: realPath(flags.dir), recorded };
+  return { flags, env, mappingFile, accounts, exportFiles, exportRealPath: realpathSync(flags.dir), recorded };
 }
 
 /** The run's whole configuration: pure, frozen; a dialect the state directory does not keep is a UsageError. */
@@ -209,12 +210,4 @@ function recordedOptions(flags: PushFlags, exportRealPath: string): Readonly<Rec
     tokenFile: tokenFile === undefined ? undefined : '(given)',
     only: only === undefined ? undefined : [...only],
   });
-}
-
-function realPath(dir: string): string {
-  try {
-    return realpathSync(dir);
-  } catch {
-    return resolve(dir);
-  }
 }

@@ -7,6 +7,7 @@ import { isLedgerDamage, storageError, type LedgerCounts } from '../../ledger/in
 import { ExportCode } from '../../mapping/issue-codes.js';
 import { linkLines, notReadLines, spellingLines, type LinkedFile } from '../../report/export-entries.js';
 import { fileIssuesText, lockLostText, unknownAccountsText } from '../../report/push-messages.js';
+import { recordsBehind } from '../../report/left-over.js';
 import { endLog } from '../../report/push-sinks.js';
 import { buildPushSummary, countsUnchanged, printPushSummary, type PushSummary } from '../../report/summary.js';
 import type { ExportFiles } from '../../sources/index.js';
@@ -55,7 +56,7 @@ function runEngine(config: PushConfig, run: PushRun, reader: ExportInOrder): Pro
       run.shared &&
       leaseFeed({
         ledger: run.ledger,
-        shared: run.shared.shared ?? failNoShare(),
+        shared: run.shared.lease,
         source: reader,
         identity: exportIdentity(config.exportFiles, config.mapping, run.service.dialect, config.dir),
         sink: run.sink,
@@ -64,10 +65,6 @@ function runEngine(config: PushConfig, run: PushRun, reader: ExportInOrder): Pro
         wait: settings.wait,
       }),
   });
-}
-
-function failNoShare(): never {
-  throw new Error('the ledger is not shared');
 }
 
 /** The export, every file proven in order or sorted first; refused before anything is sent if it cannot go. */
@@ -160,7 +157,7 @@ function pushSummary(
     unknownAccounts: result.unknownAccounts,
     ...(result.maxErrors === undefined ? {} : { maxErrors: result.maxErrors }),
     notRead: reader.summary.notRead,
-    behind: recordsBehind(run),
+    behind: recordsBehind(run.ledger.read),
     neverRead: run.progress.tally.neverRead,
   });
 }
@@ -180,21 +177,11 @@ function keySource(code: string, run: PushRun): string {
   return code === 'authentication_failed' ? ` (the credentials came from ${run.service.credentialSource})` : '';
 }
 
-/** Records waiting for accounts a person must act on first (invalid, ERRORED), as `status` counts them. */
-function recordsBehind(run: PushRun): { invalid: number; errored: number } {
-  const total = (counts: Partial<Record<string, number>>): number =>
-    Object.values(counts).reduce<number>((sum, n) => sum + (n ?? 0), 0);
-  return {
-    invalid: total(run.ledger.read.waitingItems(['invalid'])),
-    errored: total(run.ledger.read.waitingItems(['errored'])),
-  };
-}
-
 const tell = (line: string): void => void process.stderr.write(`migrate: ${visibleText(line)}\n`);
 
 /** Links read through and entries not read, told before anything is staged (docs/export-format.md "Files"). */
-export function tellEntries({ files, notRead }: Pick<ExportFiles, 'notRead'> & { files: LinkedFile[] }): void {
-  for (const line of [...linkLines(files), ...notReadLines(notRead)]) tell(line);
+export function tellEntries(entries: Pick<ExportFiles, 'notRead'> & { files: LinkedFile[] }): void {
+  for (const line of [...linkLines(entries.files), ...notReadLines(entries.notRead)]) tell(line);
 }
 
 /** Calls `then` with each file's name at its first progress report: when it starts being read. */
