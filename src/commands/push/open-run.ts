@@ -3,7 +3,7 @@ import { checkRunService, moveText, serviceIdentity } from '../../config/ledger-
 import type { ServiceConfig } from '../../config/service.js';
 import { teeSink, type EventSink } from '../../engine/index.js';
 import { ExitCode, MigrateError, visibleText } from '../../errors.js';
-import { storageError, type Ledger } from '../../ledger/index.js';
+import { storageError } from '../../ledger/index.js';
 import { openRunLedger, recordFailedRun, type RunLedger } from '../../ledger/run-ledger.js';
 import type { NdjsonLogSink } from '../../report/ndjson-log.js';
 import type { ProgressReporter } from '../../report/progress.js';
@@ -28,14 +28,9 @@ export interface RunEnding {
   outcome?: { reason: string; exitCode: number; counts: Record<string, unknown>; answered: boolean };
 }
 
-export interface PushRun extends AsyncDisposable {
-  /** Where the run's files go: the state directory (for PostgreSQL, the working copy's temporary directory). */
-  readonly stateDir: string;
-  /** How messages and the summary name the ledger: the state directory, or the URL without its password. */
-  readonly label: string;
-  readonly ledger: Ledger;
-  /** A PostgreSQL ledger shared with other runners: the engine leases accounts from it. */
-  readonly shared: RunLedger['shared'];
+/** The run: the ledger's side (RunLedger's members), the client, the sinks; disposed as one. */
+export interface PushRun
+  extends AsyncDisposable, Readonly<Pick<RunLedger, 'stateDir' | 'label' | 'ledger' | 'shared' | 'lockLost'>> {
   readonly client: ServiceClient;
   readonly service: ServiceConfig;
   readonly progress: ProgressReporter;
@@ -44,8 +39,6 @@ export interface PushRun extends AsyncDisposable {
   readonly log: NdjsonLogSink | undefined;
   /** Aborted by a stop signal or a lost lock: the engine and the client stop. */
   readonly signal: AbortSignal;
-  /** Why the lock was lost, once it was (another run may have started). */
-  lockLost(): string | undefined;
   ending: RunEnding;
 }
 
@@ -132,9 +125,9 @@ async function openResources(config: PushConfig, loaded: Loaded, closers: Closer
   if (log) closers.add(({ exitCode }) => endLog(log, { outcome: 'failed', exitCode }));
   const sinks = [progress, sizeOnceStaging(config.exportFiles.files, progress.tally, sizing.signal), statusWords];
   const run: PushRun = {
-    ...{ stateDir, label, ledger, shared: runLedger.shared, client: service.client, service: service.config },
+    ...{ stateDir, label, ledger, shared: runLedger.shared, lockLost: runLedger.lockLost },
+    ...{ client: service.client, service: service.config },
     ...{ progress, sink: teeSink(...sinks, ...(log ? [log] : [])), log, signal },
-    lockLost: () => lockLostReason(runLedger.lockLost),
     ending: { exitCode: ExitCode.fatal },
     [Symbol.asyncDispose]: async () => {
       const failure = await closers.close(run.ending, (error) => {
@@ -144,10 +137,4 @@ async function openResources(config: PushConfig, loaded: Loaded, closers: Closer
     },
   };
   return run;
-}
-
-/** Why the lock was lost, once it was (another run may have started). */
-function lockLostReason(lost: AbortSignal): string | undefined {
-  if (!lost.aborted) return undefined;
-  return lost.reason instanceof Error ? lost.reason.message : 'unknown reason';
 }

@@ -1,8 +1,7 @@
-import { leaseFeed, runPush, settleShared, type PushResult } from '../../engine/index.js';
+import { leaseFeed, readingEvents, runPush, settleShared, type PushResult } from '../../engine/index.js';
 import { ExitCode, FatalError, InterruptedError, MigrateError, UsageError, visibleText } from '../../errors.js';
 import { openExportInOrder, type ExportInOrder } from '../../intake/export-in-order.js';
 import type { ExportReader } from '../../intake/index.js';
-import type { FileOutOfOrder } from '../../intake/order-proof.js';
 import { isLedgerDamage, storageError, type LedgerCounts } from '../../ledger/index.js';
 import { ExportCode } from '../../mapping/issue-codes.js';
 import { linkLines, notReadLines, spellingLines, type LinkedFile } from '../../report/export-entries.js';
@@ -69,7 +68,6 @@ function runEngine(config: PushConfig, run: PushRun, reader: ExportInOrder): Pro
 
 /** The export, every file proven in order or sorted first; refused before anything is sent if it cannot go. */
 async function openExportForRun(config: PushConfig, run: PushRun): Promise<ExportInOrder & AsyncDisposable> {
-  const emit = run.sink.emit.bind(run.sink);
   const { signal } = run;
   // Payloads are checked for the dialect they will be sent in, as the client checks them before sending.
   const reader = await openExportInOrder(
@@ -80,11 +78,7 @@ async function openExportForRun(config: PushConfig, run: PushRun): Promise<Expor
       signal,
       found: config.exportFiles,
       allowNoAccounts: config.allowNoAccounts,
-      onProgress: onFirstOfEachFile((file) => emit({ type: 'reading', file })),
-      onProof: (proof) => {
-        emit({ type: 'order', ms: proof.ms, files: proof.files.length, outOfOrder: proof.outOfOrder.length });
-        if (proof.outOfOrder.length > 0) emit({ type: 'sorting', files: proof.outOfOrder.map(outOfOrderFile) });
-      },
+      ...readingEvents(run.sink),
     },
   ).catch((error: unknown) => {
     if (signal.aborted) throw new InterruptedError('before anything was sent');
@@ -114,8 +108,8 @@ function concludeRun(
   // The ledger could not be written: a damaged file is named before anything is read from it for the summary.
   const storage = result.fatal?.class === 'storage' ? result.fatal.cause : undefined;
   if (isLedgerDamage(storage)) throw storage;
-  const lockLost = run.lockLost();
-  if (lockLost !== undefined) throw new FatalError(lockLostText(run.label, lockLost), 'state_lock_lost');
+  const lost = run.lockLost;
+  if (lost.aborted) throw new FatalError(lockLostText(run.label, (lost.reason as Error).message), 'state_lock_lost');
   run.progress.stop();
   const summary = pushSummary(config, run, ended);
   const { reason, exitCode, counts, fatal } = result;
@@ -182,18 +176,4 @@ const tell = (line: string): void => void process.stderr.write(`migrate: ${visib
 /** Links read through and entries not read, told before anything is staged (docs/export-format.md "Files"). */
 export function tellEntries(entries: Pick<ExportFiles, 'notRead'> & { files: LinkedFile[] }): void {
   for (const line of [...linkLines(entries.files), ...notReadLines(entries.notRead)]) tell(line);
-}
-
-/** Calls `then` with each file's name at its first progress report: when it starts being read. */
-function onFirstOfEachFile(then: (file: string) => void): (progress: { file: string }) => void {
-  const seen = new Set<string>();
-  return ({ file }) => {
-    if (seen.has(file)) return;
-    seen.add(file);
-    then(file);
-  };
-}
-
-function outOfOrderFile(file: FileOutOfOrder): { file: string; line?: number; reason?: string } {
-  return file.order === 'unsorted' ? { file: file.file, line: file.line } : { file: file.file, reason: file.reason };
 }
