@@ -31,13 +31,12 @@ async function planOn(
   config: PushConfig,
   at: { service: ServiceConfig | undefined; signal: AbortSignal; stateDir: string; label: string | undefined },
 ): Promise<number> {
-  const { stateDir } = at;
   // The ledger's recorded dialect decides the run's (for a PostgreSQL ledger, its snapshot's).
-  const recorded = readRecorded(stateDir);
+  const recorded = readRecorded(at.stateDir);
   const dialect = config.service.dialectOn(recorded?.dialect);
   // The plan must not promise a run the state directory would refuse for another service than its own.
   checkRunService({
-    ...{ ledgerLabel: stateDir, recorded: recorded?.service, moving: config.ledger.moving },
+    ...{ ledgerLabel: at.stateDir, recorded: recorded?.service, moving: config.ledger.moving },
     current: serviceIdentity({
       ...{ sandbox: config.service.sandbox !== undefined, baseUrl: at.service?.baseUrl, dialect },
       importSupplier: config.mapping.importSupplier,
@@ -58,10 +57,10 @@ async function planOn(
     refuseExport(reader);
     await printPlan(
       {
-        ...{ stateDir, scratchDir: scratch, entries: reader.entries(), settings: config.engine },
+        ...{ stateDir: at.stateDir, scratchDir: scratch, entries: reader.entries(), settings: config.engine },
         ...{ selection: config.selection, signal: at.signal, retryInvalid: config.retryInvalid },
       },
-      { json: config.outputs.json, label: at.label ?? stateDir },
+      { json: config.outputs.json, label: at.label ?? at.stateDir },
     );
     return ExitCode.ok;
   } finally {

@@ -9,7 +9,7 @@ import { readPushInputs, resolvePushConfig } from './resolve.js';
 import { pushOnRun, tellEntries } from './run.js';
 
 // `migrate push <dir>` (README.md beside this file): read what the configuration needs, resolve it once, open the
-// run, push, print. Exit codes: docs/commands.md "Exit codes".
+// run, push, print. Exit codes: README "Exit codes".
 
 export function registerPushCommand(program: Command, setExitCode: (code: number) => void): void {
   const command = program

@@ -15,9 +15,8 @@ import { stampRunId } from '../../cli/stamped-output.js';
 import type { PushConfig } from './resolve.js';
 
 // A push run's resources as one disposable (`await using run = await openPushRun(...)`): the ledger and its lock, the
-// service's client, the run's record, the progress display, the metrics file and the NDJSON log. Disposal closes them
-// in the reverse order of opening (cli/closers.ts), the first failure winning unless the run already failed; a run
-// that ended by an exception is recorded as failed, not left `running`.
+// client, the run's record, the progress display, the metrics file, the log. Disposal closes them in the reverse order
+// of opening (cli/closers.ts), the first failure winning unless the run already failed; an exception is a failed run.
 
 /** How the run ended, set by the command before disposal. */
 export interface RunEnding {

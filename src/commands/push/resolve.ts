@@ -132,10 +132,7 @@ export function resolvePushConfig(inputs: PushInputs): PushConfig {
       stateDir,
       url,
       unreachableSeconds: flags.ledgerTimeout ?? DEFAULT_UNREACHABLE_SECONDS,
-      alone:
-        selection !== undefined ||
-        flags.retryInvalid !== undefined ||
-        (flags.maxErrors !== undefined && 'percent' in flags.maxErrors),
+      alone: selection !== undefined || flags.retryInvalid !== undefined || 'percent' in (flags.maxErrors ?? {}),
       states: statesWithWork(engine.retryErrored),
       moving,
     }),

@@ -25,11 +25,8 @@ export async function pushOnRun(config: PushConfig, run: PushRun, startedAt: num
   run.progress.tally.ledgerAccounts = Object.values(before.accounts).reduce<number>((sum, n) => sum + (n ?? 0), 0);
   try {
     await using reader = await openExportForRun(config, run);
-    const result = await settleShared(
-      run.shared,
-      await runEngine(config, run, reader),
-      config.engine.steps !== undefined,
-    );
+    const filtered = config.engine.steps !== undefined;
+    const result = await settleShared(run.shared, await runEngine(config, run, reader), filtered);
     run.ending.exitCode = concludeRun(config, run, { reader, result, startedAt, before });
     return run.ending.exitCode;
   } catch (error) {
