@@ -9,7 +9,7 @@ import { registerContractOption, registerMappingOptions, type MappingFlags } fro
 import { parseCodes, parseMaxErrors, parseSteps, positiveInt, type MaxErrors } from '../../cli/option-parsers.js';
 
 // push's options in one table, in the order --help lists them (after --supplier and --config, before --contract and
-// the service's options, which validate shares): how the run goes, what it takes on, what it says. Commander's
+// the service's options, which validate shares), each with its --help heading. Commander's
 // registration, --help and the shell completion (cli/completion.ts reads the registered options) come from it.
 
 /** The options of `migrate push <dir>` as commander parses them (read only by resolve.ts). */
@@ -46,7 +46,8 @@ export interface PushFlags extends ServiceFlags, MappingFlags {
 
 interface Flag {
   flags: string;
-  group: 'run' | 'selection' | 'output';
+  /** The heading --help lists it under (the headings of cli/help.ts). */
+  group: 'Service' | 'Selection' | 'Output' | 'Tuning';
   help: string;
   parse?: (value: string) => unknown;
   default?: unknown;
@@ -54,77 +55,74 @@ interface Flag {
 
 // prettier-ignore
 export const PUSH_FLAGS: readonly Flag[] = [
-  // How the run goes: where its ledger is, what it sends and how fast, how long it waits.
-  { group: 'run', flags: '--state <dir>', default: RUN_DEFAULTS.stateDir,
+  { group: 'Selection', flags: '--state <dir>', default: RUN_DEFAULTS.stateDir,
     help: 'state directory holding the results ledger (one per migration cohort)' },
-  { group: 'run', flags: '--ledger <url>',
+  { group: 'Selection', flags: '--ledger <url>',
     help: 'the results ledger in PostgreSQL (postgresql://...; else MIGRATE_LEDGER_URL) instead of --state' },
-  { group: 'run', flags: '--ledger-timeout <seconds>', parse: positiveInt('--ledger-timeout', 86_400),
+  { group: 'Tuning', flags: '--ledger-timeout <seconds>', parse: positiveInt('--ledger-timeout', 86_400),
     help: 'stop (exit 3) when the PostgreSQL ledger stays unreachable this long ' +
       `(default ${DEFAULT_UNREACHABLE_SECONDS})` },
-  { group: 'run', flags: '--concurrency <n>', parse: positiveInt('--concurrency', 1024),
+  { group: 'Tuning', flags: '--concurrency <n>', parse: positiveInt('--concurrency', 1024),
     default: RUN_DEFAULTS.concurrency, help: 'requests in flight at most' },
-  { group: 'run', flags: '--batch-bytes <n>', parse: positiveInt('--batch-bytes', 256 * 1024 * 1024),
+  { group: 'Tuning', flags: '--batch-bytes <n>', parse: positiveInt('--batch-bytes', 256 * 1024 * 1024),
     default: RUN_DEFAULTS.batchBytes,
     help: 'most bytes of records in one post-import request (a 413 still splits it)' },
-  { group: 'run', flags: '--rate <n>', parse: positiveInt('--rate', 100_000),
+  { group: 'Tuning', flags: '--rate <n>', parse: positiveInt('--rate', 100_000),
     help: 'requests per second at most (default: no cap)' },
-  { group: 'run', flags: '--retry-errored',
+  { group: 'Selection', flags: '--retry-errored',
     help: 'create again accounts the platform ERRORED, even if their data did not change' },
-  { group: 'run', flags: '--no-wait',
+  { group: 'Tuning', flags: '--no-wait',
     help: 'schedule accounts only; a later run polls them and pushes their records' },
-  { group: 'run', flags: '--wait-timeout <seconds>', parse: positiveInt('--wait-timeout', 7 * 86_400),
+  { group: 'Tuning', flags: '--wait-timeout <seconds>', parse: positiveInt('--wait-timeout', 7 * 86_400),
     default: RUN_DEFAULTS.waitTimeoutSeconds, help: 'stop waiting when no account has progressed for this long' },
-  { group: 'run', flags: '--lost-create-checks <n>', parse: positiveInt('--lost-create-checks', 1000),
+  { group: 'Tuning', flags: '--lost-create-checks <n>', parse: positiveInt('--lost-create-checks', 1000),
     default: RUN_DEFAULTS.lostCreateChecks,
     help: 'status checks finding no import process after a create answered 201 before it is sent again' },
-  { group: 'run', flags: '--first-answer-timeout <seconds>', parse: positiveInt('--first-answer-timeout', 86_400),
+  { group: 'Tuning', flags: '--first-answer-timeout <seconds>', parse: positiveInt('--first-answer-timeout', 86_400),
     default: RUN_DEFAULTS.firstAnswerSeconds,
     help: 'stop the run when a request has no whole answer within this long before the service has answered any' },
-  { group: 'run', flags: '--no-check-previously-added',
+  { group: 'Tuning', flags: '--no-check-previously-added',
     help: 'transactions: do not ask the service to skip transactions added before (then a transaction whose ' +
       'outcome is unknown is never resent)' },
-  { group: 'run', flags: '--no-force-add-to-current-statement',
+  { group: 'Tuning', flags: '--no-force-add-to-current-statement',
     help: 'transactions: fail those outside the open statement period instead of moving them into it' },
-  { group: 'run', flags: '--sandbox',
+  { group: 'Service', flags: '--sandbox',
     help: 'start the built-in sandbox (a local simulator of the service) and push there' },
-  // What the run takes on: a plan only, a canary, some accounts or steps, an error budget, a moved ledger.
-  { group: 'selection', flags: '--dry-run',
+  { group: 'Tuning', flags: '--dry-run',
     help: 'stage and validate, then print the plan (requests per step, why each account is or is not in it); ' +
       'sends nothing, changes no ledger' },
-  { group: 'selection', flags: '--limit <n>', parse: positiveInt('--limit', 100_000_000),
+  { group: 'Selection', flags: '--limit <n>', parse: positiveInt('--limit', 100_000_000),
     help: "canary: only the first N accounts still to do (in the ledger's order)" },
-  { group: 'selection', flags: '--accounts <list>',
+  { group: 'Selection', flags: '--accounts <list>',
     help: 'only these external account numbers: A,B,C or @file (one per line)' },
-  { group: 'selection', flags: ALLOW_NO_ACCOUNTS,
+  { group: 'Selection', flags: ALLOW_NO_ACCOUNTS,
     help: 'the accounts file may hold no account: the export only adds post-import records to accounts imported ' +
       'earlier' },
-  { group: 'selection', flags: '--only <steps>', parse: parseSteps,
+  { group: 'Selection', flags: '--only <steps>', parse: parseSteps,
     help: 'only these steps: comma-separated create,notes,transactions,statements,payment_instructions' },
-  { group: 'selection', flags: '--max-errors <n>', parse: parseMaxErrors,
+  { group: 'Tuning', flags: '--max-errors <n>', parse: parseMaxErrors,
     help: "stop taking new work once more than N (or N% of the run's accounts and records) failed in this run; " +
       'exit 1' },
-  { group: 'selection', flags: '--retry-invalid <codes>', parse: parseCodes,
+  { group: 'Selection', flags: '--retry-invalid <codes>', parse: parseCodes,
     help: 'send again accounts the service refused with these error codes (comma-separated), e.g. ' +
       'invalid_import_supplier once the supplier is set up' },
-  { group: 'selection', flags: MOVE_FLAG,
+  { group: 'Service', flags: MOVE_FLAG,
     help: 'the state directory was used with another service URL, dialect or supplier code (a DNS change): record ' +
       "this run's service as its service from now on" },
-  // What the run says: the summary's form, the log, the progress display, the metrics file.
-  { group: 'output', flags: '--json',
+  { group: 'Output', flags: '--json',
     help: 'print one JSON summary document on stdout (with --dry-run: the plan, every account)' },
-  { group: 'output', flags: '--log-file <path>',
+  { group: 'Output', flags: '--log-file <path>',
     help: 'append one JSON line per event (run id, account, step, outcome, code; no secret, no personal data) to ' +
       'this file (0600)' },
-  { group: 'output', flags: '--quiet',
+  { group: 'Output', flags: '--quiet',
     help: 'no progress display: the summary only (warnings and errors still go to stderr)' },
-  { group: 'output', flags: '--progress-interval <seconds>', parse: positiveInt('--progress-interval', 86_400),
+  { group: 'Output', flags: '--progress-interval <seconds>', parse: positiveInt('--progress-interval', 86_400),
     help: 'seconds between progress lines when stderr is not a terminal ' +
       `(default ${RUN_DEFAULTS.progressIntervalSeconds})` },
-  { group: 'output', flags: '--metrics-file <file>',
+  { group: 'Output', flags: '--metrics-file <file>',
     help: "write Prometheus metrics (ledger counts, requests, 429s, retries, the runs' end and exit code) to this " +
       "file, for node_exporter's textfile collector (name it *.prom)" },
-  { group: 'output', flags: '--metrics-interval <seconds>', parse: positiveInt('--metrics-interval', 86_400),
+  { group: 'Output', flags: '--metrics-interval <seconds>', parse: positiveInt('--metrics-interval', 86_400),
     default: RUN_DEFAULTS.metricsIntervalSeconds,
     help: 'seconds between writes of --metrics-file (it is also written at the start and at the end)' },
 ];
@@ -136,6 +134,7 @@ export function registerPushFlags(command: Command): Command {
     const option = new Option(flag.flags, flag.help);
     if (flag.parse) option.argParser(flag.parse);
     if (flag.default !== undefined) option.default(flag.default);
+    option.helpGroup(`${flag.group}:`);
     command.addOption(option);
   }
   return registerServiceOptions(registerContractOption(command));
