@@ -1,11 +1,10 @@
 import type { Command } from 'commander';
 import { monotonicNow } from '../../clock.js';
 import { loadServiceWarned } from '../../cli/open-service.js';
-import { stampLines, stampsWanted } from '../../cli/stamped-output.js';
 import { dryRunPush } from './dry-run.js';
 import { registerPushFlags, type PushFlags } from './flags.js';
 import { openPushRun } from './open-run.js';
-import { readPushInputs, resolvePushConfig } from './resolve.js';
+import { readPushInputs, resolvePushConfig, stampOutput } from './resolve.js';
 import { pushOnRun, tellEntries } from './run.js';
 
 // `migrate push <dir>` (README.md beside this file): read what the configuration needs, resolve it once, open the
@@ -20,10 +19,7 @@ export function registerPushCommand(program: Command, setExitCode: (code: number
     )
     .argument('<dir>', 'the export directory');
   registerPushFlags(command).action(async (dir: string, options: Omit<PushFlags, 'dir'>) => {
-    if (stampsWanted(process.env)) {
-      stampLines(process.stderr);
-      if (options.json !== true) stampLines(process.stdout);
-    }
+    stampOutput({ ...options, dir }, process.env);
     setExitCode(await pushCommand({ ...options, dir }));
   });
 }

@@ -15,15 +15,14 @@ import type { Dialect } from '../../schema/index.js';
 import { readAccountList } from '../../sources/account-list.js';
 import { findExportFiles, type ExportFiles } from '../../sources/index.js';
 import { loadCommandConfig, warnAboutContract } from '../../cli/mapping-options.js';
+import { stampLines, stampsWanted } from '../../cli/stamped-output.js';
 import { stopPointsOf, type StopPoint } from '../../cli/stop-points.js';
 import type { MaxErrors } from '../../cli/option-parsers.js';
 import type { PushFlags } from './flags.js';
 
-// Everything `migrate push` decides before it writes anything (README "Exit codes": a usage or configuration mistake
-// is exit 2 and leaves nothing behind): what it must read is read first (readPushInputs: the mapping file, the state
-// directory's recorded dialect, the --accounts file, the export's files), then one pure function turns flags,
-// environment and what was read into the run's whole configuration (resolvePushConfig). The only file that reads
-// push's raw options.
+// Everything `migrate push` decides before it writes anything (a mistake is exit 2 and leaves nothing behind): what it
+// must read is read first (readPushInputs), then one pure function turns flags, environment and what was read into
+// the run's whole configuration (resolvePushConfig). The only file that reads push's raw options.
 
 /** What a ledger recorded of the dialect it was pushed in (undefined: none yet). */
 export type RecordedDialect = { dialect: string; ledgerLabel: string } | undefined;
@@ -87,6 +86,13 @@ export interface PushConfig {
   readonly recordedOptions: Readonly<Record<string, unknown>>;
   /** The start-up test hook (cli/stop-points.ts; a no-op unless MIGRATE_TEST_STOP_AT is set). */
   readonly stopAt: (point: StopPoint) => void;
+}
+
+/** Before anything is said: stderr's lines (and stdout's, but a --json document) stamped, when wanted. */
+export function stampOutput(flags: PushFlags, env: NodeJS.ProcessEnv): void {
+  if (!stampsWanted(env)) return;
+  stampLines(process.stderr);
+  if (flags.json !== true) stampLines(process.stdout);
 }
 
 /** Reads what the configuration depends on, and refuses (exit 2) what is wrong before anything is written. */
@@ -188,12 +194,11 @@ function serviceFlags(flags: PushFlags): Readonly<ServiceFlags> {
   return Object.freeze({ baseUrl, apiKeyFile, tokenFile, tokenField, headerForm, dialect });
 }
 
-/** The default suppliers stay: records may carry their own import_supplier (the configured one fills only gaps). */
+/** Processing fast; the default suppliers stay (records may name their own), the configured one Ongoing. */
 function sandboxOptions(supplier: string | undefined): Partial<SandboxOptions> {
-  return {
-    processingMs: 50,
-    ...(supplier === undefined ? {} : { suppliers: { ...DEFAULT_SUPPLIERS, [supplier]: 'Ongoing' as const } }),
-  };
+  const suppliers =
+    supplier === undefined ? {} : { suppliers: { ...DEFAULT_SUPPLIERS, [supplier]: 'Ongoing' as const } };
+  return { processingMs: 50, ...suppliers };
 }
 
 function recordedOptions(flags: PushFlags, exportRealPath: string): Readonly<Record<string, unknown>> {
