@@ -17,7 +17,15 @@ import { stageExport, type ExportSource } from './stage.js';
 import { StagingGate } from './staging-gate.js';
 
 export type { EngineSettings } from './context.js';
-export { nullSink, readingEvents, teeSink, type EngineEvent, type EventSink, type StageSummary, type StopReason } from './events.js';
+export {
+  nullSink,
+  readingEvents,
+  teeSink,
+  type EngineEvent,
+  type EventSink,
+  type StageSummary,
+  type StopReason,
+} from './events.js';
 export { configurationIssue, type Failure } from './failure.js';
 export { sourceOf, type ExportSource } from './stage.js';
 export {

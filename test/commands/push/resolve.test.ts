@@ -12,7 +12,16 @@ import { MigrateError } from '../../../src/errors.js';
 // state directory's recorded dialect, the --accounts file) -> the run's configuration, or the UsageError that refuses
 // it. Pure: nothing here touches a file but the mapping files loaded once below.
 
-const CONTRACT = path.join(import.meta.dirname, '..', '..', '..', 'fixtures', 'contracts', 'flat-address', 'openapi.yaml');
+const CONTRACT = path.join(
+  import.meta.dirname,
+  '..',
+  '..',
+  '..',
+  'fixtures',
+  'contracts',
+  'flat-address',
+  'openapi.yaml',
+);
 
 let dir: string;
 let plain: MigrateConfig;
@@ -89,7 +98,11 @@ const ROWS: Row[] = [
     expected: { service: { dialect: 'kraken' }, ledger: { moving: true } },
   },
   { name: 'MIGRATE_DIALECT not a dialect', env: { MIGRATE_DIALECT: 'v3' }, expected: { refused: 'invalid_dialect' } },
-  { name: 'a contract in the spec dialect', mapping: 'contract', expected: { refused: 'contract_needs_kraken_dialect' } },
+  {
+    name: 'a contract in the spec dialect',
+    mapping: 'contract',
+    expected: { refused: 'contract_needs_kraken_dialect' },
+  },
   {
     name: 'a contract in the kraken dialect',
     mapping: 'contract',
