@@ -8,9 +8,8 @@ import { DEFAULT_UNREACHABLE_SECONDS } from '../../ledger/postgres/index.js';
 import { registerContractOption, registerMappingOptions, type MappingFlags } from '../../cli/mapping-options.js';
 import { parseCodes, parseMaxErrors, parseSteps, positiveInt, type MaxErrors } from '../../cli/option-parsers.js';
 
-// push's options in one table, in the order --help lists them (after --supplier and --config, before --contract and
-// the service's options, which validate shares), each with its --help heading. Commander's
-// registration, --help and the shell completion (cli/completion.ts reads the registered options) come from it.
+// push's options in one table, in --help's order (between the mapping file's options and the contract's and service's,
+// which validate shares), each with its --help heading: commander's registration, --help and the completion follow.
 
 /** The options of `migrate push <dir>` as commander parses them (read only by resolve.ts). */
 export interface PushFlags extends ServiceFlags, MappingFlags {

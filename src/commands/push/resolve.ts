@@ -111,7 +111,8 @@ export async function readPushInputs(flags: PushFlags, env: NodeJS.ProcessEnv, c
   await refuseNoAccounts(exportFiles.files, mappingFile, flags.allowNoAccounts === true);
   if (!flags.dryRun && flags.logFile !== undefined) checkLogFile(flags.logFile, flags.dir);
   if (!flags.dryRun && flags.metricsFile !== undefined) checkMetricsFile(flags.metricsFile, flags.dir);
-  return { flags, env, mappingFile, accounts, exportFiles, exportRealPath: realpathSync(flags.dir), recorded };
+  const exportRealPath = flags.dryRun ? resolve(flags.dir) : realpathSync(flags.dir); // a dry run records no run
+  return { flags, env, mappingFile, accounts, exportFiles, exportRealPath, recorded };
 }
 
 /** The run's whole configuration: pure, frozen; a dialect the state directory does not keep is a UsageError. */
