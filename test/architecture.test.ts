@@ -3,8 +3,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 // The house's one-way imports (docs/architecture.md): folders in this order, each importing only
-// folders below it (the folders of one floor may import each other), and no import cycle between files. `src/errors.ts` and `src/defaults.ts` are the shared leaves
-// every folder may use. Read from the source text, so it holds for every file, including those no test imports.
+// folders below it (the folders of one floor may import each other: the program's shell in `cli/` registers the
+// commands of `commands/`, which use its shared helpers), and no import cycle between files. `src/errors.ts` and
+// `src/defaults.ts` are the shared leaves every folder may use. Read from the source text, so it holds for every file, including those no test imports.
 
 const FOLDER_ORDER: Array<string | string[]> = [
   ['cli', 'commands'],

@@ -4,7 +4,8 @@ import { exitCodesHelp } from './help-topics.js';
 // What every command's --help teaches: a one-line purpose first, options grouped by what they
 // are for (commander's Option.helpGroup), and real examples last. Kept in one table, applied
 // after the commands are registered, so that a command file adding an option only has to name
-// its group here (an option named nowhere stays under "Options:").
+// its group here (an option named nowhere stays under "Options:"). push's own options carry their group in its flags
+// table (src/commands/push/flags.ts).
 
 type Group = 'Service' | 'Selection' | 'Output' | 'Tuning';
 
@@ -18,49 +19,11 @@ const GROUPS: Record<Group, readonly string[]> = {
     '--dialect',
     '--contract',
     '--sandbox',
-    '--move-ledger-to-service',
     '--run-config',
   ],
-  Selection: [
-    '--supplier',
-    '--accounts',
-    '--limit',
-    '--only',
-    '--retry-errored',
-    '--retry-invalid',
-    '--state',
-    '--ledger',
-    '--to',
-    '--config',
-    '--allow-no-accounts',
-  ],
-  Output: [
-    '--json',
-    '--out',
-    '--html',
-    '--log-file',
-    '--quiet',
-    '--progress-interval',
-    '--metrics-file',
-    '--metrics-interval',
-    '--max-rows',
-    '--verbose',
-    '--no-request-log',
-  ],
-  Tuning: [
-    '--concurrency',
-    '--rate',
-    '--max-errors',
-    '--no-wait',
-    '--wait-timeout',
-    '--lost-create-checks',
-    '--batch-bytes',
-    '--first-answer-timeout',
-    '--ledger-timeout',
-    '--no-check-previously-added',
-    '--no-force-add-to-current-statement',
-    '--dry-run',
-  ],
+  Selection: ['--supplier', '--state', '--ledger', '--to', '--config', '--allow-no-accounts'],
+  Output: ['--json', '--out', '--html', '--max-rows', '--verbose', '--no-request-log'],
+  Tuning: ['--concurrency', '--rate'],
 };
 
 interface Teaching {

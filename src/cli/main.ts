@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { ExitCode, MigrateError, UsageError, visibleText } from '../errors.js';
 import { registerValidateCommand } from '../commands/validate/index.js';
-import { registerPushCommand } from './push.js';
+import { registerPushCommand } from '../commands/push/index.js';
 import { registerSandboxCommand } from './sandbox.js';
 import { registerReportCommand } from './report.js';
 import { registerStatusCommand } from '../commands/status/index.js';

@@ -3,12 +3,14 @@ import {
   chooseDialect,
   loadServiceConfig,
   serviceClientOptions,
+  type LoadServiceConfigInput,
   type ServiceConfig,
   type ServiceFileSettings,
   type ServiceFlags,
 } from '../config/service.js';
 import { startSandbox, type SandboxOptions } from '../sandbox/index.js';
 import { visibleText } from '../errors.js';
+import type { Dialect } from '../schema/index.js';
 
 // The wiring every command that talks to the service shares, written once: flags + environment
 // (+ the mapping file's dialect settings, + the state directory's recorded dialect) -> ServiceConfig
@@ -21,6 +23,8 @@ export interface OpenServiceInput {
   sandbox?: Partial<SandboxOptions> | undefined;
   file?: ServiceFileSettings | undefined;
   recorded?: { dialect: string; ledgerLabel: string } | undefined;
+  /** The dialect the command chose already: used as it is (else chosen from flags, file and recorded). */
+  dialect?: Dialect | undefined;
   /** The service's settings as the command loaded them already (warnings said): used as they are, not loaded again. */
   config?: ServiceConfig | undefined;
   /** Pace and other per-command client options (concurrency, rate, events). */
@@ -43,7 +47,7 @@ export async function openService(input: OpenServiceInput): Promise<OpenService>
   const sandbox = input.sandbox
     ? await startSandbox({
         ...input.sandbox,
-        dialect: chooseDialect({ ...input, env }),
+        dialect: input.dialect ?? chooseDialect({ ...input, env }),
         ...(input.file?.contract ? { contract: input.file.contract } : {}),
       })
     : undefined;
@@ -57,6 +61,7 @@ export async function openService(input: OpenServiceInput): Promise<OpenService>
             cwd,
             file: input.file,
             recorded: input.recorded,
+            dialect: input.dialect,
             withoutUrl: input.withoutUrl,
             sandbox: sandbox ? { url: sandbox.url, apiKey: sandbox.apiKey } : undefined,
           });
@@ -74,6 +79,13 @@ export async function openService(input: OpenServiceInput): Promise<OpenService>
     await sandbox?.close();
     throw error;
   }
+}
+
+/** The service's settings, loaded and checked without a request; their warnings said. */
+export async function loadServiceWarned(input: LoadServiceConfigInput): Promise<ServiceConfig> {
+  const config = await loadServiceConfig(input);
+  tellWarnings(config);
+  return config;
 }
 
 /** The service settings' warnings (a key file others can read), on stderr. */

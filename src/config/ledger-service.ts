@@ -91,3 +91,32 @@ export function refuseOtherService(input: {
     'ledger_service_mismatch',
   );
 }
+
+/** What --move-ledger-to-service will do, when the ledger records another service than this run's. */
+export function moveText(
+  ledgerLabel: string,
+  recorded: ServiceIdentity | undefined,
+  current: ServiceIdentity,
+): string | undefined {
+  if (recorded === undefined || serviceDifferences(recorded, current).length === 0) return undefined;
+  return (
+    `${MOVE_FLAG}: the ledger of ${ledgerLabel} moves from ${describeService(recorded)} to ` +
+    `${describeService(current)} once this run is answered`
+  );
+}
+
+/**
+ * This run's service against the one its ledger records: refused (exit 2) when they differ and the ledger is not
+ * moved (--move-ledger-to-service); else what the ledger records once the service has answered, if anything.
+ */
+export function checkRunService(input: {
+  ledgerLabel: string;
+  recorded: ServiceIdentity | undefined;
+  current: ServiceIdentity;
+  moving: boolean;
+}): { service: ServiceIdentity; moved?: { from: ServiceIdentity } } | undefined {
+  const { recorded, current } = input;
+  if (recorded !== undefined && !input.moving) refuseOtherService({ ...input, recorded, command: 'push' });
+  if (recorded === undefined) return { service: current };
+  return serviceDifferences(recorded, current).length > 0 ? { service: current, moved: { from: recorded } } : undefined;
+}

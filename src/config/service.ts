@@ -70,6 +70,8 @@ export interface LoadServiceConfigInput {
    * may ask for another (config/ledger-service.ts).
    */
   recorded?: { dialect: string; ledgerLabel: string; moving?: boolean | undefined } | undefined;
+  /** The dialect the command chose already (push's configuration): used as it is instead of being chosen here. */
+  dialect?: Dialect | undefined;
   /** What the command can do without a service URL, said when there is none (default: its --sandbox). */
   withoutUrl?: string | undefined;
 }
@@ -233,7 +235,7 @@ export async function loadServiceConfig(input: LoadServiceConfigInput): Promise<
   const { flags, env, sandbox } = input;
   const warnings: string[] = [];
   const wire = {
-    dialect: chooseDialect(input),
+    dialect: input.dialect ?? chooseDialect(input),
     taskParams: input.file?.taskParams,
     tenantFields: input.file?.tenantFields ?? NO_TENANT_FIELDS,
   };

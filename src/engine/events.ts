@@ -1,3 +1,4 @@
+import type { FileOutOfOrder, OrderProof } from '../intake/order-proof.js';
 import type { AccountState, ItemKind } from '../ledger/index.js';
 
 /** What staging did to the ledger (stage.ts), told in the `staged` event and in the run's result. */
@@ -97,3 +98,27 @@ export function teeSink(...sinks: EventSink[]): EventSink {
 }
 
 export const nullSink: EventSink = { emit: () => undefined };
+
+/**
+ * Reading the export, as events: each file once as it starts being read ('reading'), and the proof of its order
+ * ('order', then 'sorting' for the files sorted first). For the export's open (intake/export-in-order.ts).
+ */
+export function readingEvents(sink: EventSink): {
+  onProgress: (progress: { file: string }) => void;
+  onProof: (proof: OrderProof) => void;
+} {
+  const seen = new Set<string>();
+  const unsorted = (file: FileOutOfOrder): { file: string; line?: number; reason?: string } =>
+    file.order === 'unsorted' ? { file: file.file, line: file.line } : { file: file.file, reason: file.reason };
+  return {
+    onProgress: ({ file }) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      sink.emit({ type: 'reading', file });
+    },
+    onProof: (proof) => {
+      sink.emit({ type: 'order', ms: proof.ms, files: proof.files.length, outOfOrder: proof.outOfOrder.length });
+      if (proof.outOfOrder.length > 0) sink.emit({ type: 'sorting', files: proof.outOfOrder.map(unsorted) });
+    },
+  };
+}

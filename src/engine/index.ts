@@ -17,7 +17,15 @@ import { stageExport, type ExportSource } from './stage.js';
 import { StagingGate } from './staging-gate.js';
 
 export type { EngineSettings } from './context.js';
-export { nullSink, teeSink, type EngineEvent, type EventSink, type StageSummary, type StopReason } from './events.js';
+export {
+  nullSink,
+  readingEvents,
+  teeSink,
+  type EngineEvent,
+  type EventSink,
+  type StageSummary,
+  type StopReason,
+} from './events.js';
 export { configurationIssue, type Failure } from './failure.js';
 export { sourceOf, type ExportSource } from './stage.js';
 export {
@@ -33,7 +41,7 @@ export {
 import { monotonicNow } from '../clock.js';
 export type { PlannedAccount } from './plan-scan.js';
 export { planDryRun } from './dry-run.js';
-export { exitCodeOf } from './outcome.js';
+export { exitCodeOf, settleShared } from './outcome.js';
 export { STATE_FACTS, statesWhere, statesWithWork } from './account-states.js';
 export { leaseFeed } from './shared-feed.js';
 

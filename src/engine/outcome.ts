@@ -30,3 +30,18 @@ export function exitCodeOf(reason: StopReason, counts: LedgerCounts, filtered = 
   }
   return left + waiting + items > 0 ? ExitCode.someFailed : ExitCode.ok;
 }
+
+/**
+ * A runner sharing a PostgreSQL ledger (shared-feed.ts): its result counts the whole ledger, every runner's accounts,
+ * once its own writes have landed, as a state directory's does; a ledger not shared leaves the result as it is.
+ */
+export async function settleShared<R extends { reason: StopReason; counts: LedgerCounts; exitCode: number }>(
+  shared: { sync(): Promise<void>; counts(): Promise<LedgerCounts> } | undefined,
+  result: R,
+  filtered: boolean,
+): Promise<R> {
+  if (shared === undefined) return result;
+  await shared.sync();
+  const counts = await shared.counts();
+  return { ...result, counts, exitCode: exitCodeOf(result.reason, counts, filtered) };
+}

@@ -1,4 +1,4 @@
-import type { LedgerCounts } from '../ledger/index.js';
+import type { LedgerCounts, LedgerReader } from '../ledger/index.js';
 
 // What a push leaves undone, from the ledger's counts: each part names how many, what, and the
 // `migrate report` file that lists them, so a run that is not all done never ends with a plain
@@ -106,4 +106,11 @@ export function leftOverLine(parts: readonly LeftOver[]): string {
       return brackets.length === 0 ? part.text : `${part.text} (${brackets.join('; ')})`;
     })
     .join('; ');
+}
+
+/** Records waiting for accounts a person must act on first (invalid, ERRORED), as `status` counts them. */
+export function recordsBehind(read: Pick<LedgerReader, 'waitingItems'>): RecordsBehind {
+  const total = (counts: Partial<Record<string, number>>): number =>
+    Object.values(counts).reduce<number>((sum, n) => sum + (n ?? 0), 0);
+  return { invalid: total(read.waitingItems(['invalid'])), errored: total(read.waitingItems(['errored'])) };
 }

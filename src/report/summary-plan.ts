@@ -1,5 +1,6 @@
 import type { PlannedAccount, PlanReason, PlanTotals, RequestKind, StageSummary } from '../engine/index.js';
-import { PLAN_REASONS, REQUEST_KINDS } from '../engine/index.js';
+import { planDryRun, PLAN_REASONS, REQUEST_KINDS } from '../engine/index.js';
+import type { DryRunInput } from '../engine/dry-run.js';
 import { snakeCaseKeys } from './json-keys.js';
 
 // The plan printed by `push --dry-run`: requests per step, and why each account is or
@@ -122,4 +123,22 @@ export class PlanJsonWriter {
     this.#write(this.#chunk.join(''));
     this.#chunk = [];
   }
+}
+
+/** Plans the run (engine/dry-run.ts) and prints the plan: every account streamed with --json, else the text. */
+export async function printPlan(
+  input: Omit<DryRunInput, 'sink' | 'onAccount'>,
+  how: { json: boolean; label: string },
+): Promise<void> {
+  const samples = new PlanSamples();
+  const json = how.json ? new PlanJsonWriter((text) => process.stdout.write(text)) : undefined;
+  const result = await planDryRun({
+    ...input,
+    sink: { emit: () => undefined },
+    onAccount: (row) => (json ? json.row(row) : samples.add(row)),
+  });
+  const { staged, scan } = result;
+  const report = { stateDir: how.label, staged, totals: scan.totals, unknownAccounts: scan.unknownAccounts };
+  if (json) json.end(report);
+  else process.stdout.write(renderPlan(report, samples));
 }

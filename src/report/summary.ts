@@ -8,6 +8,7 @@ import { leftOverLine, leftOverOf, type LeftOver, type RecordsBehind } from './l
 import { duplicateNotesLine } from './validation-report.js';
 import { monotonicNow } from '../clock.js';
 import { snakeCaseKeys } from './json-keys.js';
+import { visibleJson, visibleStrings } from '../errors.js';
 
 /** What the final summary of a push shows; also the `--json` document (one object on stdout, keys in snake_case). */
 export interface PushSummary {
@@ -310,4 +311,12 @@ export function buildPushSummary(input: {
     ...(input.notRead && input.notRead.length > 0 ? { notRead: input.notRead } : {}),
     ...(input.neverRead ? { neverRead: input.neverRead } : {}),
   };
+}
+
+/** The summary on stdout: one JSON document (--json), one line when the run changed nothing, else the table. */
+export function printPushSummary(summary: PushSummary, how: { json: boolean; unchanged: boolean }): void {
+  const color = colorWanted(process.stdout, process.env);
+  if (how.json) process.stdout.write(`${visibleJson(pushSummaryJson(summary))}\n`);
+  else if (how.unchanged && !hasNotices(summary)) process.stdout.write(renderUnchanged(visibleStrings(summary), color));
+  else process.stdout.write(renderSummary(visibleStrings(summary), color));
 }

@@ -1,0 +1,59 @@
+import type { Command } from 'commander';
+import { monotonicNow } from '../../clock.js';
+import { loadServiceWarned } from '../../cli/open-service.js';
+import { dryRunPush } from './dry-run.js';
+import { registerPushFlags, type PushFlags } from './flags.js';
+import { openPushRun } from './open-run.js';
+import { readPushInputs, resolvePushConfig, stampOutput } from './resolve.js';
+import { pushOnRun, tellEntries } from './run.js';
+
+// `migrate push <dir>` (README.md beside this file): read what the configuration needs, resolve it once, open the
+// run, push, print. Exit codes: README "Exit codes".
+
+export function registerPushCommand(program: Command, setExitCode: (code: number) => void): void {
+  const command = program
+    .command('push')
+    .description(
+      'Push an export into the import service exactly once: create accounts, wait for processing, add notes, ' +
+        'transactions, statements and payment instructions. Resumable; results in the ledger (--state).',
+    )
+    .argument('<dir>', 'the export directory');
+  registerPushFlags(command).action(async (dir: string, options: Omit<PushFlags, 'dir'>) => {
+    stampOutput({ ...options, dir }, process.env);
+    setExitCode(await pushCommand({ ...options, dir }));
+  });
+}
+
+/** The signals that stop a push as Ctrl-C does: in-flight requests finish, the summary is printed, exit 130. */
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/** `migrate push <dir>`: returns the exit code. */
+export async function pushCommand(flags: PushFlags): Promise<number> {
+  // Installed first: a signal during start-up or staging also stops the run cleanly (exit 130). SIGHUP (the ssh
+  // session or terminal closed) is a stop as SIGTERM is, not an end without a summary.
+  const controller = new AbortController();
+  const onSignal = (): void => controller.abort();
+  for (const name of STOP_SIGNALS) process.once(name, onSignal);
+  try {
+    return await pushWithSignal(flags, controller.signal);
+  } finally {
+    for (const name of STOP_SIGNALS) process.off(name, onSignal);
+  }
+}
+
+async function pushWithSignal(flags: PushFlags, signal: AbortSignal): Promise<number> {
+  const startedAt = monotonicNow();
+  const config = resolvePushConfig(await readPushInputs(flags, process.env, process.cwd()));
+  // The service's settings, checked without a request (undefined with --sandbox: the sandbox's, once it runs).
+  const service =
+    config.service.sandbox === undefined
+      ? await loadServiceWarned({
+          ...{ flags: config.service.flags, dialect: config.service.dialect, file: config.mapping },
+          ...{ env: process.env, cwd: process.cwd() },
+        })
+      : undefined;
+  if (config.dryRun) return dryRunPush(config, service, signal);
+  tellEntries(config.exportFiles);
+  await using run = await openPushRun(config, { service, signal });
+  return await pushOnRun(config, run, startedAt);
+}

@@ -1,0 +1,139 @@
+import type { ServiceClient } from '../../api/index.js';
+import { checkRunService, moveText, serviceIdentity } from '../../config/ledger-service.js';
+import type { ServiceConfig } from '../../config/service.js';
+import { teeSink, type EventSink } from '../../engine/index.js';
+import { ExitCode, MigrateError, visibleText } from '../../errors.js';
+import { storageError } from '../../ledger/index.js';
+import { openRunLedger, recordFailedRun, type RunLedger } from '../../ledger/run-ledger.js';
+import type { NdjsonLogSink } from '../../report/ndjson-log.js';
+import type { ProgressReporter } from '../../report/progress.js';
+import { releasedText } from '../../report/push-messages.js';
+import { endLog, openDisplay, openLog, runRate, sizeOnceStaging, statusWords } from '../../report/push-sinks.js';
+import { Closers } from '../../cli/closers.js';
+import { openService } from '../../cli/open-service.js';
+import { stampRunId } from '../../cli/stamped-output.js';
+import type { PushConfig } from './resolve.js';
+
+// A push run's resources as one disposable (`await using run = await openPushRun(...)`): the ledger and its lock, the
+// client, the run's record, the progress display, the metrics file, the log. Disposal closes them in the reverse order
+// of opening (cli/closers.ts), the first failure winning unless the run already failed; an exception is a failed run.
+
+/** How the run ended, set by the command before disposal. */
+export interface RunEnding {
+  exitCode: number;
+  /** The exception that ended it, if one did. */
+  error?: unknown;
+  /** The engine's outcome, recorded with the run (the service too, once it has answered). */
+  outcome?: { reason: string; exitCode: number; counts: Record<string, unknown>; answered: boolean };
+}
+
+/** The run: the ledger's side (RunLedger's members), the client, the sinks; disposed as one. */
+export interface PushRun
+  extends AsyncDisposable, Readonly<Pick<RunLedger, 'stateDir' | 'label' | 'ledger' | 'shared' | 'lockLost'>> {
+  readonly client: ServiceClient;
+  readonly service: ServiceConfig;
+  readonly progress: ProgressReporter;
+  /** Every engine event goes here: progress, the log, the export's sizing, warnings. */
+  readonly sink: EventSink;
+  readonly log: NdjsonLogSink | undefined;
+  /** Aborted by a stop signal or a lost lock: the engine and the client stop. */
+  readonly signal: AbortSignal;
+  ending: RunEnding;
+}
+
+const tell = (line: string): void => void process.stderr.write(`migrate: ${visibleText(line)}\n`);
+
+type Loaded = { service: ServiceConfig | undefined; signal: AbortSignal };
+
+/** Opens the run (the service settings loaded already, undefined with --sandbox); what opened is closed on failure. */
+export async function openPushRun(config: PushConfig, loaded: Loaded): Promise<PushRun> {
+  const closers = new Closers<RunEnding>();
+  try {
+    return await openResources(config, loaded, closers);
+  } catch (error) {
+    const explained = explain(error, config.ledger.stateDir);
+    const exitCode = explained instanceof MigrateError ? explained.exitCode : ExitCode.fatal;
+    await closers.close({ exitCode, error: explained }, () => undefined);
+    throw explained;
+  }
+}
+
+/** A failure of the ledger's storage as the tool's error naming the state directory; any other error as it is. */
+const explain = (error: unknown, stateDir: string): unknown => storageError(error, stateDir) ?? error;
+
+async function openResources(config: PushConfig, loaded: Loaded, closers: Closers<RunEnding>): Promise<PushRun> {
+  const { stopAt, ledger: where } = config;
+  const runLedger = await openRunLedger({ ...where, stopAt, signal: loaded.signal }, (text) =>
+    tell(`warning: ${text}`),
+  );
+  closers.add(() => runLedger.close());
+  const { ledger, stateDir, label } = runLedger;
+  // Read under the lock: the dialect the configuration chose must be the ledger's (a PostgreSQL ledger's is known
+  // only now), and so must the service.
+  const recordedDialect = ledger.read.dialect();
+  const dialect = config.service.dialectOn(
+    recordedDialect === undefined ? undefined : { dialect: recordedDialect, ledgerLabel: label },
+  );
+  const current = serviceIdentity({
+    ...{ sandbox: config.service.sandbox !== undefined, baseUrl: loaded.service?.baseUrl, dialect },
+    importSupplier: config.mapping.importSupplier,
+  });
+  const recorded = ledger.read.service();
+  const toRecord = checkRunService({ ledgerLabel: label, recorded, current, moving: where.moving });
+  // A consistent copy as the run starts (docs/ledger-recovery.md); reading every page also finds a damaged file now.
+  runLedger.snapshot((ledger.read.runs(1)[0]?.id ?? 0) + 1);
+  stopAt('snapshot-taken');
+  const { progress, monitoring } = openDisplay({ ...config.outputs, wait: config.engine.wait, ...runLedger });
+  closers.add(() => progress.stop());
+  if (monitoring) closers.add((ending) => monitoring.finish(ending.exitCode));
+  // The run's stop ends the client's waits too (a pause the service asked for, a resend's backoff) and cuts off its
+  // reads in flight; writes in flight get the engine's grace, then disposal cuts them off.
+  const signal = AbortSignal.any([loaded.signal, runLedger.lockLost]);
+  const service = await openService({
+    ...{ flags: config.service.flags, sandbox: config.service.sandbox, file: config.mapping, dialect },
+    // Loaded once before the ledger was opened; again only when the ledger's own dialect turned out to differ.
+    config: loaded.service?.dialect === dialect ? loaded.service : undefined,
+    client: {
+      ...config.service.client,
+      timeouts: { firstAnswerMs: config.service.firstAnswerMs },
+      signal,
+      ...(monitoring ? { onEvent: (event) => monitoring.metrics.onClientEvent(event) } : {}),
+    },
+  });
+  closers.add(() => service.close());
+  progress.tally.unanswered = () => service.client.stats().unanswered;
+  if (recordedDialect === undefined) ledger.recordDialect(service.config.dialect);
+  const runId = ledger.startRun('push', { ...config.recordedOptions });
+  stampRunId(runId);
+  stopAt('run-started');
+  const moving = where.moving ? moveText(label, recorded, current) : undefined;
+  if (moving !== undefined) tell(moving);
+  if (config.retryInvalid !== undefined)
+    tell(releasedText(config.retryInvalid, ledger.releaseInvalid(config.retryInvalid)));
+  closers.add(({ exitCode, error, outcome }) => {
+    if (outcome === undefined) return recordFailedRun(ledger, runId, exitCode, error);
+    const counts = { ...outcome.counts, accountsPerSecond: runRate(progress.tally) };
+    ledger.finishRun(runId, outcome.reason, outcome.exitCode, counts);
+    // Recorded once the service has answered for a run (a first run against a mistyped URL records nothing).
+    if (outcome.answered && toRecord)
+      ledger.recordService(toRecord.service, toRecord.moved && { ...toRecord.moved, runId });
+  });
+  const sizing = new AbortController();
+  closers.add(() => sizing.abort());
+  const log = config.outputs.logFile === undefined ? undefined : openLog(config.outputs.logFile, runId, ledger);
+  if (log) closers.add(({ exitCode }) => endLog(log, { outcome: 'failed', exitCode }));
+  const sinks = [progress, sizeOnceStaging(config.exportFiles.files, progress.tally, sizing.signal), statusWords];
+  const run: PushRun = {
+    ...{ stateDir, label, ledger, shared: runLedger.shared, lockLost: runLedger.lockLost },
+    ...{ client: service.client, service: service.config },
+    ...{ progress, sink: teeSink(...sinks, ...(log ? [log] : [])), log, signal },
+    ending: { exitCode: ExitCode.fatal },
+    [Symbol.asyncDispose]: async () => {
+      const failure = await closers.close(run.ending, (error) => {
+        if (!storageError(error, stateDir)) tell(`while closing: ${String(error)}`);
+      });
+      if (failure !== undefined && run.ending.error === undefined) throw explain(failure, stateDir);
+    },
+  };
+  return run;
+}
