@@ -41,7 +41,7 @@ export {
 import { monotonicNow } from '../clock.js';
 export type { PlannedAccount } from './plan-scan.js';
 export { planDryRun } from './dry-run.js';
-export { exitCodeOf, settleShared } from './outcome.js';
+export { settleShared } from './outcome.js';
 export { STATE_FACTS, statesWhere, statesWithWork } from './account-states.js';
 export { leaseFeed } from './shared-feed.js';
 

@@ -45,8 +45,8 @@ export {
   type LastPush,
   type PushRunRow,
 } from './campaign-read.js';
-export { copyLedger, explainDamage, LEDGER_FILE, prepareStateDir } from './db.js';
-export { isLedgerDamage, LedgerDamagedError, snapshotLedger } from './damage.js';
+export { copyLedger, LEDGER_FILE } from './db.js';
+export { isLedgerDamage, LedgerDamagedError } from './damage.js';
 export { canonicalJson, fingerprintOf } from './fingerprint.js';
 export { Ledger, type AccountCursor, type NewAccount } from './ledger.js';
 export { acquireLock, LedgerLockedError, LOCK_FILE } from './lock.js';

@@ -5,11 +5,6 @@
  * sent whose intent PostgreSQL has not committed. `status` and `report` read a consistent snapshot copied into a
  * temporary SQLite file, with the same code as a state directory's ledger.
  */
-export {
-  DEFAULT_UNREACHABLE_SECONDS,
-  openPostgresLedger,
-  snapshotPostgresLedger,
-  type PostgresLedger,
-} from './open.js';
+export { DEFAULT_UNREACHABLE_SECONDS, openPostgresLedger, snapshotPostgresLedger } from './open.js';
 export { isPostgresUrl, redactUrl } from './url.js';
 export { moveLedgerToPostgres, type MoveResult } from './move.js';
