@@ -1,11 +1,11 @@
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { MOVE_FLAG } from '../../config/ledger-service.js';
 import { registerServiceOptions, type ServiceFlags } from '../../config/service.js';
 import { RUN_DEFAULTS } from '../../defaults.js';
 import type { PushStep } from '../../engine/index.js';
-import { ALLOW_NO_ACCOUNTS } from '../../intake/accounts-present.js';
 import { DEFAULT_UNREACHABLE_SECONDS } from '../../ledger/postgres/index.js';
 import { registerContractOption, registerMappingOptions, type MappingFlags } from '../../cli/mapping-options.js';
+import { addOptions, ALLOW_NO_ACCOUNTS_OPTION, type OptionRow } from '../option-table.js';
 import { parseCodes, parseMaxErrors, parseSteps, positiveInt, type MaxErrors } from '../../cli/option-parsers.js';
 
 // push's options in one table, in --help's order (between the mapping file's options and the contract's and service's,
@@ -43,17 +43,8 @@ export interface PushFlags extends ServiceFlags, MappingFlags {
   ledgerTimeout?: number;
 }
 
-interface Flag {
-  flags: string;
-  /** The heading --help lists it under (the headings of cli/help.ts). */
-  group: 'Service' | 'Selection' | 'Output' | 'Tuning';
-  help: string;
-  parse?: (value: string) => unknown;
-  default?: unknown;
-}
-
 // prettier-ignore
-export const PUSH_FLAGS: readonly Flag[] = [
+export const PUSH_FLAGS: readonly OptionRow[] = [
   { group: 'Selection', flags: '--state <dir>', default: RUN_DEFAULTS.stateDir,
     help: 'state directory holding the results ledger (one per migration cohort)' },
   { group: 'Selection', flags: '--ledger <url>',
@@ -94,9 +85,7 @@ export const PUSH_FLAGS: readonly Flag[] = [
     help: "canary: only the first N accounts still to do (in the ledger's order)" },
   { group: 'Selection', flags: '--accounts <list>',
     help: 'only these external account numbers: A,B,C or @file (one per line)' },
-  { group: 'Selection', flags: ALLOW_NO_ACCOUNTS,
-    help: 'the accounts file may hold no account: the export only adds post-import records to accounts imported ' +
-      'earlier' },
+  ALLOW_NO_ACCOUNTS_OPTION,
   { group: 'Selection', flags: '--only <steps>', parse: parseSteps,
     help: 'only these steps: comma-separated create,notes,transactions,statements,payment_instructions' },
   { group: 'Tuning', flags: '--max-errors <n>', parse: parseMaxErrors,
@@ -128,13 +117,6 @@ export const PUSH_FLAGS: readonly Flag[] = [
 
 /** push's options on `command`: the mapping file's, the table's, the contract's and the service's. */
 export function registerPushFlags(command: Command): Command {
-  registerMappingOptions(command);
-  for (const flag of PUSH_FLAGS) {
-    const option = new Option(flag.flags, flag.help);
-    if (flag.parse) option.argParser(flag.parse);
-    if (flag.default !== undefined) option.default(flag.default);
-    option.helpGroup(`${flag.group}:`);
-    command.addOption(option);
-  }
+  addOptions(registerMappingOptions(command), PUSH_FLAGS);
   return registerServiceOptions(registerContractOption(command));
 }

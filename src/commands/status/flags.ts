@@ -30,14 +30,18 @@ const LEDGER_HELP = 'state directory holding the results ledger (without one: th
 const STORY_HELP = "one account's whole story: ledger history, service status (v2 and v1), records";
 const [maxRows, maxChecks] = [count('--max-rows', 1e6), count('--max-status-checks', 1e6)];
 
+// prettier-ignore
 const STATUS_OPTIONS: readonly OptionRow[] = [
-  ['--state <dir>', 'Selection', LEDGER_HELP, undefined, RUN_DEFAULTS.stateDir],
-  ['--ledger <url>', 'Selection', 'the results ledger in PostgreSQL (postgresql://...; else MIGRATE_LEDGER_URL)'],
-  ['--offline', 'Service', 'the ledger only: no request to the service, no credentials needed'],
-  ['--account <external_account_number>', 'Selection', STORY_HELP],
-  ['--json', 'Output', 'print one JSON document on stdout (every account as a row)'],
-  ['--max-rows <n>', 'Output', 'accounts listed per section (counts are always complete)', maxRows, 20],
-  ['--max-status-checks <n>', 'Tuning', 'v2 status requests at most, one per open account', maxChecks, 500],
+  { group: 'Selection', flags: '--state <dir>', help: LEDGER_HELP, default: RUN_DEFAULTS.stateDir },
+  { group: 'Selection', flags: '--ledger <url>',
+    help: 'the results ledger in PostgreSQL (postgresql://...; else MIGRATE_LEDGER_URL)' },
+  { group: 'Service', flags: '--offline', help: 'the ledger only: no request to the service, no credentials needed' },
+  { group: 'Selection', flags: '--account <external_account_number>', help: STORY_HELP },
+  { group: 'Output', flags: '--json', help: 'print one JSON document on stdout (every account as a row)' },
+  { group: 'Output', flags: '--max-rows <n>', parse: maxRows, default: 20,
+    help: 'accounts listed per section (counts are always complete)' },
+  { group: 'Tuning', flags: '--max-status-checks <n>', parse: maxChecks, default: 500,
+    help: 'v2 status requests at most, one per open account' },
 ];
 
 /** Adds the table's options, then the service's, to the status command. */

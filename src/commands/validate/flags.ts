@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
 import { registerServiceOptions, type ServiceFlags } from '../../config/service.js';
 import { RUN_DEFAULTS } from '../../defaults.js';
-import { ALLOW_NO_ACCOUNTS } from '../../intake/accounts-present.js';
 import { registerContractOption, registerMappingOptions, type MappingFlags } from '../../cli/mapping-options.js';
-import { addOptions, type OptionRow } from '../option-table.js';
+import { addOptions, ALLOW_NO_ACCOUNTS_OPTION, type OptionRow } from '../option-table.js';
 
 // The options of `migrate validate`, one table (--help comes from it), then the mapping file's and the service's,
 // which push shares. resolve.ts reads what commander parsed, nowhere else.
@@ -22,26 +21,22 @@ export interface ValidateFlags extends ServiceFlags, Omit<MappingFlags, 'dir'> {
 const REMOTE =
   "also send every locally valid account to the service's validate endpoint; its errors are mapped back to file, " +
   'line and column';
-const NO_ACCOUNTS =
-  'the accounts file may hold no account: the export only adds post-import records to accounts imported earlier';
 const SHOW =
   'for these external account numbers (comma-separated): the rows read, the records a shape made of them, and the ' +
   'requests push would send';
 
+// prettier-ignore
 const VALIDATE_OPTIONS: readonly OptionRow[] = [
-  ['--json', 'Output', 'print one JSON document { ok, accounts, errors } instead of the readable report'],
-  ['--errors-csv <file>', 'Output', 'also write every error as a CSV row (file mode 0600)'],
-  ['--remote', 'Service', REMOTE],
-  ['--sandbox', 'Service', 'with --remote: validate against the built-in sandbox instead of the service'],
-  [ALLOW_NO_ACCOUNTS, 'Selection', NO_ACCOUNTS],
-  ['--show <accounts>', 'Output', SHOW],
-  [
-    '--concurrency <n>',
-    'Tuning',
-    'with --remote: most requests in flight at once',
-    undefined,
-    `${RUN_DEFAULTS.remoteValidateConcurrency}`,
-  ],
+  { group: 'Output', flags: '--json',
+    help: 'print one JSON document { ok, accounts, errors } instead of the readable report' },
+  { group: 'Output', flags: '--errors-csv <file>', help: 'also write every error as a CSV row (file mode 0600)' },
+  { group: 'Service', flags: '--remote', help: REMOTE },
+  { group: 'Service', flags: '--sandbox',
+    help: 'with --remote: validate against the built-in sandbox instead of the service' },
+  ALLOW_NO_ACCOUNTS_OPTION,
+  { group: 'Output', flags: '--show <accounts>', help: SHOW },
+  { group: 'Tuning', flags: '--concurrency <n>', default: `${RUN_DEFAULTS.remoteValidateConcurrency}`,
+    help: 'with --remote: most requests in flight at once' },
 ];
 
 /** Adds the table's options, then the mapping file's and the service's, to the validate command. */
