@@ -1,6 +1,5 @@
 import { createImportServiceClient, type ClientOptions, type ServiceClient } from '../api/index.js';
 import {
-  chooseDialect,
   loadServiceConfig,
   serviceClientOptions,
   type LoadServiceConfigInput,
@@ -22,9 +21,8 @@ export interface OpenServiceInput {
   /** Start the built-in sandbox with these options (its dialect is the run's) and use it. */
   sandbox?: Partial<SandboxOptions> | undefined;
   file?: ServiceFileSettings | undefined;
-  recorded?: { dialect: string; ledgerLabel: string } | undefined;
-  /** The dialect the command chose already: used as it is (else chosen from flags, file and recorded). */
-  dialect?: Dialect | undefined;
+  /** The dialect the command's resolved configuration chose. */
+  dialect: Dialect;
   /** The service's settings as the command loaded them already (warnings said): used as they are, not loaded again. */
   config?: ServiceConfig | undefined;
   /** Pace and other per-command client options (concurrency, rate, events). */
@@ -47,7 +45,7 @@ export async function openService(input: OpenServiceInput): Promise<OpenService>
   const sandbox = input.sandbox
     ? await startSandbox({
         ...input.sandbox,
-        dialect: input.dialect ?? chooseDialect({ ...input, env }),
+        dialect: input.dialect,
         ...(input.file?.contract ? { contract: input.file.contract } : {}),
       })
     : undefined;
@@ -60,7 +58,6 @@ export async function openService(input: OpenServiceInput): Promise<OpenService>
             env,
             cwd,
             file: input.file,
-            recorded: input.recorded,
             dialect: input.dialect,
             withoutUrl: input.withoutUrl,
             sandbox: sandbox ? { url: sandbox.url, apiKey: sandbox.apiKey } : undefined,

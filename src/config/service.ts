@@ -65,13 +65,8 @@ export interface LoadServiceConfigInput {
   sandbox?: { url: string; apiKey: string } | undefined;
   /** The mapping file's dialect, task_params and tenant fields, when a command reads one. */
   file?: ServiceFileSettings | undefined;
-  /**
-   * The dialect the state directory was pushed in (the ledger's), if any. `moving`: --move-ledger-to-service, the run
-   * may ask for another (config/ledger-service.ts).
-   */
-  recorded?: { dialect: string; ledgerLabel: string; moving?: boolean | undefined } | undefined;
-  /** The dialect the command chose already (push's configuration): used as it is instead of being chosen here. */
-  dialect?: Dialect | undefined;
+  /** The dialect the command's resolved configuration chose (chooseDialect, once per command). */
+  dialect: Dialect;
   /** What the command can do without a service URL, said when there is none (default: its --sandbox). */
   withoutUrl?: string | undefined;
 }
@@ -126,7 +121,16 @@ export function parseDialectFlag(value: string): Dialect {
  * state directory was pushed in, else 'spec'. A state directory keeps its dialect: asking for the
  * other one is refused (a rerun must not mix request forms it cannot compare).
  */
-export function chooseDialect(input: Pick<LoadServiceConfigInput, 'flags' | 'env' | 'file' | 'recorded'>): Dialect {
+export function chooseDialect(input: {
+  flags: ServiceFlags;
+  env: NodeJS.ProcessEnv;
+  file?: ServiceFileSettings | undefined;
+  /**
+   * The dialect the state directory was pushed in (the ledger's), if any. `moving`: --move-ledger-to-service, the run
+   * may ask for another (config/ledger-service.ts).
+   */
+  recorded?: { dialect: string; ledgerLabel: string; moving?: boolean | undefined } | undefined;
+}): Dialect {
   const { flags, env, file, recorded } = input;
   const fromEnv = nonEmpty(env[SERVICE_ENV.dialect]);
   if (fromEnv !== undefined && !isDialect(fromEnv))
@@ -235,7 +239,7 @@ export async function loadServiceConfig(input: LoadServiceConfigInput): Promise<
   const { flags, env, sandbox } = input;
   const warnings: string[] = [];
   const wire = {
-    dialect: input.dialect ?? chooseDialect(input),
+    dialect: input.dialect,
     taskParams: input.file?.taskParams,
     tenantFields: input.file?.tenantFields ?? NO_TENANT_FIELDS,
   };

@@ -26,6 +26,7 @@ async function clientFromEnvironment(env: NodeJS.ProcessEnv): Promise<ServiceCli
     flags: { baseUrl: sandbox.url },
     env: { MIGRATE_API_KEY: sandbox.apiKey, ...env },
     cwd: process.cwd(),
+    dialect: 'spec',
   });
   client = createImportServiceClient(serviceClientOptions(config, { concurrency: 3 }));
   return client;
@@ -54,6 +55,7 @@ describe('through a CONNECT proxy', () => {
       flags: { baseUrl: 'https://api.example.energy' },
       env: { MIGRATE_API_KEY: 'key-123456', HTTPS_PROXY: withCredentials, no_proxy: 'localhost' },
       cwd: process.cwd(),
+      dialect: 'spec',
     });
     const described = describeServiceConfig(config);
     expect(described).toContain('HTTPS_PROXY=http://…@127.0.0.1');

@@ -208,6 +208,7 @@ describe('secrets never appear', () => {
         flags: { baseUrl: 'https://api.example.energy', apiKeyFile: file },
         env: {},
         cwd: dir,
+        dialect: 'spec',
       });
       expect(config.credentials.apiKey).toBe(API_KEY);
       for (const text of [

@@ -23,7 +23,8 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-const load = (flags: ServiceFlags, env: NodeJS.ProcessEnv = {}) => loadServiceConfig({ flags, env, cwd: dir });
+const load = (flags: ServiceFlags, env: NodeJS.ProcessEnv = {}) =>
+  loadServiceConfig({ flags, env, cwd: dir, dialect: 'spec' });
 const url = 'https://api.example.energy';
 
 describe('loadServiceConfig', () => {
@@ -82,6 +83,7 @@ describe('loadServiceConfig', () => {
       flags: {},
       env: {},
       cwd: dir,
+      dialect: 'spec',
       sandbox: { url: 'http://127.0.0.1:5555', apiKey: 'sandbox-api-key' },
     });
     expect(config).toMatchObject({ baseUrl: 'http://127.0.0.1:5555', credentialSource: 'the built-in sandbox' });
@@ -151,6 +153,7 @@ describe('the dialect', () => {
       flags: { baseUrl: url, dialect: 'kraken' },
       env: { MIGRATE_API_KEY: 'env-key-123456' },
       cwd: dir,
+      dialect: 'kraken',
       file: {
         ...file(),
         taskParams: { is_dry_run: false },

@@ -26,6 +26,7 @@ export async function openStatusService(config: StatusConfig): Promise<OpenServi
   if (config.service === undefined) return undefined;
   const service = await openService({
     flags: config.service.flags,
+    dialect: config.service.flags.dialect,
     client: { concurrency: RUN_DEFAULTS.concurrency },
     withoutUrl: 'or --offline for the ledger alone',
   });

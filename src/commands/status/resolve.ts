@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import type { ServiceIdentity } from '../../config/ledger-service.js';
 import { ledgerUrlOf } from '../../config/ledger-url.js';
 import { chooseDialect, type ServiceFlags } from '../../config/service.js';
+import type { Dialect } from '../../schema/index.js';
 import { UsageError } from '../../errors.js';
 import type { StatusFlags } from './flags.js';
 
@@ -35,7 +36,8 @@ export interface StatusConfig {
   readonly maxRows: number;
   readonly maxStatusChecks: number;
   /** undefined: --offline. `flags.dialect`: the dialect chosen; `recorded`: the service of the ledger. */
-  readonly service: { readonly flags: ServiceFlags; readonly recorded: ServiceIdentity | undefined } | undefined;
+  readonly service:
+    { readonly flags: ServiceFlags & { dialect: Dialect }; readonly recorded: ServiceIdentity | undefined } | undefined;
 }
 
 export interface StatusConfigInput {

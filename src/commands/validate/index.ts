@@ -119,6 +119,7 @@ async function openRemote(
     flags,
     sandbox: sandbox ? {} : undefined,
     file: config.mapping,
+    dialect: config.dialect,
     client: { concurrency },
   });
   const check: RemoteCheck = async (account) => {
