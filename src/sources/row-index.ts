@@ -25,9 +25,14 @@ export type RowIndexResult =
   | { order: 'indexed'; rows: number; runs: IndexRun[] }
   | { order: 'unproven'; reason: string };
 
-/** Scans a file and writes its sorted runs to `fd` from offset 0. */
-export async function indexRows(input: KeyScanInput, fd: number, signal?: AbortSignal): Promise<RowIndexResult> {
-  const runs = new RunWriter(fd);
+/** Scans a file and writes its sorted runs to `fd` from offset 0 (`runRows`: rows per run; tests use small runs). */
+export async function indexRows(
+  input: KeyScanInput,
+  fd: number,
+  signal?: AbortSignal,
+  runRows = RUN_ROWS,
+): Promise<RowIndexResult> {
+  const runs = new RunWriter(fd, runRows);
   let tooLong: number | undefined;
   const scanned = await scanRowPlaces(
     input,
@@ -46,16 +51,25 @@ export async function indexRows(input: KeyScanInput, fd: number, signal?: AbortS
 class RunWriter {
   readonly runs: IndexRun[] = [];
   rows = 0;
-  readonly #keys = new Uint8Array(RUN_ROWS * MAX_KEY_BYTES);
-  readonly #lines = new Uint32Array(RUN_ROWS);
-  readonly #lengths = new Uint32Array(RUN_ROWS);
-  readonly #starts = new Float64Array(RUN_ROWS);
-  readonly #order = [new Uint32Array(RUN_ROWS), new Uint32Array(RUN_ROWS)] as const;
+  readonly #keys: Uint8Array;
+  readonly #lines: Uint32Array;
+  readonly #lengths: Uint32Array;
+  readonly #starts: Float64Array;
+  readonly #order: readonly [Uint32Array, Uint32Array];
   #count = 0;
   #width = 0;
   #written = 0;
 
-  constructor(readonly fd: number) {}
+  constructor(
+    readonly fd: number,
+    readonly runRows: number,
+  ) {
+    this.#keys = new Uint8Array(runRows * MAX_KEY_BYTES);
+    this.#lines = new Uint32Array(runRows);
+    this.#lengths = new Uint32Array(runRows);
+    this.#starts = new Float64Array(runRows);
+    this.#order = [new Uint32Array(runRows), new Uint32Array(runRows)];
+  }
 
   /** Adds a row's place; false when its key is too long to be held. */
   add(key: string, line: number, start: number, end: number): boolean {
@@ -84,7 +98,7 @@ class RunWriter {
     this.#starts[this.#count] = start;
     this.#count += 1;
     this.rows += 1;
-    if (this.#count === RUN_ROWS) this.flush();
+    if (this.#count === this.runRows) this.flush();
     return true;
   }
 
