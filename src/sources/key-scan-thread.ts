@@ -68,7 +68,7 @@ async function runScans<Job extends ScanJob>(
       };
       for (const worker of workers) {
         worker.on('message', (message: FromKeyScan) => {
-          if ('error' in message) return reject(new Error(message.error));
+          if ('error' in message) return reject(Object.assign(new Error(message.error), { code: message.code }));
           results[message.id] = message.result;
           done += 1;
           if (done === jobs.length) {

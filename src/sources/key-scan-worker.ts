@@ -8,7 +8,10 @@ import { indexRows, type RowIndexResult } from './row-index.js';
 // but its file; the scratch file is the main thread's).
 
 export type ToKeyScan = { id: number; input: KeyScanInput; indexFd?: number };
-export type FromKeyScan = { id: number; result: KeyScanResult | RowIndexResult } | { id: number; error: string };
+/** An error as a message and its system code (`ENOSPC`, `EFBIG`: the scratch space failing, which the CLI names). */
+export type FromKeyScan =
+  | { id: number; result: KeyScanResult | RowIndexResult }
+  | { id: number; error: string; code?: string };
 
 const port = parentPort;
 if (!port) throw new Error('key-scan-worker.js runs as a worker thread');
@@ -19,6 +22,10 @@ port.on('message', ({ id, input, indexFd }: ToKeyScan) => {
     indexFd === undefined ? scanKeyOrder(input) : indexRows(input, indexFd);
   scan.then(
     (result) => send({ id, result }),
-    (error: unknown) => send({ id, error: error instanceof Error ? error.message : String(error) }),
+    (error: unknown) => {
+      const code = (error as { code?: unknown } | undefined)?.code;
+      const message = error instanceof Error ? error.message : String(error);
+      send({ id, error: message, ...(typeof code === 'string' ? { code } : {}) });
+    },
   );
 });
