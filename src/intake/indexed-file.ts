@@ -112,7 +112,7 @@ class PlaceHeap {
   #push(cursor: RunCursor): void {
     const items = this.#items;
     items.push(cursor);
-    for (let at = items.length - 1; at > 0; ) {
+    for (let at = items.length - 1; at > 0;) {
       const parent = (at - 1) >> 1;
       if (!before(items[at] as RunCursor, items[parent] as RunCursor)) break;
       [items[at], items[parent]] = [items[parent] as RunCursor, items[at] as RunCursor];
@@ -122,7 +122,7 @@ class PlaceHeap {
 
   #down(start: number): void {
     const items = this.#items;
-    for (let at = start; ; ) {
+    for (let at = start; ;) {
       const left = 2 * at + 1;
       const right = left + 1;
       let least = at;
@@ -143,13 +143,14 @@ export interface IndexedRead {
 
 /**
  * The file's data rows in external account number order (rows of one account in file order), in batches, as the full
- * read gives them (blank lines left out); closing the generator closes the file (the scratch file is the caller's).
+ * read gives them (blank lines left out), read synchronously a batch at a time (each batch is a few reads of the page
+ * cache); closing the generator closes the file (the scratch file is the caller's).
  */
-export async function* indexedRows(
+export function* indexedRows(
   file: ExportFile,
   index: RowIndex,
   read: IndexedRead,
-): AsyncGenerator<CsvRow[], void, undefined> {
+): Generator<CsvRow[], void, undefined> {
   const fd = openSync(file.absolutePath, 'r');
   const decoder = /^utf-?8$/i.test(read.encoding) ? undefined : new TextDecoder('windows-1252');
   const blockBytes = Math.max(
@@ -194,7 +195,7 @@ function grown(bytes: Buffer, used: number, need: number): Buffer {
 }
 
 function readRow(fd: number, into: Buffer, at: number, length: number, position: number, file: ExportFile): void {
-  for (let read = 0; read < length; ) {
+  for (let read = 0; read < length;) {
     const got = readSync(fd, into, at + read, length - read, position + read);
     if (got === 0) throw shorterThanScanned(file);
     read += got;
@@ -218,7 +219,7 @@ function parsedRows(
       skip_empty_lines: false,
       record_delimiter: ['\r\n', '\n'],
       max_record_size: MAX_RECORD_BYTES,
-    }) as string[][];
+    });
   } catch (error) {
     if (!(error instanceof CsvError)) throw error;
     throw new InputError(

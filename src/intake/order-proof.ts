@@ -25,7 +25,7 @@ export interface OrderProof {
   files: FileOrder[];
   /** The files not proven in order, in export order. */
   outOfOrder: FileOutOfOrder[];
-  /** The files to put in order before the join (by their rows' places, else sorted on disk): every file not proven in order. */
+  /** The files put in order before the join (by their rows' places, else sorted on disk): those not proven in order. */
   toSort: ReadonlySet<string>;
   /** Milliseconds the proof took (the headers and the key scans). */
   ms: number;

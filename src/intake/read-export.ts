@@ -122,7 +122,9 @@ export async function openExportFile(
     const { index, ...csvRead } = read;
     const csv = { ...options, delimiter: mapping.delimiter };
     const batches =
-      index === undefined ? readCsvBatches(file.absolutePath, { ...csv, ...csvRead }) : indexedBatches(file, index, csv);
+      index === undefined
+        ? readCsvBatches(file.absolutePath, { ...csv, ...csvRead })
+        : indexedBatches(file, index, csv);
     try {
       const first = await batches.next();
       const header = first.done ? undefined : first.value[0];

@@ -48,7 +48,7 @@ export async function placeRows(
     results.forEach((result, index) => {
       const { file, scratch } = jobs[index] as (typeof jobs)[number];
       if (result.order === 'indexed')
-        indexes.set(file.file, { fd: scratch.fd, runs: result.runs, rows: result.rows, close: scratch.close });
+        indexes.set(file.file, { fd: scratch.fd, runs: result.runs, rows: result.rows, close: () => scratch.close() });
       else {
         scratch.close();
         toSort.add(file.file);

@@ -64,7 +64,11 @@ async function runScans<Job extends ScanJob>(
         if (index === undefined) return;
         const job = jobs[index] as Job;
         const indexFd = 'fd' in job ? (job.fd as number) : undefined;
-        worker.postMessage({ id: index, input: job.input, ...(indexFd === undefined ? {} : { indexFd }) } satisfies ToKeyScan);
+        worker.postMessage({
+          id: index,
+          input: job.input,
+          ...(indexFd === undefined ? {} : { indexFd }),
+        } satisfies ToKeyScan);
       };
       for (const worker of workers) {
         worker.on('message', (message: FromKeyScan) => {

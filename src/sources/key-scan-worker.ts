@@ -10,8 +10,7 @@ import { indexRows, type RowIndexResult } from './row-index.js';
 export type ToKeyScan = { id: number; input: KeyScanInput; indexFd?: number };
 /** An error as a message and its system code (`ENOSPC`, `EFBIG`: the scratch space failing, which the CLI names). */
 export type FromKeyScan =
-  | { id: number; result: KeyScanResult | RowIndexResult }
-  | { id: number; error: string; code?: string };
+  { id: number; result: KeyScanResult | RowIndexResult } | { id: number; error: string; code?: string };
 
 const port = parentPort;
 if (!port) throw new Error('key-scan-worker.js runs as a worker thread');

@@ -74,7 +74,11 @@ export async function scanRowPlaces(
   return scan(input, onRow, signal);
 }
 
-async function scan(input: KeyScanInput, onRow: RowPlaceSink | undefined, signal?: AbortSignal): Promise<KeyScanResult> {
+async function scan(
+  input: KeyScanInput,
+  onRow: RowPlaceSink | undefined,
+  signal?: AbortSignal,
+): Promise<KeyScanResult> {
   const encoding = input.encoding.toLowerCase();
   if (!UTF8.has(encoding) && !SINGLE_BYTE.has(encoding))
     return { order: 'unproven', reason: `its encoding (${input.encoding}) is not read byte by byte` };

@@ -22,8 +22,7 @@ export interface IndexRun {
 }
 
 export type RowIndexResult =
-  | { order: 'indexed'; rows: number; runs: IndexRun[] }
-  | { order: 'unproven'; reason: string };
+  { order: 'indexed'; rows: number; runs: IndexRun[] } | { order: 'unproven'; reason: string };
 
 /** Scans a file and writes its sorted runs to `fd` from offset 0 (`runRows`: rows per run; tests use small runs). */
 export async function indexRows(
@@ -120,7 +119,7 @@ class RunWriter {
       out.writeUInt32LE(this.#lengths[row] as number, to + width + 4);
       out.writeDoubleLE(this.#starts[row] as number, to + width + 8);
     }
-    for (let done = 0; done < out.length; )
+    for (let done = 0; done < out.length;)
       done += writeSync(this.fd, out, done, out.length - done, this.#written + done);
     this.runs.push({ start: this.#written, end: this.#written + out.length, width });
     this.#written += out.length;

@@ -37,10 +37,7 @@ describe('sortedByKey (radix sort of key bytes)', () => {
       matrix.set(bytes, row * MAX_KEY_BYTES);
       width = Math.max(width, bytes.length);
     });
-    const order = sortedByKey(matrix, keys.length, width, [
-      new Uint32Array(keys.length),
-      new Uint32Array(keys.length),
-    ]);
+    const order = sortedByKey(matrix, keys.length, width, [new Uint32Array(keys.length), new Uint32Array(keys.length)]);
     const expected = keys.map((_, row) => row).sort((a, b) => compareKeys(keys[a] as string, keys[b] as string));
     expect([...order]).toEqual(expected);
     // UTF-16 order differs here (a key above U+FFFF against U+E000): the case is real.
@@ -65,7 +62,7 @@ async function placedRead(file: string, runRows: number, encoding = 'utf-8'): Pr
     const exportFile = { file: path.basename(file), absolutePath: file, bytes: 0 } as ExportFile;
     const index = { fd: scratch.fd, runs: result.runs, rows: result.rows, close: () => undefined };
     const rows: CsvRow[] = [];
-    for await (const batch of indexedRows(exportFile, index, { encoding, delimiter: ',' })) rows.push(...batch);
+    for (const batch of indexedRows(exportFile, index, { encoding, delimiter: ',' })) rows.push(...batch);
     return rows;
   } finally {
     scratch.close();
