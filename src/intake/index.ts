@@ -20,7 +20,8 @@ import {
 } from './read-export.js';
 import { eventLoopTurns } from './event-loop.js';
 import { sortedFile } from './sort-file.js';
-import type { RowIndex } from './indexed-file.js';
+import type { RowIndex } from './row-places.js';
+import type { RowPlaces } from '../sources/placed-rows.js';
 import { ScratchJoinStore } from './scratch-join.js';
 import { streamEntries, type StreamCounts } from './stream-join.js';
 import type { ExportEntry } from '../mapping/types.js';
@@ -60,7 +61,7 @@ export interface ExportSummary {
  * join over files sorted by external account number, in one pass (summary and file issues are
  * complete once entries() has been read to the end); entries() throws ExportNotSorted at the
  * first record out of order, except in the files named in `indexes`, read by their rows' places
- * in order (indexed-file.ts), and those named in `sortFiles`, which are sorted first
+ * in order (sources/placed-rows.ts), and those named in `sortFiles`, which are sorted first
  * (sort-file.ts: an external merge sort) while the others stream beside them.
  */
 export type JoinMode = 'scratch' | 'streaming';
@@ -88,7 +89,7 @@ export interface OpenExportOptions {
   /** Streaming join: files (as named in the export) to sort before joining, because they are not in order. */
   sortFiles?: ReadonlySet<string>;
   /**
-   * Streaming join: files (as named in the export) read by their rows' places, in order (indexed-file.ts); each
+   * Streaming join: files (as named in the export) read by their rows' places, in order (sources/placed-rows.ts); each
    * index is closed with the reader, or when opening fails.
    */
   indexes?: ReadonlyMap<string, RowIndex>;
@@ -125,7 +126,7 @@ interface Opening {
   fileIssues: IssueList;
   summary: ExportSummary;
   closeIssues: () => void;
-  open: (index: number, read?: { thread: boolean; index?: RowIndex }) => Promise<OpenedFile>;
+  open: (index: number, read?: { thread: boolean; places?: RowPlaces }) => Promise<OpenedFile>;
   /** The join's setup once every file is open (their header plans). */
   setupOf: (opened: OpenedFile[]) => JoinSetup;
 }
@@ -218,8 +219,10 @@ async function openStreaming(opening: Opening, options: OpenExportOptions): Prom
   // Every file at once: each is open once its header is read, not after the files before it.
   const settled = await Promise.allSettled(
     files.map((_, index) => {
+      // The places alone (plain data: they go to the CSV thread); the index is closed with the reader.
       const rowIndex = indexOf(index);
-      return opening.open(index, { thread: index !== parsedHere, ...(rowIndex ? { index: rowIndex } : {}) });
+      const places = rowIndex ? { places: { fd: rowIndex.fd, runs: rowIndex.runs, rows: rowIndex.rows } } : {};
+      return opening.open(index, { thread: index !== parsedHere, ...places });
     }),
   );
   const failed = settled.find((result) => result.status === 'rejected');

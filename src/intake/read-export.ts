@@ -1,11 +1,11 @@
 import type { ExportMapping } from '../mapping/mapping-rules.js';
 import { InputError } from '../errors.js';
-import { readCsv, readCsvBatches, readJsonArray, readNdjson, type CsvRow, type ExportFile } from '../sources/index.js';
+import { readCsvBatches, readJsonArray, readNdjson, type CsvRow, type ExportFile } from '../sources/index.js';
 import { ExportCode } from '../mapping/issue-codes.js';
 import { changedWhileRead, stampOf, watchedRecords } from './file-stamp.js';
 import type { RecordData } from '../mapping/join-groups.js';
 import { csvKey, ignoresUnmapped, jsonKey, planFile, type FilePlan } from '../mapping/record.js';
-import { indexedRows, type RowIndex } from './indexed-file.js';
+import type { RowPlaces } from '../sources/placed-rows.js';
 import type { SourceIssue } from '../mapping/types.js';
 import {
   addressable,
@@ -103,15 +103,15 @@ export function notInAccountsIssue(file: ExportFile, plan: FilePlan, line: numbe
 
 /**
  * Opens one export file: reads a CSV header and compiles the file's plan before any record is
- * handed out. `thread: false`: a CSV file is parsed in this thread (see readCsvBatches). `index`:
- * a CSV file's rows are read at their places, in external account number order (indexed-file.ts).
+ * handed out. `thread: false`: a CSV file is parsed in this thread (see readCsvBatches). `places`:
+ * a CSV file's rows are read at their places, in external account number order (sources/placed-rows.ts).
  */
 export async function openExportFile(
   file: ExportFile,
   config: ExportMapping,
   issues: IssueSink,
   onBytes: (bytes: number) => void,
-  read: { thread?: boolean; spellings?: UnicodeSpellings; index?: RowIndex } = {},
+  read: { thread?: boolean; spellings?: UnicodeSpellings; places?: RowPlaces } = {},
 ): Promise<OpenedFile> {
   const spellings = read.spellings ?? { lines: 0, sample: [] };
   // A file that changes while it is read is named as such, not blamed on its data (file-stamp.ts).
@@ -119,12 +119,7 @@ export async function openExportFile(
   const mapping = config.mapping[file.kind];
   const options = { file: file.file, encoding: mapping.encoding, onBytes };
   if (file.format === 'csv') {
-    const { index, ...csvRead } = read;
-    const csv = { ...options, delimiter: mapping.delimiter };
-    const batches =
-      index === undefined
-        ? readCsvBatches(file.absolutePath, { ...csv, ...csvRead })
-        : indexedBatches(file, index, csv);
+    const batches = readCsvBatches(file.absolutePath, { ...options, delimiter: mapping.delimiter, ...read });
     try {
       const first = await batches.next();
       const header = first.done ? undefined : first.value[0];
@@ -166,25 +161,6 @@ export async function openExportFile(
     close: async () =>
       void (await Promise.all([records.return(undefined), reading.return(undefined), items.return(undefined)])),
   };
-}
-
-/** The header row as the full read gives it, then the rows at their places. */
-async function* indexedBatches(
-  file: ExportFile,
-  index: RowIndex,
-  csv: { file: string; encoding: string; delimiter: string; onBytes: (bytes: number) => void },
-): AsyncGenerator<CsvRow[], void, undefined> {
-  const rows = readCsv(file.absolutePath, csv);
-  let header: CsvRow | undefined;
-  try {
-    const first = await rows.next();
-    header = first.done ? undefined : first.value;
-  } finally {
-    await rows.return(undefined);
-  }
-  if (header === undefined) return;
-  yield [header];
-  yield* indexedRows(file, index, csv);
 }
 
 const OTHER_DELIMITERS = [';', '\t', '|'];

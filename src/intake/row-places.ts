@@ -1,7 +1,7 @@
 import type { ExportMapping } from '../mapping/mapping-rules.js';
 import type { ExportFile } from '../sources/index.js';
 import { indexFilesRows, type IndexJob } from '../sources/key-scan-thread.js';
-import type { RowIndex } from './indexed-file.js';
+import type { RowPlaces } from '../sources/placed-rows.js';
 import { scanJobOf, type OrderProof } from './order-proof.js';
 import { openScratchFile, type ScratchFile } from './scratch-file.js';
 
@@ -10,7 +10,12 @@ import { openScratchFile, type ScratchFile } from './scratch-file.js';
 // (0600, unlinked at once). A file the scan cannot read exactly, or whose bytes the full read would refuse, is left
 // out: it is sorted on disk (sort-file.ts), and the full read names its problem at its line.
 
-export interface RowPlaces {
+/** A file's sorted runs of row places on its scratch file (closed with the reader; closing again does nothing). */
+export interface RowIndex extends RowPlaces {
+  close(): void;
+}
+
+export interface PlacedFiles {
   /** The files read by their rows' places, by name as in the export. */
   indexes: ReadonlyMap<string, RowIndex>;
   /** The files out of order that are sorted on disk instead. */
@@ -24,7 +29,7 @@ export async function placeRows(
   proof: OrderProof,
   config: ExportMapping,
   options: { scratchDir?: string | undefined; signal?: AbortSignal | undefined } = {},
-): Promise<RowPlaces> {
+): Promise<PlacedFiles> {
   const toSort = new Set<string>();
   const jobs: Array<{ file: ExportFile; job: IndexJob; scratch: ScratchFile }> = [];
   const closeAll = (): void => jobs.forEach(({ scratch }) => scratch.close());

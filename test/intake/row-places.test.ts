@@ -5,12 +5,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadMigrateConfig } from '../../src/config/index.js';
 import { InputError } from '../../src/errors.js';
 import { openExportInOrder } from '../../src/intake/export-in-order.js';
-import { indexedRows } from '../../src/intake/indexed-file.js';
 import { proveOrder } from '../../src/intake/order-proof.js';
 import { placeRows } from '../../src/intake/row-places.js';
 import { openScratchFile } from '../../src/intake/scratch-file.js';
-import { findExportFiles, readCsv, type CsvRow, type ExportFile } from '../../src/sources/index.js';
+import { findExportFiles, readCsv, type CsvRow } from '../../src/sources/index.js';
 import { accountKeyOf, compareKeys } from '../../src/sources/key-order.js';
+import { readPlacedCsv } from '../../src/sources/placed-rows.js';
 import { indexRows, MAX_KEY_BYTES, sortedByKey } from '../../src/sources/row-index.js';
 
 // Files out of order read by their rows' places (sources/row-index.ts, intake/indexed-file.ts): the same rows, cells
@@ -45,11 +45,15 @@ describe('sortedByKey (radix sort of key bytes)', () => {
   });
 });
 
-/** A file as the full read gives it: its data rows (the header left out), in file order. */
-async function fullRead(file: string, encoding = 'utf-8'): Promise<CsvRow[]> {
+async function fullReadWithHeader(file: string, encoding = 'utf-8'): Promise<CsvRow[]> {
   const rows: CsvRow[] = [];
   for await (const row of readCsv(file, { file: path.basename(file), encoding, delimiter: ',' })) rows.push(row);
-  return rows.slice(1);
+  return rows;
+}
+
+/** A file as the full read gives it: its data rows (the header left out), in file order. */
+async function fullRead(file: string, encoding = 'utf-8'): Promise<CsvRow[]> {
+  return (await fullReadWithHeader(file, encoding)).slice(1);
 }
 
 /** The file's rows read at their places, after an index of runs of `runRows` rows. */
@@ -59,10 +63,12 @@ async function placedRead(file: string, runRows: number, encoding = 'utf-8'): Pr
     const input = { absolutePath: file, delimiter: ',', encoding, keyIndex: 0 };
     const result = await indexRows(input, scratch.fd, undefined, runRows);
     if (result.order !== 'indexed') throw new Error(result.reason);
-    const exportFile = { file: path.basename(file), absolutePath: file, bytes: 0 } as ExportFile;
-    const index = { fd: scratch.fd, runs: result.runs, rows: result.rows, close: () => undefined };
+    const places = { fd: scratch.fd, runs: result.runs, rows: result.rows };
     const rows: CsvRow[] = [];
-    for (const batch of indexedRows(exportFile, index, { encoding, delimiter: ',' })) rows.push(...batch);
+    const options = { file: path.basename(file), encoding, delimiter: ',' };
+    for await (const row of readPlacedCsv(file, options, places)) rows.push(row);
+    // The header first, as the full read gives it.
+    expect(rows.shift()).toEqual((await fullReadWithHeader(file, encoding))[0]);
     return rows;
   } finally {
     scratch.close();

@@ -1,22 +1,22 @@
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { CsvError } from 'csv-parse';
 import { parse } from 'csv-parse/sync';
 import { InputError } from '../errors.js';
-import type { CsvRow, ExportFile } from '../sources/index.js';
-import { MAX_RECORD_BYTES } from '../sources/limits.js';
-import { PLACE_BYTES, type IndexRun } from '../sources/row-index.js';
+import { readCsv, type CsvOptions, type CsvRow } from './csv.js';
+import { MAX_RECORD_BYTES } from './limits.js';
+import { PLACE_BYTES, type IndexRun } from './row-index.js';
 
 // A CSV file out of external account number order, read in that order by its rows' places: the key scan sorted every
-// row's key, line and bytes into runs on a scratch file (sources/row-index.ts); here the runs are merged and each
-// row is read at its place and parsed by csv-parse with the options of the full read (sources/csv.ts), a batch of
-// rows at a time. The first account can go once the file has been scanned, not once it has been parsed and sorted.
+// row's key, line and bytes into runs on a scratch file (row-index.ts); here the runs are merged and each row is read
+// at its place and parsed by csv-parse with the options of the full read (csv.ts), a batch of rows at a time, on the
+// CSV thread like any CSV file (csv-thread.ts). The first account can go once the file has been scanned, not once it
+// has been parsed and sorted.
 
-/** A file's sorted runs of row places on its scratch file (closed with the file; closing again does nothing). */
-export interface RowIndex {
+/** A file's sorted runs of row places on the scratch file open as `fd` (plain data: it crosses to the CSV thread). */
+export interface RowPlaces {
   fd: number;
   runs: IndexRun[];
   rows: number;
-  close(): void;
 }
 
 /** Rows parsed at a time. */
@@ -135,30 +135,39 @@ class PlaceHeap {
   }
 }
 
-export interface IndexedRead {
-  encoding: string;
-  delimiter: string;
-  onBytes?: (bytes: number) => void;
+/**
+ * readCsv's rows of the file (the header first, then the data rows, blank lines left out, with their lines and the
+ * same errors), the data rows in external account number order (rows of one account in file order).
+ */
+export async function* readPlacedCsv(
+  absolutePath: string,
+  options: CsvOptions,
+  places: RowPlaces,
+): AsyncGenerator<CsvRow, void, undefined> {
+  const rows = readCsv(absolutePath, { file: options.file, encoding: options.encoding, delimiter: options.delimiter });
+  let header: CsvRow | undefined;
+  try {
+    const first = await rows.next();
+    header = first.done ? undefined : first.value;
+  } finally {
+    await rows.return(undefined);
+  }
+  if (header === undefined) return;
+  yield header;
+  for (const batch of placedRows(absolutePath, options, places)) yield* batch;
 }
 
-/**
- * The file's data rows in external account number order (rows of one account in file order), in batches, as the full
- * read gives them (blank lines left out), read synchronously a batch at a time (each batch is a few reads of the page
- * cache); closing the generator closes the file (the scratch file is the caller's).
- */
-export function* indexedRows(
-  file: ExportFile,
-  index: RowIndex,
-  read: IndexedRead,
-): Generator<CsvRow[], void, undefined> {
-  const fd = openSync(file.absolutePath, 'r');
-  const decoder = /^utf-?8$/i.test(read.encoding) ? undefined : new TextDecoder('windows-1252');
+/** The data rows at their places, in batches, read synchronously (each batch a few reads of the page cache). */
+function* placedRows(absolutePath: string, options: CsvOptions, places: RowPlaces): Generator<CsvRow[], void> {
+  const fd = openSync(absolutePath, 'r');
+  const decoder = /^utf-?8$/i.test(options.encoding) ? undefined : new TextDecoder('windows-1252');
   const blockBytes = Math.max(
     READ_BYTES.min,
-    Math.min(READ_BYTES.max, Math.floor(READ_BUDGET / Math.max(1, index.runs.length))),
+    Math.min(READ_BYTES.max, Math.floor(READ_BUDGET / Math.max(1, places.runs.length))),
   );
-  const heap = new PlaceHeap(index.runs.map((run, order) => new RunCursor(order, index.fd, run, blockBytes)));
+  const heap = new PlaceHeap(places.runs.map((run, order) => new RunCursor(order, places.fd, run, blockBytes)));
   const lines = new Uint32Array(BATCH);
+  const fileBytes = fstatSync(fd).size;
   let bytes: Buffer = Buffer.allocUnsafe(64 << 10);
   let done = 0;
   try {
@@ -169,7 +178,7 @@ export function* indexedRows(
         const at = top.at + top.run.width;
         const length = top.block.readUInt32LE(at + 4);
         if (used + length + 1 > bytes.length) bytes = grown(bytes, used, used + length + 1);
-        readRow(fd, bytes, used, length, top.block.readDoubleLE(at + 8), file);
+        readRow(fd, bytes, used, length, top.block.readDoubleLE(at + 8), options.file);
         used += length;
         // The file's last row may end without a newline: the rows after it here must not join it.
         if (bytes[used - 1] !== 0x0a) bytes[used++] = 0x0a;
@@ -179,8 +188,8 @@ export function* indexedRows(
       }
       if (count === 0) return;
       done += count;
-      const rows = parsedRows(bytes.subarray(0, used), decoder, read.delimiter, file, lines, count);
-      read.onBytes?.(Math.round((file.bytes * done) / Math.max(1, index.rows)));
+      const rows = parsedRows(bytes.subarray(0, used), decoder, options, lines, count);
+      options.onBytes?.(Math.round((fileBytes * done) / Math.max(1, places.rows)));
       yield rows;
     }
   } finally {
@@ -194,7 +203,7 @@ function grown(bytes: Buffer, used: number, need: number): Buffer {
   return larger;
 }
 
-function readRow(fd: number, into: Buffer, at: number, length: number, position: number, file: ExportFile): void {
+function readRow(fd: number, into: Buffer, at: number, length: number, position: number, file: string): void {
   for (let read = 0; read < length;) {
     const got = readSync(fd, into, at + read, length - read, position + read);
     if (got === 0) throw shorterThanScanned(file);
@@ -206,8 +215,7 @@ function readRow(fd: number, into: Buffer, at: number, length: number, position:
 function parsedRows(
   bytes: Buffer,
   decoder: { decode(bytes: Uint8Array): string } | undefined,
-  delimiter: string,
-  file: ExportFile,
+  { delimiter, file }: CsvOptions,
   lines: Uint32Array,
   count: number,
 ): CsvRow[] {
@@ -223,7 +231,7 @@ function parsedRows(
   } catch (error) {
     if (!(error instanceof CsvError)) throw error;
     throw new InputError(
-      file.file,
+      file,
       lines[0],
       `cannot be parsed as CSV here, though the whole file was scanned before: ${error.message}`,
       'input_unparseable',
@@ -241,9 +249,9 @@ function parsedRows(
 }
 
 /** The rows read at their places are not the rows the scan found: the file changed after it was scanned. */
-function shorterThanScanned(file: ExportFile): InputError {
+function shorterThanScanned(file: string): InputError {
   return new InputError(
-    file.file,
+    file,
     undefined,
     'changed while it was read (its rows are no longer where this run found them): the export is still being ' +
       'written, or was replaced. Nothing of it is blamed on its data; rerun when the export is complete.',
