@@ -5,6 +5,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadMigrateConfig } from '../../src/config/index.js';
 import { InputError } from '../../src/errors.js';
 import { openExportInOrder } from '../../src/intake/export-in-order.js';
+import { openExport } from '../../src/intake/index.js';
+import { validateExport } from '../../src/intake/validate-export.js';
+import { jsonReport } from '../../src/report/validation-report.js';
 import { proveOrder } from '../../src/intake/order-proof.js';
 import { placeRows } from '../../src/intake/row-places.js';
 import { openScratchFile } from '../../src/intake/scratch-file.js';
@@ -176,5 +179,40 @@ describe('which files out of order are read by their rows places', () => {
     })();
     await expect(reading).rejects.toMatchObject({ code: 'input_changed_while_read', file: 'notes.csv' });
     await reader.close();
+  });
+
+  it('reads an export with a file placed and a file sorted whole as the scratch join reads it, errors at their lines', async () => {
+    const long = 'L'.repeat(40);
+    const dir = exportDir({
+      'accounts.csv': `${ACCOUNTS}A3,DOMESTIC,GB,MONTHLY\nA1,DOMESTIC,GB,MONTHLY\nA2,NOT_A_TYPE,GB,MONTHLY\n`,
+      'customers.csv':
+        'external_account_number,given_name,family_name,mobile\n' +
+        'A2,Bo,Two,\nA1,Ada,One,+447911123456\nA3,Cy,Three,not a phone\nA1,Di,One,\n',
+      // Placed? No: an account number longer than the places hold sends it to the sort on disk.
+      'notes.csv': `${NOTES}A3,third\n${long},orphan\nA1,first\n,no key\nA1,second\n`,
+    });
+    const config = await loadMigrateConfig({ cwd: dir, exportDir: dir, env: { MIGRATE_SUPPLIER: 'ACME' } });
+    const report = async (reader: Parameters<typeof validateExport>[0]): Promise<unknown> => {
+      try {
+        const validation = await validateExport(reader);
+        const chunks: string[] = [];
+        for await (const chunk of jsonReport(validation)) chunks.push(chunk);
+        validation.close();
+        return JSON.parse(chunks.join('')) as unknown;
+      } finally {
+        await reader.close();
+      }
+    };
+    const { files } = await findExportFiles(dir, undefined);
+    const places = await placeRows(files, await proveOrder(files, config), config, { scratchDir: base });
+    places.close();
+    expect({ placed: [...places.indexes.keys()].sort(), sorted: [...places.toSort] }).toEqual({
+      placed: ['accounts.csv', 'customers.csv'],
+      sorted: ['notes.csv'],
+    });
+    const inOrder = await report(await openExportInOrder(dir, config, { today: '2026-11-22', scratchDir: base }));
+    const scratch = await report(await openExport(dir, config, { today: '2026-11-22', scratchDir: base }));
+    expect(inOrder).toEqual(scratch);
+    expect(JSON.stringify(inOrder)).toMatch(/"file":"customers.csv","line":4/);
   });
 });
