@@ -2,6 +2,7 @@ import { fileGlobsOf, type ExportMapping } from '../mapping/mapping-rules.js';
 import { findExportFiles } from '../sources/index.js';
 import { openExport, type ExportReader, type OpenExportOptions, type ReadPhaseProgress } from './index.js';
 import { proveOrder, type OrderProof } from './order-proof.js';
+import { placeRows } from './row-places.js';
 import { openShapedExport } from './shaped-export.js';
 
 /**
@@ -9,7 +10,8 @@ import { openShapedExport } from './shaped-export.js';
  * out (docs/complete-or-not.md). A CSV export is proven first: every file's key column
  * is scanned (order-proof.ts) while the merge join is opened beside it; the files proven in order
  * stream through that join, and when a file is not, the join is opened again with the files out of
- * order sorted on disk before it starts. An export with a JSON or NDJSON file is
+ * order read by their rows' places (row-places.ts: every row's key, line and bytes, sorted), or
+ * sorted on disk before it starts where the scan cannot place their rows. An export with a JSON or NDJSON file is
  * staged whole first (the scratch SQLite join), so that every record of it is in before the
  * first account is handed out. Either way nothing is assumed about the order of a file. An export of legacy files
  * shaped by SQL comes sorted by the engine (shaped-export.ts).
@@ -54,8 +56,20 @@ export async function openExportInOrder(
   const proof = proved.value;
   onProof?.(proof);
   if (proof.toSort.size > 0) {
-    const reader = await openExport(dir, config, { ...open, join: 'streaming', sortFiles: proof.toSort });
-    return Object.assign(reader, { proof });
+    // The files out of order are read by their rows' places; those the scan cannot place are sorted on disk.
+    const places = await placeRows(files, proof, config, { scratchDir: rest.scratchDir, signal });
+    try {
+      const reader = await openExport(dir, config, {
+        ...open,
+        join: 'streaming',
+        sortFiles: places.toSort,
+        indexes: places.indexes,
+      });
+      return Object.assign(reader, { proof });
+    } catch (error) {
+      places.close();
+      throw error;
+    }
   }
   if (opened.status === 'rejected') throw opened.reason;
   progress.release();

@@ -20,6 +20,8 @@ import {
 } from './read-export.js';
 import { eventLoopTurns } from './event-loop.js';
 import { sortedFile } from './sort-file.js';
+import type { RowIndex } from './row-places.js';
+import type { RowPlaces } from '../sources/placed-rows.js';
 import { ScratchJoinStore } from './scratch-join.js';
 import { streamEntries, type StreamCounts } from './stream-join.js';
 import type { ExportEntry } from '../mapping/types.js';
@@ -58,7 +60,8 @@ export interface ExportSummary {
  * order; summary and file issues are complete when openExport returns). `streaming`: a merge
  * join over files sorted by external account number, in one pass (summary and file issues are
  * complete once entries() has been read to the end); entries() throws ExportNotSorted at the
- * first record out of order, except in the files named in `sortFiles`, which are sorted first
+ * first record out of order, except in the files named in `indexes`, read by their rows' places
+ * in order (sources/placed-rows.ts), and those named in `sortFiles`, which are sorted first
  * (sort-file.ts: an external merge sort) while the others stream beside them.
  */
 export type JoinMode = 'scratch' | 'streaming';
@@ -85,6 +88,11 @@ export interface OpenExportOptions {
   join?: JoinMode;
   /** Streaming join: files (as named in the export) to sort before joining, because they are not in order. */
   sortFiles?: ReadonlySet<string>;
+  /**
+   * Streaming join: files (as named in the export) read by their rows' places, in order (sources/placed-rows.ts); each
+   * index is closed with the reader, or when opening fails.
+   */
+  indexes?: ReadonlyMap<string, RowIndex>;
   /** Where the scratch join's and the sort's files go (default: the OS temp dir). */
   scratchDir?: string;
   /** `YYYY-MM-DD` for "not in the future" rules (default: today, UTC). */
@@ -118,7 +126,7 @@ interface Opening {
   fileIssues: IssueList;
   summary: ExportSummary;
   closeIssues: () => void;
-  open: (index: number, read?: { thread: boolean }) => Promise<OpenedFile>;
+  open: (index: number, read?: { thread: boolean; places?: RowPlaces }) => Promise<OpenedFile>;
   /** The join's setup once every file is open (their header plans). */
   setupOf: (opened: OpenedFile[]) => JoinSetup;
 }
@@ -205,14 +213,22 @@ async function openScratchJoin(opening: Opening, options: OpenExportOptions): Pr
 async function openStreaming(opening: Opening, options: OpenExportOptions): Promise<ExportReader> {
   const { files, issues, summary, closeIssues } = opening;
   const toSort = (index: number): boolean => options.sortFiles?.has(files[index]?.file ?? '') === true;
+  const indexOf = (index: number): RowIndex | undefined => options.indexes?.get(files[index]?.file ?? '');
+  const closeIndexes = (): void => options.indexes?.forEach((index) => index.close());
   const parsedHere = inThisThread(files, toSort);
   // Every file at once: each is open once its header is read, not after the files before it.
   const settled = await Promise.allSettled(
-    files.map((_, index) => opening.open(index, { thread: index !== parsedHere })),
+    files.map((_, index) => {
+      // The places alone (plain data: they go to the CSV thread); the index is closed with the reader.
+      const rowIndex = indexOf(index);
+      const places = rowIndex ? { places: { fd: rowIndex.fd, runs: rowIndex.runs, rows: rowIndex.rows } } : {};
+      return opening.open(index, { thread: index !== parsedHere, ...places });
+    }),
   );
   const failed = settled.find((result) => result.status === 'rejected');
   if (failed !== undefined) {
     await Promise.all(settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value.close()] : [])));
+    closeIndexes();
     closeIssues();
     throw failed.reason;
   }
@@ -236,6 +252,7 @@ async function openStreaming(opening: Opening, options: OpenExportOptions): Prom
     fileIssues: opening.fileIssues,
     close: async () => {
       await Promise.all(opened.map((file) => file.close()));
+      closeIndexes();
       closeIssues();
     },
   };

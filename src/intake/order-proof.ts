@@ -8,8 +8,9 @@ import { planCsvHeader } from './read-export.js';
 // account is handed out (docs/complete-or-not.md): the streaming join may hand out an
 // account only once every file is known to hold no further row for it, and a file is known to
 // be in order only when all of it has been read. The key scan (sources/key-scan.ts) reads every
-// file's key column, off the main thread; a file not proven in order is sorted on disk before
-// the join starts (sort-file.ts), so that no file is ever assumed to be in order.
+// file's key column, off the main thread; a file not proven in order is read by its rows' places
+// (row-places.ts) or sorted on disk (sort-file.ts) before the join starts, so that no file is ever
+// assumed to be in order.
 
 export type FileOrder = { file: string } & (
   | { order: 'sorted' }
@@ -17,14 +18,14 @@ export type FileOrder = { file: string } & (
   | { order: 'unproven'; reason: string }
 );
 
-/** A file that was not proven in order, and why: it is sorted on disk. */
+/** A file that was not proven in order, and why: it is read by its rows' places or sorted on disk. */
 export type FileOutOfOrder = Exclude<FileOrder, { order: 'sorted' }>;
 
 export interface OrderProof {
   files: FileOrder[];
   /** The files not proven in order, in export order. */
   outOfOrder: FileOutOfOrder[];
-  /** The files to sort on disk before the join: every file not proven in order. */
+  /** The files put in order before the join (by their rows' places, else sorted on disk): those not proven in order. */
   toSort: ReadonlySet<string>;
   /** Milliseconds the proof took (the headers and the key scans). */
   ms: number;
@@ -61,7 +62,7 @@ export async function proveOrder(
  * mapping file's constant account number. Reads the header as the join will (a file whose header
  * cannot be read fails here, with the error the join would give).
  */
-async function scanJobOf(file: ExportFile, config: ExportMapping): Promise<ScanJob | undefined> {
+export async function scanJobOf(file: ExportFile, config: ExportMapping): Promise<ScanJob | undefined> {
   if (file.format !== 'csv') throw new Error(`${file.file}: only CSV files are proven in order`);
   const mapping = config.mapping[file.kind];
   if (mapping.constants['external_account_number'] !== undefined) return undefined;

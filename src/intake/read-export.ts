@@ -5,6 +5,7 @@ import { ExportCode } from '../mapping/issue-codes.js';
 import { changedWhileRead, stampOf, watchedRecords } from './file-stamp.js';
 import type { RecordData } from '../mapping/join-groups.js';
 import { csvKey, ignoresUnmapped, jsonKey, planFile, type FilePlan } from '../mapping/record.js';
+import type { RowPlaces } from '../sources/placed-rows.js';
 import type { SourceIssue } from '../mapping/types.js';
 import {
   addressable,
@@ -102,14 +103,15 @@ export function notInAccountsIssue(file: ExportFile, plan: FilePlan, line: numbe
 
 /**
  * Opens one export file: reads a CSV header and compiles the file's plan before any record is
- * handed out. `thread: false`: a CSV file is parsed in this thread (see readCsvBatches).
+ * handed out. `thread: false`: a CSV file is parsed in this thread (see readCsvBatches). `places`:
+ * a CSV file's rows are read at their places, in external account number order (sources/placed-rows.ts).
  */
 export async function openExportFile(
   file: ExportFile,
   config: ExportMapping,
   issues: IssueSink,
   onBytes: (bytes: number) => void,
-  read: { thread?: boolean; spellings?: UnicodeSpellings } = {},
+  read: { thread?: boolean; spellings?: UnicodeSpellings; places?: RowPlaces } = {},
 ): Promise<OpenedFile> {
   const spellings = read.spellings ?? { lines: 0, sample: [] };
   // A file that changes while it is read is named as such, not blamed on its data (file-stamp.ts).

@@ -11,7 +11,8 @@ import { compareKeys } from '../sources/key-order.js';
 // its run was written filled the heap with garbage, 165 MB at a million accounts); each full run
 // is sorted by key and written to a scratch file (0600, unlinked at once: scratch-file.ts), and
 // the runs are merged. A file that fits in one run never touches the disk. The streaming join
-// reads an unsorted file through this (validate), so the sorted files still stream beside it.
+// reads through this an unsorted file whose rows the key scan cannot place (row-places.ts: a file
+// out of order is otherwise read by its rows' places), so the sorted files still stream beside it.
 
 /** Bytes of encoded records per run (two buffers of this size per file being sorted). */
 const RUN_BYTES = 4 << 20;

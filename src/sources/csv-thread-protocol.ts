@@ -1,5 +1,6 @@
 import { InputError } from '../errors.js';
 import type { CsvOptions, CsvRow } from './csv.js';
+import type { RowPlaces } from './placed-rows.js';
 
 // The messages between the main thread and the CSV parsing thread (csv-thread.ts and
 // csv-thread-worker.ts). Rows travel as one string per batch, so that crossing threads costs a
@@ -8,7 +9,8 @@ import type { CsvOptions, CsvRow } from './csv.js';
 /** Rows per batch, in the worker and in the in-thread fallback alike. */
 export const ROWS_PER_BATCH = 1000;
 
-export type CsvThreadOptions = Omit<CsvOptions, 'onBytes'>;
+/** `places`: the file's rows are read at these places (placed-rows.ts), not in file order. */
+export type CsvThreadOptions = Omit<CsvOptions, 'onBytes'> & { places?: RowPlaces };
 
 export type ToWorker =
   | { type: 'open'; id: number; absolutePath: string; options: CsvThreadOptions }

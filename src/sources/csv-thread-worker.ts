@@ -1,5 +1,6 @@
 import { parentPort } from 'node:worker_threads';
 import { readCsv, type CsvRow } from './csv.js';
+import { readPlacedCsv } from './placed-rows.js';
 import { encodeBatch, ROWS_PER_BATCH, serializeError, type FromWorker, type ToWorker } from './csv-thread-protocol.js';
 
 // The CSV parsing thread: reads the files the main thread opens (several at once, interleaved)
@@ -37,7 +38,9 @@ port.on('message', (message: ToWorker) => {
 
 async function read(id: number, file: OpenFile, open: Extract<ToWorker, { type: 'open' }>): Promise<void> {
   let bytes = 0;
-  const rows = readCsv(open.absolutePath, { ...open.options, onBytes: (read) => (bytes = read) });
+  const { places, ...options } = open.options;
+  const csv = { ...options, onBytes: (read: number) => (bytes = read) };
+  const rows = places ? readPlacedCsv(open.absolutePath, csv, places) : readCsv(open.absolutePath, csv);
   let batch: CsvRow[] = [];
   let chars = 0;
   let batches = 0;

@@ -1,6 +1,7 @@
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { readCsv, type CsvOptions, type CsvRow } from './csv.js';
+import { readPlacedCsv, type RowPlaces } from './placed-rows.js';
 import {
   decodeBatch,
   deserializeError,
@@ -49,14 +50,16 @@ function thread(): Worker {
 /**
  * readCsv's rows, in batches: header first, blank lines skipped, 1-based lines; the same
  * InputErrors. `thread: false` parses in this thread even where the worker is used, to parse
- * two files at once (sort-file.ts reads every unsorted file before the join starts).
+ * two files at once (sort-file.ts reads every unsorted file before the join starts). `places`:
+ * the data rows are read at their places, in external account number order (placed-rows.ts).
  */
 export async function* readCsvBatches(
   absolutePath: string,
-  options: CsvOptions & { thread?: boolean },
+  options: CsvOptions & { thread?: boolean; places?: RowPlaces },
 ): AsyncGenerator<CsvRow[], void, undefined> {
   if (options.thread === false || !useThread()) {
-    yield* batchesOf(readCsv(absolutePath, options));
+    const { places } = options;
+    yield* batchesOf(places ? readPlacedCsv(absolutePath, options, places) : readCsv(absolutePath, options));
     return;
   }
   const id = nextId;
@@ -77,7 +80,12 @@ export async function* readCsvBatches(
       type: 'open',
       id,
       absolutePath,
-      options: { file: options.file, encoding: options.encoding, delimiter: options.delimiter },
+      options: {
+        file: options.file,
+        encoding: options.encoding,
+        delimiter: options.delimiter,
+        ...(options.places ? { places: options.places } : {}),
+      },
     });
     // Credits start at one batch at a time: the header, then the first rows (a short batch), so that every file's
     // header and first rows are parsed before any file's next thousand (the export opens once every header is checked,

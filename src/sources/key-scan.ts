@@ -1,3 +1,4 @@
+import { isAscii as isAsciiBytes, isUtf8 } from 'node:buffer';
 import { open, type FileHandle } from 'node:fs/promises';
 import { accountKeyOf, compareKeys } from './key-order.js';
 import { MAX_RECORD_BYTES } from './limits.js';
@@ -8,6 +9,11 @@ import { MAX_RECORD_BYTES } from './limits.js';
 // scan does not read exactly as csv-parse would (a quote inside an unquoted field, text after a
 // closing quote, a delimiter of several bytes, UTF-16), the answer is `unproven` and the file
 // is sorted on disk like an unsorted one. It stops at the first row out of order.
+//
+// The same scan also gives every row's place (`scanRowPlaces`): its key, line and bytes, for the files found out of
+// order (intake reads their rows by these places, in key order, without sorting the rows themselves). There it also
+// checks what the full read would refuse (bytes not valid in the encoding, a NUL byte, a row longer than a record
+// may be): such a file is `unproven`, and the full read names the problem at its line.
 
 export interface KeyScanInput {
   absolutePath: string;
@@ -34,14 +40,45 @@ const FIRST_READ = 1 << 20;
 const READ = 4 << 20;
 /** A row longer than csv-parse's limit fails the real read anyway; the scan gives up before it. */
 const MAX_BUFFER = 2 * MAX_RECORD_BYTES + READ;
+/**
+ * The longest row whose place is given: a third of a record's limit, so that no row read by its place can exceed the
+ * limit once re-encoded as UTF-8 (a longer row sends the file to the full read, which names it).
+ */
+const MAX_PLACED_ROW = Math.floor(MAX_RECORD_BYTES / 3);
 const NEED_MORE = -1;
 const FAILED = -2;
 
 const SINGLE_BYTE = new Set(['latin1', 'iso-8859-1', 'windows-1252', 'cp1252']);
 const UTF8 = new Set(['utf8', 'utf-8']);
 
+/**
+ * Every data row of a file, in file order: its external account number (undefined: none), the line where it starts,
+ * and its bytes [start, end) in the file (the newline that ends it included).
+ */
+export type RowPlaceSink = (key: string | undefined, line: number, start: number, end: number) => void;
+
 /** Scans a CSV file's key column; `signal` stops it between reads (the promise then rejects with the abort reason). */
 export async function scanKeyOrder(input: KeyScanInput, signal?: AbortSignal): Promise<KeyScanResult> {
+  return scan(input, undefined, signal);
+}
+
+/**
+ * Scans the whole file, handing every data row's place to `onRow` (the answer is then `sorted` whatever the order:
+ * the rows are read, not judged), or `unproven` when the scan cannot read it exactly or the full read would refuse it.
+ */
+export async function scanRowPlaces(
+  input: KeyScanInput,
+  onRow: RowPlaceSink,
+  signal?: AbortSignal,
+): Promise<KeyScanResult> {
+  return scan(input, onRow, signal);
+}
+
+async function scan(
+  input: KeyScanInput,
+  onRow: RowPlaceSink | undefined,
+  signal?: AbortSignal,
+): Promise<KeyScanResult> {
   const encoding = input.encoding.toLowerCase();
   if (!UTF8.has(encoding) && !SINGLE_BYTE.has(encoding))
     return { order: 'unproven', reason: `its encoding (${input.encoding}) is not read byte by byte` };
@@ -50,7 +87,8 @@ export async function scanKeyOrder(input: KeyScanInput, signal?: AbortSignal): P
     return { order: 'unproven', reason: `its delimiter ${JSON.stringify(input.delimiter)} is not one plain byte` };
   const handle = await open(input.absolutePath, 'r');
   try {
-    return await new KeyScan(handle, input.keyIndex, delimiter[0] as number, !UTF8.has(encoding)).run(signal);
+    const scan = new KeyScan(handle, input.keyIndex, delimiter[0] as number, !UTF8.has(encoding), onRow);
+    return await scan.run(signal);
   } finally {
     await handle.close();
   }
@@ -72,12 +110,17 @@ class KeyScan {
   #innerLines = 0;
   #failure = '';
   readonly #decoder: { decode(bytes: Uint8Array): string } | undefined;
+  /** The file offset of `#data[0]`. */
+  #base = 0;
+  /** Places only: the bytes checked as the full read checks them, up to this file offset. */
+  readonly #bytes = { checkedTo: 0, allUtf8: true, nonAscii: false, bad: '' };
 
   constructor(
     readonly handle: FileHandle,
     readonly keyIndex: number,
     readonly delimiter: number,
     singleByte: boolean,
+    readonly onRow?: RowPlaceSink,
   ) {
     this.#decoder = singleByte ? new TextDecoder('windows-1252') : undefined;
   }
@@ -91,7 +134,8 @@ class KeyScan {
     let previous: { key: string; line: number } | undefined;
     let header = true;
     for (;;) {
-      if (at >= this.#data.length && this.#eof) return { order: 'sorted', rows };
+      if (this.#bytes.bad !== '') return { order: 'unproven', reason: this.#bytes.bad };
+      if (at >= this.#data.length && this.#eof) return this.#ended(rows);
       const next = this.#row(at);
       if (next === FAILED) return { order: 'unproven', reason: `line ${line}: ${this.#failure}` };
       if (next === NEED_MORE) {
@@ -103,6 +147,7 @@ class KeyScan {
       }
       const rowLine = line;
       line += 1 + this.#innerLines;
+      const rowStart = at;
       at = next;
       if (header) {
         header = false;
@@ -110,6 +155,12 @@ class KeyScan {
       }
       rows += 1;
       const key = this.#keyStart < 0 ? undefined : accountKeyOf(this.#keyText());
+      if (this.onRow) {
+        if (next - rowStart > MAX_PLACED_ROW)
+          return { order: 'unproven', reason: `line ${rowLine}: a row longer than the scan places` };
+        this.onRow(key, rowLine, this.#base + rowStart, this.#base + next);
+        continue;
+      }
       if (key === undefined) continue;
       if (previous !== undefined && compareKeys(key, previous.key) < 0)
         return { order: 'unsorted', line: rowLine, key, previousKey: previous.key };
@@ -238,9 +289,46 @@ class KeyScan {
       this.#eof = bytesRead === 0;
     }
     this.#data = this.#buffer.subarray(0, kept + filled);
+    this.#base = this.#position - this.#data.length;
     this.#quoteFrom = Infinity;
     this.#quoteAt = -1;
+    if (this.onRow) this.#checkBytes();
   }
+
+  /**
+   * The bytes read since the last check, checked as the full read checks them (sources/decode.ts): no NUL byte; UTF-8
+   * text valid; single-byte text not UTF-8 with multi-byte characters (that is refused as a whole at the end).
+   */
+  #checkBytes(): void {
+    const checks = this.#bytes;
+    const from = checks.checkedTo - this.#base;
+    const end = this.#eof ? this.#data.length : this.#data.length - incompleteTail(this.#data);
+    if (end <= from) return;
+    const bytes = this.#data.subarray(from, end);
+    checks.checkedTo = this.#base + end;
+    if (bytes.includes(0)) checks.bad = 'it holds a NUL byte';
+    const ascii = isAsciiBytes(bytes);
+    if (this.#decoder === undefined && !ascii && !isUtf8(bytes)) checks.bad = 'it is not valid UTF-8';
+    checks.nonAscii ||= !ascii;
+    checks.allUtf8 &&= ascii || isUtf8(bytes);
+  }
+
+  #ended(rows: number): KeyScanResult {
+    if (this.onRow && this.#decoder !== undefined && this.#bytes.allUtf8 && this.#bytes.nonAscii)
+      return { order: 'unproven', reason: 'its bytes are UTF-8 where a single-byte encoding is declared' };
+    return { order: 'sorted', rows };
+  }
+}
+
+/** Bytes at the end of `bytes` that start a UTF-8 sequence the read does not complete. */
+function incompleteTail(bytes: Buffer): number {
+  for (let back = 1; back <= Math.min(3, bytes.length); back += 1) {
+    const byte = bytes[bytes.length - back] as number;
+    if ((byte & 0xc0) === 0x80) continue;
+    const need = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+    return need > back ? back : 0;
+  }
+  return 0;
 }
 
 function hasUtf8Bom(data: Buffer): boolean {

@@ -22,7 +22,8 @@ export interface MeasuredPush {
   endedAt: number;
   /** The first 4,000 characters of its stderr. */
   stderr: string;
-  usage: { user: number; system: number; maxRssKb: number };
+  /** Its CPU time in µs at exit, its peak RSS, and [epoch ms, CPU µs so far] every 10 ms (cpu-hook.mjs). */
+  usage: { user: number; system: number; maxRssKb: number; samples: Array<[number, number]> };
   /** Its log's events, in order. */
   events: LogEvent[];
 }
@@ -83,6 +84,17 @@ function stopAfterFirst(stop: MeasuredPushOptions['stopAfter'], kill: () => void
     });
   }, 250);
   return timer;
+}
+
+/** The child's CPU time in µs by epoch ms `at` (its last sample at or before then; NaN when `at` is). */
+export function cpuMicrosAt(usage: MeasuredPush['usage'], at: number): number {
+  if (Number.isNaN(at)) return NaN;
+  let micros = 0;
+  for (const [time, cpu] of usage.samples) {
+    if (time > at) break;
+    micros = cpu;
+  }
+  return micros;
 }
 
 /** Epoch ms of the first event of that name in the log (NaN when there is none). */

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
 import type { InspectedAccount } from '../../src/sandbox/inspected.js';
 import { differences, exportInMemory, type ExpectedExport } from '../e2e/oracle.js';
-import { eventAt, measuredPush } from './measured-push.js';
+import { cpuMicrosAt, eventAt, measuredPush } from './measured-push.js';
 import { writePushExport, type ExportOrder, type GeneratedExport } from './push-export.js';
 
 // `npm run bench:push [-- throughput|first|postgres [ACCOUNTS]]` (builds dist/ first; `postgres`: push-postgres.ts). What a user waits
@@ -120,6 +120,8 @@ interface PushFigures {
   /** From the proof to the first accounts staged: sorting the files found out of order, then the first batch. */
   toFirstStagedSeconds: number;
   cpuMicros: number;
+  /** The child's CPU time from spawn to the service's first request (sampled every 10 ms). */
+  cpuToFirstMicros: number;
   /** The sandbox process's CPU time during the push (is the stand-in of the service the limit?). */
   serverCpuMicros: number;
   maxRssMb: number;
@@ -151,6 +153,7 @@ async function pushChild(server: Server, dir: string, concurrency: number, stopA
     proofSeconds: proofMs / 1000,
     toFirstStagedSeconds: (eventAt(events, 'staging') - eventAt(events, 'order')) / 1000,
     cpuMicros: run.usage.user + run.usage.system,
+    cpuToFirstMicros: cpuMicrosAt(run.usage, stats.firstAt ?? NaN),
     serverCpuMicros: stats.cpuMicros - serverCpuBefore,
     maxRssMb: run.usage.maxRssKb / 1024,
     byEndpoint: stats.byEndpoint,
@@ -255,7 +258,8 @@ async function first(count = 200_000): Promise<void> {
           `    run ${run + 1}: first request after ${figures.firstRequestSeconds.toFixed(2)} s (goal 1 s at 200,000 sorted, 10 s at 1,000,000 scattered): ` +
             `start-up ${figures.startSeconds.toFixed(2)} s, order proven in ${figures.proofSeconds.toFixed(2)} s, ` +
             `first accounts staged ${figures.toFirstStagedSeconds.toFixed(2)} s later, first request ` +
-            `${(figures.firstRequestSeconds - staged).toFixed(2)} s after that; peak RSS ${figures.maxRssMb.toFixed(0)} MB; ` +
+            `${(figures.firstRequestSeconds - staged).toFixed(2)} s after that; ` +
+            `child CPU to the first request ${(figures.cpuToFirstMicros / 1e6).toFixed(2)} s; peak RSS ${figures.maxRssMb.toFixed(0)} MB; ` +
             `${figures.requests} requests in ${figures.seconds.toFixed(0)} s, exit ${figures.exitCode}; ${load()}`,
         );
       }

@@ -57,6 +57,26 @@ describe('the scratch space running out while validate sorts', () => {
     expect(result.stderr).not.toContain('internal error');
   });
 
+  it('under a file-size limit while a CSV file out of order is put in order by its rows places: exit 3, the same message', () => {
+    // Every file CSV (the streaming join): the notes, last account first, are placed on the key-scan threads.
+    const csvExport = join(dir, 'csv-export');
+    cpSync(join(ROOT, 'fixtures', 'sample'), csvExport, { recursive: true });
+    rmSync(join(csvExport, 'notes.ndjson'));
+    rmSync(join(csvExport, 'statements.json'));
+    const rows = ['external_account_number,body,created_at'];
+    for (let account = 50; account >= 1; account -= 1)
+      for (let note = 0; note < 400; note += 1)
+        rows.push(`SAMPLE-${String(account).padStart(4, '0')},note ${note},2026-10-01T09:00:00Z`);
+    writeFileSync(join(csvExport, 'notes.csv'), `${rows.join('\n')}\n`);
+    const result = run(`ulimit -f 200; exec "${process.execPath}" "${BIN}" validate csv-export`, { TMPDIR: dir });
+    expect(result.code, result.stderr).toBe(3);
+    expect(result.stderr).toMatch(
+      new RegExp(`^migrate: TMPDIR \\(${dir}\\) could not be written while the export was sorted \\(a file-size limit`),
+    );
+    expect(result.stderr).toMatch(/sorting this export needs about [\d.]+ MB free there/);
+    expect(result.stderr).not.toContain('internal error');
+  });
+
   it.runIf(asRoot)('with TMPDIR a full tmpfs: exit 3 naming TMPDIR as full and the room needed', () => {
     const tiny = join(dir, 'tiny');
     mkdirSync(tiny);
