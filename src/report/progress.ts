@@ -198,7 +198,5 @@ function sortingLine(event: Extract<EngineEvent, { type: 'sorting' }>): string {
   const files = event.files.map(({ file, line, reason }) =>
     line !== undefined ? `${file} (out of order at line ${line})` : `${file} (${reason ?? 'order not proven'})`,
   );
-  return (
-    `sorting ${files.join(', ')} by external account number on disk; ` + 'nothing is sent before every file is in order'
-  );
+  return `sorting ${files.join(', ')} by external account number; nothing is sent before every file is in order`;
 }

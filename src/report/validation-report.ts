@@ -165,8 +165,8 @@ function summaryLines(validation: ExportValidation): string[] {
       file.order === 'unsorted' ? `${file.file} (out of order at line ${file.line})` : `${file.file} (${file.reason})`,
     );
     lines.push(
-      `Sorted on disk before reading: ${files.join(', ')}: not in external_account_number order. An export whose ` +
-        `files are all sorted is read in one pass, about twice as fast.`,
+      `Sorted before reading: ${files.join(', ')}: not in external_account_number order (their rows' places, or ` +
+        `the whole file on disk where the key scan cannot place its rows).`,
     );
   }
   if (orphans.accounts > 0) {

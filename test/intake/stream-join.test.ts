@@ -172,10 +172,10 @@ describe('validate: an export read in proven order', () => {
     const [got, want] = [await reports(result), await reports(expected)];
     expect(got.json).toEqual(want.json);
     expect(got.text).toContain(
-      'Sorted on disk before reading: customers.csv (out of order at line 3), notes.csv (out of order at line 3): not ' +
+      'Sorted before reading: customers.csv (out of order at line 3), notes.csv (out of order at line 3): not ' +
         'in external_account_number order.',
     );
-    expect(got.text.replace(/^Sorted on disk before reading: .*\n/m, '')).toEqual(want.text);
+    expect(got.text.replace(/^Sorted before reading: .*\n/m, '')).toEqual(want.text);
     expect(got.json.errors.length).toBeGreaterThan(3);
   });
 
