@@ -164,10 +164,7 @@ function summaryLines(validation: ExportValidation): string[] {
     const files = validation.sorted.map((file) =>
       file.order === 'unsorted' ? `${file.file} (out of order at line ${file.line})` : `${file.file} (${file.reason})`,
     );
-    lines.push(
-      `Sorted before reading: ${files.join(', ')}: not in external_account_number order (their rows' places, or ` +
-        `the whole file on disk where the key scan cannot place its rows).`,
-    );
+    lines.push(`Sorted before reading: ${files.join(', ')}: not in external_account_number order.`);
   }
   if (orphans.accounts > 0) {
     const sample = orphans.numbers.join(', ') + (orphans.accounts > orphans.numbers.length ? ', ...' : '');
