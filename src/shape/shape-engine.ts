@@ -70,7 +70,7 @@ export async function openShape(settings: ShapeSettings): Promise<ShapedExport> 
     const present = await exportDirFiles(settings.exportDir);
     const sources: LoadedSource[] = [];
     for (const source of settings.sources)
-      sources.push(await loadSource(connection, source, sourceFiles(settings.exportDir, source, present)));
+      sources.push(await loadSource(connection, source, sourceFiles(settings.exportDir, source, present), temp));
     for (const statement of LOCK) await connection.run(statement);
     await runShapeFile(connection, duckdb.StatementType, settings.shapeName, text);
     const views = await shapedViews(connection, settings.shapeName, sources);
