@@ -1,5 +1,4 @@
 import { open, type FileHandle } from 'node:fs/promises';
-import { MAX_RECORD_BYTES } from '../sources/limits.js';
 import { quoteLiteral } from './sql-text.js';
 
 // The canonical file a source's legacy file is loaded through (docs/export-format.md "Shaping legacy files with SQL"):
@@ -22,7 +21,14 @@ export interface CanonicalFile {
   write(line: number, cells: ReadonlyArray<string | undefined>): void;
   /** Writes out what is buffered; awaited between batches so memory stays bounded. */
   flush(): Promise<void>;
-  close(): Promise<{ rows: number; later: LaterCell[] }>;
+  close(): Promise<WrittenFile>;
+}
+
+export interface WrittenFile {
+  rows: number;
+  /** The longest record written, in UTF-16 code units (at most 3 UTF-8 bytes each): what the reader must take. */
+  longest: number;
+  later: LaterCell[];
 }
 
 /** Text buffered before it is written out. */
@@ -43,6 +49,7 @@ export async function createCanonicalFile(path: string, width: number): Promise<
   let buffered: string[] = [];
   let size = 0;
   let rows = 0;
+  let longest = 0;
   const later: LaterCell[] = [];
   const flush = async (): Promise<void> => {
     if (buffered.length === 0) return;
@@ -66,6 +73,7 @@ export async function createCanonicalFile(path: string, width: number): Promise<
       record += `${line}\n`;
       buffered.push(record);
       size += record.length;
+      if (record.length > longest) longest = record.length;
       rows += 1;
     },
     flush: () => (size >= FLUSH_AT ? flush() : Promise.resolve()),
@@ -75,18 +83,22 @@ export async function createCanonicalFile(path: string, width: number): Promise<
       } finally {
         await handle.close();
       }
-      return { rows, later };
+      return { rows, longest, later };
     },
   };
 }
 
+/** The reader's buffer at least: smaller ones read a large file in more pieces. */
+const LEAST_BUFFER = 4 << 20;
+
 /**
- * DuckDB's read_csv of a canonical file of `width` values and the line: nothing detected, nothing converted. A record
- * is at most MAX_RECORD_BYTES of the legacy file; doubled quotes and the quoting itself at most double it. The reader's
- * buffer is otherwise 16 times the longest line, which no memory limit of the tool's would hold.
+ * DuckDB's read_csv of a canonical file of `width` values and the line: nothing detected, nothing converted. Its
+ * longest line is the file's longest record (3 UTF-8 bytes at most per UTF-16 unit); its buffer twice that (DuckDB's
+ * default, 16 times the longest line, would be 200 MB for a record of the 4 MiB the tool's readers allow, far past the
+ * engine's memory limit).
  */
-export function canonicalReader(path: string, width: number): string {
-  const longest = 2 * MAX_RECORD_BYTES + 2 * width + 32;
+export function canonicalReader(path: string, width: number, written: Pick<WrittenFile, 'longest'>): string {
+  const longest = 3 * written.longest + 16;
   const columns = Array.from({ length: width }, (_, index) => `'c${index}': 'VARCHAR'`);
   const options = [
     `columns = {${[...columns, "'_line': 'BIGINT'"].join(', ')}}`,
@@ -102,7 +114,7 @@ export function canonicalReader(path: string, width: number): string {
     'null_padding = false',
     'ignore_errors = false',
     `max_line_size = ${longest}`,
-    `buffer_size = ${2 * longest}`,
+    `buffer_size = ${Math.max(LEAST_BUFFER, 2 * longest)}`,
   ];
   return `read_csv(${quoteLiteral(path)}, ${options.join(', ')})`;
 }

@@ -3,7 +3,13 @@ import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { InputError } from '../errors.js';
 import { readCsvBatches, readJsonArray, readNdjson, type CsvRow } from '../sources/index.js';
-import { canonicalReader, createCanonicalFile, type CanonicalFile, type LaterCell } from './canonical-csv.js';
+import {
+  canonicalReader,
+  createCanonicalFile,
+  type CanonicalFile,
+  type LaterCell,
+  type WrittenFile,
+} from './canonical-csv.js';
 import { jsonText } from './json-text.js';
 import { quoteIdentifier, quoteLiteral } from './sql-text.js';
 import type { ShapeSource, SourceFile } from './source-files.js';
@@ -39,7 +45,7 @@ export async function loadSource(
     const canonical = await createCanonicalFile(path.join(scratch, `${source.table}-${index}.csv`), columns.length);
     try {
       const written = await writeCanonical(canonical, source, file, columns);
-      await insertCanonical(connection, source, file, canonical.path, columns.length);
+      await insertCanonical(connection, source, file, canonical.path, columns.length, written);
       await setLater(connection, source, file, columns, written.later);
       rows += written.rows;
     } finally {
@@ -55,7 +61,7 @@ async function writeCanonical(
   source: ShapeSource,
   file: SourceFile,
   columns: string[],
-): ReturnType<CanonicalFile['close']> {
+): Promise<WrittenFile> {
   try {
     if (file.format === 'csv') await writeCsv(canonical, source, file, columns);
     else await writeJson(canonical, file, columns);
@@ -72,11 +78,12 @@ async function insertCanonical(
   file: SourceFile,
   canonicalPath: string,
   width: number,
+  written: WrittenFile,
 ): Promise<void> {
   const values = Array.from({ length: width }, (_, index) => `c${index}`);
   await connection.run(
     `INSERT INTO ${quoteIdentifier(source.table)} SELECT ${[...values, quoteLiteral(file.file), '_line'].join(', ')} ` +
-      `FROM ${canonicalReader(canonicalPath, width)}`,
+      `FROM ${canonicalReader(canonicalPath, width, written)}`,
   );
 }
 

@@ -45,6 +45,9 @@ export interface SourceRow {
   values: Array<[string, string | null]>;
 }
 
+/** What the engine's allocator may keep of memory freed, past its memory limit. */
+const ALLOCATOR_FLUSH_THRESHOLD = '8MB';
+
 /** Statements that close the engine to the outside once the sources are in (the order DuckDB accepts them in). */
 const LOCK = [
   'SET enable_external_access = false',
@@ -61,10 +64,12 @@ export async function openShape(settings: ShapeSettings): Promise<ShapedExport> 
     // Loaded only when a shape runs: every other command starts without the engine's library.
     const duckdb = await import('@duckdb/node-api');
     // A database file in the temporary directory, not memory: the loaded tables then live on disk beside the sorts'
-    // spills, and the memory limit bounds what the engine holds of them.
+    // spills, and the memory limit bounds what the engine holds of them. Memory the engine frees goes back to the
+    // system once a task ends past a few MB (DuckDB keeps up to 128 MB of it by default, on top of its limit).
     instance = await duckdb.DuckDBInstance.create(path.join(temp, 'shape.duckdb'), {
       memory_limit: settings.memoryLimit,
       temp_directory: temp,
+      allocator_flush_threshold: ALLOCATOR_FLUSH_THRESHOLD,
     });
     const connection = await instance.connect();
     const present = await exportDirFiles(settings.exportDir);
