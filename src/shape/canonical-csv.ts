@@ -6,14 +6,9 @@ import { quoteLiteral } from './sql-text.js';
 // line) and write each record here as plain UTF-8 CSV that DuckDB's own reader takes back without re-interpreting
 // anything: every value quoted (inner quotes doubled), an empty or absent value an unquoted empty field (NULL, as the
 // tables hold it), then the record's legacy line; read with an explicit column list, every column text, no sniffing.
-// DuckDB's reader loads it in C++ at a fraction of the CPU of appending values one call at a time.
-
-/** A value the canonical file cannot carry exactly, set after the load (see `cannotCarry`). */
-export interface LaterCell {
-  line: number;
-  column: number;
-  value: string;
-}
+// DuckDB's reader loads it in C++ at a fraction of the CPU of appending values one call at a time. A value opening with
+// U+FEFF arrives whole: DuckDB skips a byte order mark only at a file's start, and this file opens with a quote, a
+// comma or a digit.
 
 export interface CanonicalFile {
   readonly path: string;
@@ -28,21 +23,11 @@ export interface WrittenFile {
   rows: number;
   /** The longest record written, in UTF-16 code units (at most 3 UTF-8 bytes each): what the reader must take. */
   longest: number;
-  later: LaterCell[];
 }
 
 /** Text buffered before it is written out. */
 const FLUSH_AT = 1 << 20;
 const QUOTE = /"/g;
-const BYTE_ORDER_MARK = 0xfeff;
-
-/**
- * DuckDB's reader drops a U+FEFF that begins a field (quoted or not): such a value would lose it. It goes into the
- * file as NULL and is set by an UPDATE after the load (rows keep their place). Legacy files hardly ever hold one.
- */
-function cannotCarry(value: string): boolean {
-  return value.charCodeAt(0) === BYTE_ORDER_MARK;
-}
 
 export async function createCanonicalFile(path: string, width: number): Promise<CanonicalFile> {
   const handle: FileHandle = await open(path, 'w');
@@ -50,7 +35,6 @@ export async function createCanonicalFile(path: string, width: number): Promise<
   let size = 0;
   let rows = 0;
   let longest = 0;
-  const later: LaterCell[] = [];
   const flush = async (): Promise<void> => {
     if (buffered.length === 0) return;
     const text = buffered.join('');
@@ -64,10 +48,8 @@ export async function createCanonicalFile(path: string, width: number): Promise<
       let record = '';
       for (let column = 0; column < width; column += 1) {
         const value = cells[column];
-        if (value !== undefined && value !== '') {
-          if (cannotCarry(value)) later.push({ line, column, value });
-          else record += value.includes('"') ? `"${value.replace(QUOTE, '""')}"` : `"${value}"`;
-        }
+        if (value !== undefined && value !== '')
+          record += value.includes('"') ? `"${value.replace(QUOTE, '""')}"` : `"${value}"`;
         record += ',';
       }
       record += `${line}\n`;
@@ -83,7 +65,7 @@ export async function createCanonicalFile(path: string, width: number): Promise<
       } finally {
         await handle.close();
       }
-      return { rows, longest, later };
+      return { rows, longest };
     },
   };
 }

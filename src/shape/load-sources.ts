@@ -3,13 +3,7 @@ import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { InputError } from '../errors.js';
 import { readCsvBatches, readJsonArray, readNdjson, type CsvRow } from '../sources/index.js';
-import {
-  canonicalReader,
-  createCanonicalFile,
-  type CanonicalFile,
-  type LaterCell,
-  type WrittenFile,
-} from './canonical-csv.js';
+import { canonicalReader, createCanonicalFile, type CanonicalFile, type WrittenFile } from './canonical-csv.js';
 import { jsonText } from './json-text.js';
 import { quoteIdentifier, quoteLiteral } from './sql-text.js';
 import type { ShapeSource, SourceFile } from './source-files.js';
@@ -46,7 +40,6 @@ export async function loadSource(
     try {
       const written = await writeCanonical(canonical, source, file, columns);
       await insertCanonical(connection, source, file, canonical.path, columns.length, written);
-      await setLater(connection, source, file, columns, written.later);
       rows += written.rows;
     } finally {
       await rm(canonical.path, { force: true });
@@ -85,30 +78,6 @@ async function insertCanonical(
     `INSERT INTO ${quoteIdentifier(source.table)} SELECT ${[...values, quoteLiteral(file.file), '_line'].join(', ')} ` +
       `FROM ${canonicalReader(canonicalPath, width, written)}`,
   );
-}
-
-/** The values the canonical file could not carry, set in place (an UPDATE keeps every row where it is). */
-async function setLater(
-  connection: DuckDBConnection,
-  source: ShapeSource,
-  file: SourceFile,
-  columns: string[],
-  later: LaterCell[],
-): Promise<void> {
-  for (const cell of later) {
-    const column = columns[cell.column] ?? '';
-    const update = await connection.prepare(
-      `UPDATE ${quoteIdentifier(source.table)} SET ${quoteIdentifier(column)} = $1 WHERE _file = $2 AND _line = $3`,
-    );
-    try {
-      update.bindVarchar(1, cell.value);
-      update.bindVarchar(2, file.file);
-      update.bindBigInt(3, BigInt(cell.line));
-      await update.run();
-    } finally {
-      update.destroySync();
-    }
-  }
 }
 
 async function createTable(

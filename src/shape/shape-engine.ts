@@ -8,7 +8,7 @@ import { passThroughOf, type PassThrough } from './pass-through.js';
 import type { ShapedRow, ShapedView } from './shaped-view.js';
 import { runShapeFile } from './run-shape.js';
 import { exportDirFiles, sourceFiles, type ShapeSource } from './source-files.js';
-import { quoteIdentifier, quoteLiteral } from './sql-text.js';
+import { clientText, quoteIdentifier, quoteLiteral } from './sql-text.js';
 import { viewRows } from './view-rows.js';
 
 // The shaping stage (docs/export-format.md "Shaping legacy files with SQL"): an in-process DuckDB holding each legacy
@@ -206,8 +206,9 @@ async function readSourceRows(
     const holding =
       keys.length === 0 ? [] : source.columns.map((column) => `${quoteIdentifier(column)} IN (${keyList})`);
     const where = [...atLines, ...holding].join(' OR ');
+    const selected = [...source.columns.map((column) => clientText(quoteIdentifier(column))), '_file', '_line'];
     const read = await connection.runAndReadAll(
-      `SELECT * FROM ${quoteIdentifier(source.table)} WHERE ${where} ORDER BY _file, _line`,
+      `SELECT ${selected.join(', ')} FROM ${quoteIdentifier(source.table)} WHERE ${where} ORDER BY _file, _line`,
     );
     for (const row of read.getRowsJS()) {
       const values = source.columns.map((column, index): [string, string | null] => [
