@@ -4,11 +4,10 @@ import { quoteLiteral } from './sql-text.js';
 // The canonical file a source's legacy file is loaded through (docs/export-format.md "Shaping legacy files with SQL"):
 // the tool's readers read the legacy file (every encoding, BOM, CRLF, quoted newline, check and message at the legacy
 // line) and write each record here as plain UTF-8 CSV that DuckDB's own reader takes back without re-interpreting
-// anything: every value quoted (inner quotes doubled), an empty or absent value an unquoted empty field (NULL, as the
-// tables hold it), then the record's legacy line; read with an explicit column list, every column text, no sniffing.
-// DuckDB's reader loads it in C++ at a fraction of the CPU of appending values one call at a time. A value opening with
-// U+FEFF arrives whole: DuckDB skips a byte order mark only at a file's start, and this file opens with a quote, a
-// comma or a digit.
+// anything: every value quoted (inner quotes doubled; an empty or absent value `""`, read as NULL as the tables hold
+// it), then the record's legacy line; read with an explicit column list, every column text, no sniffing.
+// DuckDB's reader loads it in C++, with one call per file where DuckDB's appender took one per value. A value opening
+// with U+FEFF arrives whole: DuckDB skips a byte order mark only at a file's start, and this file opens with a quote.
 
 export interface CanonicalFile {
   readonly path: string;
@@ -29,7 +28,9 @@ export interface WrittenFile {
 const FLUSH_AT = 1 << 20;
 const QUOTE = /"/g;
 
-export async function createCanonicalFile(path: string, width: number): Promise<CanonicalFile> {
+const holdsQuote = (value: string | undefined): boolean => value?.includes('"') === true;
+
+export async function createCanonicalFile(path: string): Promise<CanonicalFile> {
   const handle: FileHandle = await open(path, 'w');
   let buffered: string[] = [];
   let size = 0;
@@ -45,14 +46,8 @@ export async function createCanonicalFile(path: string, width: number): Promise<
   return {
     path,
     write(line, cells) {
-      let record = '';
-      for (let column = 0; column < width; column += 1) {
-        const value = cells[column];
-        if (value !== undefined && value !== '')
-          record += value.includes('"') ? `"${value.replace(QUOTE, '""')}"` : `"${value}"`;
-        record += ',';
-      }
-      record += `${line}\n`;
+      const values = cells.some(holdsQuote) ? cells.map((value) => value?.replace(QUOTE, '""')) : cells;
+      const record = `"${values.join('","')}",${line}\n`;
       buffered.push(record);
       size += record.length;
       if (record.length > longest) longest = record.length;
@@ -91,7 +86,7 @@ export function canonicalReader(path: string, width: number, written: Pick<Writt
     `escape = '"'`,
     "new_line = '\\n'",
     "nullstr = ''",
-    'allow_quoted_nulls = false',
+    'allow_quoted_nulls = true',
     'strict_mode = true',
     'null_padding = false',
     'ignore_errors = false',

@@ -36,7 +36,7 @@ export async function loadSource(
   await createTable(connection, source, first, columns);
   let rows = 0;
   for (const [index, file] of files.entries()) {
-    const canonical = await createCanonicalFile(path.join(scratch, `${source.table}-${index}.csv`), columns.length);
+    const canonical = await createCanonicalFile(path.join(scratch, `${source.table}-${index}.csv`));
     try {
       const written = await writeCanonical(canonical, source, file, columns);
       await insertCanonical(connection, source, file, canonical.path, columns.length, written);
