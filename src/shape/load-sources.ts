@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { InputError } from '../errors.js';
+import { FatalError, InputError } from '../errors.js';
 import { readCsvBatches, readJsonArray, readNdjson, type CsvRow } from '../sources/index.js';
 import { canonicalReader, createCanonicalFile, type CanonicalFile, type WrittenFile } from './canonical-csv.js';
 import { jsonText } from './json-text.js';
@@ -36,7 +36,7 @@ export async function loadSource(
   await createTable(connection, source, first, columns);
   let rows = 0;
   for (const [index, file] of files.entries()) {
-    const canonical = await createCanonicalFile(path.join(scratch, `${source.table}-${index}.csv`));
+    const canonical = await createCanonicalFile(path.join(scratch, `canonical-${index}.csv`));
     try {
       const written = await writeCanonical(canonical, source, file, columns);
       await insertCanonical(connection, source, file, canonical.path, columns.length, written);
@@ -74,10 +74,22 @@ async function insertCanonical(
   written: WrittenFile,
 ): Promise<void> {
   const values = Array.from({ length: width }, (_, index) => `c${index}`);
-  await connection.run(
-    `INSERT INTO ${quoteIdentifier(source.table)} SELECT ${[...values, quoteLiteral(file.file), '_line'].join(', ')} ` +
-      `FROM ${canonicalReader(canonicalPath, width, written)}`,
-  );
+  try {
+    await connection.run(
+      `INSERT INTO ${quoteIdentifier(source.table)} SELECT ${[...values, quoteLiteral(file.file), '_line'].join(', ')} ` +
+        `FROM ${canonicalReader(canonicalPath, width, written)}`,
+    );
+  } catch (error) {
+    // The legacy file was read whole and well: what fails here is the engine (memory, disk), not the file.
+    const message = (error instanceof Error ? error.message : String(error)).replace(/\s*\n[\s\S]*$/, '');
+    throw new FatalError(
+      `${file.file} was read but could not be loaded into the shaping engine (table ${source.table}): ${message}. ` +
+        "Check the free space under TMPDIR (the engine's tables and sorts live there) and the engine's memory limit " +
+        '(src/defaults.ts shapeMemoryLimit).',
+      'shape_source_load',
+      error,
+    );
+  }
 }
 
 async function createTable(
