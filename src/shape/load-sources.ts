@@ -73,10 +73,10 @@ async function insertCanonical(
   width: number,
   written: WrittenFile,
 ): Promise<void> {
-  const values = Array.from({ length: width }, (_, index) => `c${index}`);
+  const values = [...Array.from({ length: width }, (_, index) => `c${index}`), quoteLiteral(file.file), '_line'];
   try {
     await connection.run(
-      `INSERT INTO ${quoteIdentifier(source.table)} SELECT ${[...values, quoteLiteral(file.file), '_line'].join(', ')} ` +
+      `INSERT INTO ${quoteIdentifier(source.table)} SELECT ${values.join(', ')} ` +
         `FROM ${canonicalReader(canonicalPath, width, written)}`,
     );
   } catch (error) {
