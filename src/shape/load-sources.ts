@@ -1,8 +1,9 @@
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { FatalError, InputError } from '../errors.js';
 import { readCsvBatches, readJsonArray, readNdjson, type CsvRow } from '../sources/index.js';
-import { canonicalReader, type WrittenFile } from './canonical-csv.js';
-import { partedLoad, type RecordSink } from './canonical-parts.js';
+import { canonicalReader, createCanonicalFile, type CanonicalFile, type WrittenFile } from './canonical-csv.js';
 import { jsonText } from './json-text.js';
 import { quoteIdentifier, quoteLiteral } from './sql-text.js';
 import type { ShapeSource, SourceFile } from './source-files.js';
@@ -10,8 +11,8 @@ import type { ShapeSource, SourceFile } from './source-files.js';
 // A source's files into one DuckDB table, read by the tool's own readers (every encoding, BOM, CRLF and quoted newline
 // they handle, with the same checks and messages): every column VARCHAR as the file holds it (an empty cell, a JSON
 // null: NULL, as "empty means no data" everywhere else), plus `_file` and `_line` (where the record starts). Each file
-// goes through a canonical file in the scratch directory that DuckDB's own CSV reader loads (canonical-csv.ts), in
-// parts loaded while the next is written (canonical-parts.ts), before the engine is locked.
+// goes through a canonical file in the scratch directory that DuckDB's own CSV reader loads (canonical-csv.ts),
+// before the engine is locked; the canonical file is removed once loaded.
 
 /** What loading a source reports: its table's columns and rows. */
 export interface LoadedSource {
@@ -28,27 +29,40 @@ export async function loadSource(
   source: ShapeSource,
   files: SourceFile[],
   scratch: string,
-  partRows?: number,
 ): Promise<LoadedSource> {
   const first = files[0];
   if (first === undefined) throw new Error(`source ${source.table} without files`);
   const columns = first.format === 'csv' ? await csvHeader(source, first) : await jsonKeys(files);
   await createTable(connection, source, first, columns);
   let rows = 0;
-  for (const file of files) {
-    const insert = (part: string, written: WrittenFile) =>
-      insertCanonical(connection, source, file, part, columns.length, written);
-    const load = await partedLoad(scratch, insert, partRows);
+  for (const [index, file] of files.entries()) {
+    const canonical = await createCanonicalFile(path.join(scratch, `canonical-${index}.csv`));
     try {
-      if (file.format === 'csv') await writeCsv(load, source, file, columns);
-      else await writeJson(load, file, columns);
-    } catch (error) {
-      await load.abandon();
-      throw error;
+      const written = await writeCanonical(canonical, source, file, columns);
+      await insertCanonical(connection, source, file, canonical.path, columns.length, written);
+      rows += written.rows;
+    } finally {
+      await rm(canonical.path, { force: true });
     }
-    rows += await load.finish();
   }
   return { table: source.table, files: files.map((file) => file.file), columns, rows };
+}
+
+/** The legacy file read by the tool's readers into the canonical file; closed however the read ends. */
+async function writeCanonical(
+  canonical: CanonicalFile,
+  source: ShapeSource,
+  file: SourceFile,
+  columns: string[],
+): Promise<WrittenFile> {
+  try {
+    if (file.format === 'csv') await writeCsv(canonical, source, file, columns);
+    else await writeJson(canonical, file, columns);
+  } catch (error) {
+    await canonical.close();
+    throw error;
+  }
+  return canonical.close();
 }
 
 async function insertCanonical(
@@ -123,7 +137,7 @@ async function csvHeader(source: ShapeSource, file: SourceFile): Promise<string[
   }
 }
 
-async function writeCsv(sink: RecordSink, source: ShapeSource, file: SourceFile, columns: string[]) {
+async function writeCsv(canonical: CanonicalFile, source: ShapeSource, file: SourceFile, columns: string[]) {
   let header = source.header;
   for await (const batch of csvRows(source, file)) {
     for (const row of batch) {
@@ -140,9 +154,9 @@ async function writeCsv(sink: RecordSink, source: ShapeSource, file: SourceFile,
             'delimiter in a value, or the wrong delimiter?); the source cannot be loaded until it is mended.',
           'shape_source_column_count',
         );
-      sink.write(row.line, row.cells);
+      canonical.write(row.line, row.cells);
     }
-    await sink.flush();
+    await canonical.flush();
   }
 }
 
@@ -171,12 +185,12 @@ async function jsonKeys(files: SourceFile[]): Promise<string[]> {
   return [...keys];
 }
 
-async function writeJson(sink: RecordSink, file: SourceFile, columns: string[]): Promise<void> {
+async function writeJson(canonical: CanonicalFile, file: SourceFile, columns: string[]): Promise<void> {
   for await (const record of jsonRecords(file)) {
-    sink.write(
+    canonical.write(
       record.line,
       columns.map((column) => jsonText(record.object[column])),
     );
-    await sink.flush();
+    await canonical.flush();
   }
 }

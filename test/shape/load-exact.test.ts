@@ -4,8 +4,6 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FatalError } from '../../src/errors.js';
 import { openShape, type ShapedExport, type ShapeSource } from '../../src/shape/index.js';
-import { loadSource } from '../../src/shape/load-sources.js';
-import { sourceFiles } from '../../src/shape/source-files.js';
 import { jsonText } from '../../src/shape/json-text.js';
 import { readCsv, readNdjson } from '../../src/sources/index.js';
 
@@ -33,8 +31,9 @@ const CSV: Omit<ShapeSource, 'table' | 'glob'> = {
 
 const QUOTES = '"'.repeat(300_000);
 
-/** The records of a UTF-8 file with every case a canonical file must carry unchanged (a blank line is skipped). */
-const RECORDS = [
+/** UTF-8 with a BOM, CRLF, and every case a canonical file must carry unchanged. */
+const NASTY = [
+  '\ufeffID,TEXT,OTHER',
   '1,"He said ""hi""",plain',
   '2,"multi\r\nline\nvalue",',
   '3,"",""',
@@ -46,10 +45,7 @@ const RECORDS = [
   `8,"${QUOTES}${QUOTES}",\u2028`,
   '9,"\ufeff",😀 \u00a0',
   '10,\'single\',"last, without a newline"',
-];
-
-/** With a BOM and CRLF. */
-const NASTY = ['\ufeffID,TEXT,OTHER', ...RECORDS].join('\r\n');
+].join('\r\n');
 
 /** Windows-1252: £, €, curly quotes and é are single bytes that must arrive as those characters. */
 const WINDOWS_1252 = Buffer.from('ID,TEXT\r\n1,"Caf\xe9 \xa3152.85 \x80"\r\n2,"\x93quoted\x94"\r\n', 'latin1');
@@ -227,34 +223,5 @@ describe('the sources as loaded', () => {
       /^NASTY\.csv was read but could not be loaded into the shaping engine \(table nasty\): Out of Memory Error: .*TMPDIR/,
     );
     expect(readdirSync(roots.at(-1) ?? '')).toEqual(['shape.sql']);
-  });
-
-  it('are the same loaded in parts, each part loaded while the next is written, in the file order', async () => {
-    const dir = scratch();
-    const few = RECORDS.filter((record) => record !== '' && !record.includes(QUOTES));
-    const records = Array.from({ length: 2500 }, (_, index) => few[index % few.length] ?? '');
-    writeFileSync(join(dir, 'MANY.csv'), ['ID,TEXT,OTHER', ...records].join('\r\n'));
-    const duckdb = await import('@duckdb/node-api');
-    const instance = await duckdb.DuckDBInstance.create(':memory:', { threads: '1' });
-    const connection = await instance.connect();
-    try {
-      const [file] = sourceFiles(dir, { ...CSV, table: 'x', glob: 'MANY.csv' }, ['MANY.csv']);
-      const temp = scratch();
-      const whole = await loadSource(connection, { ...CSV, table: 'whole', glob: 'MANY.csv' }, [file!], temp);
-      const parts = await loadSource(connection, { ...CSV, table: 'parts', glob: 'MANY.csv' }, [file!], temp, 500);
-      expect([whole.rows, parts.rows]).toEqual([2500, 2500]);
-      const count = async (sql: string) => Number((await connection.runAndReadAll(sql)).getRowsJS()[0]?.[0]);
-      expect(await count('SELECT count(*) FROM (SELECT * FROM whole EXCEPT ALL SELECT * FROM parts)')).toBe(0);
-      expect(await count('SELECT count(*) FROM (SELECT * FROM parts EXCEPT ALL SELECT * FROM whole)')).toBe(0);
-      const lines = async (table: string) =>
-        (await connection.runAndReadAll(`SELECT _line FROM ${table}`)).getRowsJS().map(([line]) => Number(line));
-      const inOrder = await lines('whole');
-      expect(inOrder).toEqual([...inOrder].sort((a, b) => a - b));
-      expect(await lines('parts')).toEqual(inOrder);
-      expect(readdirSync(temp)).toEqual([]);
-    } finally {
-      connection.closeSync();
-      instance.closeSync();
-    }
   });
 });
