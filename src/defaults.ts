@@ -53,5 +53,5 @@ export const RUN_DEFAULTS = {
   lostCreateChecks: 8,
   batchBytes: 512 * 1024,
   firstAnswerSeconds: 50,
-  shapeMemoryLimit: '128MB',
+  shapeMemoryLimit: '64MB',
 } as const satisfies RunDefaults;

@@ -1,13 +1,18 @@
-import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
-import { InputError } from '../errors.js';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { FatalError, InputError } from '../errors.js';
 import { readCsvBatches, readJsonArray, readNdjson, type CsvRow } from '../sources/index.js';
+import { canonicalReader, createCanonicalFile, type CanonicalFile, type WrittenFile } from './canonical-csv.js';
 import { jsonText } from './json-text.js';
-import { quoteIdentifier } from './sql-text.js';
+import { quoteIdentifier, quoteLiteral } from './sql-text.js';
 import type { ShapeSource, SourceFile } from './source-files.js';
 
 // A source's files into one DuckDB table, read by the tool's own readers (every encoding, BOM, CRLF and quoted newline
 // they handle, with the same checks and messages): every column VARCHAR as the file holds it (an empty cell, a JSON
-// null: NULL, as "empty means no data" everywhere else), plus `_file` and `_line` (where the record starts).
+// null: NULL, as "empty means no data" everywhere else), plus `_file` and `_line` (where the record starts). Each file
+// goes through a canonical file in the scratch directory that DuckDB's own CSV reader loads (canonical-csv.ts),
+// before the engine is locked; the canonical file is removed once loaded.
 
 /** What loading a source reports: its table's columns and rows. */
 export interface LoadedSource {
@@ -23,24 +28,68 @@ export async function loadSource(
   connection: DuckDBConnection,
   source: ShapeSource,
   files: SourceFile[],
+  scratch: string,
 ): Promise<LoadedSource> {
   const first = files[0];
   if (first === undefined) throw new Error(`source ${source.table} without files`);
   const columns = first.format === 'csv' ? await csvHeader(source, first) : await jsonKeys(files);
   await createTable(connection, source, first, columns);
-  const appender = await connection.createAppender(source.table);
   let rows = 0;
-  try {
-    for (const file of files)
-      rows +=
-        file.format === 'csv'
-          ? await appendCsv(appender, source, file, columns)
-          : await appendJson(appender, file, columns);
-    appender.flushSync();
-  } finally {
-    appender.closeSync();
+  for (const [index, file] of files.entries()) {
+    const canonical = await createCanonicalFile(path.join(scratch, `canonical-${index}.csv`));
+    try {
+      const written = await writeCanonical(canonical, source, file, columns);
+      await insertCanonical(connection, source, file, canonical.path, columns.length, written);
+      rows += written.rows;
+    } finally {
+      await rm(canonical.path, { force: true });
+    }
   }
   return { table: source.table, files: files.map((file) => file.file), columns, rows };
+}
+
+/** The legacy file read by the tool's readers into the canonical file; closed however the read ends. */
+async function writeCanonical(
+  canonical: CanonicalFile,
+  source: ShapeSource,
+  file: SourceFile,
+  columns: string[],
+): Promise<WrittenFile> {
+  try {
+    if (file.format === 'csv') await writeCsv(canonical, source, file, columns);
+    else await writeJson(canonical, file, columns);
+  } catch (error) {
+    await canonical.close();
+    throw error;
+  }
+  return canonical.close();
+}
+
+async function insertCanonical(
+  connection: DuckDBConnection,
+  source: ShapeSource,
+  file: SourceFile,
+  canonicalPath: string,
+  width: number,
+  written: WrittenFile,
+): Promise<void> {
+  const values = [...Array.from({ length: width }, (_, index) => `c${index}`), quoteLiteral(file.file), '_line'];
+  try {
+    await connection.run(
+      `INSERT INTO ${quoteIdentifier(source.table)} SELECT ${values.join(', ')} ` +
+        `FROM ${canonicalReader(canonicalPath, width, written)}`,
+    );
+  } catch (error) {
+    // The legacy file was read whole and well: what fails here is the engine (memory, disk), not the file.
+    const message = (error instanceof Error ? error.message : String(error)).replace(/\s*\n[\s\S]*$/, '');
+    throw new FatalError(
+      `${file.file} was read but could not be loaded into the shaping engine (table ${source.table}): ${message}. ` +
+        "Check the free space under TMPDIR (the engine's tables and sorts live there) and the engine's memory limit " +
+        '(src/defaults.ts shapeMemoryLimit).',
+      'shape_source_load',
+      error,
+    );
+  }
 }
 
 async function createTable(
@@ -88,13 +137,7 @@ async function csvHeader(source: ShapeSource, file: SourceFile): Promise<string[
   }
 }
 
-async function appendCsv(
-  appender: DuckDBAppender,
-  source: ShapeSource,
-  file: SourceFile,
-  columns: string[],
-): Promise<number> {
-  let rows = 0;
+async function writeCsv(canonical: CanonicalFile, source: ShapeSource, file: SourceFile, columns: string[]) {
   let header = source.header;
   for await (const batch of csvRows(source, file)) {
     for (const row of batch) {
@@ -111,12 +154,10 @@ async function appendCsv(
             'delimiter in a value, or the wrong delimiter?); the source cannot be loaded until it is mended.',
           'shape_source_column_count',
         );
-      for (const cell of row.cells) appendText(appender, cell);
-      appendProvenance(appender, file.file, row.line);
-      rows += 1;
+      canonical.write(row.line, row.cells);
     }
+    await canonical.flush();
   }
-  return rows;
 }
 
 /** A source's later files must have the first one's header: one table has one set of columns. */
@@ -129,17 +170,6 @@ function refuseOtherHeader(file: SourceFile, row: CsvRow, columns: string[]): vo
       'of one source are appended into one table and must have the same columns.',
     'shape_source_other_header',
   );
-}
-
-function appendText(appender: DuckDBAppender, value: string | undefined): void {
-  if (value === undefined || value === '') appender.appendNull();
-  else appender.appendVarchar(value);
-}
-
-function appendProvenance(appender: DuckDBAppender, file: string, line: number): void {
-  appender.appendVarchar(file);
-  appender.appendBigInt(BigInt(line));
-  appender.endRow();
 }
 
 function jsonRecords(file: SourceFile): ReturnType<typeof readNdjson> {
@@ -155,12 +185,12 @@ async function jsonKeys(files: SourceFile[]): Promise<string[]> {
   return [...keys];
 }
 
-async function appendJson(appender: DuckDBAppender, file: SourceFile, columns: string[]): Promise<number> {
-  let rows = 0;
+async function writeJson(canonical: CanonicalFile, file: SourceFile, columns: string[]): Promise<void> {
   for await (const record of jsonRecords(file)) {
-    for (const column of columns) appendText(appender, jsonText(record.object[column]));
-    appendProvenance(appender, file.file, record.line);
-    rows += 1;
+    canonical.write(
+      record.line,
+      columns.map((column) => jsonText(record.object[column])),
+    );
+    await canonical.flush();
   }
-  return rows;
 }

@@ -9,3 +9,12 @@ export function quoteIdentifier(name: string): string {
 export function quoteLiteral(text: string): string {
   return `'${text.replaceAll("'", "''")}'`;
 }
+
+/**
+ * A text expression as it must be selected for the client to hand it over whole: @duckdb/node-api decodes each VARCHAR
+ * with a default TextDecoder, which drops a U+FEFF that opens the value (a byte order mark to it). A value opening
+ * with one is selected with a second, so that the one the data holds arrives.
+ */
+export function clientText(expression: string): string {
+  return `CASE WHEN starts_with(${expression}, chr(65279)) THEN chr(65279) || ${expression} ELSE ${expression} END`;
+}

@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { InputError } from '../errors.js';
 import type { ShapedRow, ShapedView } from './shaped-view.js';
-import { quoteIdentifier, quoteLiteral } from './sql-text.js';
+import { clientText, quoteIdentifier, quoteLiteral } from './sql-text.js';
 
 // A view's rows in the order the intake's join reads records in: by external account number as the tool compares
 // them (trimmed as JavaScript trims, then byte order: DuckDB's default collation orders UTF-8 bytes, as
@@ -15,7 +15,7 @@ const JS_WHITESPACE =
 
 /** The view's rows ordered by key then the view's own order; with `keys`, only the rows of those accounts. */
 function orderedQuery(view: ShapedView, keyColumn: string, keys?: readonly string[]): string {
-  const cells = view.columns.map((column) => `CAST(${quoteIdentifier(column)} AS VARCHAR)`);
+  const cells = view.columns.map((column) => clientText(`CAST(${quoteIdentifier(column)} AS VARCHAR)`));
   const key = `trim(CAST(${quoteIdentifier(keyColumn)} AS VARCHAR), '${JS_WHITESPACE}')`;
   const only = keys === undefined ? '' : ` WHERE ${key} IN (${keys.map(quoteLiteral).join(', ') || 'NULL'})`;
   return (
