@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { accountPayloadSchema } from './account.js';
-import { accountPayloadFits } from './account-accepts.js';
+import { accountPayloadFits, notesRequestFits, transactionsRequestFits } from './quick-check.js';
 import { accountRules } from './account-rules.js';
 import { toValidationIssues, type ValidationIssue } from './issues.js';
 import { asList, asObject, attrOf } from './read.js';
@@ -42,7 +42,7 @@ function run(schema: z.ZodType, input: unknown, rules: ValidationIssue[], fits =
 
 /** The account payload itself (the object under `payload`). */
 export function validateAccountPayload(payload: unknown, options: ValidationOptions = {}): ValidationIssue[] {
-  // The schema judges what the quick check does not certainly accept (account-accepts.ts).
+  // The schema judges what the quick check does not certainly accept (quick-check.ts).
   return run(accountPayloadSchema, payload, accountRules(payload, todayOf(options)), accountPayloadFits(payload));
 }
 
@@ -59,6 +59,7 @@ export function validateNotesRequest(body: unknown): ValidationIssue[] {
     notesRequestSchema,
     body,
     notes.flatMap((note, index) => noteRules(note, attrOf('notes', index))),
+    notesRequestFits(body),
   );
 }
 
@@ -67,7 +68,12 @@ export function validateTransactionsRequest(body: unknown, options: ValidationOp
     item,
     attr: attrOf('transactions', index),
   }));
-  return run(transactionsRequestSchema, body, transactionListRules(items, todayOf(options)));
+  return run(
+    transactionsRequestSchema,
+    body,
+    transactionListRules(items, todayOf(options)),
+    transactionsRequestFits(body),
+  );
 }
 
 export function validateHistoricalStatementsRequest(body: unknown): ValidationIssue[] {

@@ -1,25 +1,29 @@
 import { ACCOUNT_TYPES, COMMUNICATION_PREFERENCES, DOCUMENT_ACCESSIBILITY, PERIOD_LENGTHS } from './account.js';
-import { isCalendarDate, isPlainEmail } from './primitives.js';
+import { documentPathProblem } from './document-path.js';
+import { isCalendarDate, isIsoDatetime, isPlainEmail } from './primitives.js';
 import { isValidInternationalPhone } from './phone.js';
+import { PAYMENT_TYPES, TRANSACTION_TYPES } from './transaction.js';
 
-// A quick yes for the common account payload: true only where accountPayloadSchema (account.ts) certainly accepts it,
-// false where that schema must judge (then it does, and every message is its own). It checks the fields a mapped
-// export usually fills with the schema's own rules and answers false for anything else (notes, ledgers, statements,
-// metadata, a structured street address, an undefined value). Profiled: the schema's parse was about a sixth of
-// validate's main thread, most of it on payloads that have no problem.
+// A quick yes for the common account payload, notes and transactions requests: true only where their schema
+// (account.ts, requests.ts) certainly accepts the body, false where that schema must judge (then it does, and every
+// message is its own). It checks the fields a mapped export usually fills with the schema's own rules and answers
+// false for anything else (ledgers, statements, metadata, line and tax items, a structured street address, an
+// undefined value). Profiled: the schemas' parse was about a fifth of validate's main thread, most of it on bodies
+// that have no problem.
 
 type Check = (value: unknown) => boolean;
 
 const text =
-  (max: number): Check =>
+  (max: number, min = 1): Check =>
   (value) =>
-    typeof value === 'string' && value.length >= 1 && value.length <= max;
+    typeof value === 'string' && value.length >= min && value.length <= max;
 const oneOf = (values: readonly string[]): Check => {
   const allowed: ReadonlySet<unknown> = new Set(values);
   return (value) => allowed.has(value);
 };
 const boolean: Check = (value) => typeof value === 'boolean';
 const date: Check = (value) => typeof value === 'string' && isCalendarDate(value);
+const datetime: Check = (value) => typeof value === 'string' && isIsoDatetime(value);
 const email: Check = (value) => typeof value === 'string' && value.length <= 254 && isPlainEmail(value);
 const phone: Check = (value) => typeof value === 'string' && value.length <= 32 && isValidInternationalPhone(value);
 const amount: Check = (value) => typeof value === 'number' && Number.isFinite(value);
@@ -46,9 +50,9 @@ const object =
   (value) =>
     fits(value, shape);
 const listOf =
-  (shape: Shape): Check =>
+  (shape: Shape, min = 0): Check =>
   (value) =>
-    Array.isArray(value) && value.every((item) => fits(item, shape));
+    Array.isArray(value) && value.length >= min && value.every((item) => fits(item, shape));
 
 const customerPreferences: Shape = {
   fields: Object.fromEntries(
@@ -133,7 +137,60 @@ const account: Shape = {
   required: ['import_supplier', 'external_account_number'],
 };
 
+const documentPath: Shape = {
+  fields: {
+    document_path: (value) =>
+      typeof value === 'string' && text(1024)(value) && documentPathProblem(value) === undefined,
+  },
+  required: ['document_path'],
+};
+
+const note: Shape = {
+  fields: {
+    body: text(10_000),
+    document_paths: listOf(documentPath),
+    created_at: datetime,
+    is_pinned: boolean,
+    unpin_at: datetime,
+  },
+  required: [],
+};
+
+const transaction: Shape = {
+  fields: {
+    transaction_id: text(255),
+    transaction_date: date,
+    amount,
+    type: oneOf(TRANSACTION_TYPES),
+    reason: text(255),
+    reference: text(255),
+    payment_type: oneOf(PAYMENT_TYPES),
+    display_note: text(1000, 0),
+    note: text(1000, 0),
+    product_code: text(255),
+  },
+  required: ['transaction_id', 'transaction_date', 'amount', 'type'],
+};
+
+/** An account's request of post-import records (notesRequestSchema, transactionsRequestSchema in requests.ts). */
+const recordsRequest = (list: string, item: Shape): Shape => ({
+  fields: { import_supplier: text(255), external_account_number: text(128), [list]: listOf(item, 1) },
+  required: ['import_supplier', 'external_account_number', list],
+});
+const notesRequest = recordsRequest('notes', note);
+const transactionsRequest = recordsRequest('transactions', transaction);
+
 /** True only when accountPayloadSchema accepts `payload` (false: ask the schema). */
 export function accountPayloadFits(payload: unknown): boolean {
   return fits(payload, account);
+}
+
+/** True only when notesRequestSchema accepts `body` (false: ask the schema). */
+export function notesRequestFits(body: unknown): boolean {
+  return fits(body, notesRequest);
+}
+
+/** True only when transactionsRequestSchema accepts `body` (false: ask the schema). */
+export function transactionsRequestFits(body: unknown): boolean {
+  return fits(body, transactionsRequest);
 }

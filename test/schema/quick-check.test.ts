@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { accountPayloadSchema, validateAccountPayload } from '../../src/schema/index.js';
-import { accountPayloadFits } from '../../src/schema/account-accepts.js';
+import {
+  accountPayloadSchema,
+  notesRequestSchema,
+  transactionsRequestSchema,
+  validateAccountPayload,
+  validateTransactionsRequest,
+} from '../../src/schema/index.js';
+import { accountPayloadFits, notesRequestFits, transactionsRequestFits } from '../../src/schema/quick-check.js';
 
 // The quick check may say yes only where the schema says yes: every payload below is judged by both.
 
@@ -136,5 +142,117 @@ describe('the quick check of an account payload', () => {
   it("still reports the schema's problems with their codes and attrs", () => {
     const issues = validateAccountPayload(withCustomer('mobile', '+4479'), { today: '2026-01-01' });
     expect(issues.map((issue) => `${issue.attr}:${issue.code}`)).toEqual(['customers.0.mobile:invalid_phone_number']);
+  });
+});
+
+const transaction = {
+  transaction_id: 'T-1',
+  transaction_date: '2025-01-31',
+  amount: 12.5,
+  type: 'PAYMENT',
+  reason: 'r',
+  reference: 'ref',
+  payment_type: 'BACS',
+  display_note: '',
+  note: 'n',
+  product_code: 'P',
+};
+const transactions = { import_supplier: 'ACME', external_account_number: 'A-1', transactions: [transaction] };
+const withTransaction = (field: string, value: unknown): Payload => ({
+  ...transactions,
+  transactions: [{ ...transaction, [field]: value }],
+});
+const note = {
+  body: 'Called about the bill',
+  document_paths: [{ document_path: 'letters/2024/a.pdf' }],
+  created_at: '2024-03-31T01:30:00+01:00',
+  is_pinned: true,
+  unpin_at: '2024-04-30T00:00:00Z',
+};
+const notes = { import_supplier: 'ACME', external_account_number: 'A-1', notes: [note] };
+const withNote = (field: string, value: unknown): Payload => ({ ...notes, notes: [{ ...note, [field]: value }] });
+
+const refusedRecords: Array<
+  [string, Payload, (body: unknown) => boolean, { safeParse: (body: unknown) => { success: boolean } }]
+> = [
+  ['no transactions', { ...transactions, transactions: [] }, transactionsRequestFits, transactionsRequestSchema],
+  [
+    'a transaction without an id',
+    withTransaction('transaction_id', undefined),
+    transactionsRequestFits,
+    transactionsRequestSchema,
+  ],
+  [
+    'a transaction type not in the list',
+    withTransaction('type', 'REFUND'),
+    transactionsRequestFits,
+    transactionsRequestSchema,
+  ],
+  [
+    'a payment type not in the list',
+    withTransaction('payment_type', 'IOU'),
+    transactionsRequestFits,
+    transactionsRequestSchema,
+  ],
+  ['an amount as text', withTransaction('amount', '12.50'), transactionsRequestFits, transactionsRequestSchema],
+  [
+    'a note of 1,001 characters',
+    withTransaction('note', 'x'.repeat(1001)),
+    transactionsRequestFits,
+    transactionsRequestSchema,
+  ],
+  ['an empty reason', withTransaction('reason', ''), transactionsRequestFits, transactionsRequestSchema],
+  [
+    'a transaction field not documented',
+    withTransaction('memo', 'x'),
+    transactionsRequestFits,
+    transactionsRequestSchema,
+  ],
+  [
+    'a request without its supplier',
+    { ...transactions, import_supplier: undefined },
+    transactionsRequestFits,
+    transactionsRequestSchema,
+  ],
+  ['no notes', { ...notes, notes: [] }, notesRequestFits, notesRequestSchema],
+  ['an empty note body', withNote('body', ''), notesRequestFits, notesRequestSchema],
+  ['a datetime without an offset', withNote('created_at', '2024-03-31T01:30:00'), notesRequestFits, notesRequestSchema],
+  [
+    'a document path with ..',
+    withNote('document_paths', [{ document_path: 'a/../../b.pdf' }]),
+    notesRequestFits,
+    notesRequestSchema,
+  ],
+  [
+    'a document path with a backslash',
+    withNote('document_paths', [{ document_path: 'a\\b.pdf' }]),
+    notesRequestFits,
+    notesRequestSchema,
+  ],
+  ['an empty document path', withNote('document_paths', [{ document_path: '' }]), notesRequestFits, notesRequestSchema],
+  ['a pin flag as text', withNote('is_pinned', 'yes'), notesRequestFits, notesRequestSchema],
+];
+
+describe('the quick check of notes and transactions requests', () => {
+  it('accepts requests with every field it knows, as the schemas do', () => {
+    expect(transactionsRequestSchema.safeParse(transactions).success).toBe(true);
+    expect(transactionsRequestFits(transactions)).toBe(true);
+    expect(notesRequestSchema.safeParse(notes).success).toBe(true);
+    expect(notesRequestFits(notes)).toBe(true);
+  });
+
+  it.each(refusedRecords)('leaves %s to the schema, which refuses it', (_, body, quick, schema) => {
+    expect(schema.safeParse(body).success).toBe(false);
+    expect(quick(body)).toBe(false);
+  });
+
+  it('leaves line items to the schema, which judges them', () => {
+    const body = withTransaction('line_items', [
+      { start_date: '2025-01-01', end_date: '2025-01-31', number_of_units: 1, net_amount: 'x' },
+    ]);
+    expect(transactionsRequestFits(body)).toBe(false);
+    expect(validateTransactionsRequest(body, { today: '2026-01-01' }).map((issue) => issue.attr)).toContain(
+      'transactions.0.line_items.0.net_amount',
+    );
   });
 });
