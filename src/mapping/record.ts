@@ -301,7 +301,16 @@ function assign(
       ? lookUpValue(valueMap, isJsonNumber(raw) ? jsonNumberText(raw) : raw.trim())
       : undefined;
   const mapped = found?.found ? found.value : raw;
-  if (isEmptyCell(mapped)) return;
+  if (typeof mapped === 'string' && !isJsonNumber(mapped)) {
+    // Most cells are text: trimmed once, and a text field's value set with no coercion result built (coerceValue's
+    // 'string' case, the same value; profiled: one object per cell of every row otherwise).
+    const text = mapped.trim();
+    if (text === '') return;
+    if (target.type === 'string' && plan.omit.size === 0 && !INLINE_LISTS.has(field)) {
+      setPath(target.lifted ? lifted : record.fields, target.path, text);
+      return;
+    }
+  } else if (isEmptyCell(mapped)) return;
   const inlinePlan = plan.inline && INLINE_LISTS.has(field) ? plan.inline[field as InlineList] : undefined;
   const result = inlinePlan ? inlineList(mapped, field) : coerceValue(target.type, mapped, target.context);
   const value =

@@ -59,6 +59,11 @@ export const datetime = z.string().check((ctx) => {
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const TEST_EMAIL = /^(test|xxx)@|@test\.com$|@test\.co\.uk$|\.xxx?$/i;
 
+/** An e-mail address the `email` rule below accepts (its length apart). */
+export function isPlainEmail(value: string): boolean {
+  return EMAIL.test(value) && !TEST_EMAIL.test(value);
+}
+
 /**
  * An e-mail address; the platform refuses obvious test addresses (docs/service.md "Validation rules the platform
  * applies").
