@@ -30,7 +30,8 @@ function guide(): string {
 
 /** The run configuration docs/operators-guide.md's crontab names, exactly as printed there. */
 function guideRunConfig(): string {
-  const section = guide().slice(guide().indexOf('## 3. Under cron'));
+  const text = guide();
+  const section = text.slice(text.indexOf('## 3. Under cron'));
   const blocks = [...section.matchAll(/```json\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
   expect(blocks.length, 'a run configuration in the cron section').toBeGreaterThan(0);
   return blocks[0] ?? '';
