@@ -1,168 +1,31 @@
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Ledger, openLedgerReader } from '../../src/ledger/index.js';
+import { Ledger } from '../../src/ledger/index.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import { startSandboxProcess, type SandboxAccount } from '../soak/sandbox-child.js';
+import { CHECKOUT_MIGRATE, counts } from './cron-host.js';
+import { convergesWithinFiveRuns, nightsUntilProcessed } from './cron-recipe.js';
 import { writeE2eExport, type E2eExport } from './export.js';
-import { expectExactState, push, ROOT } from './helpers.js';
-import { exportInMemory, payloadDifferences, type ExpectedExport } from './oracle.js';
+import { push } from './helpers.js';
 
 // A cut-over that runs itself for several nights (docs/operators-guide.md section 3): the guide's crontab, read from
-// the guide and run as cron runs it (sh -c, an almost empty environment, the key in a file), back to back, with no
-// wait between runs: the sandbox's processing is settled by its control API, or short.
+// the guide and run as cron runs it (test/e2e/cron-host.ts, test/e2e/cron-recipe.ts), and what a run does when the
+// service refuses the cohort's configuration.
 
-const BIN = join(ROOT, 'bin', 'migrate.js');
 let root: string;
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'cutover-'));
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-interface Crontab {
-  /** The crontab's variable lines (NAME=value). */
-  env: Record<string, string>;
-  /** Each job's command, the five time fields cut. */
-  jobs: string[];
-}
+// The same recipe runs with the command the packed tarball installs in test/e2e/install.test.ts.
+describe("the operators' guide's crontab, with this checkout's binary for the installed command", () => {
+  it('is what cron would run: --no-wait pushes converge, and the status job mails until the migration is done', () =>
+    nightsUntilProcessed(join(root, 'srv'), CHECKOUT_MIGRATE));
 
-/** The run configuration docs/operators-guide.md's crontab names, exactly as printed there. */
-function guideRunConfig(): string {
-  const guide = readFileSync(join(ROOT, 'docs', 'operators-guide.md'), 'utf8');
-  const section = guide.slice(guide.indexOf('## 3. Under cron'));
-  const blocks = [...section.matchAll(/```json\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
-  expect(blocks.length, 'a run configuration in the cron section').toBeGreaterThan(0);
-  return blocks[0] ?? '';
-}
-
-/** The crontab of docs/operators-guide.md, exactly as printed there. */
-function guideCrontab(): Crontab {
-  const guide = readFileSync(join(ROOT, 'docs', 'operators-guide.md'), 'utf8');
-  const blocks = [...guide.matchAll(/```cron\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
-  expect(blocks, 'one crontab in the guide').toHaveLength(1);
-  const crontab: Crontab = { env: {}, jobs: [] };
-  for (const line of (blocks[0] ?? '').split('\n').filter((text) => text.trim() !== '')) {
-    const variable = /^([A-Z_]+)=(.*)$/.exec(line);
-    if (variable) crontab.env[variable[1] ?? ''] = variable[2] ?? '';
-    else crontab.jobs.push(line.replace(/^(\S+\s+){5}/, ''));
-  }
-  return crontab;
-}
-
-/**
- * A host for the crontab under `dir`: its paths (/srv/migrate, /etc/migrate/key, /var/log/migrate, /tmp) moved into
- * it, the installed `/opt/migrate/bin/migrate` this checkout's binary, and `mail` a shell function that appends to `dir`/mailbox.
- */
-function cronHost(dir: string, serviceUrl: string, apiKey: string) {
-  const crontab = guideCrontab();
-  for (const sub of ['log', 'tmp', 'etc']) mkdirSync(join(dir, sub), { recursive: true });
-  const keyFile = join(dir, 'etc', 'key');
-  writeFileSync(keyFile, `${apiKey}\n`, { mode: 0o600 });
-  const moved: Record<string, string> = {
-    '/opt/migrate/bin/migrate': `"${process.execPath}" "${BIN}"`,
-    '/srv/migrate': dir,
-    '/etc/migrate/key': keyFile,
-    '/var/log/migrate': join(dir, 'log'),
-    '/tmp/': `${join(dir, 'tmp')}/`,
-  };
-  // One pass: a path moved into `dir` (itself under the system's /tmp) is not moved again.
-  const local = (command: string): string =>
-    command.replace(
-      /\/opt\/migrate\/bin\/migrate|\/srv\/migrate|\/etc\/migrate\/key|\/var\/log\/migrate|\/tmp\//g,
-      (path) => moved[path] ?? path,
-    );
-  // The run configuration the crontab names, at its place under `dir`, with the service's URL in it.
-  const runConfig = local(guideRunConfig()).replace('https://<service host>', serviceUrl);
-  const runConfigPath = local(crontab.env['MIGRATE_RUN_CONFIG'] ?? '');
-  expect(runConfigPath.startsWith(dir), 'the crontab names the run configuration under /srv/migrate').toBe(true);
-  writeFileSync(runConfigPath, runConfig);
-  const mailbox = join(dir, 'mailbox');
-  const mail = `mail() { printf 'Subject: %s\\n' "$2" >> "${mailbox}"; cat >> "${mailbox}"; }`;
-  const env = { ...crontab.env, MIGRATE_RUN_CONFIG: runConfigPath, PATH: process.env['PATH'] ?? '', HOME: dir };
-  const job = (pattern: RegExp): string => {
-    const found = crontab.jobs.find((command) => pattern.test(command));
-    expect(found, `the guide's crontab has a job matching ${pattern}`).toBeDefined();
-    return `${mail}\n${local(found ?? '')}`;
-  };
-  const run = (command: string): Promise<number | null> =>
-    new Promise((resolve) => spawn('sh', ['-c', command], { env, stdio: 'ignore' }).on('close', resolve));
-  return {
-    push: () => run(job(/bin\/migrate push /)),
-    status: () => run(job(/bin\/migrate status /)),
-    mails: (): string[] => (existsSync(mailbox) ? readFileSync(mailbox, 'utf8') : '').match(/^Subject: .*$/gm) ?? [],
-    state: join(dir, 'cohort-1'),
-    log: (name: string): string => readFileSync(join(dir, 'log', name), 'utf8'),
-  };
-}
-
-describe("the operators' guide's crontab", () => {
-  it('is what cron would run: --no-wait pushes converge, and the status job mails until the migration is done', async () => {
-    // Processing far longer than any run: nothing is imported until the control API settles it.
-    const sandbox = await startSandbox({ processingMs: 600_000 });
-    try {
-      const host = join(root, 'srv');
-      const data = writeE2eExport(host, 30, 'CRON', 'spec', { clean: true, dir: join('exports', 'cohort-1') });
-      const cron = cronHost(host, sandbox.url, sandbox.apiKey);
-      // First night: every account created and waiting for processing; not finished, so exit 1.
-      expect(await cron.push()).toBe(1);
-      expect(counts(cron.state)).toEqual({ scheduled: 30 });
-      // The status job: exit 1 (not finished), so the mail goes (the job's own exit is then the mail's).
-      await cron.status();
-      expect(cron.mails()).toEqual([
-        'Subject: ACME migration: next: not finished: the next migrate push EXPORT_DIR checks 30 accounts waiting ' +
-          `for processing on the service (a push waits for them, --no-wait not), and sends ${recordsOf(data)} ` +
-          'records once their account is imported',
-      ]);
-      // The service processes them; the next run takes them up although it does not wait for anything.
-      sandbox.control.settleAll();
-      expect(await cron.push()).toBe(0);
-      await expectExactState(sandbox, data, cron.state, expect);
-      expect(await cron.status()).toBe(0);
-      expect(cron.mails()).toHaveLength(1); // done: status exits 0, no mail
-      const closed = cron
-        .log('cohort-1.ndjson')
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line) as { event: string; exit_code?: number })
-        .filter((event) => event.event === 'log_closed');
-      expect(closed.map((event) => event.exit_code)).toEqual([1, 0]);
-      expect(cron.log('cohort-1.out')).toContain("push finished this run's work, not the migration: 30 accounts");
-      expect(cron.log('cohort-1.out')).toContain('push finished: everything done');
-      // Cron mail with time: every line of the two runs' output starts with the time and its run's id.
-      // (An empty line, between a summary's sections, stays empty.)
-      const lines = cron
-        .log('cohort-1.out')
-        .split('\n')
-        .filter((line) => line !== '');
-      for (const line of lines) expect(line).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z run (\d+|-) /);
-      const runs = new Set(lines.map((line) => /^\S+ run (\d+) /.exec(line)?.[1]).filter(Boolean));
-      expect(runs.size).toBe(2);
-    } finally {
-      await sandbox.close();
-    }
-  });
-
-  it('converges against the sandbox in its own process (processing 0.3-0.9 s): 200 accounts with every record kind land within 5 runs, and status exits 0', async () => {
-    const sandbox = await startSandboxProcess({ processingMs: 300, processingSpreadMs: 600, seed: 5 });
-    try {
-      const host = join(root, 'srv-own-process');
-      const data = writeE2eExport(host, 200, 'OWN', 'spec', { clean: true, dir: join('exports', 'cohort-1') });
-      const cron = cronHost(host, sandbox.url, sandbox.apiKey);
-      const codes: Array<number | null> = [];
-      // Back to back, as a cron firing "every few seconds" would, with no pause between runs.
-      while (codes.length < 5 && codes.at(-1) !== 0) codes.push(await cron.push());
-      expect(codes.at(-1), `exit codes of the runs: ${codes.join(', ')}`).toBe(0);
-      expect(counts(cron.state)).toEqual({ done: 200 });
-      expect(await cron.status()).toBe(0);
-      expect(cron.mails()).toEqual([]);
-      const expected = await exportInMemory(data.dir, { MIGRATE_SUPPLIER: 'ACME' });
-      expect(differences(data, await sandbox.dump(), expected)).toEqual([]);
-    } finally {
-      await sandbox.close();
-    }
-  });
+  it('converges against the sandbox in its own process (processing 0.3-0.9 s): 200 accounts with every record kind land within 5 runs, and status exits 0', () =>
+    convergesWithinFiveRuns(join(root, 'srv-own-process'), CHECKOUT_MIGRATE));
 });
 
 describe('a configuration refusal (an import supplier the service does not know yet)', () => {
@@ -242,49 +105,8 @@ function newcoExport(dir: string, size: number, prefix: string): E2eExport {
   return data;
 }
 
-/** The post-import records of an export's valid accounts. */
-function recordsOf(data: E2eExport): number {
-  const total = (map: Map<string, string[]>): number => [...map.values()].reduce((sum, list) => sum + list.length, 0);
-  return total(data.notes) + total(data.transactions) + total(data.statements) + data.paymentInstructions.size;
-}
-
 function creates(sandbox: RunningSandbox): number {
   return sandbox.inspect
     .requests()
     .filter((entry) => entry.method === 'POST' && entry.path === '/v2/data-import/accounts/').length;
-}
-
-/** Accounts per state in a state directory's ledger. */
-function counts(state: string): Record<string, number> {
-  const reader = openLedgerReader(state);
-  try {
-    return reader.read.counts().accounts;
-  } finally {
-    reader.close();
-  }
-}
-
-/** Where the sandbox's accounts differ from the export: every account created once, exactly, PROCESSED, with its records. */
-function differences(data: E2eExport, accounts: SandboxAccount[], expected: ExpectedExport): string[] {
-  const byNumber = new Map(accounts.map((account) => [account.number, account]));
-  const sorted = (list: readonly string[] | undefined): string => JSON.stringify([...(list ?? [])].sort());
-  // Every account created exactly as mapped from the whole export (customers, supply addresses, every field).
-  const problems = payloadDifferences(accounts, expected);
-  for (const number of data.valid) {
-    const account = byNumber.get(number);
-    const expected: Array<[string, string, string]> = [
-      ['status', account?.status ?? 'absent', 'PROCESSED'],
-      ['creates', String(account?.creates), '1'],
-      ['notes', sorted(account?.notes), sorted(data.notes.get(number))],
-      ['transactions', sorted(account?.transactions), sorted(data.transactions.get(number))],
-      ['statements', sorted(account?.statements), sorted(data.statements.get(number))],
-      [
-        'payment instructions',
-        sorted(account?.paymentInstructions),
-        sorted([data.paymentInstructions.get(number)].filter((reference) => reference !== undefined)),
-      ],
-    ];
-    for (const [what, got, want] of expected) if (got !== want) problems.push(`${number} ${what}: ${got}, not ${want}`);
-  }
-  return problems;
 }
