@@ -4,6 +4,7 @@ import type { RecordData } from '../mapping/join-groups.js';
 import type { KeyedRecord, OpenedFile } from './read-export.js';
 import { openScratchFile, type ScratchFile } from './scratch-file.js';
 import { compareKeys } from '../sources/key-order.js';
+import { MergeHeap } from '../sources/merge-heap.js';
 
 // One export file's records in external account number order (records of one account in file
 // order), whatever order the file has, in bounded memory: an external merge sort. Records are
@@ -128,60 +129,10 @@ class RunReader {
 }
 
 /** Run readers ordered by their head record's key, then by run (earlier runs hold earlier lines). */
-class RunHeap {
-  readonly #items: RunReader[] = [];
-
-  constructor(readers: RunReader[]) {
-    for (const reader of readers) if (reader.head) this.#push(reader);
-  }
-
-  /** The smallest record; its reader moves on. */
-  take(): KeyedRecord | undefined {
-    const top = this.#items[0];
-    if (!top?.head) return undefined;
-    const record = top.head;
-    top.advance();
-    if (top.head) this.#down(0);
-    else {
-      const last = this.#items.pop() as RunReader;
-      if (this.#items.length > 0) {
-        this.#items[0] = last;
-        this.#down(0);
-      }
-    }
-    return record;
-  }
-
-  #less(a: RunReader, b: RunReader): boolean {
-    const [left, right] = [(a.head as KeyedRecord).key, (b.head as KeyedRecord).key];
-    const order = a.run.plain && b.run.plain ? (left === right ? 0 : left < right ? -1 : 1) : compareKeys(left, right);
-    return order < 0 || (order === 0 && a.order < b.order);
-  }
-
-  #push(reader: RunReader): void {
-    const items = this.#items;
-    items.push(reader);
-    for (let at = items.length - 1; at > 0;) {
-      const parent = (at - 1) >> 1;
-      if (!this.#less(items[at] as RunReader, items[parent] as RunReader)) break;
-      [items[at], items[parent]] = [items[parent] as RunReader, items[at] as RunReader];
-      at = parent;
-    }
-  }
-
-  #down(start: number): void {
-    const items = this.#items;
-    for (let at = start; ;) {
-      const left = 2 * at + 1;
-      const right = left + 1;
-      let least = at;
-      if (left < items.length && this.#less(items[left] as RunReader, items[least] as RunReader)) least = left;
-      if (right < items.length && this.#less(items[right] as RunReader, items[least] as RunReader)) least = right;
-      if (least === at) return;
-      [items[at], items[least]] = [items[least] as RunReader, items[at] as RunReader];
-      at = least;
-    }
-  }
+function headBefore(a: RunReader, b: RunReader): boolean {
+  const [left, right] = [(a.head as KeyedRecord).key, (b.head as KeyedRecord).key];
+  const order = a.run.plain && b.run.plain ? (left === right ? 0 : left < right ? -1 : 1) : compareKeys(left, right);
+  return order < 0 || (order === 0 && a.order < b.order);
 }
 
 /**
@@ -277,10 +228,16 @@ class FileSort {
     }
     const fd = this.#scratch.fd;
     const blockBytes = Math.max(READ_BYTES.min, Math.min(READ_BYTES.max, Math.floor(READ_BUDGET / this.#runs.length)));
-    const heap = new RunHeap(this.#runs.map((run, order) => new RunReader(order, fd, run, blockBytes)));
+    const readers = this.#runs.map((run, order) => new RunReader(order, fd, run, blockBytes));
+    const heap = new MergeHeap(
+      readers.filter((reader) => reader.head),
+      headBefore,
+    );
     let out: KeyedRecord[] = [];
-    for (let record = heap.take(); record; record = heap.take()) {
-      out.push(record);
+    for (let top = heap.top(); top?.head; top = heap.top()) {
+      out.push(top.head);
+      top.advance();
+      heap.settleTop(!top.head);
       if (out.length >= BATCH) {
         yield out;
         out = [];

@@ -84,7 +84,7 @@ function labelOf(encoding: string): string {
 }
 
 /** Bytes at the end of `bytes` that start a UTF-8 sequence the chunk does not complete. */
-function incompleteTail(bytes: Buffer): number {
+export function incompleteTail(bytes: Buffer): number {
   for (let back = 1; back <= Math.min(3, bytes.length); back += 1) {
     const byte = bytes[bytes.length - back] as number;
     if ((byte & 0xc0) === 0x80) continue;

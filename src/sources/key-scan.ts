@@ -1,5 +1,6 @@
 import { isAscii as isAsciiBytes, isUtf8 } from 'node:buffer';
 import { open, type FileHandle } from 'node:fs/promises';
+import { incompleteTail } from './decode.js';
 import { accountKeyOf, compareKeys } from './key-order.js';
 import { MAX_RECORD_BYTES } from './limits.js';
 
@@ -318,17 +319,6 @@ class KeyScan {
       return { order: 'unproven', reason: 'its bytes are UTF-8 where a single-byte encoding is declared' };
     return { order: 'sorted', rows };
   }
-}
-
-/** Bytes at the end of `bytes` that start a UTF-8 sequence the read does not complete. */
-function incompleteTail(bytes: Buffer): number {
-  for (let back = 1; back <= Math.min(3, bytes.length); back += 1) {
-    const byte = bytes[bytes.length - back] as number;
-    if ((byte & 0xc0) === 0x80) continue;
-    const need = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
-    return need > back ? back : 0;
-  }
-  return 0;
 }
 
 function hasUtf8Bom(data: Buffer): boolean {

@@ -4,6 +4,7 @@ import { parse } from 'csv-parse/sync';
 import { InputError } from '../errors.js';
 import { readCsv, type CsvOptions, type CsvRow } from './csv.js';
 import { MAX_RECORD_BYTES } from './limits.js';
+import { MergeHeap } from './merge-heap.js';
 import { PLACE_BYTES, type IndexRun } from './row-index.js';
 
 // A CSV file out of external account number order, read in that order by its rows' places: the key scan sorted every
@@ -82,59 +83,6 @@ function before(a: RunCursor, b: RunCursor): boolean {
   return a.order < b.order;
 }
 
-/** The runs merged: the smallest head first. */
-class PlaceHeap {
-  readonly #items: RunCursor[];
-
-  constructor(cursors: RunCursor[]) {
-    this.#items = [];
-    for (const cursor of cursors) if (!cursor.done) this.#push(cursor);
-  }
-
-  /** The cursor holding the next place (read it, then call next()), or undefined at the end. */
-  top(): RunCursor | undefined {
-    return this.#items[0];
-  }
-
-  next(): void {
-    const items = this.#items;
-    const top = items[0] as RunCursor;
-    if (top.advance()) this.#down(0);
-    else {
-      const last = items.pop() as RunCursor;
-      if (items.length > 0) {
-        items[0] = last;
-        this.#down(0);
-      }
-    }
-  }
-
-  #push(cursor: RunCursor): void {
-    const items = this.#items;
-    items.push(cursor);
-    for (let at = items.length - 1; at > 0;) {
-      const parent = (at - 1) >> 1;
-      if (!before(items[at] as RunCursor, items[parent] as RunCursor)) break;
-      [items[at], items[parent]] = [items[parent] as RunCursor, items[at] as RunCursor];
-      at = parent;
-    }
-  }
-
-  #down(start: number): void {
-    const items = this.#items;
-    for (let at = start; ;) {
-      const left = 2 * at + 1;
-      const right = left + 1;
-      let least = at;
-      if (left < items.length && before(items[left] as RunCursor, items[least] as RunCursor)) least = left;
-      if (right < items.length && before(items[right] as RunCursor, items[least] as RunCursor)) least = right;
-      if (least === at) return;
-      [items[at], items[least]] = [items[least] as RunCursor, items[at] as RunCursor];
-      at = least;
-    }
-  }
-}
-
 /**
  * readCsv's rows of the file (the header first, then the data rows, blank lines left out, with their lines and the
  * same errors), the data rows in external account number order (rows of one account in file order).
@@ -165,7 +113,11 @@ function* placedRows(absolutePath: string, options: CsvOptions, places: RowPlace
     READ_BYTES.min,
     Math.min(READ_BYTES.max, Math.floor(READ_BUDGET / Math.max(1, places.runs.length))),
   );
-  const heap = new PlaceHeap(places.runs.map((run, order) => new RunCursor(order, places.fd, run, blockBytes)));
+  const cursors = places.runs.map((run, order) => new RunCursor(order, places.fd, run, blockBytes));
+  const heap = new MergeHeap(
+    cursors.filter((cursor) => !cursor.done),
+    before,
+  );
   const lines = new Uint32Array(BATCH);
   const fileBytes = fstatSync(fd).size;
   let bytes: Buffer = Buffer.allocUnsafe(64 << 10);
@@ -184,7 +136,7 @@ function* placedRows(absolutePath: string, options: CsvOptions, places: RowPlace
         if (bytes[used - 1] !== 0x0a) bytes[used++] = 0x0a;
         lines[count] = top.block.readUInt32LE(at);
         count += 1;
-        heap.next();
+        heap.settleTop(!top.advance());
       }
       if (count === 0) return;
       done += count;
