@@ -1,28 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { parseDateFormat } from '../../src/mapping/date-format.js';
 import type { FileMapping } from '../../src/mapping/mapping-rules.js';
+import { fileMapping as mapping } from './helpers/file-mapping.js';
 import { coerceValue } from '../../src/mapping/coerce.js';
 import type { FieldType } from '../../src/mapping/fields.js';
 import { NUMBER_MARK } from '../../src/sources/json-value.js';
-
-function mapping(overrides: Partial<FileMapping> = {}): FileMapping {
-  return {
-    rename: {},
-    ignore: [],
-    unmapped: 'report',
-    constants: {},
-    defaults: {},
-    values: {},
-    dateFormats: [],
-    datetimeFormats: [],
-    utcOffset: undefined,
-    scale: {},
-    minorUnits: [],
-    delimiter: ',',
-    encoding: 'utf8',
-    ...overrides,
-  };
-}
 
 const formats = (...sources: string[]) =>
   sources.map((source) => parseDateFormat(source, source.includes('HH')).format!);

@@ -1,26 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { coerceValue } from '../../src/mapping/coerce.js';
 import { asDouble, parseDecimal } from '../../src/mapping/decimal.js';
-import type { FileMapping } from '../../src/mapping/mapping-rules.js';
+import { fileMapping } from './helpers/file-mapping.js';
 
 // A short plain number cell is read by Number() (coerce-number.ts): it must give what the exact decimal path gives,
 // the cell's number where its double carries it exactly, for every cell it takes.
 
-const mapping: FileMapping = {
-  rename: {},
-  ignore: [],
-  unmapped: 'report',
-  constants: {},
-  defaults: {},
-  values: {},
-  dateFormats: [],
-  datetimeFormats: [],
-  utcOffset: undefined,
-  scale: {},
-  minorUnits: [],
-  delimiter: ',',
-  encoding: 'utf8',
-};
+const mapping = fileMapping();
 
 /** What the exact path makes of a cell: its double where that carries it exactly, else undefined (a problem). */
 function exact(cell: string, integer: boolean): number | undefined {
