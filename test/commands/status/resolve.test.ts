@@ -7,7 +7,7 @@ import {
   type RecordedLedger,
   type StatusConfig,
 } from '../../../src/commands/status/resolve.js';
-import { MigrateError } from '../../../src/errors.js';
+import { refusalCode } from '../refusal-code.js';
 
 // `migrate status`'s configuration as a table: flags (as commander parses them), environment and what the ledger
 // recorded in; the one configuration, or the refusal's code, out.
@@ -93,20 +93,11 @@ const CASES: Case[] = [
   },
 ];
 
-function refusal(run: () => unknown): string | undefined {
-  try {
-    run();
-    return undefined;
-  } catch (error) {
-    return error instanceof MigrateError ? error.code : String(error);
-  }
-}
-
 describe('resolveStatusConfig', () => {
   it.each(CASES)('$name', ({ flags, env, recorded, expected }) => {
     const input = { supplier: 'ACME', flags: { ...FLAGS, ...flags }, env: env ?? {}, recorded };
     if ('refused' in expected) {
-      expect(refusal(() => resolveStatusConfig(input))).toBe(expected.refused);
+      expect(refusalCode(() => resolveStatusConfig(input))).toBe(expected.refused);
       return;
     }
     expect(resolveStatusConfig(input)).toMatchObject(expected);
@@ -142,10 +133,10 @@ describe('statusLedgerPlace', () => {
   });
 
   it('refuses a password on the command line, and what is not a PostgreSQL URL', () => {
-    expect(refusal(() => statusLedgerPlace({ ...FLAGS, ledger: 'postgresql://m:pw@db/acme' }, {}))).toBe(
+    expect(refusalCode(() => statusLedgerPlace({ ...FLAGS, ledger: 'postgresql://m:pw@db/acme' }, {}))).toBe(
       'ledger_password_in_argv',
     );
-    expect(refusal(() => statusLedgerPlace(FLAGS, { MIGRATE_LEDGER_URL: 'mysql://db/acme' }))).toBe(
+    expect(refusalCode(() => statusLedgerPlace(FLAGS, { MIGRATE_LEDGER_URL: 'mysql://db/acme' }))).toBe(
       'ledger_url_invalid',
     );
   });

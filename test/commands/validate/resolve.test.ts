@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ValidateFlags } from '../../../src/commands/validate/flags.js';
 import { mappingFlagsOf, resolveValidateConfig, type ValidateConfig } from '../../../src/commands/validate/resolve.js';
 import { loadMigrateConfig, type MigrateConfig } from '../../../src/config/index.js';
-import { MigrateError } from '../../../src/errors.js';
+import { refusalCode } from '../refusal-code.js';
 
 // `migrate validate`'s configuration as a table: flags (as commander parses them), environment and the mapping file
 // in; the one configuration, or the refusal's code, out.
@@ -80,20 +80,11 @@ const CASES: Case[] = [
   },
 ];
 
-function refusal(run: () => unknown): string | undefined {
-  try {
-    run();
-    return undefined;
-  } catch (error) {
-    return error instanceof MigrateError ? error.code : String(error);
-  }
-}
-
 describe('resolveValidateConfig', () => {
   it.each(CASES)('$name', ({ flags, env, mapping, expected }) => {
     const input = { dir, flags: { ...FLAGS, ...flags }, env: env ?? {}, file: { ...file, ...mapping } };
     if ('refused' in expected) {
-      expect(refusal(() => resolveValidateConfig(input))).toBe(expected.refused);
+      expect(refusalCode(() => resolveValidateConfig(input))).toBe(expected.refused);
       return;
     }
     const config = resolveValidateConfig(input);
