@@ -36,17 +36,58 @@ export interface EncodedBatch {
 const US = '\u001f';
 const RS = '\u001e';
 
+/**
+ * Builds a batch row by row, as the rows are parsed: each row's cells become one string at once, so the parser's cell
+ * strings die young (held in a batch of a thousand rows they outlived the young generation and were copied, then
+ * promoted, at every collection).
+ */
+export class BatchEncoder {
+  #rows: string[] = [];
+  #cells: string[][] | undefined;
+  #lines: number[] = [];
+  #chars = 0;
+
+  get rows(): number {
+    return this.#lines.length;
+  }
+
+  /** Characters of the cells added since the last take. */
+  get chars(): number {
+    return this.#chars;
+  }
+
+  add(row: CsvRow): void {
+    this.#lines.push(row.line);
+    const joined = row.cells.join(US);
+    this.#chars += joined.length;
+    if (this.#cells) {
+      this.#cells.push(row.cells);
+      return;
+    }
+    // Exactly cells - 1 separators in the row means no cell holds one; else the batch goes as JSON.
+    if (joined.indexOf(RS) === -1 && occurrences(joined, US) === row.cells.length - 1) this.#rows.push(joined);
+    else {
+      this.#cells = this.#rows.map((text) => text.split(US));
+      this.#cells.push(row.cells);
+    }
+  }
+
+  take(): EncodedBatch {
+    const batch = this.#cells
+      ? { text: JSON.stringify(this.#cells), json: true, lines: this.#lines }
+      : { text: this.#rows.join(RS), json: false, lines: this.#lines };
+    this.#rows = [];
+    this.#cells = undefined;
+    this.#lines = [];
+    this.#chars = 0;
+    return batch;
+  }
+}
+
 export function encodeBatch(rows: CsvRow[]): EncodedBatch {
-  const lines = rows.map((row) => row.line);
-  const joined = rows.map((row) => row.cells.join(US));
-  const cells = rows.reduce((sum, row) => sum + row.cells.length, 0);
-  const text = joined.join(RS);
-  // Exactly one separator between cells and between rows means no cell holds one.
-  const separators = occurrences(text, US) + occurrences(text, RS);
-  const expected = cells - rows.length + Math.max(0, rows.length - 1);
-  return separators === expected
-    ? { text, json: false, lines }
-    : { text: JSON.stringify(rows.map((row) => row.cells)), json: true, lines };
+  const encoder = new BatchEncoder();
+  for (const row of rows) encoder.add(row);
+  return encoder.take();
 }
 
 function occurrences(text: string, char: string): number {
@@ -55,12 +96,29 @@ function occurrences(text: string, char: string): number {
   return count;
 }
 
-export function decodeBatch(batch: EncodedBatch): CsvRow[] {
-  if (batch.lines.length === 0) return [];
-  const cells: string[][] = batch.json
-    ? (JSON.parse(batch.text) as string[][])
-    : batch.text.split(RS).map((row) => row.split(US));
-  return cells.map((row, index) => ({ line: batch.lines[index] ?? 0, cells: row }));
+/** Rows handed to the consumer at a time: cells are split from a batch's text only as they are used. */
+const ROWS_PER_PIECE = 100;
+
+/**
+ * A batch's rows in pieces of a hundred: a thousand rows' cells split at once outlived the main thread's young
+ * generation while the join used them, and were promoted and collected again as old ones.
+ */
+export function* decodeBatch(batch: EncodedBatch): Generator<CsvRow[], void, undefined> {
+  if (batch.lines.length === 0) return;
+  const { lines } = batch;
+  if (batch.json) {
+    const cells = JSON.parse(batch.text) as string[][];
+    yield cells.map((row, index) => ({ line: lines[index] ?? 0, cells: row }));
+    return;
+  }
+  const rows = batch.text.split(RS);
+  for (let start = 0; start < rows.length; start += ROWS_PER_PIECE) {
+    const end = Math.min(rows.length, start + ROWS_PER_PIECE);
+    const piece: CsvRow[] = [];
+    for (let index = start; index < end; index += 1)
+      piece.push({ line: lines[index] ?? 0, cells: (rows[index] as string).split(US) });
+    yield piece;
+  }
 }
 
 export function serializeError(error: unknown): SerializedError {

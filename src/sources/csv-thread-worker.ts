@@ -1,7 +1,7 @@
 import { parentPort } from 'node:worker_threads';
-import { readCsv, type CsvRow } from './csv.js';
+import { readCsv } from './csv.js';
 import { readPlacedCsv } from './placed-rows.js';
-import { encodeBatch, ROWS_PER_BATCH, serializeError, type FromWorker, type ToWorker } from './csv-thread-protocol.js';
+import { BatchEncoder, ROWS_PER_BATCH, serializeError, type FromWorker, type ToWorker } from './csv-thread-protocol.js';
 
 // The CSV parsing thread: reads the files the main thread opens (several at once, interleaved)
 // with the same readCsv as the main thread would, and sends their rows in batches, never more
@@ -41,27 +41,28 @@ async function read(id: number, file: OpenFile, open: Extract<ToWorker, { type: 
   const { places, ...options } = open.options;
   const csv = { ...options, onBytes: (read: number) => (bytes = read) };
   const rows = places ? readPlacedCsv(open.absolutePath, csv, places) : readCsv(open.absolutePath, csv);
-  let batch: CsvRow[] = [];
-  let chars = 0;
+  const batch = new BatchEncoder();
   let batches = 0;
   const flush = async (): Promise<void> => {
     while (file.credits === 0 && !file.closed) await new Promise<void>((resolve) => (file.wake = resolve));
     file.credits -= 1;
-    if (!file.closed) send({ type: 'rows', id, batch: encodeBatch(batch), bytes });
-    batch = [];
-    chars = 0;
+    const rows = batch.take();
+    if (!file.closed) send({ type: 'rows', id, batch: rows, bytes });
     batches += 1;
   };
   try {
     for await (const row of rows) {
-      batch.push(row);
-      for (const cell of row.cells) chars += cell.length;
+      batch.add(row);
       // The header goes alone, at once: a file is open (its columns checked) before its rows are parsed.
-      if (batch.length >= (batches === 1 ? FIRST_ROWS : ROWS_PER_BATCH) || chars >= CHARS_PER_BATCH || batches === 0)
+      if (
+        batch.rows >= (batches === 1 ? FIRST_ROWS : ROWS_PER_BATCH) ||
+        batch.chars >= CHARS_PER_BATCH ||
+        batches === 0
+      )
         await flush();
       if (file.closed) break;
     }
-    if (batch.length > 0 && !file.closed) await flush();
+    if (batch.rows > 0 && !file.closed) await flush();
     if (!file.closed) send({ type: 'end', id, bytes });
   } catch (error) {
     if (!file.closed) send({ type: 'error', id, error: serializeError(error) });

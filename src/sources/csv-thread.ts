@@ -19,6 +19,12 @@ import {
 /** Batches the worker may send ahead of the consumer, per file: memory stays bounded. */
 const CREDITS = 4;
 
+/**
+ * The thread's young generation: a parser's rows live until they are sent, and in 8 MB they outlived it (570
+ * collections, a fifth of the thread's time, for 100,000 accounts); in 32 MB they die in it (150, a twentieth).
+ */
+const YOUNG_GENERATION_MB = 32;
+
 let worker: Worker | undefined;
 let nextId = 1;
 let active = 0;
@@ -31,7 +37,7 @@ function useThread(): boolean {
 function thread(): Worker {
   if (worker) return worker;
   const started = new Worker(new URL('./csv-thread-worker.js', import.meta.url), {
-    resourceLimits: { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 64 },
+    resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB, maxOldGenerationSizeMb: 64 },
   });
   const fail = (error: Error): void => {
     if (worker === started) worker = undefined;
@@ -108,7 +114,7 @@ export async function* readCsvBatches(
       received += 1;
       const grant = received === 2 ? CREDITS : 1;
       for (let credit = 0; credit < grant; credit += 1) post({ type: 'credit', id });
-      yield decodeBatch(message.batch);
+      yield* decodeBatch(message.batch);
     }
   } finally {
     listeners.delete(id);
