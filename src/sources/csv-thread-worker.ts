@@ -1,5 +1,5 @@
 import { parentPort } from 'node:worker_threads';
-import { readCsv } from './csv.js';
+import { readCsvRows } from './csv.js';
 import { readPlacedCsv } from './placed-rows.js';
 import { BatchEncoder, ROWS_PER_BATCH, serializeError, type FromWorker, type ToWorker } from './csv-thread-protocol.js';
 
@@ -40,7 +40,7 @@ async function read(id: number, file: OpenFile, open: Extract<ToWorker, { type: 
   let bytes = 0;
   const { places, ...options } = open.options;
   const csv = { ...options, onBytes: (read: number) => (bytes = read) };
-  const rows = places ? readPlacedCsv(open.absolutePath, csv, places) : readCsv(open.absolutePath, csv);
+  const pieces = places ? readPlacedCsv(open.absolutePath, csv, places) : readCsvRows(open.absolutePath, csv);
   const batch = new BatchEncoder();
   let batches = 0;
   const flush = async (): Promise<void> => {
@@ -51,16 +51,18 @@ async function read(id: number, file: OpenFile, open: Extract<ToWorker, { type: 
     batches += 1;
   };
   try {
-    for await (const row of rows) {
-      batch.add(row);
-      // The header goes alone, at once: a file is open (its columns checked) before its rows are parsed.
-      if (
-        batch.rows >= (batches === 1 ? FIRST_ROWS : ROWS_PER_BATCH) ||
-        batch.chars >= CHARS_PER_BATCH ||
-        batches === 0
-      )
-        await flush();
-      if (file.closed) break;
+    reading: for await (const rows of pieces) {
+      for (const row of rows) {
+        batch.add(row);
+        // The header goes alone, at once: a file is open (its columns checked) before its rows are parsed.
+        if (
+          batch.rows >= (batches === 1 ? FIRST_ROWS : ROWS_PER_BATCH) ||
+          batch.chars >= CHARS_PER_BATCH ||
+          batches === 0
+        )
+          await flush();
+        if (file.closed) break reading;
+      }
     }
     if (batch.rows > 0 && !file.closed) await flush();
     if (!file.closed) send({ type: 'end', id, bytes });

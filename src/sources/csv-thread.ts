@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { readCsv, type CsvOptions, type CsvRow } from './csv.js';
+import { readCsvRows, type CsvOptions, type CsvRow } from './csv.js';
 import { readPlacedCsv, type RowPlaces } from './placed-rows.js';
 import {
   decodeBatch,
@@ -19,12 +19,6 @@ import {
 /** Batches the worker may send ahead of the consumer, per file: memory stays bounded. */
 const CREDITS = 4;
 
-/**
- * The thread's young generation: a parser's rows live until they are sent, and in 8 MB they outlived it (570
- * collections, a fifth of the thread's time, for 100,000 accounts); in 32 MB they die in it (150, a twentieth).
- */
-const YOUNG_GENERATION_MB = 32;
-
 let worker: Worker | undefined;
 let nextId = 1;
 let active = 0;
@@ -37,7 +31,7 @@ function useThread(): boolean {
 function thread(): Worker {
   if (worker) return worker;
   const started = new Worker(new URL('./csv-thread-worker.js', import.meta.url), {
-    resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB, maxOldGenerationSizeMb: 64 },
+    resourceLimits: { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 64 },
   });
   const fail = (error: Error): void => {
     if (worker === started) worker = undefined;
@@ -65,7 +59,7 @@ export async function* readCsvBatches(
 ): AsyncGenerator<CsvRow[], void, undefined> {
   if (options.thread === false || !useThread()) {
     const { places } = options;
-    yield* batchesOf(places ? readPlacedCsv(absolutePath, options, places) : readCsv(absolutePath, options));
+    yield* batchesOf(places ? readPlacedCsv(absolutePath, options, places) : readCsvRows(absolutePath, options));
     return;
   }
   const id = nextId;
@@ -124,13 +118,16 @@ export async function* readCsvBatches(
   }
 }
 
-async function* batchesOf(rows: AsyncGenerator<CsvRow>): AsyncGenerator<CsvRow[], void, undefined> {
+/** Pieces of rows regrouped into batches of ROWS_PER_BATCH, as the thread sends them. */
+async function* batchesOf(pieces: AsyncGenerator<CsvRow[]>): AsyncGenerator<CsvRow[], void, undefined> {
   let batch: CsvRow[] = [];
-  for await (const row of rows) {
-    batch.push(row);
-    if (batch.length >= ROWS_PER_BATCH) {
-      yield batch;
-      batch = [];
+  for await (const rows of pieces) {
+    for (const row of rows) {
+      batch.push(row);
+      if (batch.length >= ROWS_PER_BATCH) {
+        yield batch;
+        batch = [];
+      }
     }
   }
   if (batch.length > 0) yield batch;

@@ -1,15 +1,13 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { CsvError } from 'csv-parse';
-import { parse } from 'csv-parse/sync';
 import { InputError } from '../errors.js';
 import { readCsv, type CsvOptions, type CsvRow } from './csv.js';
-import { MAX_RECORD_BYTES } from './limits.js';
+import { CsvRowError, CsvRowSplitter } from './csv-rows.js';
 import { MergeHeap } from './merge-heap.js';
 import { PLACE_BYTES, type IndexRun } from './row-index.js';
 
 // A CSV file out of external account number order, read in that order by its rows' places: the key scan sorted every
 // row's key, line and bytes into runs on a scratch file (row-index.ts); here the runs are merged and each row is read
-// at its place and parsed by csv-parse with the options of the full read (csv.ts), a batch of rows at a time, on the
+// at its place and split into cells as the full read splits them (csv-rows.ts), a batch of rows at a time, on the
 // CSV thread like any CSV file (csv-thread.ts). The first account can go once the file has been scanned, not once it
 // has been parsed and sorted.
 
@@ -85,13 +83,13 @@ function before(a: RunCursor, b: RunCursor): boolean {
 
 /**
  * readCsv's rows of the file (the header first, then the data rows, blank lines left out, with their lines and the
- * same errors), the data rows in external account number order (rows of one account in file order).
+ * same errors), the data rows in external account number order (rows of one account in file order), in batches.
  */
 export async function* readPlacedCsv(
   absolutePath: string,
   options: CsvOptions,
   places: RowPlaces,
-): AsyncGenerator<CsvRow, void, undefined> {
+): AsyncGenerator<CsvRow[], void, undefined> {
   const rows = readCsv(absolutePath, { file: options.file, encoding: options.encoding, delimiter: options.delimiter });
   let header: CsvRow | undefined;
   try {
@@ -101,8 +99,8 @@ export async function* readPlacedCsv(
     await rows.return(undefined);
   }
   if (header === undefined) return;
-  yield header;
-  for (const batch of placedRows(absolutePath, options, places)) yield* batch;
+  yield [header];
+  for (const batch of placedRows(absolutePath, options, places)) if (batch.length > 0) yield batch;
 }
 
 /** The data rows at their places, in batches, read synchronously (each batch a few reads of the page cache). */
@@ -171,29 +169,26 @@ function parsedRows(
   lines: Uint32Array,
   count: number,
 ): CsvRow[] {
-  let records: string[][];
+  let records: CsvRow[];
   try {
-    records = parse(decoder === undefined ? bytes : decoder.decode(bytes), {
-      delimiter,
-      relax_column_count: true,
-      skip_empty_lines: false,
-      record_delimiter: ['\r\n', '\n'],
-      max_record_size: MAX_RECORD_BYTES,
-    });
+    const splitter = new CsvRowSplitter(delimiter);
+    splitter.push(decoder === undefined ? bytes : Buffer.from(decoder.decode(bytes), 'utf8'));
+    splitter.end();
+    records = splitter.rows();
   } catch (error) {
-    if (!(error instanceof CsvError)) throw error;
+    if (!(error instanceof CsvRowError)) throw error;
     throw new InputError(
       file,
       lines[0],
-      `cannot be parsed as CSV here, though the whole file was scanned before: ${error.message}`,
+      `cannot be parsed as CSV here, though the whole file was scanned before: ${error.csv.message}`,
       'input_unparseable',
-      error,
+      error.csv,
     );
   }
   if (records.length !== count) throw shorterThanScanned(file);
   const rows: CsvRow[] = [];
   for (let index = 0; index < count; index += 1) {
-    const cells = records[index] as string[];
+    const { cells } = records[index] as CsvRow;
     if (cells.length === 1 && cells[0] === '') continue;
     rows.push({ line: lines[index] as number, cells });
   }

@@ -69,7 +69,7 @@ async function placedRead(file: string, runRows: number, encoding = 'utf-8'): Pr
     const places = { fd: scratch.fd, runs: result.runs, rows: result.rows };
     const rows: CsvRow[] = [];
     const options = { file: path.basename(file), encoding, delimiter: ',' };
-    for await (const row of readPlacedCsv(file, options, places)) rows.push(row);
+    for await (const batch of readPlacedCsv(file, options, places)) rows.push(...batch);
     // The header first, as the full read gives it.
     expect(rows.shift()).toEqual((await fullReadWithHeader(file, encoding))[0]);
     return rows;

@@ -1,0 +1,180 @@
+import { CsvError } from 'csv-parse';
+import { parse } from 'csv-parse/sync';
+import { describe, expect, it } from 'vitest';
+import { CsvRowError, CsvRowSplitter, type CsvRow } from '../../src/sources/csv-rows.js';
+
+// The rows the splitter gives (quote-free rows split at the delimiter, the rest by csv-parse) against csv-parse over
+// the whole text, on random CSV fed in random pieces: the same cells, lines and errors.
+
+/** A small deterministic generator (mulberry32): every failure replays from its seed. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const PIECES = ['a', 'b', 'Z', '0', ' ', 'é', '€', '𝄞', '\t', ';', '|', ',', '"', '\n', '\r\n', '\r', 'x y'];
+
+/**
+ * Random CSV: quoted and bare cells, blank lines, LF or CR LF. `malformed`: some rows csv-parse refuses, and no carriage
+ * return at all (csv-parse's own line count, in its errors, takes one in a quoted cell for a line break; the tool
+ * counts line feeds).
+ */
+function generate(next: () => number, delimiter: string, malformed: boolean): string {
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
+  const pieces = malformed ? PIECES.filter((piece) => !piece.includes('\r')) : PIECES;
+  const eol = malformed || next() < 0.5 ? '\n' : '\r\n';
+  const rows: string[] = [];
+  const count = 1 + Math.floor(next() * 30);
+  for (let row = 0; row < count; row += 1) {
+    if (next() < 0.08) {
+      rows.push('');
+      continue;
+    }
+    if (malformed && next() < 0.05) {
+      rows.push(pick([`ab"c${delimiter}d`, `"ab"c${delimiter}d`, `x${delimiter}"open`, `"a"${delimiter}"b" `]));
+      continue;
+    }
+    const cells: string[] = [];
+    const width = 1 + Math.floor(next() * 5);
+    for (let cell = 0; cell < width; cell += 1) {
+      let value = '';
+      const length = Math.floor(next() * 6);
+      for (let index = 0; index < length; index += 1) value += pick(pieces);
+      const special = /["\r\n]/.test(value) || value.includes(delimiter);
+      if (special || next() < 0.2) {
+        cells.push(`"${value.replaceAll('"', '""')}"`);
+      } else cells.push(value);
+    }
+    rows.push(cells.join(delimiter));
+  }
+  const trailing = next() < 0.7 ? eol : '';
+  return rows.join(eol) + trailing;
+}
+
+/**
+ * csv-parse's refusal of the whole text: its code, and its line, or for a quote never closed the line where the row
+ * holding it starts (csv-parse names the end of the text): the last line that starts outside quotes.
+ */
+function refusal(text: string, delimiter: string): { code: string; line: number } | undefined {
+  try {
+    expected(text, delimiter);
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof CsvError)) throw error;
+    if (error.code !== 'CSV_QUOTE_NOT_CLOSED') return { code: error.code, line: (error as unknown as { lines: number }).lines };
+    let line = 1;
+    let start = 1;
+    let quoted = false;
+    for (const char of text) {
+      if (char === '"') quoted = !quoted;
+      else if (char === '\n') {
+        line += 1;
+        if (!quoted) start = line;
+      }
+    }
+    return { code: error.code, line: start };
+  }
+}
+
+/** csv-parse over the whole text, with the start line of each record (blank lines included, as the splitter gives). */
+function expected(text: string, delimiter: string): CsvRow[] {
+  const records = parse(text, {
+    delimiter,
+    relax_column_count: true,
+    skip_empty_lines: false,
+    record_delimiter: ['\r\n', '\n'],
+  }) as string[][];
+  let line = 1;
+  return records.map((cells) => {
+    const row = { line, cells };
+    line += 1 + cells.reduce((sum, cell) => sum + cell.split('\n').length - 1, 0);
+    return row;
+  });
+}
+
+/** The splitter fed the text's bytes in random pieces (1 to 40 bytes: through rows, quotes and UTF-8 sequences). */
+function split(text: string, delimiter: string, next: () => number): CsvRow[] {
+  const bytes = Buffer.from(text, 'utf8');
+  const splitter = new CsvRowSplitter(delimiter);
+  const rows: CsvRow[] = [];
+  for (let at = 0; at < bytes.length; ) {
+    const size = 1 + Math.floor(next() * 40);
+    splitter.push(bytes.subarray(at, at + size));
+    // Taken a few bytes' worth at a time, or all at once.
+    const budget = next() < 0.5 ? 1 + Math.floor(next() * 20) : undefined;
+    for (let taken = splitter.rows(budget); taken.length > 0; taken = splitter.rows(budget)) rows.push(...taken);
+    at += size;
+  }
+  splitter.end();
+  rows.push(...splitter.rows());
+  return rows;
+}
+
+describe('CSV rows: quote-free rows split, the rest by csv-parse', () => {
+  for (const delimiter of [',', ';', '\t', '|']) {
+    it(`gives csv-parse's cells and lines on 400 random files, delimiter ${JSON.stringify(delimiter)}`, () => {
+      for (let seed = 1; seed <= 400; seed += 1) {
+        const next = random(seed * 7 + delimiter.charCodeAt(0));
+        const text = generate(next, delimiter, false);
+        expect({ seed, rows: split(text, delimiter, next) }).toEqual({ seed, rows: expected(text, delimiter) });
+      }
+    });
+  }
+
+  it("refuses what csv-parse refuses, with its error, at the refused row's line", () => {
+    let refusals = 0;
+    for (let seed = 1; seed <= 600; seed += 1) {
+      const next = random(seed);
+      const text = generate(next, ',', true);
+      const refused = refusal(text, ',');
+      if (refused === undefined) continue;
+      refusals += 1;
+      let thrown: unknown;
+      try {
+        split(text, ',', next);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown, `seed ${seed}`).toBeInstanceOf(CsvRowError);
+      const error = thrown as CsvRowError;
+      expect({ seed, code: error.csv.code, line: error.line }).toEqual({ seed, ...refused });
+    }
+    expect(refusals).toBeGreaterThan(100);
+  });
+
+  it('names a row longer than a record may be at its start, whether it ends or not', () => {
+    const long = 'x'.repeat(4 * 1024 * 1024 + 10);
+    for (const text of [`a,b\nc,${long}\nd,e\n`, `a,b\nc,"${long}`, `a,b\nc,${long}`]) {
+      const splitter = new CsvRowSplitter(',');
+      const bytes = Buffer.from(text);
+      let thrown: unknown;
+      try {
+        for (let at = 0; at < bytes.length; at += 65536) {
+          splitter.push(bytes.subarray(at, at + 65536));
+          while (splitter.rows().length > 0);
+        }
+        splitter.end();
+        splitter.rows();
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(CsvRowError);
+      expect({ code: (thrown as CsvRowError).csv.code, line: (thrown as CsvRowError).line }).toEqual({
+        code: 'CSV_MAX_RECORD_SIZE',
+        line: 2,
+      });
+    }
+  });
+
+  it('keeps a carriage return that ends the file without a line feed, as csv-parse does', () => {
+    for (const text of ['a,b\r', 'a,b\r\n\r', '"a",b\r']) {
+      expect(split(text, ',', random(1))).toEqual(expected(text, ','));
+    }
+  });
+});
