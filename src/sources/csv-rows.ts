@@ -43,7 +43,7 @@ export class CsvRowSplitter {
   /** Line of the next row. */
   #line: number;
   readonly #delimiter: string;
-  readonly #parseOptions: Options;
+  readonly #parseOptions: Options<string[]>;
 
   constructor(delimiter: string, firstLine = 1) {
     this.#delimiter = delimiter;
@@ -99,17 +99,16 @@ export class CsvRowSplitter {
     return rows;
   }
 
-  /** A row longer than a record may be that does not end (a quote never closed, or no line break), named at its start. */
+  /** A row longer than a record may be that does not end (a quote never closed, no line break), named at its start. */
   #refuseLongRow(): never {
     try {
-      parse(this.#buffer.subarray(this.#at), this.#parseOptions) as string[][];
+      parse(this.#buffer.subarray(this.#at), this.#parseOptions);
     } catch (error) {
       if (error instanceof CsvError) throw new CsvRowError(error, this.#line + lineWithin(error));
       throw error;
     }
-    const tooLong = new CsvError('CSV_MAX_RECORD_SIZE', `Max Record Size: record exceed the maximum of ${MAX_RECORD_BYTES}`,
-      {} as never,
-    );
+    const message = `Max Record Size: record exceed the maximum of ${MAX_RECORD_BYTES}`;
+    const tooLong = new CsvError('CSV_MAX_RECORD_SIZE', message, {} as never);
     throw new CsvRowError(tooLong, this.#line);
   }
 
@@ -146,7 +145,7 @@ export class CsvRowSplitter {
     const last = ends[ends.length - 1] as number;
     let records: string[][] | undefined;
     try {
-      records = parse(buffer.subarray(start, last), this.#parseOptions) as string[][];
+      records = parse(buffer.subarray(start, last), this.#parseOptions);
     } catch (error) {
       if (!(error instanceof CsvError)) throw error;
     }
@@ -165,7 +164,7 @@ export class CsvRowSplitter {
     for (const to of ends) {
       let cells: string[][];
       try {
-        cells = parse(buffer.subarray(from, to), this.#parseOptions) as string[][];
+        cells = parse(buffer.subarray(from, to), this.#parseOptions);
       } catch (error) {
         if (!(error instanceof CsvError)) throw error;
         throw new CsvRowError(error, this.#line + lineWithin(error));

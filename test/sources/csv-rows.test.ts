@@ -67,7 +67,8 @@ function refusal(text: string, delimiter: string): { code: string; line: number 
     return undefined;
   } catch (error) {
     if (!(error instanceof CsvError)) throw error;
-    if (error.code !== 'CSV_QUOTE_NOT_CLOSED') return { code: error.code, line: (error as unknown as { lines: number }).lines };
+    if (error.code !== 'CSV_QUOTE_NOT_CLOSED')
+      return { code: error.code, line: (error as unknown as { lines: number }).lines };
     let line = 1;
     let start = 1;
     let quoted = false;
@@ -103,7 +104,7 @@ function split(text: string, delimiter: string, next: () => number): CsvRow[] {
   const bytes = Buffer.from(text, 'utf8');
   const splitter = new CsvRowSplitter(delimiter);
   const rows: CsvRow[] = [];
-  for (let at = 0; at < bytes.length; ) {
+  for (let at = 0; at < bytes.length;) {
     const size = 1 + Math.floor(next() * 40);
     splitter.push(bytes.subarray(at, at + size));
     // Taken a few bytes' worth at a time, or all at once.
