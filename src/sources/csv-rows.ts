@@ -41,13 +41,12 @@ export class CsvRowSplitter {
   #at = 0;
   #ended = false;
   /** Line of the next row. */
-  #line: number;
+  #line = 1;
   readonly #delimiter: string;
   readonly #parseOptions: Options<string[]>;
 
-  constructor(delimiter: string, firstLine = 1) {
+  constructor(delimiter: string) {
     this.#delimiter = delimiter;
-    this.#line = firstLine;
     this.#parseOptions = {
       delimiter,
       relax_column_count: true,
