@@ -124,18 +124,33 @@ function* placedRows(absolutePath: string, options: CsvOptions, places: RowPlace
     for (;;) {
       let count = 0;
       let used = 0;
+      // Rows that follow each other in the file (an account's rows written together) are read in one go: a span.
+      let span = { at: 0, position: 0, length: 0 };
+      const readSpan = (): void => {
+        if (span.length === 0) return;
+        readRow(fd, bytes, span.at, span.length, span.position, options.file);
+        used = span.at + span.length;
+        // The file's last row may end without a newline: the rows after it here must not join it.
+        if (bytes[used - 1] !== 0x0a) bytes[used++] = 0x0a;
+      };
       for (let top = heap.top(); top !== undefined && count < BATCH; top = heap.top()) {
         const at = top.at + top.run.width;
         const length = top.block.readUInt32LE(at + 4);
-        if (used + length + 1 > bytes.length) bytes = grown(bytes, used, used + length + 1);
-        readRow(fd, bytes, used, length, top.block.readDoubleLE(at + 8), options.file);
-        used += length;
-        // The file's last row may end without a newline: the rows after it here must not join it.
-        if (bytes[used - 1] !== 0x0a) bytes[used++] = 0x0a;
+        const position = top.block.readDoubleLE(at + 8);
+        if (span.length > 0 && position === span.position + span.length) {
+          if (span.at + span.length + length + 1 > bytes.length)
+            bytes = grown(bytes, used, span.at + span.length + length + 1);
+          span.length += length;
+        } else {
+          readSpan();
+          if (used + length + 1 > bytes.length) bytes = grown(bytes, used, used + length + 1);
+          span = { at: used, position, length };
+        }
         lines[count] = top.block.readUInt32LE(at);
         count += 1;
         heap.settleTop(!top.advance());
       }
+      readSpan();
       if (count === 0) return;
       done += count;
       const rows = parsedRows(bytes.subarray(0, used), decoder, options, lines, count);
