@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateExport } from './validate-data.js';
 
-// npm run bench:validate [-- 100000 1000000] [-- --scattered]
+// npm run bench:validate [-- 100000 1000000] [-- --scattered]   (BENCH_RUNS=N: N runs of each, in turn; medians)
 // Validation throughput and peak RSS beside bare csv-parse on the same files (README "Performance"):
 // limits are validation >= 0.5 x bare csv-parse rows/s, peak RSS < 300 MB at 1,000,000
 // accounts and flat as the input grows tenfold. Printed as ratios to the limits, not asserted.
@@ -30,13 +30,28 @@ interface Measure {
   join?: string;
 }
 
-function measure(mode: string, dir: string): Measure {
+function measureOnce(mode: string, dir: string): Measure {
   return JSON.parse(
     execFileSync(process.execPath, [path.join(here, 'validate-child.mjs'), mode, dir], {
       encoding: 'utf8',
       maxBuffer: 1 << 20,
     }),
   ) as Measure;
+}
+
+/**
+ * Each mode run BENCH_RUNS times (default 1), the modes in turn (A B C A B C ...) so that a shared machine's slow
+ * moments fall on all of them; the run of median seconds of each (its peak RSS the largest of its runs).
+ */
+function measureModes(modes: string[], dir: string): Measure[] {
+  const runs = Math.max(1, Number(process.env['BENCH_RUNS'] ?? 1));
+  const measured: Measure[][] = modes.map(() => []);
+  for (let run = 0; run < runs; run += 1) modes.forEach((mode, index) => measured[index]?.push(measureOnce(mode, dir)));
+  return measured.map((list) => {
+    const sorted = [...list].sort((a, b) => a.seconds - b.seconds);
+    const median = sorted[Math.floor((sorted.length - 1) / 2)] as Measure;
+    return { ...median, peakRssMb: Math.max(...list.map((item) => item.peakRssMb)) };
+  });
 }
 
 const rate = (m: Measure): number => m.rows / m.seconds;
@@ -62,9 +77,11 @@ for (const accounts of sizes.length > 0 ? sizes : [100_000, 1_000_000])
     try {
       const counts = await generateExport(dir, accounts, order);
       const rows = Object.values(counts).reduce((sum, count) => sum + count, 0);
-      const arrays = measure('csv-arrays', dir);
-      const columns = measure('csv-columns', dir);
-      const validate = measure('validate', dir);
+      const [arrays, columns, validate] = measureModes(['csv-arrays', 'csv-columns', 'validate'], dir) as [
+        Measure,
+        Measure,
+        Measure,
+      ];
       results.push({ accounts, order, rows, arrays, columns, validate });
       console.log(
         `\n${fmt(accounts)} accounts, ${order}, ${fmt(rows)} data rows (${Object.entries(counts)
