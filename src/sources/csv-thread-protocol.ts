@@ -84,12 +84,6 @@ export class BatchEncoder {
   }
 }
 
-export function encodeBatch(rows: CsvRow[]): EncodedBatch {
-  const encoder = new BatchEncoder();
-  for (const row of rows) encoder.add(row);
-  return encoder.take();
-}
-
 function occurrences(text: string, char: string): number {
   let count = 0;
   for (let at = text.indexOf(char); at !== -1; at = text.indexOf(char, at + 1)) count += 1;
