@@ -2,22 +2,11 @@ import { createRequire } from 'node:module';
 import { getCountries, getCountryCallingCode, isValidPhoneNumber } from 'libphonenumber-js';
 import { describe, expect, it } from 'vitest';
 import { isValidInternationalPhone } from '../../src/schema/phone.js';
+import { seededStream as random } from '../../src/sandbox/random.js';
 
 const require = createRequire(import.meta.url);
 const mobileExamples = require('libphonenumber-js/examples.mobile.json') as Record<string, string>;
 const metadata = require('libphonenumber-js/metadata.min.json') as { country_calling_codes: Record<string, string[]> };
-
-/** Seeded PRNG (mulberry32) so a failing case reproduces. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const next = random(20261122);
 const digit = (): string => String(Math.floor(next() * 10));

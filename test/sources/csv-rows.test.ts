@@ -2,21 +2,10 @@ import { CsvError } from 'csv-parse';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { CsvRowError, CsvRowSplitter, type CsvRow } from '../../src/sources/csv-rows.js';
+import { seededStream as random } from '../../src/sandbox/random.js';
 
 // The rows the splitter gives (quote-free rows split at the delimiter, the rest by csv-parse) against csv-parse over
 // the whole text, on random CSV fed in random pieces: the same cells, lines and errors.
-
-/** A small deterministic generator (mulberry32): every failure replays from its seed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const PIECES = ['a', 'b', 'Z', '0', ' ', 'é', '€', '𝄞', '\t', ';', '|', ',', '"', '\n', '\r\n', '\r', 'x y'];
 
