@@ -1,30 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import type { AccountRow, AccountState, ItemRow, ItemState } from '../../src/ledger/index.js';
 import { decideAccount, decideItem } from '../../src/engine/stage-plan.js';
+import { accountRow } from '../ledger/helpers/account-row.js';
 
 function row(state: AccountState, fingerprint = 'old', payload: string | null = '{}'): AccountRow {
-  return {
+  return accountRow({
     id: 7,
-    importSupplier: 'ACME',
     externalAccountNumber: 'A',
     state,
     payload,
     fingerprint,
-    sentFingerprint: null,
-    changedFingerprint: null,
     originFile: null,
     originLine: null,
-    origins: null,
-    platformAccountNumber: null,
-    platformIdentifier: null,
-    attempts: 0,
-    polls: 0,
-    nextCheckAt: null,
-    error: null,
     lastRunId: null,
-    createdAt: '',
-    updatedAt: '',
-  };
+  });
 }
 
 const same = { fingerprint: 'old', payload: '{}', valid: true };

@@ -8,34 +8,13 @@ import {
   afterTransferStatus,
 } from '../../src/engine/transitions.js';
 import type { V2StatusRecord } from '../../src/schema/index.js';
+import { accountRow } from '../ledger/helpers/account-row.js';
 
 const schedule = { firstDelayMs: 1000, factor: 2, maxDelayMs: 8000, jitter: 0 };
 const clock = { now: 1_000_000, random: 0.5 };
 
 function account(overrides: Partial<AccountRow> = {}): AccountRow {
-  return {
-    id: 1,
-    importSupplier: 'ACME',
-    externalAccountNumber: 'A-1',
-    state: 'creating',
-    payload: '{}',
-    fingerprint: 'f1',
-    sentFingerprint: null,
-    changedFingerprint: null,
-    originFile: 'accounts.csv',
-    originLine: 2,
-    origins: null,
-    platformAccountNumber: null,
-    platformIdentifier: null,
-    attempts: 1,
-    polls: 0,
-    nextCheckAt: null,
-    error: null,
-    lastRunId: 1,
-    createdAt: '',
-    updatedAt: '',
-    ...overrides,
-  };
+  return accountRow({ state: 'creating', fingerprint: 'f1', attempts: 1, ...overrides });
 }
 
 function status(value: V2StatusRecord['status'], extra: Partial<V2StatusRecord> = {}): V2StatusRecord {

@@ -1,31 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { AccountRow, AccountState } from '../../../src/ledger/index.js';
 import type { V2Status } from '../../../src/schema/index.js';
+import { accountRow } from '../../ledger/helpers/account-row.js';
 import { isErrored, joinRow, mismatchOf, type ServiceListing } from '../../../src/commands/status/status-join.js';
 
-const row = (state: AccountState, extra: Partial<AccountRow> = {}): AccountRow => ({
-  id: 1,
-  importSupplier: 'ACME',
-  externalAccountNumber: 'N-1',
-  state,
-  payload: '{}',
-  fingerprint: 'f',
-  sentFingerprint: null,
-  changedFingerprint: null,
-  originFile: 'accounts.csv',
-  originLine: 2,
-  origins: null,
-  platformAccountNumber: null,
-  platformIdentifier: null,
-  attempts: 0,
-  polls: 0,
-  nextCheckAt: null,
-  error: null,
-  lastRunId: 1,
-  createdAt: 't',
-  updatedAt: 't',
-  ...extra,
-});
+const row = (state: AccountState, extra: Partial<AccountRow> = {}): AccountRow =>
+  accountRow({ externalAccountNumber: 'N-1', state, createdAt: 't', updatedAt: 't', ...extra });
 
 describe('ledger against service', () => {
   const cases: Array<[AccountState | null, ServiceListing | null, V2Status | null, string | null]> = [
