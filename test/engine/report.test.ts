@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { leftOverOf } from '../../src/report/left-over.js';
-import { colorWanted, renderSummary, type PushSummary } from '../../src/report/summary.js';
+import { leftOverOf } from '../../src/commands/push/left-over.js';
+import { colorWanted, renderSummary, type PushSummary } from '../../src/commands/push/summary.js';
 
 const base: Omit<PushSummary, 'left'> = {
   result: 'finished',
