@@ -54,3 +54,8 @@ export function stdoutOutput(stream: NodeJS.WriteStream = process.stdout): Outpu
     },
   };
 }
+
+/** Whether colour is wanted: a terminal, and NO_COLOR (https://no-color.org) not set. */
+export function colorWanted(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean {
+  return stream.isTTY === true && (env['NO_COLOR'] === undefined || env['NO_COLOR'] === '');
+}

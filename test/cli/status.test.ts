@@ -272,7 +272,7 @@ describe('migrate status', () => {
   });
 });
 
-describe('push --log-file (the sink of src/report/ndjson-log.ts, wired by push)', () => {
+describe('push --log-file (the sink of src/commands/push/ndjson-log.ts, wired by push)', () => {
   it('tells the run account by account and holds no secret and no personal data', () => {
     const text = readFileSync(logFile, 'utf8');
     const lines = text

@@ -3,10 +3,10 @@ import { STATE_FACTS } from '../../engine/index.js';
 import type { LedgerCounts } from '../../ledger/index.js';
 import { ACCOUNT_STATES, ITEM_KINDS, ITEM_STATES } from '../../ledger/index.js';
 import type { NotRead } from '../../sources/index.js';
-import { shownName } from '../shared/export-entries.js';
+import { duplicateNotesLine, shownName } from '../shared/export-entries.js';
 import { leftOverLine, leftOverOf, type LeftOver, type RecordsBehind } from './left-over.js';
-import { duplicateNotesLine } from '../validate/validation-report.js';
 import { monotonicNow } from '../../clock.js';
+import { colorWanted } from '../../output/output.js';
 import { snakeCaseKeys } from './json-keys.js';
 import { visibleJson, visibleStrings } from '../../errors.js';
 
@@ -77,11 +77,6 @@ const ITEM_LABELS: Record<string, string> = {
   statement: 'statements',
   payment_instruction: 'payment instructions',
 };
-
-/** Whether colour is wanted: a terminal, and NO_COLOR (https://no-color.org) not set. */
-export function colorWanted(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean {
-  return stream.isTTY === true && (env['NO_COLOR'] === undefined || env['NO_COLOR'] === '');
-}
 
 /**
  * The human summary table: counts per state, items per kind and state, the most frequent error codes, and what to do

@@ -77,3 +77,11 @@ export function ignoredColumnLines(files: ReadonlyArray<{ file: string; ignoredC
   });
   return lines.length === 0 ? [] : ['Columns left out (not documented fields; "unmapped": "ignore"):', ...lines];
 }
+
+/** Identical note rows counted once (validate's report and push's summary say the same). */
+export function duplicateNotesLine(count: number): string {
+  return (
+    `${count} note row(s) identical to an earlier note of the same account (body, created_at and every other ` +
+    'field) counted once: the service keeps one note per body and created_at.'
+  );
+}

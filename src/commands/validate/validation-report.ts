@@ -2,7 +2,13 @@ import { closeSync, fchmodSync, writeSync } from 'node:fs';
 import { stringify } from 'csv-stringify/sync';
 import type { SourceIssue } from '../../mapping/types.js';
 import type { ExportValidation } from '../../intake/validate-export.js';
-import { ignoredColumnLines, linkLines, notReadLines, spellingLines } from '../shared/export-entries.js';
+import {
+  duplicateNotesLine,
+  ignoredColumnLines,
+  linkLines,
+  notReadLines,
+  spellingLines,
+} from '../shared/export-entries.js';
 import { openOutputFile } from '../../output/output-file.js';
 import { spreadsheetCsvOptions } from '../../output/spreadsheet-safe.js';
 import { omittedJson, omittedLines, writeOmittedCsv } from './omitted-report.js';
@@ -183,14 +189,6 @@ function summaryLines(validation: ExportValidation): string[] {
   for (const [code, count] of codes) lines.push(`  ${String(count).padStart(7)}  ${code}`);
   lines.push(validation.ok ? 'OK: every account is valid.' : 'NOT OK: fix the problems above and run validate again.');
   return lines;
-}
-
-/** Identical note rows counted once (validate's report and push's summary say the same). */
-export function duplicateNotesLine(count: number): string {
-  return (
-    `${count} note row(s) identical to an earlier note of the same account (body, created_at and every other ` +
-    'field) counted once: the service keeps one note per body and created_at.'
-  );
 }
 
 /** Errors as CSV for a spreadsheet; it names customers' accounts, so only the owner may read it. */

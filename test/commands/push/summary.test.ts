@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { leftOverOf } from '../../src/commands/push/left-over.js';
-import { colorWanted, renderSummary, type PushSummary } from '../../src/commands/push/summary.js';
+import { leftOverOf } from '../../../src/commands/push/left-over.js';
+import { colorWanted } from '../../../src/output/output.js';
+import { renderSummary, type PushSummary } from '../../../src/commands/push/summary.js';
 
 const base: Omit<PushSummary, 'left'> = {
   result: 'finished',
