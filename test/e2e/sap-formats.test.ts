@@ -363,3 +363,11 @@ it('writes mandate lines of the layout, in characters', () => {
   expect(lines.map((line) => line.length)).toEqual([80, 88, 88, 80, 0]);
   expect(bytes.includes(Buffer.from([0xa3]))).toBe(true); // £ in windows-1252
 });
+
+// docs/from-a-legacy-system.md "Files in SAP's formats" shows the sources this test reads, as they are.
+it("is the guide's example", () => {
+  const page = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'from-a-legacy-system.md'), 'utf8');
+  const section = page.slice(page.indexOf("## Files in SAP's formats"));
+  const block = /```json\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+  expect(JSON.parse(`{${block}}`)).toEqual({ sources: SAP_CONFIG.sources });
+});
