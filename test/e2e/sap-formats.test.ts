@@ -16,13 +16,14 @@ import { MANDATE_LINES, NOTE_LINES, POSTING_LINES, SAP_CONFIG, SAP_FILES, writeS
 let root: string;
 let dir: string;
 let sandbox: RunningSandbox;
+let shapedSandbox: RunningSandbox;
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'sap-formats-'));
   dir = writeSapExport(join(root, 'export'));
-  sandbox = await startSandbox({ processingMs: 5 });
+  [sandbox, shapedSandbox] = await Promise.all([startSandbox({ processingMs: 5 }), startSandbox({ processingMs: 5 })]);
 });
 afterAll(async () => {
-  await sandbox.close();
+  await Promise.all([sandbox.close(), shapedSandbox.close()]);
   rmSync(root, { recursive: true, force: true });
 });
 
@@ -259,25 +260,44 @@ describe('an SAP extract in its own formats', () => {
   it('pushes what the sandbox must hold, with every value of the legacy files', async () => {
     const run = await push(sandbox, dir, join(root, 'state'));
     expect(run.code, run.stderr).toBe(0);
-    const held = Object.fromEntries(
-      sandbox.inspect.accounts('ACME').map((account) => [
-        account.externalAccountNumber,
-        {
-          payload: account.payload,
-          notes: account.notes.filter((note) => !note.bySandbox).map(({ body, createdAt }) => ({ body, createdAt })),
-          transactions: account.transactions.map((each) => [
-            each.transactionId,
-            each.submittedDate,
-            each.amount,
-            each.type,
-          ]),
-          mandates: account.paymentInstructions.map((instruction) => instruction.reference),
-        },
-      ]),
+    expect(held(sandbox)).toEqual(EXPECTED);
+  });
+
+  it('writes with shape --out an export that pushes the same', async () => {
+    const out = join(root, 'shaped');
+    const shaped = await runMigrate(['shape', dir, '--out', out]);
+    expect(shaped.code, shaped.stderr).toBe(0);
+    expect(readFileSync(join(out, 'payment_instructions.csv'), 'utf8')).toBe(
+      'VKONT,reference,_file,_line\n' +
+        `000010000001,SAPDD-0000001,${SAP_FILES.mandates},1\n` +
+        `000010000002,SAPDD-0000002,${SAP_FILES.mandates},2\n` +
+        `000010000003,SAPDD-0000004,${SAP_FILES.mandates},4\n`,
     );
-    expect(held).toEqual(EXPECTED);
+    const run = await push(shapedSandbox, out, join(root, 'state-shaped'));
+    expect(run.code, run.stderr).toBe(0);
+    expect(held(shapedSandbox)).toEqual(EXPECTED);
   });
 });
+
+/** What a sandbox holds, account by account, in the shape of EXPECTED. */
+function held(sandbox: RunningSandbox): unknown {
+  return Object.fromEntries(
+    sandbox.inspect.accounts('ACME').map((account) => [
+      account.externalAccountNumber,
+      {
+        payload: account.payload,
+        notes: account.notes.filter((note) => !note.bySandbox).map(({ body, createdAt }) => ({ body, createdAt })),
+        transactions: account.transactions.map((each) => [
+          each.transactionId,
+          each.submittedDate,
+          each.amount,
+          each.type,
+        ]),
+        mandates: account.paymentInstructions.map((instruction) => instruction.reference),
+      },
+    ]),
+  );
+}
 
 describe('a bad line of an SAP file is named at its file and line (exit 2)', () => {
   const variant = (name: string, change: Parameters<typeof writeSapExport>[1], config?: object): string => {
