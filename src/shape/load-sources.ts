@@ -9,8 +9,9 @@ import { quoteIdentifier, quoteLiteral } from './sql-text.js';
 import type { ShapeSource, SourceFile } from './source-files.js';
 
 // A source's files into one DuckDB table, read by the tool's own readers (every encoding, BOM, CRLF and quoted newline
-// they handle, with the same checks and messages): every column VARCHAR as the file holds it (an empty cell, a JSON
-// null: NULL, as "empty means no data" everywhere else), plus `_file` and `_line` (where the record starts). Each file
+// they handle, with the same checks and messages; CSV with its source's quoting and column names, fixed-width lines,
+// JSON): every column VARCHAR as the file holds it (an empty cell, a JSON null, a column past a fixed-width line's
+// end: NULL, as "empty means no data" everywhere else), plus `_file` and `_line` (where the record starts). Each file
 // goes through a canonical file in the scratch directory that DuckDB's own CSV reader loads (canonical-csv.ts),
 // before the engine is locked; the canonical file is removed once loaded.
 
