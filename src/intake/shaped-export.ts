@@ -15,6 +15,7 @@ import type { KeyedRecord, OpenedFile } from './read-export.js';
 import { addressable, missingKeyIssue, type IssueSink } from './record-key.js';
 import { streamEntries, type StreamCounts } from './stream-join.js';
 import { shapedRowsOf, type ShownRows } from './shown-rows.js';
+import { withTeamChecks } from './team-check-issues.js';
 
 // An export of legacy files shaped by SQL (docs/export-format.md "Shaping legacy files with SQL") read as the tool's
 // own layout is: each record kind's view is one "file" of the sorted stream join, its rows in external account number
@@ -66,6 +67,8 @@ function readShaped(
   const files = shaped.views.map((view) => viewFile(rules, view));
   const plans = shaped.views.map((view) => viewPlan(rules, view, config));
   const issues = files.map(() => new IssueSpool(options.scratchDir, { byLine: true }));
+  // The team's check rows that fit no account of the export: problems of the export at their lines.
+  const unfitChecks = new IssueSpool(options.scratchDir, { byLine: true });
   const opened = shaped.views.map((view, index) =>
     viewRecords(shaped, view, plans[index] as FilePlan, files[index] as ExportFile, issues[index] as IssueSink),
   );
@@ -83,11 +86,11 @@ function readShaped(
     proof: undefined,
     shownRows: (keys) => shapedRowsOf(shaped, keyColumnOf, keys),
     summary,
-    fileIssues: concatIssues(issues),
+    fileIssues: concatIssues([...issues, unfitChecks]),
     entries: async function* (): AsyncGenerator<ExportEntry> {
       if (started) throw new Error('a shaped export can be read once');
       started = true;
-      yield* streamEntries(files, opened, setup, issues, counts);
+      yield* withTeamChecks(streamEntries(files, opened, setup, issues, counts), shaped, unfitChecks);
       counts.records.forEach((count, index) => {
         const file = summary.files[index];
         if (!file) return;
@@ -99,6 +102,7 @@ function readShaped(
     close: async () => {
       await Promise.all(opened.map((file) => file.close()));
       issues.forEach((spool) => spool.close());
+      unfitChecks.close();
       await shaped.close();
     },
   };

@@ -1,5 +1,6 @@
 import type { AccountPayload } from '../schema/index.js';
 import { validateAccountPayload, withoutTenantFields } from '../schema/index.js';
+import { duplicateCustomerWarnings } from './duplicate-customers.js';
 import { ExportCode } from './issue-codes.js';
 import { locateIssue } from './locate.js';
 import { itemsOf, recordsByKind, type ItemSet } from './items.js';
@@ -90,6 +91,8 @@ export function joinAccount(number: string, records: SourcedRecord[], context: J
   }
   collect(payload, 'customers', origin, byKind.customers ?? [], origins, mappingIssues, number);
   collect(payload, 'supply_addresses', origin, byKind.supply_addresses ?? [], origins, mappingIssues, number);
+  const customers = Array.isArray(payload['customers']) ? (payload['customers'] as unknown[]) : [];
+  const warnings = duplicateCustomerWarnings(number, customers, (index) => origins[`customers.${index}`]);
   if (payload['import_supplier'] === undefined) {
     mappingIssues.push({
       ...origin,
@@ -128,6 +131,7 @@ export function joinAccount(number: string, records: SourcedRecord[], context: J
         : [...mappingIssues, ...schemaIssues, ...itemIssues],
     columnOf: columnOfFiles(context.columnOf, records),
     ...omissionsOf(records, number),
+    ...(warnings.length === 0 ? {} : { warnings }),
     ...items,
   };
 }

@@ -70,6 +70,11 @@ export interface ExportAccount {
   columnOf?: Record<string, Record<string, string>>;
   /** Values dropped under `on_invalid: omit`, in its records (absent when none). */
   omitted?: OmittedIssue[];
+  /**
+   * Problems that do not hold the account back (a customer given twice, a team's check of severity warning): listed by
+   * validate, never sent anywhere (absent when none).
+   */
+  warnings?: SourceIssue[];
   notes: Array<MappedItem<Note>>;
   transactions: Array<MappedItem<Transaction>>;
   statements: Array<MappedItem<HistoricalStatement>>;
@@ -87,6 +92,8 @@ export interface OrphanItems {
   importSupplier: string;
   /** Values dropped under `on_invalid: omit` (absent when none). */
   omitted?: OmittedIssue[];
+  /** Problems that do not hold the records back (ExportAccount.warnings; absent when none). */
+  warnings?: SourceIssue[];
   notes: Array<MappedItem<Note>>;
   transactions: Array<MappedItem<Transaction>>;
   statements: Array<MappedItem<HistoricalStatement>>;

@@ -207,8 +207,10 @@ describe('the shape file', () => {
     try {
       const error = await refusal(rowsOf(shaped));
       expect(error.message).toMatch(
-        /^shape\.sql \(view accounts\): the view cannot be read: Conversion Error.*twelve.*try_cast/,
+        /^shape\.sql:1 \(view accounts\): the view cannot be read: Conversion Error.*twelve.*try_cast/,
       );
+      // The engine quotes the value and its column: the legacy row holding it is named.
+      expect(error.message).toContain('The value "twelve" is in LEGACY_1.csv:3 (BAL).');
     } finally {
       await shaped.close();
     }
