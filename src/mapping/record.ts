@@ -301,6 +301,9 @@ function assign(
       ? lookUpValue(valueMap, isJsonNumber(raw) ? jsonNumberText(raw) : raw.trim())
       : undefined;
   const mapped = found?.found ? found.value : raw;
+  // A field under `on_invalid: omit` drops such a value instead (omitted below).
+  const unnamed = found?.found === false && typeof raw === 'string' && !plan.omit.has(field);
+  if (unnamed) unnamedChoice(plan, record, field, raw.trim(), column);
   if (typeof mapped === 'string' && !isJsonNumber(mapped)) {
     // Most cells are text: trimmed once, and a text field's value set with no coercion result built (coerceValue's
     // 'string' case, the same value; profiled: one object per cell of every row otherwise).
@@ -320,6 +323,33 @@ function assign(
   if (plan.omit.size > 0 && omitted(plan, record, target, { mapped, value, column, issue: result.issue })) return;
   setPath(target.lifted ? lifted : record.fields, target.path, value);
   if (result.issue) record.issues.push({ attr: field, ...(column === undefined ? {} : { column }), ...result.issue });
+}
+
+/**
+ * A value its field's value map does not name, that no `"*"` covers and that the field does not take as it is (a code
+ * the map forgot): an issue quoting the value and the map, in place of the schema's list of choices alone (an issue of
+ * the record at a field hides the schema's verdict on it).
+ */
+function unnamedChoice(
+  plan: FilePlan,
+  record: MappedRecord,
+  field: string,
+  value: string,
+  column: string | undefined,
+): void {
+  const schema = value === '' ? undefined : fieldSchemaOf(plan.kind, field);
+  const problem = schema === undefined ? undefined : fieldValueProblem(schema, value);
+  if (problem?.code !== 'invalid_choice') return;
+  const named = [...(plan.mapping.values[field]?.exact.keys() ?? [])].map((key) => JSON.stringify(key)).join(', ');
+  record.issues.push({
+    attr: field,
+    ...(column === undefined ? {} : { column }),
+    code: problem.code,
+    message:
+      `${JSON.stringify(value)} is not named by the value map mapping.${plan.kind}.values.${field} (${named}), and ` +
+      `the map has no "*": the value would go as it is, which ${field} does not take (${problem.message}). Add the ` +
+      'value to the map, or a "*" for every other value.',
+  });
 }
 
 /**
