@@ -5,7 +5,14 @@ import type { ExportMapping, ShapeRules } from '../mapping/mapping-rules.js';
 import { planFile, type FilePlan } from '../mapping/record.js';
 import type { JoinContext } from '../mapping/sourced-record.js';
 import type { ExportEntry } from '../mapping/types.js';
-import { openShape, type ShapedExport, type ShapedView } from '../shape/index.js';
+import {
+  legacyRowsText,
+  openShape,
+  ROWS_COLUMN,
+  type ShapedExport,
+  type ShapedRow,
+  type ShapedView,
+} from '../shape/index.js';
 import type { ExportFile, FileKind } from '../sources/index.js';
 import { accountKeyOf } from '../sources/key-order.js';
 import { FILE_KINDS } from '../sources/kinds.js';
@@ -65,7 +72,7 @@ function readShaped(
   options: ShapedOpenOptions,
 ): ShapedReader {
   const files = shaped.views.map((view) => viewFile(rules, view));
-  const plans = shaped.views.map((view) => viewPlan(rules, view, config));
+  const plans = shaped.views.map((view) => viewPlan(rules, view, config, shaped.sources));
   const issues = files.map(() => new IssueSpool(options.scratchDir, { byLine: true }));
   // The team's check rows that fit no account of the export: problems of the export at their lines.
   const unfitChecks = new IssueSpool(options.scratchDir, { byLine: true });
@@ -152,7 +159,12 @@ function viewFile(rules: ShapeRules, view: ShapedView): ExportFile {
  * A view's plan, as a CSV header's: its columns must be documented fields of the kind, or names the mapping file
  * renames or ignores. Problems are named at the legacy column a view passes through, and at none where it computes.
  */
-function viewPlan(rules: ShapeRules, view: ShapedView, config: ExportMapping): FilePlan {
+function viewPlan(
+  rules: ShapeRules,
+  view: ShapedView,
+  config: ExportMapping,
+  sources: ShapedExport['sources'],
+): FilePlan {
   const mapping = config.mapping[view.kind];
   if (!view.columns.some((column) => (mapping.rename[column] ?? column) === 'external_account_number'))
     throw new InputError(
@@ -163,7 +175,7 @@ function viewPlan(rules: ShapeRules, view: ShapedView, config: ExportMapping): F
         `${view.kind}.rename in the mapping file.`,
       'shape_no_key',
     );
-  const plan = planFile(view.kind, viewFile(rules, view).file, [...view.columns, '_file', '_line'], config);
+  const plan = planFile(view.kind, viewFile(rules, view).file, viewHeader(view), config);
   if (plan.unknownColumns.length > 0)
     throw new InputError(
       rules.name,
@@ -173,11 +185,22 @@ function viewPlan(rules: ShapeRules, view: ShapedView, config: ExportMapping): F
         `rename or ignore it under mapping.${view.kind} in the mapping file.`,
       'shape_unknown_column',
     );
-  plan.columns = plan.columns.map((column) => ({
-    ...column,
-    column: column.column === undefined ? undefined : view.passThrough.columns[column.column],
-  }));
+  const references = view.passThrough.references ?? {};
+  plan.columns = plan.columns.map((column) => {
+    const reference = column.column === undefined ? undefined : references[column.column];
+    const files = sources.find((source) => source.table.toLowerCase() === reference?.table)?.files;
+    return {
+      ...column,
+      column: column.column === undefined ? undefined : view.passThrough.columns[column.column],
+      ...(reference && files && view.hasRows ? { from: { files, column: reference.column } } : {}),
+    };
+  });
   return plan;
+}
+
+/** A view's columns as its records' cells hold them: its own, then the legacy file and line, then `_rows`. */
+export function viewHeader(view: ShapedView): string[] {
+  return [...view.columns, '_file', '_line', ...(view.hasRows ? [ROWS_COLUMN] : [])];
 }
 
 function viewRecords(
@@ -201,7 +224,7 @@ function viewRecords(
           const { column: _viewColumn, ...issue } = missingKeyIssue(at, plan, row.line);
           issues.push(legacyKey === undefined ? issue : { ...issue, column: legacyKey });
         } else if (addressable(at, plan, row.line, key, issues))
-          keyed.push({ key, line: row.line, data: [...row.cells, row.file, String(row.line)] });
+          keyed.push({ key, line: row.line, data: recordCells(view, row) });
       }
       yield keyed;
     }
@@ -211,6 +234,13 @@ function viewRecords(
     records,
     close: async () => void (await Promise.all([records.return(undefined), rows.return(undefined)])),
   };
+}
+
+/** A view's row as the cells of a record, in viewHeader's order. */
+export function recordCells(view: ShapedView, row: ShapedRow): string[] {
+  const cells = [...row.cells, row.file, String(row.line)];
+  if (view.hasRows) cells.push(legacyRowsText(row.rows ?? []));
+  return cells;
 }
 
 /**

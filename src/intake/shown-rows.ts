@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { ExportMapping } from '../mapping/mapping-rules.js';
-import type { ShapedExport } from '../shape/index.js';
+import type { LegacyRow, ShapedExport } from '../shape/index.js';
 import { readCsv } from '../sources/index.js';
 import { kindOfFile } from '../sources/kinds.js';
 
@@ -30,7 +30,7 @@ export async function shapedRowsOf(
   keyColumnOf: KeyColumnOf,
   keys: readonly string[],
 ): Promise<ShownRows> {
-  const records: ShownRow[] = [];
+  const records: Array<ShownRow & { rows?: LegacyRow[] | undefined }> = [];
   for (const view of shaped.views)
     for await (const batch of shaped.rows(view, keyColumnOf(view.kind), keys))
       for (const row of batch)
@@ -39,11 +39,17 @@ export async function shapedRowsOf(
           file: row.file,
           line: row.line,
           values: view.columns.map((column, index): [string, string] => [column, row.cells[index] ?? '']),
+          rows: row.rows,
         });
-  const lines = [...new Map(records.map((row) => [`${row.file}:${row.line}`, row])).values()];
+  // Every legacy row of each record: the one it carries and those it names in `_rows`.
+  const lines = [
+    ...new Map(
+      records.flatMap((row) => [row, ...(row.rows ?? [])]).map((row) => [`${row.file}:${row.line}`, row]),
+    ).values(),
+  ];
   const legacy = await shaped.sourceRows(lines, keys);
   return {
-    shaped: records,
+    shaped: records.map(({ rows: _rows, ...record }) => record),
     legacy: legacy.map((row) => ({ what: row.table, file: row.file, line: row.line, values: row.values })),
   };
 }

@@ -18,6 +18,11 @@ export interface Origin {
   file: string;
   line: number;
   column?: string;
+  /**
+   * Fields of the record held by another legacy row than the record's own (a view naming every legacy row of a
+   * record in `_rows`, and taking the field from a column of another table): field path -> that row and column.
+   */
+  fields?: Record<string, Origin>;
 }
 
 /** A problem found locally (reading, mapping or schema), or mapped back from the service's `attr`. */

@@ -9,6 +9,7 @@ import type { ShapedRow, ShapedView } from './shaped-view.js';
 import { runShapeFile } from './run-shape.js';
 import { exportDirFiles, sourceFiles, type ShapeSource } from './source-files.js';
 import { viewLines } from './sql-statements.js';
+import { ROWS_COLUMN } from './legacy-rows.js';
 import { openTeamChecks, type CheckRow, type TeamChecks } from './team-checks.js';
 import { clientText, quoteIdentifier, quoteLiteral } from './sql-text.js';
 import { viewRows } from './view-rows.js';
@@ -207,8 +208,9 @@ async function shapedViews(
             `record comes from (select ${needed} of the source table the record is built from).`,
           'shape_no_provenance',
         );
-    const columns = all.filter((column) => column !== '_file' && column !== '_line');
-    views.push({ kind, columns, passThrough: await passThrough(connection, sql, columnsOf) });
+    const columns = all.filter((column) => column !== '_file' && column !== '_line' && column !== ROWS_COLUMN);
+    const hasRows = all.includes(ROWS_COLUMN);
+    views.push({ kind, columns, hasRows, passThrough: await passThrough(connection, sql, columnsOf) });
   }
   return views;
 }

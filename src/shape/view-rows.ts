@@ -4,6 +4,7 @@ import type { ShapedRow, ShapedView } from './shaped-view.js';
 import type { LoadedSource } from './load-sources.js';
 import { clientText, quoteIdentifier, quoteLiteral } from './sql-text.js';
 import { viewPlaceName, viewReadError, type ViewPlace } from './view-error.js';
+import { legacyRowsOfText, ROWS_COLUMN, type LegacyRow } from './legacy-rows.js';
 
 // A view's rows in the order the intake's join reads records in: by external account number as the tool compares
 // them (trimmed as JavaScript trims, then byte order: DuckDB's default collation orders UTF-8 bytes, as
@@ -25,8 +26,9 @@ function orderedQuery(view: ShapedView, keyColumn: string, keys?: readonly strin
   const cells = view.columns.map((column) => clientText(`CAST(${quoteIdentifier(column)} AS VARCHAR)`));
   const key = keyText(keyColumn);
   const only = keys === undefined ? '' : ` WHERE ${key} IN (${keys.map(quoteLiteral).join(', ') || 'NULL'})`;
+  const rows = view.hasRows ? [`CAST(to_json(${ROWS_COLUMN}) AS VARCHAR)`] : [];
   return (
-    `SELECT ${[...cells, 'CAST(_file AS VARCHAR)', 'CAST(_line AS BIGINT)'].join(', ')} FROM ` +
+    `SELECT ${[...cells, 'CAST(_file AS VARCHAR)', 'CAST(_line AS BIGINT)', ...rows].join(', ')} FROM ` +
     `(SELECT *, row_number() OVER () AS __row FROM ${quoteIdentifier(view.kind)})${only} ORDER BY ${key}, __row`
   );
 }
@@ -65,6 +67,7 @@ export async function* viewRows(
     const columns = chunk.getColumns();
     const files = columns[width] ?? [];
     const lines = columns[width + 1] ?? [];
+    const legacy = view.hasRows ? (columns[width + 2] ?? []) : undefined;
     const rows: ShapedRow[] = [];
     for (let row = 0; row < chunk.rowCount; row += 1) {
       const file = files[row];
@@ -79,8 +82,21 @@ export async function* viewRows(
         );
       const cells = new Array<string>(width);
       for (let column = 0; column < width; column += 1) cells[column] = (columns[column]?.[row] as string | null) ?? '';
-      rows.push({ file, line: Number(line), cells });
+      rows.push({ file, line: Number(line), cells, ...(legacy ? { rows: rowsOf(reading, legacy[row]) } : {}) });
     }
     yield rows;
   }
+}
+
+/** A row's `_rows`, read; a value that is no list of legacy rows stops the read, named at the view. */
+function rowsOf(reading: ViewReading, value: unknown): LegacyRow[] {
+  const rows = typeof value === 'string' ? legacyRowsOfText(value) : value === null ? [] : undefined;
+  if (rows !== undefined) return rows;
+  throw new InputError(
+    viewPlaceName(reading.place),
+    undefined,
+    `_rows holds ${JSON.stringify(String(value)).slice(0, 80)}: it names every legacy row of a record as a list of ` +
+      "'file:line' texts (list(_file || ':' || _line)) or of structs (list({'file': _file, 'line': _line})).",
+    'shape_rows',
+  );
 }

@@ -78,6 +78,10 @@ describe('loading sources', () => {
       expect(shaped.views[0]?.passThrough).toEqual({
         table: 'legacy',
         columns: { external_account_number: 'ACC', billing_name: 'NAME' },
+        references: {
+          external_account_number: { table: 'legacy', column: 'ACC' },
+          billing_name: { table: 'legacy', column: 'NAME' },
+        },
       });
     } finally {
       await shaped.close();
@@ -232,6 +236,11 @@ describe('the shape file', () => {
         // family_name comes from another row (m) than the one _file names: not this line's column.
         customers: { external_account_number: 'ACC' },
         notes: { external_account_number: 'ACC' },
+      });
+      // ... but a column of a source table all the same: with the rows a record names, the row that holds it.
+      expect(shaped.views[1]?.passThrough.references).toEqual({
+        external_account_number: { table: 'legacy', column: 'ACC' },
+        family_name: { table: 'legacy', column: 'NAME' },
       });
     } finally {
       await shaped.close();
