@@ -13,6 +13,8 @@ export interface ShownRow {
   file: string;
   line: number;
   values: Array<[string, string | null]>;
+  /** A legacy row a record of this account names among its rows (`_rows`): the account's external account number. */
+  account?: string;
 }
 
 export interface ShownRows {
@@ -31,9 +33,11 @@ export async function shapedRowsOf(
   keys: readonly string[],
 ): Promise<ShownRows> {
   const records: Array<ShownRow & { rows?: LegacyRow[] | undefined }> = [];
-  for (const view of shaped.views)
+  const named = new Map<string, string>();
+  for (const view of shaped.views) {
+    const keyIndex = view.columns.indexOf(keyColumnOf(view.kind));
     for await (const batch of shaped.rows(view, keyColumnOf(view.kind), keys))
-      for (const row of batch)
+      for (const row of batch) {
         records.push({
           what: view.kind,
           file: row.file,
@@ -41,6 +45,9 @@ export async function shapedRowsOf(
           values: view.columns.map((column, index): [string, string] => [column, row.cells[index] ?? '']),
           rows: row.rows,
         });
+        for (const other of row.rows ?? []) named.set(`${other.file}:${other.line}`, row.cells[keyIndex]?.trim() ?? '');
+      }
+  }
   // Every legacy row of each record: the one it carries and those it names in `_rows`.
   const lines = [
     ...new Map(
@@ -50,7 +57,10 @@ export async function shapedRowsOf(
   const legacy = await shaped.sourceRows(lines, keys);
   return {
     shaped: records.map(({ rows: _rows, ...record }) => record),
-    legacy: legacy.map((row) => ({ what: row.table, file: row.file, line: row.line, values: row.values })),
+    legacy: legacy.map((row) => {
+      const account = named.get(`${row.file}:${row.line}`);
+      return { what: row.table, file: row.file, line: row.line, values: row.values, ...(account ? { account } : {}) };
+    }),
   };
 }
 
