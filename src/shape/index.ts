@@ -3,5 +3,5 @@ export type { ShapedRow, ShapedView } from './shaped-view.js';
 export type { ShapeSource } from './source-files.js';
 export { toJson } from './json-text.js';
 export { PROVENANCE_COLUMNS } from './load-sources.js';
-export type { CheckRow, CheckSeverity } from './team-checks.js';
+export type { CheckRow } from './team-checks.js';
 export { legacyRowsOfText, legacyRowsText, ROWS_COLUMN, type LegacyRow } from './legacy-rows.js';
