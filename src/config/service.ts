@@ -97,12 +97,12 @@ export function registerServiceOptions(command: Command): Command {
     .option('--token-field <name>', 'root field of the token mutation (default obtainKrakenToken)')
     .option(
       '--header-form <form>',
-      'Authorization header: "bare" token (default), "token" (Token <token>) or "jwt" (JWT <token>)',
+      'Authorization header: "bare" token, "token" (Token <token>) or "jwt" (JWT <token>) (default bare)',
     )
     .option(
       '--dialect <dialect>',
-      `wire format: "spec" (default) or "kraken", the real platform's (or set ${SERVICE_ENV.dialect}, or ` +
-        `"dialect" in the mapping file)`,
+      `wire format: "spec" or "kraken", the real platform's (or set ${SERVICE_ENV.dialect}, or "dialect" in the ` +
+        'mapping file) (default spec, or the one the ledger was pushed in)',
       parseDialectFlag,
     );
 }
