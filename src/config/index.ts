@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { z } from 'zod';
 import { UsageError } from '../errors.js';
+import { settingOf } from './precedence.js';
 import { lineItemSchema, taxItemSchema, TENANT_SCOPES, type Contract, type Dialect } from '../schema/index.js';
 import type { FileKind } from '../sources/kinds.js';
 import { isJsonNumber, JsonSyntaxError, jsonNumberText, parseJson } from '../sources/json-value.js';
@@ -40,7 +41,7 @@ export interface LoadMigrateConfigInput {
 export async function loadMigrateConfig(input: LoadMigrateConfigInput): Promise<MigrateConfig> {
   const located = await locateConfigFile(input);
   const file = located ? parseConfigFile(located.path, located.text) : {};
-  const supplier = nonEmpty(input.supplier) ?? nonEmpty(input.env['MIGRATE_SUPPLIER']) ?? file.import_supplier;
+  const supplier = settingOf('supplier', input.supplier, input.env, file.import_supplier);
   const contract = await loadContract(input, file, located?.path);
   if (contract) {
     checkAgainstContract(contract.contract, contract.given, file, located?.path ?? '');
@@ -118,10 +119,6 @@ export function checkContractDialect(config: Pick<MigrateConfig, 'contract'>, di
       'kraken dialect sends; run with --dialect kraken (or "dialect": "kraken" in the mapping file).',
     'contract_needs_kraken_dialect',
   );
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
 }
 
 async function locateConfigFile(input: LoadMigrateConfigInput): Promise<{ path: string; text: string } | undefined> {

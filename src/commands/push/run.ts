@@ -82,7 +82,7 @@ async function openExportForRun(config: PushConfig, run: PushRun): Promise<Expor
     throw scratchSpaceError(error, run.stateDir, config.exportFiles.files) ?? error;
   });
   try {
-    config.stopAt('export-opened');
+    run.stopAt('export-opened');
     // A signal while the export was opened (a streamed export's open does not watch it): nothing was sent yet.
     if (signal.aborted) throw new InterruptedError('before anything was sent');
     refuseExport(reader);

@@ -6,12 +6,20 @@ import { STEP_NAMES, type PushStep } from '../../engine/index.js';
 
 export type MaxErrors = { count: number } | { percent: number };
 
-/** `name`'s parser of a whole number from 1 to `max`. */
-export function positiveInt(name: string, max: number): (value: string) => number {
+/**
+ * The options' one number parser: `name`'s value as a number from `min` to `max` (a whole number unless `fractions`).
+ */
+export function numberOption(
+  name: string,
+  range: { min: number; max?: number; fractions?: boolean },
+): (value: string) => number {
+  const { min, max = Infinity, fractions = false } = range;
+  const bounds = max === Infinity ? `of at least ${min}` : `from ${min} to ${max}`;
+  const what = `${fractions ? 'a number' : 'a whole number'} ${bounds}`;
   return (value) => {
-    const number = Number(value);
-    if (!Number.isInteger(number) || number < 1 || number > max)
-      throw new InvalidArgumentError(`${name} must be a whole number from 1 to ${max} (got "${value}").`);
+    const number = value.trim() === '' ? NaN : Number(value);
+    if (!Number.isFinite(number) || number < min || number > max || (!fractions && !Number.isInteger(number)))
+      throw new InvalidArgumentError(`${name} must be ${what} (got "${value}").`);
     return number;
   };
 }

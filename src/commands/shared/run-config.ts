@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Command, Option } from 'commander';
 import { z } from 'zod';
+import { nonEmpty, SETTING_ENV } from '../../config/precedence.js';
 import { UsageError } from '../../errors.js';
 
 // The run configuration (docs/operators-guide.md "One file per cohort"): what every command of a cohort repeats
@@ -27,17 +28,17 @@ interface Setting {
 
 /** The keys a run configuration may hold, each the snake_case name of the option it sets. */
 export const RUN_SETTINGS = {
-  base_url: { env: 'MIGRATE_BASE_URL' },
-  api_key_file: { env: 'MIGRATE_API_KEY', secret: true, path: true },
-  token_file: { env: 'MIGRATE_TOKEN', secret: true, path: true },
-  token_field: { env: 'MIGRATE_TOKEN_FIELD' },
-  header_form: { env: 'MIGRATE_HEADER_FORM' },
-  dialect: { env: 'MIGRATE_DIALECT' },
+  base_url: { env: SETTING_ENV.baseUrl },
+  api_key_file: { env: SETTING_ENV.apiKey, secret: true, path: true },
+  token_file: { env: SETTING_ENV.token, secret: true, path: true },
+  token_field: { env: SETTING_ENV.tokenField },
+  header_form: { env: SETTING_ENV.headerForm },
+  dialect: { env: SETTING_ENV.dialect },
   contract: { path: true },
   config: { path: true },
-  supplier: { env: 'MIGRATE_SUPPLIER' },
+  supplier: { env: SETTING_ENV.supplier },
   state: { path: true },
-  ledger: { env: 'MIGRATE_LEDGER_URL' },
+  ledger: { env: SETTING_ENV.ledger },
   ledger_timeout: {},
   concurrency: {},
   rate: {},
@@ -132,7 +133,7 @@ function sourceOf(command: Command, key: SettingKey, env: NodeJS.ProcessEnv): Se
   if (source === 'cli') return 'flag';
   if (source === 'config') return 'file';
   const variable = (RUN_SETTINGS[key] as Setting).env;
-  if (variable !== undefined && (env[variable] ?? '') !== '') return 'environment';
+  if (variable !== undefined && nonEmpty(env[variable]) !== undefined) return 'environment';
   return 'default';
 }
 
@@ -187,7 +188,7 @@ function refuseTwoLedgers(command: Command, env: NodeJS.ProcessEnv): void {
   const ledger = sourceOf(command, 'ledger', env);
   if (state === 'default' || ledger === 'default') return;
   const named = (key: string, source: SettingSource): string =>
-    source === 'flag' ? `--${key}` : source === 'file' ? `${key} in the run configuration` : 'MIGRATE_LEDGER_URL';
+    source === 'flag' ? `--${key}` : source === 'file' ? `${key} in the run configuration` : SETTING_ENV.ledger;
   throw new UsageError(
     `${named('state', state)} and ${named('ledger', ledger)} name two ledgers (a state directory's SQLite ledger and ` +
       'a PostgreSQL one); give the one this cohort uses.',
