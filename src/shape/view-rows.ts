@@ -1,4 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { RUN_DEFAULTS } from '../defaults.js';
 import { InputError } from '../errors.js';
 import type { ShapedRow, ShapedView } from './shaped-view.js';
 import { clientText, quoteIdentifier, quoteLiteral } from './sql-text.js';
@@ -31,8 +32,8 @@ function orderedQuery(view: ShapedView, keyColumn: string, keys?: readonly strin
 function viewError(shapeName: string, view: ShapedView, error: unknown): InputError {
   const message = (error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, ' ').trim();
   const advice = message.startsWith('Out of Memory')
-    ? "The views are sorted within the engine's memory limit (src/defaults.ts shapeMemoryLimit), spilling to TMPDIR: " +
-      'check the free space there, or simplify the views that join or aggregate the most rows.'
+    ? `The views are sorted within the shape engine's memory limit (${RUN_DEFAULTS.shapeMemoryLimit}), spilling to ` +
+      'TMPDIR: check the free space there, or simplify the views that join or aggregate the most rows.'
     : 'Mend the legacy value, or let the SQL keep it (try_cast gives NULL where CAST fails; passing the text on lets ' +
       'validation name the bad value at its legacy line).';
   return new InputError(
