@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { load, YAMLException } from 'js-yaml';
-import { UsageError } from '../errors.js';
+import { errnoOf, messageOf, UsageError } from '../errors.js';
 import { compileContract, ContractError, type Contract } from '../schema/index.js';
 
 // Reads the tenant's contract file (docs/real-platform.md "The tenant's contract"): the OpenAPI document the tenant
@@ -41,7 +41,7 @@ function parseDocument(file: string, text: string): unknown {
     try {
       return JSON.parse(body) as unknown;
     } catch (error) {
-      throw new UsageError(`${file}: not valid JSON (${(error as Error).message}).`, 'contract_invalid', error);
+      throw new UsageError(`${file}: not valid JSON (${messageOf(error)}).`, 'contract_invalid', error);
     }
   }
   try {
@@ -61,7 +61,7 @@ export async function loadContractFile(file: string, given: string): Promise<Con
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    const code = errnoOf(error) ?? String(error);
     throw new UsageError(
       `${given}: cannot be read (${code === 'ENOENT' ? `no such file: ${file}` : code}).`,
       'contract_unreadable',

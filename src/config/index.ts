@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { z } from 'zod';
-import { UsageError } from '../errors.js';
+import { errnoOf, UsageError } from '../errors.js';
 import { settingOf } from './precedence.js';
 import { lineItemSchema, taxItemSchema, TENANT_SCOPES, type Contract, type Dialect } from '../schema/index.js';
 import type { FileKind } from '../sources/kinds.js';
@@ -142,7 +142,7 @@ async function readText(file: string): Promise<string | undefined> {
   try {
     return await readFile(file, 'utf8');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = errnoOf(error);
     // None there: missing, or a path through a file (an export "directory" that is a file, named as such later).
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
     throw new UsageError(`${file}: cannot be read (${code ?? String(error)}).`, 'config_unreadable', error);

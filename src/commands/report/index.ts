@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { isLedgerDamage, storageError } from '../../ledger/index.js';
 import type { Command } from 'commander';
 import { RUN_DEFAULTS } from '../../defaults.js';
-import { ExitCode, UsageError } from '../../errors.js';
+import { errnoOf, ExitCode, UsageError } from '../../errors.js';
 import { openLedgerSource } from '../shared/ledger-source.js';
 import { onLedger } from '../shared/ledger-snapshot.js';
 import { addOptions, LEDGER_OPTION, STATE_OPTION } from '../shared/option-table.js';
@@ -74,7 +74,7 @@ async function reportOn(options: ReportCommandOptions, stateDir: string, label: 
     const summary = await source.snapshot(write).catch((error: unknown) => {
       const damaged = isLedgerDamage(error) ? storageError(error, stateDir) : undefined;
       if (damaged) throw damaged;
-      const code = (error as NodeJS.ErrnoException).code;
+      const code = errnoOf(error);
       // A file-system refusal (not a directory, no permission, disk full) is the operator's to fix: say where.
       if (typeof code === 'string' && /^E[A-Z]+$/.test(code))
         throw new UsageError(

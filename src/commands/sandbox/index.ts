@@ -2,7 +2,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { resolve } from 'node:path';
 import { loadContractFile } from '../../config/contract-file.js';
 import { parseDialectFlag } from '../../config/service.js';
-import { ExitCode, UsageError } from '../../errors.js';
+import { ExitCode, messageOf, UsageError } from '../../errors.js';
 import { numberOption } from '../shared/option-parsers.js';
 import {
   DEFAULT_API_KEY,
@@ -23,7 +23,7 @@ function suppliersFlag(value: string): Record<string, string> {
   try {
     return parseSuppliers(value);
   } catch (error) {
-    throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
+    throw new InvalidArgumentError(messageOf(error));
   }
 }
 
@@ -119,7 +119,7 @@ async function runSandbox(flags: SandboxFlags, setExitCode: (code: number) => vo
       log: verbose ? (line) => process.stderr.write(`${line}\n`) : undefined,
     });
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     throw new UsageError(`cannot start the sandbox: ${message}`, 'sandbox_start_failed', error);
   }
   process.stdout.write(`${describe(sandbox, flags.apiKey !== undefined)}\n`);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Command, Option } from 'commander';
 import { z } from 'zod';
 import { nonEmpty, SETTING_ENV } from '../../config/precedence.js';
-import { UsageError } from '../../errors.js';
+import { errnoOf, messageOf, UsageError } from '../../errors.js';
 
 // The run configuration (docs/operators-guide.md "One file per cohort"): what every command of a cohort repeats
 // (the service, the key file, the ledger, the supplier, the pace, the log and metrics), written once in a JSON file
@@ -73,7 +73,7 @@ export function findRunConfig(flag: string | undefined, env: NodeJS.ProcessEnv, 
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = errnoOf(error);
     if (named === undefined && code === 'ENOENT') return undefined;
     const by = flag === undefined ? RUN_CONFIG_ENV : RUN_CONFIG_FLAG;
     throw new UsageError(
@@ -90,7 +90,7 @@ function parseRunConfig(file: string, text: string): RunConfig['settings'] {
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`run configuration ${file} is not JSON: ${(error as Error).message}.`, 'run_config_invalid');
+    throw new UsageError(`run configuration ${file} is not JSON: ${messageOf(error)}.`, 'run_config_invalid');
   }
   const parsed = runConfigSchema.safeParse(json);
   if (!parsed.success) {
@@ -178,7 +178,7 @@ function parsedValue(option: Option, key: SettingKey, value: string | number | b
   try {
     return option.parseArg(text, undefined);
   } catch (error) {
-    throw new UsageError(`run configuration ${file}: ${key}: ${(error as Error).message}`, 'run_config_invalid', error);
+    throw new UsageError(`run configuration ${file}: ${key}: ${messageOf(error)}`, 'run_config_invalid', error);
   }
 }
 
