@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { RUN_DEFAULTS } from '../defaults.js';
-import { InputError } from '../errors.js';
+import { InputError, messageOf } from '../errors.js';
 import type { ShapedRow, ShapedView } from './shaped-view.js';
 import { clientText, quoteIdentifier, quoteLiteral } from './sql-text.js';
 
@@ -30,7 +30,9 @@ function orderedQuery(view: ShapedView, keyColumn: string, keys?: readonly strin
  * named at the view; try_cast keeps such a value for validation to report at its line instead.
  */
 function viewError(shapeName: string, view: ShapedView, error: unknown): InputError {
-  const message = (error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, ' ').trim();
+  const message = messageOf(error)
+    .replace(/\s*\n\s*/g, ' ')
+    .trim();
   const advice = message.startsWith('Out of Memory')
     ? `The views are sorted within the shape engine's memory limit (${RUN_DEFAULTS.shapeMemoryLimit}), spilling to ` +
       'TMPDIR: check the free space there, or simplify the views that join or aggregate the most rows.'
