@@ -39,7 +39,8 @@ function parseDocument(file: string, text: string): unknown {
   // JSON (the document fetched with ?format=json) is read by the JSON parser: several times faster still.
   if (body.trimStart().startsWith('{')) {
     try {
-      return JSON.parse(body) as unknown;
+      const parsed: unknown = JSON.parse(body);
+      return parsed;
     } catch (error) {
       throw new UsageError(`${file}: not valid JSON (${messageOf(error)}).`, 'contract_invalid', error);
     }

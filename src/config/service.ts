@@ -10,7 +10,7 @@ import {
   type HeaderForm,
   type ProxySettings,
 } from '../api/index.js';
-import { UsageError } from '../errors.js';
+import { errnoOf, UsageError } from '../errors.js';
 import { nonEmpty, settingOf, SETTING_ENV } from './precedence.js';
 import {
   DIALECTS,
@@ -178,7 +178,7 @@ async function readSecretFile(flag: string, file: string, cwd: string, warnings:
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
+    const code = errnoOf(error);
     throw new UsageError(
       `${flag} ${file}: cannot read the file (${typeof code === 'string' ? code : 'error'}); give a readable file ` +
         `holding the secret on its first line`,

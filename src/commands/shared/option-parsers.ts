@@ -27,11 +27,12 @@ export function numberOption(
 /** --only create,notes,...: the steps of the run. */
 export function parseSteps(value: string): ReadonlySet<PushStep> {
   const names = listOf(value);
-  if (names.length === 0 || names.some((name) => STEP_NAMES[name] === undefined))
+  const steps = names.flatMap((name) => STEP_NAMES[name] ?? []);
+  if (names.length === 0 || steps.length < names.length)
     throw new InvalidArgumentError(
       `--only takes a comma-separated list of ${Object.keys(STEP_NAMES).join(', ')} (got "${value}").`,
     );
-  return new Set(names.map((name) => STEP_NAMES[name] as PushStep));
+  return new Set(steps);
 }
 
 /** --retry-invalid CODE[,CODE...]: the service's error codes (letters, digits, _ . -). */

@@ -113,10 +113,21 @@ function parseRunConfig(file: string, text: string): RunConfig['settings'] {
   const dir = path.dirname(file);
   for (const key of SETTING_KEYS) {
     const value = settings[key];
-    if ((RUN_SETTINGS[key] as Setting).path === true && typeof value === 'string')
+    if (settingOf(key).path === true && typeof value === 'string')
       settings[key] = path.resolve(dir, value);
   }
   return settings;
+}
+
+const settingOf = (key: SettingKey): Setting => RUN_SETTINGS[key];
+
+/** The two settings that name the ledger: one of them at most. */
+const LEDGER_KEYS: readonly SettingKey[] = ['state', 'ledger'];
+
+/** What commander holds for the option of `key` (its parser's value). */
+function optionValueOf(command: Command, key: SettingKey): unknown {
+  const value: unknown = command.getOptionValue(attributeOf(key));
+  return value;
 }
 
 /** Where a command's setting came from, for `migrate config show` and for the refusals below. */
@@ -132,7 +143,7 @@ function sourceOf(command: Command, key: SettingKey, env: NodeJS.ProcessEnv): Se
   const source = command.getOptionValueSource(attributeOf(key));
   if (source === 'cli') return 'flag';
   if (source === 'config') return 'file';
-  const variable = (RUN_SETTINGS[key] as Setting).env;
+  const variable = settingOf(key).env;
   if (variable !== undefined && nonEmpty(env[variable]) !== undefined) return 'environment';
   return 'default';
 }
@@ -143,10 +154,11 @@ function sourceOf(command: Command, key: SettingKey, env: NodeJS.ProcessEnv): Se
  * --state beside --ledger (or MIGRATE_LEDGER_URL) is refused instead of one of them being silently ignored.
  */
 export function applyRunConfig(command: Command, env: NodeJS.ProcessEnv, cwd: string): void {
-  const flag = command.getOptionValue('runConfig') as string | undefined;
+  const given: unknown = command.getOptionValue('runConfig');
+  const flag = typeof given === 'string' ? given : undefined;
   const config = findRunConfig(flag, env, cwd);
   if (config !== undefined) {
-    const ledgerGiven = ['state', 'ledger'].some((key) => sourceOf(command, key as SettingKey, env) !== 'default');
+    const ledgerGiven = LEDGER_KEYS.some((key) => sourceOf(command, key, env) !== 'default');
     for (const key of SETTING_KEYS) {
       const value = config.settings[key];
       const option = optionOf(command, key);
@@ -229,7 +241,7 @@ export function shownSettings(command: Command, env: NodeJS.ProcessEnv): ShownSe
     const source = sourceOf(command, key, env);
     const setting: Setting = RUN_SETTINGS[key];
     if (source !== 'environment' || setting.env === undefined)
-      return [{ key, value: command.getOptionValue(attributeOf(key)) as unknown, source }];
+      return [{ key, value: optionValueOf(command, key), source }];
     return [{ key, value: setting.secret === true ? undefined : env[setting.env], source, variable: setting.env }];
   });
 }
