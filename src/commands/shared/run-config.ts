@@ -113,8 +113,7 @@ function parseRunConfig(file: string, text: string): RunConfig['settings'] {
   const dir = path.dirname(file);
   for (const key of SETTING_KEYS) {
     const value = settings[key];
-    if (settingOf(key).path === true && typeof value === 'string')
-      settings[key] = path.resolve(dir, value);
+    if (settingOf(key).path === true && typeof value === 'string') settings[key] = path.resolve(dir, value);
   }
   return settings;
 }
