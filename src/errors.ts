@@ -126,3 +126,20 @@ export function visibleStrings<T>(value: T): T {
   if (value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) return value;
   return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, visibleStrings(entry)])) as T;
 }
+
+/** What was thrown, said in words: an Error's message, anything else as a string. */
+export function messageOf(thrown: unknown): string {
+  return thrown instanceof Error ? thrown.message : String(thrown);
+}
+
+/** The errno code of a failed system call or SQLite statement (ENOENT, SQLITE_FULL, ...); undefined: none. */
+export function errnoOf(thrown: unknown): string | undefined {
+  return typeof thrown === 'object' && thrown !== null && 'code' in thrown && typeof thrown.code === 'string'
+    ? thrown.code
+    : undefined;
+}
+
+/** What was thrown, as an Error (anything else wrapped, its text the message). */
+export function errorOf(thrown: unknown): Error {
+  return thrown instanceof Error ? thrown : new Error(String(thrown));
+}

@@ -23,6 +23,7 @@ import {
   type RawResponse,
 } from './response-collector.js';
 import type { ReadBody } from './response-collector.js';
+import { errnoOf } from '../errors.js';
 
 // HTTP on undici's Pool (keep-alive, sized to the concurrency; measured 0.90 of the
 // latency bound at concurrency 64 where `fetch` reaches 0.61), through its dispatch API with a
@@ -246,7 +247,7 @@ export class Transport {
     const context = { endpoint, baseUrl: this.#baseUrl, proxy: this.#proxy, answered: this.#answered };
     const fatal = sent ? undefined : unmendable(error, context);
     if (fatal) return this.#redactor.scrubError(fatal);
-    const code = (error as { code?: unknown }).code;
+    const code = errnoOf(error);
     const cause = safeCause(error, this.#redactor);
     const detail = `${typeof code === 'string' ? `${code}: ` : ''}${cause.message}`;
     const phase = sent ? 'sent' : 'not_sent';

@@ -34,11 +34,12 @@ function helpOption(): Option[] {
 }
 
 export function completionScript(program: Command, shell: string): string {
-  if (!(SHELLS as readonly string[]).includes(shell))
+  const known = SHELLS.find((name) => name === shell);
+  if (known === undefined)
     throw new UsageError(`no completion for ${shell}; give one of ${SHELLS.join(', ')}.`, 'completion_shell');
   const commands = wordsOf(program);
   const write: Record<Shell, (words: CommandWords[]) => string> = { bash, zsh, fish };
-  return write[shell as Shell](commands);
+  return write[known](commands);
 }
 
 function bash(commands: CommandWords[]): string {

@@ -51,7 +51,7 @@ export const ENVIRONMENT: ReadonlyArray<readonly [name: string, meaning: string]
   ['PGPASSWORD, PGPASSFILE', 'the PostgreSQL ledger\u2019s password, or the pgpass file that holds it'],
   ['PGSSLMODE, PGSSLROOTCERT', 'and the other libpq variables: read for the PostgreSQL ledger\u2019s connection'],
   ['HTTPS_PROXY, HTTP_PROXY, NO_PROXY', 'the proxy to reach the service through, and the hosts reached directly'],
-  ['TMPDIR', 'where sort files, the scratch join and the shaping engine\u2019s spill files go'],
+  ['TMPDIR', 'where sort files, the scratch join and the shape engine\u2019s spill files go'],
   ['NO_COLOR', 'set and not empty: no colour on a terminal'],
 ];
 

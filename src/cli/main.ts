@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { ExitCode, MigrateError, UsageError, visibleText } from '../errors.js';
+import { ExitCode, messageOf, MigrateError, UsageError, visibleText } from '../errors.js';
 import { registerValidateCommand } from '../commands/validate/index.js';
 import { registerPushCommand } from '../commands/push/index.js';
 import { registerSandboxCommand } from '../commands/sandbox/index.js';
@@ -99,7 +99,7 @@ function reportError(error: unknown): number {
     process.stderr.write(`migrate: ${visibleText(error.message)}\n`);
     return error.exitCode;
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   process.stderr.write(`migrate: internal error: ${visibleText(message)}\n`);
   if (process.env['MIGRATE_DEBUG'] && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
   else process.stderr.write('Set MIGRATE_DEBUG=1 to print the stack trace, and report it.\n');

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { load, YAMLException } from 'js-yaml';
-import { UsageError } from '../errors.js';
+import { errnoOf, messageOf, UsageError } from '../errors.js';
 import { compileContract, ContractError, type Contract } from '../schema/index.js';
 
 // Reads the tenant's contract file (docs/real-platform.md "The tenant's contract"): the OpenAPI document the tenant
@@ -39,9 +39,10 @@ function parseDocument(file: string, text: string): unknown {
   // JSON (the document fetched with ?format=json) is read by the JSON parser: several times faster still.
   if (body.trimStart().startsWith('{')) {
     try {
-      return JSON.parse(body) as unknown;
+      const parsed: unknown = JSON.parse(body);
+      return parsed;
     } catch (error) {
-      throw new UsageError(`${file}: not valid JSON (${(error as Error).message}).`, 'contract_invalid', error);
+      throw new UsageError(`${file}: not valid JSON (${messageOf(error)}).`, 'contract_invalid', error);
     }
   }
   try {
@@ -61,7 +62,7 @@ export async function loadContractFile(file: string, given: string): Promise<Con
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    const code = errnoOf(error) ?? String(error);
     throw new UsageError(
       `${given}: cannot be read (${code === 'ENOENT' ? `no such file: ${file}` : code}).`,
       'contract_unreadable',

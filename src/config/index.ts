@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { z } from 'zod';
-import { UsageError } from '../errors.js';
+import { errnoOf, UsageError } from '../errors.js';
+import { settingOf } from './precedence.js';
 import { lineItemSchema, taxItemSchema, TENANT_SCOPES, type Contract, type Dialect } from '../schema/index.js';
 import type { FileKind } from '../sources/kinds.js';
 import { isJsonNumber, JsonSyntaxError, jsonNumberText, parseJson } from '../sources/json-value.js';
@@ -40,7 +41,7 @@ export interface LoadMigrateConfigInput {
 export async function loadMigrateConfig(input: LoadMigrateConfigInput): Promise<MigrateConfig> {
   const located = await locateConfigFile(input);
   const file = located ? parseConfigFile(located.path, located.text) : {};
-  const supplier = nonEmpty(input.supplier) ?? nonEmpty(input.env['MIGRATE_SUPPLIER']) ?? file.import_supplier;
+  const supplier = settingOf('supplier', input.supplier, input.env, file.import_supplier);
   const contract = await loadContract(input, file, located?.path);
   if (contract) {
     checkAgainstContract(contract.contract, contract.given, file, located?.path ?? '');
@@ -120,10 +121,6 @@ export function checkContractDialect(config: Pick<MigrateConfig, 'contract'>, di
   );
 }
 
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
-}
-
 async function locateConfigFile(input: LoadMigrateConfigInput): Promise<{ path: string; text: string } | undefined> {
   if (input.configPath !== undefined) {
     const file = path.resolve(input.cwd, input.configPath);
@@ -145,7 +142,7 @@ async function readText(file: string): Promise<string | undefined> {
   try {
     return await readFile(file, 'utf8');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = errnoOf(error);
     // None there: missing, or a path through a file (an export "directory" that is a file, named as such later).
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
     throw new UsageError(`${file}: cannot be read (${code ?? String(error)}).`, 'config_unreadable', error);

@@ -1,8 +1,9 @@
 import { UsageError } from '../errors.js';
+import { settingOf, SETTING_ENV } from './precedence.js';
 import { isPostgresUrl, redactUrl } from '../ledger/postgres/index.js';
 
 /** The environment variable naming the PostgreSQL ledger when --ledger is not given. */
-export const LEDGER_URL_ENV = 'MIGRATE_LEDGER_URL';
+const LEDGER_URL_ENV = SETTING_ENV.ledger;
 
 /**
  * The PostgreSQL ledger of a command (--ledger, else MIGRATE_LEDGER_URL), or undefined for a state directory's SQLite
@@ -11,8 +12,8 @@ export const LEDGER_URL_ENV = 'MIGRATE_LEDGER_URL';
  * the whole run, as an API key would be (docs/postgres.md, "The password").
  */
 export function ledgerUrlOf(flag: string | undefined, env: NodeJS.ProcessEnv, name = '--ledger'): string | undefined {
-  const value = flag ?? env[LEDGER_URL_ENV];
-  if (value === undefined || value === '') return undefined;
+  const value = settingOf('ledger', flag, env);
+  if (value === undefined) return undefined;
   if (!isPostgresUrl(value))
     throw new UsageError(
       `${flag === undefined ? LEDGER_URL_ENV : name} ${redactUrl(value)}: not a PostgreSQL URL; give ` +

@@ -10,8 +10,9 @@ import {
   type HeaderForm,
   type ProxySettings,
 } from '../api/index.js';
-import { UsageError } from '../errors.js';
+import { errnoOf, UsageError } from '../errors.js';
 import { refuseUntrustedPath } from '../trusted-path.js';
+import { nonEmpty, settingOf, SETTING_ENV } from './precedence.js';
 import {
   DIALECTS,
   isDialect,
@@ -28,15 +29,6 @@ import { loadProxySettings } from './proxy.js';
 // key comes from MIGRATE_API_KEY or a file (--api-key-file), never from a command-line value
 // (argv is visible to every user of the machine via ps); a pre-obtained token likewise from
 // MIGRATE_TOKEN or --token-file. The config object prints and serialises without its secrets.
-
-export const SERVICE_ENV = {
-  apiKey: 'MIGRATE_API_KEY',
-  token: 'MIGRATE_TOKEN',
-  baseUrl: 'MIGRATE_BASE_URL',
-  tokenField: 'MIGRATE_TOKEN_FIELD',
-  headerForm: 'MIGRATE_HEADER_FORM',
-  dialect: 'MIGRATE_DIALECT',
-} as const;
 
 /** The flags registerServiceOptions adds, as commander parses them. */
 export interface ServiceFlags {
@@ -91,9 +83,9 @@ export interface ServiceConfig {
 /** Adds --base-url, --api-key-file, --token-file, --token-field, --header-form to a command. */
 export function registerServiceOptions(command: Command): Command {
   return command
-    .option('--base-url <url>', `the import service's base URL (https; or set ${SERVICE_ENV.baseUrl})`)
-    .option('--api-key-file <file>', `file holding the organisation API key (or set ${SERVICE_ENV.apiKey})`)
-    .option('--token-file <file>', `file holding a pre-obtained access token (or set ${SERVICE_ENV.token})`)
+    .option('--base-url <url>', `the import service's base URL (https; or set ${SETTING_ENV.baseUrl})`)
+    .option('--api-key-file <file>', `file holding the organisation API key (or set ${SETTING_ENV.apiKey})`)
+    .option('--token-file <file>', `file holding a pre-obtained access token (or set ${SETTING_ENV.token})`)
     .option('--token-field <name>', 'root field of the token mutation (default obtainKrakenToken)')
     .option(
       '--header-form <form>',
@@ -101,7 +93,7 @@ export function registerServiceOptions(command: Command): Command {
     )
     .option(
       '--dialect <dialect>',
-      `wire format: "spec" or "kraken", the real platform's (or set ${SERVICE_ENV.dialect}, or "dialect" in the ` +
+      `wire format: "spec" or "kraken", the real platform's (or set ${SETTING_ENV.dialect}, or "dialect" in the ` +
         'mapping file) (default spec, or the one the ledger was pushed in)',
       parseDialectFlag,
     );
@@ -115,34 +107,43 @@ export function parseDialectFlag(value: string): Dialect {
   );
 }
 
-/**
- * The dialect of this run: --dialect, else MIGRATE_DIALECT, else the mapping file, else the one the
- * state directory was pushed in, else 'spec'. A state directory keeps its dialect: asking for the
- * other one is refused (a rerun must not mix request forms it cannot compare).
- */
-export function chooseDialect(input: {
+/** The dialect a command asks for and where it was asked (--dialect, MIGRATE_DIALECT, the mapping file), if any. */
+export interface AskedDialect {
+  readonly dialect: Dialect | undefined;
+  readonly source: string;
+}
+
+/** The dialect a state directory was pushed in (the ledger's); `moving`: --move-ledger-to-service. */
+export type RecordedDialectOf = { dialect: string; ledgerLabel: string; moving?: boolean | undefined } | undefined;
+
+/** The dialect asked for: the flag, else the environment, else the mapping file; a bad variable is exit 2. */
+export function askedDialect(input: {
   flags: ServiceFlags;
   env: NodeJS.ProcessEnv;
   file?: ServiceFileSettings | undefined;
-  /**
-   * The dialect the state directory was pushed in (the ledger's), if any. `moving`: --move-ledger-to-service, the run
-   * may ask for another (config/ledger-service.ts).
-   */
-  recorded?: { dialect: string; ledgerLabel: string; moving?: boolean | undefined } | undefined;
-}): Dialect {
-  const { flags, env, file, recorded } = input;
-  const fromEnv = nonEmpty(env[SERVICE_ENV.dialect]);
+}): AskedDialect {
+  const { flags, env, file } = input;
+  const fromEnv = nonEmpty(env[SETTING_ENV.dialect]);
   if (fromEnv !== undefined && !isDialect(fromEnv))
     throw new UsageError(
-      `${SERVICE_ENV.dialect}: expected "spec" or "kraken", got ${JSON.stringify(fromEnv)}`,
+      `${SETTING_ENV.dialect}: expected "spec" or "kraken", got ${JSON.stringify(fromEnv)}`,
       'invalid_dialect',
     );
   const asked: Array<[Dialect | undefined, string]> = [
     [flags.dialect, '--dialect'],
-    [fromEnv, SERVICE_ENV.dialect],
+    [fromEnv, SETTING_ENV.dialect],
     [file?.dialect, '"dialect" in the mapping file'],
   ];
   const [dialect, source] = asked.find(([value]) => value !== undefined) ?? [undefined, ''];
+  return { dialect, source };
+}
+
+/**
+ * The dialect a command sends in: the one asked for, against the one the state directory was pushed in (a state
+ * directory keeps one dialect, unless the run moves the ledger on: config/ledger-service.ts); spec by default.
+ */
+export function keptDialect(asked: AskedDialect, recorded: RecordedDialectOf): Dialect {
+  const { dialect, source } = asked;
   if (recorded === undefined) return dialect ?? 'spec';
   if (dialect === undefined || dialect === recorded.dialect) return recorded.dialect as Dialect;
   if (recorded.moving === true) return dialect;
@@ -155,9 +156,18 @@ export function chooseDialect(input: {
   );
 }
 
-function nonEmpty(value: string | undefined): string | undefined {
-  const trimmed = value?.trim();
-  return trimmed ? trimmed : undefined;
+/**
+ * The dialect of this run: --dialect, else MIGRATE_DIALECT, else the mapping file, else the one the state directory
+ * was pushed in, else 'spec'. A state directory keeps its dialect: asking for the other one is refused (a rerun must
+ * not mix request forms it cannot compare).
+ */
+export function chooseDialect(input: {
+  flags: ServiceFlags;
+  env: NodeJS.ProcessEnv;
+  file?: ServiceFileSettings | undefined;
+  recorded?: RecordedDialectOf;
+}): Dialect {
+  return keptDialect(askedDialect(input), input.recorded);
 }
 
 /** Reads a secret from a file: first line, trimmed. Errors name the file, never its content. */
@@ -168,7 +178,7 @@ async function readSecretFile(flag: string, file: string, cwd: string): Promise<
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
+    const code = errnoOf(error);
     throw new UsageError(
       `${flag} ${file}: cannot read the file (${typeof code === 'string' ? code : 'error'}); give a readable file ` +
         `holding the secret on its first line`,
@@ -201,28 +211,28 @@ async function loadCredentials(input: LoadServiceConfigInput): Promise<{ credent
   const apiKey =
     flags.apiKeyFile !== undefined
       ? await readSecretFile('--api-key-file', flags.apiKeyFile, cwd)
-      : nonEmpty(env[SERVICE_ENV.apiKey]);
+      : nonEmpty(env[SETTING_ENV.apiKey]);
   const token =
     flags.tokenFile !== undefined
       ? await readSecretFile('--token-file', flags.tokenFile, cwd)
-      : nonEmpty(env[SERVICE_ENV.token]);
+      : nonEmpty(env[SETTING_ENV.token]);
   const sources = [
     apiKey === undefined
       ? undefined
       : flags.apiKeyFile !== undefined
         ? `--api-key-file ${flags.apiKeyFile}`
-        : SERVICE_ENV.apiKey,
+        : SETTING_ENV.apiKey,
     token === undefined
       ? undefined
       : flags.tokenFile !== undefined
         ? `--token-file ${flags.tokenFile}`
-        : SERVICE_ENV.token,
+        : SETTING_ENV.token,
   ].filter((item): item is string => item !== undefined);
   if (apiKey !== undefined) return { credentials: { apiKey, token }, source: sources.join(' + ') };
   if (token !== undefined) return { credentials: { token }, source: sources.join(' + ') };
   throw new UsageError(
-    `no credentials for the import service: set ${SERVICE_ENV.apiKey} or pass --api-key-file FILE (or a ` +
-      `pre-obtained token: ${SERVICE_ENV.token} or --token-file FILE); the key is never accepted as a ` +
+    `no credentials for the import service: set ${SETTING_ENV.apiKey} or pass --api-key-file FILE (or a ` +
+      `pre-obtained token: ${SETTING_ENV.token} or --token-file FILE); the key is never accepted as a ` +
       `command-line value`,
     'no_credentials',
   );
@@ -236,8 +246,8 @@ export async function loadServiceConfig(input: LoadServiceConfigInput): Promise<
     taskParams: input.file?.taskParams,
     tenantFields: input.file?.tenantFields ?? NO_TENANT_FIELDS,
   };
-  const tokenField = nonEmpty(flags.tokenField) ?? nonEmpty(env[SERVICE_ENV.tokenField]);
-  const headerForm = headerFormOf(nonEmpty(flags.headerForm) ?? nonEmpty(env[SERVICE_ENV.headerForm]));
+  const tokenField = settingOf('tokenField', flags.tokenField, env);
+  const headerForm = headerFormOf(settingOf('headerForm', flags.headerForm, env));
   if (sandbox) {
     const credentials = hideSecrets({ apiKey: sandbox.apiKey }, 'the built-in sandbox');
     return {
@@ -251,13 +261,13 @@ export async function loadServiceConfig(input: LoadServiceConfigInput): Promise<
       ...wire,
     };
   }
-  const baseUrl = nonEmpty(flags.baseUrl) ?? nonEmpty(env[SERVICE_ENV.baseUrl]);
+  const baseUrl = settingOf('baseUrl', flags.baseUrl, env);
   if (baseUrl === undefined)
     throw new UsageError(
-      `no service URL: pass --base-url URL or set ${SERVICE_ENV.baseUrl} (${input.withoutUrl ?? 'or use --sandbox'})`,
+      `no service URL: pass --base-url URL or set ${SETTING_ENV.baseUrl} (${input.withoutUrl ?? 'or use --sandbox'})`,
       'no_base_url',
     );
-  checkBaseUrl(baseUrl, flags.baseUrl !== undefined ? '--base-url' : SERVICE_ENV.baseUrl);
+  checkBaseUrl(baseUrl, flags.baseUrl !== undefined ? '--base-url' : SETTING_ENV.baseUrl);
   const proxy = loadProxySettings(env);
   const { credentials, source } = await loadCredentials(input);
   return {

@@ -10,6 +10,7 @@ import {
 import { isLedgerDamage, type ErrorInfo } from '../ledger/index.js';
 import type { ValidationIssue } from '../schema/index.js';
 import { EngineCode } from './engine-codes.js';
+import { messageOf } from '../errors.js';
 
 /**
  * The failure classes, each explained in docs/architecture.md "Failure classes" (the same list: a test reads the
@@ -101,7 +102,7 @@ export function classifyFailure(error: unknown): Failure {
     return {
       class: 'fatal',
       code: EngineCode.internalError,
-      detail: error instanceof Error ? error.message : String(error),
+      detail: messageOf(error),
     };
   const { code, message: detail } = error;
   if (error instanceof SupplierNotOngoingError || error instanceof SupplierUnknownError)
@@ -127,7 +128,7 @@ export function storageFailure(error: unknown): Failure {
   return {
     class: 'storage',
     code: isLedgerDamage(error) ? EngineCode.ledgerDamaged : EngineCode.ledgerWriteFailed,
-    detail: error instanceof Error ? error.message : String(error),
+    detail: messageOf(error),
     cause: error,
   };
 }

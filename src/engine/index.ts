@@ -123,7 +123,7 @@ export async function runPush(run: PushInput): Promise<PushResult> {
 async function stageThenSend(run: PushInput, source: ExportSource | undefined): Promise<PushResult> {
   const { ledger, settings, sink } = run;
   const staged = source === undefined ? undefined : await stageExport(ledger, source, sink, { signal: run.signal });
-  const extra = { unknownAccounts: [] as string[] };
+  const extra = { unknownAccounts: new Array<string>() };
   if (run.signal?.aborted) return finish(ledger, 'interrupted', undefined, staged, extra);
   // A filtered run, or a budget in percent, needs the plan: which accounts, how much work.
   const scan =
@@ -143,7 +143,7 @@ async function stageThenSend(run: PushInput, source: ExportSource | undefined): 
 async function sendWhileStaging(run: PushInput, source: ExportSource | undefined): Promise<PushResult> {
   const { ledger, settings, sink } = run;
   const maxErrors = run.maxErrors === undefined ? undefined : errorLimitOf(run.maxErrors, 0);
-  const extra = { unknownAccounts: [] as string[], ...(maxErrors === undefined ? {} : { maxErrors }) };
+  const extra = { unknownAccounts: new Array<string>(), ...(maxErrors === undefined ? {} : { maxErrors }) };
   // The work the ledger holds already; staging events add what the export brings.
   sink.emit(planEvent(ledger, settings));
   const gate = new StagingGate(Math.max(STAGED_LEAD_MIN, settings.concurrency * STAGED_LEAD_PER_SLOT));

@@ -1,4 +1,4 @@
-import type { AccountRow, ItemKind } from '../ledger/index.js';
+import { ITEM_KINDS, type AccountRow, type ItemKind } from '../ledger/index.js';
 import type { TransactionQueryFlags } from '../schema/index.js';
 import { batchSize } from './item-batches.js';
 
@@ -79,7 +79,8 @@ function itemsPlan(
   options: PlanOptions,
 ): Partial<Record<RequestKind, number>> {
   const requests: Partial<Record<RequestKind, number>> = {};
-  for (const [kind, count] of Object.entries(pending) as Array<[ItemKind, number]>) {
+  for (const kind of ITEM_KINDS) {
+    const count = pending[kind] ?? 0;
     if (count > 0 && options.steps.has(kind)) requests[kind] = itemRequests(kind, count, options.transactionFlags);
   }
   return requests;
@@ -175,7 +176,6 @@ export function addToTotals(totals: PlanTotals, plan: AccountPlan): void {
   totals.accounts += 1;
   if (plan.inPlan) totals.inPlan += 1;
   totals.reasons[plan.reason] = (totals.reasons[plan.reason] ?? 0) + 1;
-  for (const [kind, count] of Object.entries(plan.requests) as Array<[RequestKind, number]>)
-    totals.requests[kind] += count;
-  for (const [kind, count] of Object.entries(plan.records) as Array<[ItemKind, number]>) totals.records[kind] += count;
+  for (const kind of REQUEST_KINDS) totals.requests[kind] += plan.requests[kind] ?? 0;
+  for (const kind of ITEM_KINDS) totals.records[kind] += plan.records[kind] ?? 0;
 }

@@ -286,7 +286,7 @@ const ACCOUNT_NOT_FOUND_DETAIL =
 
 /** Whether a v2 status word is one of the spec's (spec "Account import process (v2 status field)"). */
 export function isKnownV2Status(word: string): boolean {
-  return (V2_STATUSES as readonly string[]).includes(word);
+  return V2_STATUSES.some((status) => status === word);
 }
 
 /**

@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { FileKind } from '../sources/kinds.js';
 import { FILE_KINDS } from '../sources/kinds.js';
 import type { GroupRecord, RecordData, RecordGroup } from '../mapping/join-groups.js';
+import { errnoOf } from '../errors.js';
 
 // The join's scratch store (architecture "Scale": memory stays flat from 1,000 to 1,000,000
 // accounts). Records of one account need not be adjacent in the export, so every record is
@@ -174,7 +175,7 @@ function processExists(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return errnoOf(error) === 'EPERM';
   }
 }
 

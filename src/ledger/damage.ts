@@ -2,7 +2,7 @@ import { chmodSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { makeDirectory } from './state-dir.js';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
-import { MigrateError, ExitCode } from '../errors.js';
+import { ExitCode, messageOf, MigrateError } from '../errors.js';
 
 // A damaged ledger named, and the snapshots that let it be recovered (docs/ledger-recovery.md).
 // SQLite reports a truncated or overwritten database file as SQLITE_CORRUPT ("database disk image
@@ -46,7 +46,7 @@ function listSnapshots(stateDir: string): string[] {
 
 /** The error to raise for a damaged ledger file: which file, what it means for a rerun, what to do. */
 export function ledgerDamagedError(stateDir: string, file: string, cause: unknown): LedgerDamagedError {
-  const reason = cause instanceof Error ? cause.message : String(cause);
+  const reason = messageOf(cause);
   const snapshots = listSnapshots(stateDir);
   const restore =
     snapshots.length > 0

@@ -1,6 +1,6 @@
 import { accessSync, constants, existsSync, mkdirSync, statSync, type Stats } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { FatalError, UsageError } from '../errors.js';
+import { errnoOf, FatalError, UsageError } from '../errors.js';
 import { refuseUntrustedPath } from '../trusted-path.js';
 
 // What --state names must be a state directory this user may use, checked before anything is read or written
@@ -18,7 +18,7 @@ export function checkStateDir(stateDir: string, use: StateDirUse, ledgerFile: st
   try {
     info = statSync(stateDir);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = errnoOf(error);
     if (code === 'ENOENT') return;
     if (code === 'ENOTDIR')
       throw new UsageError(
@@ -40,7 +40,7 @@ export function checkStateDir(stateDir: string, use: StateDirUse, ledgerFile: st
   try {
     accessSync(stateDir, mode);
   } catch (error) {
-    if (use === 'write' && (error as NodeJS.ErrnoException).code === 'EROFS') throw readOnlyDir(stateDir, ledgerFile);
+    if (use === 'write' && errnoOf(error) === 'EROFS') throw readOnlyDir(stateDir, ledgerFile);
     if (!notPermitted(error)) return;
     throw refused(
       `--state ${stateDir}`,
@@ -66,7 +66,7 @@ export function checkStateDir(stateDir: string, use: StateDirUse, ledgerFile: st
 }
 
 function notPermitted(error: unknown): boolean {
-  const code = (error as NodeJS.ErrnoException).code;
+  const code = errnoOf(error);
   return code === 'EACCES' || code === 'EPERM';
 }
 
@@ -81,7 +81,7 @@ function refused(
   info: Stats | undefined,
   ledgerFile?: string,
 ): UsageError {
-  const code = (error as NodeJS.ErrnoException).code ?? String(error);
+  const code = errnoOf(error) ?? String(error);
   const owner =
     info === undefined ? '' : ` (owner uid ${info.uid}, mode ${(info.mode & 0o777).toString(8).padStart(4, '0')})`;
   return new UsageError(
@@ -134,7 +134,7 @@ export function makeDirectory(dir: string, mode: number): void {
     try {
       mkdirSync(path, { mode });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (errnoOf(error) !== 'EEXIST') throw error;
     }
   }
   // A file where the directory should be: mkdir's own EEXIST names it, as `mkdir -p` would.

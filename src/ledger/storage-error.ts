@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { FatalError, MigrateError } from '../errors.js';
+import { errnoOf, FatalError, messageOf, MigrateError } from '../errors.js';
 import { isLedgerDamage, ledgerDamagedError } from './damage.js';
 import { LEDGER_FILE } from './db.js';
 
@@ -34,9 +34,8 @@ const ERRNO_CAUSES: Record<string, string> = {
 
 /** What went wrong with the storage, if `error` is a storage failure (SQLite or the file system). */
 export function storageFailureCause(error: unknown): string | undefined {
-  const message = error instanceof Error ? error.message : String(error);
-  const code =
-    (error as { code?: unknown } | undefined)?.code ?? SQLITE_MESSAGES.find(([pattern]) => pattern.test(message))?.[1];
+  const message = messageOf(error);
+  const code = errnoOf(error) ?? SQLITE_MESSAGES.find(([pattern]) => pattern.test(message))?.[1];
   if (typeof code !== 'string') return undefined;
   const sqlite = SQLITE_CAUSES.find(([pattern]) => pattern.test(code));
   if (sqlite) return `${sqlite[1]}: ${code}`;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fstatSync, ftruncateSync, lstatSync, openSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import { UsageError } from '../errors.js';
+import { errnoOf, UsageError } from '../errors.js';
 
 // Every file a command writes or appends (push --log-file and --metrics-file, validate --errors-csv, the files of
 // report --out) goes through here (docs/operators-guide.md "Files migrate writes"): the tool often runs as root or a
@@ -102,7 +102,7 @@ function refuseForeign(flag: string, file: string, uid: number, regular: boolean
 }
 
 function refusal(flag: string, file: string, error: unknown): UsageError {
-  const code = (error as NodeJS.ErrnoException).code ?? String(error);
+  const code = errnoOf(error) ?? String(error);
   if (code === 'ELOOP')
     return new UsageError(
       `${flag} ${file}: it is a symbolic link; migrate never writes through one (a link planted in a shared ` +

@@ -5,6 +5,7 @@ import { asObject, type Raw } from './read.js';
 import { componentName, normalizeDocument, type NormalizedDocument } from './contract-normalize.js';
 import { contractIssues } from './contract-issues.js';
 import type { TenantScope } from './tenant-fields.js';
+import { messageOf } from '../errors.js';
 
 // The tenant's contract: the OpenAPI document a tenant of the platform publishes for the data-import service (at
 // /data-import/schema/ on its API host), compiled once into one validator per request body the tool sends. Every
@@ -231,6 +232,6 @@ export function compileContract(document: unknown, source: string): Contract {
   } catch (error) {
     if (error instanceof ContractError) throw error;
     // A reference to a schema the document lacks, a keyword the validator cannot compile.
-    throw new ContractError(`${source}: its schemas cannot be compiled (${(error as Error).message}).`);
+    throw new ContractError(`${source}: its schemas cannot be compiled (${messageOf(error)}).`);
   }
 }

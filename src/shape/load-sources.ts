@@ -1,7 +1,8 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { FatalError, InputError } from '../errors.js';
+import { RUN_DEFAULTS } from '../defaults.js';
+import { FatalError, InputError, messageOf } from '../errors.js';
 import { readCsvBatches, readFixedWidth, readJsonArray, readNdjson, type CsvRow } from '../sources/index.js';
 import { canonicalReader, createCanonicalFile, type CanonicalFile, type WrittenFile } from './canonical-csv.js';
 import { jsonText } from './json-text.js';
@@ -83,11 +84,11 @@ async function insertCanonical(
     );
   } catch (error) {
     // The legacy file was read whole and well: what fails here is the engine (memory, disk), not the file.
-    const message = (error instanceof Error ? error.message : String(error)).replace(/\s*\n[\s\S]*$/, '');
+    const message = messageOf(error).replace(/\s*\n[\s\S]*$/, '');
     throw new FatalError(
-      `${file.file} was read but could not be loaded into the shaping engine (table ${source.table}): ${message}. ` +
-        "Check the free space under TMPDIR (the engine's tables and sorts live there) and the engine's memory limit " +
-        '(src/defaults.ts shapeMemoryLimit).',
+      `${file.file} was read but could not be loaded into the shape engine (table ${source.table}): ${message}. ` +
+        "Check the free space under TMPDIR (the shape engine's tables and sorts live there); the shape engine holds " +
+        `at most ${RUN_DEFAULTS.shapeMemoryLimit} in memory.`,
       'shape_source_load',
       error,
     );

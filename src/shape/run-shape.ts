@@ -1,5 +1,5 @@
 import type { DuckDBConnection, DuckDBPreparedStatement, StatementType } from '@duckdb/node-api';
-import { InputError } from '../errors.js';
+import { InputError, messageOf } from '../errors.js';
 import { errorPosition, plainEngineMessage, splitStatements, type SqlStatement } from './sql-statements.js';
 
 // The team's shape file, statement by statement. Only statements that build over the loaded tables may run: views,
@@ -32,7 +32,7 @@ async function prepare(connection: DuckDBConnection, shapeName: string, statemen
     for (let index = 0; index < extracted.count; index += 1) prepared.push(await extracted.prepare(index));
     return prepared;
   } catch (error) {
-    throw shapeError(shapeName, statement, (error as Error).message, 'shape_sql_error');
+    throw shapeError(shapeName, statement, messageOf(error), 'shape_sql_error');
   }
 }
 
@@ -57,7 +57,7 @@ export async function runShapeFile(
       try {
         await prepared.run();
       } catch (error) {
-        throw shapeError(shapeName, statement, (error as Error).message, 'shape_sql_error');
+        throw shapeError(shapeName, statement, messageOf(error), 'shape_sql_error');
       } finally {
         prepared.destroySync();
       }

@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { InputError } from '../errors.js';
+import { errnoOf, InputError } from '../errors.js';
 import { FILE_KINDS } from '../sources/kinds.js';
 import { loadSource, type LoadedSource } from './load-sources.js';
 import { passThroughOf, type PassThrough } from './pass-through.js';
@@ -105,7 +105,7 @@ async function readShapeFile(settings: ShapeSettings): Promise<string> {
   try {
     return await readFile(settings.shapeFile, 'utf8');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    const code = errnoOf(error) ?? String(error);
     throw new InputError(
       settings.shapeName,
       undefined,

@@ -1,7 +1,7 @@
 import { isAscii, isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { InputError } from '../errors.js';
+import { errnoOf, InputError, messageOf } from '../errors.js';
 
 // Bytes -> text for every reader, in bounded chunks. Strict: a file that is not valid in its
 // declared encoding, or holds NUL bytes (binary data), cannot be read at all (never
@@ -197,11 +197,11 @@ async function* checkedChunks(
         error,
       );
     }
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = errnoOf(error);
     throw new InputError(
       options.file,
       undefined,
-      `cannot be read (${code ?? (error as Error).message}).`,
+      `cannot be read (${code ?? messageOf(error)}).`,
       'input_unreadable',
       error,
     );

@@ -1,7 +1,7 @@
 import { constants, type Stats } from 'node:fs';
 import { access, lstat, readdir, readlink, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { InputError, UsageError } from '../errors.js';
+import { errnoOf, InputError, UsageError } from '../errors.js';
 import { notExportNameReason, typeInWords, type EntryType } from './entry-reason.js';
 import { compileGlobs, kindOfName, refuseUndeclaredPart, refuseUnmatched, type FileGlobs } from './file-globs.js';
 import { FILE_KINDS, type FileFormat, type FileKind } from './kinds.js';
@@ -106,7 +106,7 @@ async function entryNames(dir: string): Promise<string[]> {
     return (await readdir(dir)).sort();
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = errnoOf(error);
     const why = code === 'ENOENT' ? 'does not exist' : `cannot be read (${code ?? String(error)})`;
     throw new UsageError(`export directory ${dir} ${why}.`, 'export_dir_unreadable', error);
   }
@@ -119,7 +119,7 @@ async function describeEntry(absolutePath: string): Promise<Entry> {
     const [info, target] = await Promise.all([stat(absolutePath), realpath(absolutePath)]);
     return { type: typeOf(info), info, link: { target } };
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    const code = errnoOf(error) ?? String(error);
     const target = await readlink(absolutePath).catch(() => '?');
     const problem =
       code === 'ENOENT'
@@ -162,7 +162,7 @@ async function refuseUnreadable(name: string, absolutePath: string, entry: Entry
   try {
     await access(absolutePath, constants.R_OK);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    const code = errnoOf(error) ?? String(error);
     throw new InputError(
       name,
       undefined,

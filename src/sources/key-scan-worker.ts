@@ -1,6 +1,7 @@
 import { parentPort } from 'node:worker_threads';
 import { scanKeyOrder, type KeyScanInput, type KeyScanResult } from './key-scan.js';
 import { indexRows, type RowIndexResult } from './row-index.js';
+import { messageOf } from '../errors.js';
 
 // A key-scan thread: scans the files it is given one after the other and answers each with its result: a file's
 // order (the proof), or its rows' places sorted into runs on the scratch file whose descriptor comes with the job
@@ -23,7 +24,7 @@ port.on('message', ({ id, input, indexFd }: ToKeyScan) => {
     (result) => send({ id, result }),
     (error: unknown) => {
       const code = (error as { code?: unknown } | undefined)?.code;
-      const message = error instanceof Error ? error.message : String(error);
+      const message = messageOf(error);
       send({ id, error: message, ...(typeof code === 'string' ? { code } : {}) });
     },
   );

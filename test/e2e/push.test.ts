@@ -55,7 +55,7 @@ describe.each(DIALECTS)('migrate push (%s dialect)', (dialect) => {
     const data = writeE2eExport(dir, 40, 'E2E', dialect);
     const first = await push(sandbox, data.dir, state, [...on, '--concurrency', '4']);
     expect(first.code, first.stderr).toBe(1); // invalid and ERRORED accounts, a refused payment instruction
-    expect(first.stdout).toMatch(/invalid \(held back\)\s+4/);
+    expect(first.stdout).toMatch(/held back: invalid \(fix the export\)\s+4/);
     expect(maxRestInFlight(sandbox)).toBeLessThanOrEqual(4);
     expect(maxRestInFlight(sandbox)).toBeGreaterThan(1);
     await expectExactState(sandbox, data, state, expect);

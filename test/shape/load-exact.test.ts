@@ -220,7 +220,7 @@ describe('the sources as loaded', () => {
     );
     expect(error).toBeInstanceOf(FatalError);
     expect((error as FatalError).message).toMatch(
-      /^NASTY\.csv was read but could not be loaded into the shaping engine \(table nasty\): Out of Memory Error: .*TMPDIR/,
+      /^NASTY\.csv was read but could not be loaded into the shape engine \(table nasty\): Out of Memory Error: .*TMPDIR/,
     );
     expect(readdirSync(roots.at(-1) ?? '')).toEqual(['shape.sql']);
   });

@@ -1,10 +1,12 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { ledgerUrlOf } from '../../config/ledger-url.js';
+import { SETTING_ENV } from '../../config/precedence.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import { acquireLock, Ledger } from '../../ledger/index.js';
 import { moveLedgerToPostgres, type MoveResult } from '../../ledger/postgres/index.js';
 import { ledgerExists } from '../shared/ledger-source.js';
+import { addOptions, STATE_OPTION } from '../shared/option-table.js';
 
 export interface LedgerCopyOptions {
   state: string;
@@ -13,14 +15,14 @@ export interface LedgerCopyOptions {
 
 export function registerLedgerCommand(program: Command, setExitCode: (code: number) => void): void {
   const ledger = program.command('ledger').description('Move a results ledger between stores.');
-  ledger
+  const copy = ledger
     .command('copy')
     .description(
       "Copy a state directory's SQLite ledger into an empty PostgreSQL ledger, then read it back and compare the two " +
         'row by row; from then on push, status and report take --ledger URL. The state directory is left as it was.',
-    )
-    .option('--state <dir>', 'state directory holding the SQLite ledger', './.migrate')
-    .option('--to <url>', 'the PostgreSQL ledger (postgresql://...; else MIGRATE_LEDGER_URL)')
+    );
+  addOptions(copy, [STATE_OPTION])
+    .option('--to <url>', `the PostgreSQL ledger (postgresql://...; else ${SETTING_ENV.ledger})`)
     .action(async (options: LedgerCopyOptions) => {
       setExitCode(await ledgerCopyCommand(options));
     });

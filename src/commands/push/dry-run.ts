@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkRunService, serviceIdentity } from '../../config/ledger-service.js';
-import type { ServiceConfig } from '../../config/service.js';
+import { keptDialect, type ServiceConfig } from '../../config/service.js';
 import { ExitCode } from '../../errors.js';
 import { openExport, type ExportReader } from '../../intake/index.js';
 import { openShapedExport } from '../../intake/shaped-export.js';
@@ -33,7 +33,10 @@ async function planOn(
 ): Promise<number> {
   // The ledger's recorded dialect decides the run's (for a PostgreSQL ledger, its snapshot's).
   const recorded = readRecorded(at.stateDir);
-  const dialect = config.service.dialectOn(recorded?.dialect);
+  const dialect = keptDialect(
+    config.service.asked,
+    recorded?.dialect && { ...recorded.dialect, moving: config.ledger.moving },
+  );
   // The plan must not promise a run the state directory would refuse for another service than its own.
   checkRunService({
     ...{ ledgerLabel: at.stateDir, recorded: recorded?.service, moving: config.ledger.moving },

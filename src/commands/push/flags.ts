@@ -5,8 +5,14 @@ import { RUN_DEFAULTS } from '../../defaults.js';
 import type { PushStep } from '../../engine/index.js';
 import { DEFAULT_UNREACHABLE_SECONDS } from '../../ledger/postgres/index.js';
 import { registerContractOption, registerMappingOptions, type MappingFlags } from '../shared/mapping-options.js';
-import { addOptions, ALLOW_NO_ACCOUNTS_OPTION, type OptionRow } from '../shared/option-table.js';
-import { parseCodes, parseMaxErrors, parseSteps, positiveInt, type MaxErrors } from '../shared/option-parsers.js';
+import {
+  addOptions,
+  ALLOW_NO_ACCOUNTS_OPTION,
+  LEDGER_OPTION,
+  STATE_OPTION,
+  type OptionRow,
+} from '../shared/option-table.js';
+import { parseCodes, parseMaxErrors, parseSteps, numberOption, type MaxErrors } from '../shared/option-parsers.js';
 
 // push's options in one table, in --help's order (between the mapping file's options and the contract's and service's,
 // which validate shares), each with its --help heading: commander's registration, --help and the completion follow.
@@ -43,32 +49,33 @@ export interface PushFlags extends ServiceFlags, MappingFlags {
   ledgerTimeout?: number;
 }
 
+/** A whole number from 1 to `max`. */
+const upTo = (name: string, max: number): ((value: string) => number) => numberOption(name, { min: 1, max });
+
 // prettier-ignore
 export const PUSH_FLAGS: readonly OptionRow[] = [
-  { group: 'Selection', flags: '--state <dir>', default: RUN_DEFAULTS.stateDir,
-    help: 'state directory holding the results ledger (one per migration cohort)' },
-  { group: 'Selection', flags: '--ledger <url>',
-    help: 'the results ledger in PostgreSQL (postgresql://...; else MIGRATE_LEDGER_URL) instead of --state' },
-  { group: 'Tuning', flags: '--ledger-timeout <seconds>', parse: positiveInt('--ledger-timeout', 86_400),
+  STATE_OPTION,
+  LEDGER_OPTION,
+  { group: 'Tuning', flags: '--ledger-timeout <seconds>', parse: upTo('--ledger-timeout', 86_400),
     help: 'stop (exit 3) when the PostgreSQL ledger stays unreachable this long ' +
       `(default ${DEFAULT_UNREACHABLE_SECONDS})` },
-  { group: 'Tuning', flags: '--concurrency <n>', parse: positiveInt('--concurrency', 1024),
+  { group: 'Tuning', flags: '--concurrency <n>', parse: upTo('--concurrency', 1024),
     default: RUN_DEFAULTS.concurrency, help: 'requests in flight at most' },
-  { group: 'Tuning', flags: '--batch-bytes <n>', parse: positiveInt('--batch-bytes', 256 * 1024 * 1024),
+  { group: 'Tuning', flags: '--batch-bytes <n>', parse: upTo('--batch-bytes', 256 * 1024 * 1024),
     default: RUN_DEFAULTS.batchBytes,
     help: 'most bytes of records in one post-import request (a 413 still splits it)' },
-  { group: 'Tuning', flags: '--rate <n>', parse: positiveInt('--rate', 100_000),
+  { group: 'Tuning', flags: '--rate <n>', parse: upTo('--rate', 100_000),
     help: 'requests per second at most (default: no cap)' },
   { group: 'Selection', flags: '--retry-errored',
     help: 'create again accounts the platform ERRORED, even if their data did not change' },
   { group: 'Tuning', flags: '--no-wait',
     help: 'schedule accounts only; a later run polls them and pushes their records' },
-  { group: 'Tuning', flags: '--wait-timeout <seconds>', parse: positiveInt('--wait-timeout', 7 * 86_400),
+  { group: 'Tuning', flags: '--wait-timeout <seconds>', parse: upTo('--wait-timeout', 7 * 86_400),
     default: RUN_DEFAULTS.waitTimeoutSeconds, help: 'stop waiting when no account has progressed for this long' },
-  { group: 'Tuning', flags: '--lost-create-checks <n>', parse: positiveInt('--lost-create-checks', 1000),
+  { group: 'Tuning', flags: '--lost-create-checks <n>', parse: upTo('--lost-create-checks', 1000),
     default: RUN_DEFAULTS.lostCreateChecks,
     help: 'status checks finding no import process after a create answered 201 before it is sent again' },
-  { group: 'Tuning', flags: '--first-answer-timeout <seconds>', parse: positiveInt('--first-answer-timeout', 86_400),
+  { group: 'Tuning', flags: '--first-answer-timeout <seconds>', parse: upTo('--first-answer-timeout', 86_400),
     default: RUN_DEFAULTS.firstAnswerSeconds,
     help: 'stop the run when a request has no whole answer within this long before the service has answered any' },
   { group: 'Tuning', flags: '--no-check-previously-added',
@@ -81,7 +88,7 @@ export const PUSH_FLAGS: readonly OptionRow[] = [
   { group: 'Tuning', flags: '--dry-run',
     help: 'stage and validate, then print the plan (requests per step, why each account is or is not in it); ' +
       'sends nothing, changes no ledger' },
-  { group: 'Selection', flags: '--limit <n>', parse: positiveInt('--limit', 100_000_000),
+  { group: 'Selection', flags: '--limit <n>', parse: upTo('--limit', 100_000_000),
     help: "canary: only the first N accounts still to do (in the ledger's order)" },
   { group: 'Selection', flags: '--accounts <list>',
     help: 'only these external account numbers: A,B,C or @file (one per line)' },
@@ -104,13 +111,13 @@ export const PUSH_FLAGS: readonly OptionRow[] = [
       'this file (0600)' },
   { group: 'Output', flags: '--quiet',
     help: 'no progress display: the summary only (warnings and errors still go to stderr)' },
-  { group: 'Output', flags: '--progress-interval <seconds>', parse: positiveInt('--progress-interval', 86_400),
+  { group: 'Output', flags: '--progress-interval <seconds>', parse: upTo('--progress-interval', 86_400),
     help: 'seconds between progress lines when stderr is not a terminal ' +
       `(default ${RUN_DEFAULTS.progressIntervalSeconds})` },
   { group: 'Output', flags: '--metrics-file <file>',
     help: "write Prometheus metrics (ledger counts, requests, 429s, retries, the runs' end and exit code) to this " +
       "file, for node_exporter's textfile collector (name it *.prom)" },
-  { group: 'Output', flags: '--metrics-interval <seconds>', parse: positiveInt('--metrics-interval', 86_400),
+  { group: 'Output', flags: '--metrics-interval <seconds>', parse: upTo('--metrics-interval', 86_400),
     default: RUN_DEFAULTS.metricsIntervalSeconds,
     help: 'seconds between writes of --metrics-file (it is also written at the start and at the end)' },
 ];

@@ -3,6 +3,7 @@ import { Counter, Gauge, Registry } from 'prom-client';
 import type { ClientEvent } from '../../api/events.js';
 import { ACCOUNT_STATES, ITEM_KINDS, ITEM_STATES, type LedgerCounts } from '../../ledger/index.js';
 import { refuseForeignTarget, temporaryBeside } from '../../output/output-file.js';
+import { errorOf } from '../../errors.js';
 
 // `push --metrics-file FILE`: the cut-over as Prometheus metrics, in the text format node_exporter's
 // textfile collector reads (a `.prom` file in its --collector.textfile.directory), so that an
@@ -129,7 +130,7 @@ export class PushMetrics {
       this.#setGauges(await this.#options.counts());
       writeWhole(this.#options.file, await this.#registry.metrics());
     } catch (error) {
-      this.#failure = error as Error;
+      this.#failure = errorOf(error);
     }
   }
 

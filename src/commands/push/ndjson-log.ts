@@ -1,5 +1,5 @@
 import { closeSync, fchmodSync, writeSync } from 'node:fs';
-import { limitDetail } from '../../errors.js';
+import { errorOf, limitDetail } from '../../errors.js';
 import type { EngineEvent, EventSink } from '../../engine/events.js';
 import type { AccountState } from '../../ledger/index.js';
 import { openOutputFile } from '../../output/output-file.js';
@@ -144,7 +144,7 @@ export function createNdjsonLogSink(path: string, options: NdjsonLogOptions): Nd
     try {
       writeSync(fd, text);
     } catch (error) {
-      failure = error as Error;
+      failure = errorOf(error);
     }
   };
   const write = (line: LogLine): void => {

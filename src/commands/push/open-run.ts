@@ -1,6 +1,6 @@
 import { AuthenticationError, type ServiceClient } from '../../api/index.js';
 import { checkRunService, moveText, serviceIdentity } from '../../config/ledger-service.js';
-import type { ServiceConfig } from '../../config/service.js';
+import { keptDialect, type ServiceConfig } from '../../config/service.js';
 import { teeSink, type EventSink } from '../../engine/index.js';
 import { ExitCode, FatalError, MigrateError, visibleText } from '../../errors.js';
 import { storageError } from '../../ledger/index.js';
@@ -12,6 +12,7 @@ import { endLog, openDisplay, openLog, runRate, sizeOnceStaging, statusWords } f
 import { Closers } from './closers.js';
 import { openService } from '../shared/open-service.js';
 import { stampRunId } from './stamped-output.js';
+import { stopPointsOf, type StopPoint } from './stop-points.js';
 import type { PushConfig } from './resolve.js';
 
 // A push run's resources as one disposable (`await using run = await openPushRun(...)`): the ledger and its lock, the
@@ -38,6 +39,8 @@ export interface PushRun
   readonly log: NdjsonLogSink | undefined;
   /** Aborted by a stop signal or a lost lock: the engine and the client stop. */
   readonly signal: AbortSignal;
+  /** The start-up test hook (stop-points.ts): a no-op unless the configuration names a point. */
+  readonly stopAt: (point: StopPoint) => void;
   ending: RunEnding;
 }
 
@@ -81,7 +84,8 @@ async function authenticated(client: ServiceClient, credentialSource: string): P
 const explain = (error: unknown, stateDir: string): unknown => storageError(error, stateDir) ?? error;
 
 async function openResources(config: PushConfig, loaded: Loaded, closers: Closers<RunEnding>): Promise<PushRun> {
-  const { stopAt, ledger: where } = config;
+  const { ledger: where } = config;
+  const stopAt = stopPointsOf(config.stopPoint);
   const runLedger = await openRunLedger({ ...where, stopAt, signal: loaded.signal }, (text) =>
     tell(`warning: ${text}`),
   );
@@ -90,8 +94,9 @@ async function openResources(config: PushConfig, loaded: Loaded, closers: Closer
   // Read under the lock: the dialect the configuration chose must be the ledger's (a PostgreSQL ledger's is known
   // only now), and so must the service.
   const recordedDialect = ledger.read.dialect();
-  const dialect = config.service.dialectOn(
-    recordedDialect === undefined ? undefined : { dialect: recordedDialect, ledgerLabel: label },
+  const dialect = keptDialect(
+    config.service.asked,
+    recordedDialect === undefined ? undefined : { dialect: recordedDialect, ledgerLabel: label, moving: where.moving },
   );
   const current = serviceIdentity({
     ...{ sandbox: config.service.sandbox !== undefined, baseUrl: loaded.service?.baseUrl, dialect },
@@ -146,7 +151,7 @@ async function openResources(config: PushConfig, loaded: Loaded, closers: Closer
   const run: PushRun = {
     ...{ stateDir, label, ledger, shared: runLedger.shared, lockLost: runLedger.lockLost },
     ...{ client: service.client, service: service.config },
-    ...{ progress, sink: teeSink(...sinks, ...(log ? [log] : [])), log, signal },
+    ...{ progress, sink: teeSink(...sinks, ...(log ? [log] : [])), log, signal, stopAt },
     ending: { exitCode: ExitCode.fatal },
     [Symbol.asyncDispose]: async () => {
       const failure = await closers.close(run.ending, (error) => {

@@ -1,4 +1,5 @@
 import type { IssueList } from '../../intake/index.js';
+import { errnoOf } from '../../errors.js';
 
 // The lines `migrate push` writes to stderr about its run, beside the summary (summary.ts) and the progress
 // (progress.ts): each a pure function of what happened, so that the command only decides when to write them.
@@ -33,7 +34,7 @@ export function unknownAccountsText(unknown: readonly string[]): string {
 
 /** --log-file could not be written on: the run went on without it. */
 export function logFailedText(failure: Error): string {
-  const why = (failure as NodeJS.ErrnoException).code ?? failure.message;
+  const why = errnoOf(failure) ?? failure.message;
   return `warning: --log-file: writing stopped (${why}); the run went on`;
 }
 

@@ -2,7 +2,7 @@ import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { checkContractDialect, type MigrateConfig } from '../../config/index.js';
 import { ledgerUrlOf } from '../../config/ledger-url.js';
-import { chooseDialect, type ServiceFlags } from '../../config/service.js';
+import { askedDialect, keptDialect, type AskedDialect, type ServiceFlags } from '../../config/service.js';
 import { DEFAULT_ENGINE_SETTINGS, statesWithWork, type EngineSettings } from '../../engine/index.js';
 import { refuseNoAccounts } from '../../intake/accounts-present.js';
 import { checkStateDir, LEDGER_FILE, type AccountState } from '../../ledger/index.js';
@@ -16,7 +16,7 @@ import { readAccountList } from '../../sources/account-list.js';
 import { findExportFiles, type ExportFiles } from '../../sources/index.js';
 import { loadCommandConfig, warnAboutContract } from '../shared/mapping-options.js';
 import { stampLines, stampsWanted } from './stamped-output.js';
-import { stopPointsOf, type StopPoint } from './stop-points.js';
+import { STOP_AT_ENV } from './stop-points.js';
 import type { MaxErrors } from '../shared/option-parsers.js';
 import type { PushFlags } from './flags.js';
 
@@ -64,8 +64,8 @@ export interface PushConfig {
     readonly sandbox: Partial<SandboxOptions> | undefined;
     /** The dialect the run sends in (the state directory's recorded one kept). */
     readonly dialect: Dialect;
-    /** The same choice against another ledger's recorded dialect (a PostgreSQL ledger's, read once it is open). */
-    readonly dialectOn: (recorded: RecordedDialect) => Dialect;
+    /** The dialect asked for, kept against another ledger's recorded one (a PostgreSQL ledger's, once it is open). */
+    readonly asked: AskedDialect;
     readonly client: { readonly concurrency: number; readonly maxRequestsPerSecond: number | undefined };
     readonly firstAnswerMs: number;
   };
@@ -84,8 +84,8 @@ export interface PushConfig {
   };
   /** The options recorded with the run: never a secret (file paths only), sets as lists. */
   readonly recordedOptions: Readonly<Record<string, unknown>>;
-  /** The start-up test hook (stop-points.ts; a no-op unless MIGRATE_TEST_STOP_AT is set). */
-  readonly stopAt: (point: StopPoint) => void;
+  /** The start-up test hook's point (stop-points.ts, MIGRATE_TEST_STOP_AT); undefined: none. */
+  readonly stopPoint: string | undefined;
 }
 
 /** Before anything is said: stderr's lines (and stdout's, but a --json document) stamped, when wanted. */
@@ -120,9 +120,8 @@ export function resolvePushConfig(inputs: PushInputs): PushConfig {
   const { flags, env, mappingFile: mapping } = inputs;
   const { stateDir, url } = ledgerOf(flags, env);
   const moving = flags.moveLedgerToService === true;
-  const dialectOn = (recorded: RecordedDialect): Dialect =>
-    chooseDialect({ flags, env, file: mapping, recorded: recorded && { ...recorded, moving } });
-  const dialect = dialectOn(inputs.recorded);
+  const asked = askedDialect({ flags, env, file: mapping });
+  const dialect = keptDialect(asked, inputs.recorded && { ...inputs.recorded, moving });
   if (mapping.contract) checkContractDialect(mapping, dialect);
   const selection =
     flags.limit === undefined && inputs.accounts === undefined
@@ -147,7 +146,7 @@ export function resolvePushConfig(inputs: PushInputs): PushConfig {
       flags: serviceFlags(flags),
       sandbox: flags.sandbox ? sandboxOptions(mapping.importSupplier) : undefined,
       dialect,
-      dialectOn,
+      asked,
       client: Object.freeze({ concurrency: flags.concurrency, maxRequestsPerSecond: flags.rate }),
       firstAnswerMs: flags.firstAnswerTimeout * 1000,
     }),
@@ -164,7 +163,7 @@ export function resolvePushConfig(inputs: PushInputs): PushConfig {
       metricsInterval: flags.metricsInterval,
     }),
     recordedOptions: recordedOptions(flags, inputs.exportRealPath),
-    stopAt: stopPointsOf(env),
+    stopPoint: env[STOP_AT_ENV] || undefined,
   });
 }
 

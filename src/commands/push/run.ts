@@ -1,5 +1,13 @@
 import { leaseFeed, readingEvents, runPush, settleShared, type PushResult } from '../../engine/index.js';
-import { ExitCode, FatalError, InterruptedError, MigrateError, UsageError, visibleText } from '../../errors.js';
+import {
+  ExitCode,
+  FatalError,
+  InterruptedError,
+  messageOf,
+  MigrateError,
+  UsageError,
+  visibleText,
+} from '../../errors.js';
 import { openExportInOrder, type ExportInOrder } from '../../intake/export-in-order.js';
 import type { ExportReader } from '../../intake/index.js';
 import { isLedgerDamage, storageError, type LedgerCounts } from '../../ledger/index.js';
@@ -82,7 +90,7 @@ async function openExportForRun(config: PushConfig, run: PushRun): Promise<Expor
     throw scratchSpaceError(error, run.stateDir, config.exportFiles.files) ?? error;
   });
   try {
-    config.stopAt('export-opened');
+    run.stopAt('export-opened');
     // A signal while the export was opened (a streamed export's open does not watch it): nothing was sent yet.
     if (signal.aborted) throw new InterruptedError('before anything was sent');
     refuseExport(reader);
@@ -106,7 +114,7 @@ function concludeRun(
   const storage = result.fatal?.class === 'storage' ? result.fatal.cause : undefined;
   if (isLedgerDamage(storage)) throw storage;
   const lost = run.lockLost;
-  if (lost.aborted) throw new FatalError(lockLostText(run.label, (lost.reason as Error).message), 'state_lock_lost');
+  if (lost.aborted) throw new FatalError(lockLostText(run.label, messageOf(lost.reason)), 'state_lock_lost');
   run.progress.stop();
   const summary = pushSummary(config, run, ended);
   const { reason, exitCode, counts, fatal } = result;

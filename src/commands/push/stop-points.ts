@@ -18,10 +18,11 @@ export const STOP_POINTS = [
 
 export type StopPoint = (typeof STOP_POINTS)[number];
 
+export const STOP_AT_ENV = 'MIGRATE_TEST_STOP_AT';
+
 /** The hook for the point named in `MIGRATE_TEST_STOP_AT`: at it, the process blocks (synchronously) for good. */
-export function stopPointsOf(env: NodeJS.ProcessEnv): (point: StopPoint) => void {
-  const wanted = env['MIGRATE_TEST_STOP_AT'];
-  if (wanted === undefined || wanted === '') return () => undefined;
+export function stopPointsOf(wanted: string | undefined): (point: StopPoint) => void {
+  if (wanted === undefined) return () => undefined;
   return (point) => {
     if (point !== wanted) return;
     writeSync(2, `migrate: MIGRATE_TEST_STOP_AT: stopped at ${point} (pid ${process.pid})\n`);

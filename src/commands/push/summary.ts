@@ -4,6 +4,7 @@ import type { LedgerCounts } from '../../ledger/index.js';
 import { ACCOUNT_STATES, ITEM_KINDS, ITEM_STATES } from '../../ledger/index.js';
 import type { NotRead } from '../../sources/index.js';
 import { duplicateNotesLine, shownName } from '../shared/export-entries.js';
+import { KIND_LABELS, STATE_LABELS } from '../shared/labels.js';
 import { leftOverLine, leftOverOf, type LeftOver, type RecordsBehind } from './left-over.js';
 import { monotonicNow } from '../../clock.js';
 import { colorWanted } from '../../output/output.js';
@@ -60,24 +61,6 @@ export function pushSummaryJson(summary: PushSummary): string {
   return JSON.stringify(snakeCaseKeys(summary, SUMMARY_DATA_MAPS), null, 2);
 }
 
-const ACCOUNT_LABELS: Record<string, string> = {
-  done: 'done',
-  processed: 'imported, records left',
-  scheduled: 'waiting for processing',
-  creating: 'create unconfirmed',
-  staged: 'not sent yet',
-  invalid: 'invalid (held back)',
-  errored: 'errored on the platform',
-  unresolved: 'records wait for their account',
-};
-
-const ITEM_LABELS: Record<string, string> = {
-  note: 'notes',
-  transaction: 'transactions',
-  statement: 'statements',
-  payment_instruction: 'payment instructions',
-};
-
 /**
  * The human summary table: counts per state, items per kind and state, the most frequent error codes, and what to do
  * next.
@@ -114,7 +97,7 @@ export function renderSummary(summary: PushSummary, color: boolean): string {
   for (const state of ACCOUNT_STATES) {
     const count = summary.accounts[state];
     if (!count) continue;
-    const label = (ACCOUNT_LABELS[state] ?? state).padEnd(32);
+    const label = STATE_LABELS[state].padEnd(32);
     const text = `    ${label}${String(count).padStart(9)}`;
     lines.push(state === 'done' ? c.green(text) : STATE_FACTS[state].needsPerson ? c.red(text) : c.yellow(text));
   }
@@ -122,7 +105,7 @@ export function renderSummary(summary: PushSummary, color: boolean): string {
     const states = summary.items[kind];
     if (!states) return [];
     const parts = ITEM_STATES.filter((state) => states[state]).map((state) => `${states[state]} ${state}`);
-    return [`    ${(ITEM_LABELS[kind] ?? kind).padEnd(32)}${parts.join(', ')}`];
+    return [`    ${KIND_LABELS[kind].padEnd(32)}${parts.join(', ')}`];
   });
   if (itemLines.length > 0) lines.push('', c.bold('  post-import records'), ...itemLines);
   lines.push(...changedLines(summary, c));
@@ -154,7 +137,7 @@ function changedLines(summary: PushSummary, c: InstanceType<typeof Chalk>): stri
     );
   const records = ITEM_KINDS.flatMap((kind) => {
     const count = summary.recordsChangedAfterImport[kind] ?? 0;
-    return count > 0 ? [`${ITEM_LABELS[kind] ?? kind} ${count}`] : [];
+    return count > 0 ? [`${KIND_LABELS[kind]} ${count}`] : [];
   });
   const total = Object.values(summary.recordsChangedAfterImport).reduce((sum, count) => sum + (count ?? 0), 0);
   if (total > 0)

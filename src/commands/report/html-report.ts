@@ -1,6 +1,6 @@
 import { basename, join } from 'node:path';
 import { statesWhere } from '../../engine/index.js';
-import type { AccountRow, PushRunRow } from '../../ledger/index.js';
+import { ITEM_KINDS, type AccountRow, type PushRunRow } from '../../ledger/index.js';
 import {
   accountTotals,
   campaignSection,
@@ -11,6 +11,7 @@ import {
 } from './html-campaign.js';
 import { accountPagesOf, type LedgerSource } from '../shared/ledger-source.js';
 import { escapeHtml, horizontalBars, type Bar } from '../../output/svg-charts.js';
+import { KIND_LABELS } from '../shared/labels.js';
 import { writeWhole, type ReportSummary } from './write-report.js';
 
 // report.html: one self-contained page beside the CSVs for a project board. Inline CSS and SVG
@@ -77,13 +78,6 @@ const sum = (values: Iterable<number | undefined>): number => {
 };
 const format = (n: number): string => n.toLocaleString('en-GB');
 
-const KIND_LABELS: Record<string, string> = {
-  note: 'notes',
-  transaction: 'transactions',
-  statement: 'statements',
-  payment_instruction: 'payment instructions',
-};
-
 /** Accounts through each step, scaled to the accounts in the export; those done with a refused record said. */
 function funnel(summary: ReportSummary): Bar[] {
   const a = summary.accounts;
@@ -100,10 +94,12 @@ function funnel(summary: ReportSummary): Bar[] {
 /** Post-import records done, each kind as a share of its own total, those the service refused as a failed segment. */
 function recordSteps(summary: ReportSummary): Bar[] {
   const bars: Bar[] = [];
-  for (const [kind, states] of Object.entries(summary.items)) {
+  for (const kind of ITEM_KINDS) {
+    const states = summary.items[kind];
+    if (states === undefined) continue;
     const all = sum(Object.values(states));
     bars.push({
-      label: KIND_LABELS[kind] ?? kind,
+      label: KIND_LABELS[kind],
       value: states.done ?? 0,
       color: '#6a8fc0',
       note: `of ${format(all)}`,

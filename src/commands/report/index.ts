@@ -2,9 +2,10 @@ import { resolve } from 'node:path';
 import { isLedgerDamage, storageError } from '../../ledger/index.js';
 import type { Command } from 'commander';
 import { RUN_DEFAULTS } from '../../defaults.js';
-import { ExitCode, UsageError } from '../../errors.js';
+import { errnoOf, ExitCode, UsageError } from '../../errors.js';
 import { openLedgerSource } from '../shared/ledger-source.js';
 import { onLedger } from '../shared/ledger-snapshot.js';
+import { addOptions, LEDGER_OPTION, STATE_OPTION } from '../shared/option-table.js';
 import { OutputClosed, stdoutOutput } from '../../output/output.js';
 import { refuseUnsafeOutDir } from './out-dir.js';
 import { HTML_REPORT_FILE, writeHtmlReport } from './html-report.js';
@@ -20,16 +21,15 @@ export interface ReportCommandOptions {
 }
 
 export function registerReportCommand(program: Command, setExitCode: (code: number) => void): void {
-  program
+  const report = program
     .command('report')
     .description(
       'Write the ledger as files keyed by external account number: accounts.csv (every account), fix-data.csv ' +
         '(what to fix in the export), ' +
         'retry.csv (what the next run retries), unknown-outcome.csv (records to check by hand), records.csv ' +
         '(every record and how it was settled) and summary.json. Reads only the ledger.',
-    )
-    .option('--state <dir>', 'state directory holding the results ledger', RUN_DEFAULTS.stateDir)
-    .option('--ledger <url>', 'the results ledger in PostgreSQL (postgresql://...; else MIGRATE_LEDGER_URL)')
+    );
+  addOptions(report, [STATE_OPTION, LEDGER_OPTION])
     .option(
       '--out <dir>',
       'directory to write the report files into (created 0700; files 0600)',
@@ -74,7 +74,7 @@ async function reportOn(options: ReportCommandOptions, stateDir: string, label: 
     const summary = await source.snapshot(write).catch((error: unknown) => {
       const damaged = isLedgerDamage(error) ? storageError(error, stateDir) : undefined;
       if (damaged) throw damaged;
-      const code = (error as NodeJS.ErrnoException).code;
+      const code = errnoOf(error);
       // A file-system refusal (not a directory, no permission, disk full) is the operator's to fix: say where.
       if (typeof code === 'string' && /^E[A-Z]+$/.test(code))
         throw new UsageError(

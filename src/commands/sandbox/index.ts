@@ -2,7 +2,8 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { resolve } from 'node:path';
 import { loadContractFile } from '../../config/contract-file.js';
 import { parseDialectFlag } from '../../config/service.js';
-import { ExitCode, UsageError } from '../../errors.js';
+import { ExitCode, messageOf, UsageError } from '../../errors.js';
+import { numberOption } from '../shared/option-parsers.js';
 import {
   DEFAULT_API_KEY,
   parseSuppliers,
@@ -14,30 +15,15 @@ import {
 // `migrate sandbox`: runs the local simulator of the import service until SIGINT/SIGTERM.
 // Thin: flags -> options -> startSandbox; the behaviour lives in src/sandbox/.
 
-function numberFlag(min: number, max = Infinity, integer = false): (value: string) => number {
-  return (value) => {
-    const parsed = Number(value);
-    if (
-      value.trim() === '' ||
-      !Number.isFinite(parsed) ||
-      parsed < min ||
-      parsed > max ||
-      (integer && !Number.isInteger(parsed))
-    ) {
-      const range = max === Infinity ? `>= ${min}` : `between ${min} and ${max}`;
-      throw new InvalidArgumentError(
-        `expected ${integer ? 'an integer' : 'a number'} ${range}, got ${JSON.stringify(value)}.`,
-      );
-    }
-    return parsed;
-  };
-}
+/** A share from 0 to 1; a number of at least 0 (milliseconds, seconds, a rate). */
+const share = (name: string): ((value: string) => number) => numberOption(name, { min: 0, max: 1, fractions: true });
+const atLeastZero = (name: string): ((value: string) => number) => numberOption(name, { min: 0, fractions: true });
 
 function suppliersFlag(value: string): Record<string, string> {
   try {
     return parseSuppliers(value);
   } catch (error) {
-    throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
+    throw new InvalidArgumentError(messageOf(error));
   }
 }
 
@@ -133,7 +119,7 @@ async function runSandbox(flags: SandboxFlags, setExitCode: (code: number) => vo
       log: verbose ? (line) => process.stderr.write(`${line}\n`) : undefined,
     });
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     throw new UsageError(`cannot start the sandbox: ${message}`, 'sandbox_start_failed', error);
   }
   process.stdout.write(`${describe(sandbox, flags.apiKey !== undefined)}\n`);
@@ -146,7 +132,7 @@ export function registerSandboxCommand(program: Command, setExitCode: (code: num
   const command = program
     .command('sandbox')
     .description('Run a local simulator of the import service (for rehearsals, demos and tests) until Ctrl-C.')
-    .option('--port <n>', 'port to listen on; 0 = any free port', numberFlag(0, 65535, true), 0)
+    .option('--port <n>', 'port to listen on; 0 = any free port', numberOption('--port', { min: 0, max: 65535 }), 0)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option(
       '--dialect <dialect>',
@@ -161,21 +147,33 @@ export function registerSandboxCommand(program: Command, setExitCode: (code: num
     )
     .option('--api-key <key>', `API key the token mutation accepts (default ${DEFAULT_API_KEY})`)
     .option('--suppliers <list>', 'import suppliers and their status, e.g. ACME:Ongoing,PAUSED:Paused', suppliersFlag)
-    .option('--processing-ms <ms>', 'time from create to PROCESSED/ERRORED (default 200)', numberFlag(0))
+    .option(
+      '--processing-ms <ms>',
+      'time from create to PROCESSED/ERRORED (default 200)',
+      atLeastZero('--processing-ms'),
+    )
     .option(
       '--processing-spread-ms <ms>',
       "added to each account's processing time: 0..ms, fixed by the seed and the account (default 0)",
-      numberFlag(0),
+      atLeastZero('--processing-spread-ms'),
     )
-    .option('--errored-share <share>', 'share of created accounts that end ERRORED (0..1)', numberFlag(0, 1))
+    .option('--errored-share <share>', 'share of created accounts that end ERRORED (0..1)', share('--errored-share'))
     .option(
       '--open-period-start <date>',
       'first day of the open statement period (default: first of this month)',
       dateFlag,
     )
     .option('--today <date>', 'the date for "not in the future" rules (default: today, UTC)', dateFlag)
-    .option('--token-ttl <seconds>', 'access token lifetime (default 3600)', numberFlag(0.001))
-    .option('--seed <n>', 'seed of every random choice (default 1)', numberFlag(-(2 ** 31), 2 ** 31, true));
+    .option(
+      '--token-ttl <seconds>',
+      'access token lifetime (default 3600)',
+      numberOption('--token-ttl', { min: 0.001, fractions: true }),
+    )
+    .option(
+      '--seed <n>',
+      'seed of every random choice (default 1)',
+      numberOption('--seed', { min: -(2 ** 31), max: 2 ** 31 }),
+    );
   registerFaultOptions(command);
   registerTenantOptions(command);
   command.action(async (flags: SandboxFlags) => runSandbox(flags, setExitCode));
@@ -204,12 +202,12 @@ function registerTenantOptions(command: Command): void {
     .option(
       '--throttle-token-requests <n>',
       'the first n token requests are refused as too many requests (default 0)',
-      numberFlag(0, Infinity, true),
+      numberOption('--throttle-token-requests', { min: 0 }),
     )
     .option(
       '--throttle-token-ms <ms>',
       "token requests within ms of the sandbox's start are refused as too many requests (default 0)",
-      numberFlag(0),
+      atLeastZero('--throttle-token-ms'),
     )
     .option(
       '--throttle-token-status <status>',
@@ -225,19 +223,27 @@ function registerTenantOptions(command: Command): void {
 /** The sandbox's faults: latency, failures, throttling, dropped connections, odd answers. */
 function registerFaultOptions(command: Command): void {
   command
-    .option('--latency-ms <ms>', 'latency added to every response', numberFlag(0))
-    .option('--jitter-ms <ms>', 'random extra latency, 0..ms', numberFlag(0))
-    .option('--fail-rate <share>', 'share of requests answered 500', numberFlag(0, 1))
-    .option('--rate-limit-rate <share>', 'share of requests answered 429 with Retry-After', numberFlag(0, 1))
-    .option('--retry-after <seconds>', 'Retry-After of the injected 429s (default 1)', numberFlag(0))
-    .option('--drop-rate <share>', 'share of connections destroyed before the change is applied', numberFlag(0, 1))
-    .option('--ambiguous-rate <share>', 'share of requests applied, then the connection destroyed', numberFlag(0, 1))
+    .option('--latency-ms <ms>', 'latency added to every response', atLeastZero('--latency-ms'))
+    .option('--jitter-ms <ms>', 'random extra latency, 0..ms', atLeastZero('--jitter-ms'))
+    .option('--fail-rate <share>', 'share of requests answered 500', share('--fail-rate'))
+    .option('--rate-limit-rate <share>', 'share of requests answered 429 with Retry-After', share('--rate-limit-rate'))
+    .option('--retry-after <seconds>', 'Retry-After of the injected 429s (default 1)', atLeastZero('--retry-after'))
+    .option('--drop-rate <share>', 'share of connections destroyed before the change is applied', share('--drop-rate'))
+    .option(
+      '--ambiguous-rate <share>',
+      'share of requests applied, then the connection destroyed',
+      share('--ambiguous-rate'),
+    )
     .option(
       '--html-rate <share>',
       'share of requests answered 200 with an HTML login page, as an SSO proxy in front of a service does',
-      numberFlag(0, 1),
+      share('--html-rate'),
     )
-    .option('--max-rps <n>', 'a real rate limit: 429 + Retry-After above n requests per second', numberFlag(0))
+    .option(
+      '--max-rps <n>',
+      'a real rate limit: 429 + Retry-After above n requests per second',
+      atLeastZero('--max-rps'),
+    )
     .option('--fault-token-issue', 'apply the random faults to the token mutation too')
     .option(
       '--echo-credentials',
@@ -247,17 +253,17 @@ function registerFaultOptions(command: Command): void {
     .option(
       '--error-detail-chars <n>',
       "every error's detail (error answers, a status's latest_error) padded to n characters (default 0: off)",
-      numberFlag(0, Infinity, true),
+      numberOption('--error-detail-chars', { min: 0 }),
     )
     .option(
       '--trickle-ms <ms>',
       'answers to GET requests are sent one byte every ms (a trickle; default 0: off)',
-      numberFlag(0),
+      atLeastZero('--trickle-ms'),
     )
     .option(
       '--flaky-attempts <n>',
       'how many 500s a FLAKY- payment instruction gets before it succeeds (default 1)',
-      numberFlag(0, Infinity, true),
+      numberOption('--flaky-attempts', { min: 0 }),
     )
     .option(
       '--multiple-payment-instructions',
@@ -268,15 +274,19 @@ function registerFaultOptions(command: Command): void {
       '--lost-answer-ms <ms>',
       'how long a LOST- payment instruction (created, then no answer) holds its connection before dropping it ' +
         '(default 0)',
-      numberFlag(0),
+      atLeastZero('--lost-answer-ms'),
     )
     .option(
       '--lost-create-share <share>',
       'share of accounts whose create is answered 201 and then lost: no import process appears (0..1)',
-      numberFlag(0, 1),
+      share('--lost-create-share'),
     )
     .option('--lost-create-once', 'only the first create of those accounts is lost; a create sent again lands')
-    .option('--max-body-bytes <n>', 'request bodies above this get 413 (default 5 MiB)', numberFlag(1, Infinity, true))
+    .option(
+      '--max-body-bytes <n>',
+      'request bodies above this get 413 (default 5 MiB)',
+      numberOption('--max-body-bytes', { min: 1 }),
+    )
     .option('--no-retain-payloads', 'do not keep create payloads (large benchmarks)')
     .option('--no-request-log', 'do not keep a request log (large benchmarks)')
     .option('--verbose', 'log one line per request to stderr (method, path, status, ms)');

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { UsageError } from '../../errors.js';
+import { messageOf, UsageError } from '../../errors.js';
 import {
   checkStateDir,
   ITEM_KINDS,
@@ -40,7 +40,7 @@ export function openLedgerSource(stateDir: string): LedgerSource {
   } catch (error) {
     if (error instanceof LedgerDamagedError) throw error;
     throw new UsageError(
-      `${join(stateDir, LEDGER_FILE)}: cannot be opened (${(error as Error).message})`,
+      `${join(stateDir, LEDGER_FILE)}: cannot be opened (${messageOf(error)})`,
       'ledger_unreadable',
       error,
     );

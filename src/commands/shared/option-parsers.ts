@@ -6,12 +6,20 @@ import { STEP_NAMES, type PushStep } from '../../engine/index.js';
 
 export type MaxErrors = { count: number } | { percent: number };
 
-/** `name`'s parser of a whole number from 1 to `max`. */
-export function positiveInt(name: string, max: number): (value: string) => number {
+/**
+ * The options' one number parser: `name`'s value as a number from `min` to `max` (a whole number unless `fractions`).
+ */
+export function numberOption(
+  name: string,
+  range: { min: number; max?: number; fractions?: boolean },
+): (value: string) => number {
+  const { min, max = Infinity, fractions = false } = range;
+  const bounds = max === Infinity ? `of at least ${min}` : `from ${min} to ${max}`;
+  const what = `${fractions ? 'a number' : 'a whole number'} ${bounds}`;
   return (value) => {
-    const number = Number(value);
-    if (!Number.isInteger(number) || number < 1 || number > max)
-      throw new InvalidArgumentError(`${name} must be a whole number from 1 to ${max} (got "${value}").`);
+    const number = value.trim() === '' ? NaN : Number(value);
+    if (!Number.isFinite(number) || number < min || number > max || (!fractions && !Number.isInteger(number)))
+      throw new InvalidArgumentError(`${name} must be ${what} (got "${value}").`);
     return number;
   };
 }
@@ -19,11 +27,12 @@ export function positiveInt(name: string, max: number): (value: string) => numbe
 /** --only create,notes,...: the steps of the run. */
 export function parseSteps(value: string): ReadonlySet<PushStep> {
   const names = listOf(value);
-  if (names.length === 0 || names.some((name) => STEP_NAMES[name] === undefined))
+  const steps = names.flatMap((name) => STEP_NAMES[name] ?? []);
+  if (names.length === 0 || steps.length < names.length)
     throw new InvalidArgumentError(
       `--only takes a comma-separated list of ${Object.keys(STEP_NAMES).join(', ')} (got "${value}").`,
     );
-  return new Set(names.map((name) => STEP_NAMES[name] as PushStep));
+  return new Set(steps);
 }
 
 /** --retry-invalid CODE[,CODE...]: the service's error codes (letters, digits, _ . -). */

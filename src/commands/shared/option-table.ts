@@ -1,4 +1,6 @@
 import { type Command, Option } from 'commander';
+import { SETTING_ENV } from '../../config/precedence.js';
+import { RUN_DEFAULTS } from '../../defaults.js';
 import { ALLOW_NO_ACCOUNTS } from '../../intake/accounts-present.js';
 
 // A command's options as one table (docs/architecture.md, `commands/`): per option its flags, its --help group and
@@ -27,4 +29,19 @@ export const ALLOW_NO_ACCOUNTS_OPTION: OptionRow = {
   group: 'Selection',
   flags: ALLOW_NO_ACCOUNTS,
   help: 'the accounts file may hold no account: the export only adds post-import records to accounts imported earlier',
+};
+
+/** The results ledger's place, one help text for every command that reads or writes it. */
+export const STATE_OPTION: OptionRow = {
+  group: 'Selection',
+  flags: '--state <dir>',
+  default: RUN_DEFAULTS.stateDir,
+  help: 'state directory holding the results ledger (one per migration cohort)',
+};
+
+/** The results ledger in PostgreSQL instead of a state directory's SQLite file. */
+export const LEDGER_OPTION: OptionRow = {
+  group: 'Selection',
+  flags: '--ledger <url>',
+  help: `the results ledger in PostgreSQL (postgresql://...; else ${SETTING_ENV.ledger}) instead of --state`,
 };

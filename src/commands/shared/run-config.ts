@@ -2,7 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Command, Option } from 'commander';
 import { z } from 'zod';
-import { UsageError } from '../../errors.js';
+import { nonEmpty, SETTING_ENV } from '../../config/precedence.js';
+import { errnoOf, messageOf, UsageError } from '../../errors.js';
 import { refuseUntrustedPath } from '../../trusted-path.js';
 
 // The run configuration (docs/operators-guide.md "One file per cohort"): what every command of a cohort repeats
@@ -28,17 +29,17 @@ interface Setting {
 
 /** The keys a run configuration may hold, each the snake_case name of the option it sets. */
 export const RUN_SETTINGS = {
-  base_url: { env: 'MIGRATE_BASE_URL' },
-  api_key_file: { env: 'MIGRATE_API_KEY', secret: true, path: true },
-  token_file: { env: 'MIGRATE_TOKEN', secret: true, path: true },
-  token_field: { env: 'MIGRATE_TOKEN_FIELD' },
-  header_form: { env: 'MIGRATE_HEADER_FORM' },
-  dialect: { env: 'MIGRATE_DIALECT' },
+  base_url: { env: SETTING_ENV.baseUrl },
+  api_key_file: { env: SETTING_ENV.apiKey, secret: true, path: true },
+  token_file: { env: SETTING_ENV.token, secret: true, path: true },
+  token_field: { env: SETTING_ENV.tokenField },
+  header_form: { env: SETTING_ENV.headerForm },
+  dialect: { env: SETTING_ENV.dialect },
   contract: { path: true },
   config: { path: true },
-  supplier: { env: 'MIGRATE_SUPPLIER' },
+  supplier: { env: SETTING_ENV.supplier },
   state: { path: true },
-  ledger: { env: 'MIGRATE_LEDGER_URL' },
+  ledger: { env: SETTING_ENV.ledger },
   ledger_timeout: {},
   concurrency: {},
   rate: {},
@@ -75,7 +76,7 @@ export function findRunConfig(flag: string | undefined, env: NodeJS.ProcessEnv, 
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = errnoOf(error);
     if (named === undefined && code === 'ENOENT') return undefined;
     const by = flag === undefined ? RUN_CONFIG_ENV : RUN_CONFIG_FLAG;
     throw new UsageError(
@@ -92,7 +93,7 @@ function parseRunConfig(file: string, text: string): RunConfig['settings'] {
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`run configuration ${file} is not JSON: ${(error as Error).message}.`, 'run_config_invalid');
+    throw new UsageError(`run configuration ${file} is not JSON: ${messageOf(error)}.`, 'run_config_invalid');
   }
   const parsed = runConfigSchema.safeParse(json);
   if (!parsed.success) {
@@ -115,10 +116,20 @@ function parseRunConfig(file: string, text: string): RunConfig['settings'] {
   const dir = path.dirname(file);
   for (const key of SETTING_KEYS) {
     const value = settings[key];
-    if ((RUN_SETTINGS[key] as Setting).path === true && typeof value === 'string')
-      settings[key] = path.resolve(dir, value);
+    if (settingOf(key).path === true && typeof value === 'string') settings[key] = path.resolve(dir, value);
   }
   return settings;
+}
+
+const settingOf = (key: SettingKey): Setting => RUN_SETTINGS[key];
+
+/** The two settings that name the ledger: one of them at most. */
+const LEDGER_KEYS: readonly SettingKey[] = ['state', 'ledger'];
+
+/** What commander holds for the option of `key` (its parser's value). */
+function optionValueOf(command: Command, key: SettingKey): unknown {
+  const value: unknown = command.getOptionValue(attributeOf(key));
+  return value;
 }
 
 /** Where a command's setting came from, for `migrate config show` and for the refusals below. */
@@ -134,8 +145,8 @@ function sourceOf(command: Command, key: SettingKey, env: NodeJS.ProcessEnv): Se
   const source = command.getOptionValueSource(attributeOf(key));
   if (source === 'cli') return 'flag';
   if (source === 'config') return 'file';
-  const variable = (RUN_SETTINGS[key] as Setting).env;
-  if (variable !== undefined && (env[variable] ?? '') !== '') return 'environment';
+  const variable = settingOf(key).env;
+  if (variable !== undefined && nonEmpty(env[variable]) !== undefined) return 'environment';
   return 'default';
 }
 
@@ -145,10 +156,11 @@ function sourceOf(command: Command, key: SettingKey, env: NodeJS.ProcessEnv): Se
  * --state beside --ledger (or MIGRATE_LEDGER_URL) is refused instead of one of them being silently ignored.
  */
 export function applyRunConfig(command: Command, env: NodeJS.ProcessEnv, cwd: string): void {
-  const flag = command.getOptionValue('runConfig') as string | undefined;
+  const given: unknown = command.getOptionValue('runConfig');
+  const flag = typeof given === 'string' ? given : undefined;
   const config = findRunConfig(flag, env, cwd);
   if (config !== undefined) {
-    const ledgerGiven = ['state', 'ledger'].some((key) => sourceOf(command, key as SettingKey, env) !== 'default');
+    const ledgerGiven = LEDGER_KEYS.some((key) => sourceOf(command, key, env) !== 'default');
     for (const key of SETTING_KEYS) {
       const value = config.settings[key];
       const option = optionOf(command, key);
@@ -180,7 +192,7 @@ function parsedValue(option: Option, key: SettingKey, value: string | number | b
   try {
     return option.parseArg(text, undefined);
   } catch (error) {
-    throw new UsageError(`run configuration ${file}: ${key}: ${(error as Error).message}`, 'run_config_invalid', error);
+    throw new UsageError(`run configuration ${file}: ${key}: ${messageOf(error)}`, 'run_config_invalid', error);
   }
 }
 
@@ -190,7 +202,7 @@ function refuseTwoLedgers(command: Command, env: NodeJS.ProcessEnv): void {
   const ledger = sourceOf(command, 'ledger', env);
   if (state === 'default' || ledger === 'default') return;
   const named = (key: string, source: SettingSource): string =>
-    source === 'flag' ? `--${key}` : source === 'file' ? `${key} in the run configuration` : 'MIGRATE_LEDGER_URL';
+    source === 'flag' ? `--${key}` : source === 'file' ? `${key} in the run configuration` : SETTING_ENV.ledger;
   throw new UsageError(
     `${named('state', state)} and ${named('ledger', ledger)} name two ledgers (a state directory's SQLite ledger and ` +
       'a PostgreSQL one); give the one this cohort uses.',
@@ -231,7 +243,7 @@ export function shownSettings(command: Command, env: NodeJS.ProcessEnv): ShownSe
     const source = sourceOf(command, key, env);
     const setting: Setting = RUN_SETTINGS[key];
     if (source !== 'environment' || setting.env === undefined)
-      return [{ key, value: command.getOptionValue(attributeOf(key)) as unknown, source }];
+      return [{ key, value: optionValueOf(command, key), source }];
     return [{ key, value: setting.secret === true ? undefined : env[setting.env], source, variable: setting.env }];
   });
 }

@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { FatalError } from '../../errors.js';
+import { errnoOf, FatalError } from '../../errors.js';
 import { storageFailureCause } from '../../ledger/index.js';
 import type { ExportFile } from '../../sources/index.js';
 
@@ -18,7 +18,7 @@ export function scratchSpaceError(
   files: readonly Pick<ExportFile, 'bytes'>[],
 ): FatalError | undefined {
   if (error instanceof FatalError) return undefined;
-  const code = (error as { code?: unknown } | undefined)?.code;
+  const code = errnoOf(error);
   const cause = code === 'EFBIG' ? `a file-size limit (ulimit -f): ${code}` : storageFailureCause(error);
   if (cause === undefined) return undefined;
   const bytes = files.reduce((sum, file) => sum + file.bytes, 0);

@@ -1,7 +1,7 @@
-import { type Command, InvalidArgumentError } from 'commander';
+import type { Command } from 'commander';
 import { registerServiceOptions, type ServiceFlags } from '../../config/service.js';
-import { RUN_DEFAULTS } from '../../defaults.js';
-import { addOptions, type OptionRow } from '../shared/option-table.js';
+import { numberOption } from '../shared/option-parsers.js';
+import { addOptions, LEDGER_OPTION, STATE_OPTION, type OptionRow } from '../shared/option-table.js';
 
 // The options of `migrate status`, one table: --help is generated from it (the group and the line of help), and
 // resolve.ts reads what commander parsed, nowhere else. The service's options are the ones push and validate share.
@@ -21,24 +21,16 @@ export interface StatusFlags extends ServiceFlags {
   stateGiven?: boolean | undefined;
 }
 
-function count(name: string, max: number): (value: string) => number {
-  return (value) => {
-    const number = Number(value);
-    if (!Number.isInteger(number) || number < 0 || number > max)
-      throw new InvalidArgumentError(`${name} must be a whole number from 0 to ${max} (got "${value}").`);
-    return number;
-  };
-}
-
-const LEDGER_HELP = 'state directory holding the results ledger (without one: the service view only)';
 const STORY_HELP = "one account's whole story: ledger history, service status (v2 and v1), records";
-const [maxRows, maxChecks] = [count('--max-rows', 1e6), count('--max-status-checks', 1e6)];
+const [maxRows, maxChecks] = [
+  numberOption('--max-rows', { min: 0, max: 1e6 }),
+  numberOption('--max-status-checks', { min: 0, max: 1e6 }),
+];
 
 // prettier-ignore
 const STATUS_OPTIONS: readonly OptionRow[] = [
-  { group: 'Selection', flags: '--state <dir>', help: LEDGER_HELP, default: RUN_DEFAULTS.stateDir },
-  { group: 'Selection', flags: '--ledger <url>',
-    help: 'the results ledger in PostgreSQL (postgresql://...; else MIGRATE_LEDGER_URL)' },
+  STATE_OPTION,
+  LEDGER_OPTION,
   { group: 'Service', flags: '--offline', help: 'the ledger only: no request to the service, no credentials needed' },
   { group: 'Selection', flags: '--account <external_account_number>', help: STORY_HELP },
   { group: 'Output', flags: '--json', help: 'print one JSON document on stdout (every account as a row)' },

@@ -327,7 +327,7 @@ function outstandingCounts(
   const result: Record<string, Partial<Record<ItemState, number>>> = {};
   for (const [kind, states] of Object.entries(items)) {
     const kept = Object.fromEntries(
-      Object.entries(states).filter(([state]) => (OUTSTANDING_ITEMS as readonly string[]).includes(state)),
+      Object.entries(states).filter(([state]) => OUTSTANDING_ITEMS.some((kept) => kept === state)),
     );
     if (Object.keys(kept).length > 0) result[kind] = kept;
   }

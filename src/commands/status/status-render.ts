@@ -3,6 +3,7 @@ import { Chalk, type ChalkInstance } from 'chalk';
 import { STATE_FACTS } from '../../engine/index.js';
 import type { AccountState } from '../../ledger/index.js';
 import type { AccountStory } from './account-story.js';
+import { KIND_LABELS, STATE_LABELS } from '../shared/labels.js';
 import { NEEDING_PERSON, type DiffersRow, type StatusSummary } from './status-gather.js';
 
 // How `migrate status` prints: aligned sections, the same on a terminal and in a pipe (cron
@@ -12,24 +13,6 @@ export interface RenderOptions {
   /** Colour (a terminal, and NO_COLOR not set). The layout is the same either way. */
   color: boolean;
 }
-
-const LEDGER_LABELS: Record<string, string> = {
-  done: 'done',
-  processed: 'imported, records left',
-  scheduled: 'waiting for processing',
-  creating: 'create unconfirmed',
-  staged: 'not sent yet',
-  unresolved: 'records wait for their account',
-  invalid: 'held back: invalid (fix the export)',
-  errored: 'ERRORED on the platform',
-};
-
-const STEP_LABELS: Record<string, string> = {
-  note: 'notes',
-  transaction: 'transactions',
-  statement: 'statements',
-  payment_instruction: 'payment instructions',
-};
 
 const LABEL = 36;
 const NUMBER = 9;
@@ -59,7 +42,7 @@ export function renderStatus(summary: StatusSummary, options: RenderOptions): st
   }
   if (counts.ledger) {
     lines.push('', c.bold('  ledger'));
-    for (const [state, label] of Object.entries(LEDGER_LABELS)) {
+    for (const [state, label] of Object.entries(STATE_LABELS)) {
       const n = counts.ledger[state as keyof typeof counts.ledger];
       if (n !== undefined) lines.push(STATE_FACTS[state as AccountState].needsPerson ? warn(label, n) : row(label, n));
     }
@@ -94,7 +77,7 @@ function stepLines(summary: StatusSummary, c: ChalkInstance): string[] {
     ['created', n('scheduled', 'processed', 'errored', 'done'), n('staged', 'creating'), n('invalid')],
     ['processed', n('processed', 'done'), n('scheduled'), n('errored')],
   ];
-  for (const [kind, label] of Object.entries(STEP_LABELS)) {
+  for (const [kind, label] of Object.entries(KIND_LABELS)) {
     const outstanding = summary.counts.items_outstanding?.[kind] ?? {};
     const total = done[kind] ?? 0;
     const waiting = (outstanding.pending ?? 0) + (outstanding.sending ?? 0);

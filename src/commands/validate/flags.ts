@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { registerServiceOptions, type ServiceFlags } from '../../config/service.js';
 import { RUN_DEFAULTS } from '../../defaults.js';
 import { registerContractOption, registerMappingOptions, type MappingFlags } from '../shared/mapping-options.js';
+import { numberOption } from '../shared/option-parsers.js';
 import { addOptions, ALLOW_NO_ACCOUNTS_OPTION, type OptionRow } from '../shared/option-table.js';
 
 // The options of `migrate validate`, one table (--help comes from it), then the mapping file's and the service's,
@@ -15,7 +16,7 @@ export interface ValidateFlags extends ServiceFlags, Omit<MappingFlags, 'dir'> {
   sandbox?: boolean;
   allowNoAccounts?: boolean;
   show?: string;
-  concurrency?: string;
+  concurrency: number;
 }
 
 const REMOTE =
@@ -35,7 +36,8 @@ const VALIDATE_OPTIONS: readonly OptionRow[] = [
     help: 'with --remote: validate against the built-in sandbox instead of the service' },
   ALLOW_NO_ACCOUNTS_OPTION,
   { group: 'Output', flags: '--show <accounts>', help: SHOW },
-  { group: 'Tuning', flags: '--concurrency <n>', default: `${RUN_DEFAULTS.remoteValidateConcurrency}`,
+  { group: 'Tuning', flags: '--concurrency <n>', default: RUN_DEFAULTS.remoteValidateConcurrency,
+    parse: numberOption('--concurrency', { min: 1, max: 64 }),
     help: 'with --remote: most requests in flight at once' },
 ];
 

@@ -1,7 +1,7 @@
 import { chmod, open } from 'node:fs/promises';
 import path from 'node:path';
 import { stringify } from 'csv-stringify/sync';
-import { UsageError } from '../../errors.js';
+import { errnoOf, UsageError } from '../../errors.js';
 import type { OmittedIssue } from '../../mapping/types.js';
 import type { ExportValidation } from '../../intake/validate-export.js';
 import { spreadsheetCsvOptions } from '../../output/spreadsheet-safe.js';
@@ -68,8 +68,7 @@ export async function writeOmittedCsv(errorsCsv: string, validation: ExportValid
     await chmod(file, 0o600);
   } catch (error) {
     throw new UsageError(
-      `${file} (the omitted values beside --errors-csv): cannot be written ` +
-        `(${(error as NodeJS.ErrnoException).code ?? String(error)}).`,
+      `${file} (the omitted values beside --errors-csv): cannot be written (${errnoOf(error) ?? String(error)}).`,
       'errors_csv_unwritable',
       error,
     );

@@ -1,7 +1,6 @@
 import type { ServiceFlags } from '../../config/service.js';
 import { checkContractDialect, type MigrateConfig } from '../../config/index.js';
 import { chooseDialect } from '../../config/service.js';
-import { RUN_DEFAULTS } from '../../defaults.js';
 import { UsageError } from '../../errors.js';
 import type { Dialect } from '../../schema/index.js';
 import type { MappingFlags } from '../shared/mapping-options.js';
@@ -58,16 +57,6 @@ export function resolveValidateConfig(input: {
     show: show === undefined ? undefined : showKeysOf(show),
     dialect,
     mapping: { ...file, dialect },
-    remote: remote ? { sandbox: sandbox === true, concurrency: concurrencyOf(concurrency), flags: service } : undefined,
+    remote: remote ? { sandbox: sandbox === true, concurrency, flags: service } : undefined,
   });
-}
-
-function concurrencyOf(value: string | undefined): number {
-  const concurrency = value === undefined ? RUN_DEFAULTS.remoteValidateConcurrency : Number(value);
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64)
-    throw new UsageError(
-      `--concurrency: expected a whole number from 1 to 64, got ${JSON.stringify(value)}.`,
-      'invalid_concurrency',
-    );
-  return concurrency;
 }

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
-import { FatalError } from '../../errors.js';
+import { errnoOf, FatalError, messageOf } from '../../errors.js';
 import { newClient } from './url.js';
 
 // A command's first connection to the ledger's database (docs/postgres.md "A database that cannot be reached at the
@@ -68,7 +68,7 @@ export async function firstContact(url: string, label: string, given = LEDGER_FL
 const TRIED_AGAIN: ReadonlySet<unknown> = new Set(['ECONNREFUSED', 'EAI_AGAIN', '57P03', '57P01', '53300']);
 
 function worthAnotherTry(error: unknown): boolean {
-  return TRIED_AGAIN.has((error as { code?: unknown } | undefined)?.code);
+  return TRIED_AGAIN.has(errnoOf(error));
 }
 
 /** Where the client went: host:port, or the unix socket's directory and port. */
@@ -80,8 +80,8 @@ function whereTo(client: pg.Client): string {
 /** What happened to the first connection, in the operator's words. */
 export function whatHappened(error: unknown, client: pg.Client, seconds: number, tried: number): string {
   const where = whereTo(client);
-  const code = (error as { code?: unknown } | undefined)?.code;
-  const message = error instanceof Error ? error.message : String(error);
+  const code = errnoOf(error);
+  const message = messageOf(error);
   const tries = tried > 1 ? `, ${tried} tries` : '';
   switch (code) {
     case 'ECONNREFUSED':

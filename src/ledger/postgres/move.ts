@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import type pg from 'pg';
-import { FatalError, UsageError } from '../../errors.js';
+import { errnoOf, FatalError, messageOf, UsageError } from '../../errors.js';
 import { openLedgerDb } from '../db.js';
 import { copyIntoPostgres, copyIntoSqlite, type CopyCounts } from './copy.js';
 import { firstContact } from './first-contact.js';
@@ -52,9 +52,9 @@ export async function moveLedgerToPostgres(db: Database.Database, url: string): 
     const { source, differences } = await connection.run((client) => compareWithPostgres(db, client));
     return { label, copied, source, differences };
   } catch (error) {
-    if (error instanceof UsageError || (error as { code?: unknown }).code === undefined) throw error;
+    if (error instanceof UsageError || errnoOf(error) === undefined) throw error;
     throw new FatalError(
-      `cannot copy into the PostgreSQL ledger ${label}: ${(error as Error).message}; nothing was copied ` +
+      `cannot copy into the PostgreSQL ledger ${label}: ${messageOf(error)}; nothing was copied ` +
         '(the copy is one transaction). Check --to and the database, then run it again.',
       'ledger_unavailable',
     );

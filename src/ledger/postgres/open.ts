@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type pg from 'pg';
-import { InterruptedError } from '../../errors.js';
+import { InterruptedError, messageOf } from '../../errors.js';
 import { openLedgerDb } from '../db.js';
 import type { Ledger } from '../ledger.js';
 import type { LedgerCounts } from '../read.js';
@@ -220,7 +220,7 @@ async function opening<T>(label: string, step: () => Promise<T>): Promise<T> {
     const what =
       error instanceof LedgerUnreachableError
         ? `the database went away while the ledger was being opened (${error.away})`
-        : `the database refused: ${(error as Error).message ?? String(error)}`;
+        : `the database refused: ${messageOf(error)}`;
     throw new PostgresLedgerUnavailableError(label, what, error);
   }
 }

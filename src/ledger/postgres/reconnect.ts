@@ -1,20 +1,20 @@
 import type pg from 'pg';
 import { monotonicNow } from '../../clock.js';
-import { FatalError } from '../../errors.js';
+import { errnoOf, FatalError, messageOf } from '../../errors.js';
 
 // The database going away (a restart, a failover, a network cut) is waited out: every ledger write is idempotent (an
 // upsert of rows as the working copy holds them), so a transaction whose answer was lost is simply sent again.
 
 /** Errors that mean "the server is not there right now", not "this statement is wrong". */
 export function isConnectionFailure(error: unknown): boolean {
-  const code = (error as { code?: unknown } | undefined)?.code;
+  const code = errnoOf(error);
   if (typeof code === 'string') {
     // Class 08: connection exception; 57P01-57P03: shutdown, crash shutdown, cannot connect now; 53300: too many
     // connections.
     if (/^08|^57P0[123]$|^53300$/.test(code)) return true;
     if (/^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENOENT)$/.test(code)) return true;
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   return /Connection terminated|connection timeout|Client has encountered a connection error|not queryable/i.test(
     message,
   );
@@ -24,7 +24,7 @@ export function isConnectionFailure(error: unknown): boolean {
  * 40P01 deadlock_detected, 40001 serialization_failure: the transaction was rolled back and may simply be run again.
  */
 function isRetryable(error: unknown): boolean {
-  const code = (error as { code?: unknown } | undefined)?.code;
+  const code = errnoOf(error);
   return code === '40P01' || code === '40001';
 }
 
@@ -46,8 +46,8 @@ export class LedgerUnreachableError extends FatalError {
 }
 
 function describe(error: unknown): string {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === 'string' ? code : error instanceof Error ? error.message : String(error);
+  const code = errnoOf(error);
+  return typeof code === 'string' ? code : messageOf(error);
 }
 
 /** How long the ledger's database may stay away before the run stops, and how to reach it again. */

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PushFlags } from '../../../src/commands/push/flags.js';
 import { resolvePushConfig, type PushConfig, type PushInputs } from '../../../src/commands/push/resolve.js';
 import { loadMigrateConfig, type MigrateConfig } from '../../../src/config/index.js';
+import { keptDialect } from '../../../src/config/service.js';
 import { RUN_DEFAULTS } from '../../../src/defaults.js';
 import { MigrateError } from '../../../src/errors.js';
 
@@ -210,11 +211,19 @@ describe('resolvePushConfig', () => {
       expect(Object.isFrozen(part)).toBe(true);
   });
 
-  it("chooses a ledger's dialect the same way once it is open (a PostgreSQL ledger's is read then)", () => {
+  it("is plain data: the dialect asked for is kept against a ledger's once it is open (a PostgreSQL ledger's)", () => {
     const config = resolvePushConfig(inputsOf({ name: 'open', flags: { dialect: 'kraken' }, expected: {} }));
-    expect(config.service.dialectOn(undefined)).toBe('kraken');
-    expect(() => config.service.dialectOn({ dialect: 'spec', ledgerLabel: 'postgresql://db/acme' })).toThrow(
+    expect(JSON.parse(JSON.stringify(config.service.asked))).toEqual({ dialect: 'kraken', source: '--dialect' });
+    expect(keptDialect(config.service.asked, undefined)).toBe('kraken');
+    expect(() => keptDialect(config.service.asked, { dialect: 'spec', ledgerLabel: 'postgresql://db/acme' })).toThrow(
       /the state directory postgresql:\/\/db\/acme was pushed in the spec dialect/,
     );
+    const functions = (value: unknown): number =>
+      typeof value === 'function'
+        ? 1
+        : typeof value === 'object' && value !== null && !(value instanceof Set)
+          ? Object.values(value).reduce((sum: number, part) => sum + functions(part), 0)
+          : 0;
+    expect(functions(config)).toBe(0);
   });
 });

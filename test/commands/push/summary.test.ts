@@ -35,7 +35,7 @@ describe('summary', () => {
     const text = renderSummary(summary, false);
     expect(text).not.toMatch(/\u001b\[/);
     expect(text).toMatch(/done\s+5/);
-    expect(text).toMatch(/invalid \(held back\)\s+1/);
+    expect(text).toMatch(/held back: invalid \(fix the export\)\s+1/);
     expect(text).toMatch(/notes\s+4 done, 1 failed/);
     expect(text).toMatch(/invalid_phone_number\s+1/);
     expect(text).toContain('1 accounts changed in the export after they were imported');
