@@ -94,6 +94,8 @@ export interface ClientOptions {
    */
   signal?: AbortSignal | undefined;
   clock?: Clock;
+  /** The wall clock (Date.now by default), for the dates a service writes: an HTTP-date Retry-After. */
+  wallClock?: Clock;
   sleep?: Sleep;
   random?: () => number;
 }
@@ -119,6 +121,7 @@ export interface ResolvedClientOptions {
   onEvent: (event: ClientEvent) => void;
   signal: AbortSignal | undefined;
   clock: Clock;
+  wallClock: Clock;
   sleep: Sleep;
   random: () => number;
 }
@@ -251,6 +254,7 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
     onEvent: options.onEvent ?? (() => undefined),
     signal: options.signal,
     clock: options.clock ?? { now: monotonicNow },
+    wallClock: options.wallClock ?? { now: Date.now },
     sleep: options.sleep ?? sleepUnlessAborted,
     random: options.random ?? Math.random,
   };
