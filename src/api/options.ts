@@ -5,7 +5,7 @@ import { isDialect, NO_TENANT_FIELDS, type Dialect, type TenantFields } from '..
 import type { ClientEvent } from './events.js';
 import type { Clock, Sleep } from './rate-limiter.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.js';
-import type { ProxySettings } from './proxy.js';
+import { isLoopbackHost, proxyFor, type ProxySettings } from './proxy.js';
 import type { Credentials } from './token-manager.js';
 import { monotonicNow } from '../clock.js';
 
@@ -172,12 +172,6 @@ function nonNegative(option: string, value: number): number {
   return value;
 }
 
-/** True for localhost, 127.0.0.0/8 and ::1. */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
-}
-
 /** The base URL rule: https, or plain http to this machine only (the sandbox). */
 export function checkBaseUrl(text: string, label = 'client option baseUrl'): URL {
   let url: URL;
@@ -231,8 +225,9 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
   if (!tokenPath.startsWith('/')) fail('tokenPath', 'a path starting with /', tokenPath);
   const headerForm = options.headerForm ?? DEFAULTS.headerForm;
   if (!isHeaderForm(headerForm)) fail('headerForm', '"bare", "token" or "jwt"', headerForm);
+  const baseUrl = checkBaseUrl(options.baseUrl);
   return {
-    baseUrl: checkBaseUrl(options.baseUrl),
+    baseUrl,
     credentials: checkCredentials(options.credentials),
     concurrency: positiveInteger('concurrency', options.concurrency ?? DEFAULTS.concurrency),
     maxRequestsPerSecond: rate,
@@ -248,7 +243,7 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
     dialect: isDialect(options.dialect ?? 'spec')
       ? (options.dialect ?? 'spec')
       : fail('dialect', '"spec" or "kraken"', options.dialect),
-    proxy: options.proxy,
+    proxy: proxyFor(baseUrl, options.proxy),
     taskParams: checkTaskParams(options.taskParams ?? {}),
     tenantFields: options.tenantFields ?? NO_TENANT_FIELDS,
     onEvent: options.onEvent ?? (() => undefined),
