@@ -145,12 +145,13 @@ function viewFile(rules: ShapeRules, view: ShapedView): ExportFile {
 }
 
 /**
- * A view's plan, as a CSV header's: its columns must be documented fields of the kind, or names the mapping file
- * renames or ignores. Problems are named at the legacy column a view passes through, and at none where it computes.
+ * The view's column that fills external_account_number: one of that name the mapping file does not rename, or one it
+ * renames to it (`"rename": {"ACCT_NO": "external_account_number"}`); the rows are ordered and joined by it.
  */
-function viewPlan(rules: ShapeRules, view: ShapedView, config: ExportMapping): FilePlan {
-  const mapping = config.mapping[view.kind];
-  if (!view.columns.some((column) => (mapping.rename[column] ?? column) === 'external_account_number'))
+export function viewKeyColumn(rules: ShapeRules, view: ShapedView, config: Pick<ExportMapping, 'mapping'>): string {
+  const rename = config.mapping[view.kind].rename;
+  const key = view.columns.find((column) => (rename[column] ?? [column]).includes('external_account_number'));
+  if (key === undefined)
     throw new InputError(
       rules.name,
       undefined,
@@ -159,6 +160,15 @@ function viewPlan(rules: ShapeRules, view: ShapedView, config: ExportMapping): F
         `${view.kind}.rename in the mapping file.`,
       'shape_no_key',
     );
+  return key;
+}
+
+/**
+ * A view's plan, as a CSV header's: its columns must be documented fields of the kind, or names the mapping file
+ * renames or ignores. Problems are named at the legacy column a view passes through, and at none where it computes.
+ */
+function viewPlan(rules: ShapeRules, view: ShapedView, config: ExportMapping): FilePlan {
+  viewKeyColumn(rules, view, config);
   const plan = planFile(view.kind, viewFile(rules, view).file, [...view.columns, '_file', '_line'], config);
   if (plan.unknownColumns.length > 0)
     throw new InputError(
