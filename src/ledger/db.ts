@@ -154,10 +154,9 @@ export function ledgerFileState(stateDir: string): 'none' | 'unfinished' | 'ledg
     openReadOnly(file, (db) => {
       tables = (db.prepare("SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table'").get() as { n: number }).n;
     }).close();
-  } catch (error) {
-    // A damaged file is a ledger, named as damaged by whoever opens it.
-    if (isLedgerDamage(error)) return 'ledger';
-    throw error;
+  } catch {
+    // A damaged or unreadable file is a ledger here: whoever opens it names what is wrong with it.
+    return 'ledger';
   }
   return tables === 0 ? 'unfinished' : 'ledger';
 }
