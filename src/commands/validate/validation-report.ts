@@ -1,5 +1,6 @@
 import { closeSync, fchmodSync, writeSync } from 'node:fs';
 import { stringify } from 'csv-stringify/sync';
+import { visibleValue } from '../../errors.js';
 import type { SourceIssue } from '../../mapping/types.js';
 import type { ExportValidation } from '../../intake/validate-export.js';
 import {
@@ -142,16 +143,18 @@ export async function* textReport(validation: ExportValidation): AsyncGenerator<
     index += 1;
     if (group !== current) {
       current = group;
-      lines.push(group === '(export)' ? 'Export files:' : `Account ${group}:`);
+      lines.push(group === '(export)' ? 'Export files:' : `Account ${visibleValue(group)}:`);
     }
-    lines.push(`  ${where(issue)}  ${issue.code}  ${issue.message}`);
+    // One line per problem: the file name, the account number and the values quoted are the export's.
+    lines.push(visibleValue(`  ${where(issue)}  ${issue.code}  ${issue.message}`));
     if (lines.length >= LINES_PER_CHUNK) {
       yield `${lines.join('\n')}\n`;
       lines = [];
     }
   }
   if (validation.errors.length > 0) lines.push('');
-  yield `${[...lines, ...(await omittedLines(validation)), ...summaryLines(validation)].join('\n')}\n`;
+  const closing = [...(await omittedLines(validation)), ...summaryLines(validation)].map(visibleValue);
+  yield `${[...lines, ...closing].join('\n')}\n`;
 }
 
 function summaryLines(validation: ExportValidation): string[] {
