@@ -148,7 +148,10 @@ function classify(response: ServiceResponse, context: MapContext): ApiError {
     status === 400 ? issuesFromBody(body).find((issue) => issue.code === Code.migrationNotOngoing) : undefined;
   if (notOngoing) return new SupplierNotOngoingError(endpoint, notOngoing.detail || detail, notOngoing.code, status);
   if (status === 429) return rateLimited(response, context);
-  const tooLong = status === 503 ? retryAfterTooLong(response, context) : undefined;
+  // A 503 (a gateway's) asking for a pause beyond the ceiling stops the run, as a 429 does, unless it answered a write
+  // that may have been applied: that one is reconciled as any 5xx after a write (a stop would count it unsent).
+  const appliedMaybe = context.write && !context.serverErrorMeansNotApplied;
+  const tooLong = status === 503 && !appliedMaybe ? retryAfterTooLong(response, context) : undefined;
   if (tooLong) return tooLong;
   if (status === 401 || status === 403)
     return new AuthenticationError(endpoint, detail || `HTTP ${status}`, {

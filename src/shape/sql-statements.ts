@@ -88,11 +88,16 @@ export function positionIn(text: string, offset: number): { line: number; column
   return positionOf(lineStarts(text), offset);
 }
 
-/** 1-based line and column of `offset` in a text whose lines start at `starts`. */
+/** 1-based line and column of `offset` in a text whose lines start at `starts` (a binary search: big files too). */
 function positionOf(starts: number[], offset: number): { line: number; column: number } {
-  let line = 0;
-  while (line + 1 < starts.length && (starts[line + 1] ?? Infinity) <= offset) line += 1;
-  return { line: line + 1, column: offset - (starts[line] ?? 0) + 1 };
+  let low = 0;
+  let high = starts.length - 1;
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if ((starts[middle] ?? 0) <= offset) low = middle;
+    else high = middle - 1;
+  }
+  return { line: low + 1, column: offset - (starts[low] ?? 0) + 1 };
 }
 
 /** The statements of a SQL text, blank ones (white space, comments, a lone ;) left out. */

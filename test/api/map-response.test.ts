@@ -170,6 +170,10 @@ describe('errorFromResponse: one function maps an answer to its class', () => {
     expect(error).toBeInstanceOf(RetryAfterTooLongError);
     expect(error).toMatchObject({ status: 503, fatal: true, retryAfterMs: 86_400_000 });
     expect(error.message).toContain('(HTTP 503, Retry-After: 86400)');
+    // After a write it may have been applied, as after any 5xx: a server error in doubt, reconciled, never a stop that
+    // would count it unsent.
+    const written = errorFromResponse({ status: 503, headers: { 'retry-after': '86400' }, body: undefined }, write);
+    expect(written).toMatchObject({ code: 'server_error', ambiguous: true });
     // Within the ceiling a 503 is a server error, resent by the retry policy.
     const within = errorFromResponse({ status: 503, headers: { 'retry-after': '5' }, body: undefined }, read);
     expect(within).toBeInstanceOf(ServerError);
