@@ -1,4 +1,4 @@
-import { chmodSync, copyFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, constants, copyFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { makeDirectory } from './state-dir.js';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -115,7 +115,9 @@ export function replaceUnfinishedLedger(stateDir: string, file: string): string 
   const what = `the ledger ${file} was left unfinished (empty, or without its tables: a run killed as it created it)`;
   if (snapshot === undefined) return `${what}; it is created afresh`;
   const partial = `${file}.partial`;
-  copyFileSync(snapshot, partial);
+  rmSync(partial, { force: true });
+  // Exclusive: a name planted there meanwhile (a link elsewhere) fails the copy instead of being written through.
+  copyFileSync(snapshot, partial, constants.COPYFILE_EXCL);
   chmodSync(partial, 0o600);
   renameSync(partial, file);
   return `${what}; restored from the snapshot ${snapshot}, whose outcomes the service's answers complete`;
