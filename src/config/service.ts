@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { inspect } from 'node:util';
 import { InvalidArgumentError, type Command } from 'commander';
@@ -12,6 +12,7 @@ import {
   type ProxySettings,
 } from '../api/index.js';
 import { UsageError } from '../errors.js';
+import { refuseUntrustedPath } from '../trusted-path.js';
 import {
   DIALECTS,
   isDialect,
@@ -81,8 +82,6 @@ export interface ServiceConfig {
   headerForm: HeaderForm | undefined;
   /** Where the credentials came from, for logs: e.g. 'MIGRATE_API_KEY', '--api-key-file key.txt'. */
   credentialSource: string;
-  /** Things the user should hear about (e.g. a key file readable by others); print them to stderr. */
-  warnings: string[];
   /** The wire format (docs/real-platform.md). */
   dialect: Dialect;
   /**
@@ -103,12 +102,12 @@ export function registerServiceOptions(command: Command): Command {
     .option('--token-field <name>', 'root field of the token mutation (default obtainKrakenToken)')
     .option(
       '--header-form <form>',
-      'Authorization header: "bare" token (default), "token" (Token <token>) or "jwt" (JWT <token>)',
+      'Authorization header: "bare" token, "token" (Token <token>) or "jwt" (JWT <token>) (default bare)',
     )
     .option(
       '--dialect <dialect>',
-      `wire format: "spec" (default) or "kraken", the real platform's (or set ${SERVICE_ENV.dialect}, or ` +
-        `"dialect" in the mapping file)`,
+      `wire format: "spec" or "kraken", the real platform's (or set ${SERVICE_ENV.dialect}, or "dialect" in the ` +
+        'mapping file) (default spec, or the one the ledger was pushed in)',
       parseDialectFlag,
     )
     .option(
@@ -172,9 +171,10 @@ function nonEmpty(value: string | undefined): string | undefined {
 }
 
 /** Reads a secret from a file: first line, trimmed. Errors name the file, never its content. */
-async function readSecretFile(flag: string, file: string, cwd: string, warnings: string[]): Promise<string> {
+async function readSecretFile(flag: string, file: string, cwd: string): Promise<string> {
   const path = resolve(cwd, file);
   let text: string;
+  refuseUntrustedPath({ what: flag, path, secret: true });
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
@@ -188,9 +188,6 @@ async function readSecretFile(flag: string, file: string, cwd: string, warnings:
   const secret = text.split(/\r?\n/)[0]?.trim() ?? '';
   if (!secret)
     throw new UsageError(`${flag} ${file}: the file is empty; put the secret on its first line`, 'secret_file_empty');
-  if (process.platform !== 'win32' && ((await stat(path)).mode & 0o077) !== 0) {
-    warnings.push(`${flag} ${file} can be read by other users; restrict it with: chmod 600 ${file}`);
-  }
   return secret;
 }
 
@@ -209,18 +206,15 @@ function headerFormOf(value: string | undefined): HeaderForm | undefined {
   );
 }
 
-async function loadCredentials(
-  input: LoadServiceConfigInput,
-  warnings: string[],
-): Promise<{ credentials: Credentials; source: string }> {
+async function loadCredentials(input: LoadServiceConfigInput): Promise<{ credentials: Credentials; source: string }> {
   const { flags, env, cwd } = input;
   const apiKey =
     flags.apiKeyFile !== undefined
-      ? await readSecretFile('--api-key-file', flags.apiKeyFile, cwd, warnings)
+      ? await readSecretFile('--api-key-file', flags.apiKeyFile, cwd)
       : nonEmpty(env[SERVICE_ENV.apiKey]);
   const token =
     flags.tokenFile !== undefined
-      ? await readSecretFile('--token-file', flags.tokenFile, cwd, warnings)
+      ? await readSecretFile('--token-file', flags.tokenFile, cwd)
       : nonEmpty(env[SERVICE_ENV.token]);
   const sources = [
     apiKey === undefined
@@ -247,7 +241,6 @@ async function loadCredentials(
 /** Flags, then environment; throws a UsageError naming the flag or variable at fault. */
 export async function loadServiceConfig(input: LoadServiceConfigInput): Promise<ServiceConfig> {
   const { flags, env, sandbox } = input;
-  const warnings: string[] = [];
   const wire = {
     dialect: input.dialect,
     taskParams: input.file?.taskParams,
@@ -263,7 +256,6 @@ export async function loadServiceConfig(input: LoadServiceConfigInput): Promise<
       tokenField,
       headerForm,
       credentialSource: 'the built-in sandbox',
-      warnings,
       // The built-in sandbox runs in this process: reached directly, whatever the proxy variables say.
       proxy: undefined,
       ...wire,
@@ -280,14 +272,13 @@ export async function loadServiceConfig(input: LoadServiceConfigInput): Promise<
     new URL(baseUrl),
     flags.proxy === undefined ? loadProxySettings(env) : explicitProxySettings(flags.proxy),
   );
-  const { credentials, source } = await loadCredentials(input, warnings);
+  const { credentials, source } = await loadCredentials(input);
   return {
     baseUrl,
     credentials: hideSecrets(credentials, source),
     tokenField,
     headerForm,
     credentialSource: source,
-    warnings,
     proxy,
     ...wire,
   };

@@ -7,10 +7,11 @@ import { RUN_DEFAULTS } from '../defaults.js';
 import type { ExportMapping, ShapeRules } from '../mapping/mapping-rules.js';
 import { openShape, toJson } from '../shape/index.js';
 import { parseJson } from '../sources/json-value.js';
-import { viewKeyColumn } from './shaped-export.js';
+import { recordCells, viewHeader, viewKeyColumn } from './shaped-export.js';
 
 // `migrate shape <dir> --out DIR` (docs/export-format.md "Shaping legacy files with SQL"): the shaped export written
-// in the tool's own layout, one CSV file per record kind, each row with the legacy `_file` and `_line` it comes from,
+// in the tool's own layout, one CSV file per record kind, each row with the legacy `_file` and `_line` it comes from
+// (and `_rows`, every legacy row of it, where the view names them),
 // in external account number order; and beside them the mapping file without `sources` and `shape`, so that
 // `validate` and `push` read the directory as it is, with the same rules, and name every problem at its legacy line.
 
@@ -47,11 +48,11 @@ export async function writeShapedExport(
       const write = async (text: string): Promise<void> => {
         if (!out.write(text)) await once(out, 'drain');
       };
-      await write(`${[...view.columns, '_file', '_line'].map(csvCell).join(',')}\n`);
+      await write(`${viewHeader(view).map(csvCell).join(',')}\n`);
       let rows = 0;
       for await (const batch of shaped.rows(view, keys[index] as string)) {
         let text = '';
-        for (const row of batch) text += `${[...row.cells, row.file, String(row.line)].map(csvCell).join(',')}\n`;
+        for (const row of batch) text += `${recordCells(view, row).map(csvCell).join(',')}\n`;
         rows += batch.length;
         await write(text);
       }
