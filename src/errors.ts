@@ -47,7 +47,8 @@ export class InputError extends MigrateError {
   readonly line: number | undefined;
 
   constructor(file: string, line: number | undefined, message: string, code = 'input_unreadable', cause?: unknown) {
-    super(`${line === undefined ? file : `${file}:${line}`}: ${message}`, { code, exitCode: ExitCode.usage, cause });
+    const at = visibleValue(file);
+    super(`${line === undefined ? at : `${at}:${line}`}: ${message}`, { code, exitCode: ExitCode.usage, cause });
     this.file = file;
     this.line = line;
   }
@@ -119,9 +120,18 @@ export function visibleJson(json: string): string {
   return json.replace(INVISIBLE, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-/** `value` with every string in it (deeply: arrays and plain objects) made visible as `visibleText` does. */
+/**
+ * A file name or value shown inside a line of the tool's text: every control character escaped as `visibleText`
+ * does, and line breaks and tabs too (`\n`, `\t`), which the tool's own layout keeps. A legacy file named with a line
+ * break then cannot forge a line of the output, such as a stamped "push finished: everything done".
+ */
+export function visibleValue(text: string): string {
+  return visibleText(text).replace(/[\t\n]/g, (char) => (char === '\n' ? '\\n' : '\\t'));
+}
+
+/** `value` with every string in it (deeply: arrays and plain objects) shown as `visibleValue` shows one. */
 export function visibleStrings<T>(value: T): T {
-  if (typeof value === 'string') return visibleText(value) as T;
+  if (typeof value === 'string') return visibleValue(value) as T;
   if (Array.isArray(value)) return value.map((entry: unknown) => visibleStrings(entry)) as T;
   if (value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) return value;
   return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, visibleStrings(entry)])) as T;

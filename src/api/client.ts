@@ -296,7 +296,7 @@ export class CallRunner {
       endpoint: call.name,
       write: call.method !== 'GET' && call.safety !== 'idempotent',
       serverErrorMeansNotApplied: call.serverErrorMeansNotApplied ?? false,
-      now: this.#options.clock.now(),
+      wallNow: this.#options.wallClock.now(),
       maxRetryAfterMs: this.#options.retry.maxRetryAfterMs,
       alwaysThere: call.alwaysThere === true ? urlOf(this.#options.baseUrl, call.path) : undefined,
     });

@@ -18,7 +18,7 @@ import type { ImportServiceClient } from './types.js';
 
 export type { ClientEvent } from './events.js';
 export type { ClientOptions, HeaderForm } from './options.js';
-export { describeProxies, type ProxySettings } from './proxy.js';
+export { describeProxies, proxyFor, type ProxySettings } from './proxy.js';
 export { bodyExcerpt } from './body-excerpt.js';
 export type { ClientStats } from './client.js';
 export * from './errors.js';

@@ -16,7 +16,7 @@ import {
   UnexpectedResponseError,
   ValidationFailedError,
 } from './errors.js';
-import { parseRetryAfter, type FailureKind } from './retry-policy.js';
+import { retryAfterOf, type FailureKind } from './retry-policy.js';
 
 // One function maps a non-success answer to its error class (docs/api-client.md, Errors); the endpoint
 // methods then turn the expected ones (validation, already imported, not found) into outcome
@@ -111,7 +111,8 @@ export interface MapContext {
   write: boolean;
   /** The spec's payment-instruction rule: its 500 means nothing was applied ("retry as is"). */
   serverErrorMeansNotApplied: boolean;
-  now: number;
+  /** The wall clock now: an HTTP-date Retry-After is read against it when the answer has no Date of its own. */
+  wallNow: number;
   /** The ceiling on any pause the service asks for (RetryPolicy.maxRetryAfterMs): a longer Retry-After is fatal. */
   maxRetryAfterMs: number;
   /** The URL asked, when the endpoint always exists (the spec gives it no 404): a 404 means the base URL is wrong. */
@@ -147,6 +148,11 @@ function classify(response: ServiceResponse, context: MapContext): ApiError {
     status === 400 ? issuesFromBody(body).find((issue) => issue.code === Code.migrationNotOngoing) : undefined;
   if (notOngoing) return new SupplierNotOngoingError(endpoint, notOngoing.detail || detail, notOngoing.code, status);
   if (status === 429) return rateLimited(response, context);
+  // A 503 (a gateway's) asking for a pause beyond the ceiling stops the run, as a 429 does, unless it answered a write
+  // that may have been applied: that one is reconciled as any 5xx after a write (a stop would count it unsent).
+  const appliedMaybe = context.write && !context.serverErrorMeansNotApplied;
+  const tooLong = status === 503 && !appliedMaybe ? retryAfterTooLong(response, context) : undefined;
+  if (tooLong) return tooLong;
   if (status === 401 || status === 403)
     return new AuthenticationError(endpoint, detail || `HTTP ${status}`, {
       status,
@@ -165,13 +171,23 @@ function classify(response: ServiceResponse, context: MapContext): ApiError {
 
 /** A 429: resent after its Retry-After, or, when the service asks for more than the ceiling, the run stops. */
 function rateLimited(response: ServiceResponse, context: MapContext): ApiError {
-  const header = response.headers['retry-after'];
-  const retryAfterMs = parseRetryAfter(header, context.now);
-  if (retryAfterMs === undefined || retryAfterMs <= context.maxRetryAfterMs)
-    return new RateLimitedError(context.endpoint, retryAfterMs);
+  return (
+    retryAfterTooLong(response, context) ??
+    new RateLimitedError(context.endpoint, retryAfterOf(response.headers, context.wallNow))
+  );
+}
+
+/**
+ * The stop for an answer (a 429, or a 503 such as a gateway's) whose Retry-After asks for more than the ceiling on any
+ * pause: waiting it out would hang the run, so it is fatal and names the header; undefined within the ceiling.
+ */
+export function retryAfterTooLong(response: ServiceResponse, context: MapContext): ApiError | undefined {
+  const retryAfterMs = retryAfterOf(response.headers, context.wallNow);
+  if (retryAfterMs === undefined || retryAfterMs <= context.maxRetryAfterMs) return undefined;
   // The header as the service wrote it (an HTTP date or seconds), cut short: it is the service's text.
+  const header = response.headers['retry-after'];
   const written = (Array.isArray(header) ? header[0] : header)?.trim().slice(0, 64) ?? '';
-  return new RetryAfterTooLongError(context.endpoint, written, retryAfterMs, context.maxRetryAfterMs);
+  return new RetryAfterTooLongError(context.endpoint, written, retryAfterMs, context.maxRetryAfterMs, response.status);
 }
 
 function badRequest(body: unknown, endpoint: string, detail: string, serviceCode: string | undefined): ApiError {

@@ -5,7 +5,7 @@ import { isDialect, NO_TENANT_FIELDS, type Dialect, type TenantFields } from '..
 import type { ClientEvent } from './events.js';
 import type { Clock, Sleep } from './rate-limiter.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.js';
-import type { ProxySettings } from './proxy.js';
+import { isLoopbackHost, proxyFor, type ProxySettings } from './proxy.js';
 import type { Credentials } from './token-manager.js';
 import { monotonicNow } from '../clock.js';
 
@@ -94,6 +94,8 @@ export interface ClientOptions {
    */
   signal?: AbortSignal | undefined;
   clock?: Clock;
+  /** The wall clock (Date.now by default), for the dates a service writes: an HTTP-date Retry-After. */
+  wallClock?: Clock;
   sleep?: Sleep;
   random?: () => number;
 }
@@ -119,6 +121,7 @@ export interface ResolvedClientOptions {
   onEvent: (event: ClientEvent) => void;
   signal: AbortSignal | undefined;
   clock: Clock;
+  wallClock: Clock;
   sleep: Sleep;
   random: () => number;
 }
@@ -167,12 +170,6 @@ function positiveInteger(option: string, value: number): number {
 function nonNegative(option: string, value: number): number {
   if (!Number.isFinite(value) || value < 0) fail(option, 'a number >= 0', value);
   return value;
-}
-
-/** True for localhost, 127.0.0.0/8 and ::1. */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
 /** The base URL rule: https, or plain http to this machine only (the sandbox). */
@@ -228,8 +225,9 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
   if (!tokenPath.startsWith('/')) fail('tokenPath', 'a path starting with /', tokenPath);
   const headerForm = options.headerForm ?? DEFAULTS.headerForm;
   if (!isHeaderForm(headerForm)) fail('headerForm', '"bare", "token" or "jwt"', headerForm);
+  const baseUrl = checkBaseUrl(options.baseUrl);
   return {
-    baseUrl: checkBaseUrl(options.baseUrl),
+    baseUrl,
     credentials: checkCredentials(options.credentials),
     concurrency: positiveInteger('concurrency', options.concurrency ?? DEFAULTS.concurrency),
     maxRequestsPerSecond: rate,
@@ -245,12 +243,13 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
     dialect: isDialect(options.dialect ?? 'spec')
       ? (options.dialect ?? 'spec')
       : fail('dialect', '"spec" or "kraken"', options.dialect),
-    proxy: options.proxy,
+    proxy: proxyFor(baseUrl, options.proxy),
     taskParams: checkTaskParams(options.taskParams ?? {}),
     tenantFields: options.tenantFields ?? NO_TENANT_FIELDS,
     onEvent: options.onEvent ?? (() => undefined),
     signal: options.signal,
     clock: options.clock ?? { now: monotonicNow },
+    wallClock: options.wallClock ?? { now: Date.now },
     sleep: options.sleep ?? sleepUnlessAborted,
     random: options.random ?? Math.random,
   };

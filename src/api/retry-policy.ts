@@ -170,3 +170,18 @@ export function parseRetryAfter(value: string | string[] | undefined, now: numbe
   const ms = at - now;
   return ms > 0 ? ms : undefined;
 }
+
+/**
+ * The Retry-After of an answer in ms (parseRetryAfter). An HTTP date is read against the answer's own Date header when
+ * it has one (the service's clock against itself, whatever the skew between the two machines), else against the wall
+ * clock `wallNow`; never against the run's clock, which does not follow a step of the wall clock (docs/limits.md
+ * "Clocks"): after a one-hour step a 30 s pause would read as 3,630 s.
+ */
+export function retryAfterOf(
+  headers: Record<string, string | string[] | undefined>,
+  wallNow: number,
+): number | undefined {
+  const date = headers['date'];
+  const sent = Date.parse((Array.isArray(date) ? date[0] : date) ?? '');
+  return parseRetryAfter(headers['retry-after'], Number.isNaN(sent) ? wallNow : sent);
+}

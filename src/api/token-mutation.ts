@@ -9,10 +9,16 @@ import {
   UnexpectedResponseError,
 } from './errors.js';
 import type { ClientEvent } from './events.js';
-import { errorFromResponse, failureKindOf, type ServiceResponse } from './map-response.js';
+import {
+  errorFromResponse,
+  failureKindOf,
+  retryAfterTooLong,
+  type MapContext,
+  type ServiceResponse,
+} from './map-response.js';
 import { urlOf, type ResolvedClientOptions } from './options.js';
 import { safeCause, type Redactor } from './redact.js';
-import { DEFAULT_RETRY_POLICY, decideRetry, parseRetryAfter, tokenThrottleDelay } from './retry-policy.js';
+import { DEFAULT_RETRY_POLICY, decideRetry, retryAfterOf, tokenThrottleDelay } from './retry-policy.js';
 import type { ObtainInput, TokenGrant } from './token-manager.js';
 import type { Transport } from './transport.js';
 import { unexpectedAnswer } from './unexpected-answer.js';
@@ -40,12 +46,20 @@ export function tokenMutationBody(field: string, input: ObtainInput): string {
 
 /**
  * A 503 with a usable Retry-After: the HTTP form of too many token requests (a gateway's), a RateLimitedError like
- * KT-CT-1199 and the 429 (which errorFromResponse reads).
+ * KT-CT-1199 and the 429 (which errorFromResponse reads); past the ceiling on any pause, the stop that names it.
  */
-function throttledForm(response: ServiceResponse, now: number): RateLimitedError | undefined {
+function throttledForm(response: ServiceResponse, context: MapContext): ApiError | undefined {
   if (response.status !== 503) return undefined;
-  const retryAfterMs = parseRetryAfter(response.headers['retry-after'], now);
+  const tooLong = retryAfterTooLong(response, context);
+  if (tooLong) return tooLong;
+  const retryAfterMs = retryAfterOf(response.headers, context.wallNow);
   return retryAfterMs === undefined ? undefined : new RateLimitedError(TOKEN_ENDPOINT, retryAfterMs, 503);
+}
+
+/** The run's clock (`now`: the grant's times) and the wall clock (`wallNow`: a Retry-After's HTTP date). */
+export interface TokenClocks {
+  now: number;
+  wallNow: number;
 }
 
 interface GraphqlError {
@@ -57,7 +71,7 @@ interface GraphqlError {
 export function readTokenResponse(
   field: string,
   response: ServiceResponse,
-  now: number,
+  { now, wallNow }: TokenClocks,
   maxRetryAfterMs: number = DEFAULT_RETRY_POLICY.maxRetryAfterMs,
   /** The mutation's URL: a 404 there means the base URL is not the service's (NotTheServiceError). */
   tokenUrl?: string,
@@ -68,18 +82,17 @@ export function readTokenResponse(
     const said = typeof message === 'string' ? limitDetail(message) : 'HTTP 400';
     return new AuthenticationError(TOKEN_ENDPOINT, said, { status: 400 });
   }
-  const throttled = throttledForm(response, now);
+  const context: MapContext = {
+    endpoint: TOKEN_ENDPOINT,
+    write: false,
+    serverErrorMeansNotApplied: true,
+    wallNow,
+    maxRetryAfterMs,
+    alwaysThere: tokenUrl,
+  };
+  const throttled = throttledForm(response, context);
   if (throttled) return throttled;
-  if (response.status !== 200) {
-    return errorFromResponse(response, {
-      endpoint: TOKEN_ENDPOINT,
-      write: false,
-      serverErrorMeansNotApplied: true,
-      now,
-      maxRetryAfterMs,
-      alwaysThere: tokenUrl,
-    });
-  }
+  if (response.status !== 200) return errorFromResponse(response, context);
   const body = response.body as { data?: Record<string, unknown> | null; errors?: GraphqlError[] } | undefined;
   const first = Array.isArray(body?.errors) ? body.errors[0] : undefined;
   if (first) {
@@ -115,7 +128,10 @@ export function readTokenResponse(
 
 export interface ObtainDeps {
   transport: Transport;
-  options: Pick<ResolvedClientOptions, 'baseUrl' | 'tokenField' | 'tokenPath' | 'clock' | 'random' | 'retry' | 'sleep'>;
+  options: Pick<
+    ResolvedClientOptions,
+    'baseUrl' | 'tokenField' | 'tokenPath' | 'clock' | 'wallClock' | 'random' | 'retry' | 'sleep'
+  >;
   redactor: Redactor;
   emit: (event: ClientEvent) => void;
   onRequest: () => void;
@@ -238,7 +254,7 @@ async function attemptToken(
     const read = readTokenResponse(
       options.tokenField,
       scrubbed,
-      options.clock.now(),
+      { now: options.clock.now(), wallNow: options.wallClock.now() },
       options.retry.maxRetryAfterMs,
       urlOf(options.baseUrl, options.tokenPath),
     );

@@ -2,8 +2,10 @@ import type { ProxySettings } from '../api/index.js';
 import { UsageError } from '../errors.js';
 
 // The proxy variables (docs/api-client.md "Proxies"), read here and nowhere else: HTTPS_PROXY, HTTP_PROXY and NO_PROXY,
-// each also in lower case, which wins when both are set (as curl and undici read them). A proxy URL is checked once, at
-// the start, with a message naming the variable; its user name and password are never shown.
+// each also in lower case, which wins when both are set (as curl and undici read them), or the proxy `--proxy` names
+// (for every request, a service on this machine's included: the variables' proxies are not used for one). A proxy URL
+// is checked once, at the start, with a message naming the variable or flag; its user name and password are never
+// shown.
 
 const VARIABLES = {
   httpProxy: ['http_proxy', 'HTTP_PROXY'],
@@ -55,4 +57,10 @@ export function loadProxySettings(env: NodeJS.ProcessEnv): ProxySettings | undef
     ...(https ? { httpsProxy: { url: proxyUrl(https[0], https[1]), variable: https[0] } } : {}),
     ...(noProxy ? { noProxy: { list: noProxy[1], variable: noProxy[0] } } : {}),
   };
+}
+
+/** The proxy `--proxy` names, for every request (a service on a loopback address included); NO_PROXY does not apply. */
+export function explicitProxySettings(text: string): ProxySettings {
+  const proxy = { url: proxyUrl('--proxy', text.trim()), variable: '--proxy' };
+  return { httpProxy: proxy, httpsProxy: proxy, explicit: true };
 }

@@ -5,6 +5,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { checkBaseUrl, isHeaderForm } from '../api/options.js';
 import {
   describeProxies,
+  proxyFor,
   type ClientOptions,
   type Credentials,
   type HeaderForm,
@@ -21,7 +22,7 @@ import {
   type Dialect,
   type TenantFields,
 } from '../schema/index.js';
-import { loadProxySettings } from './proxy.js';
+import { explicitProxySettings, loadProxySettings } from './proxy.js';
 
 // Where the import service is and how to authenticate (docs/api-client.md): flags and
 // environment (and the mapping file's dialect settings) -> one validated ServiceConfig. The only place that reads these
@@ -38,6 +39,7 @@ export interface ServiceFlags {
   tokenField?: string | undefined;
   headerForm?: string | undefined;
   dialect?: Dialect | undefined;
+  proxy?: string | undefined;
 }
 
 /** What the mapping file says about the service (src/config/index.ts MigrateConfig). */
@@ -74,13 +76,16 @@ export interface ServiceConfig {
   credentialSource: string;
   /** The wire format (docs/real-platform.md). */
   dialect: Dialect;
-  /** HTTPS_PROXY, HTTP_PROXY, NO_PROXY (config/proxy.ts); undefined: direct, and always for the built-in sandbox. */
+  /**
+   * --proxy, else HTTPS_PROXY, HTTP_PROXY, NO_PROXY (config/proxy.ts); undefined: direct, and always for the built-in
+   * sandbox and, without --proxy, for a service on a loopback address.
+   */
   proxy: ProxySettings | undefined;
   taskParams: Record<string, unknown> | undefined;
   tenantFields: TenantFields;
 }
 
-/** Adds --base-url, --api-key-file, --token-file, --token-field, --header-form to a command. */
+/** Adds --base-url, --api-key-file, --token-file, --token-field, --header-form, --dialect, --proxy to a command. */
 export function registerServiceOptions(command: Command): Command {
   return command
     .option('--base-url <url>', `the import service's base URL (https; or set ${SETTING_ENV.baseUrl})`)
@@ -96,6 +101,11 @@ export function registerServiceOptions(command: Command): Command {
       `wire format: "spec" or "kraken", the real platform's (or set ${SETTING_ENV.dialect}, or "dialect" in the ` +
         'mapping file) (default spec, or the one the ledger was pushed in)',
       parseDialectFlag,
+    )
+    .option(
+      '--proxy <url>',
+      'a proxy for every request to the service, one on this machine included (default: HTTPS_PROXY or ' +
+        'HTTP_PROXY, which a service on a loopback address such as 127.0.0.1 does not go through)',
     );
 }
 
@@ -268,7 +278,10 @@ export async function loadServiceConfig(input: LoadServiceConfigInput): Promise<
       'no_base_url',
     );
   checkBaseUrl(baseUrl, flags.baseUrl !== undefined ? '--base-url' : SETTING_ENV.baseUrl);
-  const proxy = loadProxySettings(env);
+  const proxy = proxyFor(
+    new URL(baseUrl),
+    flags.proxy === undefined ? loadProxySettings(env) : explicitProxySettings(flags.proxy),
+  );
   const { credentials, source } = await loadCredentials(input);
   return {
     baseUrl,

@@ -1,7 +1,7 @@
-import { chmodSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, constants, copyFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { makeDirectory } from './state-dir.js';
 import { join } from 'node:path';
-import type Database from 'better-sqlite3';
+import Database from 'better-sqlite3';
 import { ExitCode, messageOf, MigrateError } from '../errors.js';
 
 // A damaged ledger named, and the snapshots that let it be recovered (docs/ledger-recovery.md).
@@ -86,4 +86,39 @@ export function snapshotLedger(db: Database.Database, stateDir: string, runId: n
   renameSync(partial, path);
   for (const old of listSnapshots(stateDir).slice(KEEP_SNAPSHOTS)) rmSync(old, { force: true });
   return path;
+}
+
+/** Whether `path` opens as a ledger (a database with the runs table). */
+function opensAsLedger(path: string): boolean {
+  try {
+    const db = new Database(path, { readonly: true, fileMustExist: true });
+    try {
+      db.prepare('SELECT COUNT(*) FROM runs').get();
+      return true;
+    } finally {
+      db.close();
+    }
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Puts a ledger in place of one whose creation never finished (db.ts ledgerFileState: empty, or without a table, what
+ * a kill as the first run created it leaves): the newest snapshot that opens, when there is one, else nothing (the
+ * open then creates it afresh). The unfinished file and its -wal and -shm go: they hold no row. Under the run's lock;
+ * returns what was done, to be said, or undefined when the file was not unfinished.
+ */
+export function replaceUnfinishedLedger(stateDir: string, file: string): string | undefined {
+  for (const suffix of ['-wal', '-shm', '']) rmSync(file + suffix, { force: true });
+  const snapshot = listSnapshots(stateDir).find(opensAsLedger);
+  const what = `the ledger ${file} was left unfinished (empty, or without its tables: a run killed as it created it)`;
+  if (snapshot === undefined) return `${what}; it is created afresh`;
+  const partial = `${file}.partial`;
+  rmSync(partial, { force: true });
+  // Exclusive: a name planted there meanwhile (a link elsewhere) fails the copy instead of being written through.
+  copyFileSync(snapshot, partial, constants.COPYFILE_EXCL);
+  chmodSync(partial, 0o600);
+  renameSync(partial, file);
+  return `${what}; restored from the snapshot ${snapshot}, whose outcomes the service's answers complete`;
 }

@@ -1,11 +1,17 @@
-import { chmodSync, closeSync, existsSync, openSync, statSync } from 'node:fs';
+import { accessSync, chmodSync, closeSync, constants, existsSync, openSync, statSync } from 'node:fs';
 import { makeDirectory } from './state-dir.js';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { isLedgerDamage, ledgerDamagedError } from './damage.js';
 import { migrate } from './migrations.js';
 
 export const LEDGER_FILE = 'ledger.sqlite';
+
+// A ledger on read-only media is opened as an immutable URI (file:...?immutable=1): better-sqlite3 reads whether SQLite
+// takes URI file names once, as its native part loads with the first database opened, so it is said before any is.
+// Every file name the tool gives SQLite is an absolute path, which a URI switch leaves as it is.
+process.env['SQLITE_USE_URI'] ??= '1';
 
 /**
  * Makes the state directory (0700: the ledger holds personal data) if needed and returns its
@@ -74,19 +80,90 @@ function configure(db: Database.Database): void {
 /** Opens an existing ledger read-only (status and report commands); throws if there is none. */
 export function openLedgerDbReadOnly(stateDir: string): Database.Database {
   const file = join(stateDir, LEDGER_FILE);
-  return explainDamage(stateDir, file, () => {
-    const db = new Database(file, { readonly: true, fileMustExist: true });
-    try {
+  return explainDamage(stateDir, file, () =>
+    openReadOnly(file, (db) => {
       db.pragma('busy_timeout = 5000');
       // Reads the header and the schema: an overwritten file fails here rather than mid-report.
       db.pragma('user_version');
       db.prepare('SELECT COUNT(*) FROM runs').get();
-    } catch (error) {
-      db.close();
-      throw error;
-    }
+    }),
+  );
+}
+
+/**
+ * `file` opened read-only, and `probe` run on it. SQLite reads a database in WAL mode through a -shm file beside it,
+ * which it must create when it is not there: in a directory this user cannot write (a read-only mount, another user's
+ * state directory) that fails. Then, when no write-ahead log is beside the file either (nothing committed lies outside
+ * it), the file is opened as immutable, which needs neither; with a log, the error stands (it would be hidden).
+ */
+function openReadOnly(file: string, probe: (db: Database.Database) => void): Database.Database {
+  try {
+    return probed(new Database(file, { readonly: true, fileMustExist: true }), probe);
+  } catch (error) {
+    if (!cannotWriteBeside(file, error) || logBeside(file)) throw error;
+    return probed(
+      new Database(`${pathToFileURL(file).href}?immutable=1`, { readonly: true, fileMustExist: true }),
+      probe,
+    );
+  }
+}
+
+function probed(db: Database.Database, probe: (db: Database.Database) => void): Database.Database {
+  try {
+    probe(db);
     return db;
-  });
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/** SQLite could not make its files beside `file` (read-only, cannot open) and this user cannot write there. */
+function cannotWriteBeside(file: string, error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string' || !(code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_CANTOPEN')))
+    return false;
+  try {
+    accessSync(dirname(file), constants.W_OK);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** A write-ahead log with frames in it beside `file`. */
+function logBeside(file: string): boolean {
+  try {
+    return statSync(`${file}-wal`).size > 0;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * What a state directory's ledger file holds: `none` (no file); `unfinished`, a file whose creation never finished
+ * (empty, or a database without a table: what a kill during the first run's creation of the ledger leaves); or
+ * `ledger`. Read without writing anything (a read-only mount included).
+ */
+export function ledgerFileState(stateDir: string): 'none' | 'unfinished' | 'ledger' {
+  const file = join(stateDir, LEDGER_FILE);
+  if (!existsSync(file)) return 'none';
+  if (statSync(file).size === 0 && !logBeside(file)) return 'unfinished';
+  let tables = 0;
+  try {
+    openReadOnly(file, (db) => {
+      tables = (db.prepare("SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table'").get() as { n: number }).n;
+    }).close();
+  } catch {
+    // A damaged or unreadable file is a ledger here: whoever opens it names what is wrong with it.
+    return 'ledger';
+  }
+  return tables === 0 ? 'unfinished' : 'ledger';
+}
+
+/** True when the state directory holds a ledger (not none, not one whose creation never finished). */
+export function hasLedger(stateDir: string): boolean {
+  return ledgerFileState(stateDir) === 'ledger';
 }
 
 /**

@@ -45,7 +45,7 @@ export {
   type LastPush,
   type PushRunRow,
 } from './campaign-read.js';
-export { copyLedger, LEDGER_FILE } from './db.js';
+export { copyLedger, hasLedger, LEDGER_FILE } from './db.js';
 export { isLedgerDamage, LedgerDamagedError } from './damage.js';
 export { canonicalJson, fingerprintOf } from './fingerprint.js';
 export { Ledger, type AccountCursor, type NewAccount } from './ledger.js';

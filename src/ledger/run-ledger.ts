@@ -1,8 +1,7 @@
-import { existsSync } from 'node:fs';
 import { MigrateError } from '../errors.js';
 import { join } from 'node:path';
-import { explainDamage, LEDGER_FILE, prepareStateDir } from './db.js';
-import { isLedgerDamage, snapshotLedger } from './damage.js';
+import { explainDamage, hasLedger, LEDGER_FILE, ledgerFileState, prepareStateDir } from './db.js';
+import { isLedgerDamage, replaceUnfinishedLedger, snapshotLedger } from './damage.js';
 import { Ledger } from './ledger.js';
 import { acquireLock, type LockStep } from './lock.js';
 import { openPostgresLedger } from './postgres/index.js';
@@ -48,7 +47,7 @@ export interface RunLedgerInput {
 
 /** Opens the run's ledger and takes its lock; the lock is watched until the ledger is closed. */
 export async function openRunLedger(input: RunLedgerInput, warn: (text: string) => void): Promise<RunLedger> {
-  const opened = await (input.url === undefined ? openOnStateDir(input) : openOnPostgres(input.url, input, warn));
+  const opened = await (input.url === undefined ? openOnStateDir(input, warn) : openOnPostgres(input.url, input, warn));
   const lost = new AbortController();
   const watch = setInterval(() => {
     const error = opened.lockLost();
@@ -63,13 +62,17 @@ export async function openRunLedger(input: RunLedgerInput, warn: (text: string) 
 
 type Opened = Omit<RunLedger, 'lockLost'> & { lockLost: () => Error | undefined };
 
-async function openOnStateDir(input: RunLedgerInput): Promise<Opened> {
+async function openOnStateDir(input: RunLedgerInput, warn: (text: string) => void): Promise<Opened> {
   const { stateDir, stopAt } = input;
   prepareStateDir(stateDir);
   stopAt('state-dir-made');
   const lock = acquireLock(stateDir, { onStep: stopAt });
   let ledger: Ledger;
   try {
+    if (ledgerFileState(stateDir) === 'unfinished') {
+      const done = replaceUnfinishedLedger(stateDir, join(stateDir, LEDGER_FILE));
+      if (done !== undefined) warn(done);
+    }
     ledger = Ledger.open(stateDir);
   } catch (error) {
     await lock.release().catch(() => undefined);
@@ -124,12 +127,13 @@ async function openOnPostgres(url: string, input: RunLedgerInput, warn: (text: s
 
 /**
  * What a state directory recorded of the dialect and the service it was pushed to, read without the lock; undefined
- * when it has no ledger yet. A damaged ledger reads as none here: the locked open names it.
+ * when it has no ledger yet (or one whose creation never finished). A damaged ledger reads as none here: the locked
+ * open names it.
  */
 export function readRecorded(
   stateDir: string,
 ): { dialect: { dialect: string; ledgerLabel: string } | undefined; service: RecordedService | undefined } | undefined {
-  if (!existsSync(join(stateDir, LEDGER_FILE))) return undefined;
+  if (!hasLedger(stateDir)) return undefined;
   try {
     const reader = openLedgerReader(stateDir);
     try {

@@ -70,6 +70,50 @@ describe('a pause the service asks for has a ceiling', () => {
   });
 });
 
+// The run's clock never steps (docs/limits.md "Clocks"), so after the wall clock is stepped it is off from the dates a
+// service writes. An HTTP-date Retry-After is read against the answer's own Date, else the wall clock: here the run's
+// clock is an hour behind the wall clock (stepped forward an hour after the process started), and the service asks
+// for 30 s.
+describe('an HTTP-date Retry-After after the wall clock was stepped', () => {
+  const WALL = Date.UTC(2026, 10, 28, 12);
+  const httpDate = (ms: number): string => new Date(ms).toUTCString();
+
+  async function waitsFor(headers: Record<string, string>, sendDate: boolean): Promise<number[]> {
+    let calls = 0;
+    server = await startScriptedServer((_request, response) => {
+      calls += 1;
+      response.sendDate = sendDate;
+      if (calls === 1) json(response, 429, { detail: 'later' }, headers);
+      else json(response, 404, { detail: 'Not found.', code: 'not_found' });
+    });
+    const sleeps: number[] = [];
+    let slept = 0;
+    client = createImportServiceClient({
+      baseUrl: server.url,
+      credentials: { apiKey: 'api-key-for-tests' },
+      clock: { now: () => WALL - 3_600_000 + slept },
+      wallClock: { now: () => WALL + slept },
+      sleep: (ms) => {
+        sleeps.push(ms);
+        slept += ms;
+        return Promise.resolve();
+      },
+    });
+    expect(await client.getImportStatus('ACME', 'H-1')).toBeNull();
+    return sleeps;
+  }
+
+  it("is read against the answer's Date header", async () => {
+    const sleeps = await waitsFor({ 'retry-after': httpDate(WALL + 30_000), date: httpDate(WALL) }, true);
+    expect(sleeps).toContain(30_000);
+  });
+
+  it('is read against the wall clock when the answer has no Date', async () => {
+    const sleeps = await waitsFor({ 'retry-after': httpDate(WALL + 30_000) }, false);
+    expect(sleeps).toContain(30_000);
+  });
+});
+
 describe('a whole request has a deadline', () => {
   it('an answer trickling a byte at a time ends at the deadline, its body included', async () => {
     // The deadline is long enough for the token and the create to be answered on a loaded machine (until the first

@@ -8,6 +8,7 @@ import {
   NotTheServiceError,
   RateLimitedError,
   RequestRejectedError,
+  RetryAfterTooLongError,
   ServerError,
   SupplierNotOngoingError,
   SupplierUnknownError,
@@ -22,7 +23,7 @@ const read: MapContext = {
   endpoint: 'getImportStatus',
   write: false,
   serverErrorMeansNotApplied: false,
-  now: Date.parse('2026-11-22T08:00:00Z'),
+  wallNow: Date.parse('2026-11-22T08:00:00Z'),
   maxRetryAfterMs: 120_000,
 };
 const write: MapContext = { ...read, endpoint: 'createAccount', write: true };
@@ -162,6 +163,31 @@ describe('errorFromResponse: one function maps an answer to its class', () => {
     expect(wrong.message).toContain(`createAccount: ${url} answered HTTP 404 (Not found.)`);
     // Elsewhere a 404 is the spec's own answer: the account or process is not there.
     expect(errorFromResponse({ status: 404, headers: {}, body }, read)).toBeInstanceOf(NotFoundError);
+  });
+
+  it('a Retry-After beyond the ceiling is fatal on a 503 too, naming the header', () => {
+    const error = errorFromResponse({ status: 503, headers: { 'retry-after': '86400' }, body: undefined }, read);
+    expect(error).toBeInstanceOf(RetryAfterTooLongError);
+    expect(error).toMatchObject({ status: 503, fatal: true, retryAfterMs: 86_400_000 });
+    expect(error.message).toContain('(HTTP 503, Retry-After: 86400)');
+    // After a write it may have been applied, as after any 5xx: a server error in doubt, reconciled, never a stop that
+    // would count it unsent.
+    const written = errorFromResponse({ status: 503, headers: { 'retry-after': '86400' }, body: undefined }, write);
+    expect(written).toMatchObject({ code: 'server_error', ambiguous: true });
+    // Within the ceiling a 503 is a server error, resent by the retry policy.
+    const within = errorFromResponse({ status: 503, headers: { 'retry-after': '5' }, body: undefined }, read);
+    expect(within).toBeInstanceOf(ServerError);
+  });
+
+  it("reads an HTTP-date Retry-After against the answer's Date, else the wall clock", () => {
+    const at = (ms: number): string => new Date(read.wallNow + ms).toUTCString();
+    const dated = errorFromResponse(
+      { status: 429, headers: { 'retry-after': at(3_630_000), date: at(3_600_000) }, body: undefined },
+      read,
+    ) as RateLimitedError;
+    expect(dated.retryAfterMs).toBe(30_000);
+    const undated = errorFromResponse({ status: 429, headers: { 'retry-after': at(30_000) }, body: undefined }, read);
+    expect((undated as RateLimitedError).retryAfterMs).toBe(30_000);
   });
 
   it('carries what each class promises', () => {

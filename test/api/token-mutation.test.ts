@@ -3,6 +3,7 @@ import { AuthenticationError, RateLimitedError, ServerError, UnexpectedResponseE
 import { readTokenResponse, tokenMutationBody } from '../../src/api/token-mutation.js';
 
 const now = 1_800_000_000_000;
+const at = { now, wallNow: now };
 const seconds = now / 1000;
 const answer = (body: unknown, status = 200) => ({ status, headers: {}, body });
 const grant = (payload: Record<string, number>, extra: Record<string, unknown> = {}) =>
@@ -26,7 +27,7 @@ describe('readTokenResponse', () => {
       readTokenResponse(
         'obtainKrakenToken',
         grant({ iat: seconds, exp: seconds + 3600 }, { refreshToken: 'r-1', refreshExpiresIn: seconds + 86400 }),
-        now,
+        at,
       ),
     ).toEqual({
       token: 'a.b.c',
@@ -44,13 +45,13 @@ describe('readTokenResponse', () => {
     const result = readTokenResponse(
       'obtainKrakenToken',
       grant({ iat: seconds + skew, exp: seconds + skew + 3600 }),
-      now,
+      at,
     );
     expect(result).toMatchObject({ expiresAt: now + 3_600_000 });
   });
 
   it('whole-second rounding of iat is not skew', () => {
-    const result = readTokenResponse('obtainKrakenToken', grant({ iat: seconds - 1, exp: seconds - 1 + 3600 }), now);
+    const result = readTokenResponse('obtainKrakenToken', grant({ iat: seconds - 1, exp: seconds - 1 + 3600 }), at);
     expect(result).toMatchObject({ expiresAt: now + 3_599_000 });
   });
 
@@ -96,14 +97,14 @@ describe('readTokenResponse', () => {
       undefined,
     ],
   ] as const)('%s', (_name, response, cls, serviceCode) => {
-    const error = readTokenResponse('obtainKrakenToken', response, now);
+    const error = readTokenResponse('obtainKrakenToken', response, at);
     expect(error).toBeInstanceOf(cls);
     if (serviceCode) expect(error).toMatchObject({ serviceCode });
   });
 
   it('an unexpected shape names the field', () => {
     expect(
-      readTokenResponse('obtainKrakenToken', answer({ data: { obtainKrakenToken: { token: 'a.b.c' } } }), now),
+      readTokenResponse('obtainKrakenToken', answer({ data: { obtainKrakenToken: { token: 'a.b.c' } } }), at),
     ).toMatchObject({ field: 'data.obtainKrakenToken.payload' });
   });
 });

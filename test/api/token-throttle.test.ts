@@ -61,6 +61,20 @@ describe('token throttling', () => {
     expect(time.sleeps).toEqual([8000, 10000]);
   });
 
+  it('a 503 with a Retry-After beyond the ceiling stops at once, naming the header; no second token request', async () => {
+    const time = virtualTime();
+    harness = await startHarness(
+      { throttleTokenRequests: 1000, throttleTokenStatus: 503, retryAfterSeconds: 86_400 },
+      time.client,
+      time.sandbox,
+    );
+    const error = await harness.client.getImportStatus('ACME', 'R-1').catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'retry_after_too_long', endpoint: 'obtainToken', fatal: true, status: 503 });
+    expect((error as Error).message).toContain('(HTTP 503, Retry-After: 86400)');
+    expect(time.sleeps).toEqual([]);
+    expect(tokenRequests(harness.sandbox)).toHaveLength(1);
+  });
+
   it('past the ceiling the run stops: token_throttled (fatal) naming KT-CT-1199 and when to rerun; no more token requests', async () => {
     const time = virtualTime();
     harness = await startHarness({ throttleTokenRequests: 1000 }, { ...time.client, concurrency: 4 }, time.sandbox);

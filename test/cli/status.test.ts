@@ -218,7 +218,8 @@ describe('migrate status', () => {
     const flag = await migrate(['status', 'ACME', ...service(), '--state', mistyped]);
     expect(flag.code, flag.stderr).toBe(2);
     expect(flag.stderr).toBe(
-      `migrate: no ledger in ${mistyped} (ledger.sqlite not found): give the --state directory of the migration's ` +
+      `migrate: no ledger in ${mistyped} (ledger.sqlite not found, or left unfinished by a run killed as it created ` +
+        `it): give the --state directory of the migration's ` +
         'push runs\n',
     );
     expect(flag.stdout).toBe('');
@@ -419,7 +420,7 @@ describe('migrate report', () => {
     );
     const none = await migrate(['report', '--state', join(dir, 'no-state')]);
     expect(none.code).toBe(2);
-    expect(none.stderr).toMatch(/^migrate: no ledger in .*no-state \(ledger\.sqlite not found\)/);
+    expect(none.stderr).toMatch(/^migrate: no ledger in .*no-state \(ledger\.sqlite not found, or left unfinished/);
   });
 
   it('fix-data.csv names every planted error with its file and line', async () => {

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { visibleJson, visibleText } from '../../src/errors.js';
+import { visibleJson, visibleStrings, visibleText, visibleValue } from '../../src/errors.js';
 
 // What reaches the operator's terminal from outside (an export cell validate quotes, an error stored in the ledger
 // that `status --account` shows, a file name) never carries a control character the terminal would obey
@@ -37,6 +37,17 @@ describe('visibleText', () => {
   it('shows C0 (but tab and line feed), DEL, C1 and bidirectional overrides as escapes; keeps the rest', () => {
     expect(visibleText(`a${HOSTILE}\tb\nc\r\u007f\u202e€é`)).toBe(`a${SHOWN}\tb\nc\\x0d\\x7f\\u202e€é`);
   });
+  it('a file name or value inside a line: line breaks and tabs escaped too (visibleValue, visibleStrings)', () => {
+    expect(visibleValue(`a\n2026-11-28 run 7 push finished\tx${HOSTILE}`)).toBe(
+      `a\\n2026-11-28 run 7 push finished\\tx${SHOWN}`,
+    );
+    expect(visibleStrings({ file: 'a\nb', lines: ['c\td'], line: 3 })).toEqual({
+      file: 'a\\nb',
+      lines: ['c\\td'],
+      line: 3,
+    });
+  });
+
   it('in JSON text, writes them as JSON escapes: the same value for a program', () => {
     const json = visibleJson(JSON.stringify({ cell: HOSTILE }));
     expect(json).not.toMatch(RAW);

@@ -9,7 +9,7 @@ import { startTlsFront, TEST_CA, type TlsFront } from '../api/helpers/tls-front.
 import { runPush } from './run-push.js';
 
 // The network between the tool and the service, through the real binary: a corporate proxy (HTTPS_PROXY, HTTP_PROXY,
-// NO_PROXY) in front of the sandbox, and the errors no resend can mend (an untrusted certificate, a host name that does
+// NO_PROXY; never for a service on this machine, unless --proxy names it) in front of the sandbox, and the errors no resend can mend (an untrusted certificate, a host name that does
 // not exist, a refused connection on the first request), which stop the run at once with what to do.
 
 let root: string;
@@ -26,6 +26,9 @@ afterEach(async () => {
   [front, proxy, sandbox] = [undefined, undefined, undefined];
 });
 
+/** A service on another machine, which only a proxy can reach: `.invalid` never resolves. */
+const ELSEWHERE = 'https://service.migrate-test.invalid';
+
 /** A port on this machine where nothing listens. */
 async function closedPort(): Promise<number> {
   const server = createServer();
@@ -37,17 +40,31 @@ async function closedPort(): Promise<number> {
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe('proxies', () => {
-  it('HTTP_PROXY: the whole push goes through the proxy and lands every account', async () => {
+  it('--proxy: the whole push goes through the proxy named, a service on this machine too, and lands every account', async () => {
     sandbox = await startSandbox({ processingMs: 0 });
     proxy = await startConnectProxy();
-    const run = await runPush(sandbox.url, join(root, 'proxied'), {
-      MIGRATE_API_KEY: sandbox.apiKey,
-      HTTP_PROXY: proxy.url,
-    });
+    const run = await runPush(sandbox.url, join(root, 'proxied'), { MIGRATE_API_KEY: sandbox.apiKey }, [
+      '--proxy',
+      proxy.url,
+    ]);
     expect(run.code, run.stderr).toBe(0);
     expect(sandbox.inspect.accountCount()).toBe(50);
     expect(proxy.tunnels.length).toBeGreaterThan(0);
     expect(new Set(proxy.tunnels)).toEqual(new Set([new URL(sandbox.url).host]));
+  });
+
+  it('HTTP_PROXY and HTTPS_PROXY with a sandbox on 127.0.0.1 (a rehearsal): direct, the proxy sees no connection', async () => {
+    sandbox = await startSandbox({ processingMs: 0 });
+    proxy = await startConnectProxy();
+    const run = await runPush(sandbox.url, join(root, 'rehearsal'), {
+      MIGRATE_API_KEY: sandbox.apiKey,
+      HTTP_PROXY: proxy.url,
+      https_proxy: proxy.url,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(sandbox.inspect.accountCount()).toBe(50);
+    // Neither the key nor a payload passed the proxy: it took no connection at all.
+    expect(proxy.connections()).toBe(0);
   });
 
   it('NO_PROXY naming the service host: the proxy sees nothing', async () => {
@@ -121,37 +138,38 @@ describe('errors no resend can mend stop the run at once', () => {
 
   it('a proxy that refuses connections: exit 3 naming the proxy variable', async () => {
     const port = await closedPort();
-    const run = await runPush('http://127.0.0.1:9', join(root, 'dead-proxy'), {
+    const run = await runPush(ELSEWHERE, join(root, 'dead-proxy'), {
       MIGRATE_API_KEY: 'key-123456',
-      HTTP_PROXY: `http://127.0.0.1:${port}`,
+      HTTPS_PROXY: `http://127.0.0.1:${port}`,
     });
     expect(run.code, run.stderr).toBe(3);
     expect(run.stderr).toContain(`127.0.0.1:${port} refused the connection (ECONNREFUSED)`);
-    expect(run.stderr).toContain(`through the proxy variables HTTP_PROXY=http://127.0.0.1:${port}/`);
+    expect(run.stderr).toContain(`through the proxy variables HTTPS_PROXY=http://127.0.0.1:${port}/`);
   });
 
   it('a proxy that will not open the tunnel (403): exit 3 naming the proxy', async () => {
     proxy = await startConnectProxy({ refuseWith: 403 });
-    const run = await runPush('http://127.0.0.1:9', join(root, 'proxy-403'), {
+    const run = await runPush(ELSEWHERE, join(root, 'proxy-403'), {
       MIGRATE_API_KEY: 'key-123456',
-      HTTP_PROXY: proxy.url,
+      HTTPS_PROXY: proxy.url,
     });
     expect(run.code, run.stderr).toBe(3);
     expect(run.stderr).toContain(
-      'migrate: proxy_refused: obtainToken: the proxy would not open a connection to 127.0.0.1:9 (HTTP 403)',
+      'migrate: proxy_refused: obtainToken: the proxy would not open a connection to service.migrate-test.invalid ' +
+        '(HTTP 403)',
     );
-    expect(proxy.tunnels).toEqual(['127.0.0.1:9']);
+    expect(proxy.tunnels).toEqual(['service.migrate-test.invalid:443']);
   });
 
   it('a proxy that refuses the credentials its URL gives (407): says they were refused, never "put them in the URL"', async () => {
     proxy = await startConnectProxy({ refuseWith: 407 });
     const withCredentials = proxy.url.replace('http://', 'http://alice:s3cret-pass@');
-    const run = await runPush('http://127.0.0.1:9', join(root, 'proxy-407-given'), {
+    const run = await runPush(ELSEWHERE, join(root, 'proxy-407-given'), {
       MIGRATE_API_KEY: 'key-123456',
-      HTTP_PROXY: withCredentials,
+      HTTPS_PROXY: withCredentials,
     });
     expect(run.code, run.stderr).toBe(3);
-    expect(run.stderr).toContain('(HTTP 407): it refused the credentials given in HTTP_PROXY: check the user name');
+    expect(run.stderr).toContain('(HTTP 407): it refused the credentials given in HTTPS_PROXY: check the user name');
     expect(run.stderr).not.toContain('put them in the proxy URL');
     expect(run.stderr).not.toContain('s3cret-pass');
     expect(proxy.authorizations[0]).toBe(`Basic ${Buffer.from('alice:s3cret-pass').toString('base64')}`);
@@ -159,9 +177,9 @@ describe('errors no resend can mend stop the run at once', () => {
 
   it('a proxy that wants credentials none were given for (407): says to put them in the proxy URL', async () => {
     proxy = await startConnectProxy({ refuseWith: 407 });
-    const run = await runPush('http://127.0.0.1:9', join(root, 'proxy-407-none'), {
+    const run = await runPush(ELSEWHERE, join(root, 'proxy-407-none'), {
       MIGRATE_API_KEY: 'key-123456',
-      HTTP_PROXY: proxy.url,
+      HTTPS_PROXY: proxy.url,
     });
     expect(run.code, run.stderr).toBe(3);
     expect(run.stderr).toContain('(HTTP 407): it wants credentials: put them in the proxy URL');

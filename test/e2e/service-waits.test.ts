@@ -55,6 +55,21 @@ describe('a pause the service asks for', () => {
     expect(service.inspect.accountCount()).toBe(0);
   });
 
+  it('the token request answered 503 with Retry-After: 86400 stops the run at once: exit 3 naming the header', async () => {
+    const service = await sandboxWith({
+      throttleTokenRequests: 1000,
+      throttleTokenStatus: 503,
+      retryAfterSeconds: 86_400,
+    });
+    const state = join(root, 'token-day');
+    const run = await push(service, SAMPLE, state, ['--concurrency', '2']);
+    expect(run.code, run.stderr).toBe(3);
+    expect(run.stderr).toContain('migrate: retry_after_too_long: obtainToken: the service asked to wait 86,400 s');
+    expect(run.stderr).toContain('(HTTP 503, Retry-After: 86400)');
+    expect(service.inspect.requests().filter((entry) => entry.path === '/v1/graphql/')).toHaveLength(1);
+    expect(service.inspect.accountCount()).toBe(0);
+  });
+
   it('SIGTERM while the client waits out a pause within the ceiling: exit 130 at once, no second signal needed', async () => {
     const service = await sandboxWith({ rateLimitRate: 1, retryAfterSeconds: 100 });
     const state = join(root, 'pause');

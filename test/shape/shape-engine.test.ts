@@ -247,3 +247,63 @@ describe('the shape file', () => {
     }
   });
 });
+
+// The shape file is cut into statements as the engine reads it (comments end at CR, LF or CR LF; block comments
+// nest; E'' strings take backslash escapes; dollar quotes carry any tag), so that no statement is skipped and each
+// error is named where it is.
+describe('the shape file, split as the engine reads it', () => {
+  const billingNames = async (sql: string): Promise<string[]> => {
+    const dir = exportDir({ 'LEGACY_1.csv': 'ACC,NAME\nA-1,Bob\n' });
+    const shaped = await open(dir, sql);
+    try {
+      return (await rowsOf(shaped)).map((row) => row.cells[1] ?? '');
+    } finally {
+      await shaped.close();
+    }
+  };
+  const accounts = (billingName: string): string =>
+    `CREATE VIEW accounts AS SELECT ACC AS external_account_number, ${billingName} AS billing_name, _file, _line FROM legacy;`;
+
+  it('runs the statement after a -- comment ended by a lone carriage return', async () => {
+    expect(await billingNames(`-- the accounts view\r${accounts('NAME')}\n`)).toEqual(['Bob']);
+    expect(await billingNames(`-- old view\r\n-- new view\r${accounts("'x'")}`)).toEqual(['x']);
+  });
+
+  it('reads a ; inside a nested block comment, an E string or a dollar quote as text', async () => {
+    expect(await billingNames(`/* outer /* inner */ still a comment; */\n${accounts('NAME')}`)).toEqual(['Bob']);
+    expect(await billingNames(accounts("E'it\\'s; fine'"))).toEqual(["it's; fine"]);
+    expect(await billingNames(accounts('$q1$ a; b $q1$'))).toEqual([' a; b ']);
+    expect(await billingNames(accounts('$é$;$é$'))).toEqual([';']);
+  });
+
+  it('names an error at its line where lines end with a lone carriage return', async () => {
+    const dir = exportDir({ 'LEGACY_1.csv': LEGACY });
+    const sql = `-- first\r${VIEW.trimEnd()}\rCREATE VIEW customers AS\rSELECT ACC AS external_account_number,\r  NOPE, _file, _line FROM legacy;\r`;
+    const error = await refusal(open(dir, sql));
+    expect(error.message).toMatch(/^shape\.sql:5:3: Binder Error: Referenced column "NOPE" not found/);
+  });
+
+  it('runs nothing when a later statement cannot be read', async () => {
+    const dir = exportDir({ 'LEGACY_1.csv': LEGACY });
+    const error = await refusal(open(dir, `${VIEW}CREATE VIEW notes AS SELECT 'never ended;\n`));
+    expect(error.message).toMatch(/^shape\.sql:2:\d+: Parser Error: unterminated quoted string/);
+    expect(error.message).not.toContain('SELECT 1');
+  });
+});
+
+describe('a shape file the tool cannot read as the engine does', () => {
+  it('is refused whole, at the statement where the two part, when the engine drops a statement the tool reads', async () => {
+    // The engine passes over a statement of one word past ASCII (here "é") without a word; the tool reads a statement.
+    const dir = exportDir({ 'LEGACY_1.csv': LEGACY });
+    const error = await refusal(open(dir, `CREATE TABLE marker AS SELECT 1 AS x;\n  é;\n${VIEW}`));
+    expect(error.message).toMatch(/^shape\.sql:2:3: the engine cuts the file into statements differently/);
+    expect(error.code).toBe('shape_sql_unclear');
+    expect(error.exitCode).toBe(2);
+  });
+
+  it('is refused at a NUL character, where the engine stops reading', async () => {
+    const dir = exportDir({ 'LEGACY_1.csv': LEGACY });
+    const error = await refusal(open(dir, `${VIEW}-- end\0\nCREATE VIEW notes AS SELECT 1;\n`));
+    expect(error.message).toMatch(/^shape\.sql:2:7: the file holds a NUL character, where the engine stops reading/);
+  });
+});

@@ -1,3 +1,4 @@
+import { visibleValue } from '../../errors.js';
 import type { IssueList } from '../../intake/index.js';
 import { errnoOf } from '../../errors.js';
 
@@ -8,7 +9,9 @@ import { errnoOf } from '../../errors.js';
 export function fileIssuesText(issues: Pick<IssueList, 'length' | 'first'>, outcome: string): string {
   const shown = issues
     .first(5)
-    .map((issue) => `  ${issue.file}:${issue.line}${issue.column ? ` (${issue.column})` : ''}: ${issue.message}`);
+    .map((issue) =>
+      visibleValue(`  ${issue.file}:${issue.line}${issue.column ? ` (${issue.column})` : ''}: ${issue.message}`),
+    );
   const more = issues.length > 5 ? `\n  ... and ${issues.length - 5} more` : '';
   return (
     `the export has ${issues.length} problem(s) outside any account; ${outcome}. Fix them (run \`migrate ` +
@@ -28,7 +31,7 @@ export function releasedText(codes: readonly string[], released: number): string
 export function unknownAccountsText(unknown: readonly string[]): string {
   return (
     `--accounts: ${unknown.length} not in the export or the ledger (nothing done for them): ` +
-    unknown.slice(0, 20).join(', ')
+    unknown.slice(0, 20).map(visibleValue).join(', ')
   );
 }
 

@@ -190,8 +190,8 @@ function engineSettings(flags: PushFlags, mapping: MigrateConfig): Readonly<Engi
 }
 
 function serviceFlags(flags: PushFlags): Readonly<ServiceFlags> {
-  const { baseUrl, apiKeyFile, tokenFile, tokenField, headerForm, dialect } = flags;
-  return Object.freeze({ baseUrl, apiKeyFile, tokenFile, tokenField, headerForm, dialect });
+  const { baseUrl, apiKeyFile, tokenFile, tokenField, headerForm, dialect, proxy } = flags;
+  return Object.freeze({ baseUrl, apiKeyFile, tokenFile, tokenField, headerForm, dialect, proxy });
 }
 
 /** Processing fast; the default suppliers stay (records may name their own), the configured one Ongoing. */

@@ -1,8 +1,8 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { messageOf, UsageError } from '../../errors.js';
 import {
   checkStateDir,
+  hasLedger,
   ITEM_KINDS,
   LEDGER_FILE,
   LedgerDamagedError,
@@ -21,9 +21,9 @@ import {
 /** The read-only ledger that `status` and `report` read (its queries: ledger/campaign-read.ts). */
 export type LedgerSource = CampaignReader;
 
-/** True when the state directory holds a ledger. */
+/** True when the state directory holds a ledger (not one whose creation a kill left unfinished: that is none). */
 export function ledgerExists(stateDir: string): boolean {
-  return existsSync(join(stateDir, LEDGER_FILE));
+  return hasLedger(stateDir);
 }
 
 /** Opens a state directory's ledger read-only (a push may be writing it: WAL lets both go on). */
@@ -31,7 +31,8 @@ export function openLedgerSource(stateDir: string): LedgerSource {
   checkStateDir(stateDir, 'read', LEDGER_FILE);
   if (!ledgerExists(stateDir)) {
     throw new UsageError(
-      `no ledger in ${stateDir} (${LEDGER_FILE} not found): give the --state directory of the migration's push runs`,
+      `no ledger in ${stateDir} (${LEDGER_FILE} not found, or left unfinished by a run killed as it created it): ` +
+        `give the --state directory of the migration's push runs`,
       'ledger_not_found',
     );
   }

@@ -1,5 +1,5 @@
 import { previewRequests, type PreviewOptions } from '../../api/preview.js';
-import { UsageError, visibleText } from '../../errors.js';
+import { UsageError, visibleText, visibleValue } from '../../errors.js';
 import type { ExportEntry, Origin } from '../../intake/index.js';
 import type { ShownRow, ShownRows } from '../../intake/shown-rows.js';
 
@@ -43,10 +43,12 @@ function originsOf(entry: ExportEntry): Origin[] {
   return origins;
 }
 
+/** A legacy or shaped row, its file name, columns and values each shown on its own line (visibleValue). */
 function rowText(row: ShownRow): string {
   const values = row.values.map(([column, value]) => `${column}=${value === null ? 'NULL' : JSON.stringify(value)}`);
   const what = row.what ? ` (${row.what})` : '';
-  return `    ${row.file}:${row.line}${what}\n${values.map((value) => `      ${value}\n`).join('')}`;
+  const lines = [`    ${row.file}:${row.line}${what}`, ...values.map((value) => `      ${value}`)];
+  return lines.map((line) => `${visibleValue(line)}\n`).join('');
 }
 
 function bodyText(body: string): string {
@@ -60,7 +62,7 @@ export function renderShow(collector: ShowCollector, rows: ShownRows, options: P
   let text = '';
   for (const key of collector.keys) {
     const entry = collector.entries.get(key);
-    text += `\nAccount ${key}\n`;
+    text += `\nAccount ${visibleValue(key)}\n`;
     if (!entry) {
       text += '  not in this export (no record of it was read).\n';
       continue;
@@ -87,7 +89,8 @@ export function renderShow(collector: ShowCollector, rows: ShownRows, options: P
       text +=
         `  held back: ${problems.length} problem(s)\n` +
         problems
-          .map((issue) => `    ${issue.file}:${issue.line} ${issue.attr ?? ''}  ${issue.code}  ${issue.message}\n`)
+          .map((issue) => `    ${issue.file}:${issue.line} ${issue.attr ?? ''}  ${issue.code}  ${issue.message}`)
+          .map((line) => `${visibleValue(line)}\n`)
           .join('');
   }
   return visibleText(text);

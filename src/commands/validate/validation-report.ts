@@ -1,5 +1,6 @@
 import { closeSync, fchmodSync, writeSync } from 'node:fs';
 import { stringify } from 'csv-stringify/sync';
+import { visibleValue } from '../../errors.js';
 import type { SourceIssue } from '../../mapping/types.js';
 import type { ExportValidation } from '../../intake/validate-export.js';
 import {
@@ -147,9 +148,10 @@ export async function* textReport(validation: ExportValidation): AsyncGenerator<
     index += 1;
     if (group !== current) {
       current = group;
-      lines.push(group === '(export)' ? 'Export files:' : `Account ${group}:`);
+      lines.push(group === '(export)' ? 'Export files:' : `Account ${visibleValue(group)}:`);
     }
-    lines.push(`  ${where(issue)}  ${issue.code}  ${issue.message}`);
+    // One line per problem: the file name, the account number and the values quoted are the export's.
+    lines.push(visibleValue(`  ${where(issue)}  ${issue.code}  ${issue.message}`));
     if (lines.length >= LINES_PER_CHUNK) {
       yield `${lines.join('\n')}\n`;
       lines = [];
@@ -157,7 +159,8 @@ export async function* textReport(validation: ExportValidation): AsyncGenerator<
   }
   if (validation.errors.length > 0) lines.push('');
   const warnings = await warningLines(validation);
-  yield `${[...lines, ...warnings, ...(await omittedLines(validation)), ...summaryLines(validation)].join('\n')}\n`;
+  const closing = [...warnings, ...(await omittedLines(validation)), ...summaryLines(validation)].map(visibleValue);
+  yield `${[...lines, ...closing].join('\n')}\n`;
 }
 
 const SHOWN_WARNINGS = 50;

@@ -14,6 +14,8 @@ export interface ConnectProxy {
   authorizations: string[];
   /** Plain (non-CONNECT) requests that reached the proxy: none expected. */
   plainRequests: string[];
+  /** TCP connections the proxy accepted, whatever came over them. */
+  connections(): number;
   close(): Promise<void>;
 }
 
@@ -56,6 +58,10 @@ export async function startConnectProxy(options: ConnectProxyOptions = {}): Prom
     upstream.on('error', () => client.destroy());
     client.on('close', () => upstream.destroy());
   });
+  let connections = 0;
+  server.on('connection', () => {
+    connections += 1;
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -63,6 +69,7 @@ export async function startConnectProxy(options: ConnectProxyOptions = {}): Prom
     tunnels,
     authorizations,
     plainRequests,
+    connections: () => connections,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
