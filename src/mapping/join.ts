@@ -1,6 +1,7 @@
 import type { AccountPayload } from '../schema/index.js';
 import { validateAccountPayload, withoutTenantFields } from '../schema/index.js';
 import { ExportCode } from './issue-codes.js';
+import { takeLedgerOrigins } from './ledger-origins.js';
 import { locateIssue } from './locate.js';
 import { itemsOf, recordsByKind, type ItemSet } from './items.js';
 import { recordIssue, REQUEST_BODIES, requestIssues, type JoinContext, type SourcedRecord } from './sourced-record.js';
@@ -90,6 +91,7 @@ export function joinAccount(number: string, records: SourcedRecord[], context: J
   }
   collect(payload, 'customers', origin, byKind.customers ?? [], origins, mappingIssues, number);
   collect(payload, 'supply_addresses', origin, byKind.supply_addresses ?? [], origins, mappingIssues, number);
+  takeLedgerOrigins(payload, origins);
   if (payload['import_supplier'] === undefined) {
     mappingIssues.push({
       ...origin,
