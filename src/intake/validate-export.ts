@@ -23,6 +23,11 @@ export interface ExportValidation {
   orphans: { accounts: number; records: number; numbers: string[] };
   /** Note rows identical to an earlier one of their account (same body, created_at and fields): counted once. */
   duplicateNotes: number;
+  /**
+   * Transactions dated before the open statement period that the service will move into it (the period given, forcing
+   * declared): validate warns with the count. Without forcing each is an error instead.
+   */
+  beforeOpenPeriod: number;
   /** Values dropped under the mapping file's `on_invalid: omit` (OmittedIssues, with their values), in export order. */
   omitted: IssueList;
   /** Orphan records' numbers that match an account of the export but for spaces, leading zeros or case. */
@@ -63,6 +68,7 @@ export async function validateExport(
     byCode: {},
     orphans: { accounts: 0, records: 0, numbers: [] },
     duplicateNotes: 0,
+    beforeOpenPeriod: 0,
     omitted,
     nearKeys: [],
     summary: reader.summary,
@@ -102,6 +108,7 @@ async function readEntries(
   for await (const entry of reader.entries()) {
     options.onEntry?.(entry);
     result.duplicateNotes += (entry.kind === 'orphan' ? entry.items : entry.account).duplicateNotes ?? 0;
+    result.beforeOpenPeriod += (entry.kind === 'orphan' ? entry.items : entry.account).beforeOpenPeriod ?? 0;
     for (const dropped of (entry.kind === 'orphan' ? entry.items.omitted : entry.account.omitted) ?? [])
       omitted.push(dropped);
     if (entry.kind === 'orphan') {

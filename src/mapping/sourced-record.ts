@@ -9,6 +9,7 @@ import type {
   ValidationIssue,
 } from '../schema/index.js';
 import type { MappedRecord, RecordIssue } from './record.js';
+import type { OpenPeriod } from './open-period.js';
 import type { SourceIssue } from './types.js';
 
 // One mapped record of an account's group with the file it came from, and how its problems become located issues:
@@ -35,6 +36,8 @@ export interface JoinContext {
    * platform's precision, so a value that form cannot carry is a problem here, as the client would refuse it.
    */
   dialect?: Dialect | undefined;
+  /** The service's open statement period, when the command was told its first day (open-period.ts). */
+  openPeriod?: OpenPeriod | undefined;
 }
 
 /** A request body the export fills: its tenant scopes, its money, and its schema in the tenant's contract. */
