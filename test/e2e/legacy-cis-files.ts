@@ -1,5 +1,5 @@
 import { parse } from 'csv-parse/sync';
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './helpers.js';
 
@@ -273,4 +273,36 @@ export function plant(dir: string, file: string, line: number, column: string, v
     quoteAll || /["\r\n]/.test(cell) || cell.includes(delimiter) ? `"${cell.replaceAll('"', '""')}"` : cell;
   lines[line - 1] = `${cells.map(quote).join(delimiter)}${target.endsWith('\r\n') ? '\r\n' : '\n'}`;
   writeFileSync(path, Buffer.from(lines.join(''), 'latin1'));
+}
+
+/**
+ * The fixture as a team sends its history when it follows the transactions endpoint (the mistake the guide warns of):
+ * every posting also through a `transactions` view, dated as it was posted. `force`: the mapping file declares
+ * force_add_to_current_statement.
+ */
+export function sendHistoryAsTransactions(dir: string, force = false): void {
+  appendFileSync(
+    join(dir, 'shape.sql'),
+    `
+CREATE VIEW transactions AS
+SELECT ACCT_NO AS external_account_number, TXN_REF AS transaction_id, POST_DATE AS transaction_date,
+  regexp_replace(trim(AMOUNT), '^[+-]', '') AS amount,
+  CASE
+    WHEN TXN_CODE IN ('BILL', 'ADJ') AND NOT starts_with(trim(AMOUNT), '-') THEN 'CHARGE'
+    WHEN TXN_CODE = 'ADJ' THEN 'CREDIT'
+    WHEN TXN_CODE IN ('DDR', 'CARD') AND starts_with(trim(AMOUNT), '-') THEN 'PAYMENT'
+    WHEN TXN_CODE = 'RFND' AND NOT starts_with(trim(AMOUNT), '-') THEN 'REPAYMENT'
+  END AS type,
+  _file, _line
+FROM fin_postings
+WHERE ACCT_NO NOT IN (SELECT ACCOUNT_NO FROM left_behind);
+`,
+  );
+  const file = join(dir, 'migrate.config.json');
+  const config = JSON.parse(readFileSync(file, 'utf8')) as { mapping: Record<string, unknown> };
+  config.mapping['transactions'] = {
+    date_format: 'DD/MM/YYYY',
+    ...(force ? { force_add_to_current_statement: true } : {}),
+  };
+  writeFileSync(file, JSON.stringify(config, null, 2));
 }

@@ -1,5 +1,6 @@
 import { closeSync, fchmodSync, writeSync } from 'node:fs';
 import { stringify } from 'csv-stringify/sync';
+import type { OpenPeriod } from '../../mapping/open-period.js';
 import type { SourceIssue } from '../../mapping/types.js';
 import type { ExportValidation } from '../../intake/validate-export.js';
 import {
@@ -74,7 +75,7 @@ function nearKeysJson(nearKeys: ExportValidation['nearKeys']): unknown[] {
  * `--json`: one document { ok, accounts, duplicate_notes, files, links, not_read, unicode_spellings?, near_keys?,
  * errors }, one error per line.
  */
-export async function* jsonReport(validation: ExportValidation): AsyncGenerator<string> {
+export async function* jsonReport(validation: ExportValidation, period?: OpenPeriod): AsyncGenerator<string> {
   const { files, notRead } = validation.summary;
   const links = files.flatMap((file) =>
     file.linkTarget === undefined ? [] : [{ file: file.file, target: file.linkTarget }],
@@ -95,6 +96,15 @@ export async function* jsonReport(validation: ExportValidation): AsyncGenerator<
       ok: validation.ok,
       accounts: validation.accounts,
       duplicate_notes: validation.duplicateNotes,
+      ...(period === undefined
+        ? {}
+        : {
+            open_period: {
+              start: period.start,
+              force_add_to_current_statement: period.force,
+              moved_by_the_service: validation.beforeOpenPeriod,
+            },
+          }),
       files: read,
       links,
       not_read: notRead,
@@ -132,7 +142,7 @@ function where(issue: SourceIssue): string {
  * customer of an account not in the accounts file names its account in its message), then the
  * problems grouped by account, then a summary with counts per code.
  */
-export async function* textReport(validation: ExportValidation): AsyncGenerator<string> {
+export async function* textReport(validation: ExportValidation, period?: OpenPeriod): AsyncGenerator<string> {
   let lines: string[] = [];
   let current: string | undefined;
   let index = 0;
@@ -151,10 +161,21 @@ export async function* textReport(validation: ExportValidation): AsyncGenerator<
     }
   }
   if (validation.errors.length > 0) lines.push('');
-  yield `${[...lines, ...(await omittedLines(validation)), ...summaryLines(validation)].join('\n')}\n`;
+  yield `${[...lines, ...(await omittedLines(validation)), ...summaryLines(validation, period)].join('\n')}\n`;
 }
 
-function summaryLines(validation: ExportValidation): string[] {
+/** Transactions the service will move into its open statement period (forcing declared): a warning with the count. */
+function openPeriodLines(validation: ExportValidation, period: OpenPeriod | undefined): string[] {
+  if (period === undefined || validation.beforeOpenPeriod === 0) return [];
+  return [
+    `Warning: ${validation.beforeOpenPeriod} transaction(s) dated before the open statement period (from ` +
+      `${period.start}): force_add_to_current_statement is declared, so the service will move each into the period ` +
+      "(its date changed, a description added, a note pinned to its account). History belongs in the accounts' " +
+      'ledgers.',
+  ];
+}
+
+function summaryLines(validation: ExportValidation, period?: OpenPeriod): string[] {
   const { summary, accounts, orphans } = validation;
   const lines = [
     `Read ${summary.files.map((file) => `${file.file} (${file.records})`).join(', ')}` +
@@ -180,6 +201,7 @@ function summaryLines(validation: ExportValidation): string[] {
     );
   }
   if (validation.duplicateNotes > 0) lines.push(duplicateNotesLine(validation.duplicateNotes));
+  lines.push(...openPeriodLines(validation, period));
   lines.push(...nearKeyLines(validation.nearKeys));
   lines.push(
     `${accounts.total} account(s): ${accounts.valid} valid, ${accounts.invalid} invalid; ` +
