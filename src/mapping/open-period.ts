@@ -10,12 +10,6 @@ import type { MappedItem } from './types.js';
 // migration declares forcing, moved into it: its date changed, a description added, a note pinned to the account.
 // History belongs in the account payload's ledgers instead (docs/from-a-legacy-system.md "History in ledgers").
 
-/** The open statement period as the command knows it: its first day, and whether forcing is declared. */
-export interface OpenPeriod {
-  start: string;
-  force: boolean;
-}
-
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /**

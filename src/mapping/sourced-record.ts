@@ -9,7 +9,6 @@ import type {
   ValidationIssue,
 } from '../schema/index.js';
 import type { MappedRecord, RecordIssue } from './record.js';
-import type { OpenPeriod } from './open-period.js';
 import type { SourceIssue } from './types.js';
 
 // One mapped record of an account's group with the file it came from, and how its problems become located issues:
@@ -18,6 +17,12 @@ import type { SourceIssue } from './types.js';
 export interface SourcedRecord {
   file: string;
   record: MappedRecord;
+}
+
+/** The service's open statement period as the command knows it: its first day, and whether forcing is declared. */
+export interface OpenPeriod {
+  start: string;
+  force: boolean;
 }
 
 export interface JoinContext {
@@ -36,7 +41,7 @@ export interface JoinContext {
    * platform's precision, so a value that form cannot carry is a problem here, as the client would refuse it.
    */
   dialect?: Dialect | undefined;
-  /** The service's open statement period, when the command was told its first day (open-period.ts). */
+  /** The service's open statement period, when the command was told its first day (checked by open-period.ts). */
   openPeriod?: OpenPeriod | undefined;
 }
 

@@ -1,6 +1,6 @@
 import { closeSync, fchmodSync, writeSync } from 'node:fs';
 import { stringify } from 'csv-stringify/sync';
-import type { OpenPeriod } from '../../mapping/open-period.js';
+import type { OpenPeriod } from '../../mapping/sourced-record.js';
 import type { SourceIssue } from '../../mapping/types.js';
 import type { ExportValidation } from '../../intake/validate-export.js';
 import {
