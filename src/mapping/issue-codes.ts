@@ -17,6 +17,7 @@ export const ExportCode = {
   /** A transaction dated before the service's open statement period (the code the service's refusal is recorded as). */
   outsideOpenPeriod: 'transaction_outside_open_period',
   conflictingNotes: 'conflicting_notes',
+  duplicateCustomer: 'duplicate_customer',
   invalidBoolean: 'invalid_boolean',
   invalidNumber: 'invalid_number',
   invalidInteger: 'invalid_integer',
