@@ -1,3 +1,5 @@
+import { OPEN_PERIOD_CODES } from '../ledger/index.js';
+
 /**
  * The engine's own codes: the outcomes and stops the engine decides itself, as the ledger, the reports and the NDJSON
  * log carry them (docs/architecture.md "Failure classes"). The client's codes are its error classes' (api/errors.ts);
@@ -32,6 +34,10 @@ export const EngineCode = {
   accountNotFound: 'account_not_found',
   /** A transaction the service answered TRANSACTION_IMPORT_ERROR for. */
   transactionImportError: 'transaction_import_error',
+  /** A transaction refused as dated outside the service's open statement period (forcing not declared). */
+  outsideOpenPeriod: OPEN_PERIOD_CODES.refused,
+  /** A transaction the service added with its date moved into the open statement period (forcing declared). */
+  movedIntoOpenPeriod: OPEN_PERIOD_CODES.moved,
   /** A payment instruction the vendor refused, the service saying no more. */
   paymentInstructionRefused: 'payment_instruction_refused',
   /** A resent payment instruction refused because the account has an active one: the first request created it. */

@@ -13,6 +13,8 @@ export interface StageSummary {
   recordsChangedAfterImport: number;
   /** Note rows identical to an earlier one of their account, counted once (mapping/note-identity.ts). */
   duplicateNotes: number;
+  /** Transactions dated before the open statement period that the service will move into it (forcing declared). */
+  beforeOpenPeriod?: number;
   /** Values dropped under the mapping file's `on_invalid: omit` (validate lists each). */
   omittedValues: number;
   /** Work staging added to the run: accounts that became `staged`, records that became `pending`. */

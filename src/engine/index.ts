@@ -50,7 +50,9 @@ export const DEFAULT_ENGINE_SETTINGS = {
   retryErrored: false,
   wait: true,
   waitTimeoutMs: RUN_DEFAULTS.waitTimeoutSeconds * 1000,
-  transactionFlags: { ...DEFAULT_TRANSACTION_FLAGS },
+  // The service moves a transaction dated outside its open statement period into it unless told not to (spec "Create
+  // transactions"); the tool asks for that only where the migration declares it (force_add_to_current_statement).
+  transactionFlags: { ...DEFAULT_TRANSACTION_FLAGS, force_add_to_current_statement: false },
   multiplePaymentInstructions: false,
   pollSchedule: DEFAULT_POLL_SCHEDULE,
   lostCreateChecks: RUN_DEFAULTS.lostCreateChecks,

@@ -8,7 +8,7 @@ import type { ErrorInfo, ItemPatch, OpenItem } from '../ledger/index.js';
 import type { TransactionQueryFlags, ValidationIssue } from '../schema/index.js';
 import { EngineCode } from './engine-codes.js';
 import { configurationIssue, configurationRefusal, errorInfoOf, UNEXPECTED_ATTEMPTS, type Failure } from './failure.js';
-import { decideInstruction, type InstructionFacts } from './instruction-outcome.js';
+import { decideInstruction, settledByResult, type InstructionFacts } from './instruction-outcome.js';
 import {
   decision,
   done,
@@ -19,6 +19,7 @@ import {
   type SentBatch,
   type Settlement,
 } from './item-decision.js';
+import { importErrorCode, movedIntoOpenPeriod } from './open-period.js';
 
 // The post-import records' transitions (docs/architecture.md "The per-account state machine"), as pure functions
 // from (the records of one request, the service's answer) to the outcomes the ledger records. No I/O here:
@@ -199,16 +200,22 @@ export function afterTransactions(
   if (outcome.kind === 'invalid') return afterRefusal(batch, 'transactions', outcome.errors);
   if (outcome.kind === 'import_error') return afterImportError(batch.items, outcome);
   const { items } = batch;
-  const byId = new Map(
-    outcome.results.map((result) => [String(result.transaction_data['transaction_id']), result.status]),
-  );
+  const byId = new Map(outcome.results.map((result) => [String(result.transaction_data['transaction_id']), result]));
   const settle: Settlement[] = [];
   const retry: OpenItem[] = [];
   for (const item of items) {
-    const status = byId.get(item.naturalKey) ?? (items.length === 1 ? outcome.results[0]?.status : undefined);
+    const result = byId.get(item.naturalKey) ?? (items.length === 1 ? outcome.results[0] : undefined);
+    const status = result?.status;
+    const moved = result === undefined ? undefined : movedIntoOpenPeriod(item, result.transaction_data);
     if (status === undefined) retry.push(item);
     // A result of the 201 can say the platform could not import that one (the real platform's status enum).
     else if (status === 'TRANSACTION_IMPORT_ERROR') settle.push(transactionImportError(item, status));
+    // Added, with its date moved into the open statement period: done, the move kept with it.
+    else if (moved !== undefined)
+      settle.push({
+        items: [item],
+        patch: { state: 'done', result: status, settledBy: settledByResult(status), error: moved },
+      });
     else settle.push(done([item], status));
   }
   if (flags.check_previously_added || retry.length === 0) return decision(settle, retry);
@@ -241,7 +248,7 @@ function afterImportError(
   const failing = items.filter((item) => item.naturalKey === failedId);
   const targets = failing.length > 0 ? failing : items.slice(0, 1);
   const error: ErrorInfo = {
-    code: EngineCode.transactionImportError,
+    code: importErrorCode(outcome.errorDetail),
     detail: outcome.errorDetail,
     file: targets[0]?.originFile ?? undefined,
     line: targets[0]?.originLine ?? undefined,

@@ -57,6 +57,7 @@ function emptySummary(): StageSummary {
     changedAfterImport: 0,
     recordsChangedAfterImport: 0,
     duplicateNotes: 0,
+    beforeOpenPeriod: 0,
     omittedValues: 0,
     added: { accounts: 0, items },
   };
@@ -197,6 +198,8 @@ type InvalidEvent = Extract<EngineEvent, { type: 'invalid' }>;
 
 function stageEntry(ledger: Ledger, entry: ExportEntry, summary: StageSummary, invalid: InvalidEvent[]): void {
   summary.duplicateNotes += (entry.kind === 'account' ? entry.account : entry.items).duplicateNotes ?? 0;
+  summary.beforeOpenPeriod =
+    (summary.beforeOpenPeriod ?? 0) + ((entry.kind === 'account' ? entry.account : entry.items).beforeOpenPeriod ?? 0);
   if (entry.kind === 'account') {
     summary.accounts += 1;
     const { id, state, changed } = stageAccount(ledger, entry.account, summary);

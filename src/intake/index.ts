@@ -156,6 +156,10 @@ async function startOpening(dir: string, config: ExportMapping, options: OpenExp
     importSupplier: config.importSupplier,
     multiplePaymentInstructions: config.multiplePaymentInstructions,
     tenantFields: config.tenantFields,
+    openPeriod:
+      config.openPeriodStart === undefined
+        ? undefined
+        : { start: config.openPeriodStart, force: config.forceAddToCurrentStatement },
     contract: config.contract,
     dialect: config.dialect,
   };

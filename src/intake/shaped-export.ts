@@ -303,6 +303,10 @@ function joinContext(
     importSupplier: config.importSupplier,
     multiplePaymentInstructions: config.multiplePaymentInstructions,
     tenantFields: config.tenantFields,
+    openPeriod:
+      config.openPeriodStart === undefined
+        ? undefined
+        : { start: config.openPeriodStart, force: config.forceAddToCurrentStatement },
     contract: config.contract,
     dialect: config.dialect,
   };

@@ -23,6 +23,11 @@ export interface ExportValidation {
   orphans: { accounts: number; records: number; numbers: string[] };
   /** Note rows identical to an earlier one of their account (same body, created_at and fields): counted once. */
   duplicateNotes: number;
+  /**
+   * Transactions dated before the open statement period that the service will move into it (the period given, forcing
+   * declared): validate warns with the count. Without forcing each is an error instead.
+   */
+  beforeOpenPeriod: number;
   /** Values dropped under the mapping file's `on_invalid: omit` (OmittedIssues, with their values), in export order. */
   omitted: IssueList;
   /**
@@ -69,6 +74,7 @@ export async function validateExport(
     byCode: {},
     orphans: { accounts: 0, records: 0, numbers: [] },
     duplicateNotes: 0,
+    beforeOpenPeriod: 0,
     omitted,
     warnings,
     nearKeys: [],
@@ -111,6 +117,7 @@ async function readEntries(
     options.onEntry?.(entry);
     result.duplicateNotes += (entry.kind === 'orphan' ? entry.items : entry.account).duplicateNotes ?? 0;
     const held = entry.kind === 'orphan' ? entry.items : entry.account;
+    result.beforeOpenPeriod += held.beforeOpenPeriod ?? 0;
     for (const dropped of held.omitted ?? []) omitted.push(dropped);
     for (const warning of held.warnings ?? []) warnings.push(warning);
     if (entry.kind === 'orphan') {

@@ -51,7 +51,7 @@ export { canonicalJson, fingerprintOf } from './fingerprint.js';
 export { Ledger, type AccountCursor, type NewAccount } from './ledger.js';
 export { acquireLock, LedgerLockedError, LOCK_FILE } from './lock.js';
 export { LEDGER_SCHEMA_VERSION } from './migrations.js';
-export { LedgerReader, type LedgerCounts } from './read.js';
+export { LedgerReader, OPEN_PERIOD_CODES, type LedgerCounts, type OpenPeriodCounts } from './read.js';
 export { checkStateDir } from './state-dir.js';
 export { storageError, storageFailureCause } from './storage-error.js';
 export * from './types.js';

@@ -32,6 +32,48 @@ export interface LedgerCounts {
   changedAfterImport: number;
   /** Post-import records whose export data changed after they were sent, per kind (the service cannot update them). */
   recordsChangedAfterImport: Partial<Record<ItemKind, number>>;
+  /** Transactions refused for, or moved into, the service's open statement period; absent when there are none. */
+  openPeriod?: OpenPeriodCounts;
+}
+
+/**
+ * The codes transactions refused for, or moved into, the service's open statement period are recorded under
+ * (engine/open-period.ts).
+ */
+export const OPEN_PERIOD_CODES = {
+  refused: 'transaction_outside_open_period',
+  moved: 'transaction_moved_into_open_period',
+} as const;
+
+export interface OpenPeriodCounts {
+  refused: number;
+  moved: number;
+  /** Accounts with a moved transaction: the service pinned a note to each. */
+  movedAccounts: number;
+  /** One recorded detail of each (the service's words, naming the period), for the summary to name the period. */
+  details: string[];
+}
+
+/** Counts of OPEN_PERIOD_CODES, one row per code: code, n (records), accounts, detail (one of theirs). */
+export const OPEN_PERIOD_COUNTS_SQL =
+  `SELECT error_code AS code, COUNT(*) AS n, COUNT(DISTINCT account_id) AS accounts, MIN(error_detail) AS detail ` +
+  `FROM items WHERE state IN ('done', 'failed') AND kind = 'transaction' ` +
+  `AND error_code IN ('${OPEN_PERIOD_CODES.refused}', '${OPEN_PERIOD_CODES.moved}') GROUP BY error_code`;
+
+/** OPEN_PERIOD_COUNTS_SQL's rows as counts, or undefined when there are none. */
+export function openPeriodCounts(
+  rows: ReadonlyArray<{ code: unknown; n: unknown; accounts: unknown; detail: unknown }>,
+): OpenPeriodCounts | undefined {
+  if (rows.length === 0) return undefined;
+  const of = (code: string) => rows.find((row) => row.code === code);
+  const refused = of(OPEN_PERIOD_CODES.refused);
+  const moved = of(OPEN_PERIOD_CODES.moved);
+  return {
+    refused: Number(refused?.n ?? 0),
+    moved: Number(moved?.n ?? 0),
+    movedAccounts: Number(moved?.accounts ?? 0),
+    details: rows.map((row) => (typeof row.detail === 'string' ? row.detail : '')),
+  };
 }
 
 /**
@@ -108,6 +150,14 @@ export class LedgerReader {
     const changedRecords = this.#db
       .prepare('SELECT kind, COUNT(*) AS n FROM items WHERE changed_fingerprint IS NOT NULL GROUP BY kind')
       .all() as Raw[];
+    const openPeriod = openPeriodCounts(
+      this.#db.prepare(OPEN_PERIOD_COUNTS_SQL).all() as Array<{
+        code: unknown;
+        n: unknown;
+        accounts: unknown;
+        detail: unknown;
+      }>,
+    );
     return {
       accounts,
       items,
@@ -115,6 +165,7 @@ export class LedgerReader {
       recordsChangedAfterImport: Object.fromEntries(
         changedRecords.map((row) => [String(row['kind']), Number(row['n'])]),
       ),
+      ...(openPeriod === undefined ? {} : { openPeriod }),
     };
   }
 

@@ -14,6 +14,8 @@ export const ExportCode = {
   duplicateExternalAccountNumber: 'duplicate_external_account_number',
   accountNotInAccountsFile: 'account_not_in_accounts_file',
   multiplePaymentInstructions: 'multiple_payment_instructions',
+  /** A transaction dated before the service's open statement period (the code the service's refusal is recorded as). */
+  outsideOpenPeriod: 'transaction_outside_open_period',
   conflictingNotes: 'conflicting_notes',
   duplicateCustomer: 'duplicate_customer',
   invalidBoolean: 'invalid_boolean',

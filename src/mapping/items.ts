@@ -24,6 +24,7 @@ import {
 } from './sourced-record.js';
 import { columnOfPath, fieldOrigin } from './locate.js';
 import { collapseNotes } from './note-identity.js';
+import { checkOpenPeriod } from './open-period.js';
 import type { MappedItem, SourceIssue } from './types.js';
 
 // Post-import records of one account -> items, each validated as part of the request that will
@@ -37,6 +38,8 @@ export interface ItemSet {
   paymentInstructions: Array<MappedItem<PaymentInstructionRequest>>;
   /** Note rows identical to an earlier one of the account, counted once (note-identity.ts). */
   duplicateNotes: number;
+  /** Transactions dated before the open statement period that the service will move into it (forcing declared). */
+  beforeOpenPeriod?: number;
 }
 
 /** An account's records, by kind, each list in file order: the join reads each kind once. */
@@ -165,6 +168,8 @@ export function itemsOf(
     });
     const issues = requestIssues(context, REQUEST_BODIES.transactions, body, spec);
     attach(set.transactions, 'transactions', issues, number, context);
+    const moved = checkOpenPeriod(set.transactions, number, context);
+    if (moved > 0) set.beforeOpenPeriod = moved;
   }
   if (set.statements.length > 0) {
     const body = request('statements', set.statements);

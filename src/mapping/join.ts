@@ -2,6 +2,7 @@ import type { AccountPayload } from '../schema/index.js';
 import { validateAccountPayload, withoutTenantFields } from '../schema/index.js';
 import { duplicateCustomerWarnings } from './duplicate-customers.js';
 import { ExportCode } from './issue-codes.js';
+import { takeLedgerOrigins } from './ledger-origins.js';
 import { locateIssue } from './locate.js';
 import { itemsOf, recordsByKind, type ItemSet } from './items.js';
 import {
@@ -97,6 +98,7 @@ export function joinAccount(number: string, records: SourcedRecord[], context: J
   }
   collect(payload, 'customers', origin, byKind.customers ?? [], origins, mappingIssues, number);
   collect(payload, 'supply_addresses', origin, byKind.supply_addresses ?? [], origins, mappingIssues, number);
+  takeLedgerOrigins(payload, origins);
   const customers = Array.isArray(payload['customers']) ? (payload['customers'] as unknown[]) : [];
   const warnings = duplicateCustomerWarnings(number, customers, (index) => origins[`customers.${index}`]);
   if (payload['import_supplier'] === undefined) {

@@ -113,6 +113,9 @@ const fileMappingShape = {
     .optional(),
   // Amount columns already in minor units (pence, cents): statements' gross_amount is sent as they give it.
   minor_units: z.array(z.string()).optional(),
+  // transactions only: the service moves a transaction dated before its open statement period into it (its date
+  // changed, a note pinned to the account) instead of refusing it (spec "Create transactions"). Default false.
+  force_add_to_current_statement: z.boolean().optional(),
   delimiter: delimiter.optional(),
   encoding: encoding.optional(),
 };
@@ -292,6 +295,11 @@ export function fieldProblems(kind: FileKind, mapping: FileMappingInput): Array<
       });
   }
   problems.push(...timeProblems(at, mapping));
+  if (mapping.force_add_to_current_statement !== undefined && kind !== 'transactions')
+    problems.push({
+      key: `${at}.force_add_to_current_statement`,
+      message: 'applies to transactions only: declare it under mapping.transactions',
+    });
   for (const field of Object.keys(mapping.on_invalid ?? {})) {
     if (!fieldType(kind, field)) check(`${at}.on_invalid.${field}`, field);
     else if (kind === 'accounts' && (field === 'customers' || field === 'supply_addresses'))

@@ -58,6 +58,14 @@ export interface ExportMapping {
    * payment instructions per account. Default false: a second one for an account is an export error.
    */
   multiplePaymentInstructions: boolean;
+  /**
+   * `"force_add_to_current_statement": true` under the mapping file's `transactions`, or the command's run setting:
+   * the service moves a transaction dated before its open statement period into it instead of refusing it (spec
+   * "Create transactions"). Default false.
+   */
+  forceAddToCurrentStatement: boolean;
+  /** The open statement period's first day, when the command was told it (set by the command). */
+  openPeriodStart?: string | undefined;
   mapping: Record<FileKind, FileMapping>;
   /** Declared payload fields beyond the spec's (`tenant_fields`), copied into the payload as given. */
   tenantFields: TenantFields;
@@ -96,6 +104,7 @@ export function exportMappingOf(
     configFile,
     phoneDefaultCountry: file.phone_default_country as CountryCode | undefined,
     multiplePaymentInstructions: file.multiple_payment_instructions ?? false,
+    forceAddToCurrentStatement: file.mapping?.transactions?.force_add_to_current_statement ?? false,
     mapping: Object.fromEntries(
       FILE_KINDS.map((kind) => [kind, completeMapping(file, file.mapping?.[kind] ?? {})]),
     ) as Record<FileKind, FileMapping>,

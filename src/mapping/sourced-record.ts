@@ -20,6 +20,12 @@ export interface SourcedRecord {
   record: MappedRecord;
 }
 
+/** The service's open statement period as the command knows it: its first day, and whether forcing is declared. */
+export interface OpenPeriod {
+  start: string;
+  force: boolean;
+}
+
 export interface JoinContext {
   today: string;
   /** file -> field path -> source column (renames). */
@@ -36,6 +42,8 @@ export interface JoinContext {
    * platform's precision, so a value that form cannot carry is a problem here, as the client would refuse it.
    */
   dialect?: Dialect | undefined;
+  /** The service's open statement period, when the command was told its first day (checked by open-period.ts). */
+  openPeriod?: OpenPeriod | undefined;
 }
 
 /** A request body the export fills: its tenant scopes, its money, and its schema in the tenant's contract. */

@@ -86,6 +86,8 @@ export interface ExportAccount {
   paymentInstructions: Array<MappedItem<PaymentInstructionRequest>>;
   /** Note rows identical to an earlier note of the account (same body, created_at and every field): counted once. */
   duplicateNotes?: number;
+  /** Transactions dated before the open statement period that the service will move into it (forcing declared). */
+  beforeOpenPeriod?: number;
 }
 
 /**
@@ -105,6 +107,8 @@ export interface OrphanItems {
   paymentInstructions: Array<MappedItem<PaymentInstructionRequest>>;
   /** Note rows identical to an earlier note of the account (same body, created_at and every field): counted once. */
   duplicateNotes?: number;
+  /** Transactions dated before the open statement period that the service will move into it (forcing declared). */
+  beforeOpenPeriod?: number;
 }
 
 export type ExportEntry = { kind: 'account'; account: ExportAccount } | { kind: 'orphan'; items: OrphanItems };

@@ -37,6 +37,8 @@ export interface StoredTransaction {
   amount: string;
   type: string;
   movedIntoOpenPeriod: boolean;
+  /** The description the service added to a transaction it moved into the open period (as its answer gave it). */
+  description?: string;
   data: Record<string, unknown>;
 }
 

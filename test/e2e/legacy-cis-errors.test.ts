@@ -36,6 +36,14 @@ const PLANTED: Record<string, Planted> = {
   path: { account: '00092898', file: FILES.bills, line: 32, attr: /^statement_path$/ },
   // Row 25 keyed with the account number of rows 24 and 291, for another customer.
   duplicate: { account: '00139643', file: FILES.accounts, line: 25, orLine: 24, attr: /.*/ },
+  // A posting code the shape does not know: the posting, a transaction of the account's ledger, has no type; named at
+  // the posting's own line, not the account's.
+  posting: {
+    account: '00179491',
+    file: FILES.postings,
+    line: 3,
+    attr: /^ledgers\.0\.current_statement_transactions\.1\.type$/,
+  },
 };
 /** The mandate the sandbox's payment vendor refuses (a reference starting FAIL-). */
 const REFUSED = { account: '00106613', file: FILES.mandates, line: 20 };
@@ -52,6 +60,7 @@ beforeAll(() => {
   plant(dir, FILES.bills, 32, 'PDF_LOCATION', '\\\\archive01\\bills\\2019\\00092898_B6900001.pdf');
   plant(dir, FILES.accounts, 25, 'ACCOUNT_NO', '00139643');
   plant(dir, FILES.mandates, 20, 'MANDATE_REF', 'FAIL-TH00106613D2');
+  plant(dir, FILES.postings, 3, 'TXN_CODE', 'XFER', '|');
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 

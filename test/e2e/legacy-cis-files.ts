@@ -1,5 +1,5 @@
 import { parse } from 'csv-parse/sync';
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './helpers.js';
 
@@ -39,12 +39,24 @@ export interface LegacyAccount {
   dateOfSale: string;
   /** `body @ instant` */
   notes: string[];
-  /** `id type amount` */
-  transactions: string[];
+  /** The account's one ledger: its posting history, as the platform keeps it. */
+  ledger: Ledger;
   /** `id pence path` */
   statements: string[];
   mandate: string | undefined;
 }
+
+/** A ledger of the account payload (spec "Account payload"), as the platform keeps an account's posting history. */
+export interface Ledger {
+  ledger_code: string;
+  last_statement_closing_date?: string;
+  last_statement_balance: number;
+  ledger_balance: number;
+  historical_statement_transactions?: Posting[];
+  current_statement_transactions?: Posting[];
+}
+
+type Posting = Record<string, string | number>;
 
 const iso = (day: string): string => day.split('/').reverse().join('-');
 const international = (phone: string): string => (phone === '' ? '' : `+44${phone.replaceAll(' ', '').slice(1)}`);
@@ -72,6 +84,92 @@ const POSTING_TYPES: Record<string, [string | undefined, string | undefined]> = 
   CARD: [undefined, 'PAYMENT'],
   RFND: ['REPAYMENT', undefined],
 };
+const REASONS: Record<string, string> = {
+  CHARGE: 'IMPORTED_CHARGE',
+  CREDIT: 'IMPORTED_CREDIT',
+  PAYMENT: 'ACCOUNT_CHARGE_PAYMENT',
+  REPAYMENT: 'FULL_CREDIT_REFUND',
+};
+const PAYMENT_TYPES: Record<string, string> = {
+  DDR: 'DD_REGULAR_COLLECTION',
+  CARD: 'DEBIT_CARD',
+  RFND: 'DIRECT_CREDIT',
+};
+
+/** A posting as a transaction of its account's ledger, with its date and its effect on the platform's balance. */
+interface Dated {
+  date: string;
+  /** Pence, + when it puts the customer in credit (payments and credits). */
+  effect: number;
+  transaction: Posting;
+}
+
+function transactionOf(posting: Row): Dated {
+  const lowers = posting['AMOUNT']!.startsWith('-');
+  const code = posting['TXN_CODE']!;
+  const type = POSTING_TYPES[code]?.[lowers ? 1 : 0] ?? '';
+  const pennies = Math.round(Number(posting['AMOUNT']!.replace(/^[+-]/, '')) * 100);
+  const paid = code in PAYMENT_TYPES;
+  const transaction: Posting = {
+    transaction_id: posting['TXN_REF']!,
+    transaction_date: iso(posting['POST_DATE']!),
+    amount: pennies / 100,
+    type,
+    reason: REASONS[type] ?? '',
+    ...(paid && posting['BANK_REF'] ? { reference: posting['BANK_REF'] } : {}),
+    ...(paid ? { payment_type: PAYMENT_TYPES[code]! } : {}),
+    ...(!paid && posting['NARRATIVE'] ? { display_note: posting['NARRATIVE'] } : {}),
+  };
+  return { date: iso(posting['POST_DATE']!), effect: lowers ? pennies : -pennies, transaction };
+}
+
+const byDate = (a: Dated, b: Dated): number =>
+  a.date.localeCompare(b.date) ||
+  String(a.transaction['transaction_id']).localeCompare(String(b.transaction['transaction_id']));
+const sum = (postings: Dated[]): number => postings.reduce((total, posting) => total + posting.effect, 0);
+const dayBefore = (day: string): string =>
+  new Date(Date.parse(`${day}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+
+/**
+ * The ledger of an account (docs/from-a-legacy-system.md "History in ledgers"): its last statement closes on its last
+ * bill's period end (never billed: the day before its first posting); postings up to that day are historical, after it
+ * current; the ledger's balance is the legacy balance; the last statement's is that less the current postings; what
+ * came before the extract's postings is one posting of its own, the balance brought forward.
+ */
+function ledgerOf(number: string, balancePence: number, postings: Dated[], lastBillEnd: string | undefined): Ledger {
+  const first = [...postings].sort(byDate)[0]?.date;
+  const closing = lastBillEnd ?? (first === undefined ? undefined : dayBefore(first));
+  const historical = postings.filter((posting) => closing !== undefined && posting.date <= closing).sort(byDate);
+  const current = postings.filter((posting) => !historical.includes(posting)).sort(byDate);
+  const last = balancePence - sum(current);
+  const broughtForward = last - sum(historical);
+  const carried: Dated[] =
+    historical.length > 0 && broughtForward !== 0
+      ? [
+          {
+            date: first!,
+            effect: broughtForward,
+            transaction: {
+              transaction_id: `BF${number}`,
+              transaction_date: first!,
+              amount: Math.abs(broughtForward) / 100,
+              type: broughtForward > 0 ? 'CREDIT' : 'CHARGE',
+              reason: broughtForward > 0 ? 'IMPORTED_CREDIT' : 'IMPORTED_CHARGE',
+              display_note: 'Balance brought forward',
+            },
+          },
+        ]
+      : [];
+  const list = (items: Dated[]) => (items.length === 0 ? undefined : items.map((item) => item.transaction));
+  return {
+    ledger_code: 'MAIN',
+    ...(closing === undefined ? {} : { last_statement_closing_date: closing }),
+    last_statement_balance: last / 100,
+    ledger_balance: balancePence / 100,
+    ...(historical.length === 0 ? {} : { historical_statement_transactions: list([...carried, ...historical]) }),
+    ...(current.length === 0 ? {} : { current_statement_transactions: list(current) }),
+  };
+}
 
 /** `£1,204.50` / `-£12.00` in pence. */
 const pence = (printed: string): number => Math.round(Number(printed.replace(/[£,]/g, '')) * 100);
@@ -109,7 +207,7 @@ export function readLegacyCis(): Map<string, LegacyAccount> {
       supplyPostcode: row['SUPPLY_POSTCODE']!,
       dateOfSale: iso(row['ACCOUNT_OPEN_DATE']!),
       notes: [],
-      transactions: [],
+      ledger: { ledger_code: 'MAIN', last_statement_balance: 0, ledger_balance: 0 },
       statements: [],
       mandate: undefined,
     });
@@ -120,16 +218,24 @@ export function readLegacyCis(): Map<string, LegacyAccount> {
     const key = byNumber.get(Number(note['Account Number']));
     if (key !== undefined) accounts.get(key)?.notes.push(`${note['Note Text']} @ ${londonInstant(note['Note Date']!)}`);
   }
+  const postings = new Map<string, Dated[]>();
   for (const posting of rows(FILES.postings, 'utf-8', '|')) {
-    const lowers = posting['AMOUNT']!.startsWith('-');
-    const type = POSTING_TYPES[posting['TXN_CODE']!]?.[lowers ? 1 : 0];
-    const amount = Number(posting['AMOUNT']!.replace(/^[+-]/, ''));
-    accounts.get(posting['ACCT_NO']!)?.transactions.push(`${posting['TXN_REF']} ${type} ${amount}`);
+    const list = postings.get(posting['ACCT_NO']!) ?? [];
+    list.push(transactionOf(posting));
+    postings.set(posting['ACCT_NO']!, list);
   }
-  for (const bill of rows(FILES.bills))
+  const lastBillEnd = new Map<string, string>();
+  for (const bill of rows(FILES.bills)) {
     accounts
       .get(bill['ACCOUNT_NO']!)
       ?.statements.push(`${bill['BILL_NO']} ${pence(bill['TOTAL_DUE']!)} ${documentPath(bill['PDF_LOCATION']!)}`);
+    const end = iso(bill['PERIOD_END']!);
+    if (end > (lastBillEnd.get(bill['ACCOUNT_NO']!) ?? '')) lastBillEnd.set(bill['ACCOUNT_NO']!, end);
+  }
+  for (const [number, account] of accounts) {
+    const balance = Math.round(account.transferBalance * 100);
+    account.ledger = ledgerOf(number, balance, postings.get(number) ?? [], lastBillEnd.get(number));
+  }
   for (const mandate of rows(FILES.mandates))
     if (mandate['MANDATE_STATUS'] === 'ACTIVE') {
       const account = accounts.get(mandate['ACCOUNT_NO']!);
@@ -167,4 +273,36 @@ export function plant(dir: string, file: string, line: number, column: string, v
     quoteAll || /["\r\n]/.test(cell) || cell.includes(delimiter) ? `"${cell.replaceAll('"', '""')}"` : cell;
   lines[line - 1] = `${cells.map(quote).join(delimiter)}${target.endsWith('\r\n') ? '\r\n' : '\n'}`;
   writeFileSync(path, Buffer.from(lines.join(''), 'latin1'));
+}
+
+/**
+ * The fixture as a team sends its history when it follows the transactions endpoint (the mistake the guide warns of):
+ * every posting also through a `transactions` view, dated as it was posted. `force`: the mapping file declares
+ * force_add_to_current_statement.
+ */
+export function sendHistoryAsTransactions(dir: string, force = false): void {
+  appendFileSync(
+    join(dir, 'shape.sql'),
+    `
+CREATE VIEW transactions AS
+SELECT ACCT_NO AS external_account_number, TXN_REF AS transaction_id, POST_DATE AS transaction_date,
+  regexp_replace(trim(AMOUNT), '^[+-]', '') AS amount,
+  CASE
+    WHEN TXN_CODE IN ('BILL', 'ADJ') AND NOT starts_with(trim(AMOUNT), '-') THEN 'CHARGE'
+    WHEN TXN_CODE = 'ADJ' THEN 'CREDIT'
+    WHEN TXN_CODE IN ('DDR', 'CARD') AND starts_with(trim(AMOUNT), '-') THEN 'PAYMENT'
+    WHEN TXN_CODE = 'RFND' AND NOT starts_with(trim(AMOUNT), '-') THEN 'REPAYMENT'
+  END AS type,
+  _file, _line
+FROM fin_postings
+WHERE ACCT_NO NOT IN (SELECT ACCOUNT_NO FROM left_behind);
+`,
+  );
+  const file = join(dir, 'migrate.config.json');
+  const config = JSON.parse(readFileSync(file, 'utf8')) as { mapping: Record<string, unknown> };
+  config.mapping['transactions'] = {
+    date_format: 'DD/MM/YYYY',
+    ...(force ? { force_add_to_current_statement: true } : {}),
+  };
+  writeFileSync(file, JSON.stringify(config, null, 2));
 }

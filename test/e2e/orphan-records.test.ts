@@ -46,7 +46,10 @@ describe('records of an account that exists nowhere', () => {
       join(data.dir, 'notes.csv'),
       'GHOST-1,first,2024-01-01T09:00:00Z\nGHOST-1,second,2024-01-02T09:00:00Z\n',
     );
-    appendFileSync(join(data.dir, 'transactions.csv'), 'GHOST-1,GHOST-1-T1,2024-01-03,1.00,CHARGE,IMPORTED_CHARGE\n');
+    // Dated today: within the sandbox's open statement period (from the first of this month), as a transaction sent
+    // after the extract is.
+    const today = new Date().toISOString().slice(0, 10);
+    appendFileSync(join(data.dir, 'transactions.csv'), `GHOST-1,GHOST-1-T1,${today},1.00,CHARGE,IMPORTED_CHARGE\n`);
     const first = await push(sandbox, data.dir, state, ['--supplier', 'ACME']);
     expect(first.code, first.stderr).toBe(1);
     expect(first.stdout).toContain('1 account needs data fixes (3 records wait for them; fix-data.csv)');

@@ -249,6 +249,42 @@ describe('transactions', () => {
     const outcome = { kind: 'import_error' as const, errorDetail: 'no', transactionData: { transaction_id: id } };
     expect(brief(afterTransactions(tx(3), outcome, checked))).toEqual(expected);
   });
+
+  it("a refusal for the open statement period is recorded as such, in the service's words", () => {
+    const errorDetail =
+      'UnableToCreateTransaction - T-1 dated 2026-10-03 is not within the statement A-1 2026-11-01 - 2026-11-27 ' +
+      '(OPEN) period';
+    const decided = afterTransactions(
+      tx(2),
+      { kind: 'import_error', errorDetail, transactionData: { transaction_id: 'T-1' } },
+      checked,
+    );
+    expect(brief(decided)).toEqual({ settle: ['1:failed:transaction_outside_open_period'], retry: ['2:sending'] });
+    expect(decided.settle[0]?.patch.error?.detail).toBe(errorDetail);
+  });
+
+  it('a transaction added with another date than the one sent is done, its move recorded with it', () => {
+    const sent = tx(2).items.map((one) => ({ ...one, body: JSON.stringify({ transaction_date: '2026-10-03' }) }));
+    const results = [
+      {
+        status: 'TRANSACTION_ADDED_TO_ACCOUNT',
+        transaction_data: { transaction_id: 'T-1', transaction_date: '2026-11-01', description: 'Moved.' },
+      },
+      {
+        status: 'TRANSACTION_ADDED_TO_ACCOUNT',
+        transaction_data: { transaction_id: 'T-2', transaction_date: '2026-10-03' },
+      },
+    ];
+    const decided = afterTransactions(
+      { items: sent, before: sent, supplier: 'ACME' },
+      { kind: 'created', results },
+      checked,
+    );
+    expect(brief(decided)).toEqual({ settle: ['1:done:transaction_moved_into_open_period', '2:done:-'], retry: [] });
+    expect(decided.settle[0]?.patch.error?.detail).toBe(
+      'moved from 2026-10-03 to 2026-11-01 by the service (force_add_to_current_statement): Moved.',
+    );
+  });
 });
 
 describe('afterStatements', () => {

@@ -181,12 +181,16 @@ describe('transactions', () => {
     const early = dayBefore(OPEN_PERIOD_START);
     const answer = await post([charge('old', { transaction_date: early })]);
     expect(answer.status).toBe(201);
+    // The answer says it: the date it holds now, and the description added.
     expect(answer.body.results[0].transaction_data.transaction_date).toBe(OPEN_PERIOD_START);
+    const description = `Moved into the open statement period (from ${OPEN_PERIOD_START}) from ${early}.`;
+    expect(answer.body.results[0].transaction_data.description).toBe(description);
     const stored = inspected()?.transactions[0];
     expect(stored).toMatchObject({
       transactionDate: OPEN_PERIOD_START,
       submittedDate: early,
       movedIntoOpenPeriod: true,
+      description,
     });
     expect(inspected()?.notes).toEqual([
       expect.objectContaining({ isPinned: true, bySandbox: true, body: expect.stringContaining('old') }),

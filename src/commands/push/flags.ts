@@ -4,7 +4,12 @@ import { registerServiceOptions, type ServiceFlags } from '../../config/service.
 import { RUN_DEFAULTS } from '../../defaults.js';
 import type { PushStep } from '../../engine/index.js';
 import { DEFAULT_UNREACHABLE_SECONDS } from '../../ledger/postgres/index.js';
-import { registerContractOption, registerMappingOptions, type MappingFlags } from '../shared/mapping-options.js';
+import {
+  registerContractOption,
+  registerMappingOptions,
+  registerOpenPeriodOptions,
+  type MappingFlags,
+} from '../shared/mapping-options.js';
 import {
   addOptions,
   ALLOW_NO_ACCOUNTS_OPTION,
@@ -29,7 +34,6 @@ export interface PushFlags extends ServiceFlags, MappingFlags {
   batchBytes: number;
   firstAnswerTimeout: number;
   checkPreviouslyAdded: boolean;
-  forceAddToCurrentStatement: boolean;
   sandbox?: boolean;
   json?: boolean;
   dryRun?: boolean;
@@ -81,8 +85,6 @@ export const PUSH_FLAGS: readonly OptionRow[] = [
   { group: 'Tuning', flags: '--no-check-previously-added',
     help: 'transactions: do not ask the service to skip transactions added before (then a transaction whose ' +
       'outcome is unknown is never resent)' },
-  { group: 'Tuning', flags: '--no-force-add-to-current-statement',
-    help: 'transactions: fail those outside the open statement period instead of moving them into it' },
   { group: 'Service', flags: '--sandbox',
     help: 'start the built-in sandbox (a local simulator of the service) and push there' },
   { group: 'Tuning', flags: '--dry-run',
@@ -124,6 +126,6 @@ export const PUSH_FLAGS: readonly OptionRow[] = [
 
 /** push's options on `command`: the mapping file's, the table's, the contract's and the service's. */
 export function registerPushFlags(command: Command): Command {
-  addOptions(registerMappingOptions(command), PUSH_FLAGS);
+  addOptions(registerOpenPeriodOptions(registerMappingOptions(command)), PUSH_FLAGS);
   return registerServiceOptions(registerContractOption(command));
 }

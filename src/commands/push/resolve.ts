@@ -14,7 +14,7 @@ import { DEFAULT_SUPPLIERS, type SandboxOptions } from '../../sandbox/index.js';
 import type { Dialect } from '../../schema/index.js';
 import { readAccountList } from '../../sources/account-list.js';
 import { findExportFiles, type ExportFiles } from '../../sources/index.js';
-import { loadCommandConfig, warnAboutContract } from '../shared/mapping-options.js';
+import { loadCommandConfig, warnAboutContract, withOpenPeriod } from '../shared/mapping-options.js';
 import { stampLines, stampsWanted } from './stamped-output.js';
 import { STOP_AT_ENV } from './stop-points.js';
 import type { MaxErrors } from '../shared/option-parsers.js';
@@ -117,7 +117,8 @@ export async function readPushInputs(flags: PushFlags, env: NodeJS.ProcessEnv, c
 
 /** The run's whole configuration: pure, frozen; a dialect the state directory does not keep is a UsageError. */
 export function resolvePushConfig(inputs: PushInputs): PushConfig {
-  const { flags, env, mappingFile: mapping } = inputs;
+  const { flags, env } = inputs;
+  const mapping = withOpenPeriod(inputs.mappingFile, flags);
   const { stateDir, url } = ledgerOf(flags, env);
   const moving = flags.moveLedgerToService === true;
   const asked = askedDialect({ flags, env, file: mapping });
@@ -184,7 +185,7 @@ function engineSettings(flags: PushFlags, mapping: MigrateConfig): Readonly<Engi
     batchBytes: flags.batchBytes,
     transactionFlags: {
       check_previously_added: flags.checkPreviouslyAdded,
-      force_add_to_current_statement: flags.forceAddToCurrentStatement,
+      force_add_to_current_statement: mapping.forceAddToCurrentStatement,
     },
   });
 }

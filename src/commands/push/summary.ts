@@ -10,6 +10,7 @@ import { monotonicNow } from '../../clock.js';
 import { colorWanted } from '../../output/output.js';
 import { snakeCaseKeys } from './json-keys.js';
 import { visibleJson, visibleStrings } from '../../errors.js';
+import { openPeriodLines } from '../shared/open-period-lines.js';
 
 /** What the final summary of a push shows; also the `--json` document (one object on stdout, keys in snake_case). */
 export interface PushSummary {
@@ -31,6 +32,8 @@ export interface PushSummary {
   changedAfterImport: number;
   /** Records whose export data changed after they were sent, per kind: reported, never resent (no update endpoint). */
   recordsChangedAfterImport: LedgerCounts['recordsChangedAfterImport'];
+  /** Transactions refused for, or moved into, the service's open statement period (absent when none were). */
+  openPeriod?: LedgerCounts['openPeriod'];
   topErrors: Array<{ code: string; count: number }>;
   /** Accounts that reached processed in this run, per second. */
   accountsPerSecond: number;
@@ -108,6 +111,7 @@ export function renderSummary(summary: PushSummary, color: boolean): string {
     return [`    ${KIND_LABELS[kind].padEnd(32)}${parts.join(', ')}`];
   });
   if (itemLines.length > 0) lines.push('', c.bold('  post-import records'), ...itemLines);
+  for (const line of openPeriodLines(summary.openPeriod)) lines.push(c.yellow(`  ${line}`));
   lines.push(...changedLines(summary, c));
   if (summary.topErrors.length > 0) {
     lines.push('', c.bold('  most frequent errors'));
@@ -203,7 +207,8 @@ export function hasNotices(summary: PushSummary): boolean {
     (summary.staged?.omittedValues ?? 0) > 0 ||
     (summary.staged?.duplicateNotes ?? 0) > 0 ||
     (summary.neverRead ?? 0) > 0 ||
-    (summary.notRead?.length ?? 0) > 0
+    (summary.notRead?.length ?? 0) > 0 ||
+    openPeriodLines(summary.openPeriod).length > 0
   );
 }
 
@@ -279,6 +284,7 @@ export function buildPushSummary(input: {
     items: result.counts.items,
     changedAfterImport: result.counts.changedAfterImport,
     recordsChangedAfterImport: result.counts.recordsChangedAfterImport,
+    ...(result.counts.openPeriod === undefined ? {} : { openPeriod: result.counts.openPeriod }),
     topErrors: input.topErrors,
     accountsPerSecond: input.processedThisRun / Math.max(0.001, durationSeconds),
     accountsCreatedPerSecond: (input.createdThisRun ?? 0) / Math.max(0.001, durationSeconds),

@@ -11,6 +11,7 @@ import {
   type RunningSandbox,
   type SandboxOptions,
 } from '../../sandbox/index.js';
+import { parseDate } from '../shared/option-parsers.js';
 
 // `migrate sandbox`: runs the local simulator of the import service until SIGINT/SIGTERM.
 // Thin: flags -> options -> startSandbox; the behaviour lives in src/sandbox/.
@@ -25,12 +26,6 @@ function suppliersFlag(value: string): Record<string, string> {
   } catch (error) {
     throw new InvalidArgumentError(messageOf(error));
   }
-}
-
-function dateFlag(value: string): string {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(value)))
-    throw new InvalidArgumentError(`expected a date YYYY-MM-DD, got ${JSON.stringify(value)}.`);
-  return value;
 }
 
 interface SandboxFlags extends Omit<Partial<SandboxOptions>, 'log' | 'suppliers' | 'contract'> {
@@ -161,9 +156,9 @@ export function registerSandboxCommand(program: Command, setExitCode: (code: num
     .option(
       '--open-period-start <date>',
       'first day of the open statement period (default: first of this month)',
-      dateFlag,
+      parseDate,
     )
-    .option('--today <date>', 'the date for "not in the future" rules (default: today, UTC)', dateFlag)
+    .option('--today <date>', 'the date for "not in the future" rules (default: today, UTC)', parseDate)
     .option(
       '--token-ttl <seconds>',
       'access token lifetime (default 3600)',

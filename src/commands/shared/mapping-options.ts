@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { loadMigrateConfig, type MigrateConfig } from '../../config/index.js';
+import { parseDate } from './option-parsers.js';
 
 // The options of validate and push that say how the export is read: the mapping file, the import supplier where a
 // record has none, and the tenant's contract (docs/real-platform.md "The tenant's contract"); the configuration they
@@ -10,6 +11,10 @@ export interface MappingFlags {
   supplier?: string;
   config?: string;
   contract?: string;
+  /** --open-period-start: the first day of the service's open statement period. */
+  openPeriodStart?: string;
+  /** --force-add-to-current-statement / --no-...: wins over the mapping file's; undefined when neither is given. */
+  forceAddToCurrentStatement?: boolean;
 }
 
 /** --supplier and --config. */
@@ -23,6 +28,35 @@ export function registerMappingOptions(command: Command): Command {
       '--config <file>',
       'mapping file (default: migrate.config.json in the export directory, else in the working directory)',
     );
+}
+
+/**
+ * The service's open statement period (spec "Create transactions"): its first day, for validation to name the
+ * transactions dated before it, and whether the service is to move them into it instead of refusing them.
+ */
+export function registerOpenPeriodOptions(command: Command): Command {
+  return command
+    .option(
+      '--open-period-start <date>',
+      "the first day of the service's open statement period: transactions dated before it are named (refused by " +
+        'the service unless forcing is declared)',
+      parseDate,
+    )
+    .option(
+      '--force-add-to-current-statement',
+      'transactions dated before the open statement period are moved into it by the service (a note pinned to the ' +
+        'account) instead of refused (else "force_add_to_current_statement" under mapping.transactions; default no)',
+    )
+    .option('--no-force-add-to-current-statement', 'transactions outside the open statement period are refused');
+}
+
+/** The mapping file's configuration with the command's open statement period: its flags win over the file. */
+export function withOpenPeriod<T extends MigrateConfig>(file: T, flags: MappingFlags): T {
+  return {
+    ...file,
+    forceAddToCurrentStatement: flags.forceAddToCurrentStatement ?? file.forceAddToCurrentStatement,
+    openPeriodStart: flags.openPeriodStart,
+  };
 }
 
 /** The command's configuration: the mapping file (found from the export directory), the flags, the environment. */

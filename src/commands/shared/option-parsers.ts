@@ -24,6 +24,13 @@ export function numberOption(
   };
 }
 
+/** A calendar date YYYY-MM-DD (--today, --open-period-start). */
+export function parseDate(value: string): string {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(value)))
+    throw new InvalidArgumentError(`expected a date YYYY-MM-DD, got ${JSON.stringify(value)}.`);
+  return value;
+}
+
 /** --only create,notes,...: the steps of the run. */
 export function parseSteps(value: string): ReadonlySet<PushStep> {
   const names = listOf(value);

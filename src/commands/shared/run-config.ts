@@ -50,6 +50,8 @@ export const RUN_SETTINGS = {
   metrics_interval: {},
   progress_interval: {},
   quiet: {},
+  open_period_start: {},
+  force_add_to_current_statement: {},
 } as const satisfies Record<string, Setting>;
 
 type SettingKey = keyof typeof RUN_SETTINGS;

@@ -125,6 +125,12 @@ export interface StatusSummary {
     records: Partial<Record<ItemKind, number>>;
     listed: ChangedListed[];
   } | null;
+  /**
+   * Transactions the service refused as dated outside its open statement period, or moved into it (forcing declared),
+   * with one of their recorded details (the service's words, naming the period); null without a ledger or when none
+   * was. Counted over the whole ledger.
+   */
+  open_period: { refused: number; moved: number; moved_accounts: number; details: string[] } | null;
   /** The last push run of the ledger: how it ended, and why when it stopped on a fatal failure. */
   last_push: LastPush | null;
   /** The accounts of the last push's export no push has read (it stopped while reading); null when it finished. */
@@ -177,6 +183,16 @@ export async function gatherStatus(input: StatusInput): Promise<StatusSummary> {
     await addOutstandingItems(summary, ledger, supplier, input.maxListed);
     summary.top_error_codes = ledger.topErrorCodes(supplier, 5);
     summary.changed_after_import = changedOf(ledger, supplier, input.maxListed);
+    const period = ledger.read.counts().openPeriod;
+    summary.open_period =
+      period === undefined
+        ? null
+        : {
+            refused: period.refused,
+            moved: period.moved,
+            moved_accounts: period.movedAccounts,
+            details: period.details,
+          };
     summary.last_push = ledger.lastPush() ?? null;
     summary.export = await exportNeverRead(ledger);
   }
@@ -315,6 +331,7 @@ function emptySummary(input: StatusInput, service: ServiceIndex | undefined): St
     push_plan: null,
     held_for_configuration: {},
     changed_after_import: null,
+    open_period: null,
     last_push: null,
     export: null,
     next_steps: [],

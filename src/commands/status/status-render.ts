@@ -5,6 +5,7 @@ import type { AccountState } from '../../ledger/index.js';
 import type { AccountStory } from './account-story.js';
 import { KIND_LABELS, STATE_LABELS } from '../shared/labels.js';
 import { NEEDING_PERSON, type DiffersRow, type StatusSummary } from './status-gather.js';
+import { openPeriodLines } from '../shared/open-period-lines.js';
 
 // How `migrate status` prints: aligned sections, the same on a terminal and in a pipe (cron
 // mail, logs); colour only on a terminal unless NO_COLOR. --json is the machine interface.
@@ -47,6 +48,9 @@ export function renderStatus(summary: StatusSummary, options: RenderOptions): st
       if (n !== undefined) lines.push(STATE_FACTS[state as AccountState].needsPerson ? warn(label, n) : row(label, n));
     }
     lines.push(...stepLines(summary, c), ...neverReadLines(summary, c));
+    const period = summary.open_period;
+    const periodCounts = period && { ...period, movedAccounts: period.moved_accounts };
+    for (const line of openPeriodLines(periodCounts ?? undefined)) lines.push(c.yellow(`    ${line}`));
   }
   if (counts.service && counts.ledger)
     lines.push(

@@ -1,7 +1,12 @@
 import type { Command } from 'commander';
 import { registerServiceOptions, type ServiceFlags } from '../../config/service.js';
 import { RUN_DEFAULTS } from '../../defaults.js';
-import { registerContractOption, registerMappingOptions, type MappingFlags } from '../shared/mapping-options.js';
+import {
+  registerContractOption,
+  registerMappingOptions,
+  registerOpenPeriodOptions,
+  type MappingFlags,
+} from '../shared/mapping-options.js';
 import { numberOption } from '../shared/option-parsers.js';
 import { addOptions, ALLOW_NO_ACCOUNTS_OPTION, type OptionRow } from '../shared/option-table.js';
 
@@ -43,5 +48,7 @@ const VALIDATE_OPTIONS: readonly OptionRow[] = [
 
 /** Adds the table's options, then the mapping file's and the service's, to the validate command. */
 export function registerValidateFlags(command: Command): Command {
-  return registerServiceOptions(registerContractOption(registerMappingOptions(addOptions(command, VALIDATE_OPTIONS))));
+  return registerServiceOptions(
+    registerContractOption(registerOpenPeriodOptions(registerMappingOptions(addOptions(command, VALIDATE_OPTIONS)))),
+  );
 }

@@ -98,7 +98,9 @@ export async function validateCommand(dir: string, flags: ValidateFlags): Promis
   const output = stdoutOutput();
   try {
     if (config.errorsCsv !== undefined) await writeErrorsCsv(config.errorsCsv, validation);
-    for await (const text of config.json ? jsonReport(validation) : textReport(validation))
+    const start = mapping.openPeriodStart;
+    const period = start === undefined ? undefined : { start, force: mapping.forceAddToCurrentStatement };
+    for await (const text of config.json ? jsonReport(validation, period) : textReport(validation, period))
       await output.write(config.json ? visibleJson(text) : visibleText(text));
     if (shown !== '') await output.write(shown);
   } catch (error) {

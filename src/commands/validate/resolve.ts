@@ -3,7 +3,7 @@ import { checkContractDialect, type MigrateConfig } from '../../config/index.js'
 import { chooseDialect } from '../../config/service.js';
 import { UsageError } from '../../errors.js';
 import type { Dialect } from '../../schema/index.js';
-import type { MappingFlags } from '../shared/mapping-options.js';
+import { withOpenPeriod, type MappingFlags } from '../shared/mapping-options.js';
 import type { ValidateFlags } from './flags.js';
 import { showKeysOf } from './validate-show.js';
 
@@ -46,7 +46,7 @@ export function resolveValidateConfig(input: {
       '--sandbox only applies with --remote (validate against the built-in sandbox).',
       'sandbox_without_remote',
     );
-  const { supplier, config, contract, ...service } = rest;
+  const { supplier, config, contract, openPeriodStart, forceAddToCurrentStatement, ...service } = rest;
   const dialect = chooseDialect({ flags: service, env, file });
   checkContractDialect(file, dialect);
   return Object.freeze({
@@ -56,7 +56,7 @@ export function resolveValidateConfig(input: {
     allowNoAccounts: allowNoAccounts === true,
     show: show === undefined ? undefined : showKeysOf(show),
     dialect,
-    mapping: { ...file, dialect },
+    mapping: { ...withOpenPeriod(file, { dir, openPeriodStart, forceAddToCurrentStatement }), dialect },
     remote: remote ? { sandbox: sandbox === true, concurrency, flags: service } : undefined,
   });
 }

@@ -1,6 +1,7 @@
 import { closeSync, fchmodSync, writeSync } from 'node:fs';
 import { stringify } from 'csv-stringify/sync';
 import { visibleValue } from '../../errors.js';
+import type { OpenPeriod } from '../../mapping/sourced-record.js';
 import type { SourceIssue } from '../../mapping/types.js';
 import type { ExportValidation } from '../../intake/validate-export.js';
 import {
@@ -75,7 +76,7 @@ function nearKeysJson(nearKeys: ExportValidation['nearKeys']): unknown[] {
  * `--json`: one document { ok, accounts, duplicate_notes, files, links, not_read, unicode_spellings?, near_keys?,
  * errors, warnings?, omitted? }, one error (one warning) per line.
  */
-export async function* jsonReport(validation: ExportValidation): AsyncGenerator<string> {
+export async function* jsonReport(validation: ExportValidation, period?: OpenPeriod): AsyncGenerator<string> {
   const { files, notRead } = validation.summary;
   const links = files.flatMap((file) =>
     file.linkTarget === undefined ? [] : [{ file: file.file, target: file.linkTarget }],
@@ -96,6 +97,15 @@ export async function* jsonReport(validation: ExportValidation): AsyncGenerator<
       ok: validation.ok,
       accounts: validation.accounts,
       duplicate_notes: validation.duplicateNotes,
+      ...(period === undefined
+        ? {}
+        : {
+            open_period: {
+              start: period.start,
+              force_add_to_current_statement: period.force,
+              moved_by_the_service: validation.beforeOpenPeriod,
+            },
+          }),
       files: read,
       links,
       not_read: notRead,
@@ -138,7 +148,7 @@ function where(issue: SourceIssue): string {
  * customer of an account not in the accounts file names its account in its message), then the
  * problems grouped by account, then a summary with counts per code.
  */
-export async function* textReport(validation: ExportValidation): AsyncGenerator<string> {
+export async function* textReport(validation: ExportValidation, period?: OpenPeriod): AsyncGenerator<string> {
   let lines: string[] = [];
   let current: string | undefined;
   let index = 0;
@@ -159,7 +169,9 @@ export async function* textReport(validation: ExportValidation): AsyncGenerator<
   }
   if (validation.errors.length > 0) lines.push('');
   const warnings = await warningLines(validation);
-  const closing = [...warnings, ...(await omittedLines(validation)), ...summaryLines(validation)].map(visibleValue);
+  const closing = [...warnings, ...(await omittedLines(validation)), ...summaryLines(validation, period)].map(
+    visibleValue,
+  );
   yield `${[...lines, ...closing].join('\n')}\n`;
 }
 
@@ -178,7 +190,18 @@ async function warningLines(validation: ExportValidation): Promise<string[]> {
   return [...lines, ''];
 }
 
-function summaryLines(validation: ExportValidation): string[] {
+/** Transactions the service will move into its open statement period (forcing declared): a warning with the count. */
+function openPeriodLines(validation: ExportValidation, period: OpenPeriod | undefined): string[] {
+  if (period === undefined || validation.beforeOpenPeriod === 0) return [];
+  return [
+    `Warning: ${validation.beforeOpenPeriod} transaction(s) dated before the open statement period (from ` +
+      `${period.start}): force_add_to_current_statement is declared, so the service will move each into the period ` +
+      "(its date changed, a description added, a note pinned to its account). History belongs in the accounts' " +
+      'ledgers.',
+  ];
+}
+
+function summaryLines(validation: ExportValidation, period?: OpenPeriod): string[] {
   const { summary, accounts, orphans } = validation;
   const lines = [
     `Read ${summary.files.map((file) => `${file.file} (${file.records})`).join(', ')}` +
@@ -204,6 +227,7 @@ function summaryLines(validation: ExportValidation): string[] {
     );
   }
   if (validation.duplicateNotes > 0) lines.push(duplicateNotesLine(validation.duplicateNotes));
+  lines.push(...openPeriodLines(validation, period));
   lines.push(...nearKeyLines(validation.nearKeys));
   lines.push(
     `${accounts.total} account(s): ${accounts.valid} valid, ${accounts.invalid} invalid; ` +

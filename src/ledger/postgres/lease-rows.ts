@@ -1,6 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type pg from 'pg';
-import type { LedgerCounts } from '../read.js';
+import { OPEN_PERIOD_COUNTS_SQL, openPeriodCounts, type LedgerCounts } from '../read.js';
 import type { AccountState, ItemKind, ItemState } from '../types.js';
 import type { Columns, LeasedPage } from './lease-terms.js';
 import { deadOnThisHost } from './holder.js';
@@ -47,11 +47,15 @@ export async function countLedger(client: pg.Client): Promise<LedgerCounts> {
   const changedRecords = await client.query<{ kind: ItemKind; n: number }>(
     'SELECT kind, COUNT(*) AS n FROM items WHERE changed_fingerprint IS NOT NULL GROUP BY kind',
   );
+  const openPeriod = openPeriodCounts(
+    (await client.query<{ code: string; n: number; accounts: number; detail: string }>(OPEN_PERIOD_COUNTS_SQL)).rows,
+  );
   return {
     accounts,
     items,
     changedAfterImport: changed.rows[0]?.n ?? 0,
     recordsChangedAfterImport: Object.fromEntries(changedRecords.rows.map((row) => [row.kind, row.n])),
+    ...(openPeriod === undefined ? {} : { openPeriod }),
   };
 }
 

@@ -54,12 +54,17 @@ function parseFlags(query: URLSearchParams): { flags: TransactionQueryFlags; iss
   return { flags, issues };
 }
 
-function echo(raw: Raw, storedDate?: string): Record<string, unknown> {
+/** The description added to a transaction moved into the open period (spec "Create transactions"). */
+function movedDescription(submittedDate: string, periodStart: string): string {
+  return `Moved into the open statement period (from ${periodStart}) from ${submittedDate}.`;
+}
+
+function echo(raw: Raw, stored?: StoredTransaction): Record<string, unknown> {
   const amount = asNumber(raw['amount']);
   const data: Record<string, unknown> = { ...raw, ...(amount === undefined ? {} : { amount: decimalString(amount) }) };
-  if (storedDate !== undefined && storedDate !== raw['transaction_date']) {
-    data['transaction_date'] = storedDate;
-    data['description'] = `Moved into the open statement period from ${String(raw['transaction_date'])}.`;
+  if (stored?.description !== undefined) {
+    data['transaction_date'] = stored.transactionDate;
+    data['description'] = stored.description;
   }
   return data;
 }
@@ -109,6 +114,7 @@ function plan(
       amount: decimalString(asNumber(raw['amount']) ?? 0),
       type: asString(raw['type']) ?? '',
       movedIntoOpenPeriod: outside,
+      ...(outside ? { description: movedDescription(date, context.openPeriodStart) } : {}),
       data: context.retainPayloads ? { ...raw } : {},
     };
     planned.push({ kind: 'add', raw, stored });
@@ -147,7 +153,7 @@ export function createTransactions(received: HandlerContext): Reply {
     transactions.push(item.stored);
     ids.add(item.stored.transactionId);
     if (item.stored.movedIntoOpenPeriod) moved.push(`${item.stored.transactionId} (${item.stored.submittedDate})`);
-    return { status: 'TRANSACTION_ADDED_TO_ACCOUNT', transaction_data: echo(item.raw, item.stored.transactionDate) };
+    return { status: 'TRANSACTION_ADDED_TO_ACCOUNT', transaction_data: echo(item.raw, item.stored) };
   });
   if (moved.length > 0) {
     // Spec: with force_add_to_current_statement "a note is pinned to the account".

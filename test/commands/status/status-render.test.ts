@@ -67,6 +67,7 @@ function needsAttention(): StatusSummary {
     push_plan: { accounts: { done: 5, errored: 2, invalid: 3, wait: 1 }, records: { errored: 1, wait: 1 } },
     held_for_configuration: {},
     changed_after_import: null,
+    open_period: null,
     last_push: null,
     export: null,
     next_steps: [],
