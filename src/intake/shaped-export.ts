@@ -1,11 +1,10 @@
 import os from 'node:os';
-import { RUN_DEFAULTS } from '../defaults.js';
 import { InputError } from '../errors.js';
 import type { ExportMapping, ShapeRules } from '../mapping/mapping-rules.js';
 import { planFile, type FilePlan } from '../mapping/record.js';
 import type { JoinContext } from '../mapping/sourced-record.js';
 import type { ExportEntry } from '../mapping/types.js';
-import { openShape, type ShapedExport, type ShapedView } from '../shape/index.js';
+import { openShape, shapeLimits, type ShapedExport, type ShapedView, type ShapeLimits } from '../shape/index.js';
 import type { ExportFile, FileKind } from '../sources/index.js';
 import { accountKeyOf } from '../sources/key-order.js';
 import { FILE_KINDS } from '../sources/kinds.js';
@@ -33,6 +32,8 @@ export interface ShapedOpenOptions {
   scratchDir?: string;
   /** --allow-no-accounts: an accounts view without rows is not refused. */
   allowNoAccounts?: boolean;
+  /** --shape-memory and --shape-temp-limit where given; the defaults for the others. */
+  shapeLimits?: Partial<ShapeLimits>;
 }
 
 export async function openShapedExport(
@@ -46,7 +47,7 @@ export async function openShapedExport(
     shapeFile: rules.file,
     shapeName: rules.name,
     sources: rules.sources,
-    memoryLimit: RUN_DEFAULTS.shapeMemoryLimit,
+    limits: shapeLimits(options.shapeLimits ?? {}, os.tmpdir()),
     tempRoot: os.tmpdir(),
   });
   try {

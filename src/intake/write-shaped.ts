@@ -3,9 +3,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
-import { RUN_DEFAULTS } from '../defaults.js';
 import type { ExportMapping, ShapeRules } from '../mapping/mapping-rules.js';
-import { openShape, toJson, type ShapedView } from '../shape/index.js';
+import { openShape, shapeLimits, toJson, type ShapedView, type ShapeLimits } from '../shape/index.js';
 import { parseJson } from '../sources/json-value.js';
 
 // `migrate shape <dir> --out DIR` (docs/export-format.md "Shaping legacy files with SQL"): the shaped export written
@@ -34,13 +33,14 @@ export async function writeShapedExport(
   dir: string,
   config: ExportMapping & { shape: ShapeRules },
   outDir: string,
+  options: { shapeLimits?: Partial<ShapeLimits> } = {},
 ): Promise<WrittenShape> {
   const shaped = await openShape({
     exportDir: dir,
     shapeFile: config.shape.file,
     shapeName: config.shape.name,
     sources: config.shape.sources,
-    memoryLimit: RUN_DEFAULTS.shapeMemoryLimit,
+    limits: shapeLimits(options.shapeLimits ?? {}, os.tmpdir()),
     tempRoot: os.tmpdir(),
   });
   try {

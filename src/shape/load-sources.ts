@@ -84,8 +84,7 @@ async function insertCanonical(
     const message = (error instanceof Error ? error.message : String(error)).replace(/\s*\n[\s\S]*$/, '');
     throw new FatalError(
       `${file.file} was read but could not be loaded into the shaping engine (table ${source.table}): ${message}. ` +
-        "Check the free space under TMPDIR (the engine's tables and sorts live there) and the engine's memory limit " +
-        '(src/defaults.ts shapeMemoryLimit).',
+        "Check the free space under TMPDIR (the engine's tables and sorts live there).",
       'shape_source_load',
       error,
     );

@@ -1,5 +1,6 @@
 import type { DuckDBConnection, DuckDBPreparedStatement, StatementType } from '@duckdb/node-api';
 import { InputError } from '../errors.js';
+import type { ShortageOf } from './shape-engine.js';
 import { errorPosition, plainEngineMessage, splitStatements, type SqlStatement } from './sql-statements.js';
 
 // The team's shape file, statement by statement. Only statements that build over the loaded tables may run: views,
@@ -42,6 +43,7 @@ export async function runShapeFile(
   kinds: StatementKinds,
   shapeName: string,
   text: string,
+  shortage: ShortageOf,
 ): Promise<void> {
   for (const statement of splitStatements(text)) {
     for (const prepared of await prepare(connection, shapeName, statement)) {
@@ -57,7 +59,10 @@ export async function runShapeFile(
       try {
         await prepared.run();
       } catch (error) {
-        throw shapeError(shapeName, statement, (error as Error).message, 'shape_sql_error');
+        throw (
+          shortage(`${shapeName}:${statement.line}:${statement.column}`, error) ??
+          shapeError(shapeName, statement, (error as Error).message, 'shape_sql_error')
+        );
       } finally {
         prepared.destroySync();
       }

@@ -1,14 +1,16 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { InputError } from '../errors.js';
+import { InputError, MigrateError } from '../errors.js';
 import { FILE_KINDS } from '../sources/kinds.js';
+import { shortageError, type ShapeLimits } from './engine-limits.js';
 import { loadSource, type LoadedSource } from './load-sources.js';
 import { passThroughOf, type PassThrough } from './pass-through.js';
 import type { ShapedRow, ShapedView } from './shaped-view.js';
 import { runShapeFile } from './run-shape.js';
 import { exportDirFiles, sourceFiles, type ShapeSource } from './source-files.js';
 import { clientText, quoteIdentifier, quoteLiteral } from './sql-text.js';
+import { watchTempDir, type TempWatch } from './temp-watch.js';
 import { viewRows } from './view-rows.js';
 
 // The shaping stage (docs/export-format.md "Shaping legacy files with SQL"): an in-process DuckDB holding each legacy
@@ -21,8 +23,8 @@ export interface ShapeSettings {
   shapeFile: string;
   shapeName: string;
   sources: ShapeSource[];
-  /** DuckDB's memory limit (`256MB`); past it the sort spills to the temporary directory. */
-  memoryLimit: string;
+  /** The engine's memory (past it, sorts, joins and aggregates spill) and the most its temporary directory takes. */
+  limits: ShapeLimits;
   /** Where the temporary directory is made (removed on close). */
   tempRoot: string;
 }
@@ -48,6 +50,12 @@ export interface SourceRow {
 /** What the engine's allocator may keep of memory freed, past its memory limit. */
 const ALLOCATOR_FLUSH_THRESHOLD = '8MB';
 
+/**
+ * What a failure of the engine is, told at `where`: running short of memory or temporary disk (engine-limits.ts), or
+ * undefined for anything else.
+ */
+export type ShortageOf = (where: string, error: unknown) => InputError | undefined;
+
 /** Statements that close the engine to the outside once the sources are in (the order DuckDB accepts them in). */
 const LOCK = [
   'SET enable_external_access = false',
@@ -59,6 +67,11 @@ const LOCK = [
 export async function openShape(settings: ShapeSettings): Promise<ShapedExport> {
   const text = await readShapeFile(settings);
   const temp = await mkdtemp(path.join(settings.tempRoot, 'migrate-shape-'));
+  const open = new Set<DuckDBConnection>();
+  const watch = watchTempDir(temp, settings.limits.tempDisk.bytes, () => open.forEach((each) => each.interrupt()));
+  const context = { limits: settings.limits, tempRoot: settings.tempRoot };
+  const shortage: ShortageOf = (where, error) =>
+    shortageError(where, error, { ...context, diskStopped: watch.exceeded });
   let instance: DuckDBInstance | undefined;
   try {
     // Loaded only when a shape runs: every other command starts without the engine's library.
@@ -69,21 +82,34 @@ export async function openShape(settings: ShapeSettings): Promise<ShapedExport> 
     // thread: while the sources load, the tool's readers hold the other cores; measured on two cores, a second thread
     // made the load and the views' sorts take more CPU and more wall time, and the peak RSS 70 MB higher.
     instance = await duckdb.DuckDBInstance.create(path.join(temp, 'shape.duckdb'), {
-      memory_limit: settings.memoryLimit,
+      memory_limit: `${settings.limits.memory.bytes}B`,
       temp_directory: temp,
       allocator_flush_threshold: ALLOCATOR_FLUSH_THRESHOLD,
       threads: '1',
     });
     const connection = await instance.connect();
+    open.add(connection);
+    // Set once the instance is open: given with temp_directory at its creation, the engine replaced it with the free
+    // space of the disk.
+    await connection.run(`SET max_temp_directory_size = '${settings.limits.tempDisk.bytes}B'`);
     const present = await exportDirFiles(settings.exportDir);
     const sources: LoadedSource[] = [];
-    for (const source of settings.sources)
-      sources.push(await loadSource(connection, source, sourceFiles(settings.exportDir, source, present), temp));
+    for (const source of settings.sources) {
+      const files = sourceFiles(settings.exportDir, source, present);
+      try {
+        sources.push(await loadSource(connection, source, files, temp));
+      } catch (error) {
+        const engine = error instanceof MigrateError && error.code === 'shape_source_load' ? error.cause : undefined;
+        const where = `source ${source.table} (${files.map((file) => file.file).join(', ')})`;
+        throw (engine === undefined ? undefined : shortage(where, engine)) ?? error;
+      }
+    }
     for (const statement of LOCK) await connection.run(statement);
-    await runShapeFile(connection, duckdb.StatementType, settings.shapeName, text);
+    await runShapeFile(connection, duckdb.StatementType, settings.shapeName, text, shortage);
     const views = await shapedViews(connection, settings.shapeName, sources);
-    return shapedExport(instance, connection, { views, sources, temp, shapeName: settings.shapeName });
+    return shapedExport(instance, open, { views, sources, temp, shapeName: settings.shapeName, shortage, watch });
   } catch (error) {
+    watch.stop();
     instance?.closeSync();
     await rm(temp, { recursive: true, force: true });
     throw error;
@@ -107,15 +133,19 @@ async function readShapeFile(settings: ShapeSettings): Promise<string> {
 
 function shapedExport(
   instance: DuckDBInstance,
-  connection: DuckDBConnection,
-  {
-    views,
-    sources,
-    temp,
-    shapeName,
-  }: { views: ShapedView[]; sources: LoadedSource[]; temp: string; shapeName: string },
+  open: Set<DuckDBConnection>,
+  made: {
+    views: ShapedView[];
+    sources: LoadedSource[];
+    temp: string;
+    shapeName: string;
+    shortage: ShortageOf;
+    watch: TempWatch;
+  },
 ): ShapedExport {
-  const open = new Set<DuckDBConnection>([connection]);
+  const [connection] = open;
+  if (connection === undefined) throw new Error('the shaping engine has no connection');
+  const { views, sources, temp, shapeName, shortage, watch } = made;
   return {
     views,
     sources,
@@ -124,7 +154,7 @@ function shapedExport(
       const own = await instance.connect();
       open.add(own);
       try {
-        yield* viewRows(own, shapeName, view, keyColumn, keys);
+        yield* viewRows(own, { shapeName, view, keyColumn, keys, shortage });
       } finally {
         open.delete(own);
         own.closeSync();
@@ -132,6 +162,7 @@ function shapedExport(
     },
     sourceRows: (lines, keys = []) => readSourceRows(connection, sources, lines, keys),
     close: async () => {
+      watch.stop();
       for (const each of open) each.closeSync();
       instance.closeSync();
       await rm(temp, { recursive: true, force: true });

@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { InputError } from '../errors.js';
+import type { ShortageOf } from './shape-engine.js';
 import type { ShapedRow, ShapedView } from './shaped-view.js';
 import { clientText, quoteIdentifier, quoteLiteral } from './sql-text.js';
 
@@ -26,36 +27,44 @@ function orderedQuery(view: ShapedView, keyColumn: string, keys?: readonly strin
 
 /**
  * An error met while the view's rows are computed (a CAST of a value that does not convert, ...): it stops the read,
- * named at the view; try_cast keeps such a value for validation to report at its line instead.
+ * named at the view; try_cast keeps such a value for validation to report at its line instead. Running short of the
+ * engine's memory or disk is told with the setting to raise (engine-limits.ts).
  */
-function viewError(shapeName: string, view: ShapedView, error: unknown): InputError {
+function viewError(read: ViewRead, error: unknown): InputError {
+  const where = `${read.shapeName} (view ${read.view.kind})`;
+  const shortage = read.shortage(where, error);
+  if (shortage !== undefined) return shortage;
   const message = (error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, ' ').trim();
-  const advice = message.startsWith('Out of Memory')
-    ? "The views are sorted within the engine's memory limit (src/defaults.ts shapeMemoryLimit), spilling to TMPDIR: " +
-      'check the free space there, or simplify the views that join or aggregate the most rows.'
-    : 'Mend the legacy value, or let the SQL keep it (try_cast gives NULL where CAST fails; passing the text on lets ' +
-      'validation name the bad value at its legacy line).';
   return new InputError(
-    `${shapeName} (view ${view.kind})`,
+    where,
     undefined,
-    `the view cannot be read: ${message.replace(/\s*Possible solutions:.*$/, '')}. ${advice}`,
+    `the view cannot be read: ${message.replace(/\s*Possible solutions:.*$/, '')}. Mend the legacy value, or let the ` +
+      'SQL keep it (try_cast gives NULL where CAST fails; passing the text on lets validation name the bad value at ' +
+      'its legacy line).',
     'shape_view_error',
     error,
   );
 }
 
+export interface ViewRead {
+  shapeName: string;
+  view: ShapedView;
+  keyColumn: string;
+  /** Only the rows of these accounts (validate --show). */
+  keys?: readonly string[] | undefined;
+  shortage: ShortageOf;
+}
+
 export async function* viewRows(
   connection: DuckDBConnection,
-  shapeName: string,
-  view: ShapedView,
-  keyColumn: string,
-  keys?: readonly string[],
+  read: ViewRead,
 ): AsyncGenerator<ShapedRow[], void, undefined> {
+  const { view, keyColumn, keys } = read;
   const fetch = async <T>(step: () => Promise<T>): Promise<T> => {
     try {
       return await step();
     } catch (error) {
-      throw viewError(shapeName, view, error);
+      throw viewError(read, error);
     }
   };
   // The whole view is sorted into a table of the engine's database file first, one view at a time (a sort spills to
