@@ -4,7 +4,7 @@ import type { ExportMapping, ShapeRules } from '../mapping/mapping-rules.js';
 import { planFile, type FilePlan } from '../mapping/record.js';
 import type { JoinContext } from '../mapping/sourced-record.js';
 import type { ExportEntry } from '../mapping/types.js';
-import { openShape, shapeLimits, type ShapedExport, type ShapedView, type ShapeLimits } from '../shape/index.js';
+import { openShape, shapeLimits, type ShapedExport, type ShapedView } from '../shape/index.js';
 import type { ExportFile, FileKind } from '../sources/index.js';
 import { accountKeyOf } from '../sources/key-order.js';
 import { FILE_KINDS } from '../sources/kinds.js';
@@ -32,8 +32,6 @@ export interface ShapedOpenOptions {
   scratchDir?: string;
   /** --allow-no-accounts: an accounts view without rows is not refused. */
   allowNoAccounts?: boolean;
-  /** --shape-memory and --shape-temp-limit where given; the defaults for the others. */
-  shapeLimits?: Partial<ShapeLimits>;
 }
 
 export async function openShapedExport(
@@ -47,7 +45,7 @@ export async function openShapedExport(
     shapeFile: rules.file,
     shapeName: rules.name,
     sources: rules.sources,
-    limits: shapeLimits(options.shapeLimits ?? {}, os.tmpdir()),
+    limits: shapeLimits(rules.limits ?? {}, os.tmpdir()),
     tempRoot: os.tmpdir(),
   });
   try {

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
 import type { ExportMapping, ShapeRules } from '../mapping/mapping-rules.js';
-import { openShape, shapeLimits, toJson, type ShapedView, type ShapeLimits } from '../shape/index.js';
+import { openShape, shapeLimits, toJson, type ShapedView } from '../shape/index.js';
 import { parseJson } from '../sources/json-value.js';
 
 // `migrate shape <dir> --out DIR` (docs/export-format.md "Shaping legacy files with SQL"): the shaped export written
@@ -33,14 +33,13 @@ export async function writeShapedExport(
   dir: string,
   config: ExportMapping & { shape: ShapeRules },
   outDir: string,
-  options: { shapeLimits?: Partial<ShapeLimits> } = {},
 ): Promise<WrittenShape> {
   const shaped = await openShape({
     exportDir: dir,
     shapeFile: config.shape.file,
     shapeName: config.shape.name,
     sources: config.shape.sources,
-    limits: shapeLimits(options.shapeLimits ?? {}, os.tmpdir()),
+    limits: shapeLimits(config.shape.limits ?? {}, os.tmpdir()),
     tempRoot: os.tmpdir(),
   });
   try {

@@ -25,9 +25,8 @@ export function parseSize(text: string): number | undefined {
   return Number.isSafeInteger(bytes) && bytes > 0 ? bytes : undefined;
 }
 
-/** A size as an operator would write it back: whole GB or MB where it is one, else MB with one decimal. */
+/** A size as an operator would write it: in GB from 1GB up, else in MB; whole where it is, else to one decimal. */
 export function formatSize(bytes: number): string {
-  if (bytes >= 1e9 && bytes % 1e9 === 0) return `${bytes / 1e9}GB`;
-  if (bytes % 1e6 === 0) return `${bytes / 1e6}MB`;
-  return `${(bytes / 1e6).toFixed(1)}MB`;
+  const [unit, scale] = bytes >= 1e9 ? ['GB', 1e9] : ['MB', 1e6];
+  return bytes % scale === 0 ? `${bytes / scale}${unit}` : `${(bytes / scale).toFixed(1)}${unit}`;
 }

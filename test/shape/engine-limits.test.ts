@@ -36,7 +36,8 @@ describe('sizes', () => {
   it('writes sizes back as an operator would', () => {
     expect(formatSize(1e9)).toBe('1GB');
     expect(formatSize(256e6)).toBe('256MB');
-    expect(formatSize(1_500_000_000)).toBe('1500MB');
+    expect(formatSize(1_500_000_000)).toBe('1.5GB');
+    expect(formatSize(41_346_000_000)).toBe('41.3GB');
     expect(formatSize(256 * 2 ** 20)).toBe('268.4MB');
   });
 });

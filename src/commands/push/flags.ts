@@ -6,6 +6,7 @@ import type { PushStep } from '../../engine/index.js';
 import { DEFAULT_UNREACHABLE_SECONDS } from '../../ledger/postgres/index.js';
 import { registerContractOption, registerMappingOptions, type MappingFlags } from '../shared/mapping-options.js';
 import { addOptions, ALLOW_NO_ACCOUNTS_OPTION, type OptionRow } from '../shared/option-table.js';
+import { SHAPE_LIMIT_OPTIONS } from '../shared/shape-limits.js';
 import { parseCodes, parseMaxErrors, parseSteps, positiveInt, type MaxErrors } from '../shared/option-parsers.js';
 
 // push's options in one table, in --help's order (between the mapping file's options and the contract's and service's,
@@ -113,6 +114,7 @@ export const PUSH_FLAGS: readonly OptionRow[] = [
   { group: 'Output', flags: '--metrics-interval <seconds>', parse: positiveInt('--metrics-interval', 86_400),
     default: RUN_DEFAULTS.metricsIntervalSeconds,
     help: 'seconds between writes of --metrics-file (it is also written at the start and at the end)' },
+  ...SHAPE_LIMIT_OPTIONS,
 ];
 
 /** push's options on `command`: the mapping file's, the table's, the contract's and the service's. */

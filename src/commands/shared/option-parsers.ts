@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import { STEP_NAMES, type PushStep } from '../../engine/index.js';
+import { parseSize } from '../../shape/index.js';
 
 // Parsers of option values, for commander: a bad value is commander's usage error (exit 2), whose message gives the
 // flag, what is expected and what was given.
@@ -13,6 +14,19 @@ export function positiveInt(name: string, max: number): (value: string) => numbe
     if (!Number.isInteger(number) || number < 1 || number > max)
       throw new InvalidArgumentError(`${name} must be a whole number from 1 to ${max} (got "${value}").`);
     return number;
+  };
+}
+
+/** `name`'s parser of a size (512MB, 2GB, 1.5GiB) in bytes, at least `least` bytes. */
+export function sizeOption(name: string, least: number): (value: string) => number {
+  return (value) => {
+    const bytes = parseSize(value);
+    if (bytes === undefined || bytes < least)
+      throw new InvalidArgumentError(
+        `${name} takes a size with its unit, KB, MB, GB or TB (powers of 1000) or KiB, MiB, GiB or TiB, of at least ` +
+          `${least / 1e6}MB (e.g. 512MB or 2GB) (got "${value}").`,
+      );
+    return bytes;
   };
 }
 

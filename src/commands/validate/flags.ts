@@ -3,6 +3,7 @@ import { registerServiceOptions, type ServiceFlags } from '../../config/service.
 import { RUN_DEFAULTS } from '../../defaults.js';
 import { registerContractOption, registerMappingOptions, type MappingFlags } from '../shared/mapping-options.js';
 import { addOptions, ALLOW_NO_ACCOUNTS_OPTION, type OptionRow } from '../shared/option-table.js';
+import { SHAPE_LIMIT_OPTIONS } from '../shared/shape-limits.js';
 
 // The options of `migrate validate`, one table (--help comes from it), then the mapping file's and the service's,
 // which push shares. resolve.ts reads what commander parsed, nowhere else.
@@ -37,6 +38,7 @@ const VALIDATE_OPTIONS: readonly OptionRow[] = [
   { group: 'Output', flags: '--show <accounts>', help: SHOW },
   { group: 'Tuning', flags: '--concurrency <n>', default: `${RUN_DEFAULTS.remoteValidateConcurrency}`,
     help: 'with --remote: most requests in flight at once' },
+  ...SHAPE_LIMIT_OPTIONS,
 ];
 
 /** Adds the table's options, then the mapping file's and the service's, to the validate command. */
