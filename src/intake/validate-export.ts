@@ -25,6 +25,11 @@ export interface ExportValidation {
   duplicateNotes: number;
   /** Values dropped under the mapping file's `on_invalid: omit` (OmittedIssues, with their values), in export order. */
   omitted: IssueList;
+  /**
+   * Problems that hold nothing back (a customer given twice on an account, a team's check of severity warning), in
+   * export order.
+   */
+  warnings: IssueList;
   /** Orphan records' numbers that match an account of the export but for spaces, leading zeros or case. */
   nearKeys: NearKey[];
   summary: ExportSummary;
@@ -54,6 +59,7 @@ export async function validateExport(
   const accountErrors = new IssueSpool();
   const fileErrors = new IssueSpool();
   const omitted = new IssueSpool();
+  const warnings = new IssueSpool();
   const errors = concatIssues([fileErrors, accountErrors]);
   const result: ExportValidation = {
     ok: true,
@@ -64,6 +70,7 @@ export async function validateExport(
     orphans: { accounts: 0, records: 0, numbers: [] },
     duplicateNotes: 0,
     omitted,
+    warnings,
     nearKeys: [],
     summary: reader.summary,
     sorted: reader.proof?.outOfOrder ?? [],
@@ -71,10 +78,11 @@ export async function validateExport(
       fileErrors.close();
       accountErrors.close();
       omitted.close();
+      warnings.close();
     },
   };
   try {
-    await readEntries(reader, options, result, { errors: accountErrors, omitted });
+    await readEntries(reader, options, result, { errors: accountErrors, omitted, warnings });
     // A streaming read knows its file issues only at the end; they come first in the report either way.
     for await (const issue of reader.fileIssues) fileErrors.push(issue);
   } catch (error) {
@@ -91,7 +99,7 @@ async function readEntries(
   reader: ExportReader,
   options: ValidateExportOptions,
   result: ExportValidation,
-  { errors, omitted }: { errors: IssueSpool; omitted: IssueSpool },
+  { errors, omitted, warnings }: { errors: IssueSpool; omitted: IssueSpool; warnings: IssueSpool },
 ): Promise<void> {
   const queue = new PQueue({ concurrency: options.remoteConcurrency ?? 4 });
   // A remote check that throws (authentication, service unreachable) stops the run: exit 3.
@@ -102,8 +110,9 @@ async function readEntries(
   for await (const entry of reader.entries()) {
     options.onEntry?.(entry);
     result.duplicateNotes += (entry.kind === 'orphan' ? entry.items : entry.account).duplicateNotes ?? 0;
-    for (const dropped of (entry.kind === 'orphan' ? entry.items.omitted : entry.account.omitted) ?? [])
-      omitted.push(dropped);
+    const held = entry.kind === 'orphan' ? entry.items : entry.account;
+    for (const dropped of held.omitted ?? []) omitted.push(dropped);
+    for (const warning of held.warnings ?? []) warnings.push(warning);
     if (entry.kind === 'orphan') {
       const items = [
         entry.items.notes,
