@@ -6,6 +6,12 @@ import { formatSize } from './engine-size.js';
 // and where it came from, how to raise it, and where the SQL that does not need more is taught. The engine's own
 // words follow in brackets, never alone: they name settings of the engine that a user of this tool cannot reach.
 
+/**
+ * What a failure of the engine is, told at `where`: running short of memory or temporary disk, or undefined for
+ * anything else (shortageError with the engine's limits).
+ */
+export type ShortageOf = (where: string, error: unknown) => InputError | undefined;
+
 /** Where a setting's value came from, as `migrate config show` says it. */
 export type LimitSource = 'flag' | 'environment' | 'file' | 'default';
 

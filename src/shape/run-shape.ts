@@ -1,6 +1,6 @@
 import type { DuckDBConnection, DuckDBPreparedStatement, StatementType } from '@duckdb/node-api';
 import { InputError } from '../errors.js';
-import type { ShortageOf } from './shape-engine.js';
+import type { ShortageOf } from './engine-limits.js';
 import { errorPosition, plainEngineMessage, splitStatements, type SqlStatement } from './sql-statements.js';
 
 // The team's shape file, statement by statement. Only statements that build over the loaded tables may run: views,

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { InputError, MigrateError } from '../errors.js';
 import { FILE_KINDS } from '../sources/kinds.js';
-import { shortageError, type ShapeLimits } from './engine-limits.js';
+import { shortageError, type ShapeLimits, type ShortageOf } from './engine-limits.js';
 import { loadSource, type LoadedSource } from './load-sources.js';
 import { passThroughOf, type PassThrough } from './pass-through.js';
 import type { ShapedRow, ShapedView } from './shaped-view.js';
@@ -57,12 +57,6 @@ export interface SourceRow {
 
 /** What the engine's allocator may keep of memory freed, past its memory limit. */
 const ALLOCATOR_FLUSH_THRESHOLD = '8MB';
-
-/**
- * What a failure of the engine is, told at `where`: running short of memory or temporary disk (engine-limits.ts), or
- * undefined for anything else.
- */
-export type ShortageOf = (where: string, error: unknown) => InputError | undefined;
 
 /** Statements that close the engine to the outside once the sources are in (the order DuckDB accepts them in). */
 const LOCK = [

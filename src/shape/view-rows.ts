@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { InputError } from '../errors.js';
-import type { ShortageOf } from './shape-engine.js';
+import type { ShortageOf } from './engine-limits.js';
 import type { ShapedRow, ShapedView } from './shaped-view.js';
 import type { LoadedSource } from './load-sources.js';
 import { clientText, quoteIdentifier, quoteLiteral } from './sql-text.js';

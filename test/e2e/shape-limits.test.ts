@@ -85,7 +85,7 @@ describe('the shaping engine past its limits', () => {
     });
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toContain(
-      'migrate: shape.sql (view accounts): the shaping engine ran out of memory: it may use 32MB ' +
+      'migrate: shape.sql:1 (view accounts): the shaping engine ran out of memory: it may use 32MB ' +
         '(--shape-memory 32MB). Either give more with --shape-memory 64MB (or shape_memory in the run ' +
         'configuration, or MIGRATE_SHAPE_MEMORY), or write the SQL in the forms that spill to disk instead of holding ' +
         'the whole table in memory: docs/from-a-legacy-system.md "SQL that scales".',
@@ -126,7 +126,7 @@ describe('the shaping engine past its limits', () => {
     );
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toContain(
-      `migrate: shape.sql (view accounts): the shaping engine's temporary files reached their limit of 50MB in ` +
+      `migrate: shape.sql:1 (view accounts): the shaping engine's temporary files reached their limit of 50MB in ` +
         `${temp} (--shape-temp-limit 50MB). Where that disk has room, give more with --shape-temp-limit 100MB (or ` +
         'shape_temp_limit in the run configuration, or MIGRATE_SHAPE_TEMP_LIMIT); else point TMPDIR at a larger disk.',
     );
