@@ -36,8 +36,13 @@ export interface RunDefaults {
    * within this long stops the run (a service that never answers, docs/api-client.md "Time-outs").
    */
   firstAnswerSeconds: number;
-  /** The shaping stage's DuckDB memory limit; past it its sorts spill to a directory under TMPDIR. */
-  shapeMemoryLimit: string;
+  /**
+   * --shape-memory by default: this share of the memory the process may use (its cgroup's limit, else the machine's),
+   * within these bounds in bytes; past it the engine's sorts, joins and aggregates spill to its temporary directory.
+   */
+  shapeMemory: { share: number; least: number; most: number };
+  /** --shape-temp-limit by default: this share of the space free in the temporary directory (TMPDIR). */
+  shapeTempDisk: { share: number };
 }
 
 export const RUN_DEFAULTS = {
@@ -53,5 +58,6 @@ export const RUN_DEFAULTS = {
   lostCreateChecks: 8,
   batchBytes: 512 * 1024,
   firstAnswerSeconds: 50,
-  shapeMemoryLimit: '64MB',
+  shapeMemory: { share: 0.25, least: 128e6, most: 1e9 },
+  shapeTempDisk: { share: 0.5 },
 } as const satisfies RunDefaults;

@@ -41,6 +41,8 @@ export const ENVIRONMENT: ReadonlyArray<readonly [name: string, meaning: string]
       'otherwise',
   ],
   ['MIGRATE_RUN_CONFIG', 'the cohort\u2019s run configuration file (--run-config); else ./migrate.run.json if any'],
+  ['MIGRATE_SHAPE_MEMORY', 'the memory of the engine that shapes a legacy export (--shape-memory), e.g. 2GB'],
+  ['MIGRATE_SHAPE_TEMP_LIMIT', 'the most its temporary files may take in TMPDIR (--shape-temp-limit), e.g. 20GB'],
   ['MIGRATE_DEBUG', 'set to 1: an internal error prints its stack trace'],
   [
     'MIGRATE_TIMESTAMPS',

@@ -1,5 +1,4 @@
 import os from 'node:os';
-import { RUN_DEFAULTS } from '../defaults.js';
 import { InputError } from '../errors.js';
 import type { ExportMapping, ShapeRules } from '../mapping/mapping-rules.js';
 import { planFile, type FilePlan } from '../mapping/record.js';
@@ -8,6 +7,7 @@ import type { ExportEntry } from '../mapping/types.js';
 import {
   legacyRowsText,
   openShape,
+  shapeLimits,
   ROWS_COLUMN,
   type ShapedExport,
   type ShapedRow,
@@ -54,7 +54,7 @@ export async function openShapedExport(
     shapeFile: rules.file,
     shapeName: rules.name,
     sources: rules.sources,
-    memoryLimit: RUN_DEFAULTS.shapeMemoryLimit,
+    limits: shapeLimits(rules.limits ?? {}, os.tmpdir()),
     tempRoot: os.tmpdir(),
   });
   try {

@@ -3,9 +3,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
-import { RUN_DEFAULTS } from '../defaults.js';
 import type { ExportMapping, ShapeRules } from '../mapping/mapping-rules.js';
-import { openShape, toJson } from '../shape/index.js';
+import { openShape, shapeLimits, toJson } from '../shape/index.js';
 import { parseJson } from '../sources/json-value.js';
 import { recordCells, viewHeader, viewKeyColumn } from './shaped-export.js';
 
@@ -35,7 +34,7 @@ export async function writeShapedExport(
     shapeFile: config.shape.file,
     shapeName: config.shape.name,
     sources: config.shape.sources,
-    memoryLimit: RUN_DEFAULTS.shapeMemoryLimit,
+    limits: shapeLimits(config.shape.limits ?? {}, os.tmpdir()),
     tempRoot: os.tmpdir(),
   });
   try {

@@ -8,7 +8,7 @@ import { renameTargets, type FileMappingInput, type MappingFileInput } from './m
 import type { NumberFormat } from './number-format.js';
 import type { DstChoice } from './time-zone.js';
 import { compileValueMap, type CellValue, type ValueMap } from './value-map.js';
-import type { ShapeSource } from '../shape/index.js';
+import type { ShapeLimits, ShapeSource } from '../shape/index.js';
 
 // The mapping file's rules made complete (defaults filled in): what mapping a record needs, and
 // nothing about where the rules came from beyond the file's path for the reports.
@@ -91,6 +91,8 @@ export interface ShapeRules {
   file: string;
   name: string;
   sources: ShapeSource[];
+  /** The engine's memory and temporary disk the command was given (flag, environment, run configuration). */
+  limits?: Partial<ShapeLimits>;
 }
 
 /** The complete rules of a validated mapping file (`{}` when there is none). */

@@ -1,7 +1,6 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { RUN_DEFAULTS } from '../defaults.js';
 import { FatalError, InputError, messageOf } from '../errors.js';
 import { readCsvBatches, readFixedWidth, readJsonArray, readNdjson, type CsvRow } from '../sources/index.js';
 import { canonicalReader, createCanonicalFile, type CanonicalFile, type WrittenFile } from './canonical-csv.js';
@@ -87,8 +86,7 @@ async function insertCanonical(
     const message = messageOf(error).replace(/\s*\n[\s\S]*$/, '');
     throw new FatalError(
       `${file.file} was read but could not be loaded into the shape engine (table ${source.table}): ${message}. ` +
-        "Check the free space under TMPDIR (the shape engine's tables and sorts live there); the shape engine holds " +
-        `at most ${RUN_DEFAULTS.shapeMemoryLimit} in memory.`,
+        "Check the free space under TMPDIR (the shape engine's tables and sorts live there).",
       'shape_source_load',
       error,
     );

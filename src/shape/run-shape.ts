@@ -6,6 +6,7 @@ import type {
 } from '@duckdb/node-api';
 import { InputError, messageOf } from '../errors.js';
 import { errorPosition, plainEngineMessage, positionIn, splitStatements, type SqlStatement } from './sql-statements.js';
+import type { ShortageOf } from './engine-limits.js';
 
 // The team's shape file, statement by statement. Only statements that build over the loaded tables may run: views,
 // tables, macros and the queries they need. Anything that reaches outside (ATTACH, COPY, INSTALL, LOAD, SET, PRAGMA,
@@ -103,7 +104,13 @@ async function prepare(connection: DuckDBConnection, file: ShapeFile, statement:
   }
 }
 
-async function run(prepared: DuckDBPreparedStatement, kinds: StatementKinds, file: ShapeFile, at: SqlStatement) {
+async function run(
+  prepared: DuckDBPreparedStatement,
+  kinds: StatementKinds,
+  file: ShapeFile,
+  at: SqlStatement,
+  shortage: ShortageOf,
+) {
   const word = kinds[prepared.statementType] ?? String(prepared.statementType);
   if (!ALLOWED.has(word)) {
     throw new InputError(
@@ -116,7 +123,7 @@ async function run(prepared: DuckDBPreparedStatement, kinds: StatementKinds, fil
   try {
     await prepared.run();
   } catch (error) {
-    throw shapeError(file, at.text, at, messageOf(error));
+    throw shortage(`${file.name}:${at.line}:${at.column}`, error) ?? shapeError(file, at.text, at, messageOf(error));
   }
 }
 
@@ -130,6 +137,7 @@ export async function runShapeFile(
   kinds: StatementKinds,
   shapeName: string,
   text: string,
+  shortage: ShortageOf,
 ): Promise<void> {
   const file: ShapeFile = { name: shapeName, text };
   const nul = text.indexOf('\0');
@@ -154,7 +162,7 @@ export async function runShapeFile(
   for (const statement of statements) {
     const prepared = await prepare(connection, file, statement);
     try {
-      await run(prepared, kinds, file, statement);
+      await run(prepared, kinds, file, statement, shortage);
     } finally {
       prepared.destroySync();
     }

@@ -1,8 +1,9 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { errnoOf, InputError } from '../errors.js';
+import { errnoOf, InputError, MigrateError } from '../errors.js';
 import { FILE_KINDS } from '../sources/kinds.js';
+import { shortageError, type ShapeLimits, type ShortageOf } from './engine-limits.js';
 import { loadSource, type LoadedSource } from './load-sources.js';
 import { passThroughOf, type PassThrough } from './pass-through.js';
 import type { ShapedRow, ShapedView } from './shaped-view.js';
@@ -12,6 +13,7 @@ import { viewLines } from './sql-statements.js';
 import { ROWS_COLUMN } from './legacy-rows.js';
 import { openTeamChecks, type CheckRow, type TeamChecks } from './team-checks.js';
 import { clientText, quoteIdentifier, quoteLiteral } from './sql-text.js';
+import { watchTempDir, type TempWatch } from './temp-watch.js';
 import { viewRows } from './view-rows.js';
 
 // The shaping stage (docs/export-format.md "Shaping legacy files with SQL"): an in-process DuckDB holding each legacy
@@ -24,8 +26,8 @@ export interface ShapeSettings {
   shapeFile: string;
   shapeName: string;
   sources: ShapeSource[];
-  /** DuckDB's memory limit (`256MB`); past it the sort spills to the temporary directory. */
-  memoryLimit: string;
+  /** The engine's memory (past it, sorts, joins and aggregates spill) and the most its temporary directory takes. */
+  limits: ShapeLimits;
   /** Where the temporary directory is made (removed on close). */
   tempRoot: string;
 }
@@ -67,6 +69,11 @@ const LOCK = [
 export async function openShape(settings: ShapeSettings): Promise<ShapedExport> {
   const text = await readShapeFile(settings);
   const temp = await mkdtemp(path.join(settings.tempRoot, 'migrate-shape-'));
+  const open = new Set<DuckDBConnection>();
+  const watch = watchTempDir(temp, settings.limits.tempDisk.bytes, () => open.forEach((each) => each.interrupt()));
+  const context = { limits: settings.limits, tempRoot: settings.tempRoot };
+  const shortage: ShortageOf = (where, error) =>
+    shortageError(where, error, { ...context, diskStopped: watch.exceeded });
   let instance: DuckDBInstance | undefined;
   try {
     // Loaded only when a shape runs: every other command starts without the engine's library.
@@ -77,24 +84,38 @@ export async function openShape(settings: ShapeSettings): Promise<ShapedExport> 
     // thread: while the sources load, the tool's readers hold the other cores; measured on two cores, a second thread
     // made the load and the views' sorts take more CPU and more wall time, and the peak RSS 70 MB higher.
     instance = await duckdb.DuckDBInstance.create(path.join(temp, 'shape.duckdb'), {
-      memory_limit: settings.memoryLimit,
+      memory_limit: `${settings.limits.memory.bytes}B`,
       temp_directory: temp,
       allocator_flush_threshold: ALLOCATOR_FLUSH_THRESHOLD,
       threads: '1',
     });
     const connection = await instance.connect();
+    open.add(connection);
+    // Set once the instance is open: given with temp_directory at its creation, the engine replaced it with the free
+    // space of the disk.
+    await connection.run(`SET max_temp_directory_size = '${settings.limits.tempDisk.bytes}B'`);
     const present = await exportDirFiles(settings.exportDir);
     const sources: LoadedSource[] = [];
-    for (const source of settings.sources)
-      sources.push(await loadSource(connection, source, sourceFiles(settings.exportDir, source, present), temp));
+    for (const source of settings.sources) {
+      const files = sourceFiles(settings.exportDir, source, present);
+      try {
+        sources.push(await loadSource(connection, source, files, temp));
+      } catch (error) {
+        const engine = error instanceof MigrateError && error.code === 'shape_source_load' ? error.cause : undefined;
+        const where = `source ${source.table} (${files.map((file) => file.file).join(', ')})`;
+        throw (engine === undefined ? undefined : shortage(where, engine)) ?? error;
+      }
+    }
     for (const statement of LOCK) await connection.run(statement);
-    await runShapeFile(connection, duckdb.StatementType, settings.shapeName, text);
+    await runShapeFile(connection, duckdb.StatementType, settings.shapeName, text, shortage);
     const lines = viewLines(text);
     const made = await madeViews(connection);
     const views = await shapedViews(connection, settings.shapeName, sources, made);
     const checks = await openTeamChecks(connection, settings.shapeName, { views: [...made.keys()], lines, sources });
-    return shapedExport(instance, connection, { views, sources, temp, checks, lines, shapeName: settings.shapeName });
+    const shaping = { temp, checks, lines, shapeName: settings.shapeName, shortage, watch };
+    return shapedExport(instance, open, { views, sources, ...shaping });
   } catch (error) {
+    watch.stop();
     instance?.closeSync();
     await rm(temp, { recursive: true, force: true });
     throw error;
@@ -118,7 +139,7 @@ async function readShapeFile(settings: ShapeSettings): Promise<string> {
 
 function shapedExport(
   instance: DuckDBInstance,
-  connection: DuckDBConnection,
+  open: Set<DuckDBConnection>,
   made: {
     views: ShapedView[];
     sources: LoadedSource[];
@@ -126,10 +147,13 @@ function shapedExport(
     checks: TeamChecks | undefined;
     lines: ReadonlyMap<string, number>;
     shapeName: string;
+    shortage: ShortageOf;
+    watch: TempWatch;
   },
 ): ShapedExport {
-  const { views, sources, temp, checks, lines, shapeName } = made;
-  const open = new Set<DuckDBConnection>([connection]);
+  const { views, sources, temp, checks, lines, shapeName, shortage, watch } = made;
+  const [connection] = open;
+  if (connection === undefined) throw new Error('the shape engine has no connection');
   // One connection per stream: the views are read side by side, and a connection streams one result at a time.
   async function* ownConnection<T>(read: (own: DuckDBConnection) => AsyncGenerator<T, void, undefined>) {
     const own = await instance.connect();
@@ -151,7 +175,7 @@ function shapedExport(
       ownConnection((own) =>
         viewRows(
           own,
-          { place: { shapeName, view: view.kind, line: lines.get(view.kind) }, sources },
+          { place: { shapeName, view: view.kind, line: lines.get(view.kind) }, sources, shortage },
           view,
           keyColumn,
           keys,
@@ -159,6 +183,7 @@ function shapedExport(
       ),
     sourceRows: (lines, keys = []) => readSourceRows(connection, sources, lines, keys),
     close: async () => {
+      watch.stop();
       for (const each of open) each.closeSync();
       instance.closeSync();
       await rm(temp, { recursive: true, force: true });

@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { InputError } from '../errors.js';
+import type { ShortageOf } from './engine-limits.js';
 import type { ShapedRow, ShapedView } from './shaped-view.js';
 import type { LoadedSource } from './load-sources.js';
 import { clientText, quoteIdentifier, quoteLiteral } from './sql-text.js';
@@ -37,6 +38,8 @@ function orderedQuery(view: ShapedView, keyColumn: string, keys?: readonly strin
 export interface ViewReading {
   place: ViewPlace;
   sources: readonly LoadedSource[];
+  /** Running short of the engine's memory or disk, told with the setting to raise (engine-limits.ts). */
+  shortage: ShortageOf;
 }
 
 export async function* viewRows(
@@ -50,7 +53,10 @@ export async function* viewRows(
     try {
       return await step();
     } catch (error) {
-      throw await viewReadError(reading.place, error, { connection, sources: reading.sources });
+      throw (
+        reading.shortage(viewPlaceName(reading.place), error) ??
+        (await viewReadError(reading.place, error, { connection, sources: reading.sources }))
+      );
     }
   };
   // The whole view is sorted into a table of the engine's database file first, one view at a time (a sort spills to

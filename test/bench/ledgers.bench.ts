@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { RUN_DEFAULTS } from '../../src/defaults.js';
+import { defaultShapeMemory, thisProcessMemory } from '../../src/shape/engine-budget.js';
+import { formatSize } from '../../src/shape/engine-size.js';
 import { splitStatements } from '../../src/shape/sql-statements.js';
 
 // npx tsx test/bench/ledgers.bench.ts [accounts]
@@ -15,8 +16,8 @@ import { splitStatements } from '../../src/shape/sql-statements.js';
 // seconds, the ledgers' share, and the time against a limit of 60 s per million accounts. Not asserted.
 
 const ACCOUNTS = Number(process.argv[2] ?? 1_000_000);
-/** The engine's memory limit, the tool's unless BENCH_MEMORY_LIMIT says otherwise (to find what a shape needs). */
-const MEMORY_LIMIT = process.env['BENCH_MEMORY_LIMIT'] ?? RUN_DEFAULTS.shapeMemoryLimit;
+/** The engine's memory limit, the tool's default here unless BENCH_MEMORY_LIMIT says otherwise (what a shape needs). */
+const MEMORY_LIMIT = process.env['BENCH_MEMORY_LIMIT'] ?? formatSize(defaultShapeMemory(thisProcessMemory()).bytes);
 const LIMIT_SECONDS_PER_MILLION = 60;
 const SHAPE = join(import.meta.dirname, '..', '..', 'fixtures', 'legacy-cis', 'shape.sql');
 

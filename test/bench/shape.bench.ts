@@ -6,18 +6,23 @@ import { createInterface, type Interface } from 'node:readline';
 import { eventAt, measuredPush } from './measured-push.js';
 import { writeLegacyExport } from './shape-export.js';
 
-// npm run bench:shape [-- 1000000]
-// A legacy CIS export through a shape file (docs/export-format.md "Shaping legacy files with SQL"): wide accounts one
-// row per supply point, joint holders side by side, Excel notes, a pipe-delimited finance dump (shape-export.ts).
+// npm run bench:shape [-- 1000000 250000]
+// A legacy CIS export in the field's shape through the guide's SQL (shape-export.ts: 49 columns, one row per supply
+// point, joint holders side by side, Excel notes, a pipe-delimited finance dump with four postings per account; the
+// shape numbers supply points with a window, groups them into one row per account, totals the postings and joins).
 // `migrate push` runs against the sandbox in its own process (no latency, answering at once) and is stopped 3 s after
-// its first request. Reported: seconds to the first request, where they went (loading the sources and sorting the
-// views happen before the first account is staged), and the push's peak RSS, as ratios to the limits: RSS 512 MB;
-// time against 10 s, the limit of a scattered 1,000,000-account export in the tool's own layout (the legacy export
-// has no limit of its own). Not asserted.
+// its first request, twice per size: with the default engine memory, and with --shape-memory 256MB (which must
+// complete by spilling). Reported: seconds to the first request (goal 60 s, limit 120 s at 1,000,000 accounts on two
+// cores), the push's CPU seconds, its peak RSS against 2 GB (default) and 1 GB (256MB), and the load average. Not
+// asserted.
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const RSS_LIMIT_MB = 512;
-const TIME_REFERENCE_S = 10;
+const FIRST_REQUEST_GOAL_S = 60;
+const FIRST_REQUEST_LIMIT_S = 120;
+const RUNS = [
+  { name: 'default memory', args: [] as string[], rssLimitMb: 2048 },
+  { name: '--shape-memory 256MB', args: ['--shape-memory', '256MB'], rssLimitMb: 1024 },
+];
 const STOP_AFTER_MS = 3000;
 
 interface Server {
@@ -54,10 +59,10 @@ interface Figures {
   exitCode: number | null;
 }
 
-async function pushOnce(server: Server, dir: string): Promise<Figures> {
+async function pushOnce(server: Server, dir: string, extra: string[]): Promise<Figures> {
   const run = await measuredPush({
     bin: join(ROOT, 'bin/migrate.js'),
-    args: [dir, '--base-url', server.url],
+    args: [dir, '--base-url', server.url, ...extra],
     apiKey: server.apiKey,
     stopAfter: { ms: STOP_AFTER_MS, firstAt: () => firstAt(server) },
   });
@@ -70,6 +75,21 @@ async function pushOnce(server: Server, dir: string): Promise<Figures> {
     cpuSeconds: (run.usage.user + run.usage.system) / 1e6,
     exitCode: run.exitCode,
   };
+}
+
+const load = (): string => loadavg()[0]?.toFixed(1) ?? '?';
+
+function report(run: (typeof RUNS)[number], figures: Figures, loadBefore: string): string {
+  const first = figures.firstRequestSeconds;
+  return (
+    `  ${run.name}: first request after ${first.toFixed(1)} s (${(first / FIRST_REQUEST_GOAL_S).toFixed(2)} of the ` +
+    `${FIRST_REQUEST_GOAL_S} s goal, ${(first / FIRST_REQUEST_LIMIT_S).toFixed(2)} of the ${FIRST_REQUEST_LIMIT_S} s ` +
+    `limit); first accounts staged after ${figures.firstStagedSeconds.toFixed(1)} s (sources loaded, views shaped ` +
+    `and sorted); push CPU ${figures.cpuSeconds.toFixed(1)} s (stopped ${STOP_AFTER_MS / 1000} s after its first ` +
+    `request); peak RSS ${figures.maxRssMb.toFixed(0)} MB (${(figures.maxRssMb / run.rssLimitMb).toFixed(2)} of ` +
+    `${run.rssLimitMb} MB); exit ${figures.exitCode}; load average ${loadBefore} before, ${load()} after, on ` +
+    `${availableParallelism()} cores`
+  );
 }
 
 const sizes = process.argv
@@ -86,19 +106,14 @@ for (const accounts of sizes.length > 0 ? sizes : [1_000_000]) {
       `legacy export of ${accounts.toLocaleString('en-GB')} accounts: ${megabytes.toFixed(0)} MB, written in ` +
         `${((Date.now() - made) / 1000).toFixed(1)} s`,
     );
-    const server = await startServer();
-    try {
-      const figures = await pushOnce(server, dir);
-      console.log(
-        `  first request after ${figures.firstRequestSeconds.toFixed(2)} s ` +
-          `(${(figures.firstRequestSeconds / TIME_REFERENCE_S).toFixed(2)} of the 10 s reference); first accounts ` +
-          `staged after ${figures.firstStagedSeconds.toFixed(2)} s (sources loaded, shape run, views sorted); peak RSS ` +
-          `${figures.maxRssMb.toFixed(0)} MB (${(figures.maxRssMb / RSS_LIMIT_MB).toFixed(2)} of the 512 MB limit); ` +
-          `push CPU ${figures.cpuSeconds.toFixed(1)} s in all (stopped ${STOP_AFTER_MS / 1000} s after its first ` +
-          `request); load average ${loadavg()[0]?.toFixed(1)} on ${availableParallelism()} cores`,
-      );
-    } finally {
-      server.child.stdin?.end();
+    for (const run of RUNS) {
+      const server = await startServer();
+      try {
+        const before = load();
+        console.log(report(run, await pushOnce(server, dir, run.args), before));
+      } finally {
+        server.child.stdin?.end();
+      }
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

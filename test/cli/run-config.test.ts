@@ -126,6 +126,31 @@ describe('one run configuration per cohort', () => {
     expect(flagged.stderr).toContain('--concurrency must be a whole number from 1 to 1024 (got "0")');
   });
 
+  it("shows the shape engine's memory and disk by source, the defaults as sized on this machine", async () => {
+    const dir = cohortDir('cohort-shape', { shape_memory: '2GB' });
+    for (const command of ['validate', 'push', 'shape']) {
+      const file = await shown(dir, [command]);
+      expect(file.settings.get('shape_memory')).toMatchObject({ value: '2GB', source: 'file' });
+      expect(file.settings.get('shape_temp_limit')).toMatchObject({ source: 'default' });
+      expect(String(file.settings.get('shape_temp_limit')?.value)).toMatch(
+        /^[\d.]+[MG]B \(50% of the [\d.]+[MG]B free in /,
+      );
+    }
+    const env = await shown(dir, ['shape'], { MIGRATE_SHAPE_MEMORY: '300MB' });
+    expect(env.settings.get('shape_memory')).toMatchObject({
+      value: '300MB',
+      source: 'environment',
+      variable: 'MIGRATE_SHAPE_MEMORY',
+    });
+    const none = await shown(scratch, ['shape']);
+    expect(String(none.settings.get('shape_memory')?.value)).toMatch(
+      /^[\d.]+[MG]B \(25% of [\d.]+[MG]B \((its cgroup's limit|the machine's memory)\) within 128MB-1GB\)$/,
+    );
+    const bad = await migrate(['validate', SAMPLE], cohortDir('cohort-shape-bad', { shape_memory: 'lots' }));
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('shape_memory: --shape-memory takes a size with its unit');
+  });
+
   it('refuses what it cannot honour: an unknown key, a value its flag would refuse, two ledgers (exit 2)', async () => {
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ concurency: 3 }, 'unknown key concurency; the keys are base_url,'],

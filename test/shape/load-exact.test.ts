@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { FatalError } from '../../src/errors.js';
+import { InputError } from '../../src/errors.js';
 import { openShape, type ShapedExport, type ShapeSource } from '../../src/shape/index.js';
 import { jsonText } from '../../src/shape/json-text.js';
 import { readCsv, readNdjson } from '../../src/sources/index.js';
@@ -88,7 +88,7 @@ async function tableRows(shaped: ShapedExport, expected: TableRow[]): Promise<Ta
   return rows.map(({ table, file, line, values }) => ({ table, file, line, values }));
 }
 
-function open(dir: string, sources: ShapeSource[], view: string, memoryLimit = '64MB'): Promise<ShapedExport> {
+function open(dir: string, sources: ShapeSource[], view: string, memory = 64e6): Promise<ShapedExport> {
   const temp = scratch();
   writeFileSync(join(temp, 'shape.sql'), view);
   return openShape({
@@ -96,7 +96,7 @@ function open(dir: string, sources: ShapeSource[], view: string, memoryLimit = '
     shapeFile: join(temp, 'shape.sql'),
     shapeName: 'shape.sql',
     sources,
-    memoryLimit,
+    limits: { memory: { bytes: memory, source: 'flag' }, tempDisk: { bytes: 1e9, source: 'flag' } },
     tempRoot: temp,
   });
 }
@@ -210,17 +210,17 @@ describe('the sources as loaded', () => {
     }
   });
 
-  it('says which file the engine could not load, and why, when it runs out of memory', async () => {
+  it('says which file the engine could not load, and the setting to raise, when it runs out of memory', async () => {
     const dir = scratch();
     writeFileSync(join(dir, 'NASTY.csv'), NASTY);
     const view = 'CREATE VIEW accounts AS SELECT ID AS external_account_number, _file, _line FROM nasty;';
-    const error = await open(dir, [{ ...CSV, table: 'nasty', glob: 'NASTY.csv' }], view, '1MB').then(
+    const error = await open(dir, [{ ...CSV, table: 'nasty', glob: 'NASTY.csv' }], view, 1e6).then(
       () => undefined,
       (caught: unknown) => caught,
     );
-    expect(error).toBeInstanceOf(FatalError);
-    expect((error as FatalError).message).toMatch(
-      /^NASTY\.csv was read but could not be loaded into the shape engine \(table nasty\): Out of Memory Error: .*TMPDIR/,
+    expect(error).toBeInstanceOf(InputError);
+    expect((error as InputError).message).toMatch(
+      /^source nasty \(NASTY\.csv\): the shape engine ran out of memory: it may use 1MB \(--shape-memory 1MB\)\. .*--shape-memory 2MB/,
     );
     expect(readdirSync(roots.at(-1) ?? '')).toEqual(['shape.sql']);
   });

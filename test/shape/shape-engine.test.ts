@@ -38,7 +38,7 @@ function open(dir: string, sql: string, sources: ShapeSource[] = [SOURCE]): Prom
     shapeFile: join(dir, 'shape.sql'),
     shapeName: 'shape.sql',
     sources,
-    memoryLimit: '64MB',
+    limits: { memory: { bytes: 64e6, source: 'flag' }, tempDisk: { bytes: 1e9, source: 'flag' } },
     tempRoot: dir,
   });
 }

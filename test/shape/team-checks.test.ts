@@ -38,7 +38,7 @@ async function open(sql: string): Promise<ShapedExport> {
         header: true,
       },
     ],
-    memoryLimit: '64MB',
+    limits: { memory: { bytes: 64e6, source: 'flag' }, tempDisk: { bytes: 1e9, source: 'flag' } },
     tempRoot: dir,
   });
 }

@@ -18,6 +18,7 @@ import {
   type OptionRow,
 } from '../shared/option-table.js';
 import { parseCodes, parseMaxErrors, parseSteps, numberOption, type MaxErrors } from '../shared/option-parsers.js';
+import { SHAPE_LIMIT_OPTIONS } from '../shared/shape-limits.js';
 
 // push's options in one table, in --help's order (between the mapping file's options and the contract's and service's,
 // which validate shares), each with its --help heading: commander's registration, --help and the completion follow.
@@ -122,6 +123,7 @@ export const PUSH_FLAGS: readonly OptionRow[] = [
   { group: 'Output', flags: '--metrics-interval <seconds>', parse: upTo('--metrics-interval', 86_400),
     default: RUN_DEFAULTS.metricsIntervalSeconds,
     help: 'seconds between writes of --metrics-file (it is also written at the start and at the end)' },
+  ...SHAPE_LIMIT_OPTIONS,
 ];
 
 /** push's options on `command`: the mapping file's, the table's, the contract's and the service's. */

@@ -3,17 +3,16 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { ExitCode, UsageError } from '../../errors.js';
 import { writeShapedExport } from '../../intake/write-shaped.js';
-import { loadCommandConfig, registerMappingOptions } from '../shared/mapping-options.js';
+import { loadCommandConfig, registerMappingOptions, type MappingFlags } from '../shared/mapping-options.js';
+import { addOptions } from '../shared/option-table.js';
+import { givenShapeLimits, SHAPE_LIMIT_OPTIONS } from '../shared/shape-limits.js';
 
 // `migrate shape <dir> --out DIR`: the legacy export shaped by the mapping file's SQL, written in the tool's own
 // layout with the legacy file and line of every row (docs/export-format.md "Shaping legacy files with SQL"): for
 // sign-off, for diffing two rehearsals, and for pushing as it is.
 
-export interface ShapeCommandOptions {
-  dir: string;
+export interface ShapeCommandOptions extends Omit<MappingFlags, 'contract'> {
   out: string;
-  supplier?: string;
-  config?: string;
 }
 
 export function registerShapeCommand(program: Command, setExitCode: (code: number) => void): void {
@@ -26,9 +25,9 @@ export function registerShapeCommand(program: Command, setExitCode: (code: numbe
     )
     .argument('<dir>', 'the legacy export directory (the files the mapping file\'s "sources" name)')
     .requiredOption('--out <dir>', 'an empty or new directory outside the export directory to write into');
-  registerMappingOptions(command);
+  addOptions(registerMappingOptions(command), SHAPE_LIMIT_OPTIONS);
   command.action(async (dir: string, options: Omit<ShapeCommandOptions, 'dir'>) => {
-    setExitCode(await shapeCommand({ ...options, dir }));
+    setExitCode(await shapeCommand({ ...options, dir, shapeLimits: givenShapeLimits(command, process.env) }));
   });
 }
 

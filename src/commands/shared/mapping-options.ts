@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { loadMigrateConfig, type MigrateConfig } from '../../config/index.js';
 import { parseDate } from './option-parsers.js';
+import type { ShapeLimits } from '../../shape/index.js';
 
 // The options of validate and push that say how the export is read: the mapping file, the import supplier where a
 // record has none, and the tenant's contract (docs/real-platform.md "The tenant's contract"); the configuration they
@@ -8,6 +9,8 @@ import { parseDate } from './option-parsers.js';
 
 export interface MappingFlags {
   dir: string;
+  /** --shape-memory and --shape-temp-limit as given (shared/shape-limits.ts); the engine sizes the others. */
+  shapeLimits?: Partial<ShapeLimits>;
   supplier?: string;
   config?: string;
   contract?: string;
@@ -60,8 +63,8 @@ export function withOpenPeriod<T extends MigrateConfig>(file: T, flags: MappingF
 }
 
 /** The command's configuration: the mapping file (found from the export directory), the flags, the environment. */
-export function loadCommandConfig(flags: MappingFlags): Promise<MigrateConfig> {
-  return loadMigrateConfig({
+export async function loadCommandConfig(flags: MappingFlags): Promise<MigrateConfig> {
+  const config = await loadMigrateConfig({
     cwd: process.cwd(),
     exportDir: flags.dir,
     env: process.env,
@@ -69,6 +72,8 @@ export function loadCommandConfig(flags: MappingFlags): Promise<MigrateConfig> {
     ...(flags.supplier === undefined ? {} : { supplier: flags.supplier }),
     ...(flags.contract === undefined ? {} : { contractPath: flags.contract }),
   });
+  if (config.shape === undefined || flags.shapeLimits === undefined) return config;
+  return { ...config, shape: { ...config.shape, limits: flags.shapeLimits } };
 }
 
 export function registerContractOption(command: Command): Command {

@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import { STEP_NAMES, type PushStep } from '../../engine/index.js';
+import { parseSize } from '../../shape/index.js';
 
 // Parsers of option values, for commander: a bad value is commander's usage error (exit 2), whose message gives the
 // flag, what is expected and what was given.
@@ -29,6 +30,19 @@ export function parseDate(value: string): string {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(value)))
     throw new InvalidArgumentError(`expected a date YYYY-MM-DD, got ${JSON.stringify(value)}.`);
   return value;
+}
+
+/** `name`'s parser of a size (512MB, 2GB, 1.5GiB) in bytes, at least `least` bytes. */
+export function sizeOption(name: string, least: number): (value: string) => number {
+  return (value) => {
+    const bytes = parseSize(value);
+    if (bytes === undefined || bytes < least)
+      throw new InvalidArgumentError(
+        `${name} takes a size with its unit, KB, MB, GB or TB (powers of 1000) or KiB, MiB, GiB or TiB, of at least ` +
+          `${least / 1e6}MB (e.g. 512MB or 2GB) (got "${value}").`,
+      );
+    return bytes;
+  };
 }
 
 /** --only create,notes,...: the steps of the run. */

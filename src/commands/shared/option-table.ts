@@ -14,11 +14,14 @@ export interface OptionRow {
   help: string;
   parse?: (value: string) => unknown;
   default?: unknown;
+  /** The environment variable that gives the value when the flag is not given (commander's Option.env). */
+  env?: string;
 }
 
 export function addOptions(command: Command, rows: readonly OptionRow[]): Command {
   for (const row of rows) {
     const option = new Option(row.flags, row.help).helpGroup(`${row.group}:`).default(row.default);
+    if (row.env !== undefined) option.env(row.env);
     command.addOption(row.parse === undefined ? option : option.argParser(row.parse));
   }
   return command;

@@ -1,9 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { Command, Option } from 'commander';
 import { z } from 'zod';
 import { nonEmpty, SETTING_ENV } from '../../config/precedence.js';
 import { errnoOf, messageOf, UsageError } from '../../errors.js';
+import { formatSize, shapeLimits } from '../../shape/index.js';
 import { refuseUntrustedPath } from '../../trusted-path.js';
 
 // The run configuration (docs/operators-guide.md "One file per cohort"): what every command of a cohort repeats
@@ -25,6 +27,8 @@ interface Setting {
   secret?: boolean;
   /** A path, resolved from the file's directory. */
   path?: boolean;
+  /** A size in bytes (the shape engine's): shown as one, and its default as the engine sizes it on this machine. */
+  size?: 'memory' | 'tempDisk';
 }
 
 /** The keys a run configuration may hold, each the snake_case name of the option it sets. */
@@ -52,6 +56,8 @@ export const RUN_SETTINGS = {
   quiet: {},
   open_period_start: {},
   force_add_to_current_statement: {},
+  shape_memory: { env: 'MIGRATE_SHAPE_MEMORY', size: 'memory' },
+  shape_temp_limit: { env: 'MIGRATE_SHAPE_TEMP_LIMIT', size: 'tempDisk' },
 } as const satisfies Record<string, Setting>;
 
 type SettingKey = keyof typeof RUN_SETTINGS;
@@ -143,7 +149,7 @@ function optionOf(command: Command, key: SettingKey): Option | undefined {
   return command.options.find((option) => option.attributeName() === attributeOf(key) && !option.negate);
 }
 
-function sourceOf(command: Command, key: SettingKey, env: NodeJS.ProcessEnv): SettingSource {
+export function settingSource(command: Command, key: SettingKey, env: NodeJS.ProcessEnv): SettingSource {
   const source = command.getOptionValueSource(attributeOf(key));
   if (source === 'cli') return 'flag';
   if (source === 'config') return 'file';
@@ -162,11 +168,11 @@ export function applyRunConfig(command: Command, env: NodeJS.ProcessEnv, cwd: st
   const flag = typeof given === 'string' ? given : undefined;
   const config = findRunConfig(flag, env, cwd);
   if (config !== undefined) {
-    const ledgerGiven = LEDGER_KEYS.some((key) => sourceOf(command, key, env) !== 'default');
+    const ledgerGiven = LEDGER_KEYS.some((key) => settingSource(command, key, env) !== 'default');
     for (const key of SETTING_KEYS) {
       const value = config.settings[key];
       const option = optionOf(command, key);
-      if (value === undefined || option === undefined || sourceOf(command, key, env) !== 'default') continue;
+      if (value === undefined || option === undefined || settingSource(command, key, env) !== 'default') continue;
       if ((key === 'state' || key === 'ledger') && ledgerGiven) continue;
       command.setOptionValueWithSource(attributeOf(key), parsedValue(option, key, value, config.file), 'config');
     }
@@ -200,8 +206,8 @@ function parsedValue(option: Option, key: SettingKey, value: string | number | b
 
 function refuseTwoLedgers(command: Command, env: NodeJS.ProcessEnv): void {
   if (optionOf(command, 'state') === undefined || optionOf(command, 'ledger') === undefined) return;
-  const state = sourceOf(command, 'state', env);
-  const ledger = sourceOf(command, 'ledger', env);
+  const state = settingSource(command, 'state', env);
+  const ledger = settingSource(command, 'ledger', env);
   if (state === 'default' || ledger === 'default') return;
   const named = (key: string, source: SettingSource): string =>
     source === 'flag' ? `--${key}` : source === 'file' ? `${key} in the run configuration` : SETTING_ENV.ledger;
@@ -213,7 +219,7 @@ function refuseTwoLedgers(command: Command, env: NodeJS.ProcessEnv): void {
 }
 
 /** The commands of a cohort: the sandbox and the ledger copy are not (they read no cohort's settings). */
-const RUN_CONFIG_COMMANDS = ['push', 'validate', 'status', 'report'];
+const RUN_CONFIG_COMMANDS = ['push', 'validate', 'status', 'report', 'shape'];
 
 /** Adds --run-config to the commands that read a run configuration, and applies it before each of their actions. */
 export function registerRunConfig(program: Command): void {
@@ -242,10 +248,19 @@ export interface ShownSetting {
 export function shownSettings(command: Command, env: NodeJS.ProcessEnv): ShownSetting[] {
   return SETTING_KEYS.flatMap((key) => {
     if (optionOf(command, key) === undefined) return [];
-    const source = sourceOf(command, key, env);
+    const source = settingSource(command, key, env);
     const setting: Setting = RUN_SETTINGS[key];
+    if (setting.size !== undefined && source !== 'environment')
+      return [{ key, value: shownSize(setting.size, command.getOptionValue(attributeOf(key))), source }];
     if (source !== 'environment' || setting.env === undefined)
       return [{ key, value: optionValueOf(command, key), source }];
     return [{ key, value: setting.secret === true ? undefined : env[setting.env], source, variable: setting.env }];
   });
+}
+
+/** A size setting as given, or, not given, the engine's default on this machine and what it was sized from. */
+function shownSize(limit: 'memory' | 'tempDisk', bytes: unknown): string {
+  if (typeof bytes === 'number') return formatSize(bytes);
+  const sized = shapeLimits({}, os.tmpdir())[limit];
+  return `${formatSize(sized.bytes)} (${sized.basis ?? 'default'})`;
 }

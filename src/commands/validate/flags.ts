@@ -9,6 +9,7 @@ import {
 } from '../shared/mapping-options.js';
 import { numberOption } from '../shared/option-parsers.js';
 import { addOptions, ALLOW_NO_ACCOUNTS_OPTION, type OptionRow } from '../shared/option-table.js';
+import { SHAPE_LIMIT_OPTIONS } from '../shared/shape-limits.js';
 
 // The options of `migrate validate`, one table (--help comes from it), then the mapping file's and the service's,
 // which push shares. resolve.ts reads what commander parsed, nowhere else.
@@ -44,6 +45,7 @@ const VALIDATE_OPTIONS: readonly OptionRow[] = [
   { group: 'Tuning', flags: '--concurrency <n>', default: RUN_DEFAULTS.remoteValidateConcurrency,
     parse: numberOption('--concurrency', { min: 1, max: 64 }),
     help: 'with --remote: most requests in flight at once' },
+  ...SHAPE_LIMIT_OPTIONS,
 ];
 
 /** Adds the table's options, then the mapping file's and the service's, to the validate command. */

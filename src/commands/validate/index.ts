@@ -21,6 +21,7 @@ import type { ShapedReader } from '../../intake/shaped-export.js';
 import { exportRowsAt, type ShownRows } from '../../intake/shown-rows.js';
 import { renderShow, ShowCollector } from './validate-show.js';
 import { loadCommandConfig, warnAboutContract } from '../shared/mapping-options.js';
+import { givenShapeLimits } from '../shared/shape-limits.js';
 import { registerValidateFlags, type ValidateFlags } from './flags.js';
 import { mappingFlagsOf, resolveValidateConfig, type ValidateConfig } from './resolve.js';
 
@@ -36,7 +37,7 @@ export function registerValidateCommand(program: Command, setExitCode: (code: nu
     )
     .argument('<dir>', 'the export directory (accounts.csv, customers.csv, ...)');
   registerValidateFlags(command).action(async (dir: string, flags: ValidateFlags) => {
-    setExitCode(await validateCommand(dir, flags));
+    setExitCode(await validateCommand(dir, { ...flags, shapeLimits: givenShapeLimits(command, process.env) }));
   });
 }
 

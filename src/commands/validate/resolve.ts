@@ -28,7 +28,10 @@ export interface ValidateConfig {
 
 /** What the mapping file is read with: before the configuration is resolved, as it needs the file. */
 export function mappingFlagsOf(dir: string, flags: ValidateFlags): MappingFlags {
-  return { dir, supplier: flags.supplier, config: flags.config, contract: flags.contract };
+  return {
+    ...{ dir, supplier: flags.supplier, config: flags.config, contract: flags.contract },
+    ...(flags.shapeLimits === undefined ? {} : { shapeLimits: flags.shapeLimits }),
+  };
 }
 
 export function resolveValidateConfig(input: {
@@ -38,7 +41,7 @@ export function resolveValidateConfig(input: {
   file: MigrateConfig;
 }): ValidateConfig {
   const { dir, flags, env, file } = input;
-  const { json, errorsCsv, remote, sandbox, allowNoAccounts, show, concurrency, ...rest } = flags;
+  const { json, errorsCsv, remote, sandbox, allowNoAccounts, show, concurrency, shapeLimits: _, ...rest } = flags;
   if (show !== undefined && json)
     throw new UsageError('--show prints for people; leave out --json (or run validate twice).', 'show_with_json');
   if (sandbox && !remote)
