@@ -15,6 +15,7 @@ import type { KeyedRecord, OpenedFile } from './read-export.js';
 import { addressable, missingKeyIssue, type IssueSink } from './record-key.js';
 import { streamEntries, type StreamCounts } from './stream-join.js';
 import { shapedRowsOf, type ShownRows } from './shown-rows.js';
+import { droppedRows } from './source-use.js';
 
 // An export of legacy files shaped by SQL (docs/export-format.md "Shaping legacy files with SQL") read as the tool's
 // own layout is: each record kind's view is one "file" of the sorted stream join, its rows in external account number
@@ -48,6 +49,7 @@ export async function openShapedExport(
     sources: rules.sources,
     memoryLimit: RUN_DEFAULTS.shapeMemoryLimit,
     tempRoot: os.tmpdir(),
+    ownFiles: config.configFile === undefined ? [] : [config.configFile],
   });
   try {
     return readShaped(shaped, rules, config, options);
@@ -70,7 +72,7 @@ function readShaped(
     viewRecords(shaped, view, plans[index] as FilePlan, files[index] as ExportFile, issues[index] as IssueSink),
   );
   if (options.allowNoAccounts !== true && opened[0]) opened[0] = refuseNoRows(opened[0], rules);
-  const summary = shapedSummary(files, config);
+  const summary = shapedSummary(files, config, shaped.unclaimed);
   const context = joinContext(config, options.today, columnOfLegacy(shaped, plans));
   const setup = { plans, fileNames: files.map((file) => file.file), context };
   const counts: StreamCounts = { records: files.map(() => 0), accounts: 0, orphanAccounts: 0 };
@@ -84,6 +86,7 @@ function readShaped(
     shownRows: (keys) => shapedRowsOf(shaped, keyColumnOf, keys),
     summary,
     fileIssues: concatIssues(issues),
+    sourceUse: () => shaped.sourceUse(droppedRows(files, issues)),
     entries: async function* (): AsyncGenerator<ExportEntry> {
       if (started) throw new Error('a shaped export can be read once');
       started = true;
@@ -236,13 +239,13 @@ function columnOfLegacy(shaped: ShapedExport, plans: FilePlan[]): Record<string,
   return byFile;
 }
 
-function shapedSummary(files: ExportFile[], config: ExportMapping): ExportSummary {
+function shapedSummary(files: ExportFile[], config: ExportMapping, notRead: ExportSummary['notRead']): ExportSummary {
   return {
     files: files.map((file) => ({ file: file.file, kind: file.kind, format: file.format, records: 0 })),
     records: Object.fromEntries(FILE_KINDS.map((kind) => [kind, 0])) as Record<FileKind, number>,
     accounts: 0,
     orphanAccounts: 0,
-    notRead: [],
+    notRead,
     configFile: config.configFile,
     spellings: { lines: 0, sample: [] },
   };

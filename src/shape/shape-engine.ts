@@ -2,12 +2,14 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { InputError } from '../errors.js';
+import type { NotRead } from '../sources/index.js';
 import { FILE_KINDS } from '../sources/kinds.js';
 import { loadSource, type LoadedSource } from './load-sources.js';
 import { passThroughOf, type PassThrough } from './pass-through.js';
 import type { ShapedRow, ShapedView } from './shaped-view.js';
 import { runShapeFile } from './run-shape.js';
 import { exportDirFiles, sourceFiles, type ShapeSource } from './source-files.js';
+import { sourceUse, type DroppedRow, type SourceUse } from './source-use.js';
 import { clientText, quoteIdentifier, quoteLiteral } from './sql-text.js';
 import { viewRows } from './view-rows.js';
 
@@ -25,16 +27,25 @@ export interface ShapeSettings {
   memoryLimit: string;
   /** Where the temporary directory is made (removed on close). */
   tempRoot: string;
+  /** Files of the export directory that are the run's own (the mapping file), absolute: never listed as unclaimed. */
+  ownFiles?: readonly string[];
 }
 
 export interface ShapedExport {
   readonly views: ShapedView[];
   readonly sources: LoadedSource[];
+  /** Files of the export directory no source claims (nor the shape or mapping file): listed, never read. */
+  readonly unclaimed: NotRead[];
   /** The view's rows ordered by `keyColumn` (trimmed, byte order), in batches; each row's cells as text. */
   rows(view: ShapedView, keyColumn: string, keys?: readonly string[]): AsyncGenerator<ShapedRow[], void, undefined>;
   /** Every row of every source table at one legacy line set: for `validate --show`. */
   /** The legacy rows at these lines, and those holding one of `keys` as a whole cell (an account's other rows). */
   sourceRows(lines: ReadonlyArray<{ file: string; line: number }>, keys?: readonly string[]): Promise<SourceRow[]>;
+  /**
+   * Once every view was read whole (rows() without keys): each legacy file's rows read and those that reached a
+   * record, the view rows that became none (`dropped`) set aside (source-use.ts).
+   */
+  sourceUse(dropped: AsyncIterable<DroppedRow>): Promise<SourceUse>;
   close(): Promise<void>;
 }
 
@@ -79,15 +90,32 @@ export async function openShape(settings: ShapeSettings): Promise<ShapedExport> 
     const sources: LoadedSource[] = [];
     for (const source of settings.sources)
       sources.push(await loadSource(connection, source, sourceFiles(settings.exportDir, source, present), temp));
+    const unclaimed = unclaimedFiles(settings, present, sources);
     for (const statement of LOCK) await connection.run(statement);
     await runShapeFile(connection, duckdb.StatementType, settings.shapeName, text);
     const views = await shapedViews(connection, settings.shapeName, sources);
-    return shapedExport(instance, connection, { views, sources, temp, shapeName: settings.shapeName });
+    return {
+      ...shapedExport(instance, connection, { views, sources, temp, shapeName: settings.shapeName }),
+      unclaimed,
+    };
   } catch (error) {
     instance?.closeSync();
     await rm(temp, { recursive: true, force: true });
     throw error;
   }
+}
+
+const UNCLAIMED =
+  'no source of the mapping file claims it: declare it under "sources" (a control file with "control"), or move it ' +
+  'out of the export directory';
+
+/** The export directory's files that no source reads and that are not the shape or mapping file. */
+function unclaimedFiles(settings: ShapeSettings, present: readonly string[], sources: LoadedSource[]): NotRead[] {
+  const claimed = new Set(sources.flatMap((source) => source.files));
+  const own = new Set([settings.shapeFile, ...(settings.ownFiles ?? [])].map((file) => path.resolve(file)));
+  return present
+    .filter((name) => !claimed.has(name) && !own.has(path.resolve(settings.exportDir, name)))
+    .map((name) => ({ name, reason: UNCLAIMED }));
 }
 
 async function readShapeFile(settings: ShapeSettings): Promise<string> {
@@ -114,7 +142,7 @@ function shapedExport(
     temp,
     shapeName,
   }: { views: ShapedView[]; sources: LoadedSource[]; temp: string; shapeName: string },
-): ShapedExport {
+): Omit<ShapedExport, 'unclaimed'> {
   const open = new Set<DuckDBConnection>([connection]);
   return {
     views,
@@ -131,6 +159,7 @@ function shapedExport(
       }
     },
     sourceRows: (lines, keys = []) => readSourceRows(connection, sources, lines, keys),
+    sourceUse: (dropped) => sourceUse(connection, sources, views, dropped),
     close: async () => {
       for (const each of open) each.closeSync();
       instance.closeSync();

@@ -19,7 +19,7 @@ function orderedQuery(view: ShapedView, keyColumn: string, keys?: readonly strin
   const key = `trim(CAST(${quoteIdentifier(keyColumn)} AS VARCHAR), '${JS_WHITESPACE}')`;
   const only = keys === undefined ? '' : ` WHERE ${key} IN (${keys.map(quoteLiteral).join(', ') || 'NULL'})`;
   return (
-    `SELECT ${[...cells, 'CAST(_file AS VARCHAR)', 'CAST(_line AS BIGINT)'].join(', ')} FROM ` +
+    `SELECT ${[...cells, 'CAST(_file AS VARCHAR) AS _file', 'CAST(_line AS BIGINT) AS _line'].join(', ')} FROM ` +
     `(SELECT *, row_number() OVER () AS __row FROM ${quoteIdentifier(view.kind)})${only} ORDER BY ${key}, __row`
   );
 }
@@ -44,6 +44,9 @@ function viewError(shapeName: string, view: ShapedView, error: unknown): InputEr
   );
 }
 
+/** The table a view's whole read sorts it into, left behind for the control totals (source-use.ts). */
+export const sortedTable = (view: ShapedView): string => `__sorted_${view.kind}`;
+
 export async function* viewRows(
   connection: DuckDBConnection,
   shapeName: string,
@@ -61,7 +64,7 @@ export async function* viewRows(
   // The whole view is sorted into a table of the engine's database file first, one view at a time (a sort spills to
   // disk past the memory limit), then read back in that order: five views streamed from five open sorts at once held
   // every sorted run in memory and ran out of it at 100,000 accounts.
-  const sorted = keys === undefined ? `__sorted_${view.kind}` : undefined;
+  const sorted = keys === undefined ? sortedTable(view) : undefined;
   if (sorted !== undefined)
     await fetch(() => connection.run(`CREATE OR REPLACE TABLE ${sorted} AS ${orderedQuery(view, keyColumn)}`));
   const query = sorted === undefined ? orderedQuery(view, keyColumn, keys) : `SELECT * FROM ${sorted}`;
