@@ -34,8 +34,10 @@ export interface UnusedRow {
 /** A control file's count of a file set against the rows read (docs/control-totals.md "Control files"). */
 export interface ControlCount {
   controlFile: string;
+  line: number;
   file: string;
-  declared: number;
+  /** As the control file writes it. */
+  declared: string;
   /** The rows read of that file; undefined when the export holds no such file. */
   read: number | undefined;
 }

@@ -115,6 +115,9 @@ function shapeRulesOf(file: MappingFileInput, configFile: string | undefined): S
     encoding: source.encoding ?? file.encoding ?? 'utf8',
     delimiter: source.delimiter ?? file.delimiter ?? ',',
     header: source.header ?? true,
+    ...(source.control === undefined
+      ? {}
+      : { control: { fileColumn: source.control.file_column, rowsColumn: source.control.rows_column } }),
   }));
   return { file: absolute, name: file.shape, sources };
 }

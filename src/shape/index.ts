@@ -3,4 +3,4 @@ export type { ShapedView } from './shaped-view.js';
 export type { ShapeSource } from './source-files.js';
 export { toJson } from './json-text.js';
 export { PROVENANCE_COLUMNS } from './load-sources.js';
-export type { DroppedRow, SourceUse } from './source-use.js';
+export { controlMismatchLines, type DroppedRow, type SourceUse } from './source-use.js';

@@ -9,7 +9,7 @@ import { passThroughOf, type PassThrough } from './pass-through.js';
 import type { ShapedRow, ShapedView } from './shaped-view.js';
 import { runShapeFile } from './run-shape.js';
 import { exportDirFiles, sourceFiles, type ShapeSource } from './source-files.js';
-import { sourceUse, type DroppedRow, type SourceUse } from './source-use.js';
+import { sourceUse, type ControlSource, type DroppedRow, type SourceUse } from './source-use.js';
 import { clientText, quoteIdentifier, quoteLiteral } from './sql-text.js';
 import { viewRows } from './view-rows.js';
 
@@ -91,13 +91,12 @@ export async function openShape(settings: ShapeSettings): Promise<ShapedExport> 
     for (const source of settings.sources)
       sources.push(await loadSource(connection, source, sourceFiles(settings.exportDir, source, present), temp));
     const unclaimed = unclaimedFiles(settings, present, sources);
+    const controls = controlSources(settings, sources);
     for (const statement of LOCK) await connection.run(statement);
     await runShapeFile(connection, duckdb.StatementType, settings.shapeName, text);
     const views = await shapedViews(connection, settings.shapeName, sources);
-    return {
-      ...shapedExport(instance, connection, { views, sources, temp, shapeName: settings.shapeName }),
-      unclaimed,
-    };
+    const opened = shapedExport(instance, connection, { views, sources, temp, shapeName: settings.shapeName });
+    return { ...opened, unclaimed, sourceUse: (dropped) => sourceUse(connection, sources, views, dropped, controls) };
   } catch (error) {
     instance?.closeSync();
     await rm(temp, { recursive: true, force: true });
@@ -116,6 +115,27 @@ function unclaimedFiles(settings: ShapeSettings, present: readonly string[], sou
   return present
     .filter((name) => !claimed.has(name) && !own.has(path.resolve(settings.exportDir, name)))
     .map((name) => ({ name, reason: UNCLAIMED }));
+}
+
+/** The sources declared as control files, their columns checked against their tables. */
+function controlSources(settings: ShapeSettings, sources: readonly LoadedSource[]): ControlSource[] {
+  return settings.sources.flatMap((source) => {
+    if (source.control === undefined) return [];
+    const columns = sources.find((each) => each.table === source.table)?.columns ?? [];
+    for (const [key, column] of [
+      ['file_column', source.control.fileColumn],
+      ['rows_column', source.control.rowsColumn],
+    ] as const)
+      if (!columns.includes(column))
+        throw new InputError(
+          `sources.${source.table}.control.${key}`,
+          undefined,
+          `names the column ${JSON.stringify(column)}, which the control file does not have; its columns: ` +
+            `${columns.join(', ')}.`,
+          'shape_control_column',
+        );
+    return [{ table: source.table, ...source.control }];
+  });
 }
 
 async function readShapeFile(settings: ShapeSettings): Promise<string> {
@@ -142,7 +162,7 @@ function shapedExport(
     temp,
     shapeName,
   }: { views: ShapedView[]; sources: LoadedSource[]; temp: string; shapeName: string },
-): Omit<ShapedExport, 'unclaimed'> {
+): Omit<ShapedExport, 'unclaimed' | 'sourceUse'> {
   const open = new Set<DuckDBConnection>([connection]);
   return {
     views,
@@ -159,7 +179,6 @@ function shapedExport(
       }
     },
     sourceRows: (lines, keys = []) => readSourceRows(connection, sources, lines, keys),
-    sourceUse: (dropped) => sourceUse(connection, sources, views, dropped),
     close: async () => {
       for (const each of open) each.closeSync();
       instance.closeSync();

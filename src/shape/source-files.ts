@@ -21,6 +21,8 @@ export interface ShapeSource {
   delimiter: string;
   /** The first CSV row names the columns (default); without it they are column1, column2, ... */
   header: boolean;
+  /** A control file: the columns naming a file and the rows it holds (source-use.ts). */
+  control?: { fileColumn: string; rowsColumn: string };
 }
 
 /** A legacy file of a source, found. */

@@ -29,12 +29,23 @@ export interface SourceUse {
 const USED = 'migrate_rows_used';
 const DROPPED = 'migrate_rows_dropped';
 
+/** A source declared as the extract's control file: the columns naming a file and the rows it holds. */
+export interface ControlSource {
+  table: string;
+  fileColumn: string;
+  rowsColumn: string;
+}
+
 export async function sourceUse(
   connection: DuckDBConnection,
-  sources: readonly LoadedSource[],
+  loaded: readonly LoadedSource[],
   views: readonly ShapedView[],
   dropped: AsyncIterable<DroppedRow>,
+  controls: readonly ControlSource[] = [],
 ): Promise<SourceUse> {
+  // A control file's rows are counts of the others, not records: it is compared with them, never counted among them.
+  const isControl = (source: LoadedSource): boolean => controls.some((control) => control.table === source.table);
+  const sources = loaded.filter((source) => !isControl(source));
   await connection.run(`CREATE OR REPLACE TABLE ${DROPPED} (kind VARCHAR, _file VARCHAR, _line BIGINT)`);
   const appender = await connection.createAppender(DROPPED);
   for await (const row of dropped) {
@@ -64,7 +75,44 @@ export async function sourceUse(
       files.push({ source: source.table, file, rowsRead: Number(read), rowsUsed: Number(used) });
     }
   }
-  return { files, controlCounts: [], unused: () => unusedRows(connection, sources) };
+  const controlCounts: ControlCount[] = [];
+  for (const control of controls) controlCounts.push(...(await controlRows(connection, control, files)));
+  return { files, controlCounts, unused: () => unusedRows(connection, sources) };
+}
+
+/**
+ * A control file's rows, each set beside the rows read of the file it names: by its name in the export directory, or
+ * by its base name (a control file names the files as the extract wrote them, without a folder).
+ */
+async function controlRows(
+  connection: DuckDBConnection,
+  control: ControlSource,
+  files: readonly SourceFileUse[],
+): Promise<ControlCount[]> {
+  const read = await connection.runAndReadAll(
+    `SELECT _file, _line, trim(CAST(${quoteIdentifier(control.fileColumn)} AS VARCHAR)), ` +
+      `trim(CAST(${quoteIdentifier(control.rowsColumn)} AS VARCHAR)) FROM ${quoteIdentifier(control.table)} ` +
+      'ORDER BY _file, _line',
+  );
+  const baseName = (name: string): string => name.slice(name.lastIndexOf('/') + 1);
+  return (read.getRows() as Array<[string, bigint, string | null, string | null]>).map(
+    ([controlFile, line, named, declared]) => {
+      const file = named ?? '';
+      const match = files.find((each) => each.file === file) ?? files.find((each) => baseName(each.file) === file);
+      return { controlFile, line: Number(line), file, declared: declared ?? '', read: match?.rowsRead };
+    },
+  );
+}
+
+/** Control counts that do not agree with the rows read, one line each (validate's warnings, the report's page). */
+export function controlMismatchLines(counts: readonly ControlCount[]): string[] {
+  return counts.flatMap((count) => {
+    const at = `${count.controlFile}:${count.line}`;
+    if (count.read === undefined)
+      return [`${at} declares ${count.declared} row(s) of ${count.file}, a file no source of the export reads`];
+    if (/^\d+$/.test(count.declared) && Number(count.declared) === count.read) return [];
+    return [`${at} declares ${count.declared} row(s) of ${count.file}; ${count.read} were read`];
+  });
 }
 
 async function* unusedRows(
