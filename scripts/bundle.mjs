@@ -6,7 +6,7 @@ import { writeFile } from 'node:fs/promises';
 // reads, resolves and links one module instead of about 200 (the project's and its dependencies'), which halves the
 // start-up of every command (`migrate --version`: 0.36 s instead of 0.56 s on the 2-core machine). The CSV parsing
 // and key-scan threads' entries go beside it (src/sources/csv-thread.ts and key-scan-thread.ts start their workers
-// next to themselves), and so does the thread that counts the ledger for --metrics-file (report/ledger-counts-thread.ts).
+// next to themselves), and so does the thread that counts the ledger for --metrics-file (commands/push/ledger-counts-thread.ts).
 // better-sqlite3 and DuckDB stay outside (native addons, loaded from node_modules; DuckDB only when a shape runs).
 
 const root = new URL('..', import.meta.url).pathname;
@@ -17,7 +17,7 @@ await build({
     'dist/cli/main.js',
     'dist/sources/csv-thread-worker.js',
     'dist/sources/key-scan-worker.js',
-    'dist/report/ledger-counts-worker.js',
+    'dist/commands/push/ledger-counts-worker.js',
   ],
   entryNames: '[name]',
   outdir: 'dist/bundle',

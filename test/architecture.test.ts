@@ -2,15 +2,17 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-// The house's one-way imports (docs/architecture.md): folders in this order, each importing only
-// folders below it (the folders of one floor may import each other: the program's shell in `cli/` registers the
-// commands of `commands/`, which use its shared helpers), and no import cycle between files. `src/errors.ts` and
-// `src/defaults.ts` are the shared leaves every folder may use. Read from the source text, so it holds for every file, including those no test imports.
+// The house's one-way imports (docs/architecture.md): folders in this order, each importing only folders below it
+// (the program's shell in `cli/` registers the commands of `commands/`; no command imports `cli/`), and no import
+// cycle between files. Within `commands/`, a command's folder imports its own files and `commands/shared/`, never
+// another command's. `src/errors.ts` and `src/defaults.ts` are the shared leaves every folder may use. Read from the
+// source text, so it holds for every file, including those no test imports.
 
 const FOLDER_ORDER: Array<string | string[]> = [
-  ['cli', 'commands'],
+  'cli',
+  'commands',
+  'output',
   'config',
-  'report',
   'engine',
   'intake',
   'mapping',
@@ -76,6 +78,23 @@ describe('the import graph of src/', () => {
       }
     }
     expect(upward).toEqual([]);
+  });
+
+  it("never imports another command's folder: what two commands share is in commands/shared/", () => {
+    const commandOf = (file: string): string | undefined => {
+      const [top, command] = path.relative(SRC, file).split(path.sep);
+      return top === 'commands' && command !== undefined && !command.endsWith('.ts') ? command : undefined;
+    };
+    const sideways: string[] = [];
+    for (const [file, targets] of graph) {
+      const from = commandOf(file);
+      if (from === undefined) continue;
+      for (const target of targets) {
+        const to = commandOf(target);
+        if (to !== undefined && to !== from && to !== 'shared') sideways.push(`${name(file)} -> ${name(target)}`);
+      }
+    }
+    expect(sideways).toEqual([]);
   });
 
   it('has no import cycle between files', () => {

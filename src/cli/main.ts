@@ -3,16 +3,16 @@ import { Command, CommanderError } from 'commander';
 import { ExitCode, MigrateError, UsageError, visibleText } from '../errors.js';
 import { registerValidateCommand } from '../commands/validate/index.js';
 import { registerPushCommand } from '../commands/push/index.js';
-import { registerSandboxCommand } from './sandbox.js';
-import { registerReportCommand } from './report.js';
+import { registerSandboxCommand } from '../commands/sandbox/index.js';
+import { registerReportCommand } from '../commands/report/index.js';
 import { registerStatusCommand } from '../commands/status/index.js';
-import { registerLedgerCommand } from './ledger.js';
-import { registerShapeCommand } from './shape.js';
+import { registerLedgerCommand } from '../commands/ledger/index.js';
+import { registerShapeCommand } from '../commands/shape/index.js';
 import { teachHelp } from './help.js';
 import { registerHelpCommand } from './help-topics.js';
 import { registerCompletionCommand } from './completion.js';
-import { registerConfigCommand } from './config-show.js';
-import { registerRunConfig } from './run-config.js';
+import { registerConfigCommand } from '../commands/config/index.js';
+import { registerRunConfig } from '../commands/shared/run-config.js';
 
 /**
  * The one entry and exit of the CLI: builds the program, runs the command, and turns its

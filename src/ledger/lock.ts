@@ -31,7 +31,7 @@ const HOLDER_FILE = 'run-lock.holder.json';
 const OLDER_LOCK_DIR = 'run.lock';
 const OLDER_LOCK_STALE_MS = 15_000;
 
-/** Named moments of taking the lock, for the start-up test hook (cli/stop-points.ts). */
+/** Named moments of taking the lock, for the start-up test hook (commands/push/stop-points.ts). */
 export type LockStep = 'lock-file-opened' | 'lock-taken' | 'lock-holder-written';
 
 /**

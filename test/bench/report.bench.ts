@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ledger } from '../../src/ledger/index.js';
-import { openLedgerSource } from '../../src/report/ledger-source.js';
-import { writeHtmlReport } from '../../src/report/html-report.js';
+import { openLedgerSource } from '../../src/commands/shared/ledger-source.js';
+import { writeHtmlReport } from '../../src/commands/report/html-report.js';
 import { gatherStatus } from '../../src/commands/status/status-gather.js';
-import { REPORT_FILES, writeReport } from '../../src/report/write-report.js';
+import { REPORT_FILES, writeReport } from '../../src/commands/report/write-report.js';
 
 // Memory of `migrate report` and `migrate status --offline --json` over a large ledger: both
 // stream, so a million accounts do not load into memory. Fills a ledger with N accounts

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACCOUNT_STATES, type LedgerCounts } from '../../src/ledger/index.js';
-import { PushMetrics } from '../../src/report/metrics.js';
+import { PushMetrics } from '../../src/commands/push/metrics.js';
 
 // Every file migrate writes or appends (docs/operators-guide.md "Files migrate writes"): never into the export, never
 // through a symbolic link planted where the file should be, never over another user's file, and a temporary renamed

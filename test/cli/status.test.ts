@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createImportServiceClient } from '../../src/api/index.js';
 import { Ledger } from '../../src/ledger/index.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import { writeOpsExport, type OpsExport } from '../report/ops-export.js';
+import { writeOpsExport, type OpsExport } from '../commands/report/ops-export.js';
 
 // Issue 6 "Done when", end to end: the real binary pushes an export with planted data errors
 // and ERR- accounts to an in-process sandbox; then `status` and `report` (the real binary
@@ -272,7 +272,7 @@ describe('migrate status', () => {
   });
 });
 
-describe('push --log-file (the sink of src/report/ndjson-log.ts, wired by push)', () => {
+describe('push --log-file (the sink of src/commands/push/ndjson-log.ts, wired by push)', () => {
   it('tells the run account by account and holds no secret and no personal data', () => {
     const text = readFileSync(logFile, 'utf8');
     const lines = text

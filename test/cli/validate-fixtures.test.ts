@@ -3,7 +3,7 @@ import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { ErrorRow } from '../../src/report/validation-report.js';
+import type { ErrorRow } from '../../src/commands/validate/validation-report.js';
 import { build, migrate, root } from './validate-helpers.js';
 
 // The real binary against the three fixture exports.

@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import { STOP_POINTS } from '../../src/cli/stop-points.js';
+import { STOP_POINTS } from '../../src/commands/push/stop-points.js';
 import { writeE2eExport } from './export.js';
 import { expectExactState, push, ROOT } from './helpers.js';
 
 // A lock whose holder is dead never blocks a rerun (docs/operators-guide.md section 3): a push is stopped at every
-// named moment of its start-up (MIGRATE_TEST_STOP_AT, cli/stop-points.ts), from the state directory made to the
+// named moment of its start-up (MIGRATE_TEST_STOP_AT, src/commands/push/stop-points.ts), from the state directory made to the
 // export opened, SIGKILLed there, and the rerun must start at once (not exit 4) and end exact on the sandbox.
 
 const BIN = join(ROOT, 'bin', 'migrate.js');

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import { writeOpsExport } from '../report/ops-export.js';
+import { writeOpsExport } from '../commands/report/ops-export.js';
 import { runMigrate } from './run-push.js';
 import type { RunResult } from './helpers.js';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import { writeOpsExport, type OpsExport } from '../report/ops-export.js';
+import { writeOpsExport, type OpsExport } from '../commands/report/ops-export.js';
 import { runMigrate } from './run-push.js';
 
 // Cron: a push that changed no account's and no record's state prints one line saying so, with what is left and the

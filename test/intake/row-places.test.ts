@@ -7,7 +7,7 @@ import { InputError } from '../../src/errors.js';
 import { openExportInOrder } from '../../src/intake/export-in-order.js';
 import { openExport } from '../../src/intake/index.js';
 import { validateExport } from '../../src/intake/validate-export.js';
-import { jsonReport } from '../../src/report/validation-report.js';
+import { jsonReport } from '../../src/commands/validate/validation-report.js';
 import { proveOrder } from '../../src/intake/order-proof.js';
 import { placeRows } from '../../src/intake/row-places.js';
 import { openScratchFile } from '../../src/intake/scratch-file.js';

@@ -14,7 +14,7 @@ import {
   type SourceIssue,
 } from '../../src/intake/index.js';
 import { compareKeys } from '../../src/sources/key-order.js';
-import { jsonReport, textReport } from '../../src/report/validation-report.js';
+import { jsonReport, textReport } from '../../src/commands/validate/validation-report.js';
 import { validateExport, type ExportValidation } from '../../src/intake/validate-export.js';
 
 // The streaming join (files sorted by external account number, no scratch file) must give

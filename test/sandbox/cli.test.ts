@@ -11,7 +11,7 @@ const children: ChildProcessWithoutNullStreams[] = [];
 
 // dist/ is built once by test/global-setup.ts.
 beforeAll(() => {
-  expect(existsSync(`${root}/dist/cli/sandbox.js`)).toBe(true);
+  expect(existsSync(`${root}/dist/commands/sandbox/index.js`)).toBe(true);
 });
 
 afterEach(() => {

@@ -7,8 +7,8 @@ import { ExitCode } from '../../errors.js';
 import { openExport, type ExportReader } from '../../intake/index.js';
 import { openShapedExport } from '../../intake/shaped-export.js';
 import { readRecorded } from '../../ledger/run-ledger.js';
-import { printPlan } from '../../report/summary-plan.js';
-import { onLedgerAt } from '../../cli/ledger-snapshot.js';
+import { printPlan } from './summary-plan.js';
+import { onLedgerAt } from '../shared/ledger-snapshot.js';
 import type { PushConfig } from './resolve.js';
 import { refuseExport, tellEntries } from './run.js';
 

@@ -4,9 +4,9 @@ import { registerServiceOptions, type ServiceFlags } from '../../config/service.
 import { RUN_DEFAULTS } from '../../defaults.js';
 import type { PushStep } from '../../engine/index.js';
 import { DEFAULT_UNREACHABLE_SECONDS } from '../../ledger/postgres/index.js';
-import { registerContractOption, registerMappingOptions, type MappingFlags } from '../../cli/mapping-options.js';
-import { addOptions, ALLOW_NO_ACCOUNTS_OPTION, type OptionRow } from '../option-table.js';
-import { parseCodes, parseMaxErrors, parseSteps, positiveInt, type MaxErrors } from '../../cli/option-parsers.js';
+import { registerContractOption, registerMappingOptions, type MappingFlags } from '../shared/mapping-options.js';
+import { addOptions, ALLOW_NO_ACCOUNTS_OPTION, type OptionRow } from '../shared/option-table.js';
+import { parseCodes, parseMaxErrors, parseSteps, positiveInt, type MaxErrors } from '../shared/option-parsers.js';
 
 // push's options in one table, in --help's order (between the mapping file's options and the contract's and service's,
 // which validate shares), each with its --help heading: commander's registration, --help and the completion follow.

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { monotonicNow } from '../../clock.js';
-import { loadServiceWarned } from '../../cli/open-service.js';
+import { loadServiceWarned } from '../shared/open-service.js';
 import { dryRunPush } from './dry-run.js';
 import { registerPushFlags, type PushFlags } from './flags.js';
 import { openPushRun } from './open-run.js';

@@ -5,18 +5,18 @@ import { teeSink, type EventSink } from '../../engine/index.js';
 import { ExitCode, MigrateError, visibleText } from '../../errors.js';
 import { storageError } from '../../ledger/index.js';
 import { openRunLedger, recordFailedRun, type RunLedger } from '../../ledger/run-ledger.js';
-import type { NdjsonLogSink } from '../../report/ndjson-log.js';
-import type { ProgressReporter } from '../../report/progress.js';
-import { releasedText } from '../../report/push-messages.js';
-import { endLog, openDisplay, openLog, runRate, sizeOnceStaging, statusWords } from '../../report/push-sinks.js';
-import { Closers } from '../../cli/closers.js';
-import { openService } from '../../cli/open-service.js';
-import { stampRunId } from '../../cli/stamped-output.js';
+import type { NdjsonLogSink } from './ndjson-log.js';
+import type { ProgressReporter } from './progress.js';
+import { releasedText } from './push-messages.js';
+import { endLog, openDisplay, openLog, runRate, sizeOnceStaging, statusWords } from './push-sinks.js';
+import { Closers } from './closers.js';
+import { openService } from '../shared/open-service.js';
+import { stampRunId } from './stamped-output.js';
 import type { PushConfig } from './resolve.js';
 
 // A push run's resources as one disposable (`await using run = await openPushRun(...)`): the ledger and its lock, the
 // client, the run's record, the progress display, the metrics file, the log. Disposal closes them in the reverse order
-// of opening (cli/closers.ts), the first failure winning unless the run already failed; an exception is a failed run.
+// of opening (closers.ts), the first failure winning unless the run already failed; an exception is a failed run.
 
 /** How the run ended, set by the command before disposal. */
 export interface RunEnding {

@@ -9,15 +9,15 @@ import { checkStateDir, LEDGER_FILE, type AccountState } from '../../ledger/inde
 import { readRecorded } from '../../ledger/run-ledger.js';
 import { DEFAULT_UNREACHABLE_SECONDS, redactUrl } from '../../ledger/postgres/index.js';
 import { fileGlobsOf } from '../../mapping/mapping-rules.js';
-import { checkLogFile, checkMetricsFile } from '../../report/push-sinks.js';
+import { checkLogFile, checkMetricsFile } from './push-sinks.js';
 import { DEFAULT_SUPPLIERS, type SandboxOptions } from '../../sandbox/index.js';
 import type { Dialect } from '../../schema/index.js';
 import { readAccountList } from '../../sources/account-list.js';
 import { findExportFiles, type ExportFiles } from '../../sources/index.js';
-import { loadCommandConfig, warnAboutContract } from '../../cli/mapping-options.js';
-import { stampLines, stampsWanted } from '../../cli/stamped-output.js';
-import { stopPointsOf, type StopPoint } from '../../cli/stop-points.js';
-import type { MaxErrors } from '../../cli/option-parsers.js';
+import { loadCommandConfig, warnAboutContract } from '../shared/mapping-options.js';
+import { stampLines, stampsWanted } from './stamped-output.js';
+import { stopPointsOf, type StopPoint } from './stop-points.js';
+import type { MaxErrors } from '../shared/option-parsers.js';
 import type { PushFlags } from './flags.js';
 
 // Everything `migrate push` decides before it writes anything (a mistake is exit 2 and leaves nothing behind): what it
@@ -84,7 +84,7 @@ export interface PushConfig {
   };
   /** The options recorded with the run: never a secret (file paths only), sets as lists. */
   readonly recordedOptions: Readonly<Record<string, unknown>>;
-  /** The start-up test hook (cli/stop-points.ts; a no-op unless MIGRATE_TEST_STOP_AT is set). */
+  /** The start-up test hook (stop-points.ts; a no-op unless MIGRATE_TEST_STOP_AT is set). */
   readonly stopAt: (point: StopPoint) => void;
 }
 

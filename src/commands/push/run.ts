@@ -4,14 +4,14 @@ import { openExportInOrder, type ExportInOrder } from '../../intake/export-in-or
 import type { ExportReader } from '../../intake/index.js';
 import { isLedgerDamage, storageError, type LedgerCounts } from '../../ledger/index.js';
 import { ExportCode } from '../../mapping/issue-codes.js';
-import { linkLines, notReadLines, spellingLines, type LinkedFile } from '../../report/export-entries.js';
-import { fileIssuesText, lockLostText, unknownAccountsText } from '../../report/push-messages.js';
-import { recordsBehind } from '../../report/left-over.js';
-import { endLog } from '../../report/push-sinks.js';
-import { buildPushSummary, countsUnchanged, printPushSummary, type PushSummary } from '../../report/summary.js';
+import { linkLines, notReadLines, spellingLines, type LinkedFile } from '../shared/export-entries.js';
+import { fileIssuesText, lockLostText, unknownAccountsText } from './push-messages.js';
+import { recordsBehind } from './left-over.js';
+import { endLog } from './push-sinks.js';
+import { buildPushSummary, countsUnchanged, printPushSummary, type PushSummary } from './summary.js';
 import type { ExportFiles } from '../../sources/index.js';
-import { exportIdentity } from '../../cli/export-identity.js';
-import { scratchSpaceError } from '../../cli/scratch-space.js';
+import { exportIdentity } from './export-identity.js';
+import { scratchSpaceError } from '../shared/scratch-space.js';
 import type { PushRun } from './open-run.js';
 import type { PushConfig } from './resolve.js';
 

@@ -1,7 +1,7 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { registerServiceOptions, type ServiceFlags } from '../../config/service.js';
 import { RUN_DEFAULTS } from '../../defaults.js';
-import { addOptions, type OptionRow } from '../option-table.js';
+import { addOptions, type OptionRow } from '../shared/option-table.js';
 
 // The options of `migrate status`, one table: --help is generated from it (the group and the line of help), and
 // resolve.ts reads what commander parsed, nowhere else. The service's options are the ones push and validate share.

@@ -1,11 +1,10 @@
 import type { Command } from 'commander';
 import type { ServiceClient } from '../../api/index.js';
 import { ExitCode, visibleJson, visibleStrings } from '../../errors.js';
-import type { LedgerSource } from '../../report/ledger-source.js';
-import { OutputClosed, stdoutOutput, type Output } from '../../report/output.js';
-import { colorWanted } from '../../report/summary.js';
-import { onLedgerAt } from '../../cli/ledger-snapshot.js';
-import type { OpenService } from '../../cli/open-service.js';
+import type { LedgerSource } from '../shared/ledger-source.js';
+import { colorWanted, OutputClosed, stdoutOutput, type Output } from '../../output/output.js';
+import { onLedgerAt } from '../shared/ledger-snapshot.js';
+import type { OpenService } from '../shared/open-service.js';
 import { tellAccountStory } from './account-story.js';
 import { registerStatusFlags, type StatusFlags } from './flags.js';
 import { openStatusLedger, openStatusService, recordedOf } from './open.js';

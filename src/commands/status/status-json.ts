@@ -1,4 +1,4 @@
-import type { Output } from '../../report/output.js';
+import type { Output } from '../../output/output.js';
 import { gatherStatus, type StatusInput, type StatusSummary } from './status-gather.js';
 import type { StatusRow } from './status-join.js';
 import { nextSteps } from './status-verdict.js';

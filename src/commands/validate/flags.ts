@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { registerServiceOptions, type ServiceFlags } from '../../config/service.js';
 import { RUN_DEFAULTS } from '../../defaults.js';
-import { registerContractOption, registerMappingOptions, type MappingFlags } from '../../cli/mapping-options.js';
-import { addOptions, ALLOW_NO_ACCOUNTS_OPTION, type OptionRow } from '../option-table.js';
+import { registerContractOption, registerMappingOptions, type MappingFlags } from '../shared/mapping-options.js';
+import { addOptions, ALLOW_NO_ACCOUNTS_OPTION, type OptionRow } from '../shared/option-table.js';
 
 // The options of `migrate validate`, one table (--help comes from it), then the mapping file's and the service's,
 // which push shares. resolve.ts reads what commander parsed, nowhere else.

@@ -4,7 +4,7 @@ import { chooseDialect } from '../../config/service.js';
 import { RUN_DEFAULTS } from '../../defaults.js';
 import { UsageError } from '../../errors.js';
 import type { Dialect } from '../../schema/index.js';
-import type { MappingFlags } from '../../cli/mapping-options.js';
+import type { MappingFlags } from '../shared/mapping-options.js';
 import type { ValidateFlags } from './flags.js';
 import { showKeysOf } from './validate-show.js';
 

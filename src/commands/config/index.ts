@@ -1,0 +1,58 @@
+import type { Command } from 'commander';
+import { UsageError } from '../../errors.js';
+import { redactUrl } from '../../ledger/postgres/index.js';
+import {
+  applyRunConfig,
+  findRunConfig,
+  RUN_CONFIG_ENV,
+  RUN_CONFIG_FILE,
+  shownSettings,
+  type ShownSetting,
+} from '../shared/run-config.js';
+
+// `migrate config show [COMMAND]`: the settings a command would run with, each with where it came from (flag,
+// environment, file, default), secrets never shown. What an operator checks before a cron line goes live.
+
+const COMMANDS = ['push', 'validate', 'status', 'report'];
+
+export function registerConfigCommand(program: Command): void {
+  const config = program.command('config').description('the run configuration: show what a command would use');
+  config
+    .command('show [command]')
+    .description(`the settings of a command (${COMMANDS.join(', ')}; default push) and where each comes from`)
+    .option('--run-config <file>', `the run configuration (else ${RUN_CONFIG_ENV}, else ./${RUN_CONFIG_FILE})`)
+    .option('--json', 'one JSON document: { run_config, command, settings: [{ key, value, source }] }')
+    .action((name: string | undefined, options: { runConfig?: string; json?: boolean }) => {
+      const commandName = name ?? 'push';
+      const command = program.commands.find((candidate) => candidate.name() === commandName);
+      if (command === undefined || !COMMANDS.includes(commandName))
+        throw new UsageError(`config show ${commandName}: give one of ${COMMANDS.join(', ')}.`, 'config_show_command');
+      if (options.runConfig !== undefined) command.setOptionValueWithSource('runConfig', options.runConfig, 'cli');
+      applyRunConfig(command, process.env, process.cwd());
+      const file = findRunConfig(options.runConfig, process.env, process.cwd())?.file;
+      const settings = shownSettings(command, process.env).map((setting) => ({
+        ...setting,
+        value: setting.key === 'ledger' && typeof setting.value === 'string' ? redactUrl(setting.value) : setting.value,
+      }));
+      if (options.json === true) {
+        const document = { run_config: file ?? null, command: commandName, settings };
+        process.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+        return;
+      }
+      const width = Math.max(...settings.map((setting) => setting.key.length));
+      const shown = (setting: ShownSetting): string => {
+        const value = setting.value === undefined ? undefined : JSON.stringify(setting.value).replace(/^"(.*)"$/, '$1');
+        if (setting.variable === undefined) return value ?? '-';
+        return value === undefined ? `${setting.variable} (not shown)` : `${setting.variable}=${value}`;
+      };
+      const valueWidth = Math.max(...settings.map((setting) => shown(setting).length));
+      process.stdout.write(
+        `run configuration: ${file ?? `none (no ${RUN_CONFIG_FILE} here, ${RUN_CONFIG_ENV} not set)`}\n`,
+      );
+      process.stdout.write(`${commandName} would use:\n`);
+      for (const setting of settings)
+        process.stdout.write(
+          `  ${setting.key.padEnd(width)}  ${shown(setting).padEnd(valueWidth)}  ${setting.source}\n`,
+        );
+    });
+}

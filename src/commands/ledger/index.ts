@@ -1,0 +1,68 @@
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { ledgerUrlOf } from '../../config/ledger-url.js';
+import { ExitCode, UsageError } from '../../errors.js';
+import { acquireLock, Ledger } from '../../ledger/index.js';
+import { moveLedgerToPostgres, type MoveResult } from '../../ledger/postgres/index.js';
+import { ledgerExists } from '../shared/ledger-source.js';
+
+export interface LedgerCopyOptions {
+  state: string;
+  to?: string | undefined;
+}
+
+export function registerLedgerCommand(program: Command, setExitCode: (code: number) => void): void {
+  const ledger = program.command('ledger').description('Move a results ledger between stores.');
+  ledger
+    .command('copy')
+    .description(
+      "Copy a state directory's SQLite ledger into an empty PostgreSQL ledger, then read it back and compare the two " +
+        'row by row; from then on push, status and report take --ledger URL. The state directory is left as it was.',
+    )
+    .option('--state <dir>', 'state directory holding the SQLite ledger', './.migrate')
+    .option('--to <url>', 'the PostgreSQL ledger (postgresql://...; else MIGRATE_LEDGER_URL)')
+    .action(async (options: LedgerCopyOptions) => {
+      setExitCode(await ledgerCopyCommand(options));
+    });
+}
+
+/** `migrate ledger copy`: exit 0 when PostgreSQL holds exactly the SQLite ledger, 3 when the comparison differs. */
+export async function ledgerCopyCommand(options: LedgerCopyOptions): Promise<number> {
+  const url = ledgerUrlOf(options.to, process.env, '--to');
+  if (url === undefined)
+    throw new UsageError('migrate ledger copy: give the PostgreSQL ledger with --to URL (or MIGRATE_LEDGER_URL)');
+  const stateDir = resolve(options.state);
+  if (!ledgerExists(stateDir))
+    throw new UsageError(`no ledger in ${stateDir}: give the --state directory of the migration`, 'ledger_not_found');
+  // No push may write either ledger meanwhile: the state directory's lock, then the PostgreSQL ledger's.
+  const lock = acquireLock(stateDir);
+  try {
+    const ledger = Ledger.open(stateDir);
+    try {
+      const result = await moveLedgerToPostgres(ledger.db, url);
+      process.stdout.write(render(stateDir, result));
+      return result.differences.length === 0 ? ExitCode.ok : ExitCode.fatal;
+    } finally {
+      ledger.close();
+    }
+  } finally {
+    await lock.release().catch(() => undefined);
+  }
+}
+
+function render(stateDir: string, result: MoveResult): string {
+  const lines = [`copied the ledger of ${stateDir} into ${result.label}:`];
+  for (const [table, rows] of Object.entries(result.source))
+    lines.push(`  ${table.padEnd(16)}${String(rows).padStart(10)} rows, ${result.copied[table] ?? 0} copied`);
+  if (result.differences.length === 0) {
+    lines.push(
+      'compared row by row after the copy: identical.',
+      `From now on give --ledger ${result.label} to push, status and report (the password from PGPASSWORD or a ` +
+        `.pgpass file); ${stateDir} is left as it was and no longer written.`,
+    );
+  } else {
+    lines.push('compared row by row after the copy: NOT identical:', ...result.differences.map((d) => `  ${d}`));
+    lines.push('Do not push with --ledger on it; report this, and go on with the state directory.');
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,46 @@
+import type { IssueList } from '../../intake/index.js';
+
+// The lines `migrate push` writes to stderr about its run, beside the summary (summary.ts) and the progress
+// (progress.ts): each a pure function of what happened, so that the command only decides when to write them.
+
+/** Rows outside any account: named with file and line, the first five, and what became of them. */
+export function fileIssuesText(issues: Pick<IssueList, 'length' | 'first'>, outcome: string): string {
+  const shown = issues
+    .first(5)
+    .map((issue) => `  ${issue.file}:${issue.line}${issue.column ? ` (${issue.column})` : ''}: ${issue.message}`);
+  const more = issues.length > 5 ? `\n  ... and ${issues.length - 5} more` : '';
+  return (
+    `the export has ${issues.length} problem(s) outside any account; ${outcome}. Fix them (run \`migrate ` +
+    `validate\` for the full list):\n${shown.join('\n')}${more}`
+  );
+}
+
+/** --retry-invalid CODES: how many accounts the service refused with them are sent again. */
+export function releasedText(codes: readonly string[], released: number): string {
+  return (
+    `--retry-invalid ${codes.join(',')}: ${released} account(s) the service refused with ` +
+    `${codes.length === 1 ? 'this code are' : 'these codes are'} sent again`
+  );
+}
+
+/** --accounts: the numbers neither the export nor the ledger has. */
+export function unknownAccountsText(unknown: readonly string[]): string {
+  return (
+    `--accounts: ${unknown.length} not in the export or the ledger (nothing done for them): ` +
+    unknown.slice(0, 20).join(', ')
+  );
+}
+
+/** --log-file could not be written on: the run went on without it. */
+export function logFailedText(failure: Error): string {
+  const why = (failure as NodeJS.ErrnoException).code ?? failure.message;
+  return `warning: --log-file: writing stopped (${why}); the run went on`;
+}
+
+/** The state directory's lock was lost during the run: another run may have started. */
+export function lockLostText(stateDir: string, reason: string | undefined): string {
+  return (
+    `the lock of ${stateDir} was lost during the run (${reason ?? 'unknown reason'}); stopped. Check that no other ` +
+    'run uses this state directory, then run again.'
+  );
+}

@@ -1,0 +1,91 @@
+import { createImportServiceClient, type ClientOptions, type ServiceClient } from '../../api/index.js';
+import {
+  loadServiceConfig,
+  serviceClientOptions,
+  type LoadServiceConfigInput,
+  type ServiceConfig,
+  type ServiceFileSettings,
+  type ServiceFlags,
+} from '../../config/service.js';
+import { startSandbox, type SandboxOptions } from '../../sandbox/index.js';
+import { visibleText } from '../../errors.js';
+import type { Dialect } from '../../schema/index.js';
+
+// The wiring every command that talks to the service shares, written once: flags + environment
+// (+ the mapping file's dialect settings, + the state directory's recorded dialect) -> ServiceConfig
+// -> client, or the built-in sandbox in the same dialect when --sandbox is given. Warnings (a key
+// file others can read) go to stderr here.
+
+export interface OpenServiceInput {
+  flags: ServiceFlags;
+  /** Start the built-in sandbox with these options (its dialect is the run's) and use it. */
+  sandbox?: Partial<SandboxOptions> | undefined;
+  file?: ServiceFileSettings | undefined;
+  /** The dialect the command's resolved configuration chose. */
+  dialect: Dialect;
+  /** The service's settings as the command loaded them already (warnings said): used as they are, not loaded again. */
+  config?: ServiceConfig | undefined;
+  /** Pace and other per-command client options (concurrency, rate, events). */
+  client?: Omit<ClientOptions, 'baseUrl' | 'credentials'>;
+  /** What the command can do without a service URL (loadServiceConfig's message). */
+  withoutUrl?: string;
+}
+
+export interface OpenService {
+  client: ServiceClient;
+  config: ServiceConfig;
+  /** Closes the client, then the sandbox if one was started. */
+  close: () => Promise<void>;
+}
+
+export async function openService(input: OpenServiceInput): Promise<OpenService> {
+  const env = process.env;
+  const cwd = process.cwd();
+  // Resolved without the sandbox first: the sandbox must speak the dialect the client will.
+  const sandbox = input.sandbox
+    ? await startSandbox({
+        ...input.sandbox,
+        dialect: input.dialect,
+        ...(input.file?.contract ? { contract: input.file.contract } : {}),
+      })
+    : undefined;
+  try {
+    const config =
+      sandbox === undefined && input.config !== undefined
+        ? input.config
+        : await loadServiceConfig({
+            flags: input.flags,
+            env,
+            cwd,
+            file: input.file,
+            dialect: input.dialect,
+            withoutUrl: input.withoutUrl,
+            sandbox: sandbox ? { url: sandbox.url, apiKey: sandbox.apiKey } : undefined,
+          });
+    if (config !== input.config) tellWarnings(config);
+    const client = createImportServiceClient(serviceClientOptions(config, input.client));
+    return {
+      client,
+      config,
+      close: async () => {
+        await client.close();
+        await sandbox?.close();
+      },
+    };
+  } catch (error) {
+    await sandbox?.close();
+    throw error;
+  }
+}
+
+/** The service's settings, loaded and checked without a request; their warnings said. */
+export async function loadServiceWarned(input: LoadServiceConfigInput): Promise<ServiceConfig> {
+  const config = await loadServiceConfig(input);
+  tellWarnings(config);
+  return config;
+}
+
+/** The service settings' warnings (a key file others can read), on stderr. */
+export function tellWarnings(config: Pick<ServiceConfig, 'warnings'>): void {
+  for (const warning of config.warnings) process.stderr.write(`migrate: warning: ${visibleText(warning)}\n`);
+}
