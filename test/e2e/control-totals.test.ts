@@ -13,18 +13,22 @@ import { runMigrate } from './run-push.js';
 
 type Row = Record<string, string>;
 
-/** A legacy file's rows, each with the line it starts on (a note's body runs over two lines). */
+/**
+ * A legacy file's rows, each with the line it starts on (a note's body runs over two lines): the line breaks before
+ * the end of the record before it (csv-parse's `info.bytes`: UTF-8 bytes of the text read).
+ */
 function legacyRows(file: string, encoding = 'utf-8', delimiter = ','): Array<Row & { _line: string }> {
   const decoder = new TextDecoder(encoding);
   const text = decoder.decode(readFileSync(join(LEGACY_CIS, file)), { stream: true }) + decoder.decode();
-  const records = parse(text, { columns: true, delimiter, bom: true, info: true }) as Array<{
+  const bytes = Buffer.from(text, 'utf8');
+  const records = parse(text, { columns: true, delimiter, info: true }) as Array<{
     record: Row;
-    info: { lines: number };
+    info: { bytes: number };
   }>;
-  let ended = 1;
+  let end = bytes.indexOf(0x0a) + 1;
   return records.map(({ record, info }) => {
-    const line = ended + 1;
-    ended = info.lines;
+    const line = bytes.subarray(0, end).filter((byte) => byte === 0x0a).length + 1;
+    end = info.bytes;
     return { ...record, _line: String(line) };
   });
 }

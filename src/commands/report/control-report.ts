@@ -95,57 +95,79 @@ export async function* unusedRowRecords(source: LedgerSource, report: ControlRep
     for (const row of rows) yield { source: row.source, file: row.file, line: row.line };
 }
 
-const cell = (value: string | number, numeric = false): string => {
-  const text = typeof value === 'number' ? value.toLocaleString('en-GB') : value;
-  return `<td${numeric ? ' class="n"' : ''}>${escapeHtml(text)}</td>`;
-};
+/** What summary.json holds of the control totals, and what the page shows. */
+export interface ControlSummary {
+  /** The push whose whole read of the export is recorded, and when it started; null: none yet. */
+  run_id: number | null;
+  read_at: string | null;
+  sources: CsvRecord[];
+  kinds: CsvRecord[];
+  unused_rows: number;
+  /** Files of the export directory no source claimed. */
+  unclaimed: string[];
+  /** Numbers that must agree and do not. */
+  mismatches: string[];
+}
+
+export function controlSummary(report: ControlReport, unusedRows: number): ControlSummary {
+  return {
+    run_id: report.recorded?.runId ?? null,
+    read_at: report.recorded?.startedAt ?? null,
+    sources: reconciliationRows(report),
+    kinds: controlTotalRows(report),
+    unused_rows: unusedRows,
+    unclaimed: report.recorded?.totals.unclaimed ?? [],
+    mismatches: report.mismatches,
+  };
+}
+
+const cellText = (value: string | number): string =>
+  typeof value === 'number' ? value.toLocaleString('en-GB') : value;
+const cell = (value: string | number, numeric = false): string =>
+  `<td${numeric ? ' class="n"' : ''}>${escapeHtml(cellText(value))}</td>`;
 
 /** The page's section: the legacy files' rows, each kind through each stage, and what does not agree. */
-export function controlTotalsHtml(report: ControlReport): string {
-  const { recorded } = report;
-  if (recorded === undefined)
+export function controlTotalsHtml(control: ControlSummary): string {
+  if (control.run_id === null)
     return (
       '<h2 id="control-totals">Control totals</h2><p>No push has read its export to the end yet: the control ' +
       'totals are recorded by a push once it has read the whole export.</p>'
     );
-  const sources = reconciliationRows(report)
+  const value = (row: CsvRecord, column: string): string | number => row[column] ?? '';
+  const sources = control.sources
     .map(
       (row) =>
-        `<tr>${cell(row['source'] ?? '')}${cell(row['file'] ?? '')}${cell(row['rows_read'] ?? 0, true)}` +
-        `${cell(row['rows_used'] ?? 0, true)}${cell(row['rows_unused'] ?? 0, true)}</tr>`,
+        `<tr>${RECONCILIATION_COLUMNS.map((column, index) => cell(value(row, column), index > 1)).join('')}</tr>`,
     )
     .join('');
-  const used = MONEY_FIELDS.filter((field) => report.kinds.some((total) => total.money[field] !== undefined));
-  const kinds = report.kinds
-    .map(
-      (total) =>
-        `<tr>${cell(total.kind)}${cell(total.stage)}${cell(total.records, true)}` +
-        `${used.map((field) => cell(total.money[field] ?? '', true)).join('')}</tr>`,
-    )
+  const used = MONEY_FIELDS.filter((field) => control.kinds.some((row) => value(row, field) !== ''));
+  const columns = ['kind', 'stage', 'records', ...used];
+  const kinds = control.kinds
+    .map((row) => `<tr>${columns.map((column, index) => cell(value(row, column), index > 1)).join('')}</tr>`)
     .join('');
   const mismatches =
-    report.mismatches.length === 0
+    control.mismatches.length === 0
       ? '<p data-total="mismatches">Every number agrees from one stage to the next.</p>'
       : `<p>Numbers that must agree and do not:</p><ul data-total="mismatches">` +
-        `${report.mismatches.map((line) => `<li>${escapeHtml(line)}</li>`).join('')}</ul>`;
-  const unclaimed = recorded.totals.unclaimed;
+        `${control.mismatches.map((line) => `<li>${escapeHtml(line)}</li>`).join('')}</ul>`;
   const passedOver =
-    unclaimed.length === 0
+    control.unclaimed.length === 0
       ? ''
       : `<p>Files of the export directory no source claims (not read): ` +
-        `${unclaimed.map((name) => `<code>${escapeHtml(name)}</code>`).join(', ')}.</p>`;
+        `${control.unclaimed.map((name) => `<code>${escapeHtml(name)}</code>`).join(', ')}.</p>`;
+  const head = (names: readonly string[]): string =>
+    names.map((name, index) => `<th${index > 1 ? ' class="n"' : ''}>${escapeHtml(name)}</th>`).join('');
   return (
     `<h2 id="control-totals">Control totals</h2>` +
-    `<p>From the legacy files to the platform: the export as push ${recorded.runId} read it ` +
-    `(${escapeHtml(recorded.startedAt)}), and what the ledger says was sent and accepted. ` +
+    `<p>From the legacy files to the platform: the export as push ${control.run_id} read it ` +
+    `(${escapeHtml(control.read_at ?? '')}), and what the ledger says was sent and accepted. ` +
     `<a href="${CONTROL_FILES.reconciliation}">reconciliation.csv</a>, ` +
     `<a href="${CONTROL_FILES.controlTotals}">control-totals.csv</a>, ` +
-    `<a href="${CONTROL_FILES.unusedRows}">unused-rows.csv</a> (every legacy row that reached no record).</p>` +
+    `<a href="${CONTROL_FILES.unusedRows}">unused-rows.csv</a> (${cellText(control.unused_rows)} legacy ` +
+    `row(s) that reached no record).</p>` +
     mismatches +
     passedOver +
-    `<table id="reconciliation"><thead><tr><th>source</th><th>file</th><th class="n">rows read</th>` +
-    `<th class="n">used</th><th class="n">unused</th></tr></thead><tbody>${sources}</tbody></table>` +
-    `<table id="kinds"><thead><tr><th>kind</th><th>stage</th><th class="n">records</th>` +
-    `${used.map((field) => `<th class="n">${field}</th>`).join('')}</tr></thead><tbody>${kinds}</tbody></table>`
+    `<table id="reconciliation"><thead><tr>${head(RECONCILIATION_COLUMNS)}</tr></thead><tbody>${sources}</tbody>` +
+    `</table><table id="kinds"><thead><tr>${head(columns)}</tr></thead><tbody>${kinds}</tbody></table>`
   );
 }

@@ -4,6 +4,7 @@ import type { AccountRow, PushRunRow } from '../../ledger/index.js';
 import { accountTotals, campaignSection, overTimeSection, percentText, runsSection } from './html-campaign.js';
 import { accountPagesOf, type LedgerSource } from '../shared/ledger-source.js';
 import { escapeHtml, horizontalBars, type Bar } from '../../output/svg-charts.js';
+import { controlTotalsHtml } from './control-report.js';
 import { writeWhole, type ReportSummary } from './write-report.js';
 
 // report.html: one self-contained page beside the CSVs for a project board. Inline CSS and SVG
@@ -219,6 +220,7 @@ ${overTimeSection(campaign)}
 ${runsSection(page.runs)}
 <h2>Most frequent errors</h2>
 <figure id="errors">${errorBars}</figure>
+${controlTotalsHtml(summary.control_totals)}
 ${actionTables(page)}
 </body></html>
 `;
