@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyLegacyCis, FILES, LEGACY_CIS } from './legacy-cis-files.js';
+import { copyLegacyCis, FILES, LEGACY_CIS, plant } from './legacy-cis-files.js';
 import { runMigrate } from './run-push.js';
 
 // Control totals from the legacy files to the platform (docs/control-totals.md), through the real binary: validate's
@@ -42,11 +42,11 @@ beforeAll(() => {
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 /** validate, push to the built-in sandbox, report: the three files and the page. */
-async function pushAndReport(dir: string, name: string) {
+async function pushAndReport(dir: string, name: string, exitCode = 0) {
   const state = join(root, `${name}-state`);
   const out = join(root, `${name}-report`);
   const pushed = await runMigrate(['push', dir, '--sandbox', '--state', state]);
-  expect(pushed.code, pushed.stderr).toBe(0);
+  expect(pushed.code, pushed.stderr).toBe(exitCode);
   const reported = await runMigrate(['report', '--state', state, '--out', out, '--html']);
   expect(reported.code, reported.stderr).toBe(0);
   return {
@@ -192,6 +192,68 @@ describe('control totals of fixtures/legacy-cis', () => {
     expect(unused.filter((each) => each['source'] === 'cis_notes')).toEqual(
       lost.map((note) => ({ source: 'cis_notes', file: FILES.notes, line: note._line })),
     );
+  });
+
+  it('names what does not agree: a mandate the service refuses is sent and not accepted', async () => {
+    const dir = copyLegacyCis(join(root, 'refused'));
+    // The sandbox's payment vendor refuses a reference starting FAIL-: line 20 is account 00106613's active mandate.
+    plant(dir, FILES.mandates, 20, 'MANDATE_REF', 'FAIL-TH00106613D2');
+    const { totals, html } = await pushAndReport(dir, 'refused', 1);
+    const instructions = totals.filter((each) => each['kind'] === 'payment_instructions');
+    expect(instructions.map((each) => [each['stage'], each['records']])).toEqual([
+      ['shaped', '142'],
+      ['valid', '142'],
+      ['sent', '142'],
+      ['accepted', '141'],
+    ]);
+    expect(html).toContain('Numbers that must agree and do not:');
+    expect(html).toContain('payment_instructions: 142 sent, 141 accepted (sent but not accepted by the service');
+  });
+
+  it('lists the files no source claims, and compares a control file with the rows read', async () => {
+    const dir = copyLegacyCis(join(root, 'passed-over'));
+    const config = JSON.parse(readFileSync(join(dir, 'migrate.config.json'), 'utf8')) as {
+      sources: Record<string, unknown>;
+    };
+    config.sources['extract_control'] = {
+      file: 'THISTLE_CONTROL_*.csv',
+      control: { file_column: 'FILE_NAME', rows_column: 'RECORD_COUNT' },
+    };
+    writeFileSync(join(dir, 'migrate.config.json'), JSON.stringify(config, null, 2));
+    // The extract's own counts: the accounts right (364), the notes one too many, a file the export does not have.
+    writeFileSync(
+      join(dir, 'THISTLE_CONTROL_20261126.csv'),
+      `FILE_NAME,RECORD_COUNT\n${FILES.accounts},364\n${FILES.notes},346\nTHISTLE_METERS_20261126.csv,12\n`,
+    );
+    writeFileSync(join(dir, 'notes.csv'), 'external_account_number,body\n00000042,a stray note\n');
+    writeFileSync(join(dir, `${FILES.bills}.bak`), readFileSync(join(dir, FILES.bills)));
+    const validated = await runMigrate(['validate', dir]);
+    expect(validated.code, validated.stderr).toBe(0);
+    expect(validated.stdout).toContain('Not read (not export files): 2 entries');
+    expect(validated.stdout).toMatch(/ {2}notes\.csv: no source of the mapping file claims it/);
+    expect(validated.stdout).toMatch(/ {2}THISTLE_BILLS_20261126\.csv\.bak: no source of the mapping file claims it/);
+    expect(validated.stdout).toContain(
+      `Warning: THISTLE_CONTROL_20261126.csv:3 declares 346 row(s) of ${FILES.notes}; 345 were read.`,
+    );
+    expect(validated.stdout).toContain(
+      'Warning: THISTLE_CONTROL_20261126.csv:4 declares 12 row(s) of THISTLE_METERS_20261126.csv, a file no source',
+    );
+    expect(validated.stdout).not.toContain(`declares 364 row(s) of ${FILES.accounts}`);
+    // The control file is no source of records: it is not among the files whose rows are counted.
+    expect(validated.stdout).not.toMatch(/extract_control THISTLE_CONTROL_20261126\.csv: \d+ read/);
+    const json = await runMigrate(['validate', dir, '--json']);
+    const document = JSON.parse(json.stdout) as {
+      not_read: Array<{ name: string }>;
+      control_totals: {
+        control_counts: Array<{ file: string; declared: string; read: number | null; agrees: boolean }>;
+      };
+    };
+    expect(document.not_read.map((entry) => entry.name)).toEqual([`${FILES.bills}.bak`, 'notes.csv']);
+    expect(document.control_totals.control_counts.map((count) => [count.file, count.agrees])).toEqual([
+      [FILES.accounts, true],
+      [FILES.notes, false],
+      ['THISTLE_METERS_20261126.csv', false],
+    ]);
   });
 });
 
