@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestCluster, type TestCluster } from '../pg/cluster.js';
 import { copyLegacyCis, FILES, LEGACY_CIS, plant } from './legacy-cis-files.js';
 import { runMigrate } from './run-push.js';
 
@@ -39,15 +40,20 @@ let root: string;
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'control-totals-'));
 });
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+let cluster: TestCluster | undefined;
+afterAll(async () => {
+  await cluster?.close();
+  rmSync(root, { recursive: true, force: true });
+});
 
 /** validate, push to the built-in sandbox, report: the three files and the page. */
-async function pushAndReport(dir: string, name: string, exitCode = 0) {
+async function pushAndReport(dir: string, name: string, exitCode = 0, ledger?: string) {
   const state = join(root, `${name}-state`);
   const out = join(root, `${name}-report`);
-  const pushed = await runMigrate(['push', dir, '--sandbox', '--state', state]);
+  const where = ledger === undefined ? ['--state', state] : ['--ledger', ledger];
+  const pushed = await runMigrate(['push', dir, '--sandbox', ...where]);
   expect(pushed.code, pushed.stderr).toBe(exitCode);
-  const reported = await runMigrate(['report', '--state', state, '--out', out, '--html']);
+  const reported = await runMigrate(['report', ...where, '--out', out, '--html']);
   expect(reported.code, reported.stderr).toBe(0);
   return {
     reconciliation: csv(join(out, 'reconciliation.csv')),
@@ -64,87 +70,96 @@ const firstRowOf = new Map<string, string>();
 for (const row of accounts) if (!firstRowOf.has(row['ACCOUNT_NO']!)) firstRowOf.set(row['ACCOUNT_NO']!, row._line);
 
 describe('control totals of fixtures/legacy-cis', () => {
-  it('every number of reconciliation.csv, control-totals.csv and unused-rows.csv, as counted by hand', async () => {
-    const dir = copyLegacyCis(join(root, 'fixture'));
-    const validated = await runMigrate(['validate', dir]);
-    expect(validated.code, validated.stderr).toBe(0);
-    expect(validated.stdout).toContain('THISTLE_CIS_ACCOUNTS_20261126.csv: 364 read, 200 used, 164 unused');
-    expect(validated.stdout).toContain('accounts: 200 shaped, 200 valid; transfer_balance -31505.35, -31505.35');
-    const { reconciliation, totals, unused, html } = await pushAndReport(dir, 'fixture');
+  it.each([
+    ['a state directory', undefined],
+    ['a PostgreSQL ledger', 'postgres'],
+  ])(
+    'every number of reconciliation.csv, control-totals.csv and unused-rows.csv, as counted by hand (%s)',
+    async (_, store) => {
+      const name = store ?? 'fixture';
+      const dir = copyLegacyCis(join(root, name));
+      const validated = await runMigrate(['validate', dir]);
+      expect(validated.code, validated.stderr).toBe(0);
+      expect(validated.stdout).toContain('THISTLE_CIS_ACCOUNTS_20261126.csv: 364 read, 200 used, 164 unused');
+      expect(validated.stdout).toContain('accounts: 200 shaped, 200 valid; transfer_balance -31505.35, -31505.35');
+      // On PostgreSQL the totals go through the runner's working copy and come back in the report's snapshot.
+      const ledger = store === undefined ? undefined : await (cluster ??= await startTestCluster()).newDatabase();
+      const { reconciliation, totals, unused, html } = await pushAndReport(dir, name, 0, ledger);
 
-    expect(reconciliation).toEqual([
-      // 364 data rows (365 lines, the header the first; no cell holds a line break). ACCOUNT_STATUS: 318 LIVE rows of
-      // 200 accounts (118 of them dual fuel, two rows: 318 = 200 + 118), 35 CLOSED and 11 FINAL rows of 27 accounts.
-      // Used: the first row of each live account (live_accounts carries min(_line)); unused: the 118 second supply
-      // point rows and the 46 rows left behind.
-      row('cis_accounts', FILES.accounts, 364, 200, 164),
-      // 345 notes (383 lines: 37 bodies run over two lines); 38 of them name a closed or final account once their
-      // leading zeros are padded back (the left_behind scope), the other 307 are sent.
-      row('cis_notes', FILES.notes, 345, 307, 38),
-      // 350 postings (351 lines); 40 of accounts left behind, 310 sent.
-      row('fin_postings', FILES.postings, 350, 310, 40),
-      // 361 bills (362 lines); 37 of accounts left behind, 324 sent.
-      row('bills', FILES.bills, 361, 324, 37),
-      // 197 mandates: ACTIVE of live accounts 142 (sent); CANCELLED of live accounts 25, any of accounts left behind 30
-      // (23 ACTIVE, 7 CANCELLED): 55 unused.
-      row('dd_mandates', FILES.mandates, 197, 142, 55),
-    ]);
+      expect(reconciliation).toEqual([
+        // 364 data rows (365 lines, the header the first; no cell holds a line break). ACCOUNT_STATUS: 318 LIVE rows of
+        // 200 accounts (118 of them dual fuel, two rows: 318 = 200 + 118), 35 CLOSED and 11 FINAL rows of 27 accounts.
+        // Used: the first row of each live account (live_accounts carries min(_line)); unused: the 118 second supply
+        // point rows and the 46 rows left behind.
+        row('cis_accounts', FILES.accounts, 364, 200, 164),
+        // 345 notes (383 lines: 37 bodies run over two lines); 38 of them name a closed or final account once their
+        // leading zeros are padded back (the left_behind scope), the other 307 are sent.
+        row('cis_notes', FILES.notes, 345, 307, 38),
+        // 350 postings (351 lines); 40 of accounts left behind, 310 sent.
+        row('fin_postings', FILES.postings, 350, 310, 40),
+        // 361 bills (362 lines); 37 of accounts left behind, 324 sent.
+        row('bills', FILES.bills, 361, 324, 37),
+        // 197 mandates: ACTIVE of live accounts 142 (sent); CANCELLED of live accounts 25, any of accounts left behind 30
+        // (23 ACTIVE, 7 CANCELLED): 55 unused.
+        row('dd_mandates', FILES.mandates, 197, 142, 55),
+      ]);
 
-    // Every stage the same: every account valid, sent and accepted ("everything done").
-    const stages = (kind: string, records: number, money: Partial<Row> = {}): Row[] =>
-      ['shaped', 'valid', 'sent', 'accepted'].map((stage) => ({
-        kind,
-        stage,
-        records: String(records),
-        transfer_balance: '',
-        ledger_balance: '',
-        amount: '',
-        net_amount: '',
-        gross_amount: '',
-        ...money,
-      }));
-    expect(totals).toEqual([
-      // 200 live accounts; BALANCE_PENCE of their first rows sums to +3,150,535 pence (the customers owe): the
-      // platform's sign and pounds make it -31505.35. No account carries ledgers.
-      ...stages('accounts', 200, { transfer_balance: '-31505.35', ledger_balance: '0.00' }),
-      // CUST1_SURNAME filled on 196 live accounts (4 are vacant, VACANT_FLAG Y), CUST2_SURNAME on 51: 247 holders.
-      ...stages('customers', 247),
-      // One supply address per live account.
-      ...stages('supply_addresses', 200),
-      ...stages('notes', 307),
-      // The 310 postings' AMOUNT without its sign sums to 37213.09; signed they sum to -850.13 in the CIS's sign
-      // (+ the customer owes more), 850.13 in the platform's.
-      ...stages('transactions', 310, { amount: '37213.09', net_amount: '850.13' }),
-      // TOTAL_DUE of the 324 bills (£ and thousands separators read) sums to 59421.99.
-      ...stages('statements', 324, { gross_amount: '59421.99' }),
-      ...stages('payment_instructions', 142),
-    ]);
+      // Every stage the same: every account valid, sent and accepted ("everything done").
+      const stages = (kind: string, records: number, money: Partial<Row> = {}): Row[] =>
+        ['shaped', 'valid', 'sent', 'accepted'].map((stage) => ({
+          kind,
+          stage,
+          records: String(records),
+          transfer_balance: '',
+          ledger_balance: '',
+          amount: '',
+          net_amount: '',
+          gross_amount: '',
+          ...money,
+        }));
+      expect(totals).toEqual([
+        // 200 live accounts; BALANCE_PENCE of their first rows sums to +3,150,535 pence (the customers owe): the
+        // platform's sign and pounds make it -31505.35. No account carries ledgers.
+        ...stages('accounts', 200, { transfer_balance: '-31505.35', ledger_balance: '0.00' }),
+        // CUST1_SURNAME filled on 196 live accounts (4 are vacant, VACANT_FLAG Y), CUST2_SURNAME on 51: 247 holders.
+        ...stages('customers', 247),
+        // One supply address per live account.
+        ...stages('supply_addresses', 200),
+        ...stages('notes', 307),
+        // The 310 postings' AMOUNT without its sign sums to 37213.09; signed they sum to -850.13 in the CIS's sign
+        // (+ the customer owes more), 850.13 in the platform's.
+        ...stages('transactions', 310, { amount: '37213.09', net_amount: '850.13' }),
+        // TOTAL_DUE of the 324 bills (£ and thousands separators read) sums to 59421.99.
+        ...stages('statements', 324, { gross_amount: '59421.99' }),
+        ...stages('payment_instructions', 142),
+      ]);
 
-    // unused-rows.csv: exactly the rows of the plain reading, at their lines (a note's at the line it starts on).
-    const notesLeft = legacyRows(FILES.notes).filter((note) =>
-      closed.has(note['Account Number']!.trim().padStart(8, '0')),
-    );
-    const expected = [
-      ...accounts
-        .filter((row) => closed.has(row['ACCOUNT_NO']) || firstRowOf.get(row['ACCOUNT_NO']!) !== row._line)
-        .map((row) => ['cis_accounts', FILES.accounts, row._line]),
-      ...notesLeft.map((row) => ['cis_notes', FILES.notes, row._line]),
-      ...legacyRows(FILES.postings, 'utf-8', '|')
-        .filter((row) => closed.has(row['ACCT_NO']))
-        .map((row) => ['fin_postings', FILES.postings, row._line]),
-      ...legacyRows(FILES.bills)
-        .filter((row) => closed.has(row['ACCOUNT_NO']))
-        .map((row) => ['bills', FILES.bills, row._line]),
-      ...legacyRows(FILES.mandates)
-        .filter((row) => closed.has(row['ACCOUNT_NO']) || row['MANDATE_STATUS'] !== 'ACTIVE')
-        .map((row) => ['dd_mandates', FILES.mandates, row._line]),
-    ].map(([source, file, line]) => ({ source: source!, file: file!, line: line! }));
-    expect(expected).toHaveLength(164 + 38 + 40 + 37 + 55);
-    expect(unused).toEqual(expected);
+      // unused-rows.csv: exactly the rows of the plain reading, at their lines (a note's at the line it starts on).
+      const notesLeft = legacyRows(FILES.notes).filter((note) =>
+        closed.has(note['Account Number']!.trim().padStart(8, '0')),
+      );
+      const expected = [
+        ...accounts
+          .filter((row) => closed.has(row['ACCOUNT_NO']) || firstRowOf.get(row['ACCOUNT_NO']!) !== row._line)
+          .map((row) => ['cis_accounts', FILES.accounts, row._line]),
+        ...notesLeft.map((row) => ['cis_notes', FILES.notes, row._line]),
+        ...legacyRows(FILES.postings, 'utf-8', '|')
+          .filter((row) => closed.has(row['ACCT_NO']))
+          .map((row) => ['fin_postings', FILES.postings, row._line]),
+        ...legacyRows(FILES.bills)
+          .filter((row) => closed.has(row['ACCOUNT_NO']))
+          .map((row) => ['bills', FILES.bills, row._line]),
+        ...legacyRows(FILES.mandates)
+          .filter((row) => closed.has(row['ACCOUNT_NO']) || row['MANDATE_STATUS'] !== 'ACTIVE')
+          .map((row) => ['dd_mandates', FILES.mandates, row._line]),
+      ].map(([source, file, line]) => ({ source: source!, file: file!, line: line! }));
+      expect(expected).toHaveLength(164 + 38 + 40 + 37 + 55);
+      expect(unused).toEqual(expected);
 
-    expect(html).toContain('id="control-totals"');
-    expect(html).toContain('Every number agrees from one stage to the next.');
-  });
+      expect(html).toContain('id="control-totals"');
+      expect(html).toContain('Every number agrees from one stage to the next.');
+    },
+  );
 
   it('an inner join that drops notes: the notes it lost are unused rows, and the notes count falls', async () => {
     const dir = copyLegacyCis(join(root, 'inner-join'));
