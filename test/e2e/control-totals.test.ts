@@ -1,5 +1,5 @@
 import { parse } from 'csv-parse/sync';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -269,6 +269,21 @@ describe('control totals of fixtures/legacy-cis', () => {
       [FILES.notes, false],
       ['THISTLE_METERS_20261126.csv', false],
     ]);
+  });
+
+  it("an export in the tool's own layout is its own sources: a row that joins no account is unused", async () => {
+    const dir = copyLegacyCis(join(root, 'to-shape'));
+    const shaped = join(root, 'shaped');
+    const written = await runMigrate(['shape', dir, '--out', shaped]);
+    expect(written.code, written.stderr).toBe(0);
+    // A note keyed with no account number, after the 307 notes the shape made.
+    appendFileSync(join(shaped, 'notes.csv'), ',a note nobody keyed,01/01/2026 10:00,,,\n');
+    const validated = await runMigrate(['validate', shaped]);
+    expect(validated.code).toBe(1);
+    expect(validated.stdout).toContain('accounts accounts.csv: 200 read, 200 used, 0 unused');
+    expect(validated.stdout).toContain('notes notes.csv: 308 read, 307 used, 1 unused');
+    expect(validated.stdout).toMatch(/1 row\(s\) reached no record: notes\.csv:\d+ /);
+    expect(validated.stdout).toContain('notes: 307 shaped, 307 valid');
   });
 });
 
