@@ -49,7 +49,6 @@ export { copyLedger, LEDGER_FILE } from './db.js';
 export { isLedgerDamage, LedgerDamagedError } from './damage.js';
 export type {
   ControlCount,
-  ExportTotals,
   KindTotal,
   MoneyTotals,
   RecordedTotals,
