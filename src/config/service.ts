@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { inspect } from 'node:util';
 import { InvalidArgumentError, type Command } from 'commander';
@@ -11,6 +11,7 @@ import {
   type ProxySettings,
 } from '../api/index.js';
 import { UsageError } from '../errors.js';
+import { refuseUntrustedPath } from '../trusted-path.js';
 import {
   DIALECTS,
   isDialect,
@@ -79,8 +80,6 @@ export interface ServiceConfig {
   headerForm: HeaderForm | undefined;
   /** Where the credentials came from, for logs: e.g. 'MIGRATE_API_KEY', '--api-key-file key.txt'. */
   credentialSource: string;
-  /** Things the user should hear about (e.g. a key file readable by others); print them to stderr. */
-  warnings: string[];
   /** The wire format (docs/real-platform.md). */
   dialect: Dialect;
   /** HTTPS_PROXY, HTTP_PROXY, NO_PROXY (config/proxy.ts); undefined: direct, and always for the built-in sandbox. */
@@ -98,12 +97,12 @@ export function registerServiceOptions(command: Command): Command {
     .option('--token-field <name>', 'root field of the token mutation (default obtainKrakenToken)')
     .option(
       '--header-form <form>',
-      'Authorization header: "bare" token (default), "token" (Token <token>) or "jwt" (JWT <token>)',
+      'Authorization header: "bare" token, "token" (Token <token>) or "jwt" (JWT <token>) (default bare)',
     )
     .option(
       '--dialect <dialect>',
-      `wire format: "spec" (default) or "kraken", the real platform's (or set ${SERVICE_ENV.dialect}, or ` +
-        `"dialect" in the mapping file)`,
+      `wire format: "spec" or "kraken", the real platform's (or set ${SERVICE_ENV.dialect}, or "dialect" in the ` +
+        'mapping file) (default spec, or the one the ledger was pushed in)',
       parseDialectFlag,
     );
 }
@@ -162,9 +161,10 @@ function nonEmpty(value: string | undefined): string | undefined {
 }
 
 /** Reads a secret from a file: first line, trimmed. Errors name the file, never its content. */
-async function readSecretFile(flag: string, file: string, cwd: string, warnings: string[]): Promise<string> {
+async function readSecretFile(flag: string, file: string, cwd: string): Promise<string> {
   const path = resolve(cwd, file);
   let text: string;
+  refuseUntrustedPath({ what: flag, path, secret: true });
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
@@ -178,9 +178,6 @@ async function readSecretFile(flag: string, file: string, cwd: string, warnings:
   const secret = text.split(/\r?\n/)[0]?.trim() ?? '';
   if (!secret)
     throw new UsageError(`${flag} ${file}: the file is empty; put the secret on its first line`, 'secret_file_empty');
-  if (process.platform !== 'win32' && ((await stat(path)).mode & 0o077) !== 0) {
-    warnings.push(`${flag} ${file} can be read by other users; restrict it with: chmod 600 ${file}`);
-  }
   return secret;
 }
 
@@ -199,18 +196,15 @@ function headerFormOf(value: string | undefined): HeaderForm | undefined {
   );
 }
 
-async function loadCredentials(
-  input: LoadServiceConfigInput,
-  warnings: string[],
-): Promise<{ credentials: Credentials; source: string }> {
+async function loadCredentials(input: LoadServiceConfigInput): Promise<{ credentials: Credentials; source: string }> {
   const { flags, env, cwd } = input;
   const apiKey =
     flags.apiKeyFile !== undefined
-      ? await readSecretFile('--api-key-file', flags.apiKeyFile, cwd, warnings)
+      ? await readSecretFile('--api-key-file', flags.apiKeyFile, cwd)
       : nonEmpty(env[SERVICE_ENV.apiKey]);
   const token =
     flags.tokenFile !== undefined
-      ? await readSecretFile('--token-file', flags.tokenFile, cwd, warnings)
+      ? await readSecretFile('--token-file', flags.tokenFile, cwd)
       : nonEmpty(env[SERVICE_ENV.token]);
   const sources = [
     apiKey === undefined
@@ -237,7 +231,6 @@ async function loadCredentials(
 /** Flags, then environment; throws a UsageError naming the flag or variable at fault. */
 export async function loadServiceConfig(input: LoadServiceConfigInput): Promise<ServiceConfig> {
   const { flags, env, sandbox } = input;
-  const warnings: string[] = [];
   const wire = {
     dialect: input.dialect,
     taskParams: input.file?.taskParams,
@@ -253,7 +246,6 @@ export async function loadServiceConfig(input: LoadServiceConfigInput): Promise<
       tokenField,
       headerForm,
       credentialSource: 'the built-in sandbox',
-      warnings,
       // The built-in sandbox runs in this process: reached directly, whatever the proxy variables say.
       proxy: undefined,
       ...wire,
@@ -267,14 +259,13 @@ export async function loadServiceConfig(input: LoadServiceConfigInput): Promise<
     );
   checkBaseUrl(baseUrl, flags.baseUrl !== undefined ? '--base-url' : SERVICE_ENV.baseUrl);
   const proxy = loadProxySettings(env);
-  const { credentials, source } = await loadCredentials(input, warnings);
+  const { credentials, source } = await loadCredentials(input);
   return {
     baseUrl,
     credentials: hideSecrets(credentials, source),
     tokenField,
     headerForm,
     credentialSource: source,
-    warnings,
     proxy,
     ...wire,
   };

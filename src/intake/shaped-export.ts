@@ -5,7 +5,14 @@ import type { ExportMapping, ShapeRules } from '../mapping/mapping-rules.js';
 import { planFile, type FilePlan } from '../mapping/record.js';
 import type { JoinContext } from '../mapping/sourced-record.js';
 import type { ExportEntry } from '../mapping/types.js';
-import { openShape, type ShapedExport, type ShapedView } from '../shape/index.js';
+import {
+  legacyRowsText,
+  openShape,
+  ROWS_COLUMN,
+  type ShapedExport,
+  type ShapedRow,
+  type ShapedView,
+} from '../shape/index.js';
 import type { ExportFile, FileKind } from '../sources/index.js';
 import { accountKeyOf } from '../sources/key-order.js';
 import { FILE_KINDS } from '../sources/kinds.js';
@@ -16,6 +23,7 @@ import { addressable, missingKeyIssue, type IssueSink } from './record-key.js';
 import { streamEntries, type StreamCounts } from './stream-join.js';
 import { shapedRowsOf, type ShownRows } from './shown-rows.js';
 import { droppedRows } from './source-use.js';
+import { withTeamChecks } from './team-check-issues.js';
 
 // An export of legacy files shaped by SQL (docs/export-format.md "Shaping legacy files with SQL") read as the tool's
 // own layout is: each record kind's view is one "file" of the sorted stream join, its rows in external account number
@@ -66,8 +74,10 @@ function readShaped(
   options: ShapedOpenOptions,
 ): ShapedReader {
   const files = shaped.views.map((view) => viewFile(rules, view));
-  const plans = shaped.views.map((view) => viewPlan(rules, view, config));
+  const plans = shaped.views.map((view) => viewPlan(rules, view, config, shaped.sources));
   const issues = files.map(() => new IssueSpool(options.scratchDir, { byLine: true }));
+  // The team's check rows that fit no account of the export: problems of the export at their lines.
+  const unfitChecks = new IssueSpool(options.scratchDir, { byLine: true });
   const opened = shaped.views.map((view, index) =>
     viewRecords(shaped, view, plans[index] as FilePlan, files[index] as ExportFile, issues[index] as IssueSink),
   );
@@ -85,12 +95,12 @@ function readShaped(
     proof: undefined,
     shownRows: (keys) => shapedRowsOf(shaped, keyColumnOf, keys),
     summary,
-    fileIssues: concatIssues(issues),
+    fileIssues: concatIssues([...issues, unfitChecks]),
     sourceUse: () => shaped.sourceUse(droppedRows(files, issues)),
     entries: async function* (): AsyncGenerator<ExportEntry> {
       if (started) throw new Error('a shaped export can be read once');
       started = true;
-      yield* streamEntries(files, opened, setup, issues, counts);
+      yield* withTeamChecks(streamEntries(files, opened, setup, issues, counts), shaped, unfitChecks);
       counts.records.forEach((count, index) => {
         const file = summary.files[index];
         if (!file) return;
@@ -102,6 +112,7 @@ function readShaped(
     close: async () => {
       await Promise.all(opened.map((file) => file.close()));
       issues.forEach((spool) => spool.close());
+      unfitChecks.close();
       await shaped.close();
     },
   };
@@ -148,12 +159,13 @@ function viewFile(rules: ShapeRules, view: ShapedView): ExportFile {
 }
 
 /**
- * A view's plan, as a CSV header's: its columns must be documented fields of the kind, or names the mapping file
- * renames or ignores. Problems are named at the legacy column a view passes through, and at none where it computes.
+ * The view's column that fills external_account_number: one of that name the mapping file does not rename, or one it
+ * renames to it (`"rename": {"ACCT_NO": "external_account_number"}`); the rows are ordered and joined by it.
  */
-function viewPlan(rules: ShapeRules, view: ShapedView, config: ExportMapping): FilePlan {
-  const mapping = config.mapping[view.kind];
-  if (!view.columns.some((column) => (mapping.rename[column] ?? column) === 'external_account_number'))
+export function viewKeyColumn(rules: ShapeRules, view: ShapedView, config: Pick<ExportMapping, 'mapping'>): string {
+  const rename = config.mapping[view.kind].rename;
+  const key = view.columns.find((column) => (rename[column] ?? [column]).includes('external_account_number'));
+  if (key === undefined)
     throw new InputError(
       rules.name,
       undefined,
@@ -162,7 +174,21 @@ function viewPlan(rules: ShapeRules, view: ShapedView, config: ExportMapping): F
         `${view.kind}.rename in the mapping file.`,
       'shape_no_key',
     );
-  const plan = planFile(view.kind, viewFile(rules, view).file, [...view.columns, '_file', '_line'], config);
+  return key;
+}
+
+/**
+ * A view's plan, as a CSV header's: its columns must be documented fields of the kind, or names the mapping file
+ * renames or ignores. Problems are named at the legacy column a view passes through, and at none where it computes.
+ */
+function viewPlan(
+  rules: ShapeRules,
+  view: ShapedView,
+  config: ExportMapping,
+  sources: ShapedExport['sources'],
+): FilePlan {
+  viewKeyColumn(rules, view, config);
+  const plan = planFile(view.kind, viewFile(rules, view).file, viewHeader(view), config);
   if (plan.unknownColumns.length > 0)
     throw new InputError(
       rules.name,
@@ -172,11 +198,22 @@ function viewPlan(rules: ShapeRules, view: ShapedView, config: ExportMapping): F
         `rename or ignore it under mapping.${view.kind} in the mapping file.`,
       'shape_unknown_column',
     );
-  plan.columns = plan.columns.map((column) => ({
-    ...column,
-    column: column.column === undefined ? undefined : view.passThrough.columns[column.column],
-  }));
+  const references = view.passThrough.references ?? {};
+  plan.columns = plan.columns.map((column) => {
+    const reference = column.column === undefined ? undefined : references[column.column];
+    const files = sources.find((source) => source.table.toLowerCase() === reference?.table)?.files;
+    return {
+      ...column,
+      column: column.column === undefined ? undefined : view.passThrough.columns[column.column],
+      ...(reference && files && view.hasRows ? { from: { files, column: reference.column } } : {}),
+    };
+  });
   return plan;
+}
+
+/** A view's columns as its records' cells hold them: its own, then the legacy file and line, then `_rows`. */
+export function viewHeader(view: ShapedView): string[] {
+  return [...view.columns, '_file', '_line', ...(view.hasRows ? [ROWS_COLUMN] : [])];
 }
 
 function viewRecords(
@@ -200,7 +237,7 @@ function viewRecords(
           const { column: _viewColumn, ...issue } = missingKeyIssue(at, plan, row.line);
           issues.push(legacyKey === undefined ? issue : { ...issue, column: legacyKey });
         } else if (addressable(at, plan, row.line, key, issues))
-          keyed.push({ key, line: row.line, data: [...row.cells, row.file, String(row.line)] });
+          keyed.push({ key, line: row.line, data: recordCells(view, row) });
       }
       yield keyed;
     }
@@ -210,6 +247,13 @@ function viewRecords(
     records,
     close: async () => void (await Promise.all([records.return(undefined), rows.return(undefined)])),
   };
+}
+
+/** A view's row as the cells of a record, in viewHeader's order. */
+export function recordCells(view: ShapedView, row: ShapedRow): string[] {
+  const cells = [...row.cells, row.file, String(row.line)];
+  if (view.hasRows) cells.push(legacyRowsText(row.rows ?? []));
+  return cells;
 }
 
 /**

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { ExportMapping } from '../mapping/mapping-rules.js';
-import type { ShapedExport } from '../shape/index.js';
+import type { LegacyRow, ShapedExport } from '../shape/index.js';
 import { readCsv } from '../sources/index.js';
 import { kindOfFile } from '../sources/kinds.js';
 
@@ -13,6 +13,8 @@ export interface ShownRow {
   file: string;
   line: number;
   values: Array<[string, string | null]>;
+  /** A legacy row a record of this account names among its rows (`_rows`): the account's external account number. */
+  account?: string;
 }
 
 export interface ShownRows {
@@ -30,21 +32,35 @@ export async function shapedRowsOf(
   keyColumnOf: KeyColumnOf,
   keys: readonly string[],
 ): Promise<ShownRows> {
-  const records: ShownRow[] = [];
-  for (const view of shaped.views)
+  const records: Array<ShownRow & { rows?: LegacyRow[] | undefined }> = [];
+  const named = new Map<string, string>();
+  for (const view of shaped.views) {
+    const keyIndex = view.columns.indexOf(keyColumnOf(view.kind));
     for await (const batch of shaped.rows(view, keyColumnOf(view.kind), keys))
-      for (const row of batch)
+      for (const row of batch) {
         records.push({
           what: view.kind,
           file: row.file,
           line: row.line,
           values: view.columns.map((column, index): [string, string] => [column, row.cells[index] ?? '']),
+          rows: row.rows,
         });
-  const lines = [...new Map(records.map((row) => [`${row.file}:${row.line}`, row])).values()];
+        for (const other of row.rows ?? []) named.set(`${other.file}:${other.line}`, row.cells[keyIndex]?.trim() ?? '');
+      }
+  }
+  // Every legacy row of each record: the one it carries and those it names in `_rows`.
+  const lines = [
+    ...new Map(
+      records.flatMap((row) => [row, ...(row.rows ?? [])]).map((row) => [`${row.file}:${row.line}`, row]),
+    ).values(),
+  ];
   const legacy = await shaped.sourceRows(lines, keys);
   return {
-    shaped: records,
-    legacy: legacy.map((row) => ({ what: row.table, file: row.file, line: row.line, values: row.values })),
+    shaped: records.map(({ rows: _rows, ...record }) => record),
+    legacy: legacy.map((row) => {
+      const account = named.get(`${row.file}:${row.line}`);
+      return { what: row.table, file: row.file, line: row.line, values: row.values, ...(account ? { account } : {}) };
+    }),
   };
 }
 

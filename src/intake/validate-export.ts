@@ -27,6 +27,11 @@ export interface ExportValidation {
   duplicateNotes: number;
   /** Values dropped under the mapping file's `on_invalid: omit` (OmittedIssues, with their values), in export order. */
   omitted: IssueList;
+  /**
+   * Problems that hold nothing back (a customer given twice on an account, a team's check of severity warning), in
+   * export order.
+   */
+  warnings: IssueList;
   /** Orphan records' numbers that match an account of the export but for spaces, leading zeros or case. */
   nearKeys: NearKey[];
   summary: ExportSummary;
@@ -38,6 +43,11 @@ export interface ExportValidation {
   close(): void;
 }
 
+/** Extra checks of a locally valid account (validate --remote); resolves with the service's errors, located. */
+export type RemoteCheck = (account: ExportAccount) => Promise<SourceIssue[]>;
+
+const ORPHAN_SAMPLE = 20;
+
 export interface ValidatedTotals {
   kinds: KindTotal[];
   sources: SourceFileUse[];
@@ -47,11 +57,6 @@ export interface ValidatedTotals {
 }
 
 const UNUSED_SHOWN = 10;
-
-/** Extra checks of a locally valid account (validate --remote); resolves with the service's errors, located. */
-export type RemoteCheck = (account: ExportAccount) => Promise<SourceIssue[]>;
-
-const ORPHAN_SAMPLE = 20;
 
 export interface ValidateExportOptions {
   remote?: RemoteCheck;
@@ -68,6 +73,7 @@ export async function validateExport(
   const accountErrors = new IssueSpool();
   const fileErrors = new IssueSpool();
   const omitted = new IssueSpool();
+  const warnings = new IssueSpool();
   const errors = concatIssues([fileErrors, accountErrors]);
   const result: ExportValidation = {
     ok: true,
@@ -78,6 +84,7 @@ export async function validateExport(
     orphans: { accounts: 0, records: 0, numbers: [] },
     duplicateNotes: 0,
     omitted,
+    warnings,
     nearKeys: [],
     summary: reader.summary,
     controlTotals: { kinds: [], sources: [], controlCounts: [], unused: { count: 0, first: [] } },
@@ -86,13 +93,15 @@ export async function validateExport(
       fileErrors.close();
       accountErrors.close();
       omitted.close();
+      warnings.close();
     },
   };
-  const tally = new ControlTally();
   try {
+    const tally = new ControlTally();
     await readEntries(reader, { ...options, onEntry: tallied(tally, options.onEntry) }, result, {
       errors: accountErrors,
       omitted,
+      warnings,
     });
     result.controlTotals = await validatedTotals(reader, tally);
     // A streaming read knows its file issues only at the end; they come first in the report either way.
@@ -129,7 +138,7 @@ async function readEntries(
   reader: ExportReader,
   options: ValidateExportOptions,
   result: ExportValidation,
-  { errors, omitted }: { errors: IssueSpool; omitted: IssueSpool },
+  { errors, omitted, warnings }: { errors: IssueSpool; omitted: IssueSpool; warnings: IssueSpool },
 ): Promise<void> {
   const queue = new PQueue({ concurrency: options.remoteConcurrency ?? 4 });
   // A remote check that throws (authentication, service unreachable) stops the run: exit 3.
@@ -140,8 +149,9 @@ async function readEntries(
   for await (const entry of reader.entries()) {
     options.onEntry?.(entry);
     result.duplicateNotes += (entry.kind === 'orphan' ? entry.items : entry.account).duplicateNotes ?? 0;
-    for (const dropped of (entry.kind === 'orphan' ? entry.items.omitted : entry.account.omitted) ?? [])
-      omitted.push(dropped);
+    const held = entry.kind === 'orphan' ? entry.items : entry.account;
+    for (const dropped of held.omitted ?? []) omitted.push(dropped);
+    for (const warning of held.warnings ?? []) warnings.push(warning);
     if (entry.kind === 'orphan') {
       const items = [
         entry.items.notes,

@@ -5,11 +5,13 @@ import path from 'node:path';
 import { once } from 'node:events';
 import { RUN_DEFAULTS } from '../defaults.js';
 import type { ExportMapping, ShapeRules } from '../mapping/mapping-rules.js';
-import { openShape, toJson, type ShapedView } from '../shape/index.js';
+import { openShape, toJson } from '../shape/index.js';
 import { parseJson } from '../sources/json-value.js';
+import { recordCells, viewHeader, viewKeyColumn } from './shaped-export.js';
 
 // `migrate shape <dir> --out DIR` (docs/export-format.md "Shaping legacy files with SQL"): the shaped export written
-// in the tool's own layout, one CSV file per record kind, each row with the legacy `_file` and `_line` it comes from,
+// in the tool's own layout, one CSV file per record kind, each row with the legacy `_file` and `_line` it comes from
+// (and `_rows`, every legacy row of it, where the view names them),
 // in external account number order; and beside them the mapping file without `sources` and `shape`, so that
 // `validate` and `push` read the directory as it is, with the same rules, and name every problem at its legacy line.
 
@@ -21,13 +23,6 @@ const NEEDS_QUOTES = /[",\r\n]|^\s|\s$/;
 
 function csvCell(value: string): string {
   return NEEDS_QUOTES.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
-}
-
-function keyColumnOf(view: ShapedView, config: ExportMapping): string {
-  const rename = config.mapping[view.kind].rename;
-  return (
-    view.columns.find((column) => (rename[column] ?? column) === 'external_account_number') ?? 'external_account_number'
-  );
 }
 
 export async function writeShapedExport(
@@ -44,18 +39,20 @@ export async function writeShapedExport(
     tempRoot: os.tmpdir(),
   });
   try {
+    // Every view's key first: a view without one is refused before any file is written.
+    const keys = shaped.views.map((view) => viewKeyColumn(config.shape, view, config));
     const files: WrittenShape['files'] = [];
-    for (const view of shaped.views) {
+    for (const [index, view] of shaped.views.entries()) {
       const file = `${view.kind}.csv`;
       const out = createWriteStream(path.join(outDir, file), { flags: 'wx' });
       const write = async (text: string): Promise<void> => {
         if (!out.write(text)) await once(out, 'drain');
       };
-      await write(`${[...view.columns, '_file', '_line'].map(csvCell).join(',')}\n`);
+      await write(`${viewHeader(view).map(csvCell).join(',')}\n`);
       let rows = 0;
-      for await (const batch of shaped.rows(view, keyColumnOf(view, config))) {
+      for await (const batch of shaped.rows(view, keys[index] as string)) {
         let text = '';
-        for (const row of batch) text += `${[...row.cells, row.file, String(row.line)].map(csvCell).join(',')}\n`;
+        for (const row of batch) text += `${recordCells(view, row).map(csvCell).join(',')}\n`;
         rows += batch.length;
         await write(text);
       }

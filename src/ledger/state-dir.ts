@@ -1,6 +1,7 @@
 import { accessSync, constants, existsSync, mkdirSync, statSync, type Stats } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { FatalError, UsageError } from '../errors.js';
+import { refuseUntrustedPath } from '../trusted-path.js';
 
 // What --state names must be a state directory this user may use, checked before anything is read or written
 // (docs/limits.md "Mistakes leave nothing behind"): a file, a path through a file, or another user's directory is
@@ -10,6 +11,9 @@ import { FatalError, UsageError } from '../errors.js';
 export type StateDirUse = 'read' | 'write';
 
 export function checkStateDir(stateDir: string, use: StateDirUse, ledgerFile: string): void {
+  // The ledger holds every customer's payload: a directory another user owns or can change (or one that would be
+  // made in such a place) is refused.
+  refuseUntrustedPath({ what: '--state', path: stateDir });
   let info: Stats;
   try {
     info = statSync(stateDir);

@@ -15,6 +15,7 @@ export const ExportCode = {
   accountNotInAccountsFile: 'account_not_in_accounts_file',
   multiplePaymentInstructions: 'multiple_payment_instructions',
   conflictingNotes: 'conflicting_notes',
+  duplicateCustomer: 'duplicate_customer',
   invalidBoolean: 'invalid_boolean',
   invalidNumber: 'invalid_number',
   invalidInteger: 'invalid_integer',

@@ -14,8 +14,15 @@ import {
 } from '../schema/index.js';
 import type { FileKind } from '../sources/kinds.js';
 import { ExportCode } from './issue-codes.js';
-import { recordIssue, REQUEST_BODIES, requestIssues, type JoinContext, type SourcedRecord } from './sourced-record.js';
-import { columnOfPath } from './locate.js';
+import {
+  originOf,
+  recordIssue,
+  REQUEST_BODIES,
+  requestIssues,
+  type JoinContext,
+  type SourcedRecord,
+} from './sourced-record.js';
+import { columnOfPath, fieldOrigin } from './locate.js';
 import { collapseNotes } from './note-identity.js';
 import type { MappedItem, SourceIssue } from './types.js';
 
@@ -45,11 +52,9 @@ function toItems<T>(records: SourcedRecord[] | undefined, number: string): Array
   if (!records) return [];
   return records.map((staged) => ({
     value: staged.record.fields as T,
-    origin: { file: staged.file, line: staged.record.line },
+    origin: originOf(staged),
     issues:
-      staged.record.issues.length === 0
-        ? []
-        : staged.record.issues.map((issue) => recordIssue(staged.file, staged.record.line, number, issue)),
+      staged.record.issues.length === 0 ? [] : staged.record.issues.map((issue) => recordIssue(staged, number, issue)),
   }));
 }
 
@@ -80,9 +85,12 @@ function attach<T>(
       )
     )
       continue;
-    const column = rest.length > 0 ? columnOfPath(item.origin.file, rest, context.columnOf) : undefined;
+    const held = fieldOrigin(item.origin, rest);
+    const column =
+      held?.column ?? (rest.length > 0 ? columnOfPath(item.origin.file, rest, context.columnOf) : undefined);
     const located: SourceIssue = {
-      ...item.origin,
+      file: held?.file ?? item.origin.file,
+      line: held?.line ?? item.origin.line,
       ...(column === undefined ? {} : { column }),
       ...(attr === '' ? {} : { attr }),
       externalAccountNumber: number,

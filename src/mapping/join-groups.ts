@@ -1,7 +1,7 @@
 import type { FileKind } from '../sources/kinds.js';
 import { joinAccount, joinOrphan } from './join.js';
 import type { JoinContext, SourcedRecord } from './sourced-record.js';
-import { mapCsvRow, mapJsonRecord, recordOrigin, type FilePlan } from './record.js';
+import { fieldOriginsOf, mapCsvRow, mapJsonRecord, recordOrigin, type FilePlan } from './record.js';
 import type { ExportEntry } from './types.js';
 
 // One group (every record of one external account number, in file order) -> one entry. Both
@@ -36,6 +36,9 @@ function mapRecord(raw: GroupRecord, setup: JoinSetup): SourcedRecord {
   const origin = recordOrigin(plan, raw.data);
   const line = origin?.line ?? raw.line;
   const record = Array.isArray(raw.data) ? mapCsvRow(plan, line, raw.data) : mapJsonRecord(plan, line, raw.data);
+  // Every legacy row it names: its fields taken from another row are named at that row.
+  const fields = origin?.rows ? fieldOriginsOf(plan, origin, origin.rows) : undefined;
+  if (fields !== undefined) record.fieldOrigins = fields;
   return { file: origin?.file ?? setup.fileNames[raw.fileIndex] ?? '?', record };
 }
 

@@ -1,9 +1,17 @@
 import type { AccountPayload } from '../schema/index.js';
 import { validateAccountPayload, withoutTenantFields } from '../schema/index.js';
+import { duplicateCustomerWarnings } from './duplicate-customers.js';
 import { ExportCode } from './issue-codes.js';
 import { locateIssue } from './locate.js';
 import { itemsOf, recordsByKind, type ItemSet } from './items.js';
-import { recordIssue, REQUEST_BODIES, requestIssues, type JoinContext, type SourcedRecord } from './sourced-record.js';
+import {
+  originOf,
+  recordIssue,
+  REQUEST_BODIES,
+  requestIssues,
+  type JoinContext,
+  type SourcedRecord,
+} from './sourced-record.js';
 import type { ExportAccount, OmittedIssue, Origin, OrphanItems, SourceIssue } from './types.js';
 
 // The records of one external account number -> one ExportAccount (or OrphanItems). Pure: the
@@ -33,9 +41,8 @@ function collect(
   });
   rows.forEach((staged, offset) => {
     const index = inline.length + offset;
-    origins[`${list}.${index}`] = { file: staged.file, line: staged.record.line };
-    for (const issue of staged.record.issues)
-      issues.push(recordIssue(staged.file, staged.record.line, number, issue, `${list}.${index}`));
+    origins[`${list}.${index}`] = originOf(staged);
+    for (const issue of staged.record.issues) issues.push(recordIssue(staged, number, issue, `${list}.${index}`));
   });
   if (inline.length + rows.length > 0) payload[list] = [...inline, ...rows.map((staged) => staged.record.fields)];
 }
@@ -65,7 +72,7 @@ export function joinAccount(number: string, records: SourcedRecord[], context: J
   const byKind = recordsByKind(records);
   const [main, ...duplicates] = byKind.accounts ?? [];
   if (!main) throw new Error(`joinAccount(${number}) without an accounts record`);
-  const origin: Origin = { file: main.file, line: main.record.line };
+  const origin: Origin = originOf(main);
   if (main.record.importSupplier !== undefined)
     markOtherSuppliers(
       records,
@@ -75,7 +82,7 @@ export function joinAccount(number: string, records: SourcedRecord[], context: J
     );
   const origins: Record<string, Origin> = { '': origin };
   const payload = main.record.fields;
-  const mappingIssues = main.record.issues.map((issue) => recordIssue(main.file, main.record.line, number, issue));
+  const mappingIssues = main.record.issues.map((issue) => recordIssue(main, number, issue));
   for (const duplicate of duplicates) {
     mappingIssues.push({
       file: duplicate.file,
@@ -90,6 +97,8 @@ export function joinAccount(number: string, records: SourcedRecord[], context: J
   }
   collect(payload, 'customers', origin, byKind.customers ?? [], origins, mappingIssues, number);
   collect(payload, 'supply_addresses', origin, byKind.supply_addresses ?? [], origins, mappingIssues, number);
+  const customers = Array.isArray(payload['customers']) ? (payload['customers'] as unknown[]) : [];
+  const warnings = duplicateCustomerWarnings(number, customers, (index) => origins[`customers.${index}`]);
   if (payload['import_supplier'] === undefined) {
     mappingIssues.push({
       ...origin,
@@ -128,6 +137,7 @@ export function joinAccount(number: string, records: SourcedRecord[], context: J
         : [...mappingIssues, ...schemaIssues, ...itemIssues],
     columnOf: columnOfFiles(context.columnOf, records),
     ...omissionsOf(records, number),
+    ...(warnings.length === 0 ? {} : { warnings }),
     ...items,
   };
 }
@@ -138,7 +148,7 @@ function omissionsOf(records: SourcedRecord[], number: string): { omitted?: Omit
   return {
     omitted: records.flatMap((staged) =>
       staged.record.omitted.map((dropped) => ({
-        ...recordIssue(staged.file, staged.record.line, number, dropped),
+        ...recordIssue(staged, number, dropped),
         value: dropped.value,
       })),
     ),

@@ -59,6 +59,16 @@ export function columnOfPath(
   return undefined;
 }
 
+/** The origin of a field path inside a record: the row holding its longest prefix that another row holds, if any. */
+export function fieldOrigin(origin: Origin, path: readonly string[]): Origin | undefined {
+  if (origin.fields === undefined) return undefined;
+  for (let length = path.length; length >= 1; length -= 1) {
+    const held = origin.fields[path.slice(0, length).join('.')];
+    if (held !== undefined) return held;
+  }
+  return undefined;
+}
+
 export function locateIssue(source: Locatable, issue: ValidationIssue): SourceIssue {
   const parts = issue.attr === '' ? [] : issue.attr.split('.');
   const found = longestOrigin(source.origins, parts);
@@ -70,6 +80,10 @@ export function locateIssue(source: Locatable, issue: ValidationIssue): SourceIs
   };
   if (!found) return { file: '', line: 0, ...base };
   const rest = parts.slice(found.prefix.length);
+  // A field another legacy row of the record holds (the record names its rows): named at that row and column.
+  const held = fieldOrigin(found.origin, rest);
+  if (held !== undefined)
+    return { file: held.file, line: held.line, ...(held.column === undefined ? {} : { column: held.column }), ...base };
   // An origin with its own column (a customer given inline in a JSON accounts record) is the fallback.
   const column =
     (rest.length > 0 ? columnOfPath(found.origin.file, rest, source.columnOf) : undefined) ?? found.origin.column;

@@ -7,6 +7,7 @@ import { parseDateFormat } from './date-format.js';
 import { caseClashes } from './value-map.js';
 import { isTimeZone } from './time-zone.js';
 import { isOptionalField } from './field-schema.js';
+import { sourceProblems } from './source-options.js';
 
 /** Fields that join a record to its account: never optional. */
 const KEY_FIELDS: ReadonlySet<string> = new Set(['external_account_number', 'import_supplier']);
@@ -118,16 +119,43 @@ const fileMappingShape = {
 
 export const fileMappingSchema = z.strictObject(fileMappingShape);
 
+const QUOTE_TAKES =
+  'quote takes one character such as "\'" (fields quoted with it), or false (fields are never quoted)';
+
+// A column of a fixed-width file: its name, its first character (1-based) and its width in characters.
+const fixedColumn = z.strictObject({
+  name: z.string().min(1),
+  start: z
+    .number()
+    .refine(
+      (start) => Number.isInteger(start) && start >= 1,
+      "start is the column's first character, a whole number counted from 1 (the line's first character is 1)",
+    ),
+  width: z
+    .number()
+    .refine((width) => Number.isInteger(width) && width >= 1, 'width is a whole number of characters, 1 or more'),
+});
+
 // A legacy file (or files) read as one table of the shape's SQL (docs/export-format.md "Shaping legacy files with
-// SQL"): `file` a glob matching exactly one file, `files` one matching one or more (appended in name order).
+// SQL"): `file` a glob matching exactly one file, `files` one matching one or more (appended in name order). A
+// delimited file may quote with another character, or not at all (`"quote": false`), and name its columns itself
+// when it has no header row (`"header": false, "columns": [...]`); a fixed-width one declares each column's place.
 const shapeSourceSchema = z
   .strictObject({
     file: z.string().min(1).optional(),
     files: z.string().min(1).optional(),
-    format: z.enum(['csv', 'json', 'ndjson']).optional(),
+    format: z.enum(['csv', 'json', 'ndjson', 'fixed']).optional(),
     encoding: encoding.optional(),
     delimiter: delimiter.optional(),
     header: z.boolean().optional(),
+    quote: z
+      .union([z.literal(false), z.string()], { error: QUOTE_TAKES })
+      .refine((quote) => quote === false || /^[\x21-\x7e]$/.test(quote), QUOTE_TAKES)
+      .optional(),
+    columns: z
+      .array(z.union([z.string().min(1), fixedColumn]))
+      .min(1)
+      .optional(),
     // A control file of the extract (docs/control-totals.md "Control files"): each row names a file and the rows it
     // holds, compared with the rows read.
     control: z.strictObject({ file_column: z.string().min(1), rows_column: z.string().min(1) }).optional(),
@@ -193,9 +221,10 @@ export function renameTargets(targets: string | string[]): string[] {
 
 /** `sources` and `shape` come together: a shape reads only its sources, and sources are read only by a shape. */
 export function shapeProblems(file: MappingFileInput): Array<{ key: string; message: string }> {
-  const problems = Object.keys(file.sources ?? {}).flatMap((name) => {
+  const problems = Object.entries(file.sources ?? {}).flatMap(([name, source]) => {
     const message = tableProblem(name);
-    return message === undefined ? [] : [{ key: `sources.${name}`, message }];
+    const table = message === undefined ? [] : [{ key: `sources.${name}`, message }];
+    return [...table, ...sourceProblems(`sources.${name}`, source, file.delimiter ?? ',')];
   });
   if (file.shape === undefined && file.sources !== undefined)
     problems.push({ key: 'shape', message: 'is required with "sources": the .sql file that makes the record kinds' });
@@ -206,6 +235,7 @@ export function shapeProblems(file: MappingFileInput): Array<{ key: string; mess
 
 export type FileMappingInput = z.infer<typeof fileMappingSchema>;
 export type MappingFileInput = z.infer<typeof mappingFileSchema>;
+export type ShapeSourceInput = z.infer<typeof shapeSourceSchema>;
 
 /** utc_offset or timezone with datetime_format, never both; dst only with a timezone. */
 function timeProblems(at: string, mapping: FileMappingInput): Array<{ key: string; message: string }> {

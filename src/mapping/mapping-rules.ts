@@ -114,7 +114,10 @@ function shapeRulesOf(file: MappingFileInput, configFile: string | undefined): S
     format: source.format,
     encoding: source.encoding ?? file.encoding ?? 'utf8',
     delimiter: source.delimiter ?? file.delimiter ?? ',',
-    header: source.header ?? true,
+    header: source.format === 'fixed' ? false : (source.header ?? true),
+    quote: source.quote ?? '"',
+    columns: source.format === 'fixed' ? undefined : source.columns?.filter((column) => typeof column === 'string'),
+    layout: source.format === 'fixed' ? source.columns?.filter((column) => typeof column !== 'string') : undefined,
     ...(source.control === undefined
       ? {}
       : { control: { fileColumn: source.control.file_column, rowsColumn: source.control.rows_column } }),

@@ -4,7 +4,7 @@ import { InputError } from '../errors.js';
 import { tenantFieldsOf, type TenantFieldKind } from '../schema/index.js';
 import { accountKeyOf } from '../sources/key-order.js';
 import { kindOfFile, type FileKind } from '../sources/kinds.js';
-import { PROVENANCE_COLUMNS } from '../shape/index.js';
+import { legacyRowsOfText, PROVENANCE_COLUMNS, ROWS_COLUMN, type LegacyRow } from '../shape/index.js';
 import { isJsonNumber, jsonNumberText } from '../sources/json-value.js';
 import { coerceValue, isEmptyCell, type CoerceContext, type Coerced } from './coerce.js';
 import { fieldType, NESTED_OBJECTS, type FieldType } from './fields.js';
@@ -13,6 +13,7 @@ import { readJsonCell, withExactNumbers } from './json-cell.js';
 import { lookUpValue } from './value-map.js';
 import { fieldSchemaOf, fieldValueProblem } from './field-schema.js';
 import type { z } from 'zod';
+import type { Origin } from './types.js';
 
 // One source record -> one mapped record (pure): mapping-file rules, then coercion. The
 // external account number and supplier are lifted out for the join; `fields` holds the payload
@@ -40,6 +41,8 @@ export interface MappedRecord {
   issues: RecordIssue[];
   /** Values dropped under `on_invalid: omit` (the record goes on without them). */
   omitted: OmittedValue[];
+  /** Fields held by another legacy row than the record's own (Origin.fields), where the record names its rows. */
+  fieldOrigins?: Record<string, Origin>;
 }
 
 /** A field filled by a column, a default or a constant, compiled once per file. */
@@ -57,6 +60,11 @@ interface ColumnPlan extends FieldPlan {
   index: number;
   /** The source column its problems are named at; none where a shape computed the value (no legacy column holds it). */
   column: string | undefined;
+  /**
+   * A shape's view column that is a column of a source table (of the record's own row's table or another): that
+   * table's legacy files and column, to find the row holding the value among the record's `_rows`.
+   */
+  from?: { files: readonly string[]; column: string };
 }
 
 interface ValuePlan extends FieldPlan {
@@ -96,7 +104,7 @@ export interface FilePlan {
    * The cells holding the legacy file and line a shaped record comes from (`_file`, `_line`: a shape's view, or the
    * shaped export `migrate shape` writes); its problems are named there.
    */
-  provenance?: { file: number; line: number };
+  provenance?: { file: number; line: number; rows?: number };
 }
 
 const TENANT_TYPES: Record<TenantFieldKind, FieldType> = {
@@ -198,10 +206,13 @@ export function planFile(kind: FileKind, file: string, header: string[], config:
   const byField = new Map<string, string>();
   const fileAt = header.indexOf('_file');
   const lineAt = header.indexOf('_line');
-  if (fileAt !== -1 && lineAt !== -1) plan.provenance = { file: fileAt, line: lineAt };
+  const rowsAt = header.indexOf(ROWS_COLUMN);
+  if (fileAt !== -1 && lineAt !== -1)
+    plan.provenance = { file: fileAt, line: lineAt, ...(rowsAt === -1 ? {} : { rows: rowsAt }) };
+  const provenance: readonly string[] = [...PROVENANCE_COLUMNS, ROWS_COLUMN];
   header.forEach((raw, index) => {
     const column = raw.trim();
-    if (ignore.has(column) || (plan.provenance && (PROVENANCE_COLUMNS as readonly string[]).includes(column))) return;
+    if (ignore.has(column) || (plan.provenance && provenance.includes(column))) return;
     for (const field of mapping.rename[column] ?? [column]) planColumn(plan, file, byField, { column, index, field });
   });
   if (
@@ -301,6 +312,9 @@ function assign(
       ? lookUpValue(valueMap, isJsonNumber(raw) ? jsonNumberText(raw) : raw.trim())
       : undefined;
   const mapped = found?.found ? found.value : raw;
+  // A field under `on_invalid: omit` drops such a value instead (omitted below).
+  const unnamed = found?.found === false && typeof raw === 'string' && !plan.omit.has(field);
+  if (unnamed) unnamedChoice(plan, record, field, raw.trim(), column);
   if (typeof mapped === 'string' && !isJsonNumber(mapped)) {
     // Most cells are text: trimmed once, and a text field's value set with no coercion result built (coerceValue's
     // 'string' case, the same value; profiled: one object per cell of every row otherwise).
@@ -320,6 +334,33 @@ function assign(
   if (plan.omit.size > 0 && omitted(plan, record, target, { mapped, value, column, issue: result.issue })) return;
   setPath(target.lifted ? lifted : record.fields, target.path, value);
   if (result.issue) record.issues.push({ attr: field, ...(column === undefined ? {} : { column }), ...result.issue });
+}
+
+/**
+ * A value its field's value map does not name, that no `"*"` covers and that the field does not take as it is (a code
+ * the map forgot): an issue quoting the value and the map, in place of the schema's list of choices alone (an issue of
+ * the record at a field hides the schema's verdict on it).
+ */
+function unnamedChoice(
+  plan: FilePlan,
+  record: MappedRecord,
+  field: string,
+  value: string,
+  column: string | undefined,
+): void {
+  const schema = value === '' ? undefined : fieldSchemaOf(plan.kind, field);
+  const problem = schema === undefined ? undefined : fieldValueProblem(schema, value);
+  if (problem?.code !== 'invalid_choice') return;
+  const named = [...(plan.mapping.values[field]?.exact.keys() ?? [])].map((key) => JSON.stringify(key)).join(', ');
+  record.issues.push({
+    attr: field,
+    ...(column === undefined ? {} : { column }),
+    code: problem.code,
+    message:
+      `${JSON.stringify(value)} is not named by the value map mapping.${plan.kind}.values.${field} (${named}), and ` +
+      `the map has no "*": the value would go as it is, which ${field} does not take (${problem.message}). Add the ` +
+      'value to the map, or a "*" for every other value.',
+  });
 }
 
 /**
@@ -425,12 +466,42 @@ function finish(plan: FilePlan, record: MappedRecord, lifted: Lifted): MappedRec
   return record;
 }
 
-/** Where a CSV record of a shaped export comes from: its `_file` and `_line` cells; undefined for other records. */
-export function recordOrigin(plan: FilePlan, data: unknown): { file: string; line: number } | undefined {
+/**
+ * Where a CSV record of a shaped export comes from: its `_file` and `_line` cells, and every legacy row it names in a
+ * `_rows` cell; undefined for other records.
+ */
+export function recordOrigin(
+  plan: FilePlan,
+  data: unknown,
+): { file: string; line: number; rows?: LegacyRow[] | undefined } | undefined {
   if (!plan.provenance || !Array.isArray(data)) return undefined;
   const file = (data[plan.provenance.file] as string | undefined)?.trim();
   const line = Number(data[plan.provenance.line]);
-  return file && Number.isInteger(line) && line > 0 ? { file, line } : undefined;
+  if (!file || !Number.isInteger(line) || line < 1) return undefined;
+  const rows = plan.provenance.rows === undefined ? undefined : (data[plan.provenance.rows] as string | undefined);
+  return rows === undefined ? { file, line } : { file, line, rows: legacyRowsOfText(rows) };
+}
+
+/**
+ * The fields of a record held by another of its legacy rows than its own: for each column a shape took from a source
+ * table's column, the one row of the record's `_rows` from that table's files (none where it names none or several
+ * of them: the record's own row is named then).
+ */
+export function fieldOriginsOf(
+  plan: FilePlan,
+  own: { file: string; line: number },
+  rows: readonly LegacyRow[],
+): Record<string, Origin> | undefined {
+  let origins: Record<string, Origin> | undefined;
+  for (const column of plan.columns) {
+    if (column.from === undefined) continue;
+    const { files, column: legacy } = column.from;
+    const holding = rows.filter((row) => files.includes(row.file));
+    const [row] = holding;
+    if (holding.length !== 1 || row === undefined || (row.file === own.file && row.line === own.line)) continue;
+    (origins ??= {})[column.field] = { file: row.file, line: row.line, column: legacy };
+  }
+  return origins;
 }
 
 function emptyRecord(plan: FilePlan, line: number): MappedRecord {

@@ -9,7 +9,8 @@ import type {
   ValidationIssue,
 } from '../schema/index.js';
 import type { MappedRecord, RecordIssue } from './record.js';
-import type { SourceIssue } from './types.js';
+import { fieldOrigin } from './locate.js';
+import type { Origin, SourceIssue } from './types.js';
 
 // One mapped record of an account's group with the file it came from, and how its problems become located issues:
 // shared by the join of the account (join.ts) and of its post-import items (items.ts).
@@ -98,12 +99,20 @@ function bySpecFor(contract: Contract, body: RequestBody, spec: ValidationIssue[
   return spec.filter((issue) => issue.code !== Code.required || contract.defines(body.contract, issue.attr));
 }
 
-export function recordIssue(file: string, line: number, number: string, issue: RecordIssue, prefix = ''): SourceIssue {
+/** Where a record comes from: its own legacy row, with the fields other rows of it hold (Origin.fields). */
+export function originOf(staged: SourcedRecord): Origin {
+  const fields = staged.record.fieldOrigins;
+  return { file: staged.file, line: staged.record.line, ...(fields === undefined ? {} : { fields }) };
+}
+
+export function recordIssue(staged: SourcedRecord, number: string, issue: RecordIssue, prefix = ''): SourceIssue {
   const attr = [prefix, issue.attr].filter((part) => part !== '').join('.');
+  const held = issue.attr === '' ? undefined : fieldOrigin(originOf(staged), issue.attr.split('.'));
+  const column = held?.column ?? issue.column;
   return {
-    file,
-    line,
-    ...(issue.column === undefined ? {} : { column: issue.column }),
+    file: held?.file ?? staged.file,
+    line: held?.line ?? staged.record.line,
+    ...(column === undefined ? {} : { column }),
     ...(attr === '' ? {} : { attr }),
     externalAccountNumber: number,
     code: issue.code,

@@ -18,6 +18,11 @@ export interface Origin {
   file: string;
   line: number;
   column?: string;
+  /**
+   * Fields of the record held by another legacy row than the record's own (a view naming every legacy row of a
+   * record in `_rows`, and taking the field from a column of another table): field path -> that row and column.
+   */
+  fields?: Record<string, Origin>;
 }
 
 /** A problem found locally (reading, mapping or schema), or mapped back from the service's `attr`. */
@@ -70,6 +75,11 @@ export interface ExportAccount {
   columnOf?: Record<string, Record<string, string>>;
   /** Values dropped under `on_invalid: omit`, in its records (absent when none). */
   omitted?: OmittedIssue[];
+  /**
+   * Problems that do not hold the account back (a customer given twice, a team's check of severity warning): listed by
+   * validate, never sent anywhere (absent when none).
+   */
+  warnings?: SourceIssue[];
   notes: Array<MappedItem<Note>>;
   transactions: Array<MappedItem<Transaction>>;
   statements: Array<MappedItem<HistoricalStatement>>;
@@ -87,6 +97,8 @@ export interface OrphanItems {
   importSupplier: string;
   /** Values dropped under `on_invalid: omit` (absent when none). */
   omitted?: OmittedIssue[];
+  /** Problems that do not hold the records back (ExportAccount.warnings; absent when none). */
+  warnings?: SourceIssue[];
   notes: Array<MappedItem<Note>>;
   transactions: Array<MappedItem<Transaction>>;
   statements: Array<MappedItem<HistoricalStatement>>;

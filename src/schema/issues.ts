@@ -32,9 +32,22 @@ export function toValidationIssues(error: z.core.$ZodError, input: unknown): Val
       }
       continue;
     }
-    issues.push({ attr, code: platformCode(issue, input), detail: issue.message });
+    const code = platformCode(issue, input);
+    issues.push({ attr, code, detail: code === 'invalid_choice' ? refusedChoice(issue, input) : issue.message });
   }
   return issues;
+}
+
+/** Longest value quoted in a message. */
+const QUOTED_LIMIT = 60;
+
+/** A value not among a field's choices: the words say which value was refused (`Invalid option "HOUSEHOLD": ...`). */
+function refusedChoice(issue: z.core.$ZodIssue, input: unknown): string {
+  const value = valueAt(input, issue.path);
+  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') return issue.message;
+  const text = String(value);
+  const quoted = JSON.stringify(text.length > QUOTED_LIMIT ? `${text.slice(0, QUOTED_LIMIT)}...` : text);
+  return issue.message.replace(/^Invalid option(?=:)/, `Invalid option ${quoted}`);
 }
 
 /** Fields whose absence the platform reports with a code of its own instead of `required`. */

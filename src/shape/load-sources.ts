@@ -2,15 +2,16 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { FatalError, InputError } from '../errors.js';
-import { readCsvBatches, readJsonArray, readNdjson, type CsvRow } from '../sources/index.js';
+import { readCsvBatches, readFixedWidth, readJsonArray, readNdjson, type CsvRow } from '../sources/index.js';
 import { canonicalReader, createCanonicalFile, type CanonicalFile, type WrittenFile } from './canonical-csv.js';
 import { jsonText } from './json-text.js';
 import { quoteIdentifier, quoteLiteral } from './sql-text.js';
 import type { ShapeSource, SourceFile } from './source-files.js';
 
 // A source's files into one DuckDB table, read by the tool's own readers (every encoding, BOM, CRLF and quoted newline
-// they handle, with the same checks and messages): every column VARCHAR as the file holds it (an empty cell, a JSON
-// null: NULL, as "empty means no data" everywhere else), plus `_file` and `_line` (where the record starts). Each file
+// they handle, with the same checks and messages; CSV with its source's quoting and column names, fixed-width lines,
+// JSON): every column VARCHAR as the file holds it (an empty cell, a JSON null, a column past a fixed-width line's
+// end: NULL, as "empty means no data" everywhere else), plus `_file` and `_line` (where the record starts). Each file
 // goes through a canonical file in the scratch directory that DuckDB's own CSV reader loads (canonical-csv.ts),
 // before the engine is locked; the canonical file is removed once loaded.
 
@@ -32,7 +33,7 @@ export async function loadSource(
 ): Promise<LoadedSource> {
   const first = files[0];
   if (first === undefined) throw new Error(`source ${source.table} without files`);
-  const columns = first.format === 'csv' ? await csvHeader(source, first) : await jsonKeys(files);
+  const columns = await columnsOf(source, files, first);
   await createTable(connection, source, first, columns);
   let rows = 0;
   for (const [index, file] of files.entries()) {
@@ -57,6 +58,7 @@ async function writeCanonical(
 ): Promise<WrittenFile> {
   try {
     if (file.format === 'csv') await writeCsv(canonical, source, file, columns);
+    else if (file.format === 'fixed') await writeFixed(canonical, source, file);
     else await writeJson(canonical, file, columns);
   } catch (error) {
     await canonical.close();
@@ -119,8 +121,32 @@ async function createTable(
   );
 }
 
-function csvRows(source: ShapeSource, file: SourceFile): AsyncGenerator<CsvRow[], void, undefined> {
-  return readCsvBatches(file.absolutePath, { file: file.file, encoding: source.encoding, delimiter: source.delimiter });
+/** The table's columns: the layout's or the source's names, the CSV header's, or every JSON key met. */
+async function columnsOf(source: ShapeSource, files: SourceFile[], first: SourceFile): Promise<string[]> {
+  if (first.format === 'fixed') return (source.layout ?? []).map((column) => column.name);
+  if (first.format !== 'csv') return jsonKeys(files);
+  return source.columns ?? csvHeader(source, first);
+}
+
+/** The source's CSV rows; a file that does not parse is named at its line, with the source's quoting options. */
+async function* csvRows(source: ShapeSource, file: SourceFile): AsyncGenerator<CsvRow[], void, undefined> {
+  const options = { file: file.file, encoding: source.encoding, delimiter: source.delimiter, quote: source.quote };
+  try {
+    yield* readCsvBatches(file.absolutePath, options);
+  } catch (error) {
+    if (!(error instanceof InputError) || error.code !== 'input_unparseable' || source.quote === false) throw error;
+    const detail = error.message.slice(`${error.file}${error.line === undefined ? '' : `:${error.line}`}: `.length);
+    if (!detail.includes('quote')) throw error;
+    const other = (source.quote ?? '"') === '"' ? '; one quoted with another character, with "quote": "\'"' : '';
+    throw new InputError(
+      error.file,
+      error.line,
+      `${detail} A file whose fields are never quoted (a quote is a character of the value, as in SAP downloads) ` +
+        `reads with "quote": false in sources.${source.table}${other}.`,
+      error.code,
+      error,
+    );
+  }
 }
 
 /** The header's names, or column1..N of the first row when the source says it has none. */
@@ -150,12 +176,30 @@ async function writeCsv(canonical: CanonicalFile, source: ShapeSource, file: Sou
         throw new InputError(
           file.file,
           row.line,
-          `the row has ${row.cells.length} cells but the header has ${columns.length} columns (an unquoted ` +
+          `the row has ${row.cells.length} cells but ${named(source, columns.length)} (an unquoted ` +
             'delimiter in a value, or the wrong delimiter?); the source cannot be loaded until it is mended.',
           'shape_source_column_count',
         );
       canonical.write(row.line, row.cells);
     }
+    await canonical.flush();
+  }
+}
+
+function named(source: ShapeSource, count: number): string {
+  if (source.columns) return `sources.${source.table}.columns in the mapping file names ${count}`;
+  return source.header ? `the header has ${count} columns` : `the first row has ${count}`;
+}
+
+async function writeFixed(canonical: CanonicalFile, source: ShapeSource, file: SourceFile): Promise<void> {
+  const options = {
+    file: file.file,
+    encoding: source.encoding,
+    columns: source.layout ?? [],
+    setting: `sources.${source.table}.columns`,
+  };
+  for await (const rows of readFixedWidth(file.absolutePath, options)) {
+    for (const row of rows) canonical.write(row.line, row.cells);
     await canonical.flush();
   }
 }

@@ -7,6 +7,12 @@
 export interface PassThrough {
   table: string | undefined;
   columns: Record<string, string>;
+  /**
+   * Every view column that is a plain reference to a column of a source table, of the `_file` table or another one
+   * of a join (view column -> table in lower case and column): with the legacy rows a record names (`_rows`), the row
+   * of that table holding the value. Absent when there is none.
+   */
+  references?: Record<string, { table: string; column: string }>;
 }
 
 interface Node {
@@ -68,6 +74,8 @@ function columnRef(item: Item, tables: Map<string, string>): { as: string; table
 interface Branch {
   table: string | undefined;
   pairs: Array<[string, string] | undefined>;
+  /** Each select item that is a plain reference to a source table's column: that table and column. */
+  refs: Array<{ name: string; table: string; column: string } | undefined>;
 }
 
 function selectPassThrough(node: Node, columnsOf: ReadonlyMap<string, readonly string[]>): Branch {
@@ -77,21 +85,28 @@ function selectPassThrough(node: Node, columnsOf: ReadonlyMap<string, readonly s
   const fileItem = list.find((item) => outputName(item) === '_file');
   const provenance = fileItem ? columnRef(fileItem, tables) : undefined;
   const out: Array<[string, string] | undefined> = [];
+  const refs: Branch['refs'] = [];
   for (const item of list) {
     if (item.class === 'STAR' && tables.size === 1 && !item.relation_name && (item.exclude_list ?? []).length === 0) {
       const table = [...tables.values()][0] as string;
-      for (const column of columnsOf.get(table) ?? []) out.push([column, column]);
+      for (const column of columnsOf.get(table) ?? []) {
+        out.push([column, column]);
+        refs.push({ name: column, table, column });
+      }
       out.push(['_file', '_file'], ['_line', '_line']);
+      refs.push(undefined, undefined);
       continue;
     }
     const ref = columnRef(item, tables);
-    const known = ref && provenance && ref.as === provenance.as && columnsOf.get(ref.table)?.includes(ref.column);
-    out.push(known ? [outputName(item), ref.column] : undefined);
+    const source = ref && columnsOf.get(ref.table)?.includes(ref.column) ? ref : undefined;
+    out.push(source && provenance && source.as === provenance.as ? [outputName(item), source.column] : undefined);
+    refs.push(source ? { name: outputName(item), table: source.table, column: source.column } : undefined);
   }
   const starTable = tables.size === 1 ? [...tables.values()][0] : undefined;
   return {
     table: provenance?.table ?? (out.some((pair) => pair?.[0] === '_file') ? starTable : undefined),
     pairs: out,
+    refs,
   };
 }
 
@@ -111,11 +126,26 @@ function branches(node: Node): Node[] {
  */
 export function passThroughOf(node: Node, columnsOf: ReadonlyMap<string, readonly string[]>): PassThrough {
   const [first, ...others] = branches(node).map((branch) => selectPassThrough(branch, columnsOf));
-  if (!first?.table || others.some((other) => other.table !== first.table)) return { table: undefined, columns: {} };
+  const references = first ? referencesOf(first, others) : {};
+  const found = Object.keys(references).length === 0 ? {} : { references };
+  if (!first?.table || others.some((other) => other.table !== first.table))
+    return { table: undefined, columns: {}, ...found };
   const columns: Record<string, string> = {};
   first.pairs.forEach((pair, index) => {
     if (!pair || pair[0] === '_file' || pair[0] === '_line') return;
     if (others.every((other) => other.pairs[index]?.[1] === pair[1])) columns[pair[0]] = pair[1];
   });
-  return { table: first.table, columns };
+  return { table: first.table, columns, ...found };
+}
+
+/** The view columns every branch takes from one column of one source table (names: the first branch's). */
+function referencesOf(first: Branch, others: Branch[]): NonNullable<PassThrough['references']> {
+  const references: NonNullable<PassThrough['references']> = {};
+  first.refs.forEach((ref, index) => {
+    if (!ref || ref.name === '' || ref.name === '_file' || ref.name === '_line' || ref.name === '_rows') return;
+    const same = (other: Branch): boolean =>
+      other.refs[index]?.table === ref.table && other.refs[index]?.column === ref.column;
+    if (others.every(same)) references[ref.name] = { table: ref.table, column: ref.column };
+  });
+  return references;
 }

@@ -10,6 +10,9 @@ import type { ShapedRow, ShapedView } from './shaped-view.js';
 import { runShapeFile } from './run-shape.js';
 import { exportDirFiles, sourceFiles, type ShapeSource } from './source-files.js';
 import { sourceUse, type ControlSource, type DroppedRow, type SourceUse } from './source-use.js';
+import { viewLines } from './sql-statements.js';
+import { ROWS_COLUMN } from './legacy-rows.js';
+import { openTeamChecks, type CheckRow, type TeamChecks } from './team-checks.js';
 import { clientText, quoteIdentifier, quoteLiteral } from './sql-text.js';
 import { viewRows } from './view-rows.js';
 
@@ -38,7 +41,12 @@ export interface ShapedExport {
   readonly unclaimed: NotRead[];
   /** The view's rows ordered by `keyColumn` (trimmed, byte order), in batches; each row's cells as text. */
   rows(view: ShapedView, keyColumn: string, keys?: readonly string[]): AsyncGenerator<ShapedRow[], void, undefined>;
-  /** Every row of every source table at one legacy line set: for `validate --show`. */
+  /** The team's check views (`check_<name>`), in name order; empty without any. */
+  readonly checks: readonly string[];
+  /** The check rows naming no account, in legacy file and line order. */
+  keylessChecks(): Promise<CheckRow[]>;
+  /** The check rows naming an account, ordered by it as `rows` orders a view's; in batches. */
+  keyedChecks(): AsyncGenerator<CheckRow[], void, undefined>;
   /** The legacy rows at these lines, and those holding one of `keys` as a whole cell (an account's other rows). */
   sourceRows(lines: ReadonlyArray<{ file: string; line: number }>, keys?: readonly string[]): Promise<SourceRow[]>;
   /**
@@ -94,8 +102,18 @@ export async function openShape(settings: ShapeSettings): Promise<ShapedExport> 
     const controls = controlSources(settings, sources);
     for (const statement of LOCK) await connection.run(statement);
     await runShapeFile(connection, duckdb.StatementType, settings.shapeName, text);
-    const views = await shapedViews(connection, settings.shapeName, sources);
-    const opened = shapedExport(instance, connection, { views, sources, temp, shapeName: settings.shapeName });
+    const lines = viewLines(text);
+    const made = await madeViews(connection);
+    const views = await shapedViews(connection, settings.shapeName, sources, made);
+    const checks = await openTeamChecks(connection, settings.shapeName, { views: [...made.keys()], lines, sources });
+    const opened = shapedExport(instance, connection, {
+      views,
+      sources,
+      temp,
+      checks,
+      lines,
+      shapeName: settings.shapeName,
+    });
     return { ...opened, unclaimed, sourceUse: (dropped) => sourceUse(connection, sources, views, dropped, controls) };
   } catch (error) {
     instance?.closeSync();
@@ -156,28 +174,44 @@ async function readShapeFile(settings: ShapeSettings): Promise<string> {
 function shapedExport(
   instance: DuckDBInstance,
   connection: DuckDBConnection,
-  {
-    views,
-    sources,
-    temp,
-    shapeName,
-  }: { views: ShapedView[]; sources: LoadedSource[]; temp: string; shapeName: string },
+  made: {
+    views: ShapedView[];
+    sources: LoadedSource[];
+    temp: string;
+    checks: TeamChecks | undefined;
+    lines: ReadonlyMap<string, number>;
+    shapeName: string;
+  },
 ): Omit<ShapedExport, 'unclaimed' | 'sourceUse'> {
+  const { views, sources, temp, checks, lines, shapeName } = made;
   const open = new Set<DuckDBConnection>([connection]);
+  // One connection per stream: the views are read side by side, and a connection streams one result at a time.
+  async function* ownConnection<T>(read: (own: DuckDBConnection) => AsyncGenerator<T, void, undefined>) {
+    const own = await instance.connect();
+    open.add(own);
+    try {
+      yield* read(own);
+    } finally {
+      open.delete(own);
+      own.closeSync();
+    }
+  }
   return {
     views,
     sources,
-    rows: async function* (view, keyColumn, keys) {
-      // One connection per view: the views are read side by side, and a connection streams one result at a time.
-      const own = await instance.connect();
-      open.add(own);
-      try {
-        yield* viewRows(own, shapeName, view, keyColumn, keys);
-      } finally {
-        open.delete(own);
-        own.closeSync();
-      }
-    },
+    checks: checks?.codes ?? [],
+    keylessChecks: async () => (checks ? checks.keyless() : []),
+    keyedChecks: () => ownConnection((own) => (checks ? checks.keyed(own) : noRows())),
+    rows: (view, keyColumn, keys) =>
+      ownConnection((own) =>
+        viewRows(
+          own,
+          { place: { shapeName, view: view.kind, line: lines.get(view.kind) }, sources },
+          view,
+          keyColumn,
+          keys,
+        ),
+      ),
     sourceRows: (lines, keys = []) => readSourceRows(connection, sources, lines, keys),
     close: async () => {
       for (const each of open) each.closeSync();
@@ -187,16 +221,23 @@ function shapedExport(
   };
 }
 
+async function* noRows(): AsyncGenerator<never, void, undefined> {}
+
+/** Every view the shape file made: its name in lower case -> its SQL. */
+async function madeViews(connection: DuckDBConnection): Promise<Map<string, string>> {
+  const made = await connection.runAndReadAll(
+    "SELECT lower(view_name), sql FROM duckdb_views() WHERE NOT internal AND schema_name = 'main'",
+  );
+  return new Map((made.getRowsJS() as Array<[string, string]>).map(([name, sql]) => [name, sql]));
+}
+
 /** The record kinds' views the shape file made, checked: `accounts` present, `_file` and `_line` in each. */
 async function shapedViews(
   connection: DuckDBConnection,
   shapeName: string,
   sources: LoadedSource[],
+  sqlOf: ReadonlyMap<string, string>,
 ): Promise<ShapedView[]> {
-  const made = await connection.runAndReadAll(
-    "SELECT lower(view_name), sql FROM duckdb_views() WHERE NOT internal AND schema_name = 'main'",
-  );
-  const sqlOf = new Map((made.getRowsJS() as Array<[string, string]>).map(([name, sql]) => [name, sql]));
   if (!sqlOf.has('accounts'))
     throw new InputError(
       shapeName,
@@ -222,8 +263,9 @@ async function shapedViews(
             `record comes from (select ${needed} of the source table the record is built from).`,
           'shape_no_provenance',
         );
-    const columns = all.filter((column) => column !== '_file' && column !== '_line');
-    views.push({ kind, columns, passThrough: await passThrough(connection, sql, columnsOf) });
+    const columns = all.filter((column) => column !== '_file' && column !== '_line' && column !== ROWS_COLUMN);
+    const hasRows = all.includes(ROWS_COLUMN);
+    views.push({ kind, columns, hasRows, passThrough: await passThrough(connection, sql, columnsOf) });
   }
   return views;
 }

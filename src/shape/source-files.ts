@@ -2,11 +2,15 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import picomatch from 'picomatch';
 import { InputError } from '../errors.js';
+import type { FixedColumn } from '../sources/index.js';
 import type { FileFormat } from '../sources/kinds.js';
 
 // The legacy files a shape reads (docs/export-format.md "Shaping legacy files with SQL"): each source names its files
 // by a glob relative to the export directory. `file` must match exactly one file; `files` one or more, appended in
 // name order. A glob that matches nothing, or several files where one is expected, lists what is there.
+
+/** How a source's files are read: as the export's own formats, or as fixed-width lines. */
+export type SourceFormat = FileFormat | 'fixed';
 
 /** One source of the mapping file's `sources`, complete (defaults filled in). */
 export interface ShapeSource {
@@ -16,11 +20,17 @@ export interface ShapeSource {
   glob: string;
   several: boolean;
   /** Undefined: from the extension. */
-  format: FileFormat | undefined;
+  format: SourceFormat | undefined;
   encoding: string;
   delimiter: string;
-  /** The first CSV row names the columns (default); without it they are column1, column2, ... */
+  /** The first CSV row names the columns (default); without it `columns` does, else they are column1, column2, ... */
   header: boolean;
+  /** The character CSV fields are quoted with (default `"`); false: fields are never quoted. */
+  quote?: string | false | undefined;
+  /** A CSV file without a header row: its columns' names, in order. */
+  columns?: string[] | undefined;
+  /** A fixed-width file: each column's place. */
+  layout?: FixedColumn[] | undefined;
   /** A control file: the columns naming a file and the rows it holds (source-use.ts). */
   control?: { fileColumn: string; rowsColumn: string };
 }
@@ -30,7 +40,7 @@ export interface SourceFile {
   /** Relative to the export directory, with `/` between folders: what `_file` holds. */
   file: string;
   absolutePath: string;
-  format: FileFormat;
+  format: SourceFormat;
 }
 
 const FORMAT_OF_EXTENSION: Record<string, FileFormat> = { csv: 'csv', json: 'json', ndjson: 'ndjson', jsonl: 'ndjson' };
@@ -69,9 +79,17 @@ export function sourceFiles(dir: string, source: ShapeSource, present: readonly 
   return matches.map((file) => ({ file, absolutePath: path.join(dir, file), format: formatOf(source, file) }));
 }
 
-function formatOf(source: ShapeSource, file: string): FileFormat {
+function formatOf(source: ShapeSource, file: string): SourceFormat {
   if (source.format !== undefined) return source.format;
   const format = FORMAT_OF_EXTENSION[file.slice(file.lastIndexOf('.') + 1).toLowerCase()];
+  if (format !== undefined && format !== 'csv' && (!source.header || source.columns || (source.quote ?? '"') !== '"'))
+    throw new InputError(
+      `sources.${source.table}`,
+      undefined,
+      `${file} is read as ${format} (its extension), where "header", "columns" and "quote" do not apply; give ` +
+        '"format": "csv" in the source if it is a delimited file.',
+      'shape_source_format',
+    );
   if (format !== undefined) return format;
   throw new InputError(
     `sources.${source.table}`,

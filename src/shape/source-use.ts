@@ -2,6 +2,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { ControlCount, SourceFileUse, UnusedRow } from '../ledger/index.js';
 import type { LoadedSource } from './load-sources.js';
 import type { ShapedView } from './shaped-view.js';
+import { legacyRowsOfText, ROWS_COLUMN } from './legacy-rows.js';
 import { quoteIdentifier } from './sql-text.js';
 import { sortedTable } from './view-rows.js';
 
@@ -28,6 +29,7 @@ export interface SourceUse {
 
 const USED = 'migrate_rows_used';
 const DROPPED = 'migrate_rows_dropped';
+const CARRIED = 'migrate_rows_carried';
 
 /** A source declared as the extract's control file: the columns naming a file and the rows it holds. */
 export interface ControlSource {
@@ -55,12 +57,7 @@ export async function sourceUse(
     appender.endRow();
   }
   appender.closeSync();
-  const carried = views.map(
-    (view) =>
-      `SELECT _file, _line FROM ${sortedTable(view)} EXCEPT ` +
-      `SELECT _file, _line FROM ${DROPPED} WHERE kind = '${view.kind}'`,
-  );
-  await connection.run(`CREATE OR REPLACE TABLE ${USED} AS ${carried.join(' UNION ')}`);
+  await usedRows(connection, views);
   const files: SourceFileUse[] = [];
   for (const source of sources) {
     const counted = await connection.runAndReadAll(
@@ -113,6 +110,32 @@ export function controlMismatchLines(counts: readonly ControlCount[]): string[] 
     if (/^\d+$/.test(count.declared) && Number(count.declared) === count.read) return [];
     return [`${at} declares ${count.declared} row(s) of ${count.file}; ${count.read} were read`];
   });
+}
+
+/**
+ * The legacy rows the views' records carry, each once: every view row's `_file` and `_line`, and the rows its `_rows`
+ * names (docs/export-format.md "Every legacy row of a record"), unless that view row became no record. A view's
+ * `_rows` lists are read through this process a chunk at a time, their rows appended to the engine's table.
+ */
+async function usedRows(connection: DuckDBConnection, views: readonly ShapedView[]): Promise<void> {
+  await connection.run(`CREATE OR REPLACE TABLE ${CARRIED} (_file VARCHAR, _line BIGINT)`);
+  for (const view of views) {
+    const dropped = `SELECT _file, _line FROM ${DROPPED} WHERE kind = '${view.kind}'`;
+    const made = `${sortedTable(view)} s ANTI JOIN (${dropped}) d ON d._file = s._file AND d._line = s._line`;
+    await connection.run(`INSERT INTO ${CARRIED} SELECT s._file, s._line FROM ${made}`);
+    if (!view.hasRows) continue;
+    const appender = await connection.createAppender(CARRIED);
+    const result = await connection.stream(`SELECT s.${ROWS_COLUMN} FROM ${made} WHERE s.${ROWS_COLUMN} IS NOT NULL`);
+    for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk())
+      for (const [text] of chunk.getRows() as Array<[string]>)
+        for (const row of legacyRowsOfText(text) ?? []) {
+          appender.appendVarchar(row.file);
+          appender.appendBigInt(BigInt(row.line));
+          appender.endRow();
+        }
+    appender.closeSync();
+  }
+  await connection.run(`CREATE OR REPLACE TABLE ${USED} AS SELECT DISTINCT _file, _line FROM ${CARRIED}`);
 }
 
 async function* unusedRows(

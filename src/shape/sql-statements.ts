@@ -112,3 +112,28 @@ export function plainEngineMessage(message: string): string {
     .replace(/\s*\n\s*/g, ' ')
     .trim();
 }
+
+const NAME = String.raw`(?:"(?:[^"]|"")*"|\w+)`;
+const CREATE_VIEW = new RegExp(
+  String.raw`^CREATE\s+(?:OR\s+REPLACE\s+)?(?:TEMP(?:ORARY)?\s+)?VIEW\s+(?:IF\s+NOT\s+EXISTS\s+)?` +
+    `(?:${NAME}\\.)?(${NAME})`,
+  'i',
+);
+
+/** The view a statement creates (its name in lower case, unquoted), or undefined for any other statement. */
+export function createdView(statement: SqlStatement): string | undefined {
+  const match = CREATE_VIEW.exec(statement.text);
+  const name = match?.[1];
+  if (name === undefined) return undefined;
+  return (name.startsWith('"') ? name.slice(1, -1).replaceAll('""', '"') : name).toLowerCase();
+}
+
+/** Each view the shape file creates -> the line of its CREATE VIEW in the file (the last one, where made twice). */
+export function viewLines(text: string): Map<string, number> {
+  const lines = new Map<string, number>();
+  for (const statement of splitStatements(text)) {
+    const view = createdView(statement);
+    if (view !== undefined) lines.set(view, statement.line);
+  }
+  return lines;
+}

@@ -1,7 +1,10 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { InputError } from '../errors.js';
 import type { ShapedRow, ShapedView } from './shaped-view.js';
+import type { LoadedSource } from './load-sources.js';
 import { clientText, quoteIdentifier, quoteLiteral } from './sql-text.js';
+import { viewPlaceName, viewReadError, type ViewPlace } from './view-error.js';
+import { legacyRowsOfText, ROWS_COLUMN, type LegacyRow } from './legacy-rows.js';
 
 // A view's rows in the order the intake's join reads records in: by external account number as the tool compares
 // them (trimmed as JavaScript trims, then byte order: DuckDB's default collation orders UTF-8 bytes, as
@@ -13,35 +16,28 @@ const JS_WHITESPACE =
   '\t\n\u000b\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029' +
   '\u202f\u205f\u3000\ufeff';
 
+/** A key column as the intake's join compares keys: trimmed as JavaScript trims (then byte order, DuckDB's default). */
+export function keyText(column: string): string {
+  return `trim(CAST(${quoteIdentifier(column)} AS VARCHAR), '${JS_WHITESPACE}')`;
+}
+
 /** The view's rows ordered by key then the view's own order; with `keys`, only the rows of those accounts. */
 function orderedQuery(view: ShapedView, keyColumn: string, keys?: readonly string[]): string {
   const cells = view.columns.map((column) => clientText(`CAST(${quoteIdentifier(column)} AS VARCHAR)`));
-  const key = `trim(CAST(${quoteIdentifier(keyColumn)} AS VARCHAR), '${JS_WHITESPACE}')`;
+  const key = keyText(keyColumn);
   const only = keys === undefined ? '' : ` WHERE ${key} IN (${keys.map(quoteLiteral).join(', ') || 'NULL'})`;
+  const rows = view.hasRows ? [`CAST(to_json(${ROWS_COLUMN}) AS VARCHAR) AS ${ROWS_COLUMN}`] : [];
   return (
-    `SELECT ${[...cells, 'CAST(_file AS VARCHAR) AS _file', 'CAST(_line AS BIGINT) AS _line'].join(', ')} FROM ` +
+    `SELECT ${[...cells, 'CAST(_file AS VARCHAR) AS _file', 'CAST(_line AS BIGINT) AS _line', ...rows].join(', ')} ` +
+    'FROM ' +
     `(SELECT *, row_number() OVER () AS __row FROM ${quoteIdentifier(view.kind)})${only} ORDER BY ${key}, __row`
   );
 }
 
-/**
- * An error met while the view's rows are computed (a CAST of a value that does not convert, ...): it stops the read,
- * named at the view; try_cast keeps such a value for validation to report at its line instead.
- */
-function viewError(shapeName: string, view: ShapedView, error: unknown): InputError {
-  const message = (error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, ' ').trim();
-  const advice = message.startsWith('Out of Memory')
-    ? "The views are sorted within the engine's memory limit (src/defaults.ts shapeMemoryLimit), spilling to TMPDIR: " +
-      'check the free space there, or simplify the views that join or aggregate the most rows.'
-    : 'Mend the legacy value, or let the SQL keep it (try_cast gives NULL where CAST fails; passing the text on lets ' +
-      'validation name the bad value at its legacy line).';
-  return new InputError(
-    `${shapeName} (view ${view.kind})`,
-    undefined,
-    `the view cannot be read: ${message.replace(/\s*Possible solutions:.*$/, '')}. ${advice}`,
-    'shape_view_error',
-    error,
-  );
+/** Where the view is made, and the sources its failing values are looked up in. */
+export interface ViewReading {
+  place: ViewPlace;
+  sources: readonly LoadedSource[];
 }
 
 /** The table a view's whole read sorts it into, left behind for the control totals (source-use.ts). */
@@ -49,7 +45,7 @@ export const sortedTable = (view: ShapedView): string => `__sorted_${view.kind}`
 
 export async function* viewRows(
   connection: DuckDBConnection,
-  shapeName: string,
+  reading: ViewReading,
   view: ShapedView,
   keyColumn: string,
   keys?: readonly string[],
@@ -58,7 +54,7 @@ export async function* viewRows(
     try {
       return await step();
     } catch (error) {
-      throw viewError(shapeName, view, error);
+      throw await viewReadError(reading.place, error, { connection, sources: reading.sources });
     }
   };
   // The whole view is sorted into a table of the engine's database file first, one view at a time (a sort spills to
@@ -75,13 +71,14 @@ export async function* viewRows(
     const columns = chunk.getColumns();
     const files = columns[width] ?? [];
     const lines = columns[width + 1] ?? [];
+    const legacy = view.hasRows ? (columns[width + 2] ?? []) : undefined;
     const rows: ShapedRow[] = [];
     for (let row = 0; row < chunk.rowCount; row += 1) {
       const file = files[row];
       const line = lines[row];
       if (typeof file !== 'string' || typeof line !== 'bigint' || line < 1n)
         throw new InputError(
-          `view ${view.kind}`,
+          viewPlaceName(reading.place),
           undefined,
           `a row has no legacy ${typeof file === 'string' ? '_line' : '_file'} (${String(line ?? file)}): ` +
             'select _file and _line of the source row each record comes from.',
@@ -89,8 +86,21 @@ export async function* viewRows(
         );
       const cells = new Array<string>(width);
       for (let column = 0; column < width; column += 1) cells[column] = (columns[column]?.[row] as string | null) ?? '';
-      rows.push({ file, line: Number(line), cells });
+      rows.push({ file, line: Number(line), cells, ...(legacy ? { rows: rowsOf(reading, legacy[row]) } : {}) });
     }
     yield rows;
   }
+}
+
+/** A row's `_rows`, read; a value that is no list of legacy rows stops the read, named at the view. */
+function rowsOf(reading: ViewReading, value: unknown): LegacyRow[] {
+  const rows = typeof value === 'string' ? legacyRowsOfText(value) : value === null ? [] : undefined;
+  if (rows !== undefined) return rows;
+  throw new InputError(
+    viewPlaceName(reading.place),
+    undefined,
+    `_rows holds ${JSON.stringify(String(value)).slice(0, 80)}: it names every legacy row of a record as a list of ` +
+      "'file:line' texts (list(_file || ':' || _line)) or of structs (list({'file': _file, 'line': _line})).",
+    'shape_rows',
+  );
 }

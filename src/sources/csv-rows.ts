@@ -26,7 +26,6 @@ export class CsvRowError extends Error {
   }
 }
 
-const QUOTE = 0x22;
 const LF = 0x0a;
 const CR = 0x0d;
 const EMPTY = Buffer.alloc(0);
@@ -43,12 +42,18 @@ export class CsvRowSplitter {
   /** Line of the next row. */
   #line = 1;
   readonly #delimiter: string;
+  /** The quote character's byte; -1: no quoting, every row is split at the delimiter. */
+  readonly #quote: number;
   readonly #parseOptions: Options<string[]>;
 
-  constructor(delimiter: string) {
+  /** `quote`: the one ASCII character fields are quoted with (RFC 4180's `"`); false: fields are never quoted. */
+  constructor(delimiter: string, quote: string | false = '"') {
     this.#delimiter = delimiter;
+    this.#quote = quote === false ? -1 : quote.charCodeAt(0);
     this.#parseOptions = {
       delimiter,
+      quote,
+      escape: quote,
       relax_column_count: true,
       skip_empty_lines: false,
       record_delimiter: ['\r\n', '\n'],
@@ -77,9 +82,10 @@ export class CsvRowSplitter {
     const stop = Math.min(buffer.length, this.#at + budget);
     const rows: CsvRow[] = [];
     let at = this.#at;
-    let quote = buffer.indexOf(QUOTE, at);
+    const quoteByte = this.#quote;
+    let quote = quoteByte === -1 ? -1 : buffer.indexOf(quoteByte, at);
     while (at < stop) {
-      if (quote !== -1 && quote < at) quote = buffer.indexOf(QUOTE, at);
+      if (quote !== -1 && quote < at) quote = buffer.indexOf(quoteByte, at);
       const newline = buffer.indexOf(LF, at);
       const rowEnd = newline === -1 ? buffer.length : newline;
       if ((quote === -1 || quote > rowEnd) && (newline !== -1 || this.#ended) && rowEnd - at <= MAX_RECORD_BYTES) {
@@ -125,7 +131,7 @@ export class CsvRowSplitter {
     const ends: number[] = [];
     let at = start;
     for (;;) {
-      const rowEnd = quotedRowEnd(buffer, at);
+      const rowEnd = quotedRowEnd(buffer, at, this.#quote);
       if (rowEnd === -1) {
         if (this.#ended) ends.push(buffer.length);
         return ends;
@@ -134,7 +140,7 @@ export class CsvRowSplitter {
       at = rowEnd;
       if (at >= stop) return ends;
       const newline = buffer.indexOf(LF, at);
-      const quote = buffer.indexOf(QUOTE, at);
+      const quote = this.#quote === -1 ? -1 : buffer.indexOf(this.#quote, at);
       if (quote === -1 || (newline !== -1 && newline < quote)) return ends;
     }
   }
@@ -190,17 +196,17 @@ function lineWithin(error: CsvError): number {
 }
 
 /**
- * Where the row starting at `start` ends (after its line feed), its quotes taken in pairs; -1: not within the bytes
- * (no line feed after its last quote pair, or a quote still open).
+ * Where the row starting at `start` ends (after its line feed), its quotes (byte `quote`; -1: none) taken in pairs; -1:
+ * not within the bytes (no line feed after its last quote pair, or a quote still open).
  */
-function quotedRowEnd(buffer: Buffer, start: number): number {
+function quotedRowEnd(buffer: Buffer, start: number, quote: number): number {
   let at = start;
   let newline = buffer.indexOf(LF, at);
   for (;;) {
-    const open = buffer.indexOf(QUOTE, at);
+    const open = quote === -1 ? -1 : buffer.indexOf(quote, at);
     if (newline !== -1 && (open === -1 || newline < open)) return newline + 1;
     if (open === -1) return -1;
-    const close = buffer.indexOf(QUOTE, open + 1);
+    const close = buffer.indexOf(quote, open + 1);
     if (close === -1) return -1;
     at = close + 1;
     if (newline !== -1 && newline < at) newline = buffer.indexOf(LF, at);

@@ -91,6 +91,7 @@ export async function* readCsvBatches(
         file: options.file,
         encoding: options.encoding,
         delimiter: options.delimiter,
+        quote: options.quote,
         ...(options.places ? { places: options.places } : {}),
       },
     });

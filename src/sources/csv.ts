@@ -23,6 +23,8 @@ const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 export interface CsvOptions extends DecodeOptions {
   delimiter: string;
+  /** The character fields are quoted with (default `"`); false: never quoted (a `"` is a character of the value). */
+  quote?: string | false | undefined;
 }
 
 /** Yields the header row first, then every data row; blank lines are skipped. */
@@ -32,7 +34,7 @@ export async function* readCsv(absolutePath: string, options: CsvOptions): Async
 
 /** readCsv's rows, as many at a time as a piece of the file completes (none left out: never an empty array). */
 export async function* readCsvRows(absolutePath: string, options: CsvOptions): AsyncGenerator<CsvRow[]> {
-  const splitter = new CsvRowSplitter(options.delimiter);
+  const splitter = new CsvRowSplitter(options.delimiter, options.quote);
   try {
     let first = true;
     for await (const read of utf8Chunks(absolutePath, options)) {
@@ -56,7 +58,7 @@ export async function* readCsvRows(absolutePath: string, options: CsvOptions): A
     throw new InputError(
       options.file,
       error.line,
-      `cannot be parsed as CSV: ${plainCsvMessage(error.csv)}`,
+      `cannot be parsed as CSV: ${plainCsvMessage(error.csv, options.quote ?? '"')}`,
       'input_unparseable',
       error.csv,
     );
@@ -69,18 +71,18 @@ function withoutBlankLines(rows: CsvRow[]): CsvRow[] {
 
 const isBlank = (row: CsvRow): boolean => row.cells.length === 1 && row.cells[0] === '';
 
-function plainCsvMessage(error: CsvError): string {
+function plainCsvMessage(error: CsvError, quote: string | false): string {
   switch (error.code) {
     case 'CSV_QUOTE_NOT_CLOSED':
       return (
-        'a quoted field of the row starting on this line is never closed (a missing closing quote "); the ' +
+        `a quoted field of the row starting on this line is never closed (a missing closing quote ${quote}); the ` +
         'rest of the file would be read as one cell.'
       );
     case 'INVALID_OPENING_QUOTE':
     case 'CSV_INVALID_CLOSING_QUOTE':
       return (
-        'a quote " appears inside an unquoted field, or after a closing quote; quote the field and double ' +
-        'its inner quotes ("").'
+        `a quote ${quote} appears inside an unquoted field, or after a closing quote; quote the field and double ` +
+        `its inner quotes (${quote}${quote}).`
       );
     case 'CSV_MAX_RECORD_SIZE':
       return (

@@ -1,5 +1,6 @@
 export { readCsv, type CsvRow } from './csv.js';
 export { readCsvBatches } from './csv-thread.js';
+export { readFixedWidth, type FixedColumn, type FixedRow } from './fixed-width.js';
 export { findExportFiles, type ExportFile, type ExportFiles, type NotRead } from './files.js';
 export { type FileGlobs } from './file-globs.js';
 export { readJsonArray, readNdjson } from './json.js';

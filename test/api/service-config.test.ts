@@ -30,7 +30,7 @@ const url = 'https://api.example.energy';
 describe('loadServiceConfig', () => {
   it('the key from MIGRATE_API_KEY; base URL from the flag, else MIGRATE_BASE_URL', async () => {
     const config = await load({ baseUrl: url }, { MIGRATE_API_KEY: 'env-key-123456' });
-    expect(config).toMatchObject({ baseUrl: url, credentialSource: 'MIGRATE_API_KEY', warnings: [] });
+    expect(config).toMatchObject({ baseUrl: url, credentialSource: 'MIGRATE_API_KEY' });
     expect(config.credentials).toEqual({ apiKey: 'env-key-123456', token: undefined });
     const fromEnv = await load({}, { MIGRATE_API_KEY: 'env-key-123456', MIGRATE_BASE_URL: 'http://127.0.0.1:9000' });
     expect(fromEnv.baseUrl).toBe('http://127.0.0.1:9000');
@@ -42,9 +42,15 @@ describe('loadServiceConfig', () => {
     expect(config.credentialSource).toBe('--api-key-file key.txt');
   });
 
-  it('a key file others can read gives a warning', async () => {
-    const config = await load({ baseUrl: url, apiKeyFile: 'open-key.txt' });
-    expect(config.warnings).toEqual([expect.stringMatching(/chmod 600 open-key\.txt/)]);
+  it('a key file others can read is refused, naming its owner and mode, as ssh refuses an open private key', async () => {
+    const refused = load({ baseUrl: url, apiKeyFile: 'open-key.txt' });
+    await expect(refused).rejects.toThrow(UsageError);
+    await expect(refused).rejects.toThrow(
+      new RegExp(
+        `^--api-key-file ${join(dir, 'open-key.txt')} can be read by other users \\(owner .*uid ${process.getuid?.()}\\), ` +
+          'mode 0644\\); .*chmod 600 ',
+      ),
+    );
   });
 
   it('a pre-obtained token, alone or with a key', async () => {

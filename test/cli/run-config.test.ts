@@ -50,6 +50,26 @@ async function shown(cwd: string, args: string[] = [], env: NodeJS.ProcessEnv = 
   return { file: document.run_config, settings: new Map(document.settings.map((setting) => [setting.key, setting])) };
 }
 
+describe('migrate config show COMMAND FLAGS', () => {
+  it("takes the command's own flags (source: flag), states the defaults resolved later, refuses a flag it has not", async () => {
+    const dir = cohortDir('show-flags', { concurrency: 2 });
+    const settings = (await shown(dir, ['push', '--concurrency', '4'])).settings;
+    expect(settings.get('concurrency')).toEqual({ key: 'concurrency', value: 4, source: 'flag' });
+    const text = await migrate(['config', 'show', 'push', '--concurrency', '4'], dir);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/^ {2}concurrency +4 +flag$/m);
+    expect(text.stdout).toMatch(/^ {2}progress_interval +60 +default$/m);
+    expect(text.stdout).toMatch(/^ {2}header_form +bare +default$/m);
+    expect(text.stdout).toMatch(/^ {2}dialect +spec, or the one the ledger was pushed in +default$/m);
+    const refused = await migrate(['config', 'show', 'status', '--concurrency', '4'], dir);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('config show status: --concurrency is not a flag of status');
+    const bad = await migrate(['config', 'show', 'push', '--concurrency', '0'], dir);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--concurrency');
+  });
+});
+
 describe('one run configuration per cohort', () => {
   it('push, status and report read the same file: one ledger for all three, relative paths from the file', async () => {
     const sandbox = await startSandbox({ processingMs: 0 });

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -164,6 +164,13 @@ describe('migrate status', () => {
       }
       const text = await migrate(['status', 'ACME', '--base-url', own.url, '--state', doneState], env);
       expect(text.stdout.trimEnd().split('\n').at(-1)).toBe('next: all 50 accounts done: nothing left to do');
+      // The same service without the ledger (the default state directory holds none): never "no accounts yet".
+      const unread = await migrate(['status', 'ACME', '--base-url', own.url], env);
+      expect(unread.stdout).not.toContain('no accounts yet');
+      expect(unread.stdout.trimEnd().split('\n').at(-1)).toBe(
+        'next: the service lists 50 accounts of ACME and no ledger was read: give --state DIR (the directory of the ' +
+          "migration's push runs) or --ledger URL",
+      );
     } finally {
       await own.close();
     }
@@ -181,13 +188,14 @@ describe('migrate status', () => {
     const closed = await startSandbox({ processingMs: 0 });
     const url = closed.url;
     await closed.close();
-    // (Without a ledger: this state directory's ledger records the service it was pushed to, and refuses another.)
-    const unreachable = await migrate(['status', 'ACME', '--base-url', url, '--state', join(dir, 'none'), '--json']);
+    // (Without a ledger, the default state directory being empty: this state directory's ledger records the service it
+    // was pushed to, and refuses another.)
+    const unreachable = await migrate(['status', 'ACME', '--base-url', url, '--json']);
     expect(unreachable.code, unreachable.stderr).toBe(3);
   });
 
   it('without a service URL says what status can do instead (--offline), never --sandbox, which it has not', async () => {
-    const run = await migrate(['status', 'ACME', '--state', join(dir, 'none')], { MIGRATE_BASE_URL: undefined });
+    const run = await migrate(['status', 'ACME'], { MIGRATE_BASE_URL: undefined });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(
       'no service URL: pass --base-url URL or set MIGRATE_BASE_URL (or --offline for the ledger alone)',
@@ -195,14 +203,51 @@ describe('migrate status', () => {
     expect(run.stderr).not.toContain('--sandbox');
   });
 
-  it('works without a ledger (the service view only) and says so', async () => {
-    const run = await migrate(['status', 'ACME', ...service(), '--state', join(dir, 'none'), '--json']);
+  it('works without a ledger in the default state directory (the service view only) and says so', async () => {
+    const run = await migrate(['status', 'ACME', ...service(), '--json']);
     expect(run.code, run.stderr).toBe(1);
     expect(run.stderr).toContain('no ledger in');
     const doc = JSON.parse(run.stdout);
     expect(doc.sources).toEqual({ ledger: false, service: true });
     expect(doc.accounts).toHaveLength(sandbox.inspect.accounts('ACME').length);
     expect(doc.counts.errored).toBe(2);
+  });
+
+  it('a --state given (flag or run configuration) that holds no ledger is exit 2 naming it, never "all is well"', async () => {
+    const mistyped = join(dir, 'stat');
+    const flag = await migrate(['status', 'ACME', ...service(), '--state', mistyped]);
+    expect(flag.code, flag.stderr).toBe(2);
+    expect(flag.stderr).toBe(
+      `migrate: no ledger in ${mistyped} (ledger.sqlite not found): give the --state directory of the migration's ` +
+        'push runs\n',
+    );
+    expect(flag.stdout).toBe('');
+    const cohort = join(dir, 'cohort-mistyped');
+    mkdirSync(cohort);
+    writeFileSync(join(cohort, 'migrate.run.json'), JSON.stringify({ state: 'stat', supplier: 'ACME' }));
+    const file = await migrate(['status', ...service(), '--run-config', join(cohort, 'migrate.run.json')]);
+    expect(file.code, file.stderr).toBe(2);
+    expect(file.stderr).toContain(`no ledger in ${join(cohort, 'stat')}`);
+  });
+
+  it("takes the supplier from MIGRATE_SUPPLIER or the run configuration's supplier when none is given", async () => {
+    const cohort = join(dir, 'cohort');
+    mkdirSync(cohort);
+    writeFileSync(join(cohort, 'migrate.run.json'), JSON.stringify({ state, supplier: 'ACME' }));
+    const fromFile = await migrate([
+      'status',
+      ...service(),
+      '--run-config',
+      join(cohort, 'migrate.run.json'),
+      '--json',
+    ]);
+    expect(fromFile.code, fromFile.stderr).toBe(1);
+    expect(JSON.parse(fromFile.stdout).import_supplier).toBe('ACME');
+    const fromEnv = await migrate(['status', ...service(), '--state', state, '--json'], { MIGRATE_SUPPLIER: 'ACME' });
+    expect(JSON.parse(fromEnv.stdout).import_supplier).toBe('ACME');
+    const none = await migrate(['status', ...service(), '--state', state]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('no import supplier: give it (migrate status SUPPLIER), or set MIGRATE_SUPPLIER');
   });
 
   it('names the accounts only the ledger knows (a ledger from before it recorded its service, read against another)', async () => {

@@ -47,6 +47,7 @@ describe('sources and shape in the mapping file', () => {
           encoding: 'windows-1252',
           delimiter: ',',
           header: true,
+          quote: '"',
         },
         {
           table: 'finance',
@@ -56,6 +57,7 @@ describe('sources and shape in the mapping file', () => {
           encoding: 'windows-1252',
           delimiter: '|',
           header: true,
+          quote: '"',
         },
       ],
     });
@@ -79,6 +81,96 @@ describe('sources and shape in the mapping file', () => {
     );
     expect(await problem({ sources: { cis: { file: 'a.csv' } }, shape: 'shape.txt' })).toContain(
       'the shape file is a .sql file',
+    );
+  });
+
+  it('completes the formats legacy systems write: no quoting, named columns without a header, fixed-width', async () => {
+    const layout = [
+      { name: 'VKONT', start: 1, width: 12 },
+      { name: 'SORT_CODE', start: 13, width: 6 },
+    ];
+    const dir = configDir({
+      sources: {
+        sap: { file: 'SAP.csv', delimiter: ';', quote: false },
+        sap_notes: { file: 'NOTES.csv', quote: "'" },
+        items: { file: 'ITEMS.txt', format: 'csv', header: false, columns: ['VKONT', 'OPBEL'] },
+        mandates: { file: 'MANDATES.dat', format: 'fixed', columns: layout },
+      },
+      shape: 'shape.sql',
+    });
+    const sources = (await loadMigrateConfig({ cwd: dir, env: {} })).shape?.sources;
+    expect(
+      sources?.map(({ table, quote, header, columns, layout: placed }) => ({ table, quote, header, columns, placed })),
+    ).toEqual([
+      { table: 'sap', quote: false, header: true, columns: undefined, placed: undefined },
+      { table: 'sap_notes', quote: "'", header: true, columns: undefined, placed: undefined },
+      { table: 'items', quote: '"', header: false, columns: ['VKONT', 'OPBEL'], placed: undefined },
+      { table: 'mandates', quote: '"', header: false, columns: undefined, placed: layout },
+    ]);
+  });
+
+  it('refuses options that do not go with the format, and a layout that does not fit, naming each setting', async () => {
+    const shaped = (source: object) => ({ sources: { legacy: { file: 'L.dat', ...source } }, shape: 's.sql' });
+    const fixed = (columns: unknown) => shaped({ format: 'fixed', columns });
+    expect(
+      await problem(
+        fixed([
+          { name: 'A', start: 1, width: 4 },
+          { name: 'B', start: 4, width: 2 },
+        ]),
+      ),
+    ).toContain('sources.legacy.columns.1: B (characters 4 to 5) overlaps A (characters 1 to 4).');
+    expect(
+      await problem(
+        fixed([
+          { name: 'B', start: 3, width: 2 },
+          { name: 'A', start: 1, width: 3 },
+        ]),
+      ),
+    ).toContain('sources.legacy.columns.1: A (characters 1 to 3) overlaps B (characters 3 to 4).');
+    expect(await problem(fixed([{ name: 'A', start: 0, width: 2 }]))).toContain(
+      "sources.legacy.columns.0.start: start is the column's first character, a whole number counted from 1",
+    );
+    expect(await problem(fixed([{ name: 'A', start: 1, width: 0 }]))).toContain(
+      'sources.legacy.columns.0.width: width is a whole number of characters, 1 or more',
+    );
+    expect(await problem(fixed([{ name: 'A', start: 1.5, width: 2 }]))).toContain(
+      'sources.legacy.columns.0.start: start is the column',
+    );
+    expect(await problem(shaped({ format: 'fixed' }))).toContain(
+      'sources.legacy.columns: is required with "format": "fixed"',
+    );
+    expect(await problem(fixed(['A']))).toContain('sources.legacy.columns.0: a fixed-width column is placed');
+    expect(
+      await problem(
+        shaped({ format: 'fixed', delimiter: '|', quote: false, columns: [{ name: 'A', start: 1, width: 1 }] }),
+      ),
+    ).toContain(
+      'sources.legacy.quote: a fixed-width file has no quote; sources.legacy.delimiter: a fixed-width file has no delimiter',
+    );
+    expect(
+      await problem(
+        fixed([
+          { name: 'A', start: 1, width: 1 },
+          { name: 'a', start: 2, width: 1 },
+        ]),
+      ),
+    ).toContain('sources.legacy.columns.1: a is the name of column 0 too (SQL names are not case-sensitive)');
+    expect(await problem(fixed([{ name: '_line', start: 1, width: 1 }]))).toContain(
+      'sources.legacy.columns.0: _line is a column the tool adds',
+    );
+    expect(await problem(shaped({ columns: ['A', 'B'] }))).toContain(
+      'sources.legacy.columns: names the columns of a file without a header row: give "header": false too',
+    );
+    expect(await problem(shaped({ header: false, columns: [{ name: 'A', start: 1, width: 1 }] }))).toContain(
+      'sources.legacy.columns.0: a column of a delimited file is its name',
+    );
+    expect(await problem(shaped({ delimiter: ';', quote: ';' }))).toContain(
+      'sources.legacy.quote: ";" is in the delimiter',
+    );
+    expect(await problem(shaped({ quote: '""' }))).toContain('sources.legacy.quote: quote takes one character');
+    expect(await problem(shaped({ format: 'json', quote: false }))).toContain(
+      'sources.legacy.quote: applies to delimited files ("format": "csv"), not json',
     );
   });
 });

@@ -38,6 +38,31 @@ describe('value maps: exact, then regardless of case, then "*"', () => {
     expect(noDefault.fields['account_type']).toBe('Q');
   });
 
+  it('refuses a value the map does not name, no "*" covers and the field does not take, quoting it and the map', () => {
+    const values = { account_type: { DOM: 'DOMESTIC' }, communication_preference: { Y: 'ONLINE' } };
+    const row = mapRow(
+      'accounts',
+      { values },
+      ['external_account_number', 'account_type', 'communication_preference'],
+      ['A', ' NDOM ', 'EMAIL'],
+    );
+    expect(row.issues).toEqual([
+      {
+        attr: 'account_type',
+        column: 'account_type',
+        code: 'invalid_choice',
+        message: expect.stringMatching(
+          /^"NDOM" is not named by the value map mapping\.accounts\.values\.account_type \("DOM"\), and the map has no "\*".*Invalid option "NDOM": expected one of "DOMESTIC"/,
+        ) as string,
+      },
+      expect.objectContaining({ attr: 'communication_preference', message: expect.stringContaining('"EMAIL"') }),
+    ]);
+    // A value the field takes as it is goes as it is; so does one a "*" covers.
+    expect(
+      mapRow('accounts', { values }, ['external_account_number', 'account_type'], ['A', 'BUSINESS']).issues,
+    ).toEqual([]);
+  });
+
   it('refuses two keys equal but for case that map to different values, naming the key', () => {
     expect(fieldProblems('accounts', { values: { account_type: { Y: 'DOMESTIC', y: 'BUSINESS' } } })).toEqual([
       {

@@ -78,6 +78,10 @@ describe('loading sources', () => {
       expect(shaped.views[0]?.passThrough).toEqual({
         table: 'legacy',
         columns: { external_account_number: 'ACC', billing_name: 'NAME' },
+        references: {
+          external_account_number: { table: 'legacy', column: 'ACC' },
+          billing_name: { table: 'legacy', column: 'NAME' },
+        },
       });
     } finally {
       await shaped.close();
@@ -207,8 +211,10 @@ describe('the shape file', () => {
     try {
       const error = await refusal(rowsOf(shaped));
       expect(error.message).toMatch(
-        /^shape\.sql \(view accounts\): the view cannot be read: Conversion Error.*twelve.*try_cast/,
+        /^shape\.sql:1 \(view accounts\): the view cannot be read: Conversion Error.*twelve.*try_cast/,
       );
+      // The engine quotes the value and its column: the legacy row holding it is named.
+      expect(error.message).toContain('The value "twelve" is in LEGACY_1.csv:3 (BAL).');
     } finally {
       await shaped.close();
     }
@@ -230,6 +236,11 @@ describe('the shape file', () => {
         // family_name comes from another row (m) than the one _file names: not this line's column.
         customers: { external_account_number: 'ACC' },
         notes: { external_account_number: 'ACC' },
+      });
+      // ... but a column of a source table all the same: with the rows a record names, the row that holds it.
+      expect(shaped.views[1]?.passThrough.references).toEqual({
+        external_account_number: { table: 'legacy', column: 'ACC' },
+        family_name: { table: 'legacy', column: 'NAME' },
       });
     } finally {
       await shaped.close();

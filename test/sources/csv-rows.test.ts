@@ -7,14 +7,14 @@ import { seededStream as random } from '../../src/sandbox/random.js';
 // The rows the splitter gives (quote-free rows split at the delimiter, the rest by csv-parse) against csv-parse over
 // the whole text, on random CSV fed in random pieces: the same cells, lines and errors.
 
-const PIECES = ['a', 'b', 'Z', '0', ' ', 'é', '€', '𝄞', '\t', ';', '|', ',', '"', '\n', '\r\n', '\r', 'x y'];
+const PIECES = ['a', 'b', 'Z', '0', ' ', 'é', '€', '𝄞', '\t', ';', '|', ',', '"', "'", '\n', '\r\n', '\r', 'x y'];
 
 /**
  * Random CSV: quoted and bare cells, blank lines, LF or CR LF. `malformed`: some rows csv-parse refuses, and no carriage
  * return at all (csv-parse's own line count, in its errors, takes one in a quoted cell for a line break; the tool
  * counts line feeds).
  */
-function generate(next: () => number, delimiter: string, malformed: boolean): string {
+function generate(next: () => number, delimiter: string, malformed: boolean, quote: string | false = '"'): string {
   const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
   const pieces = malformed ? PIECES.filter((piece) => !piece.includes('\r')) : PIECES;
   const eol = malformed || next() < 0.5 ? '\n' : '\r\n';
@@ -35,10 +35,11 @@ function generate(next: () => number, delimiter: string, malformed: boolean): st
       let value = '';
       const length = Math.floor(next() * 6);
       for (let index = 0; index < length; index += 1) value += pick(pieces);
-      const special = /["\r\n]/.test(value) || value.includes(delimiter);
-      if (special || next() < 0.2) {
-        cells.push(`"${value.replaceAll('"', '""')}"`);
-      } else cells.push(value);
+      // Without quoting, a value cannot hold a delimiter or a line break: it is written without them.
+      if (quote === false) cells.push(value.replaceAll(delimiter, '').replace(/[\r\n]/g, ''));
+      else if (/[\r\n]/.test(value) || value.includes(quote) || value.includes(delimiter) || next() < 0.2)
+        cells.push(`${quote}${value.replaceAll(quote, quote + quote)}${quote}`);
+      else cells.push(value);
     }
     rows.push(cells.join(delimiter));
   }
@@ -73,9 +74,11 @@ function refusal(text: string, delimiter: string): { code: string; line: number 
 }
 
 /** csv-parse over the whole text, with the start line of each record (blank lines included, as the splitter gives). */
-function expected(text: string, delimiter: string): CsvRow[] {
+function expected(text: string, delimiter: string, quote: string | false = '"'): CsvRow[] {
   const records = parse(text, {
     delimiter,
+    quote,
+    escape: quote,
     relax_column_count: true,
     skip_empty_lines: false,
     record_delimiter: ['\r\n', '\n'],
@@ -89,9 +92,9 @@ function expected(text: string, delimiter: string): CsvRow[] {
 }
 
 /** The splitter fed the text's bytes in random pieces (1 to 40 bytes: through rows, quotes and UTF-8 sequences). */
-function split(text: string, delimiter: string, next: () => number): CsvRow[] {
+function split(text: string, delimiter: string, next: () => number, quote: string | false = '"'): CsvRow[] {
   const bytes = Buffer.from(text, 'utf8');
-  const splitter = new CsvRowSplitter(delimiter);
+  const splitter = new CsvRowSplitter(delimiter, quote);
   const rows: CsvRow[] = [];
   for (let at = 0; at < bytes.length;) {
     const size = 1 + Math.floor(next() * 40);
@@ -114,6 +117,20 @@ describe('CSV rows: quote-free rows split, the rest by csv-parse', () => {
         const text = generate(next, delimiter, false);
         expect({ seed, rows: split(text, delimiter, next) }).toEqual({ seed, rows: expected(text, delimiter) });
       }
+    });
+  }
+
+  for (const quote of ["'", false] as const) {
+    it(`gives csv-parse's cells and lines on 400 random files quoted with ${JSON.stringify(quote)}`, () => {
+      let quoteCharacters = 0;
+      for (let seed = 1; seed <= 400; seed += 1) {
+        const next = random(seed * 11);
+        const text = generate(next, ';', false, quote);
+        if (text.includes('"')) quoteCharacters += 1;
+        expect({ seed, rows: split(text, ';', next, quote) }).toEqual({ seed, rows: expected(text, ';', quote) });
+      }
+      // A " (and, quoted with ', a ' doubled) in most files: an ordinary character where it is not the quote.
+      expect(quoteCharacters).toBeGreaterThan(200);
     });
   }
 
@@ -140,8 +157,10 @@ describe('CSV rows: quote-free rows split, the rest by csv-parse', () => {
 
   it('names a row longer than a record may be at its start, whether it ends or not', () => {
     const long = 'x'.repeat(4 * 1024 * 1024 + 10);
-    for (const text of [`a,b\nc,${long}\nd,e\n`, `a,b\nc,"${long}`, `a,b\nc,${long}`]) {
-      const splitter = new CsvRowSplitter(',');
+    const texts = [`a,b\nc,${long}\nd,e\n`, `a,b\nc,"${long}`, `a,b\nc,${long}`];
+    // Without quoting too: such a row is split at the delimiter, never taken whole.
+    for (const [text, quote] of [...texts.map((text) => [text, '"'] as const), [texts[0] as string, false] as const]) {
+      const splitter = new CsvRowSplitter(',', quote);
       const bytes = Buffer.from(text);
       let thrown: unknown;
       try {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { monotonicNow } from '../../clock.js';
-import { loadServiceWarned } from '../shared/open-service.js';
+import { loadServiceConfig } from '../../config/service.js';
 import { dryRunPush } from './dry-run.js';
 import { registerPushFlags, type PushFlags } from './flags.js';
 import { openPushRun } from './open-run.js';
@@ -47,7 +47,7 @@ async function pushWithSignal(flags: PushFlags, signal: AbortSignal): Promise<nu
   // The service's settings, checked without a request (undefined with --sandbox: the sandbox's, once it runs).
   const service =
     config.service.sandbox === undefined
-      ? await loadServiceWarned({
+      ? await loadServiceConfig({
           ...{ flags: config.service.flags, dialect: config.service.dialect, file: config.mapping },
           ...{ env: process.env, cwd: process.cwd() },
         })

@@ -28,9 +28,9 @@ export interface CampaignInput {
 
 export interface AccountTotals {
   total: number;
-  /** Done with every record: an account done on the platform whose record the service refused is not. */
+  /** Done, as status, the push summary and summary.json count them (a record refused or not). */
   done: number;
-  /** Done on the platform, a record refused by the service: a failure a person acts on. */
+  /** Of those done, accounts with a record the service refused: a failure a person acts on. */
   refused: number;
   invalid: number;
   errored: number;
@@ -40,15 +40,23 @@ export interface AccountTotals {
   left: number;
 }
 
-/** Accounts in the ledger: done, needing a person (invalid, ERRORED, a record refused), left for a push. */
+/**
+ * Accounts in the ledger: done (one number on every surface), needing a person (invalid, ERRORED, done with a record
+ * refused), left for a push.
+ */
 export function accountTotals(summary: ReportSummary): AccountTotals {
   const a = summary.accounts;
   const total = sum(Object.values(a));
-  const refused = Math.min(a.done ?? 0, summary.fix_data.done_with_refused_records);
-  const done = (a.done ?? 0) - refused;
+  const done = a.done ?? 0;
+  const refused = Math.min(done, summary.fix_data.done_with_refused_records);
   const [invalid, errored] = [a.invalid ?? 0, a.errored ?? 0];
   const action = invalid + errored + refused;
-  return { total, done, refused, invalid, errored, action, left: Math.max(0, total - done - action) };
+  return { total, done, refused, invalid, errored, action, left: Math.max(0, total - done - invalid - errored) };
+}
+
+/** " (3 with a refused record)" after a count of accounts done, or nothing. */
+export function refusedNote(refused: number): string {
+  return refused > 0 ? ` (${format(refused)} with a refused record)` : '';
 }
 
 /** `45.2%`: one decimal, and never 100% until every account is done. */
@@ -86,13 +94,13 @@ function paceText(pace: Pace | undefined, totals: AccountTotals): string {
 /** % complete with its bar, the pace and the estimated finish. */
 export function campaignSection(input: CampaignInput): string {
   const totals = accountTotals(input.summary);
-  const { total, done, left } = totals;
+  const { total, done, left, refused } = totals;
   const from = input.runs[0] === undefined ? input.now : Date.parse(input.runs[0].startedAt);
   const pace = paceOf(input.hours, { from, now: input.now, left });
   const percent = percentText(done, total);
   return (
     `<h2>How far the migration is</h2><div class="complete"><span data-total="complete">${percent}</span> complete ` +
-    `<span class="meta">(${format(done)} of ${format(total)} accounts done with all their records)</span></div>` +
+    `<span class="meta">(${format(done)} of ${format(total)} accounts done${refusedNote(refused)})</span></div>` +
     `<div class="track" role="progressbar" aria-valuenow="${percent.slice(0, -1)}" aria-valuemin="0" ` +
     `aria-valuemax="100"><div style="width:${percent}"></div></div>` +
     `<p>${paceText(pace, totals)}</p>`

@@ -1,7 +1,14 @@
 import { basename, join } from 'node:path';
 import { statesWhere } from '../../engine/index.js';
 import type { AccountRow, PushRunRow } from '../../ledger/index.js';
-import { accountTotals, campaignSection, overTimeSection, percentText, runsSection } from './html-campaign.js';
+import {
+  accountTotals,
+  campaignSection,
+  overTimeSection,
+  percentText,
+  refusedNote,
+  runsSection,
+} from './html-campaign.js';
 import { accountPagesOf, type LedgerSource } from '../shared/ledger-source.js';
 import { escapeHtml, horizontalBars, type Bar } from '../../output/svg-charts.js';
 import { controlTotalsHtml } from './control-report.js';
@@ -78,7 +85,7 @@ const KIND_LABELS: Record<string, string> = {
   payment_instruction: 'payment instructions',
 };
 
-/** Accounts through each step, scaled to the accounts in the export; a refused record is a failure, not done. */
+/** Accounts through each step, scaled to the accounts in the export; those done with a refused record said. */
 function funnel(summary: ReportSummary): Bar[] {
   const a = summary.accounts;
   const { total, done, refused } = accountTotals(summary);
@@ -87,12 +94,7 @@ function funnel(summary: ReportSummary): Bar[] {
     { label: 'valid', value: total - (a.invalid ?? 0) },
     { label: 'created on the platform', value: sum([a.scheduled, a.processed, a.errored, a.done]) },
     { label: 'processed', value: sum([a.processed, a.done]) },
-    {
-      label: 'done (with their records)',
-      value: done,
-      color: '#2e8b57',
-      ...(refused > 0 ? { failed: refused, note: '(a record refused)' } : {}),
-    },
+    { label: 'done', value: done, color: '#2e8b57', ...(refused > 0 ? { note: refusedNote(refused).trim() } : {}) },
   ];
 }
 
@@ -114,7 +116,7 @@ function recordSteps(summary: ReportSummary): Bar[] {
 }
 
 function header(summary: ReportSummary, runs: number): string {
-  const { total, done } = accountTotals(summary);
+  const { total, done, refused } = accountTotals(summary);
   const last = summary.runs.find((run) => run.command === 'push');
   const exit = last === undefined ? 'no run yet' : `${last.status}, exit ${last.exit_code ?? '-'} (run ${last.id})`;
   const fact = (name: string, label: string, value: string, note = ''): string =>
@@ -128,7 +130,7 @@ function header(summary: ReportSummary, runs: number): string {
       fact('supplier', 'import supplier', summary.import_supplier ?? 'all'),
       fact('runs', 'push runs', format(runs)),
       fact('accounts', 'accounts', format(total)),
-      fact('done', 'done', format(done), `<small>${percentText(done, total)}</small>`),
+      fact('done', 'done', format(done), `<small>${percentText(done, total)}${refusedNote(refused)}</small>`),
       fact(
         'attention',
         'accounts needing action',

@@ -2,13 +2,11 @@ import { createImportServiceClient, type ClientOptions, type ServiceClient } fro
 import {
   loadServiceConfig,
   serviceClientOptions,
-  type LoadServiceConfigInput,
   type ServiceConfig,
   type ServiceFileSettings,
   type ServiceFlags,
 } from '../../config/service.js';
 import { startSandbox, type SandboxOptions } from '../../sandbox/index.js';
-import { visibleText } from '../../errors.js';
 import type { Dialect } from '../../schema/index.js';
 
 // The wiring every command that talks to the service shares, written once: flags + environment
@@ -62,7 +60,6 @@ export async function openService(input: OpenServiceInput): Promise<OpenService>
             withoutUrl: input.withoutUrl,
             sandbox: sandbox ? { url: sandbox.url, apiKey: sandbox.apiKey } : undefined,
           });
-    if (config !== input.config) tellWarnings(config);
     const client = createImportServiceClient(serviceClientOptions(config, input.client));
     return {
       client,
@@ -76,16 +73,4 @@ export async function openService(input: OpenServiceInput): Promise<OpenService>
     await sandbox?.close();
     throw error;
   }
-}
-
-/** The service's settings, loaded and checked without a request; their warnings said. */
-export async function loadServiceWarned(input: LoadServiceConfigInput): Promise<ServiceConfig> {
-  const config = await loadServiceConfig(input);
-  tellWarnings(config);
-  return config;
-}
-
-/** The service settings' warnings (a key file others can read), on stderr. */
-export function tellWarnings(config: Pick<ServiceConfig, 'warnings'>): void {
-  for (const warning of config.warnings) process.stderr.write(`migrate: warning: ${visibleText(warning)}\n`);
 }

@@ -1,8 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Command, Option } from 'commander';
 import { z } from 'zod';
 import { UsageError } from '../../errors.js';
+import { refuseUntrustedPath } from '../../trusted-path.js';
 
 // The run configuration (docs/operators-guide.md "One file per cohort"): what every command of a cohort repeats
 // (the service, the key file, the ledger, the supplier, the pace, the log and metrics), written once in a JSON file
@@ -69,6 +70,8 @@ export function findRunConfig(flag: string | undefined, env: NodeJS.ProcessEnv, 
   const named = flag ?? (env[RUN_CONFIG_ENV] || undefined);
   const file = path.resolve(cwd, named ?? RUN_CONFIG_FILE);
   let text: string;
+  // It names the service and the key file: one another user planted or can change is refused, not obeyed.
+  if (named !== undefined || existsSync(file)) refuseUntrustedPath({ what: 'run configuration', path: file });
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {

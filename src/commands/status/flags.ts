@@ -15,6 +15,10 @@ export interface StatusFlags extends ServiceFlags {
   json?: boolean | undefined;
   maxRows: number;
   maxStatusChecks: number;
+  /** --run-config (added to every command of a cohort). */
+  runConfig?: string | undefined;
+  /** --state was given (flag or run configuration), not the default: a ledger must be there. */
+  stateGiven?: boolean | undefined;
 }
 
 function count(name: string, max: number): (value: string) => number {

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { ServiceClient } from '../../api/index.js';
-import { ExitCode, visibleJson, visibleStrings } from '../../errors.js';
+import { ExitCode, UsageError, visibleJson, visibleStrings } from '../../errors.js';
+import { findRunConfig } from '../shared/run-config.js';
 import type { LedgerSource } from '../shared/ledger-source.js';
 import { colorWanted, OutputClosed, stdoutOutput, type Output } from '../../output/output.js';
 import { onLedgerAt } from '../shared/ledger-snapshot.js';
@@ -26,10 +27,24 @@ export function registerStatusCommand(program: Command, setExitCode: (code: numb
         'accounts pending, ERRORED with their latest error, accounts only one side knows, post-import records ' +
         'outstanding. Changes nothing.',
     )
-    .argument('<supplier>', 'the import supplier code');
-  registerStatusFlags(command).action(async (supplier: string, flags: StatusFlags) => {
-    setExitCode(await statusCommand(supplier, flags));
+    .argument('[supplier]', "the import supplier code (else MIGRATE_SUPPLIER, else the run configuration's supplier)");
+  registerStatusFlags(command).action(async (supplier: string | undefined, flags: StatusFlags, self: Command) => {
+    const stateGiven = self.getOptionValueSource('state') !== 'default';
+    setExitCode(await statusCommand(supplierOf(supplier, flags, process.env), { ...flags, stateGiven }));
   });
+}
+
+/** The supplier: the argument, else MIGRATE_SUPPLIER, else the run configuration's `supplier`. */
+function supplierOf(argument: string | undefined, flags: StatusFlags, env: NodeJS.ProcessEnv): string {
+  const supplier =
+    argument ?? (env['MIGRATE_SUPPLIER'] || findRunConfig(flags.runConfig, env, process.cwd())?.settings.supplier);
+  if (supplier === undefined || supplier === '')
+    throw new UsageError(
+      'no import supplier: give it (migrate status SUPPLIER), or set MIGRATE_SUPPLIER or supplier in the run ' +
+        'configuration',
+      'supplier_missing',
+    );
+  return String(supplier);
 }
 
 /** `migrate status <supplier>`: returns the exit code. */

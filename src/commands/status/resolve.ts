@@ -14,7 +14,7 @@ export interface StatusLedgerPlace {
   readonly stateDir: string;
   /** The PostgreSQL ledger's URL (--ledger, else MIGRATE_LEDGER_URL), or undefined for the state directory's. */
   readonly url: string | undefined;
-  /** --offline: the ledger is all there is to read, so it must exist. */
+  /** --offline (the ledger is all there is to read) or --state given: the ledger must exist. */
   readonly required: boolean;
 }
 
@@ -49,11 +49,12 @@ export interface StatusConfigInput {
 }
 
 export function statusLedgerPlace(flags: StatusFlags, env: NodeJS.ProcessEnv): StatusLedgerPlace {
-  return { stateDir: resolve(flags.state), url: ledgerUrlOf(flags.ledger, env), required: flags.offline === true };
+  const required = flags.offline === true || flags.stateGiven === true;
+  return { stateDir: resolve(flags.state), url: ledgerUrlOf(flags.ledger, env), required };
 }
 
 export function resolveStatusConfig({ supplier, flags, env, recorded }: StatusConfigInput): StatusConfig {
-  const { state, ledger, offline, account, json, maxRows, maxStatusChecks, ...service } = flags;
+  const { state, ledger, offline, account, json, maxRows, maxStatusChecks, runConfig, stateGiven, ...service } = flags;
   if (recorded !== undefined && account === undefined) refuseSupplierNotHeld(supplier, recorded);
   const ledgerDialect = recorded?.dialect;
   const dialect =

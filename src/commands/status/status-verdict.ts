@@ -77,13 +77,20 @@ export function nextSteps(summary: StatusSummary): string[] {
       `the last push (run ${summary.last_push?.id}, ${summary.last_push?.started_at}) stopped: ${stopped.code}: ` +
         `${oneLine(stopped.detail)}`,
     );
-  if (steps.length === 0)
-    steps.push(
-      t.total > 0
-        ? `all ${plural(t.total, 'account')} done: nothing left to do`
-        : 'no accounts yet: migrate push EXPORT_DIR',
-    );
+  if (steps.length === 0) steps.push(finalStep(summary, t));
   return steps;
+}
+
+/** With nothing left to do: all done, or no account on either side (never while the service lists accounts). */
+function finalStep(summary: StatusSummary, t: Tally): string {
+  if (t.total > 0) return `all ${plural(t.total, 'account')} done: nothing left to do`;
+  const listed = summary.counts.service?.all ?? 0;
+  if (summary.counts.ledger === null && listed > 0)
+    return (
+      `the service lists ${plural(listed, 'account')} of ${summary.import_supplier} and no ledger was read: ` +
+      "give --state DIR (the directory of the migration's push runs) or --ledger URL"
+    );
+  return 'no accounts yet: migrate push EXPORT_DIR';
 }
 
 /** Accounts (and records held) a person must act on: data fixes, a configuration put right, ERRORED accounts. */

@@ -67,8 +67,10 @@ export function renderShow(collector: ShowCollector, rows: ShownRows, options: P
     }
     const lines = new Set(originsOf(entry).map((origin) => `${origin.file}:${origin.line}`));
     const mine = (row: ShownRow): boolean => lines.has(`${row.file}:${row.line}`);
-    // The rows its records carry, and the account's other legacy rows (those holding its number as a whole cell).
-    const its = (row: ShownRow): boolean => mine(row) || row.values.some(([, value]) => value === key);
+    // The rows its records carry or name (`_rows`), and the account's other legacy rows (those holding its number as a
+    // whole cell).
+    const its = (row: ShownRow): boolean =>
+      mine(row) || row.account === key || row.values.some(([, value]) => value === key);
     text += '  rows read:\n' + rows.legacy.filter(its).map(rowText).join('');
     const shaped = rows.shaped.filter(mine);
     if (shaped.length > 0) text += '  records the shape made of them:\n' + shaped.map(rowText).join('');

@@ -74,7 +74,7 @@ function nearKeysJson(nearKeys: ExportValidation['nearKeys']): unknown[] {
 
 /**
  * `--json`: one document { ok, accounts, duplicate_notes, files, links, not_read, unicode_spellings?, near_keys?,
- * errors }, one error per line.
+ * errors, warnings?, omitted? }, one error (one warning) per line.
  */
 export async function* jsonReport(validation: ExportValidation): AsyncGenerator<string> {
   const { files, notRead } = validation.summary;
@@ -118,6 +118,11 @@ export async function* jsonReport(validation: ExportValidation): AsyncGenerator<
     yield text;
   }
   yield separator === '' ? ']' : '\n  ]';
+  if (validation.warnings.length > 0) {
+    const rows: string[] = [];
+    for await (const issue of validation.warnings) rows.push(`\n    ${JSON.stringify(errorRow(issue))}`);
+    yield `,\n  "warnings": [${rows.join(',')}\n  ]`;
+  }
   yield validation.omitted.length === 0 ? '\n}\n' : `,\n  "omitted": [${await omittedJson(validation)}\n  ]\n}\n`;
 }
 
@@ -154,7 +159,23 @@ export async function* textReport(validation: ExportValidation): AsyncGenerator<
     }
   }
   if (validation.errors.length > 0) lines.push('');
-  yield `${[...lines, ...(await omittedLines(validation)), ...summaryLines(validation)].join('\n')}\n`;
+  const warnings = await warningLines(validation);
+  yield `${[...lines, ...warnings, ...(await omittedLines(validation)), ...summaryLines(validation)].join('\n')}\n`;
+}
+
+const SHOWN_WARNINGS = 50;
+
+/** The warnings (docs/export-format.md "Warnings"): the first ones, one per line, and how many more. */
+async function warningLines(validation: ExportValidation): Promise<string[]> {
+  const count = validation.warnings.length;
+  if (count === 0) return [];
+  const lines = [`Warnings (the accounts are sent as they are): ${count}`];
+  for await (const issue of validation.warnings) {
+    if (lines.length > SHOWN_WARNINGS) break;
+    lines.push(`  ${where(issue)}  ${issue.code}  ${issue.message}`);
+  }
+  if (count > SHOWN_WARNINGS) lines.push(`  ... and ${count - SHOWN_WARNINGS} more (all of them: --json)`);
+  return [...lines, ''];
 }
 
 function summaryLines(validation: ExportValidation): string[] {
