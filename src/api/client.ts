@@ -162,6 +162,14 @@ export class CallRunner {
     return this.#closing;
   }
 
+  /**
+   * Obtains the access token (the token mutation, with its own retries) where the credentials need one; a pre-obtained
+   * token is taken as it is. Rejects with the token request's ApiError: a refused key is known before any other call.
+   */
+  async authenticate(): Promise<void> {
+    await this.#tokens.current();
+  }
+
   /** Runs one call to its outcome, resending as the retry policy allows; rejects with the last ApiError. */
   async run<T>(call: EndpointCall<T>, options: CallOptions = {}): Promise<T> {
     const body = serialiseCall(call, this.#options);

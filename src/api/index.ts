@@ -30,6 +30,8 @@ export type * from './types.js';
 export interface ServiceClient extends ImportServiceClient {
   /** Current concurrency limit, in-flight and queued requests, rate cap, counters. */
   stats(): ClientStats;
+  /** The access token obtained now (a refused key rejects with an AuthenticationError); see CallRunner. */
+  authenticate(): Promise<void>;
 }
 
 /** Builds the client; throws a UsageError for a bad option (e.g. a plain-http non-loopback base URL). */
@@ -48,6 +50,7 @@ export function createImportServiceClient(options: ClientOptions): ServiceClient
     createHistoricalStatements: (request, call) => runner.run(statementsCall(request), call),
     createPaymentInstruction: (request, call) => runner.run(paymentInstructionCall(request), call),
     stats: () => runner.stats(),
+    authenticate: () => runner.authenticate(),
     close: () => runner.close(),
   };
 }

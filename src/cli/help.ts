@@ -87,7 +87,7 @@ export const TEACHING: Record<string, Teaching> = {
   sandbox: {
     purpose: 'Run a local simulator of the import service to rehearse against.',
     examples: [
-      ['migrate sandbox', 'listen on http://127.0.0.1:8080 with key sandbox-api-key'],
+      ['migrate sandbox', 'listen on a free port of 127.0.0.1 (its URL printed) with key sandbox-api-key'],
       ['migrate sandbox --port 9000 --errored-share 0.1', 'one account in ten ends ERRORED'],
       ['migrate sandbox --fail-rate 0.05 --latency-ms 200', 'rehearse with faults and a slow service'],
       ['migrate sandbox --dialect kraken --contract tenant.yaml', 'rehearse a tenant: requests judged by its document'],

@@ -235,8 +235,6 @@ export function shapeProblems(file: MappingFileInput): Array<{ key: string; mess
 
 export type FileMappingInput = z.infer<typeof fileMappingSchema>;
 export type MappingFileInput = z.infer<typeof mappingFileSchema>;
-export type ShapeSourceInput = z.infer<typeof shapeSourceSchema>;
-
 /** utc_offset or timezone with datetime_format, never both; dst only with a timezone. */
 function timeProblems(at: string, mapping: FileMappingInput): Array<{ key: string; message: string }> {
   if (mapping.utc_offset !== undefined && mapping.timezone !== undefined)

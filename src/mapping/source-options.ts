@@ -1,5 +1,3 @@
-import type { ShapeSourceInput } from './mapping-file.js';
-
 // The cross-key checks of a source of the mapping file (docs/export-format.md "Shaping legacy files with SQL"), which
 // the schema alone cannot say: which options go with which format, and a fixed-width layout whose columns fit
 // together. Every problem names the setting at fault.
@@ -7,10 +5,19 @@ import type { ShapeSourceInput } from './mapping-file.js';
 type Problem = { key: string; message: string };
 type FixedColumnInput = { name: string; start: number; width: number };
 
+/** What these checks read of a source as the mapping file's schema parsed it (the schema's own type fits it). */
+interface SourceInput {
+  format?: 'csv' | 'json' | 'ndjson' | 'fixed' | undefined;
+  delimiter?: string | undefined;
+  header?: boolean | undefined;
+  quote?: string | false | undefined;
+  columns?: Array<string | FixedColumnInput> | undefined;
+}
+
 const CSV_ONLY = ['quote', 'header', 'delimiter'] as const;
 const PROVENANCE = ['_file', '_line'];
 
-export function sourceProblems(at: string, source: ShapeSourceInput, topDelimiter: string): Problem[] {
+export function sourceProblems(at: string, source: SourceInput, topDelimiter: string): Problem[] {
   if (source.format === 'fixed') return fixedProblems(at, source);
   const problems: Problem[] = [];
   if (source.format === 'json' || source.format === 'ndjson')
@@ -50,7 +57,7 @@ export function sourceProblems(at: string, source: ShapeSourceInput, topDelimite
 }
 
 /** A fixed-width source: a layout of placed columns that do not overlap, and no delimited file's options. */
-function fixedProblems(at: string, source: ShapeSourceInput): Problem[] {
+function fixedProblems(at: string, source: SourceInput): Problem[] {
   const problems: Problem[] = [];
   for (const key of CSV_ONLY)
     if (source[key] !== undefined && !(key === 'header' && source.header === false))

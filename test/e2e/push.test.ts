@@ -182,6 +182,12 @@ describe.each(DIALECTS)('migrate push (%s dialect)', (dialect) => {
       expect(refused.stderr).toContain('(the credentials came from MIGRATE_API_KEY)');
       expect(refused.stderr + refused.stdout).not.toContain('wrong-key');
       expect(sandbox.inspect.accountCount()).toBe(0);
+      // One refused token request is the whole story: asked before anything is staged, said once, no summary of
+      // accounts each failing on it.
+      expect(refused.stdout).toBe('');
+      expect(refused.stderr.match(/authentication failed/g)).toHaveLength(1);
+      expect(refused.stderr).toContain('Nothing was staged or sent.');
+      expect(refused.stderr).not.toMatch(/staged \d+ account/);
     } finally {
       await sandbox.close();
     }

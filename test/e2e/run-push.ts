@@ -26,9 +26,14 @@ export function runPush(
  * a bound for a test whose old code hung (the child is killed, and the test fails on its exit code, not on vitest's
  * time-out with the child left running).
  */
-export function runMigrate(args: string[], env: NodeJS.ProcessEnv = {}, killAfterMs?: number): Promise<RunResult> {
+export function runMigrate(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  killAfterMs?: number,
+  cwd = ROOT,
+): Promise<RunResult> {
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !PROXY_VARIABLES.includes(name)));
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...inherited, NO_COLOR: '1', ...env } });
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...inherited, NO_COLOR: '1', ...env } });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -50,10 +50,8 @@ function exportWithoutSupplier(name: string): string {
 
 describe('a supplier code the service does not know', () => {
   it('status without a ledger: exit 2 saying the service does not know it and where the code comes from', async () => {
-    const status = await runMigrate(
-      ['status', 'ACMEE', '--base-url', sandbox.url, '--state', join(root, 'none')],
-      env(),
-    );
+    // (The default state directory of a working directory that holds none: a --state given must hold a ledger.)
+    const status = await runMigrate(['status', 'ACMEE', '--base-url', sandbox.url], env(), undefined, root);
     expect(status.code, status.stderr).toBe(2);
     expect(status.stderr).toContain(
       'migrate: listAllImports: the service does not know the import supplier (invalid_import_supplier: "ACMEE" is ' +

@@ -1,8 +1,8 @@
-import type { ServiceClient } from '../../api/index.js';
+import { AuthenticationError, type ServiceClient } from '../../api/index.js';
 import { checkRunService, moveText, serviceIdentity } from '../../config/ledger-service.js';
 import type { ServiceConfig } from '../../config/service.js';
 import { teeSink, type EventSink } from '../../engine/index.js';
-import { ExitCode, MigrateError, visibleText } from '../../errors.js';
+import { ExitCode, FatalError, MigrateError, visibleText } from '../../errors.js';
 import { storageError } from '../../ledger/index.js';
 import { openRunLedger, recordFailedRun, type RunLedger } from '../../ledger/run-ledger.js';
 import type { NdjsonLogSink } from './ndjson-log.js';
@@ -58,6 +58,25 @@ export async function openPushRun(config: PushConfig, loaded: Loaded): Promise<P
   }
 }
 
+/**
+ * The token first, before anything is staged: credentials the service refuses are one fatal line naming where they
+ * came from, not an authentication error per account staged. Any other failure of the token request is left to the
+ * run, whose first call meets it and stops as it does for every call.
+ */
+async function authenticated(client: ServiceClient, credentialSource: string): Promise<void> {
+  try {
+    await client.authenticate();
+  } catch (error) {
+    if (error instanceof AuthenticationError)
+      throw new FatalError(
+        `authentication_failed: ${error.message} (the credentials came from ${credentialSource}); give the key ` +
+          'the platform issued for this service, then push again. Nothing was staged or sent.',
+        'authentication_failed',
+        error,
+      );
+  }
+}
+
 /** A failure of the ledger's storage as the tool's error naming the state directory; any other error as it is. */
 const explain = (error: unknown, stateDir: string): unknown => storageError(error, stateDir) ?? error;
 
@@ -101,6 +120,7 @@ async function openResources(config: PushConfig, loaded: Loaded, closers: Closer
     },
   });
   closers.add(() => service.close());
+  await authenticated(service.client, service.config.credentialSource);
   progress.tally.unanswered = () => service.client.stats().unanswered;
   if (recordedDialect === undefined) ledger.recordDialect(service.config.dialect);
   const runId = ledger.startRun('push', { ...config.recordedOptions });
