@@ -285,6 +285,22 @@ describe('control totals of fixtures/legacy-cis', () => {
     expect(validated.stdout).toMatch(/1 row\(s\) reached no record: notes\.csv:\d+ /);
     expect(validated.stdout).toContain('notes: 307 shaped, 307 valid');
   });
+
+  it('a record that names every legacy row it comes from (_rows) uses them all', async () => {
+    const dir = copyLegacyCis(join(root, 'every-row'));
+    // live_accounts names each account's supply point rows, and the accounts view carries them on.
+    const shape = join(dir, 'shape.sql');
+    const sql = readFileSync(shape, 'utf8')
+      .replace('  min(_file) AS _file\n', "  min(_file) AS _file,\n  list(_file || ':' || _line) AS _rows\n")
+      .replace(/( {2}_file, _line\nFROM addressed;)/, '  _rows,\n$1');
+    expect(sql).toContain('_rows,\n  _file, _line\nFROM addressed;');
+    writeFileSync(shape, sql);
+    const validated = await runMigrate(['validate', dir]);
+    expect(validated.code, validated.stderr).toBe(0);
+    // The 118 second supply point rows of dual-fuel accounts now reach their account; the 46 rows of the accounts
+    // left behind still reach none.
+    expect(validated.stdout).toContain(`cis_accounts ${FILES.accounts}: 364 read, 318 used, 46 unused`);
+  });
 });
 
 function row(source: string, file: string, read: number, used: number, unused: number): Row {
