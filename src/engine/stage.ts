@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { setImmediate } from 'node:timers/promises';
 import { compareKeys } from '../intake/index.js';
+import { ControlTally } from '../intake/control-totals.js';
+import type { SourceUse } from '../shape/index.js';
 import type { ExportAccount, ExportEntry, MappedItem, OrphanItems, SourceIssue } from '../mapping/types.js';
 import {
   canonicalJson,
@@ -24,6 +26,10 @@ import { decideAccount, decideItem } from './stage-plan.js';
  */
 export interface ExportSource {
   entries(): AsyncIterable<ExportEntry>;
+  /** Once entries() was read to its end: its source files' rows read and used (intake ExportReader.sourceUse). */
+  sourceUse?(): Promise<SourceUse>;
+  /** Entries of the export directory not read, with their reasons (the control totals list them). */
+  readonly summary?: { readonly notRead: ReadonlyArray<{ name: string }> };
 }
 
 /** A source read once (tests, the dry run's scratch join). */
@@ -76,6 +82,7 @@ export async function stageExport(
   const { signal, gate } = options;
   const batchSize = options.batchSize ?? 500;
   const summary = emptySummary();
+  const tally = new ControlTally();
   let batch: ExportEntry[] = [];
   // Entries out of number order (a source that does not sort; intake never hands them out): the gate cannot say which
   // accounts are in, so it holds where it was until the whole export is staged (staging-gate.ts hold()).
@@ -113,6 +120,7 @@ export async function stageExport(
   try {
     for await (const entry of untilAborted(source.entries(), signal)) {
       waiting = false;
+      tally.take(entry);
       summary.omittedValues += (entry.kind === 'account' ? entry.account.omitted : entry.items.omitted)?.length ?? 0;
       batch.push(entry);
       if (batch.length >= batchSize) apply();
@@ -133,10 +141,28 @@ export async function stageExport(
     stalled.stop();
   }
   apply();
+  // Read to its end: the export's control totals are the ledger's, for `migrate report` (stopped: the next run's).
+  if (!signal?.aborted) await recordTotals(ledger, source, tally);
   // Stopped: the rest of the export has not passed (the executor is stopping too).
   if (!signal?.aborted) gate?.finish();
   sink.emit({ type: 'staged', ...summary, ...(signal?.aborted ? { stopped: true } : {}) });
   return summary;
+}
+
+/** The control totals of an export read to its end: its unused rows first, the totals last (they mark it whole). */
+async function recordTotals(ledger: Ledger, source: ExportSource, tally: ControlTally): Promise<void> {
+  const use = await source.sourceUse?.();
+  let next = 1;
+  for await (const rows of use?.unused() ?? []) {
+    ledger.recordUnusedRows(next, rows);
+    next += rows.length;
+  }
+  ledger.recordExportTotals({
+    kinds: tally.totals(),
+    sources: use?.files ?? [],
+    unclaimed: (source.summary?.notRead ?? []).map((entry) => entry.name),
+    controlCounts: use?.controlCounts ?? [],
+  });
 }
 
 /** One timer per slice (not per entry): fires `onEnd` once `sliceMs` have passed since the last restart. */

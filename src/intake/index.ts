@@ -23,6 +23,8 @@ import { sortedFile } from './sort-file.js';
 import type { RowIndex } from './row-places.js';
 import type { RowPlaces } from '../sources/placed-rows.js';
 import { ScratchJoinStore } from './scratch-join.js';
+import { exportFileUse } from './source-use.js';
+import type { SourceUse } from '../shape/index.js';
 import { streamEntries, type StreamCounts } from './stream-join.js';
 import type { ExportEntry } from '../mapping/types.js';
 
@@ -78,6 +80,11 @@ export interface ExportReader {
    * file order; read them before close().
    */
   readonly fileIssues: IssueList;
+  /**
+   * Once entries() was read to its end, before close(): each source file's rows read and those that reached a record,
+   * and the rows that reached none (docs/control-totals.md).
+   */
+  sourceUse(): Promise<SourceUse>;
   close(): Promise<void>;
 }
 
@@ -205,6 +212,7 @@ async function openScratchJoin(opening: Opening, options: OpenExportOptions): Pr
     summary,
     fileIssues: opening.fileIssues,
     entries: () => scratchJoinEntries(store, setup),
+    sourceUse: () => Promise.resolve(exportFileUse(summary.files, issues)),
     close: () => {
       store.close();
       closeIssues();
@@ -254,6 +262,7 @@ async function openStreaming(opening: Opening, options: OpenExportOptions): Prom
     summary,
     entries,
     fileIssues: opening.fileIssues,
+    sourceUse: () => Promise.resolve(exportFileUse(summary.files, issues)),
     close: async () => {
       await Promise.all(opened.map((file) => file.close()));
       closeIndexes();

@@ -22,6 +22,7 @@ import type { KeyedRecord, OpenedFile } from './read-export.js';
 import { addressable, missingKeyIssue, type IssueSink } from './record-key.js';
 import { streamEntries, type StreamCounts } from './stream-join.js';
 import { shapedRowsOf, type ShownRows } from './shown-rows.js';
+import { droppedRows } from './source-use.js';
 import { withTeamChecks } from './team-check-issues.js';
 
 // An export of legacy files shaped by SQL (docs/export-format.md "Shaping legacy files with SQL") read as the tool's
@@ -56,6 +57,7 @@ export async function openShapedExport(
     sources: rules.sources,
     limits: shapeLimits(rules.limits ?? {}, os.tmpdir()),
     tempRoot: os.tmpdir(),
+    ownFiles: config.configFile === undefined ? [] : [config.configFile],
   });
   try {
     return readShaped(shaped, rules, config, options);
@@ -80,7 +82,7 @@ function readShaped(
     viewRecords(shaped, view, plans[index] as FilePlan, files[index] as ExportFile, issues[index] as IssueSink),
   );
   if (options.allowNoAccounts !== true && opened[0]) opened[0] = refuseNoRows(opened[0], rules);
-  const summary = shapedSummary(files, config);
+  const summary = shapedSummary(files, config, shaped.unclaimed);
   const context = joinContext(config, options.today, columnOfLegacy(shaped, plans));
   const setup = { plans, fileNames: files.map((file) => file.file), context };
   const counts: StreamCounts = { records: files.map(() => 0), accounts: 0, orphanAccounts: 0 };
@@ -94,6 +96,7 @@ function readShaped(
     shownRows: (keys) => shapedRowsOf(shaped, keyColumnOf, keys),
     summary,
     fileIssues: concatIssues([...issues, unfitChecks]),
+    sourceUse: () => shaped.sourceUse(droppedRows(files, issues)),
     entries: async function* (): AsyncGenerator<ExportEntry> {
       if (started) throw new Error('a shaped export can be read once');
       started = true;
@@ -280,13 +283,13 @@ function columnOfLegacy(shaped: ShapedExport, plans: FilePlan[]): Record<string,
   return byFile;
 }
 
-function shapedSummary(files: ExportFile[], config: ExportMapping): ExportSummary {
+function shapedSummary(files: ExportFile[], config: ExportMapping, notRead: ExportSummary['notRead']): ExportSummary {
   return {
     files: files.map((file) => ({ file: file.file, kind: file.kind, format: file.format, records: 0 })),
     records: Object.fromEntries(FILE_KINDS.map((kind) => [kind, 0])) as Record<FileKind, number>,
     accounts: 0,
     orphanAccounts: 0,
-    notRead: [],
+    notRead,
     configFile: config.configFile,
     spellings: { lines: 0, sample: [] },
   };

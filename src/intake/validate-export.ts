@@ -4,6 +4,8 @@ import { concatIssues, IssueSpool, type IssueList } from './issue-spool.js';
 import type { OrderProof } from './order-proof.js';
 import { NearKeys, type NearKey } from './near-keys.js';
 import type { ExportAccount, ExportEntry, SourceIssue } from '../mapping/types.js';
+import type { ControlCount, KindTotal, SourceFileUse, UnusedRow } from '../ledger/index.js';
+import { ControlTally } from './control-totals.js';
 
 // What `migrate validate` reports, built from an export: counts, every error in account order,
 // and counts per code. Errors are spooled (issue-spool.ts): memory stays flat however many there
@@ -38,6 +40,8 @@ export interface ExportValidation {
   /** Orphan records' numbers that match an account of the export but for spaces, leading zeros or case. */
   nearKeys: NearKey[];
   summary: ExportSummary;
+  /** What came in and what may go out (docs/control-totals.md): the `shaped` and `valid` stages, the sources' rows. */
+  controlTotals: ValidatedTotals;
   /** The files not proven in external account number order, sorted on disk before the join (order-proof.ts). */
   sorted: OrderProof['outOfOrder'];
   /** Frees the spooled errors (after the reports are written). */
@@ -48,6 +52,16 @@ export interface ExportValidation {
 export type RemoteCheck = (account: ExportAccount) => Promise<SourceIssue[]>;
 
 const ORPHAN_SAMPLE = 20;
+
+export interface ValidatedTotals {
+  kinds: KindTotal[];
+  sources: SourceFileUse[];
+  controlCounts: ControlCount[];
+  /** The rows that reached no record: how many, and the first few. */
+  unused: { count: number; first: UnusedRow[] };
+}
+
+const UNUSED_SHOWN = 10;
 
 export interface ValidateExportOptions {
   remote?: RemoteCheck;
@@ -79,6 +93,7 @@ export async function validateExport(
     warnings,
     nearKeys: [],
     summary: reader.summary,
+    controlTotals: { kinds: [], sources: [], controlCounts: [], unused: { count: 0, first: [] } },
     sorted: reader.proof?.outOfOrder ?? [],
     close: () => {
       fileErrors.close();
@@ -88,7 +103,13 @@ export async function validateExport(
     },
   };
   try {
-    await readEntries(reader, options, result, { errors: accountErrors, omitted, warnings });
+    const tally = new ControlTally();
+    await readEntries(reader, { ...options, onEntry: tallied(tally, options.onEntry) }, result, {
+      errors: accountErrors,
+      omitted,
+      warnings,
+    });
+    result.controlTotals = await validatedTotals(reader, tally);
     // A streaming read knows its file issues only at the end; they come first in the report either way.
     for await (const issue of reader.fileIssues) fileErrors.push(issue);
   } catch (error) {
@@ -99,6 +120,24 @@ export async function validateExport(
   result.byCode = errors.byCode;
   result.ok = errors.length === 0;
   return result;
+}
+
+function tallied(tally: ControlTally, onEntry: ValidateExportOptions['onEntry']): (entry: ExportEntry) => void {
+  return (entry) => {
+    tally.take(entry);
+    onEntry?.(entry);
+  };
+}
+
+/** The control totals of an export read to its end: counted per kind, and the sources' rows (the engine's sets). */
+async function validatedTotals(reader: ExportReader, tally: ControlTally): Promise<ValidatedTotals> {
+  const use = await reader.sourceUse();
+  const unused = { count: 0, first: [] as UnusedRow[] };
+  for await (const rows of use.unused()) {
+    unused.count += rows.length;
+    unused.first.push(...rows.slice(0, UNUSED_SHOWN - unused.first.length));
+  }
+  return { kinds: tally.totals(), sources: use.files, controlCounts: use.controlCounts, unused };
 }
 
 async function readEntries(

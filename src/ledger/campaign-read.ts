@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { lastExportTotals, unusedRowsPage, type RecordedTotals, type UnusedRow } from './export-totals.js';
 import { LedgerReader } from './read.js';
 import { toAccountRow, toItemRow, toStoredIssue } from './rows.js';
 import type { AccountRow, AccountState, ItemKind, ItemRow, ItemState, StoredIssue } from './types.js';
@@ -298,6 +299,16 @@ export class CampaignReader {
       .get(...params) as Raw | undefined;
     if (row === undefined || row['file'] === null) return null;
     return { file: row['file'] as string, line: row['line'] === null ? null : Number(row['line']) };
+  }
+
+  /** The control totals of the last push that read its export to the end (export-totals.ts); undefined: none. */
+  exportTotals(): RecordedTotals | undefined {
+    return lastExportTotals(this.#db);
+  }
+
+  /** A run's legacy rows that reached no record, with id > afterId, in id order. */
+  unusedRows(runId: number, afterId: number, limit: number): Array<UnusedRow & { id: number }> {
+    return unusedRowsPage(this.#db, runId, afterId, limit);
   }
 
   close(): void {

@@ -47,6 +47,14 @@ export {
 } from './campaign-read.js';
 export { copyLedger, hasLedger, LEDGER_FILE } from './db.js';
 export { isLedgerDamage, LedgerDamagedError } from './damage.js';
+export type {
+  ControlCount,
+  KindTotal,
+  MoneyTotals,
+  RecordedTotals,
+  SourceFileUse,
+  UnusedRow,
+} from './export-totals.js';
 export { canonicalJson, fingerprintOf } from './fingerprint.js';
 export { Ledger, type AccountCursor, type NewAccount } from './ledger.js';
 export { acquireLock, LedgerLockedError, LOCK_FILE } from './lock.js';

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { CODE_LIMIT, limitDetail } from '../errors.js';
 import { openLedgerDb } from './db.js';
+import { insertExportTotals, insertUnusedRows, type ExportTotals, type UnusedRow } from './export-totals.js';
 import { LedgerReader, type RecordedService } from './read.js';
 import { setClause, toAccountRow, toItemRow } from './rows.js';
 import { GroupWriter } from './writer.js';
@@ -498,6 +499,22 @@ export class Ledger {
       event.to ?? null,
       event.detail == null ? null : limitDetail(event.detail),
     );
+  }
+
+  /**
+   * The control totals of the export this run read to its end (export-totals.ts): its unused rows come first, in
+   * batches numbered on from `firstId` (each inside batch()), and the totals last, which mark the record complete.
+   */
+  recordUnusedRows(firstId: number, rows: readonly UnusedRow[]): void {
+    if (this.#runId === null || rows.length === 0) return;
+    const runId = this.#runId;
+    this.batch(() => insertUnusedRows(this.db, runId, firstId, rows));
+  }
+
+  recordExportTotals(totals: ExportTotals): void {
+    if (this.#runId === null) return;
+    const runId = this.#runId;
+    this.batch(() => insertExportTotals(this.db, runId, totals));
   }
 
   /** Commits what is queued, checkpoints the WAL and closes the database. */

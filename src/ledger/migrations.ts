@@ -141,6 +141,23 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX IF NOT EXISTS accounts_changed ON accounts (id) WHERE changed_fingerprint IS NOT NULL;
   CREATE INDEX IF NOT EXISTS items_changed ON items (account_id) WHERE changed_fingerprint IS NOT NULL;
   `,
+  // 9: the control totals of the export a push read to its end (docs/control-totals.md): per record kind the records
+  // shaped and valid with their sums, per legacy file the rows read and used (export_totals, one JSON document per
+  // run), and every legacy row that reached no record (unused_rows, numbered from 1 within its run).
+  `
+  CREATE TABLE IF NOT EXISTS export_totals (
+    run_id INTEGER PRIMARY KEY,
+    totals TEXT NOT NULL            -- JSON (export-totals.ts ExportTotals)
+  );
+  CREATE TABLE IF NOT EXISTS unused_rows (
+    run_id INTEGER NOT NULL,
+    id INTEGER NOT NULL,
+    source TEXT NOT NULL,
+    file TEXT NOT NULL,
+    line INTEGER NOT NULL,
+    PRIMARY KEY (run_id, id)
+  );
+  `,
 ];
 
 export const LEDGER_SCHEMA_VERSION = MIGRATIONS.length;

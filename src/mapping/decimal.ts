@@ -86,3 +86,26 @@ export function wholeNumberOf(value: Decimal, places: number): number | 'fractio
   if (whole > BigInt(Number.MAX_SAFE_INTEGER)) return 'range';
   return Number(value.negative ? -whole : whole);
 }
+
+/** a + b, exactly (sums of money: control totals never drift as binary floating point does). */
+export function addDecimals(a: Decimal, b: Decimal): Decimal {
+  if (a.digits === '') return b;
+  if (b.digits === '') return a;
+  const exponent = Math.min(a.exponent, b.exponent);
+  const scaled = (value: Decimal): bigint =>
+    (value.negative ? -1n : 1n) * BigInt(value.digits) * 10n ** BigInt(value.exponent - exponent);
+  const sum = scaled(a) + scaled(b);
+  if (sum === 0n) return { negative: false, digits: '', exponent: 0 };
+  const text = (sum < 0n ? -sum : sum).toString();
+  const digits = text.replace(/0+$/, '');
+  return { negative: sum < 0n, digits, exponent: exponent + (text.length - digits.length) };
+}
+
+/** A decimal in plain notation with at least `places` decimals (`-1234.5` -> `-1234.50` for 2): no exponent. */
+export function plainDecimal(value: Decimal, places = 0): string {
+  const decimals = Math.max(places, -value.exponent, 0);
+  const whole = value.digits === '' ? 0n : BigInt(value.digits) * 10n ** BigInt(value.exponent + decimals);
+  const text = whole.toString().padStart(decimals + 1, '0');
+  const point = decimals === 0 ? text : `${text.slice(0, -decimals)}.${text.slice(-decimals)}`;
+  return value.negative && whole !== 0n ? `-${point}` : point;
+}

@@ -159,6 +159,9 @@ const shapeSourceSchema = z
       .array(z.union([z.string().min(1), fixedColumn]))
       .min(1)
       .optional(),
+    // A control file of the extract (docs/control-totals.md "Control files"): each row names a file and the rows it
+    // holds, compared with the rows read.
+    control: z.strictObject({ file_column: z.string().min(1), rows_column: z.string().min(1) }).optional(),
   })
   .refine((source) => (source.file === undefined) !== (source.files === undefined), {
     message: 'give "file" (a glob matching one file) or "files" (a glob matching one or more), not both or neither',

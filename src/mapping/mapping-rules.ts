@@ -129,6 +129,9 @@ function shapeRulesOf(file: MappingFileInput, configFile: string | undefined): S
     quote: source.quote ?? '"',
     columns: source.format === 'fixed' ? undefined : source.columns?.filter((column) => typeof column === 'string'),
     layout: source.format === 'fixed' ? source.columns?.filter((column) => typeof column !== 'string') : undefined,
+    ...(source.control === undefined
+      ? {}
+      : { control: { fileColumn: source.control.file_column, rowsColumn: source.control.rows_column } }),
   }));
   return { file: absolute, name: file.shape, sources };
 }

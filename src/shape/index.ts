@@ -8,3 +8,4 @@ export { SHAPE_MEMORY, SHAPE_TEMP_LIMIT, type EngineLimit, type ShapeLimits } fr
 export { formatSize, parseSize } from './engine-size.js';
 export type { CheckRow } from './team-checks.js';
 export { legacyRowsOfText, legacyRowsText, ROWS_COLUMN, type LegacyRow } from './legacy-rows.js';
+export { controlMismatchLines, type DroppedRow, type SourceUse } from './source-use.js';

@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { errnoOf, InputError, MigrateError } from '../errors.js';
+import type { NotRead } from '../sources/index.js';
 import { FILE_KINDS } from '../sources/kinds.js';
 import { shortageError, type ShapeLimits, type ShortageOf } from './engine-limits.js';
 import { loadSource, type LoadedSource } from './load-sources.js';
@@ -9,6 +10,7 @@ import { passThroughOf, type PassThrough } from './pass-through.js';
 import type { ShapedRow, ShapedView } from './shaped-view.js';
 import { runShapeFile } from './run-shape.js';
 import { exportDirFiles, sourceFiles, type ShapeSource } from './source-files.js';
+import { sourceUse, type ControlSource, type DroppedRow, type SourceUse } from './source-use.js';
 import { viewLines } from './sql-statements.js';
 import { ROWS_COLUMN } from './legacy-rows.js';
 import { openTeamChecks, type CheckRow, type TeamChecks } from './team-checks.js';
@@ -30,11 +32,15 @@ export interface ShapeSettings {
   limits: ShapeLimits;
   /** Where the temporary directory is made (removed on close). */
   tempRoot: string;
+  /** Files of the export directory that are the run's own (the mapping file), absolute: never listed as unclaimed. */
+  ownFiles?: readonly string[];
 }
 
 export interface ShapedExport {
   readonly views: ShapedView[];
   readonly sources: LoadedSource[];
+  /** Files of the export directory no source claims (nor the shape or mapping file): listed, never read. */
+  readonly unclaimed: NotRead[];
   /** The view's rows ordered by `keyColumn` (trimmed, byte order), in batches; each row's cells as text. */
   rows(view: ShapedView, keyColumn: string, keys?: readonly string[]): AsyncGenerator<ShapedRow[], void, undefined>;
   /** The team's check views (`check_<name>`), in name order; empty without any. */
@@ -45,6 +51,11 @@ export interface ShapedExport {
   keyedChecks(): AsyncGenerator<CheckRow[], void, undefined>;
   /** The legacy rows at these lines, and those holding one of `keys` as a whole cell (an account's other rows). */
   sourceRows(lines: ReadonlyArray<{ file: string; line: number }>, keys?: readonly string[]): Promise<SourceRow[]>;
+  /**
+   * Once every view was read whole (rows() without keys): each legacy file's rows read and those that reached a
+   * record, the view rows that became none (`dropped`) set aside (source-use.ts).
+   */
+  sourceUse(dropped: AsyncIterable<DroppedRow>): Promise<SourceUse>;
   close(): Promise<void>;
 }
 
@@ -106,6 +117,8 @@ export async function openShape(settings: ShapeSettings): Promise<ShapedExport> 
         throw (engine === undefined ? undefined : shortage(where, engine)) ?? error;
       }
     }
+    const unclaimed = unclaimedFiles(settings, present, sources);
+    const controls = controlSources(settings, sources);
     for (const statement of LOCK) await connection.run(statement);
     await runShapeFile(connection, duckdb.StatementType, settings.shapeName, text, shortage);
     const lines = viewLines(text);
@@ -113,13 +126,48 @@ export async function openShape(settings: ShapeSettings): Promise<ShapedExport> 
     const views = await shapedViews(connection, settings.shapeName, sources, made);
     const checks = await openTeamChecks(connection, settings.shapeName, { views: [...made.keys()], lines, sources });
     const shaping = { temp, checks, lines, shapeName: settings.shapeName, shortage, watch };
-    return shapedExport(instance, open, { views, sources, ...shaping });
+    const opened = shapedExport(instance, open, { views, sources, ...shaping });
+    return { ...opened, unclaimed, sourceUse: (dropped) => sourceUse(connection, sources, views, dropped, controls) };
   } catch (error) {
     watch.stop();
     instance?.closeSync();
     await rm(temp, { recursive: true, force: true });
     throw error;
   }
+}
+
+const UNCLAIMED =
+  'no source of the mapping file claims it: declare it under "sources" (a control file with "control"), or move it ' +
+  'out of the export directory';
+
+/** The export directory's files that no source reads and that are not the shape or mapping file. */
+function unclaimedFiles(settings: ShapeSettings, present: readonly string[], sources: LoadedSource[]): NotRead[] {
+  const claimed = new Set(sources.flatMap((source) => source.files));
+  const own = new Set([settings.shapeFile, ...(settings.ownFiles ?? [])].map((file) => path.resolve(file)));
+  return present
+    .filter((name) => !claimed.has(name) && !own.has(path.resolve(settings.exportDir, name)))
+    .map((name) => ({ name, reason: UNCLAIMED }));
+}
+
+/** The sources declared as control files, their columns checked against their tables. */
+function controlSources(settings: ShapeSettings, sources: readonly LoadedSource[]): ControlSource[] {
+  return settings.sources.flatMap((source) => {
+    if (source.control === undefined) return [];
+    const columns = sources.find((each) => each.table === source.table)?.columns ?? [];
+    for (const [key, column] of [
+      ['file_column', source.control.fileColumn],
+      ['rows_column', source.control.rowsColumn],
+    ] as const)
+      if (!columns.includes(column))
+        throw new InputError(
+          `sources.${source.table}.control.${key}`,
+          undefined,
+          `names the column ${JSON.stringify(column)}, which the control file does not have; its columns: ` +
+            `${columns.join(', ')}.`,
+          'shape_control_column',
+        );
+    return [{ table: source.table, ...source.control }];
+  });
 }
 
 async function readShapeFile(settings: ShapeSettings): Promise<string> {
@@ -150,7 +198,7 @@ function shapedExport(
     shortage: ShortageOf;
     watch: TempWatch;
   },
-): ShapedExport {
+): Omit<ShapedExport, 'unclaimed' | 'sourceUse'> {
   const { views, sources, temp, checks, lines, shapeName, shortage, watch } = made;
   const [connection] = open;
   if (connection === undefined) throw new Error('the shape engine has no connection');

@@ -31,6 +31,8 @@ export interface ShapeSource {
   columns?: string[] | undefined;
   /** A fixed-width file: each column's place. */
   layout?: FixedColumn[] | undefined;
+  /** A control file: the columns naming a file and the rows it holds (source-use.ts). */
+  control?: { fileColumn: string; rowsColumn: string };
 }
 
 /** A legacy file of a source, found. */

@@ -27,9 +27,10 @@ function orderedQuery(view: ShapedView, keyColumn: string, keys?: readonly strin
   const cells = view.columns.map((column) => clientText(`CAST(${quoteIdentifier(column)} AS VARCHAR)`));
   const key = keyText(keyColumn);
   const only = keys === undefined ? '' : ` WHERE ${key} IN (${keys.map(quoteLiteral).join(', ') || 'NULL'})`;
-  const rows = view.hasRows ? [`CAST(to_json(${ROWS_COLUMN}) AS VARCHAR)`] : [];
+  const rows = view.hasRows ? [`CAST(to_json(${ROWS_COLUMN}) AS VARCHAR) AS ${ROWS_COLUMN}`] : [];
   return (
-    `SELECT ${[...cells, 'CAST(_file AS VARCHAR)', 'CAST(_line AS BIGINT)', ...rows].join(', ')} FROM ` +
+    `SELECT ${[...cells, 'CAST(_file AS VARCHAR) AS _file', 'CAST(_line AS BIGINT) AS _line', ...rows].join(', ')} ` +
+    'FROM ' +
     `(SELECT *, row_number() OVER () AS __row FROM ${quoteIdentifier(view.kind)})${only} ORDER BY ${key}, __row`
   );
 }
@@ -41,6 +42,9 @@ export interface ViewReading {
   /** Running short of the engine's memory or disk, told with the setting to raise (engine-limits.ts). */
   shortage: ShortageOf;
 }
+
+/** The table a view's whole read sorts it into, left behind for the control totals (source-use.ts). */
+export const sortedTable = (view: ShapedView): string => `__sorted_${view.kind}`;
 
 export async function* viewRows(
   connection: DuckDBConnection,
@@ -62,7 +66,7 @@ export async function* viewRows(
   // The whole view is sorted into a table of the engine's database file first, one view at a time (a sort spills to
   // disk past the memory limit), then read back in that order: five views streamed from five open sorts at once held
   // every sorted run in memory and ran out of it at 100,000 accounts.
-  const sorted = keys === undefined ? `__sorted_${view.kind}` : undefined;
+  const sorted = keys === undefined ? sortedTable(view) : undefined;
   if (sorted !== undefined)
     await fetch(() => connection.run(`CREATE OR REPLACE TABLE ${sorted} AS ${orderedQuery(view, keyColumn)}`));
   const query = sorted === undefined ? orderedQuery(view, keyColumn, keys) : `SELECT * FROM ${sorted}`;

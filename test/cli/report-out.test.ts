@@ -93,12 +93,15 @@ describe('migrate report --out', () => {
     }
     expect(readdirSync(join(dir, 'report')).sort()).toEqual([
       'accounts.csv',
+      'control-totals.csv',
       'fix-data.csv',
+      'reconciliation.csv',
       'records.csv',
       'report.html',
       'retry.csv',
       'summary.json',
       'unknown-outcome.csv',
+      'unused-rows.csv',
     ]);
   });
 

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { asDouble, multiply, parseDecimal, wholeNumberOf } from '../../src/mapping/decimal.js';
+import {
+  addDecimals,
+  asDouble,
+  multiply,
+  parseDecimal,
+  plainDecimal,
+  wholeNumberOf,
+} from '../../src/mapping/decimal.js';
 
 // Exact decimal arithmetic on a number's text: what the mapping compares, scales and converts numbers with.
 
@@ -42,5 +49,18 @@ describe('decimals', () => {
     expect(wholeNumberOf(decimal('90071992547409.91'), 2)).toBe(Number.MAX_SAFE_INTEGER);
     expect(wholeNumberOf(decimal('90071992547409.92'), 2)).toBe('range');
     expect(wholeNumberOf(decimal('1e309'), 2)).toBe('range');
+  });
+
+  it('adds exactly where doubles drift, and writes sums in plain notation', () => {
+    // 0.1 + 0.2 is 0.30000000000000004 in binary floating point; a million pennies sum to exactly 10000.00.
+    expect(plainDecimal(addDecimals(decimal('0.1'), decimal('0.2')), 2)).toBe('0.30');
+    let sum = decimal('0');
+    for (let index = 0; index < 1_000_000; index += 1) sum = addDecimals(sum, decimal('0.01'));
+    expect(plainDecimal(sum, 2)).toBe('10000.00');
+    expect(plainDecimal(addDecimals(decimal('-154.23'), decimal('154.23')), 2)).toBe('0.00');
+    expect(plainDecimal(addDecimals(decimal('-1229.65'), decimal('12.5')), 2)).toBe('-1217.15');
+    expect(plainDecimal(addDecimals(decimal('1e3'), decimal('0.125')), 2)).toBe('1000.125');
+    expect(plainDecimal(decimal('-0.05'), 2)).toBe('-0.05');
+    expect(plainDecimal(decimal('12'))).toBe('12');
   });
 });

@@ -12,6 +12,7 @@ import {
 import { accountPagesOf, type LedgerSource } from '../shared/ledger-source.js';
 import { escapeHtml, horizontalBars, type Bar } from '../../output/svg-charts.js';
 import { KIND_LABELS } from '../shared/labels.js';
+import { controlTotalsHtml } from './control-report.js';
 import { writeWhole, type ReportSummary } from './write-report.js';
 
 // report.html: one self-contained page beside the CSVs for a project board. Inline CSS and SVG
@@ -217,6 +218,7 @@ ${overTimeSection(campaign)}
 ${runsSection(page.runs)}
 <h2>Most frequent errors</h2>
 <figure id="errors">${errorBars}</figure>
+${controlTotalsHtml(summary.control_totals)}
 ${actionTables(page)}
 </body></html>
 `;

@@ -27,7 +27,8 @@ export function registerReportCommand(program: Command, setExitCode: (code: numb
       'Write the ledger as files keyed by external account number: accounts.csv (every account), fix-data.csv ' +
         '(what to fix in the export), ' +
         'retry.csv (what the next run retries), unknown-outcome.csv (records to check by hand), records.csv ' +
-        '(every record and how it was settled) and summary.json. Reads only the ledger.',
+        '(every record and how it was settled), the control totals from the legacy files to the platform ' +
+        '(reconciliation.csv, control-totals.csv, unused-rows.csv) and summary.json. Reads only the ledger.',
     );
   addOptions(report, [STATE_OPTION, LEDGER_OPTION])
     .option(
@@ -103,7 +104,10 @@ const HINTS: Record<string, string> = {
   [REPORT_FILES.unknown]: 'sent without an answer and never resent: check them on the platform',
   [REPORT_FILES.records]:
     'every post-import record: state and how it was settled (created, already_exists, reconciled)',
-  [REPORT_FILES.summary]: 'counts per state, top error codes, recent runs',
+  [REPORT_FILES.reconciliation]: 'each legacy file: rows read, rows that reached a record, rows that reached none',
+  [REPORT_FILES.controlTotals]: 'each record kind: records and sums shaped, valid, sent and accepted',
+  [REPORT_FILES.unusedRows]: 'every legacy row that reached no record: source, file, line',
+  [REPORT_FILES.summary]: 'counts per state, top error codes, recent runs, control totals',
   [HTML_REPORT_FILE]: 'one page for the project board: % complete, pace and finish, progress over time, errors',
 };
 

@@ -15,6 +15,9 @@ const OWN_CSV_START: Record<string, string> = {
   'retry.csv': 'import_supplier,external_account_number,record,record_key,state',
   'unknown-outcome.csv': 'import_supplier,external_account_number,record,record_key,attempts',
   'records.csv': 'import_supplier,external_account_number,record,record_key,state',
+  'reconciliation.csv': 'source,file,rows_read,rows_used,rows_unused',
+  'control-totals.csv': 'kind,stage,records,transfer_balance',
+  'unused-rows.csv': 'source,file,line',
 };
 
 export interface OutDirCheck {

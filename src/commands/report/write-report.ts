@@ -5,6 +5,18 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
 import { statesWhere, statesWithWork } from '../../engine/index.js';
+import {
+  CONTROL_FILES,
+  CONTROL_TOTALS_COLUMNS,
+  controlSummary,
+  controlTotalRows,
+  readControlReport,
+  RECONCILIATION_COLUMNS,
+  reconciliationRows,
+  UNUSED_ROWS_COLUMNS,
+  unusedRowRecords,
+  type ControlSummary,
+} from './control-report.js';
 import { spreadsheetCsvOptions } from '../../output/spreadsheet-safe.js';
 import { refuseForeignTarget, temporaryBeside } from '../../output/output-file.js';
 import {
@@ -44,6 +56,7 @@ export const REPORT_FILES = {
   retry: 'retry.csv',
   unknown: 'unknown-outcome.csv',
   records: 'records.csv',
+  ...CONTROL_FILES,
   summary: 'summary.json',
 } as const;
 
@@ -71,6 +84,8 @@ export interface ReportSummary {
    */
   fix_data: { rows: number; accounts: number; done_with_refused_records: number };
   top_error_codes: Array<{ code: string; count: number }>;
+  /** From the legacy files to the platform (docs/control-totals.md): what the three control CSVs hold, and more. */
+  control_totals: ControlSummary;
   runs: Array<{
     id: number;
     command: string;
@@ -89,7 +104,11 @@ export async function writeReport(source: LedgerSource, options: ReportOptions):
   const page = options.pageSize ?? 1000;
   const scope = { source, supplier: options.supplier, page };
   const files: ReportSummary['files'] = {};
-  const write = async (name: string, columns: readonly string[], rows: AsyncIterable<CsvRecord>): Promise<void> => {
+  const write = async (
+    name: string,
+    columns: readonly string[],
+    rows: AsyncIterable<CsvRecord> | Iterable<CsvRecord>,
+  ): Promise<void> => {
     const path = join(options.outDir, name);
     files[name] = { path, rows: await writeCsv(path, columns, rows) };
   };
@@ -108,6 +127,10 @@ export async function writeReport(source: LedgerSource, options: ReportOptions):
     RECORDS_COLUMNS,
     itemRows(scope, ITEM_STATES, (item) => [recordRow(item)]),
   );
+  const control = await readControlReport(source, { supplier: options.supplier, pageSize: page });
+  await write(REPORT_FILES.reconciliation, RECONCILIATION_COLUMNS, reconciliationRows(control));
+  await write(REPORT_FILES.controlTotals, CONTROL_TOTALS_COLUMNS, controlTotalRows(control));
+  await write(REPORT_FILES.unusedRows, UNUSED_ROWS_COLUMNS, unusedRowRecords(source, control));
   const counts = source.counts(options.supplier);
   const summary: ReportSummary = {
     generated_at: new Date().toISOString(),
@@ -123,6 +146,7 @@ export async function writeReport(source: LedgerSource, options: ReportOptions):
       done_with_refused_records: doneWithRefused.size,
     },
     top_error_codes: source.topErrorCodes(options.supplier, 10),
+    control_totals: controlSummary(control, files[REPORT_FILES.unusedRows]?.rows ?? 0),
     runs: source.read.runs(10).map((run) => ({
       id: run.id,
       command: run.command,
@@ -149,7 +173,11 @@ interface Scope {
   page: number;
 }
 
-async function writeCsv(path: string, columns: readonly string[], rows: AsyncIterable<CsvRecord>): Promise<number> {
+async function writeCsv(
+  path: string,
+  columns: readonly string[],
+  rows: AsyncIterable<CsvRecord> | Iterable<CsvRecord>,
+): Promise<number> {
   const partial = temporaryBeside(path);
   let count = 0;
   async function* counted(): AsyncGenerator<CsvRecord> {

@@ -3,7 +3,9 @@ import { stringify } from 'csv-stringify/sync';
 import { visibleValue } from '../../errors.js';
 import type { OpenPeriod } from '../../mapping/sourced-record.js';
 import type { SourceIssue } from '../../mapping/types.js';
-import type { ExportValidation } from '../../intake/validate-export.js';
+import type { ExportValidation, ValidatedTotals } from '../../intake/validate-export.js';
+import type { KindTotal } from '../../ledger/index.js';
+import { controlMismatchLines } from '../../shape/index.js';
 import {
   duplicateNotesLine,
   ignoredColumnLines,
@@ -111,6 +113,7 @@ export async function* jsonReport(validation: ExportValidation, period?: OpenPer
       not_read: notRead,
       ...unicode,
       ...(validation.nearKeys.length === 0 ? {} : { near_keys: nearKeysJson(validation.nearKeys) }),
+      control_totals: controlTotalsJson(validation.controlTotals),
     },
     null,
     2,
@@ -229,6 +232,7 @@ function summaryLines(validation: ExportValidation, period?: OpenPeriod): string
   if (validation.duplicateNotes > 0) lines.push(duplicateNotesLine(validation.duplicateNotes));
   lines.push(...openPeriodLines(validation, period));
   lines.push(...nearKeyLines(validation.nearKeys));
+  lines.push(...controlTotalLines(validation.controlTotals));
   lines.push(
     `${accounts.total} account(s): ${accounts.valid} valid, ${accounts.invalid} invalid; ` +
       `${validation.errors.length} error(s).`,
@@ -276,4 +280,54 @@ function nearKeyLines(nearKeys: ExportValidation['nearKeys']): string[] {
       ),
     ...(nearKeys.length > SHOWN_NEAR_KEYS ? [`  ... and ${nearKeys.length - SHOWN_NEAR_KEYS} more`] : []),
   ];
+}
+
+/**
+ * The control totals' short form (docs/control-totals.md): each source file's rows read, used and unused, the first
+ * unused rows, each kind's records and sums shaped and valid, and every control file count that does not agree.
+ * `migrate report` writes them in full beside what was sent and accepted.
+ */
+function controlTotalLines(totals: ValidatedTotals): string[] {
+  const lines = ['Control totals (migrate report adds what was sent and accepted):'];
+  for (const file of totals.sources)
+    lines.push(
+      `  ${file.source} ${file.file}: ${file.rowsRead} read, ${file.rowsUsed} used, ` +
+        `${file.rowsRead - file.rowsUsed} unused`,
+    );
+  if (totals.unused.count > 0)
+    lines.push(
+      `  ${totals.unused.count} row(s) reached no record: ` +
+        `${totals.unused.first.map((row) => `${row.file}:${row.line}`).join(', ')}` +
+        `${totals.unused.count > totals.unused.first.length ? ', ...' : ''} (all of them: unused-rows.csv)`,
+    );
+  const byKind = new Map<string, KindTotal[]>();
+  for (const total of totals.kinds) byKind.set(total.kind, [...(byKind.get(total.kind) ?? []), total]);
+  for (const [kind, stages] of byKind) {
+    if (stages.every((stage) => stage.records === 0)) continue;
+    const [shaped, valid] = stages;
+    const money = Object.keys(shaped?.money ?? {}).map(
+      (field) => `; ${field} ${shaped?.money[field] ?? ''}, ${valid?.money[field] ?? ''}`,
+    );
+    lines.push(`  ${kind}: ${shaped?.records ?? 0} shaped, ${valid?.records ?? 0} valid${money.join('')}`);
+  }
+  for (const line of controlMismatchLines(totals.controlCounts)) lines.push(`Warning: ${line}.`);
+  return lines;
+}
+
+function controlTotalsJson(totals: ValidatedTotals): unknown {
+  return {
+    sources: totals.sources.map((file) => ({
+      source: file.source,
+      file: file.file,
+      rows_read: file.rowsRead,
+      rows_used: file.rowsUsed,
+      rows_unused: file.rowsRead - file.rowsUsed,
+    })),
+    unused_rows: { count: totals.unused.count, first: totals.unused.first },
+    kinds: totals.kinds,
+    control_counts: totals.controlCounts.map((count) => ({
+      ...count,
+      agrees: controlMismatchLines([count]).length === 0,
+    })),
+  };
 }

@@ -13,6 +13,8 @@ const ROW_TABLES: ReadonlyArray<[LedgerTable, string, 'row_id' | 'key']> = [
   ['events', 'id', 'row_id'],
   ['account_issues', 'account_id', 'row_id'],
   ['settings', 'key', 'key'],
+  ['export_totals', 'run_id', 'row_id'],
+  ['unused_rows', 'id', 'row_id'],
 ];
 
 /** Installs the change table and its triggers on an open working copy (after it was filled). */

@@ -66,10 +66,19 @@ const MIGRATIONS: readonly string[] = [
   -- The live runners and their runs: a run left 'running' by a runner that is gone is marked crashed.
   CREATE TABLE runners (holder TEXT PRIMARY KEY, run_id BIGINT, expires_at TIMESTAMPTZ NOT NULL);
   `,
+  // 2: the control totals of a push's export (SQLite migration 9). An unused row's id counts within its run, and a
+  // run's id is drawn here: runners never write the same (run_id, id).
+  `
+  CREATE TABLE export_totals (run_id BIGINT PRIMARY KEY, totals TEXT NOT NULL);
+  CREATE TABLE unused_rows (
+    run_id BIGINT NOT NULL, id BIGINT NOT NULL, source TEXT NOT NULL, file TEXT NOT NULL, line BIGINT NOT NULL,
+    PRIMARY KEY (run_id, id)
+  );
+  `,
 ];
 
 /** The SQLite ledger schema version the PostgreSQL schema's columns match (migrations.ts). */
-export const MATCHING_SQLITE_VERSION = 8;
+export const MATCHING_SQLITE_VERSION = 9;
 
 /** Applies the migrations not applied yet, each in its own transaction; one process at a time (an advisory lock). */
 export async function migratePostgres(client: pg.Client): Promise<void> {

@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { changedRows, forgetChanges, lastChange } from './capture.js';
 import type { Reconnecting } from './reconnect.js';
 import {
+  CHANGE_COLUMN,
   insertEvents,
   LEDGER_TABLES,
   tableSpec,
@@ -128,7 +129,7 @@ export class Shipper {
   #rowsOf(spec: TableSpec, keys: unknown[]): unknown[][] {
     const issues = spec.name === 'account_issues';
     const columns = issues ? spec.columns.slice(0, -1) : spec.columns;
-    const keyColumn = issues ? 'account_id' : (spec.key[0] ?? 'id');
+    const keyColumn = CHANGE_COLUMN[spec.name] ?? spec.key[0] ?? 'id';
     const rows: unknown[][] = [];
     for (let start = 0; start < keys.length; start += CHUNK) {
       const chunk = keys.slice(start, start + CHUNK);

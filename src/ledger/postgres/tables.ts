@@ -4,7 +4,8 @@ import type pg from 'pg';
 // The ledger's tables as both stores hold them. Columns are read from the SQLite schema (PRAGMA table_info), so that
 // the copy in either direction follows it; schema.ts keeps the PostgreSQL tables column for column the same.
 
-export type LedgerTable = 'runs' | 'accounts' | 'items' | 'events' | 'settings' | 'account_issues';
+export type LedgerTable =
+  'runs' | 'accounts' | 'items' | 'events' | 'settings' | 'account_issues' | 'export_totals' | 'unused_rows';
 
 /** In the order rows are written (a row's references first) and read. */
 export const LEDGER_TABLES: readonly LedgerTable[] = [
@@ -14,6 +15,8 @@ export const LEDGER_TABLES: readonly LedgerTable[] = [
   'account_issues',
   'events',
   'settings',
+  'export_totals',
+  'unused_rows',
 ];
 
 export interface TableSpec {
@@ -33,7 +36,16 @@ const KEYS: Record<LedgerTable, string[]> = {
   events: ['id'],
   settings: ['key'],
   account_issues: ['account_id', 'pos'],
+  export_totals: ['run_id'],
+  unused_rows: ['run_id', 'id'],
 };
+
+/**
+ * The column a changed row is named by in the working copy's change table (capture.ts), where it is not the key's
+ * first: an issue by its account (an account's issues are replaced whole), an unused row by its id (its run's rows are
+ * the only ones a working copy holds).
+ */
+export const CHANGE_COLUMN: Partial<Record<LedgerTable, string>> = { account_issues: 'account_id', unused_rows: 'id' };
 
 export function tableSpec(db: Database.Database, name: LedgerTable): TableSpec {
   const info = db.pragma(`main.table_info(${name})`) as Array<{ name: string; type: string }>;
