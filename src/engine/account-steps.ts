@@ -107,6 +107,20 @@ export async function createAccount(ctx: StepContext, account: AccountRow): Prom
       patch: { state: 'errored', error: { code: EngineCode.unexpectedAnswer, detail } },
     });
   }
+  if (account.payload === null)
+    return applyTransition(ctx, account, {
+      step: 'create',
+      detail: EngineCode.payloadPurged,
+      patch: {
+        state: 'invalid',
+        error: {
+          code: EngineCode.payloadPurged,
+          detail:
+            'its data was removed by migrate ledger purge --all before it was sent, and no export pushed since ' +
+            'holds it: push the export that holds it',
+        },
+      },
+    });
   const intent = await applyTransition(
     ctx,
     account,

@@ -87,3 +87,26 @@ export function snapshotLedger(db: Database.Database, stateDir: string, runId: n
   for (const old of listSnapshots(stateDir).slice(KEEP_SNAPSHOTS)) rmSync(old, { force: true });
   return path;
 }
+
+/**
+ * Replaces every snapshot of a state directory by one copy of the ledger as it stands now (`ledger purge`: the older
+ * ones still hold what was purged). Returns the new snapshot's path and how many were removed.
+ */
+export function replaceSnapshots(
+  db: Database.Database,
+  stateDir: string,
+  runId: number,
+): { snapshot: string; removed: number } {
+  const old = listSnapshots(stateDir);
+  const dir = join(stateDir, SNAPSHOT_DIR);
+  let partials: string[] = [];
+  try {
+    partials = readdirSync(dir).filter((name) => name.endsWith('.partial'));
+  } catch {
+    // No snapshot directory yet.
+  }
+  for (const name of partials) rmSync(join(dir, name), { force: true });
+  const snapshot = snapshotLedger(db, stateDir, runId);
+  for (const path of old) if (path !== snapshot) rmSync(path, { force: true });
+  return { snapshot, removed: old.filter((path) => path !== snapshot).length + partials.length };
+}

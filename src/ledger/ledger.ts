@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { CODE_LIMIT, limitDetail } from '../errors.js';
 import { openLedgerDb } from './db.js';
+import { PURGED_SETTING } from './purge-sql.js';
 import { LedgerReader, type RecordedService } from './read.js';
 import { setClause, toAccountRow, toItemRow } from './rows.js';
 import { GroupWriter } from './writer.js';
@@ -74,6 +75,7 @@ export class Ledger {
   readonly #writer: GroupWriter;
   readonly #statements = new Map<string, Database.Statement>();
   #runId: number | null = null;
+  #purged: boolean | undefined;
   readonly #presetRunId: number | null;
 
   /**
@@ -115,6 +117,12 @@ export class Ledger {
     return this.db.transaction(fn)();
   }
 
+  /** Whether a `ledger purge` has run on this ledger (some records are kept by their key's sha256 only). */
+  purged(): boolean {
+    this.#purged ??= this.#prepare('SELECT 1 FROM settings WHERE key = ?').get(PURGED_SETTING) !== undefined;
+    return this.#purged;
+  }
+
   /** Records the dialect of the state directory; it is chosen once (read.dialect()). */
   recordDialect(dialect: string): void {
     this.#prepare(`INSERT INTO settings (key, value) VALUES ('dialect', ?) ON CONFLICT (key) DO NOTHING`).run(dialect);
@@ -153,7 +161,7 @@ export class Ledger {
     this.flush();
     const marks = codes.map(() => '?').join(', ');
     const rows = this.#prepare(
-      `SELECT a.id, a.payload IS NULL FROM accounts a WHERE a.state = 'invalid'
+      `SELECT a.id, a.payload IS NULL AND a.fingerprint IS NULL FROM accounts a WHERE a.state = 'invalid'
          AND NOT EXISTS (SELECT 1 FROM account_issues i WHERE i.account_id = a.id AND i.source = 'local')
          AND (a.error_code IN (${marks}) OR EXISTS (SELECT 1 FROM account_issues i WHERE i.account_id = a.id
            AND i.source = 'service' AND i.code IN (${marks})))`,

@@ -5,6 +5,7 @@ import { ExitCode, UsageError } from '../../errors.js';
 import { acquireLock, Ledger } from '../../ledger/index.js';
 import { moveLedgerToPostgres, type MoveResult } from '../../ledger/postgres/index.js';
 import { ledgerExists } from '../shared/ledger-source.js';
+import { ledgerPurgeCommand, type LedgerPurgeOptions } from './purge.js';
 
 export interface LedgerCopyOptions {
   state: string;
@@ -12,7 +13,9 @@ export interface LedgerCopyOptions {
 }
 
 export function registerLedgerCommand(program: Command, setExitCode: (code: number) => void): void {
-  const ledger = program.command('ledger').description('Move a results ledger between stores.');
+  const ledger = program
+    .command('ledger')
+    .description("Look after a results ledger: move it between stores, remove customers' data from it.");
   ledger
     .command('copy')
     .description(
@@ -23,6 +26,21 @@ export function registerLedgerCommand(program: Command, setExitCode: (code: numb
     .option('--to <url>', 'the PostgreSQL ledger (postgresql://...; else MIGRATE_LEDGER_URL)')
     .action(async (options: LedgerCopyOptions) => {
       setExitCode(await ledgerCopyCommand(options));
+    });
+  ledger
+    .command('purge')
+    .description(
+      'Remove the personal data (staged payloads, record bodies, values quoted in errors) of every account whose ' +
+        'work is done, keeping ids, states, outcomes and counts; then compact the ledger so that the bytes are gone ' +
+        '(SQLite: VACUUM, write-ahead log truncated, snapshots replaced by one of the purged ledger; PostgreSQL: ' +
+        'VACUUM FULL). A later push sends nothing for the purged accounts (docs/data-protection.md).',
+    )
+    .option('--state <dir>', 'state directory holding the SQLite ledger', './.migrate')
+    .option('--ledger <url>', 'the PostgreSQL ledger instead (postgresql://...; else MIGRATE_LEDGER_URL)')
+    .option('--all', 'also the accounts not done (asks on a terminal; --yes elsewhere)')
+    .option('--yes', 'confirm --all without a question (cron, scripts)')
+    .action(async (options: LedgerPurgeOptions) => {
+      setExitCode(await ledgerPurgeCommand(options));
     });
 }
 
