@@ -38,13 +38,13 @@ const SCOPES: Record<PurgeScope, string> = {
   all: 'SELECT id FROM accounts',
 };
 
-export type Dialect = 'sqlite' | 'postgres';
+export type PurgeDialect = 'sqlite' | 'postgres';
 
 /**
  * The statements of a purge, in order, after `purge_scope` (a temporary table of account ids) is made by
  * scopeStatement. Run in one transaction; each is idempotent (a second purge changes nothing).
  */
-export function purgeStatements(dialect: Dialect): Array<{ table: string; sql: string }> {
+export function purgeStatements(dialect: PurgeDialect): Array<{ table: string; sql: string }> {
   const r = `'${REMOVED}'`;
   const scope = 'IN (SELECT id FROM purge_scope)';
   const sha =
@@ -90,7 +90,7 @@ export function purgeStatements(dialect: Dialect): Array<{ table: string; sql: s
 }
 
 /** The statement making `purge_scope`, the accounts a purge takes. */
-export function scopeStatement(dialect: Dialect, scope: PurgeScope): string {
+export function scopeStatement(dialect: PurgeDialect, scope: PurgeScope): string {
   return dialect === 'sqlite'
     ? `CREATE TEMP TABLE purge_scope AS ${SCOPES[scope]}`
     : `CREATE TEMP TABLE purge_scope ON COMMIT DROP AS ${SCOPES[scope]}`;
