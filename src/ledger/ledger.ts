@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { CODE_LIMIT, limitDetail } from '../errors.js';
 import { openLedgerDb } from './db.js';
+import { forgetSupplier, refusedSupplierCodes, type Forgotten } from './forget.js';
 import { PURGED_SETTING } from './purge-sql.js';
 import { LedgerReader, type RecordedService } from './read.js';
 import { setClause, toAccountRow, toItemRow } from './rows.js';
@@ -177,6 +178,26 @@ export class Ledger {
         );
     });
     return rows.length;
+  }
+
+  /**
+   * Removes the accounts of `supplier` that never reached the service (`ledger forget`, forget.ts); `dryRun`: only
+   * says which.
+   */
+  forgetSupplier(supplier: string, dryRun = false): Forgotten {
+    this.flush();
+    return forgetSupplier(this.db, supplier, dryRun);
+  }
+
+  /**
+   * Accounts staged under a supplier code the service refused as unknown, and never accepted, removed so that the
+   * export is staged again as it reads now (the corrected flag, mapping or data): what went, per code.
+   */
+  forgetRefusedSuppliers(): Forgotten[] {
+    this.flush();
+    return refusedSupplierCodes(this.db)
+      .map((code) => forgetSupplier(this.db, code, false))
+      .filter((forgotten) => forgotten.numbers.length > 0);
   }
 
   // Runs ----------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ import { ExitCode, UsageError } from '../../errors.js';
 import { acquireLock, Ledger } from '../../ledger/index.js';
 import { moveLedgerToPostgres, type MoveResult } from '../../ledger/postgres/index.js';
 import { ledgerExists } from '../shared/ledger-source.js';
+import { ledgerForgetCommand, type LedgerForgetOptions } from './forget.js';
 import { ledgerPurgeCommand, type LedgerPurgeOptions } from './purge.js';
 
 export interface LedgerCopyOptions {
@@ -41,6 +42,20 @@ export function registerLedgerCommand(program: Command, setExitCode: (code: numb
     .option('--yes', 'confirm --all without a question (cron, scripts)')
     .action(async (options: LedgerPurgeOptions) => {
       setExitCode(await ledgerPurgeCommand(options));
+    });
+  ledger
+    .command('forget')
+    .description(
+      'Remove the accounts staged under an import supplier code that never reached the service (a mistyped ' +
+        '--supplier, mapping or export), printing which; the next push stages the export as it reads now. Accounts ' +
+        'of the code that reached the service are kept. A push does this by itself for a code the service refused ' +
+        'as unknown.',
+    )
+    .requiredOption('--supplier <code>', 'the import supplier code whose never-sent accounts to remove')
+    .option('--state <dir>', 'state directory holding the SQLite ledger', './.migrate')
+    .option('--dry-run', 'only print which accounts would be removed')
+    .action(async (options: LedgerForgetOptions) => {
+      setExitCode(await ledgerForgetCommand(options));
     });
 }
 
