@@ -52,7 +52,7 @@ export { Ledger, type AccountCursor, type NewAccount } from './ledger.js';
 export { acquireLock, LedgerLockedError, LOCK_FILE } from './lock.js';
 export { LEDGER_SCHEMA_VERSION } from './migrations.js';
 export { REFUSED_SUPPLIER_ERROR, type Forgotten } from './forget.js';
-export { purgeSqliteLedger, purgedKey, REMOVED, type PurgeCounts, type PurgeScope, type SqlitePurge } from './purge.js';
+export { purgeSqliteLedger, purgedKey, type PurgeCounts } from './purge.js';
 export { LedgerReader, type LedgerCounts } from './read.js';
 export { checkStateDir } from './state-dir.js';
 export { storageError, storageFailureCause } from './storage-error.js';

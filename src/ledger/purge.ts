@@ -10,10 +10,10 @@ import {
   type PurgeScope,
 } from './purge-sql.js';
 
-export { REMOVED, purgedKey, type PurgeCounts, type PurgeScope } from './purge-sql.js';
+export { purgedKey, type PurgeCounts } from './purge-sql.js';
 
 /** What a purge of a state directory's ledger did, files included. */
-export interface SqlitePurge extends PurgeCounts {
+interface SqlitePurge extends PurgeCounts {
   /** The one snapshot kept (of the purged ledger), and how many older ones were removed. */
   snapshot: string;
   snapshotsRemoved: number;

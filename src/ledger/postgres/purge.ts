@@ -9,7 +9,7 @@ import { redactUrl } from './url.js';
 const REWRITTEN = ['accounts', 'items', 'account_issues', 'events', 'runs'];
 
 /** What a purge of a PostgreSQL ledger did. */
-export interface PostgresPurge extends PurgeCounts {
+interface PostgresPurge extends PurgeCounts {
   label: string;
   /** Whether CHECKPOINT could be run (superuser or pg_checkpoint): the rewritten tables on disk, the WAL free to go. */
   checkpointed: boolean;
