@@ -117,7 +117,9 @@ export function decideItem(existing: ItemRow | undefined, incoming: IncomingItem
   const restored = { body: incoming.body, naturalKey: incoming.naturalKey };
   if (decision.action === 'update' && decision.patch.body !== undefined)
     return { ...decision, patch: { ...decision.patch, ...restored } };
-  if (existing.state === 'pending' || existing.state === 'held')
+  // A record sent without an answer yet (`sending`) may be sent again to settle it: the same record, so its body too.
+  const unchangedSending = existing.state === 'sending' && existing.fingerprint === incoming.fingerprint;
+  if (existing.state === 'pending' || existing.state === 'held' || unchangedSending)
     return { action: 'update', patch: { ...(decision.action === 'update' ? decision.patch : {}), ...restored } };
   return decision;
 }
