@@ -8,7 +8,7 @@ import type Database from 'better-sqlite3';
 /** The error a create refused for an unknown supplier code leaves on its account (engine/account-steps.ts). */
 export const REFUSED_SUPPLIER_ERROR = { code: 'configuration_refused', attr: 'import_supplier' } as const;
 
-const NEVER_ACCEPTED =
+export const NEVER_ACCEPTED =
   `import_supplier = ? AND state IN ('staged', 'invalid') AND sent_fingerprint IS NULL ` +
   `AND platform_account_number IS NULL AND NOT EXISTS (SELECT 1 FROM items i WHERE i.account_id = accounts.id ` +
   `AND i.state IN ('done', 'sending', 'unknown'))`;
@@ -41,13 +41,15 @@ export function forgetSupplier(db: Database.Database, supplier: string, dryRun: 
   })();
 }
 
+/** The query of refusedSupplierCodes (`?`: the error's code, then its attr), for both stores. */
+export const REFUSED_CODES_SQL =
+  `SELECT DISTINCT import_supplier AS s FROM accounts ` +
+  `WHERE state = 'staged' AND error_code = ? AND error_attr = ? ORDER BY s`;
+
 /** Supplier codes a create was refused for as unknown, an account still staged (REFUSED_SUPPLIER_ERROR). */
 export function refusedSupplierCodes(db: Database.Database): string[] {
-  const rows = db
-    .prepare(
-      `SELECT DISTINCT import_supplier AS s FROM accounts ` +
-        `WHERE state = 'staged' AND error_code = ? AND error_attr = ? ORDER BY s`,
-    )
-    .all(REFUSED_SUPPLIER_ERROR.code, REFUSED_SUPPLIER_ERROR.attr) as Array<{ s: string }>;
+  const rows = db.prepare(REFUSED_CODES_SQL).all(REFUSED_SUPPLIER_ERROR.code, REFUSED_SUPPLIER_ERROR.attr) as Array<{
+    s: string;
+  }>;
   return rows.map((row) => row.s);
 }

@@ -3,6 +3,7 @@ import { MigrateError } from '../errors.js';
 import { join } from 'node:path';
 import { explainDamage, LEDGER_FILE, prepareStateDir } from './db.js';
 import { isLedgerDamage, snapshotLedger } from './damage.js';
+import type { Forgotten } from './forget.js';
 import { Ledger } from './ledger.js';
 import { acquireLock, type LockStep } from './lock.js';
 import { openPostgresLedger } from './postgres/index.js';
@@ -17,6 +18,8 @@ import type { AccountState } from './types.js';
 /** The ledger a push runs on. */
 export interface RunLedger {
   ledger: Ledger;
+  /** Accounts of supplier codes the service refused as unknown that opening the ledger removed (PostgreSQL's). */
+  forgotten: Forgotten[];
   /** Where the run's files go (the state directory; for PostgreSQL the working copy's temporary directory). */
   stateDir: string;
   /** How messages and the summary name the ledger: the state directory, or the URL without its password. */
@@ -78,6 +81,7 @@ async function openOnStateDir(input: RunLedgerInput): Promise<Opened> {
   stopAt('ledger-opened');
   return {
     ledger,
+    forgotten: [],
     stateDir,
     label: stateDir,
     lockLost: () => lock.compromised(),
@@ -113,6 +117,7 @@ async function openOnPostgres(url: string, input: RunLedgerInput, warn: (text: s
   });
   return {
     ledger: opened.ledger,
+    forgotten: opened.forgotten,
     stateDir: opened.workDir,
     label: opened.label,
     lockLost: () => opened.compromised(),

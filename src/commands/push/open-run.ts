@@ -108,7 +108,7 @@ async function openResources(config: PushConfig, loaded: Loaded, closers: Closer
   stopAt('run-started');
   const moving = where.moving ? moveText(label, recorded, current) : undefined;
   if (moving !== undefined) tell(moving);
-  for (const forgotten of ledger.forgetRefusedSuppliers()) tell(restagedText(forgotten));
+  for (const forgotten of [...runLedger.forgotten, ...ledger.forgetRefusedSuppliers()]) tell(restagedText(forgotten));
   if (config.retryInvalid !== undefined)
     tell(releasedText(config.retryInvalid, ledger.releaseInvalid(config.retryInvalid)));
   closers.add(({ exitCode, error, outcome }) => {
