@@ -1,7 +1,7 @@
 import { locateIssue } from '../mapping/locate.js';
 import type { Origin } from '../mapping/types.js';
 import { Code, type AccountPayload, type V1StatusRecord, type ValidationIssue } from '../schema/index.js';
-import type { AccountRow, ErrorInfo, StoredIssue } from '../ledger/index.js';
+import { REFUSED_SUPPLIER_ERROR, type AccountRow, type ErrorInfo, type StoredIssue } from '../ledger/index.js';
 import type { StepContext } from './context.js';
 import {
   classifyFailure,
@@ -9,6 +9,7 @@ import {
   configurationRefusal,
   errorInfoOf,
   mayHaveApplied,
+  refusesSupplierCode,
   StopRun,
   UNEXPECTED_ATTEMPTS,
   type Failure,
@@ -107,6 +108,20 @@ export async function createAccount(ctx: StepContext, account: AccountRow): Prom
       patch: { state: 'errored', error: { code: EngineCode.unexpectedAnswer, detail } },
     });
   }
+  if (account.payload === null)
+    return applyTransition(ctx, account, {
+      step: 'create',
+      detail: EngineCode.payloadPurged,
+      patch: {
+        state: 'invalid',
+        error: {
+          code: EngineCode.payloadPurged,
+          detail:
+            'its data was removed by migrate ledger purge --all before it was sent, and no export pushed since ' +
+            'holds it: push the export that holds it',
+        },
+      },
+    });
   const intent = await applyTransition(
     ctx,
     account,
@@ -128,7 +143,13 @@ export async function createAccount(ctx: StepContext, account: AccountRow): Prom
   if (refusedForConfiguration !== undefined) {
     // Not this account's data: it stays staged for the next run, and the run stops (failure.ts).
     const failure = configurationRefusal(refusedForConfiguration, account.importSupplier);
-    await notSent(ctx, intent, failure);
+    // An unknown supplier code is marked on the account: the next push stages its code's accounts again.
+    await notSent(
+      ctx,
+      intent,
+      failure,
+      refusesSupplierCode(refusedForConfiguration) ? REFUSED_SUPPLIER_ERROR.attr : undefined,
+    );
     throw new StopRun(failure);
   }
   let result: CreateResult;
@@ -151,11 +172,12 @@ export async function createAccount(ctx: StepContext, account: AccountRow): Prom
  * A create that did not land (refused, or never sent): back to staged with the reason. Queued, not awaited, so the run
  * stops at once (the run's end commits it; lost in a crash, the intent left is reconciled by the next run).
  */
-function notSent(ctx: StepContext, intent: AccountRow, failure: Failure): Promise<AccountRow> {
+function notSent(ctx: StepContext, intent: AccountRow, failure: Failure, attr?: string): Promise<AccountRow> {
+  const error = { ...errorInfoOf(failure), ...(attr === undefined ? {} : { attr }) };
   return applyTransition(
     ctx,
     intent,
-    afterCreate(intent, { kind: 'not_sent', error: errorInfoOf(failure) }, clock(ctx), ctx.settings.pollSchedule),
+    afterCreate(intent, { kind: 'not_sent', error }, clock(ctx), ctx.settings.pollSchedule),
   );
 }
 

@@ -36,6 +36,7 @@ export async function planDryRun(input: DryRunInput): Promise<DryRunResult> {
   copyLedger(input.stateDir, input.scratchDir);
   const ledger = Ledger.open(input.scratchDir);
   try {
+    ledger.forgetRefusedSuppliers();
     ledger.releaseInvalid(input.retryInvalid ?? []);
     const staged =
       input.entries === undefined

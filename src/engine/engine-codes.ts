@@ -6,6 +6,11 @@ import { OPEN_PERIOD_CODES } from '../ledger/index.js';
  * the service's, its answers'.
  */
 export const EngineCode = {
+  /**
+   * An account whose data `ledger purge --all` removed before its create went out, and that no export pushed since
+   * holds: nothing to send (docs/data-protection.md).
+   */
+  payloadPurged: 'payload_purged',
   /** A record sent whose answer was lost where nothing can settle it (docs/reruns.md): never resent. */
   outcomeUnknown: 'outcome_unknown',
   /** The service refused the run's configuration (import supplier, request form), not an account's data. */

@@ -70,6 +70,14 @@ export function configurationIssue<T extends { attr?: string | null | undefined;
 }
 
 /**
+ * Whether a configuration refusal says the service does not know the supplier code (not a paused supplier, not the
+ * request's form): the accounts staged under that code are staged again by the next push (docs/reruns.md).
+ */
+export function refusesSupplierCode(issue: { attr?: string | null | undefined; code: string }): boolean {
+  return !/^task_params/.test(issue.attr ?? '') && !/not_ongoing/.test(issue.code);
+}
+
+/**
  * The fatal failure of a configuration refusal, saying what to fix. `supplier`: the import supplier of the request
  * refused.
  */

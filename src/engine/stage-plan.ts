@@ -23,10 +23,36 @@ export function decideAccount(
   incoming: IncomingAccount,
   invalidFromService: boolean,
 ): AccountStageDecision {
+  const decision = decideStaging(existing, incoming, invalidFromService);
+  // Purged (`ledger purge`: no payload, its fingerprint kept): what was sent stays sent; an account whose create is
+  // yet to go out gets its payload again from the export, the only place that still holds it.
+  const purged = existing !== undefined && existing.payload === null && existing.fingerprint !== null;
+  if (!purged || decision.action === 'insert' || !needsPayload(existing, incoming)) return decision;
+  if (decision.action === 'keep')
+    return {
+      action: 'update',
+      step: 'stage',
+      detail: 'staged again after a ledger purge',
+      patch: { payload: incoming.payload },
+    };
+  return { ...decision, patch: { payload: incoming.payload, ...decision.patch } };
+}
+
+/** Whether a purged account's create is still to be sent, so that it needs its payload. */
+function needsPayload(existing: AccountRow, incoming: IncomingAccount): boolean {
+  const changed = existing.fingerprint !== incoming.fingerprint;
+  return !(CREATE_SENT.has(existing.state) || (existing.state === 'errored' && !changed));
+}
+
+function decideStaging(
+  existing: AccountRow | undefined,
+  incoming: IncomingAccount,
+  invalidFromService: boolean,
+): AccountStageDecision {
   const fresh: AccountState = incoming.valid ? 'staged' : 'invalid';
   if (existing === undefined) return { action: 'insert', state: fresh };
   const replace = { payload: incoming.payload, fingerprint: incoming.fingerprint, changedFingerprint: null };
-  if (existing.payload === null) {
+  if (existing.payload === null && existing.fingerprint === null) {
     // Known so far only by post-import records (or resolved as imported by another tool); `invalid`: found nowhere.
     if (existing.state === 'unresolved' || existing.state === 'invalid')
       return { action: 'update', step: 'stage', patch: { ...replace, state: fresh, error: null } };
@@ -75,6 +101,8 @@ export interface IncomingItem {
   fingerprint: string;
   body: string;
   valid: boolean;
+  /** The record's natural key as the export gives it (a purged record holds only its sha256). */
+  naturalKey: string;
 }
 
 export type ItemStageDecision =
@@ -83,6 +111,20 @@ export type ItemStageDecision =
   | { action: 'keep' };
 
 export function decideItem(existing: ItemRow | undefined, incoming: IncomingItem): ItemStageDecision {
+  const decision = decideItemStaging(existing, incoming);
+  // Purged (`ledger purge`: no body): a record still to be sent gets its body and key again from the export.
+  if (existing?.body !== '' || decision.action === 'insert') return decision;
+  const restored = { body: incoming.body, naturalKey: incoming.naturalKey };
+  if (decision.action === 'update' && decision.patch.body !== undefined)
+    return { ...decision, patch: { ...decision.patch, ...restored } };
+  // A record sent without an answer yet (`sending`) may be sent again to settle it: the same record, so its body too.
+  const unchangedSending = existing.state === 'sending' && existing.fingerprint === incoming.fingerprint;
+  if (existing.state === 'pending' || existing.state === 'held' || unchangedSending)
+    return { action: 'update', patch: { ...(decision.action === 'update' ? decision.patch : {}), ...restored } };
+  return decision;
+}
+
+function decideItemStaging(existing: ItemRow | undefined, incoming: IncomingItem): ItemStageDecision {
   const fresh = incoming.valid ? ('pending' as const) : ('held' as const);
   if (existing === undefined) return { action: 'insert', state: fresh };
   const changed = existing.fingerprint !== incoming.fingerprint;

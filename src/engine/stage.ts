@@ -7,6 +7,7 @@ import type { ExportAccount, ExportEntry, MappedItem, OrphanItems, SourceIssue }
 import {
   canonicalJson,
   ITEM_KINDS,
+  purgedKey,
   type AccountState,
   type ItemKind,
   type Ledger,
@@ -341,7 +342,7 @@ function orphanAccount(ledger: Ledger, items: OrphanItems): StagedAccount & { fo
     return {
       id: existing.id,
       state: existing.state,
-      foundNowhere: existing.state === 'invalid' && existing.payload === null,
+      foundNowhere: existing.state === 'invalid' && existing.payload === null && existing.fingerprint === null,
     };
   // Not in this export: resolved through the service's v1 status before its records are pushed.
   const id = ledger.insertAccount(
@@ -402,9 +403,12 @@ function stageItem(
   summary: StageSummary,
 ): 'added' | 'still' | false {
   const body = canonicalJson(item.value);
-  const incoming = { body, fingerprint: sha256(body), valid: item.issues.length === 0 };
   const key = naturalKeyOf(kind, item.value);
-  const existing = ledger.findItem(accountId, kind, key);
+  const incoming = { body, fingerprint: sha256(body), valid: item.issues.length === 0, naturalKey: key };
+  // After a ledger purge a record may be kept by its key's sha256 only (ledger/purge-sql.ts).
+  const existing =
+    ledger.findItem(accountId, kind, key) ??
+    (ledger.purged() ? ledger.findItem(accountId, kind, purgedKey(key)) : undefined);
   const decision = decideItem(existing, incoming);
   const firstIssue = item.issues[0];
   const error = firstIssue === undefined ? null : errorOfIssue(firstIssue);

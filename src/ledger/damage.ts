@@ -122,3 +122,26 @@ export function replaceUnfinishedLedger(stateDir: string, file: string): string 
   renameSync(partial, file);
   return `${what}; restored from the snapshot ${snapshot}, whose outcomes the service's answers complete`;
 }
+
+/**
+ * Replaces every snapshot of a state directory by one copy of the ledger as it stands now (`ledger purge`: the older
+ * ones still hold what was purged). Returns the new snapshot's path and how many were removed.
+ */
+export function replaceSnapshots(
+  db: Database.Database,
+  stateDir: string,
+  runId: number,
+): { snapshot: string; removed: number } {
+  const old = listSnapshots(stateDir);
+  const dir = join(stateDir, SNAPSHOT_DIR);
+  let partials: string[] = [];
+  try {
+    partials = readdirSync(dir).filter((name) => name.endsWith('.partial'));
+  } catch {
+    // No snapshot directory yet.
+  }
+  for (const name of partials) rmSync(join(dir, name), { force: true });
+  const snapshot = snapshotLedger(db, stateDir, runId);
+  for (const path of old) if (path !== snapshot) rmSync(path, { force: true });
+  return { snapshot, removed: old.filter((path) => path !== snapshot).length + partials.length };
+}

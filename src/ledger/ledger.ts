@@ -2,6 +2,8 @@ import type Database from 'better-sqlite3';
 import { CODE_LIMIT, limitDetail } from '../errors.js';
 import { openLedgerDb } from './db.js';
 import { insertExportTotals, insertUnusedRows, type ExportTotals, type UnusedRow } from './export-totals.js';
+import { forgetSupplier, refusedSupplierCodes, type Forgotten } from './forget.js';
+import { PURGED_SETTING } from './purge-sql.js';
 import { LedgerReader, type RecordedService } from './read.js';
 import { setClause, toAccountRow, toItemRow } from './rows.js';
 import { GroupWriter } from './writer.js';
@@ -75,6 +77,7 @@ export class Ledger {
   readonly #writer: GroupWriter;
   readonly #statements = new Map<string, Database.Statement>();
   #runId: number | null = null;
+  #purged: boolean | undefined;
   readonly #presetRunId: number | null;
 
   /**
@@ -116,6 +119,12 @@ export class Ledger {
     return this.db.transaction(fn)();
   }
 
+  /** Whether a `ledger purge` has run on this ledger (some records are kept by their key's sha256 only). */
+  purged(): boolean {
+    this.#purged ??= this.#prepare('SELECT 1 FROM settings WHERE key = ?').get(PURGED_SETTING) !== undefined;
+    return this.#purged;
+  }
+
   /** Records the dialect of the state directory; it is chosen once (read.dialect()). */
   recordDialect(dialect: string): void {
     this.#prepare(`INSERT INTO settings (key, value) VALUES ('dialect', ?) ON CONFLICT (key) DO NOTHING`).run(dialect);
@@ -154,7 +163,7 @@ export class Ledger {
     this.flush();
     const marks = codes.map(() => '?').join(', ');
     const rows = this.#prepare(
-      `SELECT a.id, a.payload IS NULL FROM accounts a WHERE a.state = 'invalid'
+      `SELECT a.id, a.payload IS NULL AND a.fingerprint IS NULL FROM accounts a WHERE a.state = 'invalid'
          AND NOT EXISTS (SELECT 1 FROM account_issues i WHERE i.account_id = a.id AND i.source = 'local')
          AND (a.error_code IN (${marks}) OR EXISTS (SELECT 1 FROM account_issues i WHERE i.account_id = a.id
            AND i.source = 'service' AND i.code IN (${marks})))`,
@@ -170,6 +179,26 @@ export class Ledger {
         );
     });
     return rows.length;
+  }
+
+  /**
+   * Removes the accounts of `supplier` that never reached the service (`ledger forget`, forget.ts); `dryRun`: only
+   * says which.
+   */
+  forgetSupplier(supplier: string, dryRun = false): Forgotten {
+    this.flush();
+    return forgetSupplier(this.db, supplier, dryRun);
+  }
+
+  /**
+   * Accounts staged under a supplier code the service refused as unknown, and never accepted, removed so that the
+   * export is staged again as it reads now (the corrected flag, mapping or data): what went, per code.
+   */
+  forgetRefusedSuppliers(): Forgotten[] {
+    this.flush();
+    return refusedSupplierCodes(this.db)
+      .map((code) => forgetSupplier(this.db, code, false))
+      .filter((forgotten) => forgotten.numbers.length > 0);
   }
 
   // Runs ----------------------------------------------------------------------------------

@@ -95,6 +95,7 @@ const ACCOUNT_COLUMNS: Record<string, string> = {
 const ITEM_COLUMNS: Record<string, string> = {
   state: 'state',
   body: 'body',
+  naturalKey: 'natural_key',
   fingerprint: 'fingerprint',
   changedFingerprint: 'changed_fingerprint',
   result: 'result',

@@ -2,6 +2,7 @@ import { MigrateError } from '../errors.js';
 import { join } from 'node:path';
 import { explainDamage, hasLedger, LEDGER_FILE, ledgerFileState, prepareStateDir } from './db.js';
 import { isLedgerDamage, replaceUnfinishedLedger, snapshotLedger } from './damage.js';
+import type { Forgotten } from './forget.js';
 import { Ledger } from './ledger.js';
 import { acquireLock, type LockStep } from './lock.js';
 import { openPostgresLedger } from './postgres/index.js';
@@ -16,6 +17,8 @@ import type { AccountState } from './types.js';
 /** The ledger a push runs on. */
 export interface RunLedger {
   ledger: Ledger;
+  /** Accounts of supplier codes the service refused as unknown that opening the ledger removed (PostgreSQL's). */
+  forgotten: Forgotten[];
   /** Where the run's files go (the state directory; for PostgreSQL the working copy's temporary directory). */
   stateDir: string;
   /** How messages and the summary name the ledger: the state directory, or the URL without its password. */
@@ -81,6 +84,7 @@ async function openOnStateDir(input: RunLedgerInput, warn: (text: string) => voi
   stopAt('ledger-opened');
   return {
     ledger,
+    forgotten: [],
     stateDir,
     label: stateDir,
     lockLost: () => lock.compromised(),
@@ -116,6 +120,7 @@ async function openOnPostgres(url: string, input: RunLedgerInput, warn: (text: s
   });
   return {
     ledger: opened.ledger,
+    forgotten: opened.forgotten,
     stateDir: opened.workDir,
     label: opened.label,
     lockLost: () => opened.compromised(),

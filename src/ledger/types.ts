@@ -122,6 +122,8 @@ export interface AccountPatch {
 export interface ItemPatch {
   state?: ItemState;
   body?: string;
+  /** A purged record's key given back with its body (`ledger purge` keeps only the key's sha256). */
+  naturalKey?: string;
   fingerprint?: string;
   changedFingerprint?: string | null;
   result?: string | null;

@@ -95,3 +95,64 @@ describe('a supplier the service knows that is Paused', () => {
     expect(sandbox.inspect.accounts('PAUSED')).toEqual([]);
   });
 });
+
+describe('a mistyped supplier code, corrected in the same state directory', () => {
+  it('push --supplier ACMX stops (exit 3); push --supplier ACME then just works: every account once, under ACME', async () => {
+    const dir = exportWithoutSupplier('corrected');
+    const state = join(root, 'corrected-state');
+    const args = (code: string): string[] => [
+      'push',
+      dir,
+      '--base-url',
+      sandbox.url,
+      '--state',
+      state,
+      '--supplier',
+      code,
+    ];
+    const typo = await runMigrate(args('ACMX'), env());
+    expect(typo.code, typo.stderr).toBe(3);
+    expect(typo.stderr).toContain('the service does not know import supplier ACMX');
+
+    const corrected = await runMigrate(args('ACME'), env());
+    expect(corrected.code, corrected.stderr).toBe(0);
+    expect(corrected.stderr).toMatch(
+      /import supplier ACMX: the service refused it as unknown, so its \d+ account\(s\) that never reached the service are staged again from the export as it reads now/,
+    );
+    const created = sandbox.inspect.accounts('ACME');
+    expect(created).toHaveLength(50);
+    expect(new Set(created.map((account) => account.externalAccountNumber)).size).toBe(50);
+    expect(created.every((account) => account.createRequestsAccepted === 1)).toBe(true);
+    expect(sandbox.inspect.accounts('ACMX')).toEqual([]);
+
+    // A third run: nothing left to do, no word of ACMX.
+    const again = await runMigrate(args('ACME'), env());
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).not.toContain('ACMX');
+  });
+
+  it('ledger forget --supplier CODE [--dry-run]: prints the never-sent accounts of the code, and removes them', async () => {
+    const dir = exportWithoutSupplier('forget');
+    const state = join(root, 'forget-state');
+    const typo = await runMigrate(
+      ['push', dir, '--base-url', sandbox.url, '--state', state, '--supplier', 'ACMY'],
+      env(),
+    );
+    expect(typo.code, typo.stderr).toBe(3);
+    const dry = await runMigrate(['ledger', 'forget', '--supplier', 'ACMY', '--dry-run', '--state', state], env());
+    expect(dry.code, dry.stderr).toBe(0);
+    // What the stopped push had staged (staging and sending go side by side): every number listed.
+    const removable = /would remove (\d+) account\(s\) of import supplier ACMY that never reached the service/.exec(
+      dry.stdout,
+    );
+    expect(Number(removable?.[1])).toBeGreaterThan(0);
+    expect(dry.stdout).toContain('  SAMPLE-0001\n');
+    expect(dry.stdout.match(/^ {2}SAMPLE-\d{4}$/gm)).toHaveLength(Number(removable?.[1]));
+    expect(dry.stdout).toContain('Nothing was changed (--dry-run).');
+    const forget = await runMigrate(['ledger', 'forget', '--supplier', 'ACMY', '--state', state], env());
+    expect(forget.code, forget.stderr).toBe(0);
+    expect(forget.stdout).toContain(`removed ${removable?.[1]} account(s) of import supplier ACMY`);
+    const again = await runMigrate(['ledger', 'forget', '--supplier', 'ACMY', '--state', state], env());
+    expect(again.stdout).toContain('removed 0 account(s) of import supplier ACMY');
+  });
+});

@@ -94,8 +94,8 @@ function item(state: ItemState, fingerprint = 'old'): ItemRow {
 }
 
 describe('decideItem', () => {
-  const incoming = { fingerprint: 'old', body: '{}', valid: true };
-  const newer = { fingerprint: 'new', body: '{"x":1}', valid: true };
+  const incoming = { fingerprint: 'old', body: '{}', valid: true, naturalKey: 'k' };
+  const newer = { fingerprint: 'new', body: '{"x":1}', valid: true, naturalKey: 'k' };
   it.each([
     ['new', undefined, incoming, { action: 'insert', state: 'pending' }],
     ['new invalid', undefined, { ...incoming, valid: false }, { action: 'insert', state: 'held' }],
@@ -116,5 +116,40 @@ describe('decideItem', () => {
 
   it.each(['done', 'sending', 'unknown'] as const)('%s with changed data is reported, never resent', (state) => {
     expect(decideItem(item(state), newer)).toMatchObject({ action: 'update', patch: { changedFingerprint: 'new' } });
+  });
+});
+
+describe('after a ledger purge (no payload, no body; fingerprints kept)', () => {
+  const purged = (state: AccountState): AccountRow => row(state, 'old', null);
+  it('a done account: nothing staged again, nothing to send', () => {
+    expect(decideAccount(purged('done'), same, false)).toEqual({ action: 'keep' });
+  });
+  it('a done account whose export row changed: reported as changed after import, its payload not stored again', () => {
+    const decision = decideAccount(purged('done'), changed, false);
+    expect(decision).toEqual({
+      action: 'update',
+      step: 'stage',
+      detail: 'data changed after import',
+      patch: { changedFingerprint: 'new' },
+    });
+  });
+  it('an account not sent yet (purge --all): its payload staged again from the export', () => {
+    expect(decideAccount(purged('staged'), same, false)).toMatchObject({ action: 'update', patch: { payload: '{}' } });
+    expect(decideAccount(purged('invalid'), same, false)).toMatchObject({
+      action: 'update',
+      patch: { payload: '{}', state: 'staged' },
+    });
+  });
+  const bodyless = (state: ItemState): ItemRow => ({ ...item(state), body: '', naturalKey: 'purged:abc' });
+  it('a done record: kept as it is', () => {
+    expect(decideItem(bodyless('done'), { fingerprint: 'old', body: '{}', valid: true, naturalKey: 'k' })).toEqual({
+      action: 'keep',
+    });
+  });
+  it('a pending record (purge --all): its body and key given back', () => {
+    expect(decideItem(bodyless('pending'), { fingerprint: 'old', body: '{}', valid: true, naturalKey: 'k' })).toEqual({
+      action: 'update',
+      patch: { body: '{}', naturalKey: 'k' },
+    });
   });
 });

@@ -6,7 +6,9 @@ import { ExitCode, UsageError } from '../../errors.js';
 import { acquireLock, Ledger } from '../../ledger/index.js';
 import { moveLedgerToPostgres, type MoveResult } from '../../ledger/postgres/index.js';
 import { ledgerExists } from '../shared/ledger-source.js';
-import { addOptions, STATE_OPTION } from '../shared/option-table.js';
+import { addOptions, LEDGER_OPTION, STATE_OPTION } from '../shared/option-table.js';
+import { ledgerForgetCommand, type LedgerForgetOptions } from './forget.js';
+import { ledgerPurgeCommand, type LedgerPurgeOptions } from './purge.js';
 
 export interface LedgerCopyOptions {
   state: string;
@@ -14,7 +16,9 @@ export interface LedgerCopyOptions {
 }
 
 export function registerLedgerCommand(program: Command, setExitCode: (code: number) => void): void {
-  const ledger = program.command('ledger').description('Move a results ledger between stores.');
+  const ledger = program
+    .command('ledger')
+    .description("Look after a results ledger: move it between stores, remove customers' data from it.");
   const copy = ledger
     .command('copy')
     .description(
@@ -25,6 +29,34 @@ export function registerLedgerCommand(program: Command, setExitCode: (code: numb
     .option('--to <url>', `the PostgreSQL ledger (postgresql://...; else ${SETTING_ENV.ledger})`)
     .action(async (options: LedgerCopyOptions) => {
       setExitCode(await ledgerCopyCommand(options));
+    });
+  const purge = ledger
+    .command('purge')
+    .description(
+      'Remove the personal data (staged payloads, record bodies, values quoted in errors) of every account whose ' +
+        'work is done, keeping ids, states, outcomes and counts; then compact the ledger so that the bytes are gone ' +
+        '(SQLite: VACUUM, write-ahead log truncated, snapshots replaced by one of the purged ledger; PostgreSQL: ' +
+        'VACUUM FULL). A later push sends nothing for the purged accounts (docs/data-protection.md).',
+    );
+  addOptions(purge, [STATE_OPTION, LEDGER_OPTION])
+    .option('--all', 'also the accounts not done (asks on a terminal; --yes elsewhere)')
+    .option('--yes', 'confirm --all without a question (cron, scripts)')
+    .action(async (options: LedgerPurgeOptions) => {
+      setExitCode(await ledgerPurgeCommand(options));
+    });
+  const forget = ledger
+    .command('forget')
+    .description(
+      'Remove the accounts staged under an import supplier code that never reached the service (a mistyped ' +
+        '--supplier, mapping or export), printing which; the next push stages the export as it reads now. Accounts ' +
+        'of the code that reached the service are kept. A push does this by itself for a code the service refused ' +
+        'as unknown.',
+    );
+  addOptions(forget, [STATE_OPTION])
+    .requiredOption('--supplier <code>', 'the import supplier code whose never-sent accounts to remove')
+    .option('--dry-run', 'only print which accounts would be removed')
+    .action(async (options: LedgerForgetOptions) => {
+      setExitCode(await ledgerForgetCommand(options));
     });
 }
 

@@ -7,7 +7,7 @@ import { storageError } from '../../ledger/index.js';
 import { openRunLedger, recordFailedRun, type RunLedger } from '../../ledger/run-ledger.js';
 import type { NdjsonLogSink } from './ndjson-log.js';
 import type { ProgressReporter } from './progress.js';
-import { releasedText } from './push-messages.js';
+import { releasedText, restagedText } from './push-messages.js';
 import { endLog, openDisplay, openLog, runRate, sizeOnceStaging, statusWords } from './push-sinks.js';
 import { Closers } from './closers.js';
 import { openService } from '../shared/open-service.js';
@@ -133,6 +133,7 @@ async function openResources(config: PushConfig, loaded: Loaded, closers: Closer
   stopAt('run-started');
   const moving = where.moving ? moveText(label, recorded, current) : undefined;
   if (moving !== undefined) tell(moving);
+  for (const forgotten of [...runLedger.forgotten, ...ledger.forgetRefusedSuppliers()]) tell(restagedText(forgotten));
   if (config.retryInvalid !== undefined)
     tell(releasedText(config.retryInvalid, ledger.releaseInvalid(config.retryInvalid)));
   closers.add(({ exitCode, error, outcome }) => {

@@ -1,6 +1,7 @@
 import { visibleValue } from '../../errors.js';
 import type { IssueList } from '../../intake/index.js';
 import { errnoOf } from '../../errors.js';
+import type { Forgotten } from '../../ledger/index.js';
 
 // The lines `migrate push` writes to stderr about its run, beside the summary (summary.ts) and the progress
 // (progress.ts): each a pure function of what happened, so that the command only decides when to write them.
@@ -24,6 +25,14 @@ export function releasedText(codes: readonly string[], released: number): string
   return (
     `--retry-invalid ${codes.join(',')}: ${released} account(s) the service refused with ` +
     `${codes.length === 1 ? 'this code are' : 'these codes are'} sent again`
+  );
+}
+
+/** Accounts staged under a supplier code the service refused as unknown: removed, the export staged again. */
+export function restagedText(forgotten: Forgotten): string {
+  return (
+    `import supplier ${forgotten.supplier}: the service refused it as unknown, so its ${forgotten.numbers.length} ` +
+    'account(s) that never reached the service are staged again from the export as it reads now'
   );
 }
 

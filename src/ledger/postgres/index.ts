@@ -8,3 +8,4 @@
 export { DEFAULT_UNREACHABLE_SECONDS, openPostgresLedger, snapshotPostgresLedger } from './open.js';
 export { isPostgresUrl, redactUrl } from './url.js';
 export { moveLedgerToPostgres, type MoveResult } from './move.js';
+export { purgePostgresLedger } from './purge.js';

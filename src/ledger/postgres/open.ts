@@ -7,7 +7,9 @@ import { openLedgerDb } from '../db.js';
 import type { Ledger } from '../ledger.js';
 import type { LedgerCounts } from '../read.js';
 import type { AccountState } from '../types.js';
+import type { Forgotten } from '../forget.js';
 import { Coordinator } from './coordinator.js';
+import { forgetRefusedSuppliersInPostgres } from './forget.js';
 import { firstContact, PostgresLedgerUnavailableError } from './first-contact.js';
 import { copyIntoSqlite, type CopyCounts } from './copy.js';
 import { holderId } from './holder.js';
@@ -43,6 +45,8 @@ export interface SharedLedger {
 /** A push's ledger on PostgreSQL: the engine's Ledger on a local working copy whose writes are shipped there. */
 export interface PostgresLedger {
   ledger: Ledger;
+  /** Accounts of supplier codes the service refused as unknown, removed as the ledger was opened (forget.ts). */
+  forgotten: Forgotten[];
   /** The working copy's directory (scratch files of the run go there too); removed by close(). */
   workDir: string;
   /** The URL without its password. */
@@ -96,6 +100,7 @@ export async function openPostgresLedger(url: string, options: OpenOptions): Pro
   let copy: WorkingCopy | undefined;
   try {
     await opening(label, () => writes.run((client) => migratePostgres(client)));
+    const forgotten = await opening(label, () => writes.run((client) => forgetRefusedSuppliersInPostgres(client)));
     const runId = await opening(label, () => coordinator.register());
     if (options.alone && !(await takeLedgerAlone(coordinator, options.signal)))
       throw new InterruptedError('while waiting for the other runners to release the PostgreSQL ledger');
@@ -105,6 +110,7 @@ export async function openPostgresLedger(url: string, options: OpenOptions): Pro
     const working = copy;
     return {
       ledger: working.ledger,
+      forgotten,
       workDir: working.dir,
       label,
       runId,

@@ -1,0 +1,50 @@
+import type Database from 'better-sqlite3';
+import { replaceSnapshots } from './damage.js';
+import {
+  PURGED_SETTING,
+  purgedKey,
+  purgeStatements,
+  scopeStatement,
+  SQLITE_SHA256,
+  type PurgeCounts,
+  type PurgeScope,
+} from './purge-sql.js';
+
+export { purgedKey, type PurgeCounts } from './purge-sql.js';
+
+/** What a purge of a state directory's ledger did, files included. */
+interface SqlitePurge extends PurgeCounts {
+  /** The one snapshot kept (of the purged ledger), and how many older ones were removed. */
+  snapshot: string;
+  snapshotsRemoved: number;
+}
+
+/**
+ * `migrate ledger purge` on a state directory's ledger (its lock held by the caller): the personal data of the
+ * accounts in `scope` removed (purge-sql.ts), then the file rebuilt (VACUUM: no free page keeps an old value;
+ * secure_delete zeroes what the updates free meanwhile) and the write-ahead log checkpointed and truncated to nothing;
+ * the snapshots replaced by one of the purged ledger.
+ */
+export function purgeSqliteLedger(db: Database.Database, stateDir: string, scope: PurgeScope): SqlitePurge {
+  db.pragma('secure_delete = ON');
+  db.function(SQLITE_SHA256, { deterministic: true }, (key: unknown) => purgedKey(String(key)).slice('purged:'.length));
+  const counts = db.transaction(() => {
+    db.exec('DROP TABLE IF EXISTS temp.purge_scope');
+    db.exec(scopeStatement('sqlite', scope));
+    const accounts = (db.prepare('SELECT COUNT(*) AS n FROM purge_scope').get() as { n: number }).n;
+    const total = (db.prepare('SELECT COUNT(*) AS n FROM accounts').get() as { n: number }).n;
+    const changed: Record<string, number> = {};
+    for (const { table, sql } of purgeStatements('sqlite'))
+      changed[table] = (changed[table] ?? 0) + db.prepare(sql).run().changes;
+    db.prepare(
+      `INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+    ).run(PURGED_SETTING, JSON.stringify({ at: new Date().toISOString(), scope, accounts }));
+    db.exec('DROP TABLE purge_scope');
+    return { accounts, kept: total - accounts, changed };
+  })();
+  db.exec('VACUUM');
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  const lastRun = (db.prepare('SELECT MAX(id) AS id FROM runs').get() as { id: number | null }).id ?? 0;
+  const { snapshot, removed } = replaceSnapshots(db, stateDir, lastRun);
+  return { ...counts, snapshot, snapshotsRemoved: removed };
+}
