@@ -90,8 +90,8 @@ export async function viewReadError(
     .replace(/\s*Possible solutions:.*$/, '')
     .trim();
   const advice = message.startsWith('Out of Memory')
-    ? "The views are sorted within the engine's memory limit, spilling to TMPDIR: check the free space there, or " +
-      'simplify the views that join or aggregate the most rows.'
+    ? "The views are sorted within the shape engine's memory limit, spilling to TMPDIR: check the free space there, " +
+      'or simplify the views that join or aggregate the most rows.'
     : 'Mend the legacy value, or let the SQL keep it (try_cast gives NULL where CAST fails; passing the text on lets ' +
       'validation name the bad value at its legacy line).';
   const rows = await valueRows(lookUp.connection, lookUp.sources, full);
