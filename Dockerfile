@@ -2,26 +2,30 @@
 # user, the export and the state directory as volumes. Build from a checkout:
 #   docker build --build-arg MIGRATE_BUILD_COMMIT=$(git rev-parse --short=12 HEAD) -t registry.example/migrate:1 .
 
-# 1. Build and pack: dev dependencies, the TypeScript build and the bundle, then `npm pack` (what a server installs).
-FROM node:20-bookworm-slim AS build
-RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+# Every stage starts from the same Node.js 24 LTS image, pinned by its digest (the tag names the version it holds): a
+# rebuild gets the same base. To move to a newer one, change the tag and the digest together (docs/install.md).
+
+# 1. Build and pack: dev dependencies (their install scripts are not needed to build: no native module is loaded), then
+#    `npm pack`, which builds (tsc and the bundle) and puts the lock in the tarball as npm-shrinkwrap.json.
+FROM node:24.18.0-bookworm-slim@sha256:6f7b03f7c2c8e2e784dcf9295400527b9b1270fd37b7e9a7285cf83b6951452d AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
-RUN npm ci --ignore-scripts && npm rebuild better-sqlite3
+RUN npm ci --ignore-scripts
 COPY . .
 ARG MIGRATE_BUILD_COMMIT=unknown
 ENV MIGRATE_BUILD_COMMIT=${MIGRATE_BUILD_COMMIT}
-RUN npm run build && mkdir /pkg && npm pack --ignore-scripts --pack-destination /pkg
+RUN mkdir /pkg && npm pack --pack-destination /pkg
 
-# 2. Install the tarball as a server does (scripts/install-tarball.sh): runtime dependencies only.
-FROM node:20-bookworm-slim AS install
+# 2. Install the tarball as a server does (scripts/install-tarball.sh): runtime dependencies only, the versions of the
+#    tarball's npm-shrinkwrap.json; better-sqlite3 compiles its native module where it cannot download a prebuilt one.
+FROM node:24.18.0-bookworm-slim@sha256:6f7b03f7c2c8e2e784dcf9295400527b9b1270fd37b7e9a7285cf83b6951452d AS install
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY --from=build /pkg/ /pkg/
 COPY scripts/install-tarball.sh /usr/local/bin/install-tarball
 RUN install-tarball /pkg/*.tgz /opt/migrate
 
 # 3. The image: Node.js and the installed tool, nothing to build with.
-FROM node:20-bookworm-slim
+FROM node:24.18.0-bookworm-slim@sha256:6f7b03f7c2c8e2e784dcf9295400527b9b1270fd37b7e9a7285cf83b6951452d
 COPY --from=install /opt/migrate /opt/migrate
 ENV PATH=/opt/migrate/bin:$PATH
 RUN groupadd --system --gid 10001 migrate \

@@ -1,30 +1,52 @@
 import { defineConfig } from 'vitest/config';
 
-// Two tiers, run one after the other: the in-process tests first (they fail fast and cheap), then the end-to-end
-// files, which run the real binary as a child process against the sandbox (test/e2e/, test/cli/). dist/ is built once
-// per run, and not at all when it is newer than src/ (test/global-setup.ts). No test waits on the wall clock, so
-// several files may run at once on two cores: most of a file's time is spent waiting for a child process or a socket.
-const END_TO_END = ['test/e2e/**/*.test.ts', 'test/cli/**/*.test.ts'];
+// Two tiers by cost, run one after the other by `npm test` (as CI runs it):
+// - fast (`npm run test:fast`, the edit loop): every test that runs in its own process: the engine, the client and
+//   the sandbox over real HTTP, real SQLite and DuckDB, worker threads. test/in-process.ts fails a test of this tier
+//   that starts a child process, so the tier cannot grow costly unseen.
+// - processes: every file that starts one: the real binary (test/e2e/, test/cli/ and the files below), PostgreSQL
+//   (test/pg/cluster.ts), Chromium, a shell; and the install of the packed tarball and the Dockerfile's stages
+//   (test/e2e/install.test.ts). dist/ is built once for this tier, before its first file, and not at all when it is
+//   newer than src/ (test/global-setup.ts).
+// No test waits on the wall clock, so several files may run at once on two cores.
+const STARTS_PROCESSES = [
+  'test/e2e/**/*.test.ts',
+  'test/cli/**/*.test.ts',
+  'test/intake/export.test.ts',
+  'test/intake/issue-spool.test.ts',
+  'test/ledger/disk-trouble.test.ts',
+  'test/ledger/ledger.test.ts',
+  'test/ledger/postgres-ledger.test.ts',
+  'test/report/html-report.browser.test.ts',
+  'test/report/metrics.test.ts',
+  'test/report/spreadsheet-safe.test.ts',
+  'test/sandbox/cli.test.ts',
+  'test/sources/csv-thread.test.ts',
+  'test/sources/export-entries.test.ts',
+  'test/sources/hostile-input.test.ts',
+];
 
 export default defineConfig({
   test: {
-    globalSetup: ['test/global-setup.ts'],
-    testTimeout: 60_000,
+    // A guard against a hang, not a measure: on a busy two-core machine (load 20 and more) a CPU-heavy property test
+    // or a cleanup of an install's node_modules takes minutes, and must still pass.
+    testTimeout: 300_000,
+    hookTimeout: 300_000,
     // push stamps every line of non-terminal output with the time and its run id (cron mail); the tests read the
     // lines as a terminal shows them, but for the tests of the stamps themselves, which unset this.
     env: { MIGRATE_TIMESTAMPS: '0' },
-    hookTimeout: 60_000,
     // Tests start real servers and child processes.
     pool: 'forks',
     projects: [
       {
         extends: true,
         test: {
-          name: 'unit',
-          // The root's build (below) serves both tiers.
-          globalSetup: [],
+          name: 'fast',
           include: ['test/**/*.test.ts'],
-          exclude: END_TO_END,
+          exclude: STARTS_PROCESSES,
+          setupFiles: ['test/in-process.ts'],
+          // Files share their worker's loaded modules (half the tier's CPU); each file still starts its own servers.
+          isolate: false,
           maxWorkers: 3,
           sequence: { groupOrder: 0 },
         },
@@ -32,9 +54,9 @@ export default defineConfig({
       {
         extends: true,
         test: {
-          name: 'e2e',
-          globalSetup: [],
-          include: END_TO_END,
+          name: 'processes',
+          globalSetup: ['test/global-setup.ts'],
+          include: STARTS_PROCESSES,
           maxWorkers: 2,
           sequence: { groupOrder: 1 },
         },

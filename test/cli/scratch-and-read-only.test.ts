@@ -3,6 +3,7 @@ import { chmodSync, chownSync, copyFileSync, cpSync, mkdirSync, mkdtempSync, rmS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { binaryForAnotherUser } from '../e2e/another-user.js';
 
 // No internal error when the disk says no (docs/limits.md "Scratch space" and "The state
 // directory's disk"): validate with TMPDIR full (a tiny tmpfs, as root) or a file-size limit (ulimit -f) while it sorts an
@@ -132,8 +133,10 @@ describe('push on a read-only directory holding only ledger.sqlite', () => {
     if (asRoot) chownSync(join(readOnly, 'ledger.sqlite'), OWNER_UID, OWNER_UID);
     chmodSync(readOnly, 0o555);
     try {
+      // The owner runs a copy of the command it can reach: the checkout may be where only root may enter.
+      const bin = asRoot ? binaryForAnotherUser(join(dir, 'migrate')) : BIN;
       const result = run(
-        `exec "${process.execPath}" "${BIN}" push export --sandbox --state "${readOnly}"`,
+        `exec "${process.execPath}" "${bin}" push export --sandbox --state "${readOnly}"`,
         {},
         asRoot ? OWNER_UID : undefined,
       );

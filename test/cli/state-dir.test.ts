@@ -3,6 +3,7 @@ import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { binaryForAnotherUser } from '../e2e/another-user.js';
 
 // What --state names, said as what it is before anything is read or written (docs/limits.md): a file, a path through
 // a file, another user's 0700 directory (EACCES, not "ledger.sqlite not found"); and an export file this user may not
@@ -14,17 +15,20 @@ const AS_ROOT = process.getuid?.() === 0;
 const OTHER_UID = 65534;
 
 let dir: string;
+/** The command as the other user runs it: a copy it can reach, wherever the checkout is. */
+let otherUsersBin: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'state-dir-'));
   // Another user must reach the files inside (the binary and the export are read by it).
   chmodSync(dir, 0o755);
   cpSync(join(ROOT, 'fixtures', 'sample'), join(dir, 'export'), { recursive: true });
+  otherUsersBin = AS_ROOT ? binaryForAnotherUser(join(dir, 'migrate')) : BIN;
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function migrate(args: string[], options: { otherUser?: boolean } = {}): { code: number | null; stderr: string } {
   const as = options.otherUser && AS_ROOT ? { uid: OTHER_UID, gid: OTHER_UID } : {};
-  const run = spawnSync(process.execPath, [BIN, ...args], {
+  const run = spawnSync(process.execPath, [options.otherUser ? otherUsersBin : BIN, ...args], {
     cwd: dir,
     encoding: 'utf8',
     env: { ...process.env, MIGRATE_API_KEY: 'sk-test-state-dir-0001', NO_COLOR: '1' },

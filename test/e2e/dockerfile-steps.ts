@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 
@@ -23,6 +23,8 @@ export interface Stage {
   cmd: string[];
   /** What was not run, and why: `apt-get install python3 make g++ (needs root: the programs are here)`. */
   skipped: string[];
+  /** What the stage's commands printed (stdout and stderr), as a build log shows it. */
+  printed: string;
 }
 
 export interface RunOptions {
@@ -69,7 +71,18 @@ function newStage(args: string, index: number, options: RunOptions): Stage {
   const root = join(options.scratch, `stage-${index}-${name}`);
   mkdirSync(root, { recursive: true });
   const env = { ...process.env, ...options.env } as Record<string, string>;
-  return { name, root, env, workdir: '/', user: undefined, volumes: [], entrypoint: [], cmd: [], skipped: [] };
+  return {
+    name,
+    root,
+    env,
+    workdir: '/',
+    user: undefined,
+    volumes: [],
+    entrypoint: [],
+    cmd: [],
+    skipped: [],
+    printed: '',
+  };
 }
 
 function step(stage: Stage, keyword: string, args: string, stages: Stage[], options: RunOptions): void {
@@ -133,12 +146,16 @@ function run(stage: Stage, command: string): void {
       continue;
     }
     if (/^rm -rf \/var\/lib\/apt\/lists/.test(part)) continue; // apt-get's lists, which were never fetched
-    execFileSync('sh', ['-c', mapPaths(stage, part)], {
+    const ran = spawnSync('sh', ['-c', mapPaths(stage, part)], {
       cwd: inStage(stage, stage.workdir),
       env: { ...stage.env, PATH: `${join(stage.root, 'usr/local/bin')}:${stage.env['PATH'] ?? ''}` },
       stdio: ['ignore', 'pipe', 'pipe'],
+      encoding: 'utf8',
       maxBuffer: 64 * 1024 * 1024,
     });
+    stage.printed += ran.stdout + ran.stderr;
+    if (ran.status !== 0)
+      throw new Error(`the ${stage.name} stage's RUN ${part} failed (exit ${ran.status}):\n${ran.stdout}${ran.stderr}`);
   }
 }
 
