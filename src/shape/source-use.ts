@@ -135,7 +135,59 @@ async function usedRows(connection: DuckDBConnection, views: readonly ShapedView
         }
     appender.closeSync();
   }
+  for (const view of views.filter((each) => each.columns.includes(LEDGERS_COLUMN))) await ledgerRows(connection, view);
   await connection.run(`CREATE OR REPLACE TABLE ${USED} AS SELECT DISTINCT _file, _line FROM ${CARRIED}`);
+}
+
+const LEDGERS_COLUMN = 'ledgers';
+const LEDGER_TRANSACTIONS = ['historical_statement_transactions', 'current_statement_transactions'];
+
+/**
+ * The postings a view's `ledgers` carry (docs/from-a-legacy-system.md "History in ledgers"): each ledger, and each of
+ * its transactions, may name its legacy row by `_file` and `_line`; those rows reached a record too.
+ */
+async function ledgerRows(connection: DuckDBConnection, view: ShapedView): Promise<void> {
+  const dropped = `SELECT _file, _line FROM ${DROPPED} WHERE kind = '${view.kind}'`;
+  const made = `${sortedTable(view)} s ANTI JOIN (${dropped}) d ON d._file = s._file AND d._line = s._line`;
+  // The sorted table's columns are the view's, in its order, under the names of their casts: read by position.
+  const at = view.columns.indexOf(LEDGERS_COLUMN);
+  const appender = await connection.createAppender(CARRIED);
+  const result = await connection.stream(`SELECT s.* FROM ${made}`);
+  for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk())
+    for (const text of chunk.getColumns()[at] ?? [])
+      if (typeof text === 'string')
+        for (const row of originsInLedgers(text)) {
+          appender.appendVarchar(row.file);
+          appender.appendBigInt(BigInt(row.line));
+          appender.endRow();
+        }
+  appender.closeSync();
+}
+
+/** Every `_file`/`_line` pair a ledgers cell names, on a ledger or on one of its transactions. */
+function originsInLedgers(text: string): Array<{ file: string; line: number }> {
+  let ledgers: unknown;
+  try {
+    ledgers = JSON.parse(text);
+  } catch {
+    return []; // Not JSON: the mapping names the cell at its line; it names no row here.
+  }
+  const origins: Array<{ file: string; line: number }> = [];
+  const take = (item: unknown): void => {
+    if (item === null || typeof item !== 'object') return;
+    const { _file: file, _line: line } = item as { _file?: unknown; _line?: unknown };
+    if (typeof file === 'string' && Number.isInteger(Number(line)) && Number(line) > 0)
+      origins.push({ file, line: Number(line) });
+  };
+  for (const ledger of Array.isArray(ledgers) ? ledgers : []) {
+    take(ledger);
+    for (const key of LEDGER_TRANSACTIONS) {
+      const transactions: unknown =
+        ledger === null || typeof ledger !== 'object' ? undefined : Reflect.get(ledger, key);
+      if (Array.isArray(transactions)) transactions.forEach(take);
+    }
+  }
+  return origins;
 }
 
 async function* unusedRows(

@@ -119,16 +119,17 @@ describe('control totals of fixtures/legacy-cis', () => {
         }));
       expect(totals).toEqual([
         // 200 live accounts; BALANCE_PENCE of their first rows sums to +3,150,535 pence (the customers owe): the
-        // platform's sign and pounds make it -31505.35. No account carries ledgers.
-        ...stages('accounts', 200, { transfer_balance: '-31505.35', ledger_balance: '0.00' }),
+        // platform's sign and pounds make it -31505.35. Each carries one MAIN ledger whose balance is the legacy
+        // balance, so the ledgers' balances add up to the same -31505.35.
+        ...stages('accounts', 200, { transfer_balance: '-31505.35', ledger_balance: '-31505.35' }),
         // CUST1_SURNAME filled on 196 live accounts (4 are vacant, VACANT_FLAG Y), CUST2_SURNAME on 51: 247 holders.
         ...stages('customers', 247),
         // One supply address per live account.
         ...stages('supply_addresses', 200),
         ...stages('notes', 307),
-        // The 310 postings' AMOUNT without its sign sums to 37213.09; signed they sum to -850.13 in the CIS's sign
-        // (+ the customer owes more), 850.13 in the platform's.
-        ...stages('transactions', 310, { amount: '37213.09', net_amount: '850.13' }),
+        // The 310 postings are history: they go in the accounts' ledgers (used above), none through the transactions
+        // endpoint.
+        ...stages('transactions', 0, { amount: '0.00', net_amount: '0.00' }),
         // TOTAL_DUE of the 324 bills (£ and thousands separators read) sums to 59421.99.
         ...stages('statements', 324, { gross_amount: '59421.99' }),
         ...stages('payment_instructions', 142),
@@ -292,8 +293,8 @@ describe('control totals of fixtures/legacy-cis', () => {
     const shape = join(dir, 'shape.sql');
     const sql = readFileSync(shape, 'utf8')
       .replace('  min(_file) AS _file\n', "  min(_file) AS _file,\n  list(_file || ':' || _line) AS _rows\n")
-      .replace(/( {2}_file, _line\nFROM addressed;)/, '  _rows,\n$1');
-    expect(sql).toContain('_rows,\n  _file, _line\nFROM addressed;');
+      .replace(/( {2}_file, _line\nFROM ledgered;)/, '  _rows,\n$1');
+    expect(sql).toContain('_rows,\n  _file, _line\nFROM ledgered;');
     writeFileSync(shape, sql);
     const validated = await runMigrate(['validate', dir]);
     expect(validated.code, validated.stderr).toBe(0);

@@ -20,7 +20,9 @@ let shapedSandbox: RunningSandbox;
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'sap-formats-'));
   dir = writeSapExport(join(root, 'export'));
-  [sandbox, shapedSandbox] = await Promise.all([startSandbox({ processingMs: 5 }), startSandbox({ processingMs: 5 })]);
+  // The open items are what happens after the extract: in the service's open statement period (from March here).
+  const options = { processingMs: 5, openPeriodStart: '2026-03-01' };
+  [sandbox, shapedSandbox] = await Promise.all([startSandbox(options), startSandbox(options)]);
 });
 afterAll(async () => {
   await Promise.all([sandbox.close(), shapedSandbox.close()]);

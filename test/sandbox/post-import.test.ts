@@ -108,16 +108,21 @@ describe('notes', () => {
   });
 
   it('needs a body or document paths; a document path may not leave the supplier root', async () => {
-    const answer = await notes([{ is_pinned: true }, { document_paths: [{ document_path: '../secret.pdf' }] }]);
+    const answer = await notes([
+      { is_pinned: true },
+      { document_paths: [{ document_path: '../secret.pdf' }] },
+      { document_paths: [{ document_path: '/etc/passwd' }] },
+    ]);
     expect(answer.status).toBe(400);
     const found = answer.body.errors.map((item: { attr: string; code: string }) => `${item.attr}:${item.code}`);
     expect(found).toEqual(
       expect.arrayContaining([
         'notes.0:note_body_or_document_path_not_found',
         'notes.1.document_paths.0.document_path:invalid_document_path',
+        'notes.2.document_paths.0.document_path:invalid_document_path',
       ]),
     );
-    const ok = await notes([{ document_paths: [{ document_path: '/notes/1/a.pdf' }] }]);
+    const ok = await notes([{ document_paths: [{ document_path: 'notes/1/a.pdf' }] }]);
     expect(ok.body[0]).toMatchObject({ body: null, status: 'NOTE_CREATION_SUCCESS' });
   });
 
