@@ -107,7 +107,7 @@ describe('push on a read-only directory holding only ledger.sqlite', () => {
   it.runIf(asRoot)('on a read-only mount: exit 3, read-only and the WAL named', () => {
     const readOnly = join(dir, 'read-only');
     mkdirSync(readOnly);
-    expect(run(`mount -t tmpfs -o size=8m tmpfs "${readOnly}"`).code).toBe(0);
+    expect(run(`mount -t tmpfs -o size=8m,mode=0700 tmpfs "${readOnly}"`).code).toBe(0);
     try {
       copyFileSync(ledger, join(readOnly, 'ledger.sqlite'));
       expect(run(`mount -o remount,ro "${readOnly}"`).code).toBe(0);
