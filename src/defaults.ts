@@ -23,7 +23,8 @@ export interface RunDefaults {
   metricsIntervalSeconds: number;
   /**
    * push --lost-create-checks: status checks after a create answered 201 that find no import process (v2 404) before
-   * the create counts as lost and is sent again (docs/limits.md "A create whose import process never appears").
+   * the create counts as lost and is sent again (docs/limits.md "Limits on what the service answers", a create
+   * answered 201 whose import process never shows).
    */
   lostCreateChecks: number;
   /**

@@ -23,7 +23,7 @@ export const EngineCode = {
   exportUnreadable: 'export_unreadable',
   /**
    * A create answered 201 whose import process the status checks never found (a proxy or a queue lost it): sent again
-   * (docs/limits.md "A create whose import process never appears").
+   * (docs/limits.md "Limits on what the service answers": a create answered 201 whose import process never shows).
    */
   importProcessLost: 'import_process_lost',
   /**

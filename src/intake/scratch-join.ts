@@ -7,7 +7,7 @@ import { FILE_KINDS } from '../sources/kinds.js';
 import type { GroupRecord, RecordData, RecordGroup } from '../mapping/join-groups.js';
 import { errnoOf } from '../errors.js';
 
-// The join's scratch store (architecture "Scale": memory stays flat from 1,000 to 1,000,000
+// The join's scratch store (memory stays flat from 1,000 to 1,000,000
 // accounts). Records of one account need not be adjacent in the export, so every record is
 // written, as read (raw cells), to a temporary SQLite file (mode 0600: it holds customer data)
 // and read back in one sorted pass, grouped by external account number. Deleted on close; the

@@ -6,8 +6,8 @@ import type { AccountRow, AccountState, ItemKind, ItemRow, ItemState, StoredIssu
 
 // Reads for `migrate status` and `migrate report` over a whole migration campaign: per import supplier, joined with
 // the account's number, batched per page of accounts, on one read-only handle. Every list is paged by key
-// (`afterId`), never OFFSET and never whole: a million accounts never sit in memory at once (docs/architecture.md
-// "Scale"). Plain data in and out: another store implements the same methods.
+// (`afterId`), never OFFSET and never whole: a million accounts never sit in memory at once. Plain data in and out:
+// another store implements the same methods.
 
 type Raw = Record<string, unknown>;
 

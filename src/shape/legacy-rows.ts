@@ -1,4 +1,4 @@
-// Every legacy row a record comes from (docs/export-format.md "Every legacy row of a record"): a view's optional
+// Every legacy row a record comes from (docs/export-format.md "The shape"): a view's optional
 // `_rows` column, a list of `'file:line'` texts (`list(_file || ':' || _line)`) or of structs with `file` (or `_file`)
 // and `line` (or `_line`) (`list({'file': _file, 'line': _line})`). Carried on as a JSON list of `file:line` texts,
 // the form `migrate shape --out` writes in a `_rows` column and any CSV export file may carry. Pure.

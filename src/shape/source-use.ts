@@ -114,7 +114,7 @@ export function controlMismatchLines(counts: readonly ControlCount[]): string[] 
 
 /**
  * The legacy rows the views' records carry, each once: every view row's `_file` and `_line`, and the rows its `_rows`
- * names (docs/export-format.md "Every legacy row of a record"), unless that view row became no record. A view's
+ * names (docs/export-format.md "The shape"), unless that view row became no record. A view's
  * `_rows` lists are read through this process a chunk at a time, their rows appended to the engine's table.
  */
 async function usedRows(connection: DuckDBConnection, views: readonly ShapedView[]): Promise<void> {
