@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openLedgerReader } from '../../src/ledger/index.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { binaryForAnotherUser } from './another-user.js';
 import { push, ROOT, writesReceived } from './helpers.js';
 import { SAMPLE_EXPORT } from './run-push.js';
 
@@ -105,12 +106,15 @@ describe('a ledger file whose creation never finished', () => {
 });
 
 describe('a ledger in a directory the reader cannot write', () => {
+  let readersBin: string | undefined;
   /** Runs the binary as a user who cannot write the state directory: another user when this one is root. */
   function asReader(args: string[]) {
     const asRoot = process.getuid?.() === 0;
+    // The other user runs a copy of the command it can reach: the checkout may sit where only its owner may enter.
+    readersBin ??= asRoot ? binaryForAnotherUser(join(root, 'command')) : BIN;
     const [command, argv] = asRoot
-      ? ['runuser', ['-u', 'nobody', '--', process.execPath, BIN, ...args]]
-      : [process.execPath, [BIN, ...args]];
+      ? ['runuser', ['-u', 'nobody', '--', process.execPath, readersBin, ...args]]
+      : [process.execPath, [readersBin, ...args]];
     return spawnSync(command, argv, { encoding: 'utf8', cwd: root, env: { ...process.env, NO_COLOR: '1' } });
   }
 
