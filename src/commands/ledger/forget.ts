@@ -1,7 +1,5 @@
-import { resolve } from 'node:path';
 import { ExitCode, UsageError } from '../../errors.js';
-import { acquireLock, Ledger } from '../../ledger/index.js';
-import { ledgerExists } from '../shared/ledger-source.js';
+import { existingLedgerDir, onLockedLedger } from './locked-ledger.js';
 
 export interface LedgerForgetOptions {
   state: string;
@@ -20,35 +18,25 @@ export async function ledgerForgetCommand(options: LedgerForgetOptions): Promise
   const supplier = options.supplier;
   if (supplier === undefined || supplier === '')
     throw new UsageError('migrate ledger forget: give the supplier code whose accounts to remove: --supplier CODE');
-  const stateDir = resolve(options.state);
-  if (!ledgerExists(stateDir))
-    throw new UsageError(`no ledger in ${stateDir}: give the --state directory of the migration`, 'ledger_not_found');
-  const lock = acquireLock(stateDir);
-  try {
-    const ledger = Ledger.open(stateDir);
-    try {
-      const dryRun = options.dryRun === true;
-      const { numbers, kept } = ledger.forgetSupplier(supplier, dryRun);
-      const lines = [
-        `${dryRun ? 'would remove' : 'removed'} ${numbers.length} account(s) of import supplier ${supplier} that ` +
-          `never reached the service, from ${stateDir}${numbers.length > 0 ? ':' : ''}`,
-        ...numbers.slice(0, LISTED).map((number) => `  ${number}`),
-        ...(numbers.length > LISTED ? [`  ... and ${numbers.length - LISTED} more`] : []),
-      ];
-      if (kept > 0)
-        lines.push(
-          `kept ${kept} account(s) of ${supplier} that reached the service (or may have): the ledger must remember ` +
-            'what was sent',
-        );
-      if (!dryRun && numbers.length > 0)
-        lines.push('The next push stages the export as it reads now (the corrected --supplier, mapping or data).');
-      if (dryRun) lines.push('Nothing was changed (--dry-run).');
-      process.stdout.write(`${lines.join('\n')}\n`);
-      return ExitCode.ok;
-    } finally {
-      ledger.close();
-    }
-  } finally {
-    await lock.release().catch(() => undefined);
-  }
+  const stateDir = existingLedgerDir(options.state);
+  return onLockedLedger(stateDir, (ledger) => {
+    const dryRun = options.dryRun === true;
+    const { numbers, kept } = ledger.forgetSupplier(supplier, dryRun);
+    const lines = [
+      `${dryRun ? 'would remove' : 'removed'} ${numbers.length} account(s) of import supplier ${supplier} that ` +
+        `never reached the service, from ${stateDir}${numbers.length > 0 ? ':' : ''}`,
+      ...numbers.slice(0, LISTED).map((number) => `  ${number}`),
+      ...(numbers.length > LISTED ? [`  ... and ${numbers.length - LISTED} more`] : []),
+    ];
+    if (kept > 0)
+      lines.push(
+        `kept ${kept} account(s) of ${supplier} that reached the service (or may have): the ledger must remember ` +
+          'what was sent',
+      );
+    if (!dryRun && numbers.length > 0)
+      lines.push('The next push stages the export as it reads now (the corrected --supplier, mapping or data).');
+    if (dryRun) lines.push('Nothing was changed (--dry-run).');
+    process.stdout.write(`${lines.join('\n')}\n`);
+    return ExitCode.ok;
+  });
 }

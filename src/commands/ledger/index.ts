@@ -1,13 +1,11 @@
-import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { ledgerUrlOf } from '../../config/ledger-url.js';
 import { SETTING_ENV } from '../../config/precedence.js';
 import { ExitCode, UsageError } from '../../errors.js';
-import { acquireLock, Ledger } from '../../ledger/index.js';
 import { moveLedgerToPostgres, type MoveResult } from '../../ledger/postgres/index.js';
-import { ledgerExists } from '../shared/ledger-source.js';
 import { addOptions, LEDGER_OPTION, STATE_OPTION } from '../shared/option-table.js';
 import { ledgerForgetCommand, type LedgerForgetOptions } from './forget.js';
+import { existingLedgerDir, onLockedLedger } from './locked-ledger.js';
 import { ledgerPurgeCommand, type LedgerPurgeOptions } from './purge.js';
 
 export interface LedgerCopyOptions {
@@ -65,23 +63,13 @@ export async function ledgerCopyCommand(options: LedgerCopyOptions): Promise<num
   const url = ledgerUrlOf(options.to, process.env, '--to');
   if (url === undefined)
     throw new UsageError('migrate ledger copy: give the PostgreSQL ledger with --to URL (or MIGRATE_LEDGER_URL)');
-  const stateDir = resolve(options.state);
-  if (!ledgerExists(stateDir))
-    throw new UsageError(`no ledger in ${stateDir}: give the --state directory of the migration`, 'ledger_not_found');
+  const stateDir = existingLedgerDir(options.state);
   // No push may write either ledger meanwhile: the state directory's lock, then the PostgreSQL ledger's.
-  const lock = acquireLock(stateDir);
-  try {
-    const ledger = Ledger.open(stateDir);
-    try {
-      const result = await moveLedgerToPostgres(ledger.db, url);
-      process.stdout.write(render(stateDir, result));
-      return result.differences.length === 0 ? ExitCode.ok : ExitCode.fatal;
-    } finally {
-      ledger.close();
-    }
-  } finally {
-    await lock.release().catch(() => undefined);
-  }
+  return onLockedLedger(stateDir, async (ledger) => {
+    const result = await moveLedgerToPostgres(ledger.db, url);
+    process.stdout.write(render(stateDir, result));
+    return result.differences.length === 0 ? ExitCode.ok : ExitCode.fatal;
+  });
 }
 
 function render(stateDir: string, result: MoveResult): string {

@@ -3,9 +3,10 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { ledgerUrlOf } from '../../config/ledger-url.js';
 import { ExitCode, UsageError } from '../../errors.js';
-import { acquireLock, Ledger, LEDGER_FILE, purgeSqliteLedger, type PurgeCounts } from '../../ledger/index.js';
+import { LEDGER_FILE, purgeSqliteLedger, type PurgeCounts } from '../../ledger/index.js';
 import { purgePostgresLedger } from '../../ledger/postgres/index.js';
 import { ledgerExists } from '../shared/ledger-source.js';
+import { onLockedLedger } from './locked-ledger.js';
 
 export interface LedgerPurgeOptions {
   state: string;
@@ -73,23 +74,15 @@ export async function ledgerPurgeCommand(options: LedgerPurgeOptions, terminal =
     );
     return ExitCode.ok;
   }
-  const lock = acquireLock(stateDir);
-  try {
-    const ledger = Ledger.open(stateDir);
-    try {
-      const result = purgeSqliteLedger(ledger.db, stateDir, scope);
-      const file = join(stateDir, LEDGER_FILE);
-      process.stdout.write(
-        summary(stateDir, scope, result) +
-          `${file} was rebuilt (VACUUM, ${statSync(file).size} bytes) and its write-ahead log truncated; ` +
-          `${result.snapshotsRemoved} older snapshot(s) removed, one taken of the purged ledger: ${result.snapshot}\n`,
-      );
-    } finally {
-      ledger.close();
-    }
-  } finally {
-    await lock.release().catch(() => undefined);
-  }
+  await onLockedLedger(stateDir, (ledger) => {
+    const result = purgeSqliteLedger(ledger.db, stateDir, scope);
+    const file = join(stateDir, LEDGER_FILE);
+    process.stdout.write(
+      summary(stateDir, scope, result) +
+        `${file} was rebuilt (VACUUM, ${statSync(file).size} bytes) and its write-ahead log truncated; ` +
+        `${result.snapshotsRemoved} older snapshot(s) removed, one taken of the purged ledger: ${result.snapshot}\n`,
+    );
+  });
   return ExitCode.ok;
 }
 
