@@ -38,6 +38,11 @@ export class Executor {
   readonly #settings: EngineSettings;
   readonly #queue: PQueue;
   readonly #active = new Set<number>();
+  /**
+   * Accounts whose work ended since the pump read its page: their rows in that page may be stale (a page is walked
+   * over many turns of the event loop, and a row read as staged may have been created meanwhile).
+   */
+  readonly #releasedSincePage = new Set<number>();
   readonly #ctx: StepContext;
   #stop: { reason: StopReason; fatal?: Failure } | undefined;
   #consecutiveFailures = 0;
@@ -194,6 +199,7 @@ export class Executor {
       })
       .finally(() => {
         this.#active.delete(account.id);
+        this.#releasedSincePage.add(account.id);
         if (this.#active.size === 0) this.#wake?.();
       });
   }
@@ -211,20 +217,25 @@ export class Executor {
       if (this.#gate.read !== read) [after, read] = [undefined, this.#gate.read];
       const finished = this.#gate.finished;
       const page = this.#ledger.pageAccounts(states, after, this.#settings.pageSize, this.#gate.upTo);
+      this.#releasedSincePage.clear();
       if (page.length === 0) {
         if (finished) return;
         await Promise.race([this.#gate.changed(), this.#stopped]);
         continue;
       }
-      for (const account of page) {
-        after = { number: account.externalAccountNumber, id: account.id };
-        if (this.#active.has(account.id) || (this.#selection && !this.#selection.has(account.id))) continue;
-        // A create lost twice in this run waits for the next run, also when the pages start over.
-        if (this.#lostCreates.has(account.id) && account.error?.code === EngineCode.importProcessLost) continue;
+      for (const row of page) {
+        after = { number: row.externalAccountNumber, id: row.id };
+        if (this.#active.has(row.id) || (this.#selection && !this.#selection.has(row.id))) continue;
         await this.#queue.onSizeLessThan(this.#settings.concurrency);
         if (this.#stop !== undefined) return;
         // The poller may have taken it meanwhile (a creating account with a due check); the gate may have started over.
-        if (this.#active.has(account.id) || this.#gate.read !== read) continue;
+        if (this.#active.has(row.id) || this.#gate.read !== read) continue;
+        // Worked on and let go since the page was read (taken in the pass before the pages started over, or by the
+        // poller): its row is read again, or it would be created twice.
+        const account = this.#releasedSincePage.has(row.id) ? this.#ledger.currentAccount(row.id) : row;
+        if (account === undefined || !states.includes(account.state)) continue;
+        // A create lost twice in this run waits for the next run, also when the pages start over.
+        if (this.#lostCreates.has(account.id) && account.error?.code === EngineCode.importProcessLost) continue;
         if (account.state === 'staged') this.#gate.took();
         this.#enqueue(account, account.state === 'processed' ? PRIORITY.poll : PRIORITY.create, (row) =>
           this.#advance(row),

@@ -300,6 +300,12 @@ export class Ledger {
     }
   }
 
+  /** The account as it stands now, the engine's queued writes included. */
+  currentAccount(id: number): AccountRow | undefined {
+    this.flush();
+    return this.accountById(id);
+  }
+
   accountById(id: number): AccountRow | undefined {
     const raw = this.#prepare('SELECT * FROM accounts WHERE id = ?').get(id) as Record<string, unknown> | undefined;
     return raw === undefined ? undefined : toAccountRow(raw);

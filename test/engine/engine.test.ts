@@ -110,6 +110,52 @@ describe('push engine against an in-memory service', () => {
     expect(again.exitCode).toBe(1);
   });
 
+  it('creates once an account queued before the pages started over (entries out of order) and sent before its turn', async () => {
+    // K-1 and M-1 are staged first and taken; K-1's create is answered late, so M-1 waits in the queue. Entries below
+    // them come next (out of order): the pages start over from A-0 and read M-1 as still staged. By the time the pump
+    // reaches M-1 there, M-1 has been created: the row it read is stale.
+    const service = new FakeService();
+    let answerK1: () => void = () => undefined;
+    const k1Answered = new Promise<void>((resolve) => (answerK1 = resolve));
+    let k1Sent: () => void = () => undefined;
+    const k1Taken = new Promise<void>((resolve) => (k1Sent = resolve));
+    const create = service.createAccount;
+    service.createAccount = async (payload) => {
+      if (payload.external_account_number === 'K-1') {
+        k1Sent();
+        await k1Answered;
+      }
+      return create(payload);
+    };
+    const first = [
+      { ...full(1), number: 'K-1' },
+      { ...full(2), number: 'M-1' },
+    ];
+    const below = Array.from({ length: 4 }, (_, n) => full(n));
+    async function* entries(): AsyncGenerator<ExportEntry> {
+      for (const [n, spec] of first.entries()) yield accountEntry(spec, n + 2);
+      await k1Taken;
+      for (const [n, spec] of below.entries()) yield accountEntry(spec, n + 4);
+      // The whole export is staged (the pages start over) before K-1's create is answered.
+      setImmediate(answerK1);
+    }
+    const ledger = Ledger.open(dir);
+    ledger.startRun('push', {});
+    try {
+      const result = await runPush({
+        ledger,
+        client: service,
+        settings: { ...fast, concurrency: 1 },
+        sink: nullSink,
+        source: sourceOf(entries()),
+      });
+      expect(result.reason).toBe('finished');
+    } finally {
+      ledger.close();
+    }
+    expectExact(service, [...first, ...below]);
+  });
+
   it('reconciles an ambiguous create through the status instead of resending it', async () => {
     const service = new FakeService();
     service.fault = (method, n) => (method === 'create' && n === 1 ? 'ambiguous' : 'none');
