@@ -19,6 +19,7 @@ const STARTS_PROCESSES = [
   'test/ledger/postgres-ledger.test.ts',
   'test/commands/push/metrics.test.ts',
   'test/commands/report/html-report.browser.test.ts',
+  'test/docs/tour.test.ts',
   'test/output/spreadsheet-safe.test.ts',
   'test/sandbox/cli.test.ts',
   'test/sources/csv-thread.test.ts',

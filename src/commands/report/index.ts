@@ -115,9 +115,11 @@ function renderReport(summary: ReportSummary): string {
   const lines = [
     `report of ${summary.state_dir}${summary.import_supplier ? ` (import supplier ${summary.import_supplier})` : ''}:`,
   ];
+  // One column for every path, as wide as the longest: the counts line up wherever the report is written.
+  const width = Math.max(...Object.values(summary.files).map((file) => file.path.length));
   for (const [name, file] of Object.entries(summary.files)) {
     const rows = name.endsWith('.csv') ? `${String(file.rows).padStart(8)} rows  ` : ' '.repeat(15);
-    lines.push(`  ${file.path.padEnd(Math.max(40, file.path.length))} ${rows}${HINTS[name] ?? ''}`);
+    lines.push(`  ${file.path.padEnd(width)} ${rows}${HINTS[name] ?? ''}`);
   }
   return `${lines.join('\n')}\n`;
 }

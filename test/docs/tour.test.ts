@@ -1,0 +1,156 @@
+import { spawnSync } from 'node:child_process';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// docs/tour.md run as a newcomer runs it: in a copy of the checkout after the README's set-up (`npm ci && ...`: its
+// install is this checkout's node_modules and dist/, linked), every command of the tour in order, each in its own
+// shell, and what each prints on stdout compared with the output the tour shows under it.
+//
+// The tour's convention: a ```console block holds commands after a `$ ` prompt, each followed by what it prints on
+// stdout (progress, which a terminal shows as bars, goes to stderr and is not shown). A command ending in `# exit N`
+// exits N; any other exits 0. Only the VARIABLE parts below may differ, and the tour writes them as placeholders
+// (`<time>`); trailing spaces and blank lines at the end of an output are not compared.
+//
+// After a change to what the commands print, refresh the tour's outputs from the tool and read the diff:
+//   TOUR_REFRESH=1 npx vitest run test/docs/tour.test.ts
+// (it rewrites docs/tour.md's outputs, the variable parts as placeholders, then compares as always).
+
+const root = join(import.meta.dirname, '..', '..');
+const TOUR = join(root, 'docs', 'tour.md');
+
+/** What differs from run to run, as the tour writes it. `checkout` is the copy's directory. */
+function variableParts(checkout: string): ReadonlyArray<readonly [RegExp, string]> {
+  return [
+    [new RegExp(checkout.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'g'), '<checkout>'],
+    [/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z/g, '<time>'],
+    // push's summary headline: `(1.2s, 40.4 accounts/s)`.
+    [/\(\d+(?:\.\d+)?s(?=[,)])/g, '(<duration>'],
+    [/\d+(?:\.\d+)?(?= accounts(?: created)?\/s)/g, '<rate>'],
+    [/\b(127\.0\.0\.1|localhost):\d+/g, '$1:<port>'],
+  ];
+}
+
+interface Step {
+  command: string;
+  exit: number;
+  shown: string;
+}
+
+interface Block {
+  start: number;
+  end: number;
+  steps: Step[];
+}
+
+/** The tour's ```console blocks, each with its place in the text (for the refresh) and its steps. */
+function blocksOf(markdown: string): Block[] {
+  return [...markdown.matchAll(/^```console\n([\s\S]*?)^```$/gm)].map((match) => {
+    const start = match.index + '```console\n'.length;
+    const steps: Step[] = [];
+    for (const line of (match[1] ?? '').split('\n').slice(0, -1)) {
+      if (line.startsWith('$ ')) {
+        const command = line.slice(2);
+        steps.push({ command, exit: Number(/#\s*exit (\d+)\s*$/.exec(command)?.[1] ?? 0), shown: '' });
+      } else {
+        const step = steps.at(-1);
+        if (step === undefined) throw new Error(`docs/tour.md: output before any "$ " command: ${line}`);
+        step.shown += `${line}\n`;
+      }
+    }
+    return { start, end: start + (match[1] ?? '').length, steps };
+  });
+}
+
+/** Output as compared: trailing spaces and blank lines dropped. */
+const comparable = (text: string): string =>
+  text
+    .split('\n')
+    .map((line) => line.trimEnd())
+    .join('\n')
+    .trimEnd();
+
+const lines = (text: string): string => (text === '' ? '' : `${text}\n`);
+
+/** A fresh checkout: the files git knows (committed or to be), with the install's node_modules and dist/. */
+function freshCheckout(): string {
+  const checkout = realpathSync(mkdtempSync(join(tmpdir(), 'tour-')));
+  const listed = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
+  expect(listed.status, listed.stderr).toBe(0);
+  for (const file of listed.stdout.split('\0')) {
+    if (file === '' || !existsSync(join(root, file))) continue;
+    mkdirSync(dirname(join(checkout, file)), { recursive: true });
+    copyFileSync(join(root, file), join(checkout, file));
+  }
+  for (const built of ['node_modules', 'dist']) symlinkSync(join(root, built), join(checkout, built));
+  return checkout;
+}
+
+/** The environment of a newcomer's terminal: no MIGRATE_ setting, push's lines without a time stamp. */
+function terminalEnv(): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('MIGRATE_')));
+  return { ...env, MIGRATE_TIMESTAMPS: '0' };
+}
+
+function run(command: string, cwd: string): { stdout: string; stderr: string; status: number | null } {
+  return spawnSync('bash', ['-c', command], { cwd, env: terminalEnv(), encoding: 'utf8' });
+}
+
+/** The README's set-up: its first shell block begins `npm ci && ...`; npm ci is the copy's linked install. */
+function readmeSetUp(): string[] {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const block = /^```sh\n([\s\S]*?)^```$/m.exec(readme)?.[1] ?? '';
+  const first = block.split('\n').find((line) => line.trim() !== '' && !line.startsWith('#')) ?? '';
+  expect(first, "the README's set-up").toMatch(/^npm ci\b/);
+  const rest = first.replace(/^npm ci\s*(&&\s*)?/, '');
+  return rest === '' ? [] : [rest];
+}
+
+let checkout = '';
+beforeAll(() => {
+  checkout = freshCheckout();
+});
+afterAll(() => rmSync(checkout, { recursive: true, force: true }));
+
+describe('docs/tour.md, run as written', () => {
+  it("every command prints what the tour shows, after the README's set-up", () => {
+    for (const command of readmeSetUp()) expect(run(command, checkout).status, command).toBe(0);
+    const markdown = readFileSync(TOUR, 'utf8');
+    const blocks = blocksOf(markdown);
+    expect(blocks.flatMap((block) => block.steps).length).toBeGreaterThanOrEqual(5);
+    const parts = variableParts(checkout);
+    const printed = blocks.map((block) =>
+      block.steps.map((step) => {
+        const result = run(step.command, checkout);
+        expect(result.status, `${step.command}\n${result.stderr}`).toBe(step.exit);
+        return { ...step, printed: parts.reduce((text, [pattern, as]) => text.replace(pattern, as), result.stdout) };
+      }),
+    );
+    if (process.env['TOUR_REFRESH'] === '1') {
+      let refreshed = markdown;
+      for (const [index, block] of [...blocks.entries()].reverse()) {
+        const text = printed[index]!.map((step) => `$ ${step.command}\n${lines(comparable(step.printed))}`).join('\n');
+        refreshed = refreshed.slice(0, block.start) + text + refreshed.slice(block.end);
+      }
+      writeFileSync(TOUR, refreshed);
+    }
+    const shown = blocksOf(readFileSync(TOUR, 'utf8')).flatMap((block) => block.steps);
+    printed.flat().forEach((step, index) => {
+      expect(comparable(step.printed), step.command).toBe(comparable(shown[index]?.shown ?? ''));
+    });
+  });
+});
