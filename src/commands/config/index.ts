@@ -13,7 +13,9 @@ import {
 // `migrate config show [COMMAND]`: the settings a command would run with, each with where it came from (flag,
 // environment, file, default), secrets never shown. What an operator checks before a cron line goes live.
 
-const COMMANDS = ['push', 'validate', 'status', 'report', 'shape'];
+/** The commands `config show` shows (the shell completion offers these). */
+export const CONFIG_SHOW_COMMANDS: readonly string[] = ['push', 'validate', 'status', 'report', 'shape'];
+const COMMANDS = CONFIG_SHOW_COMMANDS;
 
 export function registerConfigCommand(program: Command): void {
   const config = program.command('config').description('the run configuration: show what a command would use');

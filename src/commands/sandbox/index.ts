@@ -180,6 +180,9 @@ function wordFlag(value: string): string {
   return value;
 }
 
+/** --throttle-token-status: how the sandbox refuses a token request (the shell completion offers these). */
+export const THROTTLE_TOKEN_STATUSES: readonly string[] = ['200', '429', '503'];
+
 /** Answers as tenants give them beyond the spec (docs/sandbox.md "Answering as a tenant does"). */
 function registerTenantOptions(command: Command): void {
   command
@@ -208,7 +211,7 @@ function registerTenantOptions(command: Command): void {
       '--throttle-token-status <status>',
       'how: 200 (KT-CT-1199 in the GraphQL errors, default), 429 or 503 (with --retry-after)',
       (value: string) => {
-        if (!['200', '429', '503'].includes(value))
+        if (!THROTTLE_TOKEN_STATUSES.includes(value))
           throw new InvalidArgumentError(`expected 200, 429 or 503, got ${JSON.stringify(value)}.`);
         return Number(value);
       },
