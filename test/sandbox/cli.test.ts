@@ -1,4 +1,4 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -92,6 +92,21 @@ describe('migrate sandbox (the binary)', () => {
     expect(await exited(started.child)).toBe(130);
     expect(started.stderr()).toMatch(/POST \/v2\/data-import\/accounts\/ 201 \d+ms/);
     expect(started.stderr()).not.toContain(token);
+  });
+
+  it('the first example of --help, run as written, listens on a free port of 127.0.0.1 with key sandbox-api-key', async () => {
+    const help = spawnSync(process.execPath, ['bin/migrate.js', 'sandbox', '--help'], { cwd: root, encoding: 'utf8' });
+    const first = help.stdout.split('\nExamples:\n')[1]?.split('\n')[0] ?? '';
+    expect(first).toMatch(
+      /^ {2}migrate sandbox .*# listen on a free port of 127\.0\.0\.1 \(its URL printed\) with key sandbox-api-key$/,
+    );
+    const args = first.split('#')[0]!.trim().split(/\s+/).slice(2);
+    const started = await start(args);
+    expect(Number(new URL(started.url).port)).toBeGreaterThan(0);
+    expect(started.stdout()).toContain('API key: sandbox-api-key');
+    await obtainToken(started.url, 'sandbox-api-key');
+    started.child.kill('SIGINT');
+    expect(await exited(started.child)).toBe(130);
   });
 
   it('never prints a key given by --api-key', async () => {
