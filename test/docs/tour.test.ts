@@ -12,6 +12,7 @@ import {
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // docs/tour.md run as a newcomer runs it: in a copy of the checkout after the README's set-up (`npm ci && ...`: its
@@ -100,10 +101,15 @@ function freshCheckout(): string {
   return checkout;
 }
 
-/** The environment of a newcomer's terminal: no MIGRATE_ setting, push's lines without a time stamp. */
+/**
+ * The environment of a newcomer's terminal: no MIGRATE_ setting, push's lines without a time stamp; and a day of the
+ * month the sample export is dated in (sample-month-clock.mjs), so that the output does not depend on the day.
+ */
 function terminalEnv(): NodeJS.ProcessEnv {
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('MIGRATE_')));
-  return { ...env, MIGRATE_TIMESTAMPS: '0' };
+  const clock = join(import.meta.dirname, 'sample-month-clock.mjs');
+  const nodeOptions = `${env['NODE_OPTIONS'] ?? ''} --import ${pathToFileURL(clock).href}`.trim();
+  return { ...env, MIGRATE_TIMESTAMPS: '0', NODE_OPTIONS: nodeOptions };
 }
 
 function run(command: string, cwd: string): { stdout: string; stderr: string; status: number | null } {
