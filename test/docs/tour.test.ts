@@ -8,8 +8,8 @@ import {
   realpathSync,
   rmSync,
   symlinkSync,
+  writeFileSync,
 } from 'node:fs';
-import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -21,8 +21,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 //
 // The tour's convention: a ```console block holds commands after a `$ ` prompt, each followed by what it prints on
 // stdout (progress, which a terminal shows as bars, goes to stderr and is not shown). A command ending in `# exit N`
-// exits N; any other exits 0. Only the VARIABLE parts below may differ, and the tour writes them as placeholders
-// (`<time>`); trailing spaces and blank lines at the end of an output are not compared.
+// exits N; any other exits 0. Only the parts `variableParts` lists may differ, and the tour writes them as
+// placeholders (`<time>`); trailing spaces and blank lines at the end of an output are not compared.
 //
 // After a change to what the commands print, refresh the tour's outputs from the tool and read the diff:
 //   TOUR_REFRESH=1 npx vitest run test/docs/tour.test.ts
@@ -84,10 +84,10 @@ const comparable = (text: string): string =>
 
 const lines = (text: string): string => (text === '' ? '' : `${text}\n`);
 
-/** A fresh checkout: the files git knows (committed or to be), with the install's node_modules and dist/. */
+/** A fresh checkout: the files git tracks (as this working tree has them), with the install's node_modules and dist/. */
 function freshCheckout(): string {
   const checkout = realpathSync(mkdtempSync(join(tmpdir(), 'tour-')));
-  const listed = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+  const listed = spawnSync('git', ['ls-files', '-z', '--cached'], {
     cwd: root,
     encoding: 'utf8',
   });
