@@ -1,4 +1,4 @@
-import { chmodSync, lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { errnoOf } from './errors.js';
 
@@ -25,6 +25,32 @@ export function makePrivateDir(parent: string, name: string): string {
   chmodSync(dir, PRIVATE_DIR_MODE);
   held.add(dir);
   return dir;
+}
+
+/**
+ * `mkdir -p`, every directory made 0700 (one the user gave that exists keeps its mode), one level at a time. Node's
+ * own recursive mkdir never returns on a path it cannot make under a pseudo file system (`--out /proc/x`: ENOENT for
+ * the child, EEXIST for the parent, again and again); here each missing parent is made once, and the failure is the
+ * error for the path given.
+ */
+export function makePrivateDirs(dir: string): void {
+  const missing: string[] = [];
+  let current = path.resolve(dir);
+  while (!existsSync(current)) {
+    missing.push(current);
+    const parent = path.dirname(current);
+    if (parent === current) break;
+    current = parent;
+  }
+  for (const place of missing.reverse()) {
+    try {
+      mkdirSync(place, { mode: PRIVATE_DIR_MODE });
+    } catch (error) {
+      if (errnoOf(error) !== 'EEXIST') throw error;
+    }
+  }
+  // A file where the directory should be: mkdir's own EEXIST names it, as `mkdir -p` would.
+  if (!statSync(dir).isDirectory()) mkdirSync(dir, { mode: PRIVATE_DIR_MODE });
 }
 
 /** Marks a file or directory as this process's, to be removed if it must stop at once (see `removeHeldNow`). */

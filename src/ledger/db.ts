@@ -1,5 +1,5 @@
 import { accessSync, chmodSync, closeSync, constants, existsSync, openSync, statSync } from 'node:fs';
-import { makeDirectory } from './state-dir.js';
+import { makePrivateDirs } from '../private-files.js';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
@@ -18,7 +18,7 @@ process.env['SQLITE_USE_URI'] ??= '1';
  * path. An existing directory's mode is tightened, never loosened.
  */
 export function prepareStateDir(stateDir: string): string {
-  makeDirectory(stateDir, 0o700);
+  makePrivateDirs(stateDir);
   const mode = statSync(stateDir).mode & 0o777;
   if ((mode & 0o077) !== 0) chmodSync(stateDir, 0o700);
   return stateDir;

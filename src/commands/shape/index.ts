@@ -1,7 +1,8 @@
-import { mkdirSync, readdirSync, realpathSync } from 'node:fs';
+import { readdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { ExitCode, InterruptedError, UsageError } from '../../errors.js';
+import { makePrivateDirs } from '../../private-files.js';
 import { untilStopped, type StopRules } from '../../stop-signals.js';
 import { writeShapedExport } from '../../intake/write-shaped.js';
 import { loadCommandConfig, registerMappingOptions, type MappingFlags } from '../shared/mapping-options.js';
@@ -66,7 +67,7 @@ function prepareOutDir(dir: string, out: string): string {
   const exportDir = realpathSync(path.resolve(dir));
   // Checked before the directory is made (nothing is left behind), and again on its real path (a link into the export).
   refuseInside(exportDir, path.resolve(out), out);
-  mkdirSync(path.resolve(out), { recursive: true, mode: 0o700 });
+  makePrivateDirs(path.resolve(out));
   const real = realpathSync(path.resolve(out));
   refuseInside(exportDir, real, out);
   const entries = readdirSync(real);
