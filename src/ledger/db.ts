@@ -16,7 +16,7 @@ process.env['SQLITE_USE_URI'] ??= '1';
 /**
  * Makes the state directory (0700: the ledger holds personal data) if needed and returns its
  * path. An existing directory's mode is tightened, never loosened. The scratch a killed push left
- * there is removed (docs/data-protection.md "Killed").
+ * there is removed (docs/data-protection.md "When a command is stopped or killed").
  */
 export function prepareStateDir(stateDir: string): string {
   makePrivateDirs(stateDir);
