@@ -1,6 +1,8 @@
 import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { errnoOf } from './errors.js';
+import { refuseUntrustedPath } from './trusted-path.js';
 
 // Where the tool keeps customers' data for a while (docs/data-protection.md "Every place the tool writes"): the shape
 // engine's database and spill files, the scratch join, spooled and sorted rows, a PostgreSQL ledger's working copy.
@@ -19,8 +21,19 @@ const LEFT_DIR = /^migrate-([a-z][a-z.]*(?:-[a-z][a-z.]*)*)-([1-9][0-9]*)-[A-Za-
 /** The directories (and shaped output files) this process holds: removed at once where it must stop now. */
 const held = new Set<string>();
 
-/** A new directory `<parent>/migrate-<name>-<pid>-XXXXXX`, 0700, removed by `removePrivate` (or a later sweep). */
+/** Parents found trusted by this process. */
+const trusted = new Set<string>();
+
+/**
+ * A new directory `<parent>/migrate-<name>-<pid>-XXXXXX`, 0700, removed by `removePrivate` (or a later sweep). The
+ * parent must be one that no other user can change (or sticky, as /tmp is): in a directory others can write, another
+ * user could move the directory away while it is written and keep the customers' data the tool then believes removed.
+ */
 export function makePrivateDir(parent: string, name: string): string {
+  if (!trusted.has(parent)) {
+    refuseUntrustedPath({ what: parent === tmpdir() ? 'TMPDIR' : 'the scratch directory', path: parent });
+    trusted.add(parent);
+  }
   const dir = mkdtempSync(path.join(parent, `migrate-${name}-${process.pid}-`));
   chmodSync(dir, PRIVATE_DIR_MODE);
   held.add(dir);

@@ -1,5 +1,15 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { chownSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -164,6 +174,16 @@ describe('what migrate leaves', () => {
       'accounts.csv': '600',
       'migrate.config.json': '600',
     });
+    expect(readdirSync(temp)).toEqual([]);
+  });
+
+  it('refuses a TMPDIR that other users can change (exit 2, naming it): they could move the engine away and keep it', async () => {
+    const { dir, temp } = legacyExport('shared-tmp', VIEW);
+    chmodSync(temp, 0o777);
+    const result = await start(['shape', dir, '--out', join(root, 'shared-tmp-out')], temp).done;
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toContain(`migrate: TMPDIR ${temp} can be changed by other users`);
+    expect(result.stderr).toContain(`chmod go-w ${temp}`);
     expect(readdirSync(temp)).toEqual([]);
   });
 
