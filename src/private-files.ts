@@ -31,7 +31,9 @@ const trusted = new Set<string>();
  */
 export function makePrivateDir(parent: string, name: string): string {
   if (!trusted.has(parent)) {
-    refuseUntrustedPath({ what: parent === tmpdir() ? 'TMPDIR' : 'the scratch directory', path: parent });
+    // Judged as the directory to be made: its parent may be sticky (/tmp), as a directory above a file may.
+    const what = parent === tmpdir() ? 'the scratch directory (in TMPDIR)' : 'the scratch directory';
+    refuseUntrustedPath({ what, path: path.join(parent, `migrate-${name}-${process.pid}`) });
     trusted.add(parent);
   }
   const dir = mkdtempSync(path.join(parent, `migrate-${name}-${process.pid}-`));

@@ -180,9 +180,12 @@ describe('what migrate leaves', () => {
   it('refuses a TMPDIR that other users can change (exit 2, naming it): they could move the engine away and keep it', async () => {
     const { dir, temp } = legacyExport('shared-tmp', VIEW);
     chmodSync(temp, 0o777);
-    const result = await start(['shape', dir, '--out', join(root, 'shared-tmp-out')], temp).done;
+    const run = start(['shape', dir, '--out', join(root, 'shared-tmp-out')], temp);
+    const result = await run.done;
     expect(result.code, result.stderr).toBe(2);
-    expect(result.stderr).toContain(`migrate: TMPDIR ${temp} can be changed by other users`);
+    expect(result.stderr).toContain(
+      `migrate: the scratch directory (in TMPDIR) ${temp}/migrate-shape-${run.pid}: ${temp} can be changed by other users`,
+    );
     expect(result.stderr).toContain(`chmod go-w ${temp}`);
     expect(readdirSync(temp)).toEqual([]);
   });
