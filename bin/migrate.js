@@ -15,6 +15,9 @@ if (!existsSync(entry)) {
   );
   process.exitCode = 2;
 } else {
+  // Every file and directory the tool or its engines (DuckDB, SQLite) create is its user's alone, whatever the umask
+  // it was started with (docs/data-protection.md); a file meant for others (the metrics file) is given its mode.
+  process.umask(0o077);
   const { keepHeapNearLiveData } = await import('../dist/cli/heap.js');
   const { main } = await import('../dist/bundle/main.js');
   keepHeapNearLiveData();

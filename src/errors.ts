@@ -54,10 +54,10 @@ export class InputError extends MigrateError {
   }
 }
 
-/** Raised when SIGINT/SIGTERM stopped a command before it had anything to finish: exit 130, nothing half done. */
+/** Raised when SIGINT, SIGTERM or SIGHUP stopped a command before it had anything to finish: exit 130. */
 export class InterruptedError extends MigrateError {
-  constructor(when: string) {
-    super(`interrupted ${when}; the ledger is consistent: run the same command again to go on.`, {
+  constructor(when: string, next = 'the ledger is consistent: run the same command again to go on') {
+    super(`interrupted ${when}; ${next}.`, {
       code: 'interrupted',
       exitCode: ExitCode.interrupted,
     });

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { Command, CommanderError } from 'commander';
 import { ExitCode, messageOf, MigrateError, UsageError, visibleText } from '../errors.js';
+import { sweepLeftDirs } from '../private-files.js';
 import { registerValidateCommand } from '../commands/validate/index.js';
 import { registerPushCommand } from '../commands/push/index.js';
 import { registerSandboxCommand } from '../commands/sandbox/index.js';
@@ -20,6 +22,8 @@ import { registerRunConfig } from '../commands/shared/run-config.js';
  */
 export async function main(argv: string[]): Promise<number> {
   stopQuietlyWhenTheReaderGoes();
+  // What a killed process left of customers' data (docs/data-protection.md): removed before anything else runs.
+  sweepLeftDirs(tmpdir());
   let exitCode: number = ExitCode.ok;
   const program = createProgram((code) => {
     exitCode = code;

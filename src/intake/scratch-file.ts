@@ -1,6 +1,7 @@
-import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { closeSync, openSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { makePrivateDir, PRIVATE_FILE_MODE, releasePrivate, removePrivate } from '../private-files.js';
 
 // A scratch file for data that may not fit in memory (spooled errors, sorted runs). It holds
 // customers' data, so it is created 0600 and unlinked as soon as it is open: even a run killed
@@ -12,11 +13,12 @@ export interface ScratchFile {
 }
 
 export function openScratchFile(scratchDir: string | undefined, name: string): ScratchFile {
-  const dir = mkdtempSync(path.join(scratchDir ?? os.tmpdir(), `migrate-${name}-`));
-  const fd = openSync(path.join(dir, name), 'w+', 0o600);
+  const dir = makePrivateDir(scratchDir ?? os.tmpdir(), name);
+  const fd = openSync(path.join(dir, name), 'wx+', PRIVATE_FILE_MODE);
   let leftDir: string | undefined;
   try {
     rmSync(dir, { recursive: true });
+    releasePrivate(dir);
   } catch {
     leftDir = dir;
   }
@@ -24,7 +26,7 @@ export function openScratchFile(scratchDir: string | undefined, name: string): S
     fd,
     close: () => {
       closeSync(fd);
-      if (leftDir !== undefined) rmSync(leftDir, { recursive: true, force: true });
+      if (leftDir !== undefined) removePrivate(leftDir);
     },
   };
 }

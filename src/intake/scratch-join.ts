@@ -1,11 +1,11 @@
 import Database from 'better-sqlite3';
-import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FileKind } from '../sources/kinds.js';
 import { FILE_KINDS } from '../sources/kinds.js';
 import type { GroupRecord, RecordData, RecordGroup } from '../mapping/join-groups.js';
-import { errnoOf } from '../errors.js';
+import { makePrivateDir, PRIVATE_FILE_MODE, removePrivate, sweepLeftDirs } from '../private-files.js';
 
 // The join's scratch store (memory stays flat from 1,000 to 1,000,000
 // accounts). Records of one account need not be adjacent in the export, so every record is
@@ -14,7 +14,7 @@ import { errnoOf } from '../errors.js';
 // directory is named after the process, so that the next run removes one a killed run left.
 
 // Named on disk as before the scratch join had its name, so that a run clears what an older version's left.
-const SCRATCH_PREFIX = 'migrate-stage-';
+const SCRATCH_NAME = 'stage';
 const KIND_CODE = new Map<FileKind, number>(FILE_KINDS.map((kind, index) => [kind, index]));
 const BATCH = 20_000;
 /** Rows per INSERT statement: one native call per 64 rows instead of per row. */
@@ -35,12 +35,11 @@ export class ScratchJoinStore {
 
   constructor(scratchDir: string | undefined) {
     const parent = scratchDir ?? os.tmpdir();
-    removeStaleScratch(parent);
-    this.#dir = mkdtempSync(path.join(parent, `${SCRATCH_PREFIX}${process.pid}-`));
-    chmodSync(this.#dir, 0o700);
+    sweepLeftDirs(parent);
+    this.#dir = makePrivateDir(parent, SCRATCH_NAME);
     const file = path.join(this.#dir, 'stage.sqlite');
+    closeSync(openSync(file, 'wx', PRIVATE_FILE_MODE));
     this.#db = new Database(file);
-    chmodSync(file, 0o600);
     // A scratch file rebuilt on every run: durability buys nothing here.
     this.#db.pragma('journal_mode = OFF');
     this.#db.pragma('synchronous = OFF');
@@ -147,38 +146,11 @@ export class ScratchJoinStore {
   close(): void {
     this.#open?.return?.();
     if (this.#db.open) this.#db.close();
-    rmSync(this.#dir, { recursive: true, force: true });
+    removePrivate(this.#dir);
   }
 }
 
 /** Removes the scratch directories of processes that no longer exist (a run killed with SIGKILL cannot clean up). */
-function removeStaleScratch(parent: string): void {
-  let names: string[];
-  try {
-    names = readdirSync(parent);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const pid = name.startsWith(SCRATCH_PREFIX) ? Number.parseInt(name.slice(SCRATCH_PREFIX.length), 10) : Number.NaN;
-    if (!Number.isInteger(pid) || pid === process.pid || processExists(pid)) continue;
-    try {
-      rmSync(path.join(parent, name), { recursive: true, force: true });
-    } catch {
-      // Another user's directory: not ours to remove.
-    }
-  }
-}
-
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return errnoOf(error) === 'EPERM';
-  }
-}
-
 // Scratch data: CSV cells joined by the unit separator (much cheaper than JSON for the common
 // case), JSON when a cell holds that character, and JSON records as JSON. One letter says which.
 const US = '\u001f';

@@ -15,6 +15,7 @@ import {
 } from '../shape/index.js';
 import type { ExportFile, FileKind } from '../sources/index.js';
 import { accountKeyOf } from '../sources/key-order.js';
+import { stopSignal } from '../stop-signals.js';
 import { FILE_KINDS } from '../sources/kinds.js';
 import type { ExportReader, ExportSummary } from './index.js';
 import { concatIssues, IssueSpool } from './issue-spool.js';
@@ -57,6 +58,7 @@ export async function openShapedExport(
     sources: rules.sources,
     limits: shapeLimits(rules.limits ?? {}, os.tmpdir()),
     tempRoot: os.tmpdir(),
+    signal: stopSignal(),
     ownFiles: config.configFile === undefined ? [] : [config.configFile],
   });
   try {

@@ -1,10 +1,12 @@
-import { createWriteStream } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { closeSync, constants, createWriteStream, openSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
 import type { ExportMapping, ShapeRules } from '../mapping/mapping-rules.js';
+import { holdPrivate, PRIVATE_FILE_MODE, releasePrivate, removePrivate } from '../private-files.js';
 import { openShape, shapeLimits, toJson } from '../shape/index.js';
+import { stopSignal } from '../stop-signals.js';
 import { parseJson } from '../sources/json-value.js';
 import { recordCells, viewHeader, viewKeyColumn } from './shaped-export.js';
 
@@ -13,10 +15,13 @@ import { recordCells, viewHeader, viewKeyColumn } from './shaped-export.js';
 // (and `_rows`, every legacy row of it, where the view names them),
 // in external account number order; and beside them the mapping file without `sources` and `shape`, so that
 // `validate` and `push` read the directory as it is, with the same rules, and name every problem at its legacy line.
+// Every file is 0600 (the whole shaped customer data); a write that fails or is stopped removes what it wrote.
 
 export interface WrittenShape {
   files: Array<{ file: string; rows: number }>;
 }
+
+const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 
 const NEEDS_QUOTES = /[",\r\n]|^\s|\s$/;
 
@@ -28,6 +33,32 @@ export async function writeShapedExport(
   dir: string,
   config: ExportMapping & { shape: ShapeRules },
   outDir: string,
+  onShaping?: () => void,
+): Promise<WrittenShape> {
+  const written: string[] = [];
+  // Created here, never over a file (nor through a link) already there: only a file this write made is removed.
+  const create = (file: string): number => {
+    const place = path.join(outDir, file);
+    const fd = openSync(place, CREATE, PRIVATE_FILE_MODE);
+    written.push(place);
+    holdPrivate(place);
+    return fd;
+  };
+  try {
+    const shape = await writeShaped(dir, config, create, onShaping);
+    written.forEach(releasePrivate);
+    return shape;
+  } catch (error) {
+    written.forEach(removePrivate);
+    throw error;
+  }
+}
+
+async function writeShaped(
+  dir: string,
+  config: ExportMapping & { shape: ShapeRules },
+  create: (file: string) => number,
+  onShaping: (() => void) | undefined,
 ): Promise<WrittenShape> {
   const shaped = await openShape({
     exportDir: dir,
@@ -36,6 +67,8 @@ export async function writeShapedExport(
     sources: config.shape.sources,
     limits: shapeLimits(config.shape.limits ?? {}, os.tmpdir()),
     tempRoot: os.tmpdir(),
+    signal: stopSignal(),
+    onShaping,
   });
   try {
     // Every view's key first: a view without one is refused before any file is written.
@@ -43,7 +76,7 @@ export async function writeShapedExport(
     const files: WrittenShape['files'] = [];
     for (const [index, view] of shaped.views.entries()) {
       const file = `${view.kind}.csv`;
-      const out = createWriteStream(path.join(outDir, file), { flags: 'wx' });
+      const out = createWriteStream('', { fd: create(file) });
       const write = async (text: string): Promise<void> => {
         if (!out.write(text)) await once(out, 'drain');
       };
@@ -59,7 +92,7 @@ export async function writeShapedExport(
       await once(out, 'close');
       files.push({ file, rows });
     }
-    await writeMappingFile(config, outDir);
+    await writeMappingFile(config, create);
     files.push({ file: 'migrate.config.json', rows: 0 });
     return { files };
   } finally {
@@ -68,7 +101,7 @@ export async function writeShapedExport(
 }
 
 /** The mapping file for the shaped export: the same rules, without the shape; a contract named by its full path. */
-async function writeMappingFile(config: ExportMapping, outDir: string): Promise<void> {
+async function writeMappingFile(config: ExportMapping, create: (file: string) => number): Promise<void> {
   if (config.configFile === undefined) return;
   // Read by the strict parser the mapping file passed (numbers keep their text: a constant 1.10 stays 1.10).
   const file = parseJson(await readFile(config.configFile, 'utf8')) as Record<string, unknown>;
@@ -76,5 +109,10 @@ async function writeMappingFile(config: ExportMapping, outDir: string): Promise<
   delete file['shape'];
   if (typeof file['contract'] === 'string')
     file['contract'] = path.resolve(path.dirname(config.configFile), file['contract']);
-  await writeFile(path.join(outDir, 'migrate.config.json'), `${toJson(file)}\n`, { flag: 'wx' });
+  const fd = create('migrate.config.json');
+  try {
+    writeFileSync(fd, `${toJson(file)}\n`);
+  } finally {
+    closeSync(fd);
+  }
 }

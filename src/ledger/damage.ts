@@ -1,5 +1,5 @@
 import { chmodSync, constants, copyFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
-import { makeDirectory } from './state-dir.js';
+import { makePrivateDirs } from '../private-files.js';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { ExitCode, messageOf, MigrateError } from '../errors.js';
@@ -75,7 +75,7 @@ export function ledgerDamagedError(stateDir: string, file: string, cause: unknow
  */
 export function snapshotLedger(db: Database.Database, stateDir: string, runId: number, now = new Date()): string {
   const dir = join(stateDir, SNAPSHOT_DIR);
-  makeDirectory(dir, 0o700);
+  makePrivateDirs(dir);
   if ((statSync(dir).mode & 0o077) !== 0) chmodSync(dir, 0o700);
   const stamp = now.toISOString().replace(/[:.]/g, '-');
   const path = join(dir, `ledger-${String(runId).padStart(8, '0')}-${stamp}.sqlite`);

@@ -1,5 +1,5 @@
 import { accessSync, chmodSync, closeSync, constants, existsSync, openSync, statSync } from 'node:fs';
-import { makeDirectory } from './state-dir.js';
+import { makePrivateDirs, sweepLeftDirs } from '../private-files.js';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
@@ -15,12 +15,14 @@ process.env['SQLITE_USE_URI'] ??= '1';
 
 /**
  * Makes the state directory (0700: the ledger holds personal data) if needed and returns its
- * path. An existing directory's mode is tightened, never loosened.
+ * path. An existing directory's mode is tightened, never loosened. The scratch a killed push left
+ * there is removed (docs/data-protection.md "When a command is stopped or killed").
  */
 export function prepareStateDir(stateDir: string): string {
-  makeDirectory(stateDir, 0o700);
+  makePrivateDirs(stateDir);
   const mode = statSync(stateDir).mode & 0o777;
   if ((mode & 0o077) !== 0) chmodSync(stateDir, 0o700);
+  sweepLeftDirs(stateDir);
   return stateDir;
 }
 

@@ -1,5 +1,5 @@
-import { accessSync, constants, existsSync, mkdirSync, statSync, type Stats } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { accessSync, constants, statSync, type Stats } from 'node:fs';
+import { join } from 'node:path';
 import { errnoOf, FatalError, UsageError } from '../errors.js';
 import { refuseUntrustedPath } from '../trusted-path.js';
 
@@ -114,29 +114,4 @@ function statOf(path: string): Stats | undefined {
   } catch {
     return undefined;
   }
-}
-
-/**
- * `mkdir -p` with a mode, one level at a time. Node's own recursive mkdir never returns on a path it cannot make
- * under a pseudo file system (`--out /proc/x`: ENOENT for the child, EEXIST for the parent, again and again); here
- * each missing parent is made once, and the failure is the error for the path given.
- */
-export function makeDirectory(dir: string, mode: number): void {
-  const missing: string[] = [];
-  let current = resolve(dir);
-  while (!existsSync(current)) {
-    missing.push(current);
-    const parent = dirname(current);
-    if (parent === current) break;
-    current = parent;
-  }
-  for (const path of missing.reverse()) {
-    try {
-      mkdirSync(path, { mode });
-    } catch (error) {
-      if (errnoOf(error) !== 'EEXIST') throw error;
-    }
-  }
-  // A file where the directory should be: mkdir's own EEXIST names it, as `mkdir -p` would.
-  if (!statSync(dir).isDirectory()) mkdirSync(dir, { mode });
 }

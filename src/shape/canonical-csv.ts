@@ -1,4 +1,5 @@
 import { open, type FileHandle } from 'node:fs/promises';
+import { PRIVATE_FILE_MODE } from '../private-files.js';
 import { quoteLiteral } from './sql-text.js';
 
 // The canonical file a source's legacy file is loaded through (docs/export-format.md "Shaping legacy files with SQL"):
@@ -31,7 +32,7 @@ const QUOTE = /"/g;
 const holdsQuote = (value: string | undefined): boolean => value?.includes('"') === true;
 
 export async function createCanonicalFile(path: string): Promise<CanonicalFile> {
-  const handle: FileHandle = await open(path, 'w');
+  const handle: FileHandle = await open(path, 'wx', PRIVATE_FILE_MODE);
   let buffered: string[] = [];
   let size = 0;
   let rows = 0;

@@ -1,7 +1,8 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { errnoOf, InputError, MigrateError } from '../errors.js';
+import { makePrivateDir, removePrivate } from '../private-files.js';
 import type { NotRead } from '../sources/index.js';
 import { FILE_KINDS } from '../sources/kinds.js';
 import { shortageError, type ShapeLimits, type ShortageOf } from './engine-limits.js';
@@ -15,7 +16,7 @@ import { viewLines } from './sql-statements.js';
 import { ROWS_COLUMN } from './legacy-rows.js';
 import { openTeamChecks, type CheckRow, type TeamChecks } from './team-checks.js';
 import { clientText, quoteIdentifier, quoteLiteral } from './sql-text.js';
-import { watchTempDir, type TempWatch } from './temp-watch.js';
+import { watchTempDir } from './temp-watch.js';
 import { viewRows } from './view-rows.js';
 
 // The shaping stage (docs/export-format.md "Shaping legacy files with SQL"): an in-process DuckDB holding each legacy
@@ -32,6 +33,10 @@ export interface ShapeSettings {
   limits: ShapeLimits;
   /** Where the temporary directory is made (removed on close). */
   tempRoot: string;
+  /** The command's stop (SIGINT, SIGTERM, SIGHUP): interrupts the engine's queries, those running and those to come. */
+  signal?: AbortSignal;
+  /** Called as the shape file starts to run (the sources loaded). */
+  onShaping?: () => void;
   /** Files of the export directory that are the run's own (the mapping file), absolute: never listed as unclaimed. */
   ownFiles?: readonly string[];
 }
@@ -79,9 +84,15 @@ const LOCK = [
 
 export async function openShape(settings: ShapeSettings): Promise<ShapedExport> {
   const text = await readShapeFile(settings);
-  const temp = await mkdtemp(path.join(settings.tempRoot, 'migrate-shape-'));
+  const temp = makePrivateDir(settings.tempRoot, 'shape');
   const open = new Set<DuckDBConnection>();
-  const watch = watchTempDir(temp, settings.limits.tempDisk.bytes, () => open.forEach((each) => each.interrupt()));
+  const interruptAll = (): void => open.forEach((each) => each.interrupt());
+  const watch = watchTempDir(temp, settings.limits.tempDisk.bytes, interruptAll);
+  const stop = interruptOnStop(settings.signal, interruptAll);
+  const closeAll = (): void => {
+    watch.stop();
+    stop();
+  };
   const context = { limits: settings.limits, tempRoot: settings.tempRoot };
   const shortage: ShortageOf = (where, error) =>
     shortageError(where, error, { ...context, diskStopped: watch.exceeded });
@@ -120,20 +131,40 @@ export async function openShape(settings: ShapeSettings): Promise<ShapedExport> 
     const unclaimed = unclaimedFiles(settings, present, sources);
     const controls = controlSources(settings, sources);
     for (const statement of LOCK) await connection.run(statement);
+    settings.onShaping?.();
     await runShapeFile(connection, duckdb.StatementType, settings.shapeName, text, shortage);
     const lines = viewLines(text);
     const made = await madeViews(connection);
     const views = await shapedViews(connection, settings.shapeName, sources, made);
     const checks = await openTeamChecks(connection, settings.shapeName, { views: [...made.keys()], lines, sources });
-    const shaping = { temp, checks, lines, shapeName: settings.shapeName, shortage, watch };
+    const shaping = { temp, checks, lines, shapeName: settings.shapeName, shortage, closeAll };
     const opened = shapedExport(instance, open, { views, sources, ...shaping });
     return { ...opened, unclaimed, sourceUse: (dropped) => sourceUse(connection, sources, views, dropped, controls) };
   } catch (error) {
-    watch.stop();
+    closeAll();
     instance?.closeSync();
-    await rm(temp, { recursive: true, force: true });
+    removePrivate(temp);
     throw error;
   }
+}
+
+/** How often a stopped engine is interrupted again: a query started after the last interrupt is stopped too. */
+const INTERRUPT_EVERY_MS = 100;
+
+/** Interrupts the engine's queries once `signal` aborts, and again until the engine closes; returns that closing. */
+function interruptOnStop(signal: AbortSignal | undefined, interruptAll: () => void): () => void {
+  if (signal === undefined) return () => undefined;
+  let again: NodeJS.Timeout | undefined;
+  const onAbort = (): void => {
+    interruptAll();
+    again = setInterval(interruptAll, INTERRUPT_EVERY_MS);
+  };
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  return () => {
+    signal.removeEventListener('abort', onAbort);
+    clearInterval(again);
+  };
 }
 
 const UNCLAIMED =
@@ -196,10 +227,11 @@ function shapedExport(
     lines: ReadonlyMap<string, number>;
     shapeName: string;
     shortage: ShortageOf;
-    watch: TempWatch;
+    /** Stops watching the temporary directory and the stop signal. */
+    closeAll: () => void;
   },
 ): Omit<ShapedExport, 'unclaimed' | 'sourceUse'> {
-  const { views, sources, temp, checks, lines, shapeName, shortage, watch } = made;
+  const { views, sources, temp, checks, lines, shapeName, shortage, closeAll } = made;
   const [connection] = open;
   if (connection === undefined) throw new Error('the shape engine has no connection');
   // One connection per stream: the views are read side by side, and a connection streams one result at a time.
@@ -230,11 +262,12 @@ function shapedExport(
         ),
       ),
     sourceRows: (lines, keys = []) => readSourceRows(connection, sources, lines, keys),
-    close: async () => {
-      watch.stop();
+    close: () => {
+      closeAll();
       for (const each of open) each.closeSync();
       instance.closeSync();
-      await rm(temp, { recursive: true, force: true });
+      removePrivate(temp);
+      return Promise.resolve();
     },
   };
 }

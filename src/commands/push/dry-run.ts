@@ -1,9 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { checkRunService, serviceIdentity } from '../../config/ledger-service.js';
 import { keptDialect, type ServiceConfig } from '../../config/service.js';
 import { ExitCode } from '../../errors.js';
+import { makePrivateDir, removePrivate } from '../../private-files.js';
 import { openExport, type ExportReader } from '../../intake/index.js';
 import { openShapedExport } from '../../intake/shaped-export.js';
 import { readRecorded } from '../../ledger/run-ledger.js';
@@ -45,7 +44,7 @@ async function planOn(
       importSupplier: config.mapping.importSupplier,
     }),
   });
-  const scratch = mkdtempSync(join(tmpdir(), 'migrate-dry-run-'));
+  const scratch = makePrivateDir(tmpdir(), 'dry-run');
   let reader: ExportReader | undefined;
   try {
     const mapping = { ...config.mapping, dialect };
@@ -68,6 +67,6 @@ async function planOn(
     return ExitCode.ok;
   } finally {
     await reader?.close();
-    rmSync(scratch, { recursive: true, force: true });
+    removePrivate(scratch);
   }
 }

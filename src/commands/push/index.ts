@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
 import { monotonicNow } from '../../clock.js';
+import { InterruptedError } from '../../errors.js';
+import { untilStopped } from '../../stop-signals.js';
 import { loadServiceConfig } from '../../config/service.js';
 import { dryRunPush } from './dry-run.js';
 import { givenShapeLimits } from '../shared/shape-limits.js';
@@ -25,21 +27,13 @@ export function registerPushCommand(program: Command, setExitCode: (code: number
   });
 }
 
-/** The signals that stop a push as Ctrl-C does: in-flight requests finish, the summary is printed, exit 130. */
-const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-
 /** `migrate push <dir>`: returns the exit code. */
-export async function pushCommand(flags: PushFlags): Promise<number> {
-  // Installed first: a signal during start-up or staging also stops the run cleanly (exit 130). SIGHUP (the ssh
-  // session or terminal closed) is a stop as SIGTERM is, not an end without a summary.
-  const controller = new AbortController();
-  const onSignal = (): void => controller.abort();
-  for (const name of STOP_SIGNALS) process.once(name, onSignal);
-  try {
-    return await pushWithSignal(flags, controller.signal);
-  } finally {
-    for (const name of STOP_SIGNALS) process.off(name, onSignal);
-  }
+export function pushCommand(flags: PushFlags): Promise<number> {
+  // Installed first: a signal during start-up, shaping or staging also stops the run cleanly (exit 130). SIGINT,
+  // SIGTERM and SIGHUP (the ssh session or terminal closed) stop a push as Ctrl-C does: in-flight requests finish,
+  // the summary is printed, exit 130.
+  const interrupted = (): InterruptedError => new InterruptedError('by a stop signal');
+  return untilStopped({ interrupted, atOnce: false }, (signal) => pushWithSignal(flags, signal));
 }
 
 async function pushWithSignal(flags: PushFlags, signal: AbortSignal): Promise<number> {

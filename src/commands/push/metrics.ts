@@ -1,4 +1,4 @@
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { ClientEvent } from '../../api/events.js';
 import { ACCOUNT_STATES, ITEM_KINDS, ITEM_STATES, type LedgerCounts } from '../../ledger/index.js';
@@ -166,6 +166,8 @@ function writeWhole(file: string, text: string): void {
   const temporary = temporaryBeside(file);
   try {
     writeFileSync(temporary, text, { flag: 'wx', mode: 0o644 });
+    // Whatever the umask (the tool's is 077): the collector is another user.
+    chmodSync(temporary, 0o644);
     refuseForeignTarget('--metrics-file', file);
     renameSync(temporary, file);
   } finally {

@@ -1,5 +1,5 @@
 import { chmodSync, createWriteStream, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { makeDirectory } from '../../ledger/state-dir.js';
+import { makePrivateDirs } from '../../private-files.js';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -100,7 +100,7 @@ export interface ReportSummary {
 export async function writeReport(source: LedgerSource, options: ReportOptions): Promise<ReportSummary> {
   // An existing directory keeps its mode (it may be shared, e.g. the working directory); the files are 0600 whatever it
   // is.
-  makeDirectory(options.outDir, 0o700);
+  makePrivateDirs(options.outDir);
   const page = options.pageSize ?? 1000;
   const scope = { source, supplier: options.supplier, page };
   const files: ReportSummary['files'] = {};

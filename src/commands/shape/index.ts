@@ -1,7 +1,9 @@
-import { mkdirSync, readdirSync, realpathSync } from 'node:fs';
+import { readdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { ExitCode, UsageError } from '../../errors.js';
+import { ExitCode, InterruptedError, UsageError } from '../../errors.js';
+import { makePrivateDirs } from '../../private-files.js';
+import { untilStopped, type StopRules } from '../../stop-signals.js';
 import { writeShapedExport } from '../../intake/write-shaped.js';
 import { loadCommandConfig, registerMappingOptions, type MappingFlags } from '../shared/mapping-options.js';
 import { addOptions } from '../shared/option-table.js';
@@ -27,9 +29,16 @@ export function registerShapeCommand(program: Command, setExitCode: (code: numbe
     .requiredOption('--out <dir>', 'an empty or new directory outside the export directory to write into');
   addOptions(registerMappingOptions(command), SHAPE_LIMIT_OPTIONS);
   command.action(async (dir: string, options: Omit<ShapeCommandOptions, 'dir'>) => {
-    setExitCode(await shapeCommand({ ...options, dir, shapeLimits: givenShapeLimits(command, process.env) }));
+    const shapeLimits = givenShapeLimits(command, process.env);
+    setExitCode(await untilStopped(STOPPED, () => shapeCommand({ ...options, dir, shapeLimits })));
   });
 }
+
+/** Stopped by SIGINT, SIGTERM or SIGHUP: the engine interrupted, its files and what was written removed. */
+const STOPPED: StopRules = {
+  interrupted: () => new InterruptedError('by a stop signal', 'nothing of the shaped export is kept: run it again'),
+  atOnce: true,
+};
 
 export async function shapeCommand(options: ShapeCommandOptions): Promise<number> {
   const config = await loadCommandConfig(options);
@@ -41,7 +50,9 @@ export async function shapeCommand(options: ShapeCommandOptions): Promise<number
       'shape_not_configured',
     );
   const outDir = prepareOutDir(options.dir, options.out);
-  const written = await writeShapedExport(options.dir, { ...config, shape: config.shape }, outDir);
+  const { name } = config.shape;
+  const shaping = (): boolean => process.stderr.write(`shaping: the sources are loaded, running ${name}\n`);
+  const written = await writeShapedExport(options.dir, { ...config, shape: config.shape }, outDir, shaping);
   for (const file of written.files)
     process.stdout.write(
       file.file.endsWith('.csv')
@@ -56,7 +67,7 @@ function prepareOutDir(dir: string, out: string): string {
   const exportDir = realpathSync(path.resolve(dir));
   // Checked before the directory is made (nothing is left behind), and again on its real path (a link into the export).
   refuseInside(exportDir, path.resolve(out), out);
-  mkdirSync(path.resolve(out), { recursive: true, mode: 0o700 });
+  makePrivateDirs(path.resolve(out));
   const real = realpathSync(path.resolve(out));
   refuseInside(exportDir, real, out);
   const entries = readdirSync(real);

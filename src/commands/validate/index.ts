@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import { fileGlobsOf } from '../../mapping/mapping-rules.js';
 import { RequestRejectedError } from '../../api/index.js';
 import type { MigrateConfig } from '../../config/index.js';
-import { ExitCode, visibleJson, visibleText } from '../../errors.js';
+import { ExitCode, InterruptedError, visibleJson, visibleText } from '../../errors.js';
+import { untilStopped, type StopRules } from '../../stop-signals.js';
 import { Code } from '../../schema/index.js';
 import { locateIssue, openExport, type ExportReader } from '../../intake/index.js';
 import type { OrderProof } from '../../intake/order-proof.js';
@@ -37,9 +38,16 @@ export function registerValidateCommand(program: Command, setExitCode: (code: nu
     )
     .argument('<dir>', 'the export directory (accounts.csv, customers.csv, ...)');
   registerValidateFlags(command).action(async (dir: string, flags: ValidateFlags) => {
-    setExitCode(await validateCommand(dir, { ...flags, shapeLimits: givenShapeLimits(command, process.env) }));
+    const shapeLimits = givenShapeLimits(command, process.env);
+    setExitCode(await untilStopped(STOPPED, () => validateCommand(dir, { ...flags, shapeLimits })));
   });
 }
+
+/** Stopped by SIGINT, SIGTERM or SIGHUP: the shape engine interrupted, its files and the scratch removed. */
+const STOPPED: StopRules = {
+  interrupted: () => new InterruptedError('by a stop signal', 'nothing was changed: run it again'),
+  atOnce: true,
+};
 
 /**
  * `migrate validate <dir>`: returns the exit code; throws UsageError/InputError (exit 2) for input that cannot be read

@@ -1,9 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import type pg from 'pg';
 import { errnoOf, FatalError, messageOf, UsageError } from '../../errors.js';
+import { makePrivateDir, removePrivate } from '../../private-files.js';
 import { openLedgerDb } from '../db.js';
 import { copyIntoPostgres, copyIntoSqlite, type CopyCounts } from './copy.js';
 import { firstContact } from './first-contact.js';
@@ -85,14 +84,14 @@ async function compareWithPostgres(
   db: Database.Database,
   client: pg.Client,
 ): Promise<{ source: CopyCounts; differences: string[] }> {
-  const dir = mkdtempSync(join(tmpdir(), 'migrate-ledger-check-'));
+  const dir = makePrivateDir(tmpdir(), 'ledger-check');
   const copy = openLedgerDb(dir);
   try {
     await inSnapshot(client, () => copyIntoSqlite(client, copy));
     return compareLedgers(db, copy);
   } finally {
     copy.close();
-    rmSync(dir, { recursive: true, force: true });
+    removePrivate(dir);
   }
 }
 

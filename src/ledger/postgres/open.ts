@@ -1,8 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type pg from 'pg';
 import { InterruptedError, messageOf } from '../../errors.js';
+import { makePrivateDir, removePrivate } from '../../private-files.js';
 import { openLedgerDb } from '../db.js';
 import type { Ledger } from '../ledger.js';
 import type { LedgerCounts } from '../read.js';
@@ -255,14 +254,14 @@ export async function snapshotPostgresLedger(
   try {
     const exists = await client.query<{ found: boolean }>(`SELECT to_regclass('ledger_schema') IS NOT NULL AS found`);
     if (exists.rows[0]?.found !== true) return undefined;
-    const stateDir = mkdtempSync(join(tmpdir(), 'migrate-ledger-'));
+    const stateDir = makePrivateDir(tmpdir(), 'ledger');
     const db = openLedgerDb(stateDir);
     try {
       const counts = await inSnapshot(client, () => copyIntoSqlite(client, db));
       db.pragma('wal_checkpoint(TRUNCATE)');
-      return { stateDir, counts, close: () => rmSync(stateDir, { recursive: true, force: true }) };
+      return { stateDir, counts, close: () => removePrivate(stateDir) };
     } catch (error) {
-      rmSync(stateDir, { recursive: true, force: true });
+      removePrivate(stateDir);
       throw error;
     } finally {
       db.close();

@@ -1,7 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type Database from 'better-sqlite3';
+import { makePrivateDir, removePrivate } from '../../private-files.js';
 import { openLedgerDb } from '../db.js';
 import { Ledger } from '../ledger.js';
 import { captureChanges, forgetChangesAfter, lastChange } from './capture.js';
@@ -48,7 +47,7 @@ export class WorkingCopy {
     runId: number,
     tables: readonly LedgerTable[],
   ): Promise<WorkingCopy> {
-    const dir = mkdtempSync(join(tmpdir(), 'migrate-ledger-'));
+    const dir = makePrivateDir(tmpdir(), 'ledger');
     let db: Database.Database | undefined;
     try {
       db = openLedgerDb(dir);
@@ -57,7 +56,7 @@ export class WorkingCopy {
       return new WorkingCopy(dir, db, connection, rules, runId);
     } catch (error) {
       db?.close();
-      rmSync(dir, { recursive: true, force: true });
+      removePrivate(dir);
       throw error;
     }
   }
@@ -109,7 +108,7 @@ export class WorkingCopy {
       await this.shipper.ship();
     } finally {
       this.ledger.close();
-      rmSync(this.dir, { recursive: true, force: true });
+      removePrivate(this.dir);
     }
   }
 
@@ -121,6 +120,6 @@ export class WorkingCopy {
     } catch {
       // The writer failed already: its queue holds writes that were never committed anywhere.
     }
-    rmSync(this.dir, { recursive: true, force: true });
+    removePrivate(this.dir);
   }
 }
