@@ -2,6 +2,7 @@ import { parse } from 'csv-parse/sync';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { push } from './helpers.js';
@@ -160,5 +161,22 @@ describe('the open statement period', () => {
           `${pinned.length} accounts`,
       );
     });
+  });
+
+  it("push --sandbox rehearses with the open period the run declares: the sample's November transactions in December", async () => {
+    // A clock in December (the sandbox's own period would start on 1 December and refuse all of them).
+    const clock = pathToFileURL(join(import.meta.dirname, '..', 'docs', 'sample-month-clock.mjs')).href;
+    const env = { SAMPLE_MONTH_NOW: '2026-12-10T12:00:00Z', NODE_OPTIONS: `--import ${clock}` };
+    const sample = join(import.meta.dirname, '..', '..', 'fixtures', 'sample');
+    const own = await runMigrate(['push', sample, '--sandbox', '--state', join(root, 'december-own'), '--json'], env);
+    const refused = JSON.parse(own.stdout) as { items: Record<string, Record<string, number>> };
+    expect(refused.items['transaction']?.['failed'], own.stderr).toBe(80);
+    const declared = await runMigrate(
+      ['push', sample, '--sandbox', '--open-period-start', '2026-11-01', '--state', join(root, 'december'), '--json'],
+      env,
+    );
+    expect(declared.code, declared.stderr).toBe(0);
+    const landed = JSON.parse(declared.stdout) as { items: Record<string, Record<string, number>> };
+    expect(landed.items['transaction']).toEqual({ done: 80 });
   });
 });

@@ -145,7 +145,7 @@ export function resolvePushConfig(inputs: PushInputs): PushConfig {
     }),
     service: Object.freeze({
       flags: serviceFlags(flags),
-      sandbox: flags.sandbox ? sandboxOptions(mapping.importSupplier) : undefined,
+      sandbox: flags.sandbox ? sandboxOptions(mapping.importSupplier, mapping.openPeriodStart) : undefined,
       dialect,
       asked,
       client: Object.freeze({ concurrency: flags.concurrency, maxRequestsPerSecond: flags.rate }),
@@ -196,10 +196,11 @@ function serviceFlags(flags: PushFlags): Readonly<ServiceFlags> {
 }
 
 /** Processing fast; the default suppliers stay (records may name their own), the configured one Ongoing. */
-function sandboxOptions(supplier: string | undefined): Partial<SandboxOptions> {
+function sandboxOptions(supplier: string | undefined, openPeriodStart: string | undefined): Partial<SandboxOptions> {
   const suppliers =
     supplier === undefined ? {} : { suppliers: { ...DEFAULT_SUPPLIERS, [supplier]: 'Ongoing' as const } };
-  return { processingMs: 50, ...suppliers };
+  // The open statement period the run declares is the one the rehearsal's platform keeps (else the sandbox's own).
+  return { processingMs: 50, ...suppliers, ...(openPeriodStart === undefined ? {} : { openPeriodStart }) };
 }
 
 function recordedOptions(flags: PushFlags, exportRealPath: string): Readonly<Record<string, unknown>> {
