@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import {
   chmodSync,
+  existsSync,
   chownSync,
   lstatSync,
   mkdirSync,
@@ -10,7 +11,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, type RunResult } from './helpers.js';
@@ -24,6 +25,10 @@ import { ROOT, type RunResult } from './helpers.js';
 const BIN = join(ROOT, 'bin', 'migrate.js');
 /** A bound on the test's own wait, far past "a few seconds", for a loaded machine: the child is then killed. */
 const BOUND_MS = 180_000;
+/** This host, as the directories' names carry it. */
+const HOST = hostname()
+  .replace(/[^A-Za-z0-9.-]/g, '_')
+  .slice(0, 64);
 
 /** A query that would run for many minutes: a sum over a trillion rows. */
 const SLOW = 'CREATE TABLE slow AS SELECT sum(a.range * b.range) AS s FROM range(1000000) AS a, range(1000000) AS b;\n';
@@ -107,7 +112,7 @@ const modeOf = (path: string): string => (lstatSync(path).mode & 0o777).toString
 function engineModes(temp: string, pid: number): Record<string, string> {
   const [dir, ...more] = readdirSync(temp);
   expect(more).toEqual([]);
-  expect(dir).toMatch(new RegExp(`^migrate-shape-${pid}-`));
+  expect(dir?.startsWith(`migrate-shape-${pid}@${HOST}-`)).toBe(true);
   const engine = join(temp, dir as string);
   const modes: Record<string, string> = { '.': modeOf(engine) };
   for (const file of readdirSync(engine)) modes[file] = modeOf(join(engine, file));
@@ -136,6 +141,22 @@ describe('a stop signal during a long shape query', () => {
       expect(readdirSync(out)).toEqual([]);
     },
   );
+
+  it('shape: SIGTERM while the shaped rows are read removes the files it began to write', async () => {
+    // The view itself is slow: its rows are read (and accounts.csv begun) after the shape file ran.
+    const slowView =
+      'CREATE VIEW accounts AS SELECT ACCOUNT_NO AS external_account_number, NAME AS billing_name, _file, _line ' +
+      'FROM accounts_file WHERE (SELECT sum(a.range * b.range) FROM range(1000000) AS a, range(1000000) AS b) > 0;\n';
+    const { dir, temp } = legacyExport('shape-rows', slowView);
+    const out = join(root, 'shape-rows-out');
+    const run = start(['shape', dir, '--out', out], temp);
+    await run.until(() => existsSync(join(out, 'accounts.csv')));
+    run.kill('SIGTERM');
+    const result = await run.done;
+    expect(result.code, result.stderr).toBe(130);
+    expect(readdirSync(out)).toEqual([]);
+    expect(readdirSync(temp)).toEqual([]);
+  });
 
   it('validate: SIGTERM while the engine works, exit 130 (not 143), the engine directory removed', async () => {
     const { dir, temp } = legacyExport('validate', SLOW + VIEW);
@@ -184,7 +205,7 @@ describe('what migrate leaves', () => {
     const result = await run.done;
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toContain(
-      `migrate: the scratch directory (in TMPDIR) ${temp}/migrate-shape-${run.pid}: ${temp} can be changed by other users`,
+      `migrate: the scratch directory (in TMPDIR) ${temp}/migrate-shape-${run.pid}@${HOST}: ${temp} can be changed by other users`,
     );
     expect(result.stderr).toContain(`chmod go-w ${temp}`);
     expect(readdirSync(temp)).toEqual([]);
@@ -198,17 +219,21 @@ describe('what migrate leaves', () => {
     mkdirSync(elsewhere);
     writeFileSync(join(elsewhere, 'keep.txt'), 'kept');
     const planted = {
-      deadShape: `migrate-shape-${gone}-Ab12Cd`,
-      deadStage: `migrate-stage-${gone}-Ef34Gh`,
-      deadLedger: `migrate-ledger-check-${gone}-Ij56Kl`,
-      liveShape: `migrate-shape-${live}-Mn78Op`,
-      link: `migrate-shape-${gone}-Qr90St`,
-      file: `migrate-sort-${gone}-Uv12Wx`,
+      deadShape: `migrate-shape-${gone}@${HOST}-Ab12Cd`,
+      deadStage: `migrate-stage-${gone}@${HOST}-Ef34Gh`,
+      deadLedger: `migrate-ledger-check-${gone}@${HOST}-Ij56Kl`,
+      // What the scratch join of an earlier version left: no host, this one's.
+      deadOlder: `migrate-stage-${gone}-Gh78Ij`,
+      liveShape: `migrate-shape-${live}@${HOST}-Mn78Op`,
+      // A pid on another machine sharing the directory: not known here, left to that machine.
+      elsewhere: `migrate-shape-${gone}@other-host.example-Kl90Mn`,
+      link: `migrate-shape-${gone}@${HOST}-Qr90St`,
+      file: `migrate-sort-${gone}@${HOST}-Uv12Wx`,
       other: 'migrate-shape-notapid-Yz34Ab',
-      foreign: `migrate-shape-${gone}-Cd56Ef`,
+      foreign: `migrate-shape-${gone}@${HOST}-Cd56Ef`,
     };
-    for (const name of [planted.deadShape, planted.deadStage, planted.deadLedger, planted.liveShape, planted.other])
-      mkdirSync(join(temp, name));
+    const dirs = ['deadShape', 'deadStage', 'deadLedger', 'deadOlder', 'liveShape', 'elsewhere', 'other'] as const;
+    for (const name of dirs) mkdirSync(join(temp, planted[name]));
     writeFileSync(join(temp, planted.deadShape, 'shape.duckdb'), 'Ann Example');
     symlinkSync(elsewhere, join(temp, planted.link));
     writeFileSync(join(temp, planted.file), '');
@@ -218,8 +243,19 @@ describe('what migrate leaves', () => {
     if (root_) chownSync(join(temp, planted.foreign), 65534, 65534);
     const result = await start(['shape', dir, '--out', join(root, 'sweep-out')], temp).done;
     expect(result.code, result.stderr).toBe(0);
-    const kept = [planted.liveShape, planted.link, planted.file, planted.other];
+    const kept = [planted.liveShape, planted.elsewhere, planted.link, planted.file, planted.other];
     expect(readdirSync(temp).sort()).toEqual([...kept, ...(root_ ? [planted.foreign] : [])].sort());
     expect(readdirSync(elsewhere)).toEqual(['keep.txt']);
+  });
+
+  it('removes nothing in a TMPDIR that other users can change: an entry could be swapped for a link meanwhile', async () => {
+    const { dir, temp } = legacyExport('sweep-shared', VIEW);
+    const gone = spawnSync('true').pid;
+    const left = `migrate-shape-${gone}@${HOST}-Ab12Cd`;
+    mkdirSync(join(temp, left));
+    chmodSync(temp, 0o777);
+    const result = await start(['shape', dir, '--out', join(root, 'sweep-shared-out')], temp).done;
+    expect(result.code).toBe(2);
+    expect(readdirSync(temp)).toEqual([left]);
   });
 });

@@ -360,7 +360,7 @@ describe("openExport: the scratch join's file", () => {
     const reader = await openExport(dir, await loadMigrateConfig({ cwd: dir, env: {} }), { scratchDir });
     const open = readdirSync(scratchDir);
     expect(open).not.toContain(`migrate-stage-${dead}-abc`);
-    expect(open.filter((name) => name.startsWith(`migrate-stage-${process.pid}-`))).toHaveLength(1);
+    expect(open.filter((name) => name.startsWith(`migrate-stage-${process.pid}@`))).toHaveLength(1);
     await reader.close();
     expect(readdirSync(scratchDir).sort()).toEqual([`migrate-stage-${process.ppid}-def`, 'migrate-stage-unrelated']);
   });
