@@ -1,4 +1,4 @@
-import { leaseFeed, readingEvents, runPush, settleShared, type PushResult } from '../../engine/index.js';
+import { exitCodeOf, leaseFeed, readingEvents, runPush, settleShared, type PushResult } from '../../engine/index.js';
 import {
   ExitCode,
   FatalError,
@@ -33,8 +33,7 @@ export async function pushOnRun(config: PushConfig, run: PushRun, startedAt: num
   run.progress.tally.ledgerAccounts = Object.values(before.accounts).reduce<number>((sum, n) => sum + (n ?? 0), 0);
   try {
     await using reader = await openExportForRun(config, run);
-    const filtered = config.engine.steps !== undefined;
-    const result = await settleShared(run.shared, await runEngine(config, run, reader), filtered);
+    const result = await settleShared(run.shared, await runEngine(config, run, reader));
     run.ending.exitCode = concludeRun(config, run, { reader, result, startedAt, before });
     return run.ending.exitCode;
   } catch (error) {
@@ -107,8 +106,12 @@ function concludeRun(
   run: PushRun,
   ended: { reader: ExportReader; result: PushResult; startedAt: number; before: LedgerCounts },
 ): number {
-  const { reader, result } = ended;
-  if (run.log) endLog(run.log, { outcome: result.reason, exitCode: result.exitCode });
+  const { reader } = ended;
+  // Rows found outside any account (every account was sent, these rows were not) need a person, as invalid data does.
+  const { reason, counts, filtered } = ended.result;
+  const exitCode = exitCodeOf(reason, counts, filtered, reader.fileIssues.length);
+  const result = { ...ended.result, exitCode };
+  if (run.log) endLog(run.log, { outcome: result.reason, exitCode });
   if (result.unknownAccounts.length > 0) tell(unknownAccountsText(result.unknownAccounts));
   // The ledger could not be written: a damaged file is named before anything is read from it for the summary.
   const storage = result.fatal?.class === 'storage' ? result.fatal.cause : undefined;
@@ -116,8 +119,8 @@ function concludeRun(
   const lost = run.lockLost;
   if (lost.aborted) throw new FatalError(lockLostText(run.label, messageOf(lost.reason)), 'state_lock_lost');
   run.progress.stop();
-  const summary = pushSummary(config, run, ended);
-  const { reason, exitCode, counts, fatal } = result;
+  const summary = pushSummary(config, run, { ...ended, result });
+  const { fatal } = result;
   run.ending.outcome = {
     ...{ reason, exitCode, answered: reason !== 'fatal' },
     counts: { ...counts, ...(fatal ? { fatal: { code: fatal.code, detail: fatal.detail } } : {}) },
@@ -134,10 +137,9 @@ function concludeRun(
     );
   if (fatal) tell(`${fatal.code}: ${fatal.detail}${keySource(fatal.code, run)}`);
   for (const line of spellingLines(reader.summary.spellings)) tell(line);
-  // Rows found outside any account: every account was sent, these rows were not.
-  if (reader.fileIssues.length === 0) return exitCode;
-  tell(fileIssuesText(reader.fileIssues, 'those rows were not sent, every account was'));
-  return Math.max(exitCode, ExitCode.someFailed);
+  if (reader.fileIssues.length > 0)
+    tell(fileIssuesText(reader.fileIssues, 'those rows were not sent, every account was'));
+  return exitCode;
 }
 
 function pushSummary(

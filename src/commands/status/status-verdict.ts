@@ -1,13 +1,10 @@
-import { limitDetail } from '../../errors.js';
-import type { PlanReason } from '../../engine/index.js';
+import { exitCodeOfLeft, limitDetail, type ExitCodeValue } from '../../errors.js';
+import { leftIn, type PlanReason } from '../../engine/index.js';
 import type { ItemState } from '../../ledger/index.js';
 import type { StatusSummary } from './status-gather.js';
 
 // What `migrate status` concludes from what it gathered: the exit code cron and monitoring read,
 // and the next steps, most urgent first, each with the command that acts on it. Pure.
-
-/** What `status` exits with: 0 every account is done, 1 something needs attention or is not finished. */
-export type StatusExit = 0 | 1;
 
 const sum = (values: Iterable<number | undefined>): number => {
   let total = 0;
@@ -206,21 +203,20 @@ function pushStep(plan: StatusSummary['push_plan'], neverRead: number): string |
 const oneLine = (text: string): string => limitDetail(text.replace(/\s+/g, ' ').trim());
 
 /**
- * 0 when every account of the ledger is done and the last push read the whole export (or, without a ledger, nothing
- * is pending or ERRORED); else 1.
+ * The exit code cron reads (README "Exit codes"): 0 when every account of the ledger is done and the last push read the
+ * whole export (or, without a ledger, nothing is pending or ERRORED); 5 when anything needs a person (what a push leaves
+ * for one, accounts ERRORED on the service, the ledger and the service disagreeing); else 1 while a later push
+ * progresses what is left (accounts not sent or waiting for processing, records waiting, accounts never read).
  */
-export function statusExit(summary: StatusSummary): StatusExit {
-  const t = tallyOf(summary);
-  const attention =
-    t.invalid +
-    t.errored +
-    t.unfinished +
-    t.held +
-    t.failed +
-    t.unknown +
-    t.waiting +
-    summary.counts.only_in_ledger +
-    (summary.export?.never_read ?? 0);
-  const pendingOnService = summary.counts.ledger === null ? (summary.counts.service?.pending ?? 0) : 0;
-  return attention + summary.counts.differs + pendingOnService === 0 ? 0 : 1;
+export function statusExit(summary: StatusSummary): ExitCodeValue {
+  const { counts } = summary;
+  const ledger = leftIn({ accounts: counts.ledger ?? {}, items: counts.items_outstanding ?? {} });
+  // ERRORED on the service where the ledger does not say so yet (or no ledger was read).
+  const erroredElsewhere = Math.max(0, counts.errored - (counts.ledger?.errored ?? 0));
+  // ERRORED processes stay on the service's pending list: counted above.
+  const pendingOnService = counts.ledger === null ? Math.max(0, (counts.service?.pending ?? 0) - counts.errored) : 0;
+  return exitCodeOfLeft({
+    forPerson: ledger.forPerson + erroredElsewhere + counts.only_in_ledger + counts.differs,
+    forLaterRun: ledger.forLaterRun + (summary.export?.never_read ?? 0) + pendingOnService,
+  });
 }
