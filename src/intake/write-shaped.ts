@@ -24,10 +24,11 @@ function csvCell(value: string): string {
   return NEEDS_QUOTES.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
 }
 
+/** `makeOutDir`: called once the shape ran and every view has its key, so a refused shape makes no directory. */
 export async function writeShapedExport(
   dir: string,
   config: ExportMapping & { shape: ShapeRules },
-  outDir: string,
+  makeOutDir: () => string,
 ): Promise<WrittenShape> {
   const shaped = await openShape({
     exportDir: dir,
@@ -40,6 +41,7 @@ export async function writeShapedExport(
   try {
     // Every view's key first: a view without one is refused before any file is written.
     const keys = shaped.views.map((view) => viewKeyColumn(config.shape, view, config));
+    const outDir = makeOutDir();
     const files: WrittenShape['files'] = [];
     for (const [index, view] of shaped.views.entries()) {
       const file = `${view.kind}.csv`;

@@ -1,17 +1,8 @@
-import { exitCodeOf, leaseFeed, readingEvents, runPush, settleShared, type PushResult } from '../../engine/index.js';
-import {
-  ExitCode,
-  FatalError,
-  InterruptedError,
-  messageOf,
-  MigrateError,
-  UsageError,
-  visibleText,
-} from '../../errors.js';
-import { openExportInOrder, type ExportInOrder } from '../../intake/export-in-order.js';
+import { exitCodeOf, leaseFeed, runPush, settleShared, type PushResult } from '../../engine/index.js';
+import { ExitCode, FatalError, messageOf, MigrateError, visibleText } from '../../errors.js';
+import type { ExportInOrder } from '../../intake/export-in-order.js';
 import type { ExportReader } from '../../intake/index.js';
 import { isLedgerDamage, storageError, type LedgerCounts } from '../../ledger/index.js';
-import { ExportCode } from '../../mapping/issue-codes.js';
 import { linkLines, notReadLines, spellingLines, type LinkedFile } from '../shared/export-entries.js';
 import { fileIssuesText, lockLostText, unknownAccountsText } from './push-messages.js';
 import { recordsBehind } from './left-over.js';
@@ -19,7 +10,6 @@ import { endLog } from './push-sinks.js';
 import { buildPushSummary, countsUnchanged, printPushSummary, type PushSummary } from './summary.js';
 import type { ExportFiles } from '../../sources/index.js';
 import { exportIdentity } from './export-identity.js';
-import { scratchSpaceError } from '../shared/scratch-space.js';
 import type { PushRun } from './open-run.js';
 import type { PushConfig } from './resolve.js';
 
@@ -32,7 +22,7 @@ export async function pushOnRun(config: PushConfig, run: PushRun, startedAt: num
   const before = run.ledger.read.counts();
   run.progress.tally.ledgerAccounts = Object.values(before.accounts).reduce<number>((sum, n) => sum + (n ?? 0), 0);
   try {
-    await using reader = await openExportForRun(config, run);
+    const { reader } = run;
     const result = await settleShared(run.shared, await runEngine(config, run, reader));
     run.ending.exitCode = concludeRun(config, run, { reader, result, startedAt, before });
     return run.ending.exitCode;
@@ -68,36 +58,6 @@ function runEngine(config: PushConfig, run: PushRun, reader: ExportInOrder): Pro
         wait: settings.wait,
       }),
   });
-}
-
-/** The export, every file proven in order or sorted first; refused before anything is sent if it cannot go. */
-async function openExportForRun(config: PushConfig, run: PushRun): Promise<ExportInOrder & AsyncDisposable> {
-  const { signal } = run;
-  // Payloads are checked for the dialect they will be sent in, as the client checks them before sending.
-  const reader = await openExportInOrder(
-    config.dir,
-    { ...config.mapping, dialect: run.service.dialect },
-    {
-      scratchDir: run.stateDir,
-      signal,
-      found: config.exportFiles,
-      allowNoAccounts: config.allowNoAccounts,
-      ...readingEvents(run.sink),
-    },
-  ).catch((error: unknown) => {
-    if (signal.aborted) throw new InterruptedError('before anything was sent');
-    throw scratchSpaceError(error, run.stateDir, config.exportFiles.files) ?? error;
-  });
-  try {
-    run.stopAt('export-opened');
-    // A signal while the export was opened (a streamed export's open does not watch it): nothing was sent yet.
-    if (signal.aborted) throw new InterruptedError('before anything was sent');
-    refuseExport(reader);
-  } catch (error) {
-    await reader.close();
-    throw error;
-  }
-  return Object.assign(reader, { [Symbol.asyncDispose]: () => reader.close() });
 }
 
 /** After the engine: the run's outcome set, the summary printed, what went wrong said; returns the exit code. */
@@ -161,16 +121,6 @@ function pushSummary(
     behind: recordsBehind(run.ledger.read),
     neverRead: run.progress.tally.neverRead,
   });
-}
-
-/**
- * Undocumented columns would drop data silently: push refuses them before anything is sent. Rows outside any account
- * (no or an unusable account number, a repeated header) are named at the end and the accounts go on, whether the read
- * found them before the first account (a file sorted first, a JSON export read whole) or while accounts were sent.
- */
-export function refuseExport(reader: ExportReader): void {
-  if ((reader.fileIssues.byCode[ExportCode.unknownColumn] ?? 0) === 0) return;
-  throw new UsageError(fileIssuesText(reader.fileIssues, 'nothing was sent'), 'export_file_issues');
 }
 
 /** An authentication failure names where the run's credentials came from (MIGRATE_API_KEY, --api-key-file FILE). */

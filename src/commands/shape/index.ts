@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, realpathSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, realpathSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { ExitCode, UsageError } from '../../errors.js';
@@ -40,8 +40,20 @@ export async function shapeCommand(options: ShapeCommandOptions): Promise<number
         'docs/export-format.md "Shaping legacy files with SQL".',
       'shape_not_configured',
     );
-  const outDir = prepareOutDir(options.dir, options.out);
-  const written = await writeShapedExport(options.dir, { ...config, shape: config.shape }, outDir);
+  // Checked before the shape runs, made once it ran: a shape.sql error leaves no directory behind.
+  checkOutDir(options.dir, options.out);
+  let made: { dir: string; created: string | undefined } | undefined;
+  let written;
+  try {
+    written = await writeShapedExport(options.dir, { ...config, shape: config.shape }, () => {
+      made = prepareOutDir(options.dir, options.out);
+      return made.dir;
+    });
+  } catch (error) {
+    // The directory was new or empty: what is in it now is this run's, half written. Nothing is left.
+    if (made !== undefined) removeWritten(made);
+    throw error;
+  }
   for (const file of written.files)
     process.stdout.write(
       file.file.endsWith('.csv')
@@ -51,12 +63,25 @@ export async function shapeCommand(options: ShapeCommandOptions): Promise<number
   return ExitCode.ok;
 }
 
-/** --out must be outside the export directory, and new or empty: nothing there is overwritten. */
-function prepareOutDir(dir: string, out: string): string {
+/** --out, checked without making it: outside the export directory, and new or empty. */
+function checkOutDir(dir: string, out: string): void {
+  const exportDir = realpathSync(path.resolve(dir));
+  refuseInside(exportDir, path.resolve(out), out);
+  if (existsSync(path.resolve(out))) refuseFilled(exportDir, out);
+}
+
+/** --out made, if new: outside the export directory, and new or empty: nothing there is overwritten. */
+function prepareOutDir(dir: string, out: string): { dir: string; created: string | undefined } {
   const exportDir = realpathSync(path.resolve(dir));
   // Checked before the directory is made (nothing is left behind), and again on its real path (a link into the export).
   refuseInside(exportDir, path.resolve(out), out);
-  mkdirSync(path.resolve(out), { recursive: true, mode: 0o700 });
+  // The first directory made (its parents too, where they were missing), undefined when --out was there.
+  const created = mkdirSync(path.resolve(out), { recursive: true, mode: 0o700 });
+  return { dir: refuseFilled(exportDir, out), created };
+}
+
+/** Refuses an --out inside the export (by its real path: a link into it) or not empty; returns its real path. */
+function refuseFilled(exportDir: string, out: string): string {
   const real = realpathSync(path.resolve(out));
   refuseInside(exportDir, real, out);
   const entries = readdirSync(real);
@@ -67,6 +92,11 @@ function prepareOutDir(dir: string, out: string): string {
       'shape_out_not_empty',
     );
   return real;
+}
+
+function removeWritten({ dir, created }: { dir: string; created: string | undefined }): void {
+  if (created !== undefined) return rmSync(created, { recursive: true, force: true });
+  for (const name of readdirSync(dir)) rmSync(path.join(dir, name), { recursive: true, force: true });
 }
 
 function refuseInside(exportDir: string, outDir: string, given: string): void {
