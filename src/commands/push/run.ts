@@ -7,7 +7,8 @@ import { linkLines, notReadLines, spellingLines, type LinkedFile } from '../shar
 import { fileIssuesText, lockLostText, unknownAccountsText } from './push-messages.js';
 import { recordsBehind } from './left-over.js';
 import { endLog } from './push-sinks.js';
-import { buildPushSummary, countsUnchanged, printPushSummary, type PushSummary } from './summary.js';
+import { buildPushSummary, countsUnchanged, printPushSummary, type NextCommands, type PushSummary } from './summary.js';
+import { ledgerWords, shellWord } from '../shared/shell-word.js';
 import type { ExportFiles } from '../../sources/index.js';
 import { exportIdentity } from './export-identity.js';
 import type { PushRun } from './open-run.js';
@@ -88,6 +89,7 @@ function concludeRun(
   printPushSummary(summary, {
     json: config.outputs.json,
     unchanged: reason === 'finished' && countsUnchanged(ended.before, counts),
+    commands: nextCommands(config, run),
   });
   if (storage instanceof MigrateError) throw storage;
   if (storage !== undefined)
@@ -121,6 +123,17 @@ function pushSummary(
     behind: recordsBehind(run.ledger.read),
     neverRead: run.progress.tally.neverRead,
   });
+}
+
+/** The commands the summary's hints name: this run's supplier (the one code its ledger holds) and ledger. */
+function nextCommands(config: PushConfig, run: PushRun): NextCommands {
+  const suppliers = run.ledger.read.suppliers();
+  const supplier = config.mapping.importSupplier ?? (suppliers.length === 1 ? suppliers[0] : undefined);
+  const ledger = ledgerWords(config.ledger);
+  return {
+    status: `migrate status ${supplier === undefined ? 'SUPPLIER' : shellWord(supplier)}${ledger}`,
+    report: `migrate report${ledger} --out DIR`,
+  };
 }
 
 /** An authentication failure names where the run's credentials came from (MIGRATE_API_KEY, --api-key-file FILE). */
