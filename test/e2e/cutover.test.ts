@@ -86,7 +86,7 @@ describe('a configuration refusal (an import supplier the service does not know 
     }
     ledger.close();
     const plain = await push(sandbox, data.dir, state, []);
-    expect(plain.code).toBe(1);
+    expect(plain.code).toBe(5);
     expect(counts(state)).toEqual({ invalid: 6 });
     const retried = await push(sandbox, data.dir, state, ['--retry-invalid', 'invalid_import_supplier']);
     expect(retried.stderr).toContain(
