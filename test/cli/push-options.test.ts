@@ -284,7 +284,7 @@ describe('migrate push operator options', () => {
 });
 
 describe('--max-errors', () => {
-  it('stops taking new work once exceeded (exit 5 with invalid accounts left, ledger consistent), and a rerun continues', async () => {
+  it('stops taking new work once exceeded (exit 5: ERRORED accounts left; the ledger consistent), and a rerun continues', async () => {
     const sandbox = await startSandbox({ processingMs: 10, erroredShare: 0.5, seed: 21 });
     try {
       const { dir, state } = workspace('max');
@@ -305,7 +305,7 @@ describe('--max-errors', () => {
         (summary.accounts['scheduled'] ?? 0) + (summary.accounts['processed'] ?? 0) + (summary.accounts['staged'] ?? 0);
       expect(left, 'work left for the next run').toBeGreaterThan(0);
       const reader = openLedgerReader(state);
-      expect(reader.read.runs(1)[0]).toMatchObject({ status: 'max_errors', exitCode: 1 });
+      expect(reader.read.runs(1)[0]).toMatchObject({ status: 'max_errors', exitCode: 5 });
       reader.close();
 
       const rest = await push(sandbox, data.dir, state, ['--json']);
