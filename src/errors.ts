@@ -4,19 +4,37 @@
  */
 export const ExitCode = {
   ok: 0,
-  /** Finished, but some accounts are invalid or failed. */
-  someFailed: 1,
-  /** Bad flag, unreadable directory, bad mapping file, unparseable input file. */
+  /** Finished what it could; what is left a later run takes up by itself (waiting on the service, not sent yet). */
+  unfinished: 1,
+  /** Bad flag, unreadable directory, bad mapping file, unparseable input file: nothing was written. */
   usage: 2,
   /** Authentication failed, supplier not accepting migrations, service unreachable after retries. */
   fatal: 3,
   /** Another run holds the state directory's lock. */
   locked: 4,
+  /** Finished what it could; what is left needs a person (data to fix, ERRORED accounts, refused records). */
+  needsPerson: 5,
   /** Stopped by SIGINT/SIGTERM; the ledger is consistent. */
   interrupted: 130,
 } as const;
 
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** What a command leaves when it finished what it could: for a person to act on, for a later run to take up. */
+export interface Left {
+  forPerson: number;
+  forLaterRun: number;
+}
+
+/**
+ * The exit code of a command that finished what it could (README "Exit codes"), the one rule of push, status and
+ * validate: 5 when anything left needs a person, even while other work waits; else 1 when a later run progresses what
+ * is left by itself; else 0.
+ */
+export function exitCodeOfLeft(left: Left): ExitCodeValue {
+  if (left.forPerson > 0) return ExitCode.needsPerson;
+  return left.forLaterRun > 0 ? ExitCode.unfinished : ExitCode.ok;
+}
 
 /**
  * An error the user can act on: printed as its message alone (no stack trace), then the

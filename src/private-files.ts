@@ -57,9 +57,9 @@ export function makePrivateDir(parent: string, name: string): string {
  * `mkdir -p`, every directory made 0700 (one the user gave that exists keeps its mode), one level at a time. Node's
  * own recursive mkdir never returns on a path it cannot make under a pseudo file system (`--out /proc/x`: ENOENT for
  * the child, EEXIST for the parent, again and again); here each missing parent is made once, and the failure is the
- * error for the path given.
+ * error for the path given. Returns the first directory it made (the others are inside it); undefined: it was there.
  */
-export function makePrivateDirs(dir: string): void {
+export function makePrivateDirs(dir: string): string | undefined {
   const missing: string[] = [];
   let current = path.resolve(dir);
   while (!existsSync(current)) {
@@ -68,7 +68,8 @@ export function makePrivateDirs(dir: string): void {
     if (parent === current) break;
     current = parent;
   }
-  for (const place of missing.reverse()) {
+  missing.reverse();
+  for (const place of missing) {
     try {
       mkdirSync(place, { mode: PRIVATE_DIR_MODE });
     } catch (error) {
@@ -77,6 +78,7 @@ export function makePrivateDirs(dir: string): void {
   }
   // A file where the directory should be: mkdir's own EEXIST names it, as `mkdir -p` would.
   if (!statSync(dir).isDirectory()) mkdirSync(dir, { mode: PRIVATE_DIR_MODE });
+  return missing[0];
 }
 
 /** Marks a file or directory as this process's, to be removed if it must stop at once (see `removeHeldNow`). */

@@ -12,15 +12,19 @@ interface Topic {
 
 const EXIT_CODE_MEANINGS: Record<keyof typeof ExitCode, string> = {
   ok: 'done: every account and record of the export settled (status: nothing left to do)',
-  someFailed:
-    'finished, but something is left: invalid or failed accounts, records refused, or work a later run takes up ' +
-    '(status: not done yet); the summary and `migrate status` say what and what to do',
-  usage: 'nothing was sent: a bad flag, mapping file, export directory or input file; the message names it',
+  unfinished:
+    'not finished, nothing for a person: what is left a later run takes up by itself (accounts not sent yet or ' +
+    'waiting for processing on the service, records waiting to be sent); run again later',
+  usage: 'nothing was sent or written: a bad flag, mapping file, export directory or input file; the message names it',
   fatal:
     'the run stopped: authentication failed, the supplier is not accepting migrations, the service is unreachable or ' +
     'answers as no service would, or the ledger cannot be written; what was sent is in the ledger, rerun when mended',
   locked:
     'another run holds this cohort\u2019s ledger (its lock): wait for it to end; never start a second one beside it',
+  needsPerson:
+    'a person must act, whatever else waits: invalid data, ERRORED accounts, records refused or of unknown outcome ' +
+    '(validate: invalid accounts or rows in the export); the summary, `migrate status` and `migrate report` say ' +
+    'which and what to do',
   interrupted:
     'stopped by SIGINT, SIGTERM or SIGHUP; in-flight requests were given time to finish and the ledger is ' +
     'consistent: rerun to go on',
@@ -68,7 +72,9 @@ const TOPICS: Record<string, Topic> = {
       (name) => [String(ExitCode[name]), EXIT_CODE_MEANINGS[name]] as const,
     ),
     after:
-      'From cron: exit 1 means "run again later", exit 2 and 3 need a person, exit 4 means another run is at work.',
+      'From cron: exit 0 and 1 need nobody (1: the next run goes on by itself); 2, 3 and 5 need a person (5: the data ' +
+      'team, with `migrate report`); 4 means another run is at work (a person only when it lasts). Where something ' +
+      'waits and something needs a person, the exit is 5.',
   },
 };
 

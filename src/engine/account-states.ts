@@ -1,4 +1,4 @@
-import { ACCOUNT_STATES, type AccountState } from '../ledger/index.js';
+import { ACCOUNT_STATES, type AccountState, type ItemState } from '../ledger/index.js';
 
 // What each account state means to the tool (docs/architecture.md "The per-account state machine"), one row per
 // state naming the facts that hold of it: every per-state list in src/ is a fact of this table, not written out again.
@@ -32,6 +32,9 @@ export const STATE_FACTS: Readonly<Record<AccountState, Readonly<StateFacts>>> =
   done: { createSent: true, imported: true, hasImportProcess: true },
   unresolved: { workable: true, asksFirst: true },
 };
+
+/** The record states that need a person: held invalid, refused by the service, of unknown outcome (never resent). */
+export const ITEMS_FOR_A_PERSON: readonly ItemState[] = ['failed', 'held', 'unknown'];
 
 /** The states of which `fact` holds, in the ledger's order. */
 export function statesWhere(fact: Exclude<keyof StateFacts, 'workable'>): AccountState[] {

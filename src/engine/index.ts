@@ -41,8 +41,8 @@ export {
 import { monotonicNow } from '../clock.js';
 export type { PlannedAccount } from './plan-scan.js';
 export { planDryRun } from './dry-run.js';
-export { settleShared } from './outcome.js';
-export { STATE_FACTS, statesWhere, statesWithWork } from './account-states.js';
+export { exitCodeOf, leftIn, settleShared } from './outcome.js';
+export { ITEMS_FOR_A_PERSON, STATE_FACTS, statesWhere, statesWithWork } from './account-states.js';
 export { leaseFeed } from './shared-feed.js';
 
 export const DEFAULT_ENGINE_SETTINGS = {
@@ -88,6 +88,8 @@ export interface PushResult {
   staged: StageSummary | undefined;
   counts: LedgerCounts;
   exitCode: number;
+  /** A filtered run (--limit, --accounts, --only): work it leaves alone on purpose is not counted against it. */
+  filtered: boolean;
   /** --accounts numbers neither the export nor the ledger holds. */
   unknownAccounts: string[];
   /** Failures tolerated by --max-errors in this run (resolved from N%). */
@@ -238,6 +240,7 @@ function finish(
     staged,
     counts,
     exitCode: exitCodeOf(reason, counts, filtered),
+    filtered,
     ...extra,
   };
 }

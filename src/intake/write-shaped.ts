@@ -29,15 +29,18 @@ function csvCell(value: string): string {
   return NEEDS_QUOTES.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
 }
 
+/** `makeOutDir`: called once the shape ran and every view has its key, so a refused shape makes no directory. */
 export async function writeShapedExport(
   dir: string,
   config: ExportMapping & { shape: ShapeRules },
-  outDir: string,
+  makeOutDir: () => string,
   onShaping?: () => void,
 ): Promise<WrittenShape> {
   const written: string[] = [];
+  let outDir: string | undefined;
   // Created here, never over a file (nor through a link) already there: only a file this write made is removed.
   const create = (file: string): number => {
+    outDir ??= makeOutDir();
     const place = path.join(outDir, file);
     const fd = openSync(place, CREATE, PRIVATE_FILE_MODE);
     written.push(place);

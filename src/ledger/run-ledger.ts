@@ -1,4 +1,5 @@
 import { MigrateError } from '../errors.js';
+import { existsSync, readdirSync, rmdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { explainDamage, hasLedger, LEDGER_FILE, ledgerFileState, prepareStateDir } from './db.js';
 import { isLedgerDamage, replaceUnfinishedLedger, snapshotLedger } from './damage.js';
@@ -32,7 +33,11 @@ export interface RunLedger {
   snapshot: (runId: number) => void;
   /** A PostgreSQL ledger shared with other runners: where they lease accounts (engine/shared-feed.ts). */
   shared: { lease: SharedLedger; sync(): Promise<void>; counts(): Promise<LedgerCounts> } | undefined;
-  close: () => Promise<void>;
+  /**
+   * Closes the ledger and releases the lock. `neverStarted`: the run ended before it was recorded (a refused export, a
+   * refused key): a state directory this run made is removed again, so that a failed start leaves nothing behind.
+   */
+  close: (ending?: { neverStarted: boolean }) => Promise<void>;
 }
 
 export interface RunLedgerInput {
@@ -56,9 +61,9 @@ export async function openRunLedger(input: RunLedgerInput, warn: (text: string) 
     const error = opened.lockLost();
     if (error) lost.abort(error);
   }, 1000);
-  const close = (): Promise<void> => {
+  const close = (ending?: { neverStarted: boolean }): Promise<void> => {
     clearInterval(watch);
-    return opened.close();
+    return opened.close(ending);
   };
   return { ...opened, lockLost: lost.signal, close };
 }
@@ -67,6 +72,7 @@ type Opened = Omit<RunLedger, 'lockLost'> & { lockLost: () => Error | undefined 
 
 async function openOnStateDir(input: RunLedgerInput, warn: (text: string) => void): Promise<Opened> {
   const { stateDir, stopAt } = input;
+  const made = !existsSync(stateDir);
   prepareStateDir(stateDir);
   stopAt('state-dir-made');
   const lock = acquireLock(stateDir, { onStep: stopAt });
@@ -91,17 +97,30 @@ async function openOnStateDir(input: RunLedgerInput, warn: (text: string) => voi
     snapshot: (runId) =>
       explainDamage(stateDir, join(stateDir, LEDGER_FILE), () => snapshotLedger(ledger.db, stateDir, runId)),
     shared: undefined,
-    close: async () => {
+    close: async (ending) => {
+      const discard = made && ending?.neverStarted === true;
       try {
         ledger.close();
       } catch (error) {
         // Closing a damaged ledger fails too: the error already raised is the one to report.
         if (!isLedgerDamage(error)) throw error;
       } finally {
+        // Emptied under the lock, removed once it is released: a run that starts in between makes the directory's
+        // files anew, and the directory stays.
+        if (discard) for (const name of readdirSync(stateDir)) rmSync(join(stateDir, name), { recursive: true });
         await lock.release().catch(() => undefined);
+        if (discard) rmdirQuietly(stateDir);
       }
     },
   };
+}
+
+function rmdirQuietly(dir: string): void {
+  try {
+    rmdirSync(dir);
+  } catch {
+    // Not empty: another run made its files there since.
+  }
 }
 
 async function openOnPostgres(url: string, input: RunLedgerInput, warn: (text: string) => void): Promise<Opened> {

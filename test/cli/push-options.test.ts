@@ -89,7 +89,7 @@ describe('migrate push operator options', () => {
     });
 
     const real = await push(sandbox, data.dir, state, []);
-    expect(real.code, real.stderr).toBe(1);
+    expect(real.code, real.stderr).toBe(5);
     const before = ledgerSnapshot(state);
     sandbox.inspect.resetLog();
     const again = await push(sandbox, data.dir, state, ['--dry-run', '--json', '--retry-errored']);
@@ -118,10 +118,10 @@ describe('migrate push operator options', () => {
     const data = writeE2eExport(dir, 10, 'LIM');
     const todo = [...data.valid, ...data.errored].sort(); // staged in external account number order
     const first = await push(sandbox, data.dir, state, ['--limit', '3']);
-    expect(first.code, first.stderr).toBe(1);
+    expect(first.code, first.stderr).toBe(5);
     expect(created(sandbox).filter((n) => n.includes('LIM'))).toEqual(todo.slice(0, 3));
     const second = await push(sandbox, data.dir, state, ['--limit', '2', '--json']);
-    expect(second.code, second.stderr).toBe(1);
+    expect(second.code, second.stderr).toBe(5);
     expect(created(sandbox).filter((n) => n.includes('LIM'))).toEqual(todo.slice(0, 5));
     expect((JSON.parse(second.stdout) as { accounts: Record<string, number> }).accounts['staged']).toBe(
       todo.length - 5,
@@ -129,7 +129,7 @@ describe('migrate push operator options', () => {
 
     const chosen = todo.slice(-1)[0] ?? '';
     const named = await push(sandbox, data.dir, state, ['--accounts', `${chosen},NOPE-1`]);
-    expect(named.code, named.stderr).toBe(1);
+    expect(named.code, named.stderr).toBe(5);
     expect(named.stderr).toMatch(/--accounts: 1 not in the export or the ledger.*NOPE-1/);
     expect(created(sandbox).filter((n) => n.includes('LIM'))).toEqual([...todo.slice(0, 5), chosen].sort());
     expect(ledgerAccountState(state, 'ACME', chosen)).toMatch(/done|errored/);
@@ -137,11 +137,11 @@ describe('migrate push operator options', () => {
     const file = join(dir, 'accounts.txt');
     writeFileSync(file, `# canary\n${todo[5]}\n\n${todo[6]}\n`);
     const fromFile = await push(sandbox, data.dir, state, ['--accounts', `@${file}`]);
-    expect(fromFile.code, fromFile.stderr).toBe(1);
+    expect(fromFile.code, fromFile.stderr).toBe(5);
     expect(created(sandbox).filter((n) => n.includes('LIM'))).toEqual([...todo.slice(0, 7), chosen].sort());
 
     const rest = await push(sandbox, data.dir, state, []);
-    expect(rest.code, rest.stderr).toBe(1);
+    expect(rest.code, rest.stderr).toBe(5);
     await expectExactState(sandbox, data, state, expect);
   });
 
@@ -150,13 +150,13 @@ describe('migrate push operator options', () => {
     const data = writeE2eExport(dir, 8, 'ONLY');
     const one = data.valid[0] ?? '';
     const creates = await push(sandbox, data.dir, state, ['--only', 'create']);
-    expect(creates.code, creates.stderr).toBe(1);
+    expect(creates.code, creates.stderr).toBe(5);
     expect(sandbox.inspect.account('ACME', one)).toMatchObject({ status: 'PROCESSED', notes: [], transactions: [] });
     expect(ledgerAccountState(state, 'ACME', one)).toBe('processed');
 
     sandbox.inspect.resetLog();
     const notes = await push(sandbox, data.dir, state, ['--only', 'notes']);
-    expect(notes.code, notes.stderr).toBe(1);
+    expect(notes.code, notes.stderr).toBe(5);
     const posts = sandbox.inspect
       .requests()
       .filter((entry) => entry.method === 'POST' && !entry.path.includes('graphql'));
@@ -169,7 +169,7 @@ describe('migrate push operator options', () => {
     expect(ledgerAccountState(state, 'ACME', one)).toBe('processed');
 
     const rest = await push(sandbox, data.dir, state, []);
-    expect(rest.code, rest.stderr).toBe(1);
+    expect(rest.code, rest.stderr).toBe(5);
     await expectExactState(sandbox, data, state, expect);
   });
 
@@ -180,7 +180,7 @@ describe('migrate push operator options', () => {
       const data = writeE2eExport(dir, 6, 'LOG');
       const log = join(dir, 'push.ndjson');
       const result = await push(secret, data.dir, state, ['--log-file', log]);
-      expect(result.code, result.stderr).toBe(1);
+      expect(result.code, result.stderr).toBe(5);
       expect(statSync(log).mode & 0o777).toBe(0o600);
       const text = readFileSync(log, 'utf8');
       const lines = text
@@ -191,7 +191,7 @@ describe('migrate push operator options', () => {
       const runId = reader.read.runs(1)[0]?.id;
       reader.close();
       expect(lines.every((line) => line['run'] === runId)).toBe(true);
-      expect(lines.at(-1)).toMatchObject({ event: 'log_closed', outcome: 'finished', exit_code: 1 });
+      expect(lines.at(-1)).toMatchObject({ event: 'log_closed', outcome: 'finished', exit_code: 5 });
       expect(
         lines
           .filter((line) => line['event'] === 'account' && line['outcome'] === 'errored')
@@ -274,7 +274,7 @@ describe('migrate push operator options', () => {
     const { dir, state } = workspace('quiet');
     const data = writeE2eExport(dir, 6, 'QUI');
     const result = await push(sandbox, data.dir, state, ['--quiet', '--no-wait', '--progress-interval', '1']);
-    expect(result.code, result.stderr).toBe(1);
+    expect(result.code, result.stderr).toBe(5);
     expect(result.stderr).not.toMatch(/^migrate: (\[|staged)/m);
     expect(result.stdout).toMatch(/\(\d+\.\ds, \d+\.\d accounts created\/s\)/);
     expect(result.stdout).not.toContain('0.0 accounts/s');
@@ -284,13 +284,13 @@ describe('migrate push operator options', () => {
 });
 
 describe('--max-errors', () => {
-  it('stops taking new work once exceeded (exit 1, ledger consistent), and a rerun continues', async () => {
+  it('stops taking new work once exceeded (exit 5: ERRORED accounts left; the ledger consistent), and a rerun continues', async () => {
     const sandbox = await startSandbox({ processingMs: 10, erroredShare: 0.5, seed: 21 });
     try {
       const { dir, state } = workspace('max');
       const data = writeE2eExport(dir, 30, 'MAX');
       const stopped = await push(sandbox, data.dir, state, ['--max-errors', '2', '--concurrency', '1', '--json']);
-      expect(stopped.code, stopped.stderr).toBe(1);
+      expect(stopped.code, stopped.stderr).toBe(5);
       const summary = JSON.parse(stopped.stdout) as {
         result: string;
         max_errors: number;
@@ -298,18 +298,18 @@ describe('--max-errors', () => {
         accounts: Record<string, number>;
       };
       expect(stopped.stdout, 'keys in snake_case, as the service speaks').not.toMatch(/"[a-z]+[A-Z][A-Za-z]*":/);
-      expect(summary).toMatchObject({ result: 'max_errors', max_errors: 2, exit_code: 1, state_dir: state });
+      expect(summary).toMatchObject({ result: 'max_errors', max_errors: 2, exit_code: 5, state_dir: state });
       expect(summary.accounts['errored']).toBe(3);
       expect(summary.accounts['creating'] ?? 0).toBe(0);
       const left =
         (summary.accounts['scheduled'] ?? 0) + (summary.accounts['processed'] ?? 0) + (summary.accounts['staged'] ?? 0);
       expect(left, 'work left for the next run').toBeGreaterThan(0);
       const reader = openLedgerReader(state);
-      expect(reader.read.runs(1)[0]).toMatchObject({ status: 'max_errors', exitCode: 1 });
+      expect(reader.read.runs(1)[0]).toMatchObject({ status: 'max_errors', exitCode: 5 });
       reader.close();
 
       const rest = await push(sandbox, data.dir, state, ['--json']);
-      expect(rest.code, rest.stderr).toBe(1);
+      expect(rest.code, rest.stderr).toBe(5);
       const final = JSON.parse(rest.stdout) as { accounts: Record<string, number> };
       const total = data.valid.length + data.errored.length;
       expect((final.accounts['done'] ?? 0) + (final.accounts['errored'] ?? 0)).toBe(total);

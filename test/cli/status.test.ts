@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -52,7 +52,7 @@ beforeAll(async () => {
   logFile = join(dir, 'push.ndjson');
   const pushed = await migrate(['push', ops.dir, ...service(), '--state', state, '--log-file', logFile]);
   // Invalid and ERRORED accounts: finished, not everything done.
-  expect(pushed.code, pushed.stderr).toBe(1);
+  expect(pushed.code, pushed.stderr).toBe(5);
   // An import process the ledger does not know (another tool, another state directory).
   const client = createImportServiceClient({ baseUrl: sandbox.url, credentials: { apiKey: sandbox.apiKey } });
   await client.createAccount({
@@ -76,8 +76,8 @@ afterAll(async () => {
 describe('migrate status', () => {
   it('--json: counts and every row match the sandbox inspector', async () => {
     const run = await migrate(['status', 'ACME', ...service(), '--state', state, '--json']);
-    // ERRORED and invalid accounts: exit 1, for --json as for the text.
-    expect(run.code, run.stderr).toBe(1);
+    // ERRORED and invalid accounts: exit 5, for --json as for the text.
+    expect(run.code, run.stderr).toBe(5);
     const doc = JSON.parse(run.stdout);
     const truth = sandbox.inspect.accounts('ACME');
     const processed = truth.filter((account) => account.status === 'PROCESSED');
@@ -123,7 +123,7 @@ describe('migrate status', () => {
 
   it('piped: the sections of a terminal without colour, held records named, the next step first; --offline reads the ledger only', async () => {
     const plain = await migrate(['status', 'ACME', ...service(), '--state', state]);
-    expect(plain.code, plain.stderr).toBe(1);
+    expect(plain.code, plain.stderr).toBe(5);
     expect(plain.stdout).not.toContain('\u001b[');
     expect(plain.stdout).toMatch(new RegExp(`^ {4}done +${ops.done.length + 1}$`, 'm'));
     expect(plain.stdout).toMatch(/^ {4}held back: invalid \(fix the export\) +4$/m);
@@ -135,14 +135,15 @@ describe('migrate status', () => {
     const next = lines.findIndex((line) => line.startsWith('next: '));
     // The invalid accounts' own records wait behind them: a push does not send those.
     expect(lines[next]).toBe(
-      'next: 4 accounts and 1 record need data fixes (11 records wait for them): migrate report --out DIR ' +
-        '(fix-data.csv), fix the export, then migrate push EXPORT_DIR',
+      // The hint names this state directory and the export directory the last push read.
+      `next: 4 accounts and 1 record need data fixes (11 records wait for them): migrate report --state ${state} ` +
+        `--out DIR (fix-data.csv), fix the export, then migrate push ${realpathSync(ops.dir)} --state ${state}`,
     );
     expect(lines.slice(next + 1).every((line) => line.startsWith('then: '))).toBe(true);
     const offline = await migrate(['status', 'ACME', '--state', state, '--offline', '--json'], {
       MIGRATE_API_KEY: undefined,
     });
-    expect(offline.code, offline.stderr).toBe(1);
+    expect(offline.code, offline.stderr).toBe(5);
     const doc = JSON.parse(offline.stdout);
     expect(doc.sources).toEqual({ ledger: true, service: false });
     expect(doc.accounts).toHaveLength(ops.done.length + 1 + ops.invalid.length + ops.errored.length);
@@ -205,7 +206,7 @@ describe('migrate status', () => {
 
   it('works without a ledger in the default state directory (the service view only) and says so', async () => {
     const run = await migrate(['status', 'ACME', ...service(), '--json']);
-    expect(run.code, run.stderr).toBe(1);
+    expect(run.code, run.stderr).toBe(5);
     expect(run.stderr).toContain('no ledger in');
     const doc = JSON.parse(run.stdout);
     expect(doc.sources).toEqual({ ledger: false, service: true });
@@ -242,7 +243,7 @@ describe('migrate status', () => {
       join(cohort, 'migrate.run.json'),
       '--json',
     ]);
-    expect(fromFile.code, fromFile.stderr).toBe(1);
+    expect(fromFile.code, fromFile.stderr).toBe(5);
     expect(JSON.parse(fromFile.stdout).import_supplier).toBe('ACME');
     const fromEnv = await migrate(['status', ...service(), '--state', state, '--json'], { MIGRATE_SUPPLIER: 'ACME' });
     expect(JSON.parse(fromEnv.stdout).import_supplier).toBe('ACME');
@@ -269,7 +270,7 @@ describe('migrate status', () => {
       const run = await migrate(['status', 'ACME', '--base-url', other.url, '--state', legacy, '--json'], {
         MIGRATE_API_KEY: other.apiKey,
       });
-      expect(run.code, run.stderr).toBe(1);
+      expect(run.code, run.stderr).toBe(5);
       const doc = JSON.parse(run.stdout);
       const sent = [...ops.done, 'OPS-0005', ...ops.errored].sort();
       expect(doc.counts.only_in_ledger).toBe(sent.length);
@@ -326,7 +327,7 @@ describe('push --log-file (the sink of src/commands/push/ndjson-log.ts, wired by
       .split('\n')
       .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines[0]).toMatchObject({ event: 'log_opened' });
-    expect(lines.at(-1)).toMatchObject({ event: 'log_closed', exit_code: 1 });
+    expect(lines.at(-1)).toMatchObject({ event: 'log_closed', exit_code: 5 });
     const errored = lines
       .filter((line) => line['event'] === 'account' && line['outcome'] === 'errored')
       .map((line) => line['account']);

@@ -63,7 +63,7 @@ describe('the print edges', () => {
     writeFileSync(accounts, lines.join('\n'));
     try {
       const text = migrate(['validate', 'export']);
-      expect(text.code).toBe(1);
+      expect(text.code).toBe(5);
       expect(text.stdout).toContain(`use_industry_billing: "no${SHOWN}" is not a boolean`);
       expect(text.stdout).not.toMatch(RAW);
       const json = migrate(['validate', 'export', '--json']);

@@ -52,7 +52,7 @@ describe('validate --contract', () => {
       'supply_addresses.csv': [['""identifier"": ""1012345678906"", ', '']],
     });
     const { code, rows } = validateJson(dir);
-    expect(code).toBe(1);
+    expect(code).toBe(5);
     const found = rows.map(({ message: _message, ...row }) => row);
     expect(found).toEqual([
       {

@@ -35,7 +35,7 @@ describe('validate on document paths', () => {
   // Reported in account order (SAMPLE-0001, -0005, -0007, -0009, -0014, -0021).
   it('names each path outside the document root at its file and line', () => {
     const run = spawnSync(process.execPath, [BIN, 'validate', dir, '--json'], { encoding: 'utf8' });
-    expect(run.status, run.stderr).toBe(1);
+    expect(run.status, run.stderr).toBe(5);
     const report = JSON.parse(run.stdout) as {
       errors: Array<{ file: string; line: number; code: string; message: string }>;
     };

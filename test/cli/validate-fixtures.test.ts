@@ -55,7 +55,7 @@ describe('migrate validate on the fixtures', () => {
 
   it('reports exactly the planted errors of fixtures/invalid: file, line, column, attr, account and code', () => {
     const result = migrate(['validate', fixture('invalid'), '--json']);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(5);
     const report = JSON.parse(result.stdout) as {
       ok: boolean;
       accounts: { total: number; valid: number; invalid: number };
@@ -88,7 +88,7 @@ describe('migrate validate on the fixtures', () => {
 
   it('prints a readable report grouped by account, with counts per code', () => {
     const result = migrate(['validate', fixture('invalid')]);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(5);
     expect(result.stdout).toContain(
       'Account INV-PHONE:\n  customers.csv:3 mobile (customers.0.mobile)  invalid_phone_number  abcde is not a valid phone number',
     );
@@ -109,7 +109,7 @@ describe('migrate validate on the fixtures', () => {
     const file = path.join(os.tmpdir(), `migrate-errors-${process.pid}.csv`);
     try {
       const result = migrate(['validate', fixture('invalid'), '--json', '--errors-csv', file]);
-      expect(result.code).toBe(1);
+      expect(result.code).toBe(5);
       expect(statSync(file).mode & 0o777).toBe(0o600);
       const rows = parse(readFileSync(file), { columns: true }) as Array<Record<string, string>>;
       const json = (JSON.parse(result.stdout) as { errors: ErrorRow[] }).errors;

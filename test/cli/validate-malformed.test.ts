@@ -101,7 +101,7 @@ describe('migrate validate: data errors and the supplier', () => {
   it('exits 1 when accounts lack a supplier, 0 once --supplier or MIGRATE_SUPPLIER gives it', () => {
     const dir = exportDir(withParts({ 'accounts.csv': ACCOUNTS }));
     const without = migrate(['validate', dir, '--json']);
-    expect(without.code).toBe(1);
+    expect(without.code).toBe(5);
     expect(JSON.parse(without.stdout).errors).toEqual([
       {
         file: 'accounts.csv',

@@ -66,7 +66,7 @@ describe('file globs and parts of a kind', () => {
       'migrate.config.json': config({ notes: { file: 'THISTLE_NOTES_*.csv' } }),
     });
     const result = migrate(['validate', dir, '--json']);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(5);
     const report = JSON.parse(result.stdout) as {
       errors: Array<Record<string, unknown>>;
       files: Array<{ file: string; kind: string; records: number }>;

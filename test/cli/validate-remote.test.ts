@@ -31,7 +31,7 @@ describe('migrate validate --remote', () => {
       'NOT-A-SUPPLIER',
       '--json',
     ]);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(5);
     const report = JSON.parse(result.stdout) as { accounts: unknown; errors: Array<Record<string, unknown>> };
     expect(report.accounts).toEqual({ total: 3, valid: 0, invalid: 3 });
     expect(
@@ -101,7 +101,7 @@ describe('migrate validate in the kraken dialect (the real platform)', () => {
       '--sandbox',
       '--json',
     ]);
-    expect(result.code, result.stderr).toBe(1);
+    expect(result.code, result.stderr).toBe(5);
     const report = JSON.parse(result.stdout) as { errors: Array<Record<string, unknown>> };
     expect(report.errors).toEqual([
       expect.objectContaining({
@@ -117,7 +117,7 @@ describe('migrate validate in the kraken dialect (the real platform)', () => {
   it('a tenant field that is not JSON of its declared kind is reported locally at its file and line', () => {
     const supply = fixture('supply_addresses.csv').replace(/"\[\{""mpan"": ""1012345678906""\}\]"/, '"{""mpan"": 1}"');
     const result = migrate(['validate', exportDir(files({ 'supply_addresses.csv': supply })), '--json']);
-    expect(result.code, result.stderr).toBe(1);
+    expect(result.code, result.stderr).toBe(5);
     const report = JSON.parse(result.stdout) as { errors: Array<Record<string, unknown>> };
     expect(report.errors).toEqual([
       expect.objectContaining({
@@ -134,7 +134,7 @@ describe('migrate validate in the kraken dialect (the real platform)', () => {
       'external_account_number,statement_id,bill_period_from_date,bill_period_to_date,gross_amount\n' +
       'KRAKEN-0001,S-1,2024-01-01,2024-01-31,40.10\nKRAKEN-0002,S-2,2024-01-01,2024-01-31,0.295\n';
     const result = migrate(['validate', exportDir(files({ 'statements.csv': statements })), '--json']);
-    expect(result.code, result.stderr).toBe(1);
+    expect(result.code, result.stderr).toBe(5);
     const report = JSON.parse(result.stdout) as { errors: Array<Record<string, unknown>> };
     expect(report.errors).toEqual([
       expect.objectContaining({
@@ -155,7 +155,7 @@ describe('migrate validate in the kraken dialect (the real platform)', () => {
       '--sandbox',
       '--json',
     ]);
-    expect(result.code, result.stderr).toBe(1);
+    expect(result.code, result.stderr).toBe(5);
     const report = JSON.parse(result.stdout) as { errors: Array<Record<string, unknown>> };
     expect(report.errors).toEqual([
       expect.objectContaining({
@@ -171,7 +171,7 @@ describe('migrate validate in the kraken dialect (the real platform)', () => {
   it('an undeclared extra column is still unknown_column: only declared tenant fields pass', () => {
     const supply = fixture('supply_addresses.csv').replace('meter_points', 'meter_pointz');
     const result = migrate(['validate', exportDir(files({ 'supply_addresses.csv': supply })), '--json']);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(5);
     expect(result.stdout).toContain('unknown_column');
   });
 });

@@ -55,7 +55,7 @@ describe('a header row repeated inside a file (two exports joined)', () => {
       }),
     );
     const result = migrate(['validate', dir, '--json']);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(5);
     const report = JSON.parse(result.stdout) as { errors: Array<Record<string, unknown>>; accounts: unknown };
     expect(report.errors).toEqual([
       {

@@ -44,7 +44,7 @@ describe('external account numbers a URL path cannot carry', () => {
       );
       insertAfterHeader(join(data.dir, 'notes.csv'), ['..,a note for dot dot,2024-01-01T09:00:00Z']);
       const validate = migrate(['validate', data.dir, '--json']);
-      expect(validate.code).toBe(1);
+      expect(validate.code).toBe(5);
       const errors = (JSON.parse(validate.stdout) as { errors: Array<Record<string, unknown>> }).errors;
       expect(errors.map((error) => [error['file'], error['line'], error['code']])).toEqual([
         ...BAD.map((_, index) => ['accounts.csv', 2 + index, 'external_account_number_not_addressable']),
@@ -56,7 +56,7 @@ describe('external account numbers a URL path cannot carry', () => {
           'added. Give it a number without them.',
       );
       const pushed = await push(sandbox, data.dir, join(root, order, 'state'), ['--wait-timeout', '20']);
-      expect(pushed.code, pushed.stderr).toBe(1);
+      expect(pushed.code, pushed.stderr).toBe(5);
       expect(pushed.stderr).toContain('the export has 7 problem(s) outside any account; those rows were not sent');
       expect(pushed.stderr).toContain(
         'accounts.csv:3 (external_account_number): external_account_number ".." is a dot',

@@ -80,7 +80,7 @@ describe('one record larger than the service takes', () => {
     sandbox = await startSandbox({ processingMs: 0, maxBodyBytes: 8 * 1024 });
     const state = join(root, 'lone-state');
     const run = await push(sandbox, lone, state);
-    expect(run.code, run.stderr).toBe(1);
+    expect(run.code, run.stderr).toBe(5);
     expect(run.stdout).toContain('request_too_large');
     // The two notes together, then the large one alone.
     expect(refusedNotes(sandbox)).toBe(2);
@@ -97,7 +97,7 @@ describe('one record larger than the service takes', () => {
     ]);
     // Refused by the service: not sent again until its data changes.
     const rerun = await push(sandbox, lone, state);
-    expect(rerun.code, rerun.stderr).toBe(1);
+    expect(rerun.code, rerun.stderr).toBe(5);
     expect(refusedNotes(sandbox)).toBe(2);
   });
 });

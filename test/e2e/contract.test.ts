@@ -88,13 +88,13 @@ describe('tenant fields and tenant rules on the way to the platform', () => {
     const sandbox = await rehearsal('flat-address', 'FERNLEIGH');
     try {
       const result = await push(sandbox, join(dir, 'export'), join(root, 'broken-state'));
-      expect(result.code, result.stderr).toBe(1);
+      expect(result.code, result.stderr).toBe(5);
       expect(result.stdout).toMatch(/contract_required/);
       expect(sandbox.inspect.account('FERNLEIGH', 'FERN-0002')).toBeUndefined();
       expectServiceHoldsExport(sandbox.inspect.accounts('FERNLEIGH'), await exportInMemory(join(dir, 'export')));
       sandbox.inspect.resetLog();
       const rerun = await push(sandbox, join(dir, 'export'), join(root, 'broken-state'));
-      expect(rerun.code, rerun.stderr).toBe(1);
+      expect(rerun.code, rerun.stderr).toBe(5);
       expect(writesReceived(sandbox)).toBe(0);
     } finally {
       await sandbox.close();

@@ -31,13 +31,13 @@ describe('the service contradicts itself', () => {
     const data = writeE2eExport(join(root, 'nonum'), 3, 'NONUM', 'spec', { clean: true });
     const state = join(root, 'nonum-state');
     const run = await runMigrate(['push', data.dir, '--base-url', sandbox.url, '--state', state], env(sandbox));
-    expect(run.code, run.stderr).toBe(1);
+    expect(run.code, run.stderr).toBe(5);
     expect(run.stdout).toContain('service_contradiction');
     // Nothing was added to accounts the service cannot name.
     expect(sandbox.inspect.requests().filter((entry) => entry.path.includes('/notes/create/'))).toHaveLength(0);
 
     const status = await runMigrate(['status', 'ACME', '--base-url', sandbox.url, '--state', state], env(sandbox));
-    expect(status.code, status.stderr).toBe(1);
+    expect(status.code, status.stderr).toBe(5);
     expect(status.stdout).toContain('service_contradiction');
     expect(status.stdout).not.toMatch(/all 3 accounts done/);
 
@@ -57,7 +57,7 @@ describe('the service contradicts itself', () => {
 });
 
 describe('the service and the ledger hold different platform account numbers', () => {
-  it('status compares them: every swapped number is a disagreement, with both numbers, and exit 1', async () => {
+  it('status compares them: every swapped number is a disagreement, with both numbers, and exit 5', async () => {
     sandbox = await startSandbox({ processingMs: 0 });
     const data = writeE2eExport(join(root, 'swap'), 4, 'SWAP', 'spec', { clean: true });
     const state = join(root, 'swap-state');
@@ -79,7 +79,7 @@ describe('the service and the ledger hold different platform account numbers', (
       ['status', 'ACME', '--base-url', sandbox.url, '--state', state, '--json'],
       env(sandbox),
     );
-    expect(after.code, after.stderr).toBe(1);
+    expect(after.code, after.stderr).toBe(5);
     const doc = JSON.parse(after.stdout) as {
       counts: { differs: number };
       differs: Array<{

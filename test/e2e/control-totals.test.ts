@@ -280,7 +280,7 @@ describe('control totals of fixtures/legacy-cis', () => {
     // A note keyed with no account number, after the 307 notes the shape made.
     appendFileSync(join(shaped, 'notes.csv'), ',a note nobody keyed,01/01/2026 10:00,,,\n');
     const validated = await runMigrate(['validate', shaped]);
-    expect(validated.code).toBe(1);
+    expect(validated.code).toBe(5);
     expect(validated.stdout).toContain('accounts accounts.csv: 200 read, 200 used, 0 unused');
     expect(validated.stdout).toContain('notes notes.csv: 308 read, 307 used, 1 unused');
     expect(validated.stdout).toMatch(/1 row\(s\) reached no record: notes\.csv:\d+ /);

@@ -13,8 +13,8 @@ import { exportInMemory, payloadDifferences, type ExpectedExport } from './oracl
 // with no wait between runs: the sandbox's processing is settled by its control API, or short.
 
 /**
- * The first night creates everything and the status job mails the lead; once the service has processed the accounts,
- * the next push finishes the migration and the status job stops mailing. Every line of the push job's output (cron's
+ * The first night creates everything; nothing needs a person, so nobody is mailed (exit 1); once the service has
+ * processed the accounts, the next push finishes the migration (exit 0). Every line of the push job's output (cron's
  * output file) carries the time and its run's id.
  */
 export async function nightsUntilProcessed(dir: string, migrate: string): Promise<void> {
@@ -23,22 +23,18 @@ export async function nightsUntilProcessed(dir: string, migrate: string): Promis
   try {
     const data = writeE2eExport(dir, 30, 'CRON', 'spec', { clean: true, dir: join('exports', 'cohort-1') });
     const cron = cronHost(dir, sandbox.url, sandbox.apiKey, migrate);
-    // First night: every account created and waiting for processing; not finished, so exit 1.
+    // First night: every account created and waiting for processing; not finished, nothing for a person: exit 1.
     expect(await cron.push()).toBe(1);
     expect(counts(cron.state)).toEqual({ scheduled: 30 });
-    // The status job: exit 1 (not finished), so the mail goes (the job's own exit is then the mail's).
-    await cron.status();
-    expect(cron.mails()).toEqual([
-      'Subject: ACME migration: next: not finished: the next migrate push EXPORT_DIR checks 30 accounts waiting ' +
-        `for processing on the service (a push waits for them, --no-wait not), and sends ${recordsOf(data)} ` +
-        'records once their account is imported',
-    ]);
+    // The status job: exit 1 (not finished), and nobody is mailed.
+    expect(await cron.status()).toBe(1);
+    expect(cron.mails()).toEqual([]);
     // The service processes them; the next run takes them up although it does not wait for anything.
     sandbox.control.settleAll();
     expect(await cron.push()).toBe(0);
     await expectExactState(sandbox, data, cron.state, expect);
     expect(await cron.status()).toBe(0);
-    expect(cron.mails()).toHaveLength(1); // done: status exits 0, no mail
+    expect(cron.mails()).toEqual([]);
     const closed = cron
       .log('cohort-1.ndjson')
       .trim()
@@ -51,6 +47,27 @@ export async function nightsUntilProcessed(dir: string, migrate: string): Promis
     const runs = pushRuns(cron.state);
     expect(runs).toHaveLength(2);
     expectStampedOutput(cron.log('cohort-1.out'), runs);
+  } finally {
+    await sandbox.close();
+  }
+}
+
+/**
+ * Accounts with data to fix: the pushes land everything else and exit 5, mailing nobody every 20 minutes; the morning
+ * status job exits 5 and mails the lead, its subject the first next step.
+ */
+export async function mailsWhenAPersonMustAct(dir: string, migrate: string): Promise<void> {
+  const sandbox = await startSandbox({ processingMs: 5 });
+  try {
+    const data = writeE2eExport(dir, 20, 'DATA', 'spec', { dir: join('exports', 'cohort-1') });
+    expect(data.invalid.length).toBeGreaterThan(0);
+    const cron = cronHost(dir, sandbox.url, sandbox.apiKey, migrate);
+    const codes = [await cron.push(), await cron.push(), await cron.push()];
+    expect(codes.at(-1)).toBe(5);
+    expect(cron.mails()).toEqual([]);
+    expect(await cron.status()).toBe(5);
+    expect(cron.mails()).toHaveLength(1);
+    expect(cron.mails()[0]).toMatch(/^Subject: ACME migration \(status exit 5\): next: \d+ accounts? /);
   } finally {
     await sandbox.close();
   }
@@ -96,12 +113,6 @@ function expectStampedOutput(output: string, runs: RunRow[]): void {
   const ids = stamps.map((stamp) => stamp[2] ?? '-').filter((id) => id !== '-');
   const byRun = ids.filter((id, index) => id !== ids[index - 1]);
   expect(byRun, 'the run ids of the lines, in the order written').toEqual(runs.map((run) => String(run.id)));
-}
-
-/** The post-import records of an export's valid accounts. */
-function recordsOf(data: E2eExport): number {
-  const total = (map: Map<string, string[]>): number => [...map.values()].reduce((sum, list) => sum + list.length, 0);
-  return total(data.notes) + total(data.transactions) + total(data.statements) + data.paymentInstructions.size;
 }
 
 /** Where the sandbox's accounts differ from the export: every account created once, exactly, PROCESSED, with its records. */

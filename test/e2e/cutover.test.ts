@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ledger } from '../../src/ledger/index.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { CHECKOUT_MIGRATE, counts } from './cron-host.js';
-import { convergesWithinFiveRuns, nightsUntilProcessed } from './cron-recipe.js';
+import { convergesWithinFiveRuns, mailsWhenAPersonMustAct, nightsUntilProcessed } from './cron-recipe.js';
 import { writeE2eExport, type E2eExport } from './export.js';
 import { push } from './helpers.js';
 
@@ -21,8 +21,11 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 // The same recipe runs with the command the packed tarball installs in test/e2e/install.test.ts.
 describe("the operators' guide's crontab, with this checkout's binary for the installed command", () => {
-  it('is what cron would run: --no-wait pushes converge, and the status job mails until the migration is done', () =>
+  it('is what cron would run: --no-wait pushes converge, mailing nobody while nothing needs a person', () =>
     nightsUntilProcessed(join(root, 'srv'), CHECKOUT_MIGRATE));
+
+  it('mails the lead once a morning while data waits for a person (status exit 5), not every push', () =>
+    mailsWhenAPersonMustAct(join(root, 'srv-data'), CHECKOUT_MIGRATE));
 
   it('converges against the sandbox in its own process (processing 0.3-0.9 s): 200 accounts with every record kind land within 5 runs, and status exits 0', () =>
     convergesWithinFiveRuns(join(root, 'srv-own-process'), CHECKOUT_MIGRATE));
@@ -83,7 +86,7 @@ describe('a configuration refusal (an import supplier the service does not know 
     }
     ledger.close();
     const plain = await push(sandbox, data.dir, state, []);
-    expect(plain.code).toBe(1);
+    expect(plain.code).toBe(5);
     expect(counts(state)).toEqual({ invalid: 6 });
     const retried = await push(sandbox, data.dir, state, ['--retry-invalid', 'invalid_import_supplier']);
     expect(retried.stderr).toContain(

@@ -39,7 +39,7 @@ function expectNoForgedLine(output: string): void {
 describe('a legacy file named with a line break', () => {
   it("validate's report shows the name on one line, its line break as \\n", async () => {
     const result = await runMigrate(['validate', dir]);
-    expect(result.code, result.stderr).toBe(1);
+    expect(result.code, result.stderr).toBe(5);
     expect(result.stdout).toContain(`THISTLE_NOTES_EXPORT_a\\n${FORGED}.csv:`);
     expectNoForgedLine(result.stdout);
     expectNoForgedLine(result.stderr);
@@ -55,7 +55,7 @@ describe('a legacy file named with a line break', () => {
     sandbox = await startSandbox({ suppliers: { THISTLE: 'Ongoing' }, processingMs: 0 });
     const state = join(root, 'state');
     const run = await push(sandbox, dir, state);
-    expect(run.code, run.stderr).toBe(1);
+    expect(run.code, run.stderr).toBe(5);
     expectNoForgedLine(run.stdout);
     expectNoForgedLine(run.stderr);
     const status = await runMigrate(['status', 'THISTLE', '--state', state, '--offline', '--account', ACCOUNT]);

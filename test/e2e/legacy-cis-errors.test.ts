@@ -83,9 +83,9 @@ const at = (rows: ErrorRow[], planted: Planted): ErrorRow[] =>
   );
 
 describe('errors planted in the legacy CIS files', () => {
-  it('validate names each at its legacy file and line, with the field (exit 1)', async () => {
+  it('validate names each at its legacy file and line, with the field (exit 5)', async () => {
     const result = await runMigrate(['validate', dir]);
-    expect(result.code, result.stderr).toBe(1);
+    expect(result.code, result.stderr).toBe(5);
     for (const [name, planted] of Object.entries(PLANTED))
       expect(result.stdout, name).toMatch(new RegExp(`${planted.file}:(${planted.line}|${planted.orLine ?? 0}) `));
     expect(result.stdout).toMatch(new RegExp(`${FILES.accounts}:17 \\S*MOBILE\\S*|${FILES.accounts}:17 .*mobile`));
@@ -94,7 +94,7 @@ describe('errors planted in the legacy CIS files', () => {
 
   it('validate --json gives the same: file, line, attr and account of each', async () => {
     const result = await runMigrate(['validate', dir, '--json']);
-    expect(result.code, result.stderr).toBe(1);
+    expect(result.code, result.stderr).toBe(5);
     const report = JSON.parse(result.stdout) as { accounts: { total: number; invalid: number }; errors: ErrorRow[] };
     for (const [name, planted] of Object.entries(PLANTED))
       expect(at(report.errors, planted).length, `${name}: ${JSON.stringify(report.errors)}`).toBeGreaterThan(0);
@@ -118,7 +118,7 @@ describe('errors planted in the legacy CIS files', () => {
     it('fix-data.csv names every planted error, and the mandate the service refused, at its legacy file and line', async () => {
       const state = join(root, 'state');
       const pushed = await push(sandbox, dir, state);
-      expect(pushed.code, pushed.stderr).toBe(1);
+      expect(pushed.code, pushed.stderr).toBe(5);
       for (const planted of Object.values(PLANTED))
         expect(sandbox.inspect.account(SUPPLIER, planted.account), planted.account).toBeUndefined();
       expect(sandbox.inspect.account(SUPPLIER, REFUSED.account)?.paymentInstructions).toEqual([]);

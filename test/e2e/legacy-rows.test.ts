@@ -66,7 +66,7 @@ const PARTNER_ROW = { file: 'PARTNERS.csv', line: 4, column: 'EMAIL' };
 describe('every legacy row of a record', () => {
   it("names a value's error at the row of the join that holds it, with its column", async () => {
     const result = await runMigrate(['validate', dir, '--json']);
-    expect(result.code, result.stderr).toBe(1);
+    expect(result.code, result.stderr).toBe(5);
     const report = JSON.parse(result.stdout) as { accounts: { invalid: number }; errors: Row[] };
     expect(report.errors.map((row) => [row.file, row.line, row.column, row.attr, row.code])).toEqual([
       [PARTNER_ROW.file, PARTNER_ROW.line, PARTNER_ROW.column, 'customers.0.email', 'invalid_email'],
@@ -94,7 +94,7 @@ describe('every legacy row of a record', () => {
     it("fix-data.csv names the error at the partner's row and column", async () => {
       const state = join(root, 'state');
       const pushed = await push(sandbox, dir, state);
-      expect(pushed.code, pushed.stderr).toBe(1);
+      expect(pushed.code, pushed.stderr).toBe(5);
       expect(sandbox.inspect.account('ACME', 'A-1')).toBeUndefined();
       expect(sandbox.inspect.account('ACME', 'A-2')).toBeDefined();
       const out = join(root, 'report');

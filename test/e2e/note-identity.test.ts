@@ -40,7 +40,7 @@ afterAll(async () => {
 describe('notes with the same body and created_at', () => {
   it('validate: an error at both lines of the conflict; the identical rows counted once and said so', async () => {
     const run = await runMigrate(['validate', data.dir]);
-    expect(run.code, run.stderr).toBe(1);
+    expect(run.code, run.stderr).toBe(5);
     expect(run.stdout).toMatch(/notes\.csv:2 is_pinned {2}conflicting_notes {2}account NOTE-0001: .*notes\.csv line 3/);
     expect(run.stdout).toMatch(/notes\.csv:3 is_pinned {2}conflicting_notes {2}account NOTE-0001: .*notes\.csv line 2/);
     expect(run.stdout).toContain('1 note row(s) identical to an earlier note of the same account');
@@ -54,7 +54,7 @@ describe('notes with the same body and created_at', () => {
     const run = await runMigrate(['push', data.dir, '--base-url', sandbox.url, '--state', state], {
       MIGRATE_API_KEY: sandbox.apiKey,
     });
-    expect(run.code, run.stderr).toBe(1);
+    expect(run.code, run.stderr).toBe(5);
     expect(run.stdout).toContain('1 note row(s) identical to an earlier note of the same account');
     expect(sandbox.inspect.account('ACME', 'NOTE-0001')).toBeUndefined();
     expect(sandbox.inspect.account('ACME', 'NOTE-0002')?.status).toBe('PROCESSED');

@@ -83,11 +83,11 @@ describe('the open statement period', () => {
     });
   });
 
-  it('validate, told the period, names every transaction dated before it at its legacy line (exit 1)', async () => {
+  it('validate, told the period, names every transaction dated before it at its legacy line (exit 5)', async () => {
     const dir = copyLegacyCis(join(root, 'validate'));
     sendHistoryAsTransactions(dir);
     const result = await runMigrate(['validate', dir, '--open-period-start', OPEN_PERIOD_START, '--json']);
-    expect(result.code, result.stderr).toBe(1);
+    expect(result.code, result.stderr).toBe(5);
     const report = JSON.parse(result.stdout) as {
       errors: Array<{ file: string; line: number; code: string; attr: string }>;
     };
@@ -117,7 +117,7 @@ describe('the open statement period', () => {
     const state = join(root, 'refused-state');
     await withSandbox(async (sandbox) => {
       const result = await push(sandbox, dir, state);
-      expect(result.code, result.stderr).toBe(1);
+      expect(result.code, result.stderr).toBe(5);
       const line =
         `${before.length} transactions refused as dated outside the open statement period ` +
         `(${OPEN_PERIOD_START} to ${TODAY})`;

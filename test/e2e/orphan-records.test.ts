@@ -51,7 +51,7 @@ describe('records of an account that exists nowhere', () => {
     const today = new Date().toISOString().slice(0, 10);
     appendFileSync(join(data.dir, 'transactions.csv'), `GHOST-1,GHOST-1-T1,${today},1.00,CHARGE,IMPORTED_CHARGE\n`);
     const first = await push(sandbox, data.dir, state, ['--supplier', 'ACME']);
-    expect(first.code, first.stderr).toBe(1);
+    expect(first.code, first.stderr).toBe(5);
     expect(first.stdout).toContain('1 account needs data fixes (3 records wait for them; fix-data.csv)');
     expect(sandbox.inspect.account('ACME', 'GH-0001')?.status).toBe('PROCESSED');
     const [fixData, retry] = report(state, join(root, 'ghost', 'report'));
@@ -87,7 +87,7 @@ describe('records of an account that exists nowhere', () => {
     // A rerun asks nothing about it: nothing changed.
     const asked = lookups('GHOST-1');
     const again = await push(sandbox, data.dir, state, ['--supplier', 'ACME']);
-    expect(again.code).toBe(1);
+    expect(again.code).toBe(5);
     expect(lookups('GHOST-1')).toBe(asked);
     // The account comes in the export: created, and its records sent.
     appendFileSync(

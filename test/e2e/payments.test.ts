@@ -69,7 +69,7 @@ describe('payment instructions exactly once', () => {
       const data = loseAnswers(writeE2eExport(join(root, 'lost'), 12, 'LOST'));
       const state = join(root, 'lost', 'state');
       const result = await push(sandbox, data.dir, state, ['--concurrency', '4']);
-      expect(result.code, result.stderr).toBe(1); // the export's invalid and ERRORED accounts
+      expect(result.code, result.stderr).toBe(5); // the export's invalid and ERRORED accounts
       const lost = lostNumbers(data);
       expect(lost.length).toBeGreaterThan(2);
       for (const number of lost) {
@@ -111,7 +111,7 @@ describe('payment instructions exactly once', () => {
       expect(killed.signal, killed.stderr).toBe('SIGKILL');
       expect(instructionOf(state, target ?? '')).toMatchObject({ state: 'sending', attempts: 1 });
       const rerun = await push(sandbox, data.dir, state, ['--concurrency', '2']);
-      expect(rerun.code, rerun.stderr).toBe(1); // the invalid account
+      expect(rerun.code, rerun.stderr).toBe(5); // the invalid account
       expect(sandbox.inspect.account('ACME', target ?? '')?.paymentInstructions).toHaveLength(1);
       expect(instructionOf(state, target ?? '')).toMatchObject({ state: 'done', settledBy: 'reconciled' });
       await expectExactState(sandbox, data, state, expect);
@@ -133,9 +133,9 @@ describe('a damaged ledger', () => {
     const state = join(root, 'damaged', 'state');
     const ledgerFile = join(state, 'ledger.sqlite');
     const first = await push(sandbox, data.dir, state, ['--only', 'create']);
-    expect(first.code, first.stderr).toBe(1); // the invalid account
+    expect(first.code, first.stderr).toBe(5); // the invalid account
     const second = await push(sandbox, data.dir, state);
-    expect(second.code, second.stderr).toBe(1); // the invalid account
+    expect(second.code, second.stderr).toBe(5); // the invalid account
     await expectExactState(sandbox, data, state, expect);
     const snapshots = readdirSync(join(state, 'snapshots')).sort();
     expect(snapshots).toHaveLength(2);
@@ -155,7 +155,7 @@ describe('a damaged ledger', () => {
     // The snapshot taken as the second run started: accounts imported, records not sent yet.
     writeFileSync(ledgerFile, readFileSync(join(state, 'snapshots', snapshots[1] ?? '')));
     const restored = await push(sandbox, data.dir, state, ['--json']);
-    expect(restored.code, restored.stderr).toBe(1);
+    expect(restored.code, restored.stderr).toBe(5);
     await expectExactState(sandbox, data, state, expect);
     for (const number of data.paymentInstructions.keys())
       expect(instructionOf(state, number)).toMatchObject({ state: 'done', settledBy: 'already_exists' });
@@ -163,7 +163,7 @@ describe('a damaged ledger', () => {
 
     rmSync(state, { recursive: true, force: true });
     const fresh = await push(sandbox, data.dir, state, ['--json']);
-    expect(fresh.code, fresh.stderr).toBe(1);
+    expect(fresh.code, fresh.stderr).toBe(5);
     await expectExactState(sandbox, data, state, expect);
     expect(JSON.parse(fresh.stdout)).toMatchObject({ accounts: { done: data.valid.length, invalid: 1 } });
     expect((await report(state)).unknown).toEqual([]);

@@ -80,7 +80,7 @@ it('the database restarted mid-run: two runners wait for it, go on, and the stat
     await cluster.start();
     const results = await Promise.all(runners.map((one) => one.done));
     for (const result of results) {
-      expect(result.code, result.stderr).toBe(1); // invalid and ERRORED accounts
+      expect(result.code, result.stderr).toBe(5); // invalid and ERRORED accounts
       expect(result.stderr).toContain('the PostgreSQL ledger is reachable again; the run goes on');
     }
     expect(createdWhileAway).toBeLessThan(40);
@@ -111,7 +111,7 @@ it('a database that stays away past --ledger-timeout ends the run with exit 3; t
     expect(stopped.stderr).not.toContain('pw-never-shown');
     expect(stopped.stderr).not.toMatch(/\n\s+at /); // no stack trace
     const again = await runner(sandbox, data.dir, url, ['--concurrency', '2']).done;
-    expect(again.code, again.stderr).toBe(1);
+    expect(again.code, again.stderr).toBe(5);
     await onSnapshot(url, (dir) => expectExactState(sandbox, data, dir, expect));
   } finally {
     await sandbox.close();

@@ -68,7 +68,7 @@ describe('migrate push on a PostgreSQL ledger', () => {
     const first = await push(sandbox, data.dir, state, ['--concurrency', '4']).finally(() => {
       delete process.env['MIGRATE_LEDGER_URL'];
     });
-    expect(first.code, first.stderr).toBe(1);
+    expect(first.code, first.stderr).toBe(5);
     expect(first.stdout).toContain('ledger: postgresql://postgres:***@/');
     await onSnapshot(url, (dir) => expectExactState(sandbox as RunningSandbox, data, dir, expect));
     sandbox.control.setFaults({ failRate: 0, dropRate: 0, ambiguousRate: 0 });
@@ -77,7 +77,7 @@ describe('migrate push on a PostgreSQL ledger', () => {
     const rerun = await push(sandbox, data.dir, state, ['--json']).finally(() => {
       delete process.env['MIGRATE_LEDGER_URL'];
     });
-    expect(rerun.code, rerun.stderr).toBe(1);
+    expect(rerun.code, rerun.stderr).toBe(5);
     expect(writesReceived(sandbox)).toBe(0);
     for (const text of [first.stdout, first.stderr, rerun.stdout, rerun.stderr, ...(await runsOptions(url))])
       expect(text).not.toContain(SECRET);
@@ -98,7 +98,7 @@ describe('migrate push on a PostgreSQL ledger', () => {
         expect(result.signal === 'SIGKILL' || result.code === 1, result.stderr).toBe(true);
       }
       const final = await push(killed, data.dir, state, ['--ledger', url, '--concurrency', '3']);
-      expect(final.code, final.stderr).toBe(1);
+      expect(final.code, final.stderr).toBe(5);
       await onSnapshot(url, (dir) => expectExactState(killed, data, dir, expect));
     } finally {
       await killed.close();

@@ -86,7 +86,7 @@ it('three runners, one SIGKILLed mid-run: the others take its accounts over and 
       push(sandbox, data.dir, state(3), args),
     ]);
     expect(killed?.signal, killed?.stderr).toBe('SIGKILL');
-    for (const runner of others) expect(runner.code, runner.stderr).toBe(1); // invalid and ERRORED accounts
+    for (const runner of others) expect(runner.code, runner.stderr).toBe(5); // invalid and ERRORED accounts
     await onSnapshot(url, (dir) => expectExactState(sandbox, data, dir, expect));
   } finally {
     await sandbox.close();

@@ -54,7 +54,7 @@ describe.each(DIALECTS)('migrate push (%s dialect)', (dialect) => {
     const { dir, state } = workspace(`faults-${dialect}`);
     const data = writeE2eExport(dir, 40, 'E2E', dialect);
     const first = await push(sandbox, data.dir, state, [...on, '--concurrency', '4']);
-    expect(first.code, first.stderr).toBe(1); // invalid and ERRORED accounts, a refused payment instruction
+    expect(first.code, first.stderr).toBe(5); // invalid and ERRORED accounts, a refused payment instruction
     expect(first.stdout).toMatch(/held back: invalid \(fix the export\)\s+4/);
     expect(maxRestInFlight(sandbox)).toBeLessThanOrEqual(4);
     expect(maxRestInFlight(sandbox)).toBeGreaterThan(1);
@@ -70,7 +70,7 @@ describe.each(DIALECTS)('migrate push (%s dialect)', (dialect) => {
     sandbox.control.setFaults({ failRate: 0, rateLimitRate: 0, dropRate: 0, ambiguousRate: 0 });
     sandbox.inspect.resetLog();
     const rerun = await push(sandbox, data.dir, state, [...on, '--concurrency', '4', '--json']);
-    expect(rerun.code, rerun.stderr).toBe(1);
+    expect(rerun.code, rerun.stderr).toBe(5);
     expect(writesReceived(sandbox)).toBe(0);
     const summary = JSON.parse(rerun.stdout) as { accounts: Record<string, number> };
     expect(summary.accounts).toMatchObject({
@@ -96,7 +96,7 @@ describe.each(DIALECTS)('migrate push (%s dialect)', (dialect) => {
         expect(result.signal === 'SIGKILL' || result.code === 1, result.stderr).toBe(true);
       }
       const final = await push(sandbox, data.dir, state, [...on, '--concurrency', '3']);
-      expect(final.code, final.stderr).toBe(1);
+      expect(final.code, final.stderr).toBe(5);
       await expectExactState(sandbox, data, state, expect);
       expect(noUnknownInstruction(state, [...data.paymentInstructions.keys()])).toEqual([]);
     } finally {
@@ -121,7 +121,7 @@ describe.each(DIALECTS)('migrate push (%s dialect)', (dialect) => {
       expect(reader.read.runs(1)[0]).toMatchObject({ status: 'interrupted', exitCode: 130 });
       reader.close();
       const final = await push(sandbox, data.dir, state, [...on, '--concurrency', '4']);
-      expect(final.code, final.stderr).toBe(1);
+      expect(final.code, final.stderr).toBe(5);
       await expectExactState(sandbox, data, state, expect);
     } finally {
       await sandbox.close();
@@ -154,7 +154,7 @@ describe.each(DIALECTS)('migrate push (%s dialect)', (dialect) => {
       expect(second.stderr).toMatch(/another migrate run \(pid \d+\) holds the state directory/);
       frozen = false;
       const first = await firstRun;
-      expect(first.code, first.stderr).toBe(1);
+      expect(first.code, first.stderr).toBe(5);
       const reader = openLedgerReader(state);
       expect(reader.read.runs()).toHaveLength(1);
       reader.close();
@@ -199,7 +199,7 @@ describe.each(DIALECTS)('migrate push (%s dialect)', (dialect) => {
       const { dir, state } = workspace(`rate-${dialect}`);
       const data = writeE2eExport(dir, 12, 'RATE', dialect);
       const result = await push(sandbox, data.dir, state, [...on, '--concurrency', '8', '--rate', '10', '--json']);
-      expect(result.code, result.stderr).toBe(1);
+      expect(result.code, result.stderr).toBe(5);
       const requests = sandbox.inspect.requests().filter((entry) => !entry.path.includes('graphql')).length;
       expect(requests).toBeGreaterThan(40);
       // The client starts a request at most every 100 ms (the cap's exact spacing is tested on a virtual clock in
@@ -233,7 +233,7 @@ describe('the dialect of a state directory', () => {
       const { dir, state } = workspace('switch');
       const data = writeE2eExport(dir, 6, 'SWITCH', 'kraken');
       const first = await push(sandbox, data.dir, state, ['--dialect', 'kraken']);
-      expect(first.code, first.stderr).toBe(1);
+      expect(first.code, first.stderr).toBe(5);
       sandbox.inspect.resetLog();
       const switched = await push(sandbox, data.dir, state, ['--dialect', 'spec']);
       expect(switched.code).toBe(2);
@@ -246,7 +246,7 @@ describe('the dialect of a state directory', () => {
       expect(reader.read.runs()).toHaveLength(1);
       reader.close();
       const rerun = await push(sandbox, data.dir, state, []);
-      expect(rerun.code, rerun.stderr).toBe(1);
+      expect(rerun.code, rerun.stderr).toBe(5);
       expect(writesReceived(sandbox)).toBe(0);
       await expectExactState(sandbox, data, state, expect);
     } finally {

@@ -78,7 +78,7 @@ describe('a service that sends megabytes in one error', () => {
       ['push', data.dir, '--base-url', sandbox.url, '--state', state, '--log-file', log, '--concurrency', '4'],
       env,
     );
-    expect(run.code, run.stderr.slice(0, 3000)).toBe(1);
+    expect(run.code, run.stderr.slice(0, 3000)).toBe(5);
     expect(data.errored.length).toBeGreaterThan(0);
     const stated = `... (${chars.toLocaleString('en-GB')} characters in all)`;
     const reader = openLedgerReader(state);

@@ -63,7 +63,7 @@ describe('a key echoed in every encoding', () => {
     const env = { MIGRATE_API_KEY: KEY };
     const base = ['--base-url', sandbox.url, '--state', state];
     const push = await runMigrate(['push', data.dir, ...base, '--log-file', log, '--concurrency', '4'], env);
-    expect(push.code, push.stderr).toBe(1);
+    expect(push.code, push.stderr).toBe(5);
     const status = await runMigrate(['status', 'ACME', ...base, '--max-rows', '50'], env);
     const report = await runMigrate(['report', '--state', state, '--out', join(root, 'report'), '--html']);
     expect(report.code, report.stderr).toBe(0);

@@ -82,7 +82,7 @@ describe('a view key renamed by the mapping file', () => {
     const notes = join(dir, 'CIS_NOTES.csv');
     writeFileSync(notes, readFileSync(notes, 'utf8').replace('"Joint account"', '""'));
     const run = migrate(['validate', dir, '--json']);
-    expect(run.code, run.stderr).toBe(1);
+    expect(run.code, run.stderr).toBe(5);
     const errors = (JSON.parse(run.stdout) as { errors: Array<Record<string, unknown>> }).errors;
     expect(errors.map((error) => [error['file'], error['line'], error['external_account_number']])).toEqual([
       ['CIS_NOTES.csv', 3, '00001002'],

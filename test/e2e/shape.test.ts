@@ -65,7 +65,7 @@ describe('validate of a shaped legacy export', () => {
   it('names a problem at the legacy file and line, and at the legacy column the view passes through', () => {
     const dir = legacyWith('bad-email', ACCOUNTS_FILE, 'eve@example.org', 'eve@@example');
     const run = migrate(['validate', dir, '--json']);
-    expect(run.code, run.stderr).toBe(1);
+    expect(run.code, run.stderr).toBe(5);
     const errors = (JSON.parse(run.stdout) as { errors: JsonError[] }).errors;
     // The accounts view passes EMAIL_1 through; the customers view unions two holders' columns, so names none.
     expect(errors.map((error) => [error.file, error.line, error.column, error.attr, error.code])).toEqual([
@@ -77,7 +77,7 @@ describe('validate of a shaped legacy export', () => {
   it('names a value the view computes at its legacy line and field, with no column', () => {
     const dir = legacyWith('bad-phone', ACCOUNTS_FILE, '07911 123402', '07911 12');
     const run = migrate(['validate', dir, '--errors-csv', join(root, 'bad-phone.csv')]);
-    expect(run.code, run.stderr).toBe(1);
+    expect(run.code, run.stderr).toBe(5);
     const rows = parse(readFileSync(join(root, 'bad-phone.csv'), 'utf8'), { columns: true }) as Array<
       Record<string, string>
     >;
@@ -91,7 +91,7 @@ describe('validate of a shaped legacy export', () => {
     const once = 'QUALIFY row_number() OVER (PARTITION BY ACCOUNT_NO ORDER BY _line) = 1;';
     const dir = legacyWith('twice', 'shape.sql', once, ';');
     const run = migrate(['validate', dir]);
-    expect(run.code, run.stderr).toBe(1);
+    expect(run.code, run.stderr).toBe(5);
     expect(run.stdout).toMatch(
       /CIS_ACCOUNTS_20261126\.csv:3 ACCOUNT_NO {2}duplicate_external_account_number {2}external_account_number 00001001 is already on line 2/,
     );
@@ -117,7 +117,7 @@ describe('validate of a shaped legacy export', () => {
     expect(run.stderr).toContain('migrate: shape.sql: its accounts view holds no row');
     const allowed = migrate(['validate', dir, '--allow-no-accounts']);
     expect(allowed.stderr).not.toContain('holds no row');
-    expect(allowed.code).toBe(1);
+    expect(allowed.code).toBe(5);
   });
 
   it('refuses a view with a column that is no field of its kind', () => {
@@ -197,7 +197,7 @@ describe('push of a shaped legacy export, and of the export migrate shape writes
     const dir = legacyWith('closed-note', 'shape.sql', live, '');
     const state = join(root, 'state-closed-note');
     const run = await push(sandboxes[0] as RunningSandbox, dir, state);
-    expect(run.code, run.stderr).toBe(1);
+    expect(run.code, run.stderr).toBe(5);
     const out = join(root, 'closed-note-report');
     const report = migrate(['report', '--state', state, '--out', out]);
     expect(report.code, report.stderr).toBe(0);

@@ -30,15 +30,18 @@ describe('a push that changed nothing in the ledger', () => {
     const env = { MIGRATE_API_KEY: sandbox.apiKey };
     const args = ['push', ops.dir, '--base-url', sandbox.url, '--state', state];
     const first = await runMigrate(args, env);
-    expect(first.code, first.stderr).toBe(1);
+    expect(first.code, first.stderr).toBe(5);
     expect(first.stdout).toContain('most frequent errors');
     const again = await runMigrate(args, env);
-    expect(again.code, again.stderr).toBe(1);
+    expect(again.code, again.stderr).toBe(5);
     const lines = again.stdout.split('\n').filter((line) => line.trim() !== '');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^push changed nothing in the ledger; left: 4 accounts need data fixes/);
     expect(lines[0]).toContain('2 accounts ERRORED on the platform');
-    expect(lines[0]).toContain('next: migrate status SUPPLIER (what needs a person first)');
+    // The hint names the run's supplier and state directory.
+    expect(lines[0]).toContain(
+      `next: migrate status ACME --state ${state} (what needs a person first), migrate report --state ${state} --out DIR`,
+    );
     // --json is a document: always whole.
     const json = await runMigrate([...args, '--json'], env);
     expect(JSON.parse(json.stdout)).toHaveProperty('accounts');

@@ -137,10 +137,10 @@ describe('values exactly as the export holds them, through the binary to the san
         const dir = writeExport(format);
         const state = join(root, format, 'state');
         const local = await migrate(sandbox, ['validate', dir, '--json']);
-        expect(local.code, local.stderr).toBe(1);
+        expect(local.code, local.stderr).toBe(5);
         expect(heldBackByValidate(local)).toEqual(HELD_BACK);
         const remote = await migrate(sandbox, ['validate', dir, '--json', '--remote', '--base-url', sandbox.url]);
-        expect(remote.code, remote.stderr).toBe(1);
+        expect(remote.code, remote.stderr).toBe(5);
         expect(heldBackByValidate(remote)).toEqual(HELD_BACK);
         expect(sandbox.inspect.accountCount()).toBe(0);
 

@@ -100,14 +100,14 @@ describe('push engine against an in-memory service', () => {
     expect(service.accounts.has('BAD-1')).toBe(false);
     expect(service.maxInFlight).toBeLessThanOrEqual(4);
     expect(result.counts.accounts).toEqual({ done: 30, invalid: 1 });
-    expect(result.exitCode).toBe(1);
+    expect(result.exitCode).toBe(5);
     const calls = service.calls.length;
     const again = await push(service, [
       ...specs.map((spec, n) => accountEntry(spec, n + 2)),
       accountEntry({ number: 'BAD-1', notes: ['x'], invalid: true }),
     ]);
     expect(service.calls.length).toBe(calls);
-    expect(again.exitCode).toBe(1);
+    expect(again.exitCode).toBe(5);
   });
 
   it('creates once an account queued before the pages started over (entries out of order) and sent before its turn', async () => {
@@ -235,7 +235,7 @@ describe('push engine against an in-memory service', () => {
     service.fault = (method) => (method === 'payment' ? 'ambiguous' : 'none');
     const first = await push(service, [accountEntry(full(1))], { multiplePaymentInstructions: true });
     expect(first.counts.items.payment_instruction).toEqual({ unknown: 1 });
-    expect(first.exitCode).toBe(1);
+    expect(first.exitCode).toBe(5);
     service.fault = () => 'none';
     await push(service, [accountEntry(full(1))], { multiplePaymentInstructions: true });
     expect(service.calls.filter((call) => call === 'payment')).toHaveLength(1);
@@ -258,7 +258,7 @@ describe('push engine against an in-memory service', () => {
     const result = await push(service, [accountEntry({ number: 'A-1', transactions: ['T-1', 'BAD-2'] })]);
     expect(service.accounts.get('A-1')?.transactions).toEqual(['T-1']);
     expect(result.counts.items.transaction).toEqual({ done: 1, failed: 1 });
-    expect(result.exitCode).toBe(1);
+    expect(result.exitCode).toBe(5);
     const ledger = Ledger.open(dir);
     try {
       const account = ledger.findAccount('ACME', 'A-1');
@@ -347,7 +347,7 @@ describe('push engine against an in-memory service', () => {
     expect(service.accounts.get('A-1')?.transactions).toEqual(['T-1-1', 'T-1-2', 'T-9']);
     // NEW-1 has no import process: a data error (fix-data.csv), not a wait.
     expect(later.counts.accounts).toEqual({ done: 1, invalid: 1 });
-    expect(later.exitCode).toBe(1);
+    expect(later.exitCode).toBe(5);
   });
 
   it('reports data changed after import without sending it', async () => {

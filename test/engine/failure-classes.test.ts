@@ -171,7 +171,7 @@ describe('the engine and the failure classes', () => {
       code: 'unexpected_answer',
       attempts: 3,
     });
-    expect(third.result.exitCode).toBe(1);
+    expect(third.result.exitCode).toBe(5);
     const notesSent = service.calls.filter((call) => call === 'notes').length;
     await push(service, entries);
     expect(service.calls.filter((call) => call === 'notes').length, 'given up: not sent again').toBe(notesSent);

@@ -77,7 +77,7 @@ describe('migrate validate with many errors', () => {
     // Beside the export, never in it (docs/operators-guide.md "Files migrate writes").
     const csv = path.join(base, `errors-${path.basename(dir)}.csv`);
     const result = migrate(['validate', dir, '--json', '--supplier', 'ACME', '--errors-csv', csv], { cwd: dir });
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(5);
     const report = JSON.parse(result.stdout) as {
       ok: boolean;
       accounts: unknown;

@@ -66,7 +66,7 @@ describe.skipIf(!isRoot)('the state directory on a disk that fills up or turns r
     rmSync(filler);
     const rerun = await push(sandbox, data.dir, state);
     expect(rerun.stderr).not.toMatch(/internal error/);
-    expect(rerun.code).toBe(1); // the export's invalid and ERR- accounts
+    expect(rerun.code).toBe(5); // the export's invalid and ERR- accounts
     await expectExactState(sandbox, data, state, expect);
   });
 

@@ -132,7 +132,7 @@ describe('200,000 unknown columns', () => {
       expect(unknown[10]?.message).toMatch(
         /^199990 more columns are not documented columns of \w+ files \("c10", "c11"/,
       );
-      expect(result.code).toBe(1);
+      expect(result.code).toBe(5);
     }
   });
 });

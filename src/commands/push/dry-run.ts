@@ -9,7 +9,8 @@ import { readRecorded } from '../../ledger/run-ledger.js';
 import { printPlan } from './summary-plan.js';
 import { onLedgerAt } from '../shared/ledger-snapshot.js';
 import type { PushConfig } from './resolve.js';
-import { refuseExport, tellEntries } from './run.js';
+import { refuseExport } from './open-export.js';
+import { tellEntries } from './run.js';
 
 // push --dry-run: stages the export into a scratch copy of the ledger (engine/dry-run.ts) and prints the plan; no lock,
 // no request, the state directory is only read (and not created); a PostgreSQL ledger is planned from a snapshot of it

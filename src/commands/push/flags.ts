@@ -100,7 +100,7 @@ export const PUSH_FLAGS: readonly OptionRow[] = [
     help: 'only these steps: comma-separated create,notes,transactions,statements,payment_instructions' },
   { group: 'Tuning', flags: '--max-errors <n>', parse: parseMaxErrors,
     help: "stop taking new work once more than N (or N% of the run's accounts and records) failed in this run; " +
-      'exit 1' },
+      'exit 1, or 5 when what is left needs a person' },
   { group: 'Selection', flags: '--retry-invalid <codes>', parse: parseCodes,
     help: 'send again accounts the service refused with these error codes (comma-separated), e.g. ' +
       'invalid_import_supplier once the supplier is set up' },

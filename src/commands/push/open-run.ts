@@ -1,7 +1,8 @@
 import { AuthenticationError, type ServiceClient } from '../../api/index.js';
 import { checkRunService, moveText, serviceIdentity } from '../../config/ledger-service.js';
 import { keptDialect, type ServiceConfig } from '../../config/service.js';
-import { teeSink, type EventSink } from '../../engine/index.js';
+import { teeSink, type EngineEvent, type EventSink } from '../../engine/index.js';
+import type { ExportInOrder } from '../../intake/export-in-order.js';
 import { ExitCode, FatalError, MigrateError, visibleText } from '../../errors.js';
 import { storageError } from '../../ledger/index.js';
 import { openRunLedger, recordFailedRun, type RunLedger } from '../../ledger/run-ledger.js';
@@ -11,6 +12,7 @@ import { releasedText, restagedText } from './push-messages.js';
 import { endLog, openDisplay, openLog, runRate, sizeOnceStaging, statusWords } from './push-sinks.js';
 import { Closers } from './closers.js';
 import { openService } from '../shared/open-service.js';
+import { openExportForRun, type ExportPlace } from './open-export.js';
 import { stampRunId } from './stamped-output.js';
 import { stopPointsOf, type StopPoint } from './stop-points.js';
 import type { PushConfig } from './resolve.js';
@@ -41,6 +43,8 @@ export interface PushRun
   readonly signal: AbortSignal;
   /** The start-up test hook (stop-points.ts): a no-op unless the configuration names a point. */
   readonly stopAt: (point: StopPoint) => void;
+  /** The export, opened (every file proven in order or sorted first) before the run was recorded. */
+  readonly reader: ExportInOrder;
   ending: RunEnding;
 }
 
@@ -83,13 +87,59 @@ async function authenticated(client: ServiceClient, credentialSource: string): P
 /** A failure of the ledger's storage as the tool's error naming the state directory; any other error as it is. */
 const explain = (error: unknown, stateDir: string): unknown => storageError(error, stateDir) ?? error;
 
+/**
+ * The export, opened before anything is written: a shape.sql error or a refused file is exit 2 with no run recorded
+ * (README "Exit codes"). What it tells while it opens goes to the display at once, and to the log once it is open.
+ */
+async function openExportFirst(
+  config: PushConfig,
+  at: Omit<ExportPlace, 'sink'> & { progress: ProgressReporter },
+): Promise<{
+  reader: ExportInOrder;
+  close: () => Promise<void>;
+  withLog: (log: NdjsonLogSink | undefined) => EventSink;
+}> {
+  const sizing = new AbortController();
+  const sinks = [at.progress, sizeOnceStaging(config.exportFiles.files, at.progress.tally, sizing.signal), statusWords];
+  const told: EngineEvent[] = [];
+  let sink = teeSink(...sinks, { emit: (event) => told.push(event) });
+  const reader = await openExportForRun(config, { ...at, sink: { emit: (event) => sink.emit(event) } }).catch(
+    (error: unknown) => {
+      sizing.abort();
+      throw error;
+    },
+  );
+  return {
+    reader,
+    close: async () => {
+      sizing.abort();
+      await reader.close();
+    },
+    withLog: (log) => {
+      sink = teeSink(...sinks, ...(log ? [log] : []));
+      if (log) for (const event of told.splice(0)) log.emit(event);
+      return sink;
+    },
+  };
+}
+
+/** What the run's start changed: the ledger moved to another service, accounts staged again or released. */
+function tellStart(config: PushConfig, { ledger, forgotten }: RunLedger, moving: string | undefined): void {
+  if (moving !== undefined) tell(moving);
+  for (const restaged of [...forgotten, ...ledger.forgetRefusedSuppliers()]) tell(restagedText(restaged));
+  if (config.retryInvalid !== undefined)
+    tell(releasedText(config.retryInvalid, ledger.releaseInvalid(config.retryInvalid)));
+}
+
 async function openResources(config: PushConfig, loaded: Loaded, closers: Closers<RunEnding>): Promise<PushRun> {
   const { ledger: where } = config;
   const stopAt = stopPointsOf(config.stopPoint);
   const runLedger = await openRunLedger({ ...where, stopAt, signal: loaded.signal }, (text) =>
     tell(`warning: ${text}`),
   );
-  closers.add(() => runLedger.close());
+  // Until the run is recorded, a failure leaves nothing behind: a state directory this run made is removed again.
+  const recording: { runId?: number } = {};
+  closers.add(() => runLedger.close({ neverStarted: recording.runId === undefined }));
   const { ledger, stateDir, label } = runLedger;
   // Read under the lock: the dialect the configuration chose must be the ledger's (a PostgreSQL ledger's is known
   // only now), and so must the service.
@@ -104,9 +154,6 @@ async function openResources(config: PushConfig, loaded: Loaded, closers: Closer
   });
   const recorded = ledger.read.service();
   const toRecord = checkRunService({ ledgerLabel: label, recorded, current, moving: where.moving });
-  // A consistent copy as the run starts (docs/ledger-recovery.md); reading every page also finds a damaged file now.
-  runLedger.snapshot((ledger.read.runs(1)[0]?.id ?? 0) + 1);
-  stopAt('snapshot-taken');
   const { progress, monitoring } = openDisplay({ ...config.outputs, wait: config.engine.wait, ...runLedger });
   closers.add(() => progress.stop());
   if (monitoring) closers.add((ending) => monitoring.finish(ending.exitCode));
@@ -127,15 +174,17 @@ async function openResources(config: PushConfig, loaded: Loaded, closers: Closer
   closers.add(() => service.close());
   await authenticated(service.client, service.config.credentialSource);
   progress.tally.unanswered = () => service.client.stats().unanswered;
+  const opened = await openExportFirst(config, { stateDir, dialect: service.config.dialect, signal, stopAt, progress });
+  closers.add(() => opened.close());
+  // A consistent copy as the run starts (docs/ledger-recovery.md); reading every page also finds a damaged file now.
+  runLedger.snapshot((ledger.read.runs(1)[0]?.id ?? 0) + 1);
+  stopAt('snapshot-taken');
   if (recordedDialect === undefined) ledger.recordDialect(service.config.dialect);
   const runId = ledger.startRun('push', { ...config.recordedOptions });
+  recording.runId = runId;
   stampRunId(runId);
   stopAt('run-started');
-  const moving = where.moving ? moveText(label, recorded, current) : undefined;
-  if (moving !== undefined) tell(moving);
-  for (const forgotten of [...runLedger.forgotten, ...ledger.forgetRefusedSuppliers()]) tell(restagedText(forgotten));
-  if (config.retryInvalid !== undefined)
-    tell(releasedText(config.retryInvalid, ledger.releaseInvalid(config.retryInvalid)));
+  tellStart(config, runLedger, where.moving ? moveText(label, recorded, current) : undefined);
   closers.add(({ exitCode, error, outcome }) => {
     if (outcome === undefined) return recordFailedRun(ledger, runId, exitCode, error);
     const counts = { ...outcome.counts, accountsPerSecond: runRate(progress.tally) };
@@ -144,15 +193,13 @@ async function openResources(config: PushConfig, loaded: Loaded, closers: Closer
     if (outcome.answered && toRecord)
       ledger.recordService(toRecord.service, toRecord.moved && { ...toRecord.moved, runId });
   });
-  const sizing = new AbortController();
-  closers.add(() => sizing.abort());
   const log = config.outputs.logFile === undefined ? undefined : openLog(config.outputs.logFile, runId, ledger);
   if (log) closers.add(({ exitCode }) => endLog(log, { outcome: 'failed', exitCode }));
-  const sinks = [progress, sizeOnceStaging(config.exportFiles.files, progress.tally, sizing.signal), statusWords];
+  const sink = opened.withLog(log);
   const run: PushRun = {
     ...{ stateDir, label, ledger, shared: runLedger.shared, lockLost: runLedger.lockLost },
     ...{ client: service.client, service: service.config },
-    ...{ progress, sink: teeSink(...sinks, ...(log ? [log] : [])), log, signal, stopAt },
+    ...{ progress, sink, log, signal, stopAt, reader: opened.reader },
     ending: { exitCode: ExitCode.fatal },
     [Symbol.asyncDispose]: async () => {
       const failure = await closers.close(run.ending, (error) => {

@@ -1,25 +1,16 @@
-import { leaseFeed, readingEvents, runPush, settleShared, type PushResult } from '../../engine/index.js';
-import {
-  ExitCode,
-  FatalError,
-  InterruptedError,
-  messageOf,
-  MigrateError,
-  UsageError,
-  visibleText,
-} from '../../errors.js';
-import { openExportInOrder, type ExportInOrder } from '../../intake/export-in-order.js';
+import { exitCodeOf, leaseFeed, runPush, settleShared, type PushResult } from '../../engine/index.js';
+import { ExitCode, FatalError, messageOf, MigrateError, visibleText } from '../../errors.js';
+import type { ExportInOrder } from '../../intake/export-in-order.js';
 import type { ExportReader } from '../../intake/index.js';
 import { isLedgerDamage, storageError, type LedgerCounts } from '../../ledger/index.js';
-import { ExportCode } from '../../mapping/issue-codes.js';
 import { linkLines, notReadLines, spellingLines, type LinkedFile } from '../shared/export-entries.js';
 import { fileIssuesText, lockLostText, unknownAccountsText } from './push-messages.js';
 import { recordsBehind } from './left-over.js';
 import { endLog } from './push-sinks.js';
-import { buildPushSummary, countsUnchanged, printPushSummary, type PushSummary } from './summary.js';
+import { buildPushSummary, countsUnchanged, printPushSummary, type NextCommands, type PushSummary } from './summary.js';
+import { ledgerWords, shellWord } from '../shared/shell-word.js';
 import type { ExportFiles } from '../../sources/index.js';
 import { exportIdentity } from './export-identity.js';
-import { scratchSpaceError } from '../shared/scratch-space.js';
 import type { PushRun } from './open-run.js';
 import type { PushConfig } from './resolve.js';
 
@@ -32,9 +23,8 @@ export async function pushOnRun(config: PushConfig, run: PushRun, startedAt: num
   const before = run.ledger.read.counts();
   run.progress.tally.ledgerAccounts = Object.values(before.accounts).reduce<number>((sum, n) => sum + (n ?? 0), 0);
   try {
-    await using reader = await openExportForRun(config, run);
-    const filtered = config.engine.steps !== undefined;
-    const result = await settleShared(run.shared, await runEngine(config, run, reader), filtered);
+    const { reader } = run;
+    const result = await settleShared(run.shared, await runEngine(config, run, reader));
     run.ending.exitCode = concludeRun(config, run, { reader, result, startedAt, before });
     return run.ending.exitCode;
   } catch (error) {
@@ -71,44 +61,18 @@ function runEngine(config: PushConfig, run: PushRun, reader: ExportInOrder): Pro
   });
 }
 
-/** The export, every file proven in order or sorted first; refused before anything is sent if it cannot go. */
-async function openExportForRun(config: PushConfig, run: PushRun): Promise<ExportInOrder & AsyncDisposable> {
-  const { signal } = run;
-  // Payloads are checked for the dialect they will be sent in, as the client checks them before sending.
-  const reader = await openExportInOrder(
-    config.dir,
-    { ...config.mapping, dialect: run.service.dialect },
-    {
-      scratchDir: run.stateDir,
-      signal,
-      found: config.exportFiles,
-      allowNoAccounts: config.allowNoAccounts,
-      ...readingEvents(run.sink),
-    },
-  ).catch((error: unknown) => {
-    if (signal.aborted) throw new InterruptedError('before anything was sent');
-    throw scratchSpaceError(error, run.stateDir, config.exportFiles.files) ?? error;
-  });
-  try {
-    run.stopAt('export-opened');
-    // A signal while the export was opened (a streamed export's open does not watch it): nothing was sent yet.
-    if (signal.aborted) throw new InterruptedError('before anything was sent');
-    refuseExport(reader);
-  } catch (error) {
-    await reader.close();
-    throw error;
-  }
-  return Object.assign(reader, { [Symbol.asyncDispose]: () => reader.close() });
-}
-
 /** After the engine: the run's outcome set, the summary printed, what went wrong said; returns the exit code. */
 function concludeRun(
   config: PushConfig,
   run: PushRun,
   ended: { reader: ExportReader; result: PushResult; startedAt: number; before: LedgerCounts },
 ): number {
-  const { reader, result } = ended;
-  if (run.log) endLog(run.log, { outcome: result.reason, exitCode: result.exitCode });
+  const { reader } = ended;
+  // Rows found outside any account (every account was sent, these rows were not) need a person, as invalid data does.
+  const { reason, counts, filtered } = ended.result;
+  const exitCode = exitCodeOf(reason, counts, filtered, reader.fileIssues.length);
+  const result = { ...ended.result, exitCode };
+  if (run.log) endLog(run.log, { outcome: result.reason, exitCode });
   if (result.unknownAccounts.length > 0) tell(unknownAccountsText(result.unknownAccounts));
   // The ledger could not be written: a damaged file is named before anything is read from it for the summary.
   const storage = result.fatal?.class === 'storage' ? result.fatal.cause : undefined;
@@ -116,8 +80,8 @@ function concludeRun(
   const lost = run.lockLost;
   if (lost.aborted) throw new FatalError(lockLostText(run.label, messageOf(lost.reason)), 'state_lock_lost');
   run.progress.stop();
-  const summary = pushSummary(config, run, ended);
-  const { reason, exitCode, counts, fatal } = result;
+  const summary = pushSummary(config, run, { ...ended, result });
+  const { fatal } = result;
   run.ending.outcome = {
     ...{ reason, exitCode, answered: reason !== 'fatal' },
     counts: { ...counts, ...(fatal ? { fatal: { code: fatal.code, detail: fatal.detail } } : {}) },
@@ -125,6 +89,7 @@ function concludeRun(
   printPushSummary(summary, {
     json: config.outputs.json,
     unchanged: reason === 'finished' && countsUnchanged(ended.before, counts),
+    commands: nextCommands(config, run),
   });
   if (storage instanceof MigrateError) throw storage;
   if (storage !== undefined)
@@ -134,10 +99,9 @@ function concludeRun(
     );
   if (fatal) tell(`${fatal.code}: ${fatal.detail}${keySource(fatal.code, run)}`);
   for (const line of spellingLines(reader.summary.spellings)) tell(line);
-  // Rows found outside any account: every account was sent, these rows were not.
-  if (reader.fileIssues.length === 0) return exitCode;
-  tell(fileIssuesText(reader.fileIssues, 'those rows were not sent, every account was'));
-  return Math.max(exitCode, ExitCode.someFailed);
+  if (reader.fileIssues.length > 0)
+    tell(fileIssuesText(reader.fileIssues, 'those rows were not sent, every account was'));
+  return exitCode;
 }
 
 function pushSummary(
@@ -161,14 +125,15 @@ function pushSummary(
   });
 }
 
-/**
- * Undocumented columns would drop data silently: push refuses them before anything is sent. Rows outside any account
- * (no or an unusable account number, a repeated header) are named at the end and the accounts go on, whether the read
- * found them before the first account (a file sorted first, a JSON export read whole) or while accounts were sent.
- */
-export function refuseExport(reader: ExportReader): void {
-  if ((reader.fileIssues.byCode[ExportCode.unknownColumn] ?? 0) === 0) return;
-  throw new UsageError(fileIssuesText(reader.fileIssues, 'nothing was sent'), 'export_file_issues');
+/** The commands the summary's hints name: this run's supplier (the one code its ledger holds) and ledger. */
+function nextCommands(config: PushConfig, run: PushRun): NextCommands {
+  const suppliers = run.ledger.read.suppliers();
+  const supplier = config.mapping.importSupplier ?? (suppliers.length === 1 ? suppliers[0] : undefined);
+  const ledger = ledgerWords(config.ledger);
+  return {
+    status: `migrate status ${supplier === undefined ? 'SUPPLIER' : shellWord(supplier)}${ledger}`,
+    report: `migrate report${ledger} --out DIR`,
+  };
 }
 
 /** An authentication failure names where the run's credentials came from (MIGRATE_API_KEY, --api-key-file FILE). */

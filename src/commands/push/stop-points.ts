@@ -11,9 +11,9 @@ export const STOP_POINTS = [
   'lock-taken',
   'lock-holder-written',
   'ledger-opened',
+  'export-opened',
   'snapshot-taken',
   'run-started',
-  'export-opened',
 ] as const;
 
 export type StopPoint = (typeof STOP_POINTS)[number];

@@ -231,15 +231,23 @@ function sorted(value: object): unknown {
  * The one line of a finished run that changed nothing in the ledger (a cron run between the service's processing):
  * what is left, and the next step, instead of the whole table.
  */
-export function renderUnchanged(summary: PushSummary, color: boolean): string {
+export function renderUnchanged(summary: PushSummary, color: boolean, commands: NextCommands = PLACEHOLDERS): string {
   const c = new Chalk({ level: color ? 1 : 0 });
   if (summary.left.length === 0)
     return `${c.green('push changed nothing in the ledger: everything done (every account and record settled)')}\n`;
   const next = summary.left.some(needsPerson)
-    ? 'next: migrate status SUPPLIER (what needs a person first), migrate report --out DIR'
+    ? `next: ${commands.status} (what needs a person first), ${commands.report}`
     : 'next: nothing to do, the next push takes them up';
   return `${c.yellow(`push changed nothing in the ledger; left: ${leftOverLine(summary.left)}; ${next}`)}\n`;
 }
+
+/** The commands a hint names, with the values the run knows (its supplier, its ledger's flag). */
+export interface NextCommands {
+  status: string;
+  report: string;
+}
+
+const PLACEHOLDERS: NextCommands = { status: 'migrate status SUPPLIER', report: 'migrate report --out DIR' };
 
 /** What only a person can settle: data to fix, records to check by hand. */
 function needsPerson(part: LeftOver): boolean {
@@ -298,9 +306,13 @@ export function buildPushSummary(input: {
 }
 
 /** The summary on stdout: one JSON document (--json), one line when the run changed nothing, else the table. */
-export function printPushSummary(summary: PushSummary, how: { json: boolean; unchanged: boolean }): void {
+export function printPushSummary(
+  summary: PushSummary,
+  how: { json: boolean; unchanged: boolean; commands?: NextCommands },
+): void {
   const color = colorWanted(process.stdout, process.env);
   if (how.json) process.stdout.write(`${visibleJson(pushSummaryJson(summary))}\n`);
-  else if (how.unchanged && !hasNotices(summary)) process.stdout.write(renderUnchanged(visibleStrings(summary), color));
+  else if (how.unchanged && !hasNotices(summary))
+    process.stdout.write(renderUnchanged(visibleStrings(summary), color, how.commands));
   else process.stdout.write(renderSummary(visibleStrings(summary), color));
 }

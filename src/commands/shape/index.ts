@@ -1,4 +1,4 @@
-import { readdirSync, realpathSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { ExitCode, InterruptedError, UsageError } from '../../errors.js';
@@ -49,10 +49,23 @@ export async function shapeCommand(options: ShapeCommandOptions): Promise<number
         'docs/export-format.md "Shaping legacy files with SQL".',
       'shape_not_configured',
     );
-  const outDir = prepareOutDir(options.dir, options.out);
+  // Checked before the shape runs, made once it ran: a shape.sql error leaves no directory behind.
+  checkOutDir(options.dir, options.out);
   const { name } = config.shape;
   const shaping = (): boolean => process.stderr.write(`shaping: the sources are loaded, running ${name}\n`);
-  const written = await writeShapedExport(options.dir, { ...config, shape: config.shape }, outDir, shaping);
+  let made: { dir: string; created: string | undefined } | undefined;
+  const makeOutDir = (): string => {
+    made = prepareOutDir(options.dir, options.out);
+    return made.dir;
+  };
+  let written;
+  try {
+    written = await writeShapedExport(options.dir, { ...config, shape: config.shape }, makeOutDir, shaping);
+  } catch (error) {
+    // The files written are removed by the writer; a directory this run made goes too.
+    if (made?.created !== undefined) rmSync(made.created, { recursive: true, force: true });
+    throw error;
+  }
   for (const file of written.files)
     process.stdout.write(
       file.file.endsWith('.csv')
@@ -62,12 +75,24 @@ export async function shapeCommand(options: ShapeCommandOptions): Promise<number
   return ExitCode.ok;
 }
 
-/** --out must be outside the export directory, and new or empty: nothing there is overwritten. */
-function prepareOutDir(dir: string, out: string): string {
+/** --out, checked without making it: outside the export directory, and new or empty. */
+function checkOutDir(dir: string, out: string): void {
+  const exportDir = realpathSync(path.resolve(dir));
+  refuseInside(exportDir, path.resolve(out), out);
+  if (existsSync(path.resolve(out))) refuseFilled(exportDir, out);
+}
+
+/** --out made (0700), if new: outside the export directory, and new or empty: nothing there is overwritten. */
+function prepareOutDir(dir: string, out: string): { dir: string; created: string | undefined } {
   const exportDir = realpathSync(path.resolve(dir));
   // Checked before the directory is made (nothing is left behind), and again on its real path (a link into the export).
   refuseInside(exportDir, path.resolve(out), out);
-  makePrivateDirs(path.resolve(out));
+  const created = makePrivateDirs(path.resolve(out));
+  return { dir: refuseFilled(exportDir, out), created };
+}
+
+/** Refuses an --out inside the export (by its real path: a link into it) or not empty; returns its real path. */
+function refuseFilled(exportDir: string, out: string): string {
   const real = realpathSync(path.resolve(out));
   refuseInside(exportDir, real, out);
   const entries = readdirSync(real);

@@ -13,7 +13,8 @@ import { resolveStatusConfig, statusLedgerPlace, type StatusConfig } from './res
 import { gatherStatus } from './status-gather.js';
 import { writeStatusJson } from './status-json.js';
 import { renderAccountStory, renderStatus } from './status-render.js';
-import { nextSteps, statusExit } from './status-verdict.js';
+import { nextSteps, statusExit, type KnownValues } from './status-verdict.js';
+import { ledgerWords } from '../shared/shell-word.js';
 
 // `migrate status <supplier>`: the options resolved once (resolve.ts), the ledger and the service opened (open.ts),
 // what they say gathered and joined (status-gather.ts), printed as text or JSON with the exit code cron reads.
@@ -59,7 +60,9 @@ export function statusCommand(supplier: string, flags: StatusFlags): Promise<num
       const recorded = ledger === undefined ? undefined : recordedOf(ledger, label ?? place.stateDir);
       const config = resolveStatusConfig({ supplier, flags, env, recorded });
       service = await openStatusService(config);
-      return await printStatus(config, ledger, service?.client, out);
+      // The hints name the last push's export directory and this ledger's flag, as the user would type them.
+      const known = { exportDir: ledger?.read.pushExportDirs().at(-1), ledgerWords: ledgerWords(place) };
+      return await printStatus(config, { ledger, client: service?.client, known }, out);
     } catch (error) {
       if (error instanceof OutputClosed) return ExitCode.ok;
       throw error;
@@ -73,8 +76,11 @@ export function statusCommand(supplier: string, flags: StatusFlags): Promise<num
 
 async function printStatus(
   config: StatusConfig,
-  ledger: LedgerSource | undefined,
-  client: ServiceClient | undefined,
+  {
+    ledger,
+    client,
+    known,
+  }: { ledger: LedgerSource | undefined; client: ServiceClient | undefined; known: KnownValues },
   out: Output,
 ): Promise<number> {
   const render = { color: colorWanted(process.stdout, process.env) };
@@ -89,9 +95,9 @@ async function printStatus(
   }
   const input = { supplier, ledger, client, maxStatusChecks: config.maxStatusChecks, maxListed: config.maxRows };
   if (config.json)
-    return statusExit(await writeStatusJson({ ...out, write: (text) => out.write(visibleJson(text)) }, input));
+    return statusExit(await writeStatusJson({ ...out, write: (text) => out.write(visibleJson(text)) }, input, known));
   const summary = await gatherStatus(input);
-  summary.next_steps = nextSteps(summary);
+  summary.next_steps = nextSteps(summary, known);
   await out.write(renderStatus(visibleStrings(summary), render));
   return statusExit(summary);
 }

@@ -2,6 +2,7 @@ import type { ImportServiceClient } from '../../api/types.js';
 import {
   configurationIssue,
   DEFAULT_ENGINE_SETTINGS,
+  ITEMS_FOR_A_PERSON,
   planAccount,
   planOptionsOf,
   statesWhere,
@@ -25,7 +26,7 @@ import { holdOf, isErrored, joinRow, type StatusRow } from './status-join.js';
 const OPEN_STATES = statesWhere('statusAsked');
 const OUTSTANDING_ITEMS: readonly ItemState[] = ['pending', 'sending', 'held', 'failed', 'unknown'];
 /** Records a person must act on: refused by the service, held back as invalid, of unknown outcome. */
-export const NEEDING_PERSON: readonly ItemState[] = ['failed', 'held', 'unknown'];
+export const NEEDING_PERSON: readonly ItemState[] = ITEMS_FOR_A_PERSON;
 const WAITING_ITEMS: readonly ItemState[] = ['pending', 'sending'];
 
 export interface StatusInput {

@@ -1,7 +1,7 @@
 import type { Output } from '../../output/output.js';
 import { gatherStatus, type StatusInput, type StatusSummary } from './status-gather.js';
 import type { StatusRow } from './status-join.js';
-import { nextSteps } from './status-verdict.js';
+import { nextSteps, type KnownValues } from './status-verdict.js';
 
 // `migrate status --json`: one JSON document, every account a row.
 
@@ -12,6 +12,7 @@ import { nextSteps } from './status-verdict.js';
 export async function writeStatusJson(
   out: Output,
   input: Omit<StatusInput, 'onRow' | 'onPage'>,
+  known: KnownValues = {},
 ): Promise<StatusSummary> {
   let chunk: string[] = [];
   let first = true;
@@ -30,7 +31,7 @@ export async function writeStatusJson(
   };
   const summary = await gatherStatus({ ...input, onRow, onPage: flush });
   await flush();
-  summary.next_steps = nextSteps(summary);
+  summary.next_steps = nextSteps(summary, known);
   const rest = JSON.stringify(summary, null, 2).slice(1);
   await out.write(`\n  ],${rest}\n`);
   return summary;

@@ -1,13 +1,11 @@
-import { limitDetail } from '../../errors.js';
-import type { PlanReason } from '../../engine/index.js';
+import { exitCodeOfLeft, limitDetail, type ExitCodeValue } from '../../errors.js';
+import { leftIn, type PlanReason } from '../../engine/index.js';
+import { shellWord } from '../shared/shell-word.js';
 import type { ItemState } from '../../ledger/index.js';
 import type { StatusSummary } from './status-gather.js';
 
 // What `migrate status` concludes from what it gathered: the exit code cron and monitoring read,
 // and the next steps, most urgent first, each with the command that acts on it. Pure.
-
-/** What `status` exits with: 0 every account is done, 1 something needs attention or is not finished. */
-export type StatusExit = 0 | 1;
 
 const sum = (values: Iterable<number | undefined>): number => {
   let total = 0;
@@ -52,18 +50,19 @@ function tallyOf(summary: StatusSummary): Tally {
  * what the next push would do (engine/plan.ts: only the work it takes on). `status` prints the first as `next:` and the
  * others below it as `then:`.
  */
-export function nextSteps(summary: StatusSummary): string[] {
+export function nextSteps(summary: StatusSummary, known: KnownValues = {}): string[] {
   const t = tallyOf(summary);
-  const steps = [...fixSteps(summary, t), ...recordSteps(t)];
+  const words = commandsOf(known);
+  const steps = [...fixSteps(summary, t, words), ...recordSteps(t, words)];
   const disagree = summary.counts.only_in_ledger + summary.counts.differs;
   if (disagree > 0)
     steps.push(
       `${plural(disagree, 'account')} the ledger and the service disagree on: migrate status ` +
-        `${summary.import_supplier} --json (rows with a mismatch)`,
+        `${shellWord(summary.import_supplier)}${words.ledger} --json (rows with a mismatch)`,
     );
-  const changed = changedStep(summary);
+  const changed = changedStep(summary, words);
   if (changed !== undefined) steps.push(changed);
-  const push = pushStep(summary.push_plan, summary.export?.never_read ?? 0);
+  const push = pushStep(summary.push_plan, summary.export?.never_read ?? 0, words);
   if (push !== undefined) steps.push(push);
   if (summary.counts.ledger === null) {
     const pending = (summary.counts.service?.pending ?? 0) - summary.counts.errored;
@@ -77,12 +76,34 @@ export function nextSteps(summary: StatusSummary): string[] {
       `the last push (run ${summary.last_push?.id}, ${summary.last_push?.started_at}) stopped: ${stopped.code}: ` +
         `${oneLine(stopped.detail)}`,
     );
-  if (steps.length === 0) steps.push(finalStep(summary, t));
+  if (steps.length === 0) steps.push(finalStep(summary, t, words));
   return steps;
 }
 
+/** What the hints name where the tool knows it: the last push's export directory, the flag that reads this ledger. */
+export interface KnownValues {
+  /** The export directory the last push read, as recorded with it. */
+  exportDir?: string | undefined;
+  /** ` --state DIR` or ` --ledger URL` (shell words), or nothing for the default state directory. */
+  ledgerWords?: string;
+}
+
+/** The commands the hints print: `migrate push DIR --state X`, `migrate report --state X --out DIR`. */
+interface Commands {
+  push: string;
+  report: string;
+  /** The flag that reads this ledger, for `migrate status`. */
+  ledger: string;
+}
+
+function commandsOf(known: KnownValues): Commands {
+  const ledger = known.ledgerWords ?? '';
+  const dir = known.exportDir === undefined ? 'EXPORT_DIR' : shellWord(known.exportDir);
+  return { push: `migrate push ${dir}${ledger}`, report: `migrate report${ledger} --out DIR`, ledger };
+}
+
 /** With nothing left to do: all done, or no account on either side (never while the service lists accounts). */
-function finalStep(summary: StatusSummary, t: Tally): string {
+function finalStep(summary: StatusSummary, t: Tally, words: Commands): string {
   if (t.total > 0) return `all ${plural(t.total, 'account')} done: nothing left to do`;
   const listed = summary.counts.service?.all ?? 0;
   if (summary.counts.ledger === null && listed > 0)
@@ -90,11 +111,11 @@ function finalStep(summary: StatusSummary, t: Tally): string {
       `the service lists ${plural(listed, 'account')} of ${summary.import_supplier} and no ledger was read: ` +
       "give --state DIR (the directory of the migration's push runs) or --ledger URL"
     );
-  return 'no accounts yet: migrate push EXPORT_DIR';
+  return `no accounts yet: ${words.push}`;
 }
 
 /** Accounts (and records held) a person must act on: data fixes, a configuration put right, ERRORED accounts. */
-function fixSteps(summary: StatusSummary, t: Tally): string[] {
+function fixSteps(summary: StatusSummary, t: Tally, words: Commands): string[] {
   const plan = summary.push_plan;
   const behind = (reason: PlanReason): string => {
     const records = plan?.records[reason] ?? 0;
@@ -112,35 +133,35 @@ function fixSteps(summary: StatusSummary, t: Tally): string[] {
         : agree(t.held, 'record', 'need');
   if (invalid + t.held > 0)
     steps.push(
-      `${dataFixes} data fixes${invalid > 0 ? behind('invalid') : ''}: migrate report --out DIR (fix-data.csv), ` +
-        `fix the export, then migrate push EXPORT_DIR`,
+      `${dataFixes} data fixes${invalid > 0 ? behind('invalid') : ''}: ${words.report} (fix-data.csv), ` +
+        `fix the export, then ${words.push}`,
     );
   if (held > 0)
     steps.push(
       `${plural(held, 'account')} held back as invalid by an earlier version for the service's configuration ` +
-        `(${heldCodes.join(', ')}), not for their data: once the configuration is right, migrate push EXPORT_DIR ` +
+        `(${heldCodes.join(', ')}), not for their data: once the configuration is right, ${words.push} ` +
         `--retry-invalid ${heldCodes.join(',')}`,
     );
   if (t.errored > 0)
     steps.push(
       `${plural(t.errored, 'account')} ERRORED on the platform${behind('errored')}: check them (migrate status ` +
-        `${summary.import_supplier} --account NUMBER), then migrate push EXPORT_DIR --retry-errored`,
+        `${shellWord(summary.import_supplier)}${words.ledger} --account NUMBER), then ${words.push} --retry-errored`,
     );
   return steps;
 }
 
 /** Records a person must act on: of unknown outcome, refused by the service. */
-function recordSteps(t: Tally): string[] {
+function recordSteps(t: Tally, words: Commands): string[] {
   const steps: string[] = [];
   if (t.unknown > 0)
     steps.push(
       `${plural(t.unknown, 'record')} of unknown outcome: check them on the platform and add the missing ones ` +
-        `by hand (migrate report --out DIR: unknown-outcome.csv); a push never resends them`,
+        `by hand (${words.report}: unknown-outcome.csv); a push never resends them`,
     );
   if (t.failed > 0)
     steps.push(
-      `${plural(t.failed, 'record')} refused by the service: migrate report --out DIR (fix-data.csv), fix the ` +
-        `export, then migrate push EXPORT_DIR (a refused record is sent again once its data changes)`,
+      `${plural(t.failed, 'record')} refused by the service: ${words.report} (fix-data.csv), fix the ` +
+        `export, then ${words.push} (a refused record is sent again once its data changes)`,
     );
   return steps;
 }
@@ -149,7 +170,7 @@ function recordSteps(t: Tally): string[] {
  * Accounts and records the export changed after they were sent: the service has no update endpoint, so the platform
  * keeps what was sent and a push never sends them again; a person decides whether the change must land.
  */
-function changedStep(summary: StatusSummary): string | undefined {
+function changedStep(summary: StatusSummary, words: Commands): string | undefined {
   const changed = summary.changed_after_import;
   if (changed === null) return undefined;
   const records = sum(Object.values(changed.records));
@@ -162,7 +183,7 @@ function changedStep(summary: StatusSummary): string | undefined {
   return (
     `${what} changed in the export after ${one ? 'it was' : 'they were'} sent: the platform keeps what was sent and ` +
     `a push never sends ${one ? 'it' : 'them'} again; check ${one ? 'it' : 'each'}, and correct it on the platform ` +
-    'by hand where the change must land (migrate report --out DIR: changed_after_import in accounts.csv and ' +
+    `by hand where the change must land (${words.report}: changed_after_import in accounts.csv and ` +
     'records.csv)'
   );
 }
@@ -171,7 +192,7 @@ function changedStep(summary: StatusSummary): string | undefined {
  * What the next plain push does, in the plan's words (engine/plan.ts), or undefined when it has nothing to do. The plan
  * knows the ledger's accounts only: what the export holds that no push has read comes first, said as push says it.
  */
-function pushStep(plan: StatusSummary['push_plan'], neverRead: number): string | undefined {
+function pushStep(plan: StatusSummary['push_plan'], neverRead: number, words: Commands): string | undefined {
   if (plan === null) return undefined;
   const n = (...reasons: PlanReason[]): number => sum(reasons.map((reason) => plan.accounts[reason]));
   const unread = neverRead > 0 ? [`reads about ${neverRead.toLocaleString('en-GB')} accounts never read`] : [];
@@ -199,28 +220,27 @@ function pushStep(plan: StatusSummary['push_plan'], neverRead: number): string |
         : later > 0
           ? `, and sends ${plural(later, 'record')} ${imported}`
           : '';
-  return `not finished: the next migrate push EXPORT_DIR ${does.join(', ')}${send}`;
+  return `not finished: the next ${words.push} ${does.join(', ')}${send}`;
 }
 
 /** A detail on one line, bounded (docs/limits.md): a service's text may be megabytes long. */
 const oneLine = (text: string): string => limitDetail(text.replace(/\s+/g, ' ').trim());
 
 /**
- * 0 when every account of the ledger is done and the last push read the whole export (or, without a ledger, nothing
- * is pending or ERRORED); else 1.
+ * The exit code cron reads (README "Exit codes"): 0 when every account of the ledger is done and the last push read
+ * the whole export (or, without a ledger, nothing is pending or ERRORED); 5 when anything needs a person (what a push
+ * leaves for one, accounts ERRORED on the service, the ledger and the service disagreeing); else 1 while a later push
+ * progresses what is left (accounts not sent or waiting for processing, records waiting, accounts never read).
  */
-export function statusExit(summary: StatusSummary): StatusExit {
-  const t = tallyOf(summary);
-  const attention =
-    t.invalid +
-    t.errored +
-    t.unfinished +
-    t.held +
-    t.failed +
-    t.unknown +
-    t.waiting +
-    summary.counts.only_in_ledger +
-    (summary.export?.never_read ?? 0);
-  const pendingOnService = summary.counts.ledger === null ? (summary.counts.service?.pending ?? 0) : 0;
-  return attention + summary.counts.differs + pendingOnService === 0 ? 0 : 1;
+export function statusExit(summary: StatusSummary): ExitCodeValue {
+  const { counts } = summary;
+  const ledger = leftIn({ accounts: counts.ledger ?? {}, items: counts.items_outstanding ?? {} });
+  // ERRORED on the service where the ledger does not say so yet (or no ledger was read).
+  const erroredElsewhere = Math.max(0, counts.errored - (counts.ledger?.errored ?? 0));
+  // ERRORED processes stay on the service's pending list: counted above.
+  const pendingOnService = counts.ledger === null ? Math.max(0, (counts.service?.pending ?? 0) - counts.errored) : 0;
+  return exitCodeOfLeft({
+    forPerson: ledger.forPerson + erroredElsewhere + counts.only_in_ledger + counts.differs,
+    forLaterRun: ledger.forLaterRun + (summary.export?.never_read ?? 0) + pendingOnService,
+  });
 }

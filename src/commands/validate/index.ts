@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { fileGlobsOf } from '../../mapping/mapping-rules.js';
 import { RequestRejectedError } from '../../api/index.js';
 import type { MigrateConfig } from '../../config/index.js';
-import { ExitCode, InterruptedError, visibleJson, visibleText } from '../../errors.js';
+import { exitCodeOfLeft, InterruptedError, visibleJson, visibleText } from '../../errors.js';
 import { stopSignal, untilStopped, type StopRules } from '../../stop-signals.js';
 import { Code } from '../../schema/index.js';
 import { locateIssue, openExport, type ExportReader } from '../../intake/index.js';
@@ -34,7 +34,7 @@ export function registerValidateCommand(program: Command, setExitCode: (code: nu
     .command('validate')
     .description(
       'Read, map and validate an export directory; report every problem with file, line, column and account. Exit ' +
-        '0 all valid, 1 some invalid, 2 unreadable input or bad configuration.',
+        '0 all valid, 5 some invalid (a person fixes the data), 2 unreadable input or bad configuration.',
     )
     .argument('<dir>', 'the export directory (accounts.csv, customers.csv, ...)');
   registerValidateFlags(command).action(async (dir: string, flags: ValidateFlags) => {
@@ -123,7 +123,8 @@ export async function validateCommand(dir: string, flags: ValidateFlags): Promis
     output.dispose();
     validation.close();
   }
-  return validation.ok ? ExitCode.ok : ExitCode.someFailed;
+  // Invalid data waits for a person whatever runs again (README "Exit codes"): exit 5, as a push leaving it does.
+  return exitCodeOfLeft({ forPerson: validation.ok ? 0 : 1, forLaterRun: 0 });
 }
 
 /** The service's validate endpoint (spec "Validate account") for --remote; its attrs located like local errors. */

@@ -76,7 +76,7 @@ describe('push --metrics-file against a sandbox with faults', () => {
   });
 
   it('is a Prometheus text file whose counts are the ledgers and whose requests are the sandbox log', () => {
-    expect(exitCode, stderr).toBe(1);
+    expect(exitCode, stderr).toBe(5);
     const file = join(dir, 'textfile', 'migrate.prom');
     const all = samples(readFileSync(file, 'utf8'));
     const source = openLedgerSource(join(dir, 'state'));

@@ -81,7 +81,7 @@ describe('the log of a real push', () => {
     const refused = all.find((line) => line['event'] === 'items' && line['outcome'] === 'failed');
     expect(refused).toMatchObject({ account: 'OPS-0005', step: 'payment_instruction', failed: 1 });
     expect(all[0]).toMatchObject({ event: 'log_opened' });
-    expect(all.at(-1)).toMatchObject({ event: 'log_closed', outcome: 'finished', exit_code: 1 });
+    expect(all.at(-1)).toMatchObject({ event: 'log_closed', outcome: 'finished', exit_code: 5 });
   });
 
   it('has one line per account found invalid while staging, with its first problem', () => {

@@ -147,9 +147,9 @@ describe('status text', () => {
     );
   });
 
-  it('exit 1 and the next steps, most urgent first', () => {
+  it('exit 5 and the next steps, most urgent first', () => {
     const summary = needsAttention();
-    expect(statusExit(summary)).toBe(1);
+    expect(statusExit(summary)).toBe(5);
     expect(summary.next_steps.map((step) => step.split(':')[0])).toEqual([
       '3 accounts and 1 record need data fixes',
       '2 accounts ERRORED on the platform (1 record waits for them)',
@@ -165,7 +165,7 @@ describe('status text', () => {
     expect(nextSteps(errored)[0]).toBe(
       '1 account ERRORED on the platform: check them (migrate status ACME --account NUMBER), then migrate push EXPORT_DIR --retry-errored',
     );
-    expect(statusExit(errored)).toBe(1);
+    expect(statusExit(errored)).toBe(5);
   });
 
   it('an account unknown under this supplier names the supplier the ledger has it under', () => {

@@ -147,7 +147,8 @@ describe('status advice, per account state', () => {
   ])('%s', async (_name, row, advice) => {
     const { steps, exit, text } = await adviceOn([row]);
     expect(steps).toEqual([advice]);
-    expect(exit).toBe(row.state === 'done' ? 0 : 1);
+    // 5 where a person must act (README "Exit codes"), 1 where the next push goes on by itself.
+    expect(exit).toBe(row.state === 'done' ? 0 : row.state === 'invalid' || row.state === 'errored' ? 5 : 1);
     // The next step is read first: `next:` above any `then:`.
     expect(text.trimEnd().split('\n').at(-1)).toBe(`next: ${advice}`);
   });
@@ -163,6 +164,16 @@ describe('status advice, per account state', () => {
       expect.stringMatching(/^1 account ERRORED on the platform \(1 record waits for them\)/),
       `${PUSH} finishes 1 imported account, and sends 1 record`,
     ]);
+  });
+});
+
+describe('status exit code: 5 where something waits and something needs a person, 1 where a later push will do', () => {
+  it.each<[string, Row[], number]>([
+    ['waiting and not sent yet', [{ state: 'scheduled' }, { state: 'staged' }], 1],
+    ['waiting and ERRORED', [{ state: 'scheduled' }, { state: 'errored' }], 5],
+    ['not sent yet and a refused record', [{ state: 'staged' }, { state: 'done', items: [['note', 'failed']] }], 5],
+  ])('%s -> %i', async (_name, rows, code) => {
+    expect((await adviceOn(rows)).exit).toBe(code);
   });
 });
 
@@ -190,7 +201,7 @@ describe('status advice, per record state', () => {
       },
     ]);
     expect(steps).toEqual([advice]);
-    expect(exit).toBe(1);
+    expect(exit).toBe(5);
   });
 });
 
