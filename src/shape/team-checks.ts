@@ -160,11 +160,15 @@ export async function openTeamChecks(
       return (read.getRowsJS() as Cells[]).map(checkRow);
     },
     keyed: async function* (own) {
-      const result = await own.stream(
-        `SELECT ${COLUMNS} FROM ${TABLE} WHERE key IS NOT NULL ORDER BY key, file, line, code`,
-      );
-      for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk())
-        yield (chunk.getRows() as unknown as Cells[]).map(checkRow);
+      const query = `SELECT ${COLUMNS} FROM ${TABLE} WHERE key IS NOT NULL ORDER BY key, file, line, code`;
+      try {
+        const result = await own.stream(query);
+        for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk())
+          yield (chunk.getRows() as unknown as Cells[]).map(checkRow);
+      } catch (error) {
+        // Sorting the rows by account spills as a view's sort does; running short there names the settings too.
+        throw made.shortage(`${shapeName} (the check views' rows)`, error) ?? error;
+      }
     },
   };
 }
