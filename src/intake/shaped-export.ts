@@ -76,12 +76,17 @@ function readShaped(
   options: ShapedOpenOptions,
 ): ShapedReader {
   const files = shaped.views.map((view) => viewFile(rules, view));
+  const keyColumns = shaped.views.map((view) => viewKeyColumn(rules, view, config));
   const plans = shaped.views.map((view) => viewPlan(rules, view, config, shaped.sources));
   const issues = files.map(() => new IssueSpool(options.scratchDir, { byLine: true }));
   // The team's check rows that fit no account of the export: problems of the export at their lines.
   const unfitChecks = new IssueSpool(options.scratchDir, { byLine: true });
   const opened = shaped.views.map((view, index) =>
-    viewRecords(shaped, view, plans[index] as FilePlan, files[index] as ExportFile, issues[index] as IssueSink),
+    viewRecords(shaped, view, keyColumns[index] as string, {
+      plan: plans[index] as FilePlan,
+      file: files[index] as ExportFile,
+      issues: issues[index] as IssueSink,
+    }),
   );
   if (options.allowNoAccounts !== true && opened[0]) opened[0] = refuseNoRows(opened[0], rules);
   const summary = shapedSummary(files, config, shaped.unclaimed);
@@ -89,10 +94,8 @@ function readShaped(
   const setup = { plans, fileNames: files.map((file) => file.file), context };
   const counts: StreamCounts = { records: files.map(() => 0), accounts: 0, orphanAccounts: 0 };
   let started = false;
-  const keyColumnOf = (kind: string): string => {
-    const index = shaped.views.findIndex((view) => view.kind === kind);
-    return shaped.views[index]?.columns[plans[index]?.keyIndex ?? 0] ?? 'external_account_number';
-  };
+  const keyColumnOf = (kind: string): string =>
+    keyColumns[shaped.views.findIndex((view) => view.kind === kind)] ?? 'external_account_number';
   return {
     proof: undefined,
     shownRows: (keys) => shapedRowsOf(shaped, keyColumnOf, keys),
@@ -189,7 +192,6 @@ function viewPlan(
   config: ExportMapping,
   sources: ShapedExport['sources'],
 ): FilePlan {
-  viewKeyColumn(rules, view, config);
   const plan = planFile(view.kind, viewFile(rules, view).file, viewHeader(view), config);
   if (plan.unknownColumns.length > 0)
     throw new InputError(
@@ -218,15 +220,14 @@ export function viewHeader(view: ShapedView): string[] {
   return [...view.columns, '_file', '_line', ...(view.hasRows ? [ROWS_COLUMN] : [])];
 }
 
+/** A view's rows as the join's records, keyed by its key column (viewKeyColumn). */
 function viewRecords(
   shaped: ShapedExport,
   view: ShapedView,
-  plan: FilePlan,
-  file: ExportFile,
-  issues: IssueSink,
+  keyColumn: string,
+  { plan, file, issues }: { plan: FilePlan; file: ExportFile; issues: IssueSink },
 ): OpenedFile {
-  const keyIndex = plan.keyIndex ?? 0;
-  const keyColumn = view.columns[keyIndex] ?? 'external_account_number';
+  const keyIndex = view.columns.indexOf(keyColumn);
   const legacyKey = view.passThrough.columns[keyColumn];
   const rows = shaped.rows(view, keyColumn);
   const records = (async function* (): AsyncGenerator<KeyedRecord[], void, undefined> {

@@ -125,7 +125,7 @@ function shapeRulesOf(file: MappingFileInput, configFile: string | undefined): S
     format: source.format,
     encoding: source.encoding ?? file.encoding ?? 'utf8',
     delimiter: source.delimiter ?? file.delimiter ?? ',',
-    header: source.format === 'fixed' ? false : (source.header ?? true),
+    header: source.header ?? source.format !== 'fixed',
     quote: source.quote ?? '"',
     columns: source.format === 'fixed' ? undefined : source.columns?.filter((column) => typeof column === 'string'),
     layout: source.format === 'fixed' ? source.columns?.filter((column) => typeof column !== 'string') : undefined,

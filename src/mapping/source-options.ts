@@ -59,12 +59,9 @@ export function sourceProblems(at: string, source: SourceInput, topDelimiter: st
 /** A fixed-width source: a layout of placed columns that do not overlap, and no delimited file's options. */
 function fixedProblems(at: string, source: SourceInput): Problem[] {
   const problems: Problem[] = [];
-  for (const key of CSV_ONLY)
-    if (source[key] !== undefined && !(key === 'header' && source.header === false))
-      problems.push({
-        key: `${at}.${key}`,
-        message: 'a fixed-width file has no ' + (key === 'header' ? 'header row' : key),
-      });
+  // A header is a first line of column titles, skipped ("header": true); a quote or delimiter has no meaning here.
+  for (const key of ['quote', 'delimiter'] as const)
+    if (source[key] !== undefined) problems.push({ key: `${at}.${key}`, message: `a fixed-width file has no ${key}` });
   if (source.columns === undefined)
     return [
       ...problems,

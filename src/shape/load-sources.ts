@@ -196,6 +196,7 @@ async function writeFixed(canonical: CanonicalFile, source: ShapeSource, file: S
     encoding: source.encoding,
     columns: source.layout ?? [],
     setting: `sources.${source.table}.columns`,
+    header: source.header,
   };
   for await (const rows of readFixedWidth(file.absolutePath, options)) {
     for (const row of rows) canonical.write(row.line, row.cells);

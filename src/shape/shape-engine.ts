@@ -74,6 +74,14 @@ export interface SourceRow {
 /** What the engine's allocator may keep of memory freed, past its memory limit. */
 const ALLOCATOR_FLUSH_THRESHOLD = '8MB';
 
+/**
+ * Past what size an allocation of the engine first hands the memory freed back to the system (malloc_trim, at most ten
+ * times a second): at every one. The C library keeps the pages a finished sort freed, and the engine hands them back
+ * only from a background thread, which one thread does not have: each view's sort took new pages beside the last
+ * one's, and a push of 1,000,000 accounts peaked at twice the engine's memory limit.
+ */
+const ALLOCATOR_RELEASE_THRESHOLD = '0B';
+
 /** Statements that close the engine to the outside once the sources are in (the order DuckDB accepts them in). */
 const LOCK = [
   'SET enable_external_access = false',
@@ -109,6 +117,7 @@ export async function openShape(settings: ShapeSettings): Promise<ShapedExport> 
       memory_limit: `${settings.limits.memory.bytes}B`,
       temp_directory: temp,
       allocator_flush_threshold: ALLOCATOR_FLUSH_THRESHOLD,
+      allocator_bulk_deallocation_flush_threshold: ALLOCATOR_RELEASE_THRESHOLD,
       threads: '1',
     });
     const connection = await instance.connect();
@@ -136,7 +145,12 @@ export async function openShape(settings: ShapeSettings): Promise<ShapedExport> 
     const lines = viewLines(text);
     const made = await madeViews(connection);
     const views = await shapedViews(connection, settings.shapeName, sources, made);
-    const checks = await openTeamChecks(connection, settings.shapeName, { views: [...made.keys()], lines, sources });
+    const checks = await openTeamChecks(connection, settings.shapeName, {
+      views: [...made.keys()],
+      lines,
+      sources,
+      shortage,
+    });
     const shaping = { temp, checks, lines, shapeName: settings.shapeName, shortage, closeAll };
     const opened = shapedExport(instance, open, { views, sources, ...shaping });
     return { ...opened, unclaimed, sourceUse: (dropped) => sourceUse(connection, sources, views, dropped, controls) };

@@ -1,8 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { InputError } from '../errors.js';
-import type { LoadedSource } from './load-sources.js';
 import { clientText, quoteIdentifier } from './sql-text.js';
-import { viewPlaceName, viewReadError, type ViewPlace } from './view-error.js';
+import { viewPlaceName, viewReadError, type ViewLookUp, type ViewPlace } from './view-error.js';
 import { keyText } from './view-rows.js';
 
 // The team's own checks (docs/from-a-legacy-system.md "The team's own checks"): every view of the shape file named
@@ -78,8 +77,11 @@ async function checkViews(
   return found;
 }
 
-/** One check's rows into the checks' table; a check that cannot be computed is named at its view. */
-async function collect(connection: DuckDBConnection, check: CheckView, sources: readonly LoadedSource[]) {
+/**
+ * One check's rows into the checks' table; a check that cannot be computed is named at its view, as a record kind's
+ * view is (out of memory or disk with the setting to raise).
+ */
+async function collect(connection: DuckDBConnection, check: CheckView, lookUp: Omit<ViewLookUp, 'connection'>) {
   const key = check.columns.has('external_account_number')
     ? `nullif(${keyText('external_account_number')}, '')`
     : 'NULL';
@@ -90,7 +92,7 @@ async function collect(connection: DuckDBConnection, check: CheckView, sources: 
         `${clientText('CAST(message AS VARCHAR)')}, ${severity} FROM ${quoteIdentifier(check.code)}`,
     );
   } catch (error) {
-    throw await viewReadError(check.place, error, { connection, sources });
+    throw await viewReadError(check.place, error, { ...lookUp, connection });
   }
   const read = await connection.runAndReadAll(
     `SELECT file, line FROM ${TABLE} WHERE code = '${check.code}' AND (file IS NULL OR line IS NULL OR line < 1) ` +
@@ -141,14 +143,14 @@ const COLUMNS = 'code, key, file, line, message, severity';
 export async function openTeamChecks(
   connection: DuckDBConnection,
   shapeName: string,
-  made: { views: readonly string[]; lines: ReadonlyMap<string, number>; sources: readonly LoadedSource[] },
+  made: { views: readonly string[]; lines: ReadonlyMap<string, number> } & Omit<ViewLookUp, 'connection'>,
 ): Promise<TeamChecks | undefined> {
   const checks = await checkViews(connection, shapeName, made.views, made.lines);
   if (checks.length === 0) return undefined;
   await connection.run(
     `CREATE TABLE ${TABLE} (code VARCHAR, key VARCHAR, file VARCHAR, line BIGINT, message VARCHAR, severity VARCHAR)`,
   );
-  for (const check of checks) await collect(connection, check, made.sources);
+  for (const check of checks) await collect(connection, check, made);
   return {
     codes: checks.map((check) => check.code),
     keyless: async () => {
@@ -158,11 +160,15 @@ export async function openTeamChecks(
       return (read.getRowsJS() as Cells[]).map(checkRow);
     },
     keyed: async function* (own) {
-      const result = await own.stream(
-        `SELECT ${COLUMNS} FROM ${TABLE} WHERE key IS NOT NULL ORDER BY key, file, line, code`,
-      );
-      for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk())
-        yield (chunk.getRows() as unknown as Cells[]).map(checkRow);
+      const query = `SELECT ${COLUMNS} FROM ${TABLE} WHERE key IS NOT NULL ORDER BY key, file, line, code`;
+      try {
+        const result = await own.stream(query);
+        for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk())
+          yield (chunk.getRows() as unknown as Cells[]).map(checkRow);
+      } catch (error) {
+        // Sorting the rows by account spills as a view's sort does; running short there names the settings too.
+        throw made.shortage(`${shapeName} (the check views' rows)`, error) ?? error;
+      }
     },
   };
 }

@@ -1,11 +1,14 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { InputError } from '../errors.js';
+import type { ShortageOf } from './engine-limits.js';
 import type { LoadedSource } from './load-sources.js';
 import { quoteIdentifier, quoteLiteral } from './sql-text.js';
 
-// An error met while a view's rows are computed (a CAST of a value that does not convert, a strptime of a date that
-// does not parse, ...) named where the team can act on it: the view's CREATE VIEW line in the shape file and, where
-// the engine's message says which value (and from which column), the legacy rows holding that value.
+// An error met while a view's rows are computed (a record kind's view or a team's check view), named where the team
+// can act on it: running short of the engine's memory or temporary disk with the setting to raise (engine-limits.ts);
+// anything else (a CAST of a value that does not convert, a strptime of a date that does not parse, ...) at the view's
+// CREATE VIEW line in the shape file and, where the engine's message says which value (and from which column), at the
+// legacy rows holding that value.
 
 /** Where a view is made: the shape file as messages name it, the view, and the line of its CREATE VIEW. */
 export interface ViewPlace {
@@ -74,31 +77,35 @@ async function valueRows(
   return ` The value ${JSON.stringify(found.value)} is in ${rows.join(', ')}${more}.`;
 }
 
+/** What naming a view's failure needs: the engine's shortages, and where a failing value is looked up. */
+export interface ViewLookUp {
+  /** Running short of the engine's memory or disk, told with the setting to raise (engine-limits.ts). */
+  shortage: ShortageOf;
+  connection?: DuckDBConnection;
+  sources: readonly LoadedSource[];
+}
+
 /**
- * The error of a view that cannot be read: it stops the read, named at the view's line in the shape file and at the
- * legacy rows of the value; try_cast keeps such a value for validation to report at its line instead.
+ * The error of a view that cannot be read: it stops the read, named at the view's line in the shape file. A shortage
+ * of memory or disk names the setting to raise; any other failure the legacy rows of the value, with try_cast to keep
+ * such a value for validation to report at its line instead.
  */
-export async function viewReadError(
-  place: ViewPlace,
-  error: unknown,
-  lookUp: { connection?: DuckDBConnection; sources: readonly LoadedSource[] },
-): Promise<InputError> {
+export async function viewReadError(place: ViewPlace, error: unknown, lookUp: ViewLookUp): Promise<InputError> {
+  const short = lookUp.shortage(viewPlaceName(place), error);
+  if (short !== undefined) return short;
   const full = error instanceof Error ? error.message : String(error);
   const message = full
     .replace(/\n+LINE \d+:[\s\S]*$/, '')
     .replace(/\s*\n\s*/g, ' ')
     .replace(/\s*Possible solutions:.*$/, '')
     .trim();
-  const advice = message.startsWith('Out of Memory')
-    ? "The views are sorted within the shape engine's memory limit, spilling to TMPDIR: check the free space there, " +
-      'or simplify the views that join or aggregate the most rows.'
-    : 'Mend the legacy value, or let the SQL keep it (try_cast gives NULL where CAST fails; passing the text on lets ' +
-      'validation name the bad value at its legacy line).';
   const rows = await valueRows(lookUp.connection, lookUp.sources, full);
   return new InputError(
     viewPlaceName(place),
     undefined,
-    `the view cannot be read: ${message.replace(/\.$/, '')}.${rows} ${advice}`,
+    `the view cannot be read: ${message.replace(/\.$/, '')}.${rows} Mend the legacy value, or let the SQL keep it ` +
+      '(try_cast gives NULL where CAST fails; passing the text on lets validation name the bad value at its legacy ' +
+      'line).',
     'shape_view_error',
     error,
   );

@@ -1,10 +1,8 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { InputError } from '../errors.js';
-import type { ShortageOf } from './engine-limits.js';
 import type { ShapedRow, ShapedView } from './shaped-view.js';
-import type { LoadedSource } from './load-sources.js';
 import { clientText, quoteIdentifier, quoteLiteral } from './sql-text.js';
-import { viewPlaceName, viewReadError, type ViewPlace } from './view-error.js';
+import { viewPlaceName, viewReadError, type ViewLookUp, type ViewPlace } from './view-error.js';
 import { legacyRowsOfText, ROWS_COLUMN, type LegacyRow } from './legacy-rows.js';
 
 // A view's rows in the order the intake's join reads records in: by external account number as the tool compares
@@ -35,12 +33,9 @@ function orderedQuery(view: ShapedView, keyColumn: string, keys?: readonly strin
   );
 }
 
-/** Where the view is made, and the sources its failing values are looked up in. */
-export interface ViewReading {
+/** Where the view is made, the engine's shortages and the sources its failing values are looked up in. */
+export interface ViewReading extends Omit<ViewLookUp, 'connection'> {
   place: ViewPlace;
-  sources: readonly LoadedSource[];
-  /** Running short of the engine's memory or disk, told with the setting to raise (engine-limits.ts). */
-  shortage: ShortageOf;
 }
 
 /** The table a view's whole read sorts it into, left behind for the control totals (source-use.ts). */
@@ -57,10 +52,7 @@ export async function* viewRows(
     try {
       return await step();
     } catch (error) {
-      throw (
-        reading.shortage(viewPlaceName(reading.place), error) ??
-        (await viewReadError(reading.place, error, { connection, sources: reading.sources }))
-      );
+      throw await viewReadError(reading.place, error, { ...reading, connection });
     }
   };
   // The whole view is sorted into a table of the engine's database file first, one view at a time (a sort spills to

@@ -7,7 +7,9 @@ import { MAX_RECORD_BYTES, MAX_RECORD_TEXT } from './limits.js';
 // characters from its start (1-based) for its width, in characters of the file's encoding (one byte each in
 // windows-1252, one character however many bytes in UTF-8), exactly as they stand: no trimming, and a delimiter or a
 // quote is a character like any other. A line may end before a column starts (those trailing columns are NULL), never
-// inside one. Text past the last column, and between columns, is not read. No header; an empty line is skipped.
+// inside one. Text past the last column, and between columns, is not read. An empty line is skipped; with a header,
+// each file's first line (the columns' titles, placed however the system wrote them) is not read, and the records
+// keep their line numbers (the first is line 2).
 
 /** One column of a fixed-width layout: its name, first character (1-based) and width in characters. */
 export interface FixedColumn {
@@ -26,6 +28,8 @@ export interface FixedWidthOptions extends DecodeOptions {
   columns: readonly FixedColumn[];
   /** The setting that declares the layout, as messages name it (`sources.mandates.columns`). */
   setting: string;
+  /** The first line names the columns: it is no record. */
+  header?: boolean;
 }
 
 const LF = 0x0a;
@@ -49,7 +53,7 @@ export async function* readFixedWidth(absolutePath: string, options: FixedWidthO
     const rows: FixedRow[] = [];
     let at = 0;
     for (let newline = bytes.indexOf(LF); newline !== -1; newline = bytes.indexOf(LF, at)) {
-      const row = rowOf(bytes, at, newline, line, options);
+      const row = isHeader(line, options) ? undefined : rowOf(bytes, at, newline, line, options);
       if (row) rows.push(row);
       line += 1;
       at = newline + 1;
@@ -64,9 +68,11 @@ export async function* readFixedWidth(absolutePath: string, options: FixedWidthO
       );
     if (rows.length > 0) yield rows;
   }
-  const last = held.length === 0 ? undefined : rowOf(held, 0, held.length, line, options);
+  const last = held.length === 0 || isHeader(line, options) ? undefined : rowOf(held, 0, held.length, line, options);
   if (last) yield [last];
 }
+
+const isHeader = (line: number, options: FixedWidthOptions): boolean => line === 1 && options.header === true;
 
 /** The line from `start` to `end` (its line feed, or the end of the file); undefined for an empty line. */
 function rowOf(
@@ -93,7 +99,10 @@ function rowOf(
       `the line is ${length} characters long and ends inside ${column.name} (characters ${column.start} to ${to}); ` +
         `a line holds each column of the layout (${options.setting} in the mapping file) in full, or ends before a ` +
         'column starts (the columns that start past its end are then NULL). Check that the line is whole and that ' +
-        "the source's encoding and layout are the file's.",
+        "the source's encoding and layout are the file's." +
+        (line === 1 && options.header !== true
+          ? ` A first line that names the columns is skipped with "header": true beside ${options.setting}.`
+          : ''),
       'input_fixed_width_short',
     );
   });

@@ -378,6 +378,49 @@ describe('a bad line of an SAP file is named at its file and line (exit 2)', () 
   });
 });
 
+describe('a fixed-width file whose first line names the columns', () => {
+  // SAP's titles, as a download writes them above the data: shorter than the layout, ending inside HOLDER.
+  const TITLES = 'VKONT       BLZ   KONTO   KONTOINHABER';
+  const titled = (name: string, header?: boolean): string => {
+    const at = writeSapExport(join(root, name), { mandates: [TITLES, ...MANDATE_LINES] });
+    const mandates = { ...SAP_CONFIG.sources.sap_mandates, ...(header === undefined ? {} : { header }) };
+    const config = { ...SAP_CONFIG, sources: { ...SAP_CONFIG.sources, sap_mandates: mandates } };
+    writeFileSync(join(at, 'migrate.config.json'), JSON.stringify(config));
+    return at;
+  };
+
+  it('is skipped with "header": true, every record at its own line', async () => {
+    const out = join(root, 'titled-out');
+    const run = await runMigrate(['shape', titled('titled', true), '--out', out]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(readFileSync(join(out, 'payment_instructions.csv'), 'utf8')).toBe(
+      'VKONT,reference,_file,_line\n' +
+        `000010000001,SAPDD-0000001,${SAP_FILES.mandates},2\n` +
+        `000010000002,SAPDD-0000002,${SAP_FILES.mandates},3\n` +
+        `000010000003,SAPDD-0000004,${SAP_FILES.mandates},5\n`,
+    );
+    const shown = await runMigrate(['validate', titled('titled-show', true), '--show', '000010000001']);
+    expect(shown.code, shown.stderr).toBe(0);
+    // The same values as without the titles, the mandate one line further down.
+    const mandateAt = (at: string): string => at.replace(`${SAP_FILES.mandates}:1 `, `${SAP_FILES.mandates}:2 `);
+    const rows = (LEGACY['000010000001'] ?? []).map(([at, row]): [string, Row] => [mandateAt(at), row]);
+    expect(rows.map(([at]) => at)).toContain(`${SAP_FILES.mandates}:2 (sap_mandates)`);
+    expect(shown.stdout).toContain(`  rows read:\n${rowsRead(rows)}  records`);
+  });
+
+  it('without it, stops at line 1 naming the setting (exit 2)', async () => {
+    const run = await runMigrate(['validate', titled('untitled')]);
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr.trim()).toBe(
+      `migrate: ${SAP_FILES.mandates}:1: the line is 38 characters long and ends inside HOLDER (characters 27 to ` +
+        '56); a line holds each column of the layout (sources.sap_mandates.columns in the mapping file) in full, or ' +
+        'ends before a column starts (the columns that start past its end are then NULL). Check that the line is ' +
+        "whole and that the source's encoding and layout are the file's. A first line that names the columns is " +
+        'skipped with "header": true beside sources.sap_mandates.columns.',
+    );
+  });
+});
+
 // The layout's sum: the file's lines are as long as the layout says, in characters (é and £ one each).
 it('writes mandate lines of the layout, in characters', () => {
   const bytes = readFileSync(join(dir, SAP_FILES.mandates));

@@ -44,6 +44,14 @@ SELECT ACCOUNT_NO AS external_account_number, min(NAME) AS billing_name,
   min(_file) AS _file, min(_line) AS _line
 FROM numbered GROUP BY ACCOUNT_NO;
 `,
+  // A team's check over the supply points grouped with list(), beside an accounts view that fits.
+  checkList: `CREATE VIEW accounts AS
+SELECT ACCOUNT_NO AS external_account_number, NAME AS billing_name, _file, _line FROM accounts_file WHERE FUEL = 'ELEC';
+CREATE VIEW check_meters AS
+SELECT ACCOUNT_NO AS external_account_number, min(_file) AS _file, min(_line) AS _line,
+  'meters ' || to_json(list(${POINT}))::VARCHAR AS message
+FROM accounts_file GROUP BY ACCOUNT_NO HAVING count(*) > 2;
+`,
   // A join that lost its condition: 1.6 billion rows.
   crossJoin: `CREATE VIEW accounts AS
 SELECT a.ACCOUNT_NO AS external_account_number, b.NAME AS billing_name, a._file, a._line
@@ -86,6 +94,20 @@ describe('the shape engine past its limits', () => {
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toContain(
       'migrate: shape.sql:1 (view accounts): the shape engine ran out of memory: it may use 32MB ' +
+        '(--shape-memory 32MB). Either give more with --shape-memory 64MB (or shape_memory in the run ' +
+        'configuration, or MIGRATE_SHAPE_MEMORY), or write the SQL in the forms that spill to disk instead of holding ' +
+        'the whole table in memory: docs/from-a-legacy-system.md "SQL that scales".',
+    );
+    expect(run.stderr).not.toMatch(/src\/|memory_limit|PRAGMA|\n\s+at /);
+    expect(readdirSync(temp)).toEqual([]);
+  });
+
+  it("a team's check view that cannot fit stops the same way, named at its view", async () => {
+    const { dir, temp } = exportWith('checkList');
+    const run = await runMigrate(['validate', dir, '--shape-memory', '32MB'], { TMPDIR: temp });
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toContain(
+      'migrate: shape.sql:3 (view check_meters): the shape engine ran out of memory: it may use 32MB ' +
         '(--shape-memory 32MB). Either give more with --shape-memory 64MB (or shape_memory in the run ' +
         'configuration, or MIGRATE_SHAPE_MEMORY), or write the SQL in the forms that spill to disk instead of holding ' +
         'the whole table in memory: docs/from-a-legacy-system.md "SQL that scales".',

@@ -6,7 +6,8 @@ import { InputError } from '../../src/errors.js';
 import { readFixedWidth, type FixedRow } from '../../src/sources/index.js';
 
 // Fixed-width lines (docs/export-format.md "Sources"): columns in characters of the encoding, values untrimmed, the
-// columns past a line's end NULL, a line ending inside a column refused at its line; lines counted as in every file.
+// columns past a line's end NULL, a line ending inside a column refused at its line; lines counted as in every file,
+// a header line among them ("header": true skips it).
 
 const root = mkdtempSync(join(tmpdir(), 'fixed-width-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -17,17 +18,17 @@ const COLUMNS = [
   { name: 'TAIL', start: 9, width: 2 },
 ];
 
-async function read(bytes: Buffer | string, encoding = 'utf8'): Promise<FixedRow[]> {
+async function read(bytes: Buffer | string, encoding = 'utf8', header = false): Promise<FixedRow[]> {
   const path = join(root, `f${Math.random().toString(36).slice(2)}.dat`);
   writeFileSync(path, bytes);
   const rows: FixedRow[] = [];
-  for await (const batch of readFixedWidth(path, { file: 'f.dat', encoding, columns: COLUMNS, setting: 's.columns' }))
-    rows.push(...batch);
+  const options = { file: 'f.dat', encoding, columns: COLUMNS, setting: 's.columns', header };
+  for await (const batch of readFixedWidth(path, options)) rows.push(...batch);
   return rows;
 }
 
-async function refusal(bytes: string): Promise<InputError> {
-  const error = await read(bytes).then(
+async function refusal(bytes: string, header = false): Promise<InputError> {
+  const error = await read(bytes, 'utf8', header).then(
     () => undefined,
     (caught: unknown) => caught,
   );
@@ -74,6 +75,27 @@ describe('fixed-width lines', () => {
         "file's.",
     );
     expect((await refusal('001 Zoë T')).line).toBe(1);
+  });
+
+  it('skips a first line that names the columns with a header, counting it', async () => {
+    const text = '\ufeffID  Name\r\n001 Zoë TT\r\n\r\n002 Zo\r\n';
+    expect(await read(text.replace('002 Zo', '002'), 'utf8', true)).toEqual([
+      { line: 2, cells: ['001', 'Zoë ', 'TT'] },
+      { line: 4, cells: ['002', undefined, undefined] },
+    ]);
+    expect(await read('ID  NAME', 'utf8', true)).toEqual([]);
+    expect((await refusal(text, true)).line).toBe(4);
+  });
+
+  it('names the header setting where the first line ends inside a column, without a header', async () => {
+    const error = await refusal('ID  Nam\n001 Zoë TT\n');
+    expect([error.line, error.code]).toEqual([1, 'input_fixed_width_short']);
+    expect(error.message).toContain(
+      'f.dat:1: the line is 7 characters long and ends inside NAME (characters 5 to 8); ',
+    );
+    expect(error.message).toMatch(
+      / A first line that names the columns is skipped with "header": true beside s\.columns\.$/,
+    );
   });
 
   it('refuses a line longer than a record may be, at its line', async () => {
