@@ -14,22 +14,52 @@ export const CONTROL_STAGES = ['shaped', 'valid', 'sent', 'accepted'] as const;
 export type ControlStage = (typeof CONTROL_STAGES)[number];
 
 /**
- * The sums a kind carries, in the platform's units and sign: an account's `transfer_balance` and the sum of its
- * ledgers' `ledger_balance`; a transaction's `amount` as given (positive) and `net_amount`, signed as the balance
- * moves (payments and credits raise it, charges and repayments lower it); a statement's `gross_amount` in major units
- * (the payload carries minor units).
+ * The transactions an account's payload carries inside its ledgers (spec "Account payload", ledger object): counted
+ * as kinds of their own beside the accounts, so that the history the ledgers carry is reconciled as the transactions
+ * sent through the endpoint are.
  */
-export const MONEY_FIELDS = ['transfer_balance', 'ledger_balance', 'amount', 'net_amount', 'gross_amount'] as const;
+export const LEDGER_TRANSACTION_KINDS = [
+  'historical_statement_transactions',
+  'current_statement_transactions',
+] as const;
+type LedgerTransactionKind = (typeof LEDGER_TRANSACTION_KINDS)[number];
+
+/** What the control totals count: the record kinds, and the transactions inside the accounts' ledgers after them. */
+export type ControlKind = FileKind | LedgerTransactionKind;
+export const CONTROL_KINDS: readonly ControlKind[] = [
+  'accounts',
+  ...LEDGER_TRANSACTION_KINDS,
+  ...FILE_KINDS.filter((kind) => kind !== 'accounts'),
+];
+
+/**
+ * The sums a kind carries, in the platform's units and sign: an account's `transfer_balance` and the sums of its
+ * ledgers' `ledger_balance` and `last_statement_balance`; a transaction's (sent through the endpoint, or inside a
+ * ledger) `amount` as given (positive) and `net_amount`, signed as the balance moves (payments and credits raise it,
+ * charges and repayments lower it); a statement's `gross_amount` in major units (the payload carries minor units).
+ */
+export const MONEY_FIELDS = [
+  'transfer_balance',
+  'ledger_balance',
+  'last_statement_balance',
+  'amount',
+  'net_amount',
+  'gross_amount',
+] as const;
 export type MoneyField = (typeof MONEY_FIELDS)[number];
 
-const MONEY_OF_KIND: Partial<Record<FileKind, readonly MoneyField[]>> = {
-  accounts: ['transfer_balance', 'ledger_balance'],
-  transactions: ['amount', 'net_amount'],
+const TRANSACTION_MONEY: readonly MoneyField[] = ['amount', 'net_amount'];
+
+const MONEY_OF_KIND: Partial<Record<ControlKind, readonly MoneyField[]>> = {
+  accounts: ['transfer_balance', 'ledger_balance', 'last_statement_balance'],
+  historical_statement_transactions: TRANSACTION_MONEY,
+  current_statement_transactions: TRANSACTION_MONEY,
+  transactions: TRANSACTION_MONEY,
   statements: ['gross_amount'],
 };
 
 /** The sums a kind carries (empty for customers, notes, ...). */
-export const moneyFieldsOf = (kind: FileKind): readonly MoneyField[] => MONEY_OF_KIND[kind] ?? [];
+export const moneyFieldsOf = (kind: ControlKind): readonly MoneyField[] => MONEY_OF_KIND[kind] ?? [];
 
 /** How a transaction type moves the balance in the platform's sign (+: the customer's credit grows). */
 const BALANCE_SIGN: Record<string, 1 | -1> = {
@@ -53,15 +83,16 @@ const negated = (value: Decimal): Decimal => ({ ...value, negative: value.digits
  * The money one record carries, field by field (a value that is absent or not a number is left out: its error names
  * it). `record`: an account's payload, or the body of a post-import record, as sent.
  */
-export function moneyOf(kind: FileKind, record: Json): Array<[MoneyField, Decimal]> {
+export function moneyOf(kind: ControlKind, record: Json): Array<[MoneyField, Decimal]> {
   const money: Array<[MoneyField, Decimal | undefined]> = [];
   if (kind === 'accounts') {
     money.push(['transfer_balance', decimalOf(record['transfer_balance'])]);
-    const ledgers = Array.isArray(record['ledgers']) ? (record['ledgers'] as unknown[]) : [];
-    for (const ledger of ledgers)
-      if (typeof ledger === 'object' && ledger !== null)
-        money.push(['ledger_balance', decimalOf((ledger as Json)['ledger_balance'])]);
-  } else if (kind === 'transactions') {
+    for (const ledger of ledgersOf(record))
+      money.push(
+        ['ledger_balance', decimalOf(ledger['ledger_balance'])],
+        ['last_statement_balance', decimalOf(ledger['last_statement_balance'])],
+      );
+  } else if (moneyFieldsOf(kind) === TRANSACTION_MONEY) {
     const amount = decimalOf(record['amount']);
     const sign = BALANCE_SIGN[String(record['type'])];
     money.push(['amount', amount]);
@@ -73,12 +104,27 @@ export function moneyOf(kind: FileKind, record: Json): Array<[MoneyField, Decima
   return money.filter((entry): entry is [MoneyField, Decimal] => entry[1] !== undefined);
 }
 
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null;
+const listOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+
+/** The ledger objects of an account's payload. */
+const ledgersOf = (payload: Json): Json[] => listOf(payload['ledgers']).filter(isObject);
+
+/** Each transaction inside an account's ledgers, with the kind it is counted as. */
+function ledgerTransactionsOf(payload: Json): Array<[LedgerTransactionKind, unknown]> {
+  return ledgersOf(payload).flatMap((ledger) =>
+    LEDGER_TRANSACTION_KINDS.flatMap((kind) =>
+      listOf(ledger[kind]).map((transaction): [LedgerTransactionKind, unknown] => [kind, transaction]),
+    ),
+  );
+}
+
 /** Counts and sums of one kind at one stage, added to record by record. */
 export class StageTally {
   records = 0;
   readonly #sums = new Map<MoneyField, Decimal>();
 
-  constructor(readonly kind: FileKind) {
+  constructor(readonly kind: ControlKind) {
     for (const field of moneyFieldsOf(kind)) this.#sums.set(field, zero);
   }
 
@@ -105,16 +151,24 @@ const ITEM_LISTS = [
 class KindStages {
   readonly #stages = new Map<string, StageTally>();
 
-  add(kind: FileKind, stage: ControlStage, record: unknown): void {
+  add(kind: ControlKind, stage: ControlStage, record: unknown): void {
     const key = `${kind}\u0000${stage}`;
     let tally = this.#stages.get(key);
     if (tally === undefined) this.#stages.set(key, (tally = new StageTally(kind)));
-    tally.add((typeof record === 'object' && record !== null ? record : {}) as Json);
+    tally.add(isObject(record) ? record : {});
+  }
+
+  /** An account's payload: the account, the transactions inside its ledgers, its customers and supply addresses. */
+  addAccount(payload: Json, stage: ControlStage): void {
+    this.add('accounts', stage, payload);
+    for (const [kind, transaction] of ledgerTransactionsOf(payload)) this.add(kind, stage, transaction);
+    for (const kind of ['customers', 'supply_addresses'] as const)
+      for (const record of listOf(payload[kind])) this.add(kind, stage, record);
   }
 
   /** Every kind at these stages, in kind order (a kind with no record: zero). */
   totals(stages: readonly ControlStage[]): KindTotal[] {
-    return FILE_KINDS.flatMap((kind) =>
+    return CONTROL_KINDS.flatMap((kind) =>
       stages.map((stage) => {
         const tally = this.#stages.get(`${kind}\u0000${stage}`) ?? new StageTally(kind);
         return { kind, stage, records: tally.records, money: tally.money() };
@@ -132,6 +186,11 @@ export class ControlTally {
     if (valid) this.#stages.add(kind, 'valid', record);
   }
 
+  #addAccount(payload: Json, valid: boolean): void {
+    this.#stages.addAccount(payload, 'shaped');
+    if (valid) this.#stages.addAccount(payload, 'valid');
+  }
+
   /**
    * One entry: an account is valid as a whole (an account with any error, its records' included, is held back with
    * all of them); a post-import record of an account not in this export is valid on its own.
@@ -139,12 +198,7 @@ export class ControlTally {
   take(entry: ExportEntry): void {
     const holder = entry.kind === 'account' ? entry.account : entry.items;
     const accountValid = entry.kind === 'account' ? entry.account.issues.length === 0 : true;
-    if (entry.kind === 'account') {
-      const payload = entry.account.payload as unknown as Json;
-      this.#add('accounts', payload, accountValid);
-      for (const kind of ['customers', 'supply_addresses'] as const)
-        for (const record of listOf(payload[kind])) this.#add(kind, record, accountValid);
-    }
+    if (entry.kind === 'account') this.#addAccount(entry.account.payload, accountValid);
     for (const [kind, list] of ITEM_LISTS)
       for (const item of holder[list] as Array<MappedItem<unknown>>)
         this.#add(kind, item.value, accountValid && item.issues.length === 0);
@@ -154,8 +208,6 @@ export class ControlTally {
     return this.#stages.totals(['shaped', 'valid']);
   }
 }
-
-const listOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 
 /** Where a record got to on the service, as the ledger knows it. */
 export interface Reached {
@@ -177,19 +229,14 @@ const KIND_OF_ITEM: Record<PostImportKind, FileKind> = {
 export class LedgerTally {
   readonly #stages = new KindStages();
 
-  #add(kind: FileKind, record: unknown, reached: Reached): void {
-    if (reached.sent) this.#stages.add(kind, 'sent', record);
-    if (reached.accepted) this.#stages.add(kind, 'accepted', record);
-  }
-
   account(payload: Json, reached: Reached): void {
-    this.#add('accounts', payload, reached);
-    for (const kind of ['customers', 'supply_addresses'] as const)
-      for (const record of listOf(payload[kind])) this.#add(kind, record, reached);
+    if (reached.sent) this.#stages.addAccount(payload, 'sent');
+    if (reached.accepted) this.#stages.addAccount(payload, 'accepted');
   }
 
   item(kind: PostImportKind, body: Json, reached: Reached): void {
-    this.#add(KIND_OF_ITEM[kind], body, reached);
+    if (reached.sent) this.#stages.add(KIND_OF_ITEM[kind], 'sent', body);
+    if (reached.accepted) this.#stages.add(KIND_OF_ITEM[kind], 'accepted', body);
   }
 
   totals(): KindTotal[] {
@@ -200,7 +247,7 @@ export class LedgerTally {
 /** Numbers that must agree and do not, one line each: a kind's records and sums from one stage to the next. */
 export function controlMismatches(totals: readonly KindTotal[]): string[] {
   const lines: string[] = [];
-  for (const kind of FILE_KINDS) {
+  for (const kind of CONTROL_KINDS) {
     const at = (stage: ControlStage): KindTotal | undefined =>
       totals.find((total) => total.kind === kind && total.stage === stage);
     for (const [from, to] of STEPS) {

@@ -1,7 +1,8 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { defaultShapeMemory, thisProcessMemory } from '../../src/shape/engine-budget.js';
 import { formatSize } from '../../src/shape/engine-size.js';
 import { splitStatements } from '../../src/shape/sql-statements.js';
@@ -10,12 +11,15 @@ import { splitStatements } from '../../src/shape/sql-statements.js';
 // The posting history as the account payload's ledgers (docs/from-a-legacy-system.md "History in ledgers"): the
 // legacy CIS fixture's shape.sql (fixtures/legacy-cis/) run over generated legacy tables of N accounts (default
 // 1,000,000; 1 in 50 closed, 1 in 3 dual fuel), 8 postings each over three months and 3 bills for 2 accounts in 3,
-// in DuckDB as the tool opens it (a database file, one thread, the shape's memory limit, spilling to a temporary
-// directory). Measured: the accounts view read in the order the tool reads it (sorted by account number into a table,
-// as src/shape/view-rows.ts does) with its ledgers, and without them (every other column), once each; reported as
-// seconds, the ledgers' share, and the time against a limit of 60 s per million accounts. Not asserted.
+// in DuckDB as the tool opens it (a database file, one thread, the shape's memory limit, an 8MB allocator flush
+// threshold, spilling to a temporary directory). The tables are written once; each step then runs in a process of
+// its own on a copy of them: the posting history per account alone, and the accounts view read in the order the tool
+// reads it (sorted by account number into a table, as src/shape/view-rows.ts does) without its ledgers (every other
+// column) and with them. Printed per step: seconds, CPU seconds and the process's peak RSS (or the engine's error);
+// and the accounts view's time against a limit of 60 s per million accounts. Not asserted.
 
-const ACCOUNTS = Number(process.argv[2] ?? 1_000_000);
+const STEP_ARGUMENT = '--step';
+const ACCOUNTS = process.argv[2] === STEP_ARGUMENT ? 0 : Number(process.argv[2] ?? 1_000_000);
 /** The engine's memory limit, the tool's default here unless BENCH_MEMORY_LIMIT says otherwise (what a shape needs). */
 const MEMORY_LIMIT = process.env['BENCH_MEMORY_LIMIT'] ?? formatSize(defaultShapeMemory(thisProcessMemory()).bytes);
 const LIMIT_SECONDS_PER_MILLION = 60;
@@ -67,83 +71,109 @@ function legacyTables(accounts: number): string[] {
   ];
 }
 
-/** Seconds to write `select` into a table, or the engine's error. */
-async function timed(connection: DuckDBConnection, select: string): Promise<number | string> {
-  const started = performance.now();
-  try {
-    await connection.run(`CREATE OR REPLACE TABLE measured AS ${select}`);
-    return (performance.now() - started) / 1000;
-  } catch (error) {
-    return String(error).split('\n')[0] ?? 'failed';
-  }
-}
-
 /** The accounts view's columns as text, sorted by account number, as the tool reads a view (src/shape/view-rows.ts). */
 const sortedAccounts = (columns: string[]): string =>
   `SELECT ${columns.map((column) => `CAST("${column}" AS VARCHAR) AS "${column}"`).join(', ')} FROM accounts ` +
   'ORDER BY external_account_number';
 
-const shown = (figure: number | string): string => (typeof figure === 'number' ? `${figure.toFixed(1)} s` : figure);
+const STEPS: Record<string, (columns: string[]) => string> = {
+  'posting history (per account)': () => 'SELECT * FROM posting_history',
+  'accounts view without ledgers': (columns) => sortedAccounts(columns.filter((column) => column !== 'ledgers')),
+  'accounts view with ledgers': (columns) => sortedAccounts(columns),
+};
 
-/** live_accounts of the shape (its columns, in its order) without aggregating: every account has one ELEC row. */
-const ONE_ROW_PER_ACCOUNT = `SELECT
-  ACCOUNT_NO, ACCOUNT_TYPE_CD, ACCOUNT_OPEN_DATE, VACANT_FLAG, BALANCE_PENCE, BILL_FREQ, BILL_DAY, PAPERLESS,
-  LARGE_PRINT, SALES_CHANNEL_CD, MOVE_IN_DATE,
-  ${[1, 2].map((n) => [...CUSTOMER, 'PSR_CONSENT'].map((column) => `CUST${n}_${column}`).join(', ')).join(', ')},
-  list_filter([BILL_ADDR1, BILL_ADDR2, BILL_ADDR3, BILL_ADDR4], line -> trim(line) <> '') AS bill_lines,
-  nullif(trim(BILL_POSTCODE), '') AS bill_postcode,
-  list_filter([SUPPLY_ADDR1, SUPPLY_ADDR2, SUPPLY_ADDR3, SUPPLY_ADDR4], line -> trim(line) <> '') AS supply_lines,
-  nullif(trim(SUPPLY_POSTCODE), '') AS supply_postcode,
-  [{'fuel': SUPPLY_POINT_TYPE, 'mpxn': MPAN_MPRN, 'meter_serial': METER_SERIAL, 'tariff': TARIFF_CODE}]
-    AS supply_points,
-  _line, _file
-FROM cis_accounts WHERE ACCOUNT_STATUS = 'LIVE' AND SUPPLY_POINT_TYPE = 'ELEC'`;
+interface Figures {
+  seconds?: number;
+  error?: string;
+  cpuSeconds: number;
+  peakRssMb: number;
+}
 
-async function main(): Promise<void> {
-  const temp = mkdtempSync(join(tmpdir(), 'ledgers-bench-'));
+/** One step, in this process (a child of the main run), on a copy of the tables: its figures as one JSON line. */
+async function runStep(tables: string, step: string): Promise<void> {
+  const temp = mkdtempSync(join(tmpdir(), 'ledgers-step-'));
+  copyFileSync(tables, join(temp, 'bench.duckdb'));
   const instance = await DuckDBInstance.create(join(temp, 'bench.duckdb'), {
     memory_limit: MEMORY_LIMIT,
     temp_directory: temp,
+    allocator_flush_threshold: '8MB',
     threads: '1',
   });
+  let seconds: number | undefined;
+  let error: string | undefined;
   try {
     const connection = await instance.connect();
-    for (const statement of legacyTables(ACCOUNTS)) await connection.run(statement);
     for (const statement of splitStatements(readFileSync(SHAPE, 'utf8'))) await connection.run(statement.text);
-    // The shape's one row per account (GROUP BY ALL with a list of supply points) runs out of the engine's memory on
-    // its own past some 10,000 accounts; the ledgers are measured over a table of those rows instead, which the
-    // shape's views read by name.
-    await connection.run(`CREATE TABLE live_accounts_rows AS ${ONE_ROW_PER_ACCOUNT}`);
-    await connection.run('DROP VIEW live_accounts');
-    await connection.run('CREATE VIEW live_accounts AS SELECT * FROM live_accounts_rows');
     const described = await connection.runAndReadAll('SELECT column_name FROM (DESCRIBE accounts)');
     const columns = described.getRows().map((row) => String(row[0]));
-    const steps: Array<[string, string]> = [
-      ['posting history (per account)', 'SELECT * FROM posting_history'],
-      ['accounts view without ledgers', sortedAccounts(columns.filter((column) => column !== 'ledgers'))],
-      ['accounts view with ledgers', sortedAccounts(columns)],
-    ];
-    const figures: Array<number | string> = [];
-    for (const [name, select] of steps) {
-      figures.push(await timed(connection, select));
-      console.log(`${name}: ${shown(figures.at(-1)!)}`);
+    const started = performance.now();
+    try {
+      await connection.run(`CREATE TABLE measured AS ${STEPS[step]?.(columns) ?? ''}`);
+      seconds = (performance.now() - started) / 1000;
+    } catch (caught) {
+      error = String(caught).split('\n')[0] ?? 'failed';
     }
-    const [, without, withLedgers] = figures;
-    const limit = (LIMIT_SECONDS_PER_MILLION * ACCOUNTS) / 1_000_000;
-    console.log(
-      `${ACCOUNTS.toLocaleString('en-GB')} accounts, memory limit ${MEMORY_LIMIT}, one thread, ` +
-        `load ${loadavg()[0]?.toFixed(1)}`,
-    );
-    if (typeof withLedgers === 'number')
-      console.log(
-        `accounts view with ledgers ${withLedgers.toFixed(1)} s: ${(withLedgers / limit).toFixed(2)} of the ` +
-          `${limit.toFixed(0)} s limit` +
-          (typeof without === 'number' ? `; the ledgers ${(withLedgers / without).toFixed(2)} x without them` : ''),
-      );
   } finally {
     instance.closeSync();
     rmSync(temp, { recursive: true, force: true });
   }
+  const usage = process.resourceUsage();
+  const figures: Figures = {
+    ...(seconds === undefined ? {} : { seconds }),
+    ...(error === undefined ? {} : { error }),
+    cpuSeconds: (usage.userCPUTime + usage.systemCPUTime) / 1e6,
+    peakRssMb: Math.round(usage.maxRSS / 1024),
+  };
+  process.stdout.write(`${JSON.stringify(figures)}\n`);
 }
 
-await main();
+async function writeTables(file: string): Promise<void> {
+  const instance = await DuckDBInstance.create(file, { memory_limit: '2GB', threads: '1' });
+  const connection = await instance.connect();
+  for (const statement of legacyTables(ACCOUNTS)) await connection.run(statement);
+  await connection.run('CHECKPOINT');
+  instance.closeSync();
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'ledgers-bench-'));
+  try {
+    const tables = join(dir, 'tables.duckdb');
+    await writeTables(tables);
+    console.log(
+      `${ACCOUNTS.toLocaleString('en-GB')} accounts, memory limit ${MEMORY_LIMIT}, one thread, ` +
+        `load ${loadavg()[0]?.toFixed(1)}`,
+    );
+    const seconds: Record<string, number | undefined> = {};
+    for (const step of Object.keys(STEPS)) {
+      const line = execFileSync(
+        process.execPath,
+        ['--import', 'tsx', import.meta.filename, STEP_ARGUMENT, tables, step],
+        {
+          encoding: 'utf8',
+          env: { ...process.env, BENCH_MEMORY_LIMIT: MEMORY_LIMIT },
+        },
+      );
+      const figures = JSON.parse(line) as Figures;
+      seconds[step] = figures.seconds;
+      console.log(
+        `${step}: ${figures.error ?? `${figures.seconds?.toFixed(1)} s`}; CPU ${figures.cpuSeconds.toFixed(1)} s ` +
+          `(the shape's views included), peak RSS ${figures.peakRssMb} MB; load ${loadavg()[0]?.toFixed(1)}`,
+      );
+    }
+    const [without, withLedgers] = [seconds['accounts view without ledgers'], seconds['accounts view with ledgers']];
+    const limit = (LIMIT_SECONDS_PER_MILLION * ACCOUNTS) / 1_000_000;
+    if (withLedgers !== undefined)
+      console.log(
+        `accounts view with ledgers ${withLedgers.toFixed(1)} s: ${(withLedgers / limit).toFixed(2)} of the ` +
+          `${limit.toFixed(0)} s limit` +
+          (without === undefined ? '' : `; the ledgers ${(withLedgers / without).toFixed(2)} x without them`),
+      );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const [first, ...rest] = process.argv.slice(2);
+if (first === STEP_ARGUMENT) await runStep(rest[0] ?? '', rest[1] ?? '');
+else await main();

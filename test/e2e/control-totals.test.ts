@@ -66,8 +66,6 @@ async function pushAndReport(dir: string, name: string, exitCode = 0, ledger?: s
 // Counted by hand on fixtures/legacy-cis (a spreadsheet's filter on each column named, or the plain reading below):
 const accounts = legacyRows(FILES.accounts, 'windows-1252');
 const closed = new Set(accounts.filter((row) => row['ACCOUNT_STATUS'] !== 'LIVE').map((row) => row['ACCOUNT_NO']));
-const firstRowOf = new Map<string, string>();
-for (const row of accounts) if (!firstRowOf.has(row['ACCOUNT_NO']!)) firstRowOf.set(row['ACCOUNT_NO']!, row._line);
 
 describe('control totals of fixtures/legacy-cis', () => {
   it.each([
@@ -80,8 +78,18 @@ describe('control totals of fixtures/legacy-cis', () => {
       const dir = copyLegacyCis(join(root, name));
       const validated = await runMigrate(['validate', dir]);
       expect(validated.code, validated.stderr).toBe(0);
-      expect(validated.stdout).toContain('THISTLE_CIS_ACCOUNTS_20261126.csv: 364 read, 200 used, 164 unused');
-      expect(validated.stdout).toContain('accounts: 200 shaped, 200 valid; transfer_balance -31505.35, -31505.35');
+      expect(validated.stdout).toContain('THISTLE_CIS_ACCOUNTS_20261126.csv: 364 read, 318 used, 46 unused');
+      expect(validated.stdout).toContain(
+        'accounts: 200 shaped, 200 valid; transfer_balance -31505.35, -31505.35; ledger_balance -31505.35, ' +
+          '-31505.35; last_statement_balance -32358.76, -32358.76',
+      );
+      expect(validated.stdout).toContain(
+        'historical_statement_transactions: 150 shaped, 150 valid; amount 30843.91, 30843.91; net_amount ' +
+          '-11742.59, -11742.59',
+      );
+      expect(validated.stdout).toContain(
+        'current_statement_transactions: 222 shaped, 222 valid; amount 26055.67, 26055.67; net_amount 853.41, 853.41',
+      );
       // On PostgreSQL the totals go through the runner's working copy and come back in the report's snapshot.
       const ledger = store === undefined ? undefined : await (cluster ??= await startTestCluster()).newDatabase();
       const { reconciliation, totals, unused, html } = await pushAndReport(dir, name, 0, ledger);
@@ -89,9 +97,9 @@ describe('control totals of fixtures/legacy-cis', () => {
       expect(reconciliation).toEqual([
         // 364 data rows (365 lines, the header the first; no cell holds a line break). ACCOUNT_STATUS: 318 LIVE rows of
         // 200 accounts (118 of them dual fuel, two rows: 318 = 200 + 118), 35 CLOSED and 11 FINAL rows of 27 accounts.
-        // Used: the first row of each live account (live_accounts carries min(_line)); unused: the 118 second supply
-        // point rows and the 46 rows left behind.
-        row('cis_accounts', FILES.accounts, 364, 200, 164),
+        // Used: every row of a live account (live_accounts names its supply point rows in _rows); unused: the 46 rows
+        // left behind.
+        row('cis_accounts', FILES.accounts, 364, 318, 46),
         // 345 notes (383 lines: 37 bodies run over two lines); 38 of them name a closed or final account once their
         // leading zeros are padded back (the left_behind scope), the other 307 are sent.
         row('cis_notes', FILES.notes, 345, 307, 38),
@@ -112,6 +120,7 @@ describe('control totals of fixtures/legacy-cis', () => {
           records: String(records),
           transfer_balance: '',
           ledger_balance: '',
+          last_statement_balance: '',
           amount: '',
           net_amount: '',
           gross_amount: '',
@@ -120,8 +129,24 @@ describe('control totals of fixtures/legacy-cis', () => {
       expect(totals).toEqual([
         // 200 live accounts; BALANCE_PENCE of their first rows sums to +3,150,535 pence (the customers owe): the
         // platform's sign and pounds make it -31505.35. Each carries one MAIN ledger whose balance is the legacy
-        // balance, so the ledgers' balances add up to the same -31505.35.
-        ...stages('accounts', 200, { transfer_balance: '-31505.35', ledger_balance: '-31505.35' }),
+        // balance, so the ledgers' balances add up to the same -31505.35. Its last statement's balance is that less
+        // what the postings after the statement's closing date did (the guide's "History in ledgers"): the balances
+        // less the current statement's net below (853.41) make -32358.76.
+        ...stages('accounts', 200, {
+          transfer_balance: '-31505.35',
+          ledger_balance: '-31505.35',
+          last_statement_balance: '-32358.76',
+        }),
+        // The 310 postings of live accounts, each on the side of its account's closing date (the latest PERIOD_END
+        // of its bills; never billed: the day before its first posting) where its POST_DATE falls: 88 up to it, 222
+        // after it. Every posting's date and amount read, every code and sign typed (BILL/ADJ +: charge, ADJ -:
+        // credit, DDR/CARD -: payment, RFND +: repayment). Before them, one balance brought forward on each of the
+        // 62 accounts with historical postings whose last statement's balance their postings do not make alone:
+        // 150 historical statement transactions. amount: the absolute amounts; net_amount: as each moves the
+        // balance (payments and credits +, charges and repayments -); a brought-forward posting's net is what it
+        // brings forward.
+        ...stages('historical_statement_transactions', 150, { amount: '30843.91', net_amount: '-11742.59' }),
+        ...stages('current_statement_transactions', 222, { amount: '26055.67', net_amount: '853.41' }),
         // CUST1_SURNAME filled on 196 live accounts (4 are vacant, VACANT_FLAG Y), CUST2_SURNAME on 51: 247 holders.
         ...stages('customers', 247),
         // One supply address per live account.
@@ -141,7 +166,7 @@ describe('control totals of fixtures/legacy-cis', () => {
       );
       const expected = [
         ...accounts
-          .filter((row) => closed.has(row['ACCOUNT_NO']) || firstRowOf.get(row['ACCOUNT_NO']!) !== row._line)
+          .filter((row) => closed.has(row['ACCOUNT_NO']))
           .map((row) => ['cis_accounts', FILES.accounts, row._line]),
         ...notesLeft.map((row) => ['cis_notes', FILES.notes, row._line]),
         ...legacyRows(FILES.postings, 'utf-8', '|')
@@ -154,10 +179,15 @@ describe('control totals of fixtures/legacy-cis', () => {
           .filter((row) => closed.has(row['ACCOUNT_NO']) || row['MANDATE_STATUS'] !== 'ACTIVE')
           .map((row) => ['dd_mandates', FILES.mandates, row._line]),
       ].map(([source, file, line]) => ({ source: source!, file: file!, line: line! }));
-      expect(expected).toHaveLength(164 + 38 + 40 + 37 + 55);
+      expect(expected).toHaveLength(46 + 38 + 40 + 37 + 55);
       expect(unused).toEqual(expected);
 
       expect(html).toContain('id="control-totals"');
+      // The page's table holds the ledgers' transactions and last statement balances as the CSV does.
+      expect(html).toContain(
+        '<tr><td>historical_statement_transactions</td><td>accepted</td><td class="n">150</td><td class="n"></td>',
+      );
+      expect(html).toContain('<th class="n">last_statement_balance</th>');
       expect(html).toContain('Every number agrees from one stage to the next.');
     },
   );
@@ -287,20 +317,21 @@ describe('control totals of fixtures/legacy-cis', () => {
     expect(validated.stdout).toContain('notes: 307 shaped, 307 valid');
   });
 
-  it('a record that names every legacy row it comes from (_rows) uses them all', async () => {
-    const dir = copyLegacyCis(join(root, 'every-row'));
-    // live_accounts names each account's supply point rows, and the accounts view carries them on.
+  it('a record that names only one of the legacy rows it comes from leaves the others unused', async () => {
+    const dir = copyLegacyCis(join(root, 'first-row'));
+    // The accounts view without the _rows that names each account's supply point rows: it carries the first only.
     const shape = join(dir, 'shape.sql');
-    const sql = readFileSync(shape, 'utf8')
-      .replace('  min(_file) AS _file\n', "  min(_file) AS _file,\n  list(_file || ':' || _line) AS _rows\n")
-      .replace(/( {2}_file, _line\nFROM ledgered;)/, '  _rows,\n$1');
-    expect(sql).toContain('_rows,\n  _file, _line\nFROM ledgered;');
+    const sql = readFileSync(shape, 'utf8').replace(
+      '  _file, _line, _rows\nFROM ledgered;',
+      '  _file, _line\nFROM ledgered;',
+    );
+    expect(sql).toContain('  _file, _line\nFROM ledgered;');
     writeFileSync(shape, sql);
     const validated = await runMigrate(['validate', dir]);
     expect(validated.code, validated.stderr).toBe(0);
-    // The 118 second supply point rows of dual-fuel accounts now reach their account; the 46 rows of the accounts
-    // left behind still reach none.
-    expect(validated.stdout).toContain(`cis_accounts ${FILES.accounts}: 364 read, 318 used, 46 unused`);
+    // The 118 second supply point rows of dual-fuel accounts (318 LIVE rows of 200 accounts) reach no record now,
+    // beside the 46 rows of the accounts left behind.
+    expect(validated.stdout).toContain(`cis_accounts ${FILES.accounts}: 364 read, 200 used, 164 unused`);
   });
 });
 

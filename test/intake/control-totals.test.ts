@@ -22,9 +22,19 @@ describe('control totals', () => {
     expect([misread.money()['net_amount'], right.money()['net_amount']]).toEqual(['-50.00', '50.00']);
 
     const accounts = new StageTally('accounts');
-    accounts.add({ transfer_balance: -154.23, ledgers: [{ ledger_balance: -100.5 }, { ledger_balance: -53.73 }] });
+    accounts.add({
+      transfer_balance: -154.23,
+      ledgers: [
+        { ledger_balance: -100.5, last_statement_balance: -80 },
+        { ledger_balance: -53.73, last_statement_balance: 0.01 },
+      ],
+    });
     accounts.add({ transfer_balance: 'not a number' });
-    expect(accounts.money()).toEqual({ transfer_balance: '-154.23', ledger_balance: '-154.23' });
+    expect(accounts.money()).toEqual({
+      transfer_balance: '-154.23',
+      ledger_balance: '-154.23',
+      last_statement_balance: '-79.99',
+    });
     // A statement's gross_amount is in minor units in the payload: summed in major units.
     const statements = new StageTally('statements');
     statements.add({ gross_amount: 120450 });
@@ -43,6 +53,61 @@ describe('control totals', () => {
     expect([of('accounts', 'sent'), of('accounts', 'accepted')]).toEqual([1, 0]);
     expect([of('customers', 'sent'), of('supply_addresses', 'sent')]).toEqual([2, 1]);
     expect([of('payment_instructions', 'sent'), of('payment_instructions', 'accepted')]).toEqual([1, 1]);
+  });
+
+  it("counts and sums the transactions inside an account's ledgers, historical and current, beside the account", () => {
+    const tally = new LedgerTally();
+    const ledger = (historical: unknown[], current: unknown[]) => ({
+      ledger_balance: 0,
+      historical_statement_transactions: historical,
+      current_statement_transactions: current,
+    });
+    tally.account(
+      {
+        ledgers: [
+          ledger(
+            [
+              { type: 'CHARGE', amount: 30.5 },
+              { type: 'PAYMENT', amount: 30.5 },
+            ],
+            [{ type: 'CHARGE', amount: 9 }],
+          ),
+          ledger(
+            [],
+            [
+              { type: 'CREDIT', amount: 1.25 },
+              { type: 'SOMETHING', amount: 2 },
+            ],
+          ),
+        ],
+      },
+      { sent: true, accepted: true },
+    );
+    const at = (kind: string) => tally.totals().find((total) => total.kind === kind && total.stage === 'accepted');
+    expect(at('historical_statement_transactions')).toMatchObject({
+      records: 2,
+      money: { amount: '61.00', net_amount: '0.00' },
+    });
+    // A type the balance rules do not know is counted and in amount, not in net_amount.
+    expect(at('current_statement_transactions')).toMatchObject({
+      records: 3,
+      money: { amount: '12.25', net_amount: '-7.75' },
+    });
+    // Nothing went through the transactions endpoint.
+    expect(at('transactions')).toMatchObject({ records: 0 });
+    expect(tally.totals().map((total) => total.kind)).toEqual(
+      [
+        'accounts',
+        'historical_statement_transactions',
+        'current_statement_transactions',
+        'customers',
+        'supply_addresses',
+        'notes',
+        'transactions',
+        'statements',
+        'payment_instructions',
+      ].flatMap((kind) => [kind, kind]),
+    );
   });
 
   it('names every number that must agree and does not, and nothing else', () => {

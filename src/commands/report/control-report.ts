@@ -1,5 +1,11 @@
 import { statesWhere } from '../../engine/index.js';
-import { CONTROL_STAGES, controlMismatches, LedgerTally, MONEY_FIELDS } from '../../intake/control-totals.js';
+import {
+  CONTROL_KINDS,
+  CONTROL_STAGES,
+  controlMismatches,
+  LedgerTally,
+  MONEY_FIELDS,
+} from '../../intake/control-totals.js';
 import type { KindTotal, RecordedTotals } from '../../ledger/index.js';
 import { controlMismatchLines } from '../../shape/index.js';
 import { accountPagesOf, itemPagesOf, pagesOf, type LedgerSource } from '../shared/ledger-source.js';
@@ -62,10 +68,9 @@ export async function readControlReport(
   return { recorded, kinds, mismatches };
 }
 
-const KIND_ORDER = ['accounts', 'customers', 'supply_addresses', 'notes', 'transactions', 'statements'];
 const kindOrder = (kind: string): number => {
-  const index = KIND_ORDER.indexOf(kind);
-  return index === -1 ? KIND_ORDER.length : index;
+  const index = (CONTROL_KINDS as readonly string[]).indexOf(kind);
+  return index === -1 ? CONTROL_KINDS.length : index;
 };
 
 export function reconciliationRows(report: ControlReport): CsvRecord[] {
