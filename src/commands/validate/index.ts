@@ -3,7 +3,7 @@ import { fileGlobsOf } from '../../mapping/mapping-rules.js';
 import { RequestRejectedError } from '../../api/index.js';
 import type { MigrateConfig } from '../../config/index.js';
 import { ExitCode, InterruptedError, visibleJson, visibleText } from '../../errors.js';
-import { untilStopped, type StopRules } from '../../stop-signals.js';
+import { stopSignal, untilStopped, type StopRules } from '../../stop-signals.js';
 import { Code } from '../../schema/index.js';
 import { locateIssue, openExport, type ExportReader } from '../../intake/index.js';
 import type { OrderProof } from '../../intake/order-proof.js';
@@ -68,6 +68,8 @@ export async function validateCommand(dir: string, flags: ValidateFlags): Promis
   const show = config.show === undefined ? undefined : new ShowCollector([...config.show]);
   let shown = '';
   let validation: ExportValidation;
+  // SIGINT, SIGTERM, SIGHUP: the read and the check stop at the next batch or account (exit 130).
+  const stop = stopSignal();
   try {
     // --remote reads the whole export first (the scratch join), so that no account is sent to the service twice.
     // A shaped export comes sorted by its engine: each account is read once either way.
@@ -76,11 +78,13 @@ export async function validateCommand(dir: string, flags: ValidateFlags): Promis
         ? await openExport(dir, mapping, {
             join: 'scratch',
             found,
+            signal: stop,
             onProgress: (event) => progress?.reading('scratch', event.bytes, event.totalBytes),
           })
         : await openExportInOrder(dir, mapping, {
             found,
             allowNoAccounts: config.allowNoAccounts,
+            signal: stop,
             onProgress: (event) => progress?.reading('streaming', event.bytes, event.totalBytes),
           });
     try {
@@ -88,6 +92,7 @@ export async function validateCommand(dir: string, flags: ValidateFlags): Promis
         progress?.joining(reader.summary.accounts + reader.summary.orphanAccounts);
       validation = await validateExport(reader, {
         onEntry: (entry) => {
+          stop.throwIfAborted();
           progress?.tick();
           show?.take(entry);
         },
