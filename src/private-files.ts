@@ -109,13 +109,16 @@ export function removeHeldNow(): void {
  * Removes, in `parent`, the directories named as `makePrivateDir` names them whose process on this host no longer
  * exists: only directories (a symbolic link of that name is left alone, never followed), only the current user's, only
  * that pattern; another host's are left to it. A directory whose pid runs (this process, another of the user's, or a
- * process of another user's that reuses the number) stays. Never throws: one that cannot be read or removed is left.
+ * process of another user's that reuses the number) stays; nothing is removed in a parent that another user can change
+ * (without the sticky bit). Never throws: one that cannot be read or removed is left.
  */
 export function sweepLeftDirs(parent: string): void {
   const uid = process.getuid?.();
   const host = thisHost();
   let names: string[];
   try {
+    // Only where no one else can swap an entry for a link between its check and its removal.
+    refuseUntrustedPath({ what: 'the scratch directory', path: path.join(parent, 'migrate-') });
     names = readdirSync(parent);
   } catch {
     return;

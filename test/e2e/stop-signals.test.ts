@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import {
   chmodSync,
+  existsSync,
   chownSync,
   lstatSync,
   mkdirSync,
@@ -141,6 +142,22 @@ describe('a stop signal during a long shape query', () => {
     },
   );
 
+  it('shape: SIGTERM while the shaped rows are read removes the files it began to write', async () => {
+    // The view itself is slow: its rows are read (and accounts.csv begun) after the shape file ran.
+    const slowView =
+      'CREATE VIEW accounts AS SELECT ACCOUNT_NO AS external_account_number, NAME AS billing_name, _file, _line ' +
+      'FROM accounts_file WHERE (SELECT sum(a.range * b.range) FROM range(1000000) AS a, range(1000000) AS b) > 0;\n';
+    const { dir, temp } = legacyExport('shape-rows', slowView);
+    const out = join(root, 'shape-rows-out');
+    const run = start(['shape', dir, '--out', out], temp);
+    await run.until(() => existsSync(join(out, 'accounts.csv')));
+    run.kill('SIGTERM');
+    const result = await run.done;
+    expect(result.code, result.stderr).toBe(130);
+    expect(readdirSync(out)).toEqual([]);
+    expect(readdirSync(temp)).toEqual([]);
+  });
+
   it('validate: SIGTERM while the engine works, exit 130 (not 143), the engine directory removed', async () => {
     const { dir, temp } = legacyExport('validate', SLOW + VIEW);
     const run = start(['validate', dir], temp);
@@ -229,5 +246,16 @@ describe('what migrate leaves', () => {
     const kept = [planted.liveShape, planted.elsewhere, planted.link, planted.file, planted.other];
     expect(readdirSync(temp).sort()).toEqual([...kept, ...(root_ ? [planted.foreign] : [])].sort());
     expect(readdirSync(elsewhere)).toEqual(['keep.txt']);
+  });
+
+  it('removes nothing in a TMPDIR that other users can change: an entry could be swapped for a link meanwhile', async () => {
+    const { dir, temp } = legacyExport('sweep-shared', VIEW);
+    const gone = spawnSync('true').pid;
+    const left = `migrate-shape-${gone}@${HOST}-Ab12Cd`;
+    mkdirSync(join(temp, left));
+    chmodSync(temp, 0o777);
+    const result = await start(['shape', dir, '--out', join(root, 'sweep-shared-out')], temp).done;
+    expect(result.code).toBe(2);
+    expect(readdirSync(temp)).toEqual([left]);
   });
 });
