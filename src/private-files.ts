@@ -18,7 +18,7 @@ export const PRIVATE_DIR_MODE = 0o700;
 
 /**
  * `migrate-<name>-<pid>@<host>-<random>`: the name is lower-case words (dots allowed), the pid digits, the host as
- * `ownMark` writes it. Without a host (what the scratch join of earlier versions left): this host's.
+ * `thisHost` writes it. Without a host (what the scratch join of earlier versions left): this host's.
  */
 const LEFT_DIR = /^migrate-([a-z][a-z.]*(?:-[a-z][a-z.]*)*)-([1-9][0-9]*)(?:@([A-Za-z0-9._-]{1,64}))?-[A-Za-z0-9]+$/;
 
@@ -35,9 +35,10 @@ const held = new Set<string>();
 const trusted = new Set<string>();
 
 /**
- * A new directory `<parent>/migrate-<name>-<pid>-XXXXXX`, 0700, removed by `removePrivate` (or a later sweep). The
- * parent must be one that no other user can change (or sticky, as /tmp is): in a directory others can write, another
- * user could move the directory away while it is written and keep the customers' data the tool then believes removed.
+ * A new directory `<parent>/migrate-<name>-<pid>@<host>-XXXXXX`, 0700, removed by `removePrivate` (or a later
+ * sweep). The parent must be one that no other user can change (or sticky, as /tmp is): in a directory others can
+ * write, another user could move the directory away while it is written and keep the customers' data the tool then
+ * believes removed.
  */
 export function makePrivateDir(parent: string, name: string): string {
   if (!trusted.has(parent)) {

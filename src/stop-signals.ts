@@ -28,9 +28,9 @@ export interface StopRules {
 }
 
 /**
- * Runs `work` with the stop signals aborting its signal (and `stopSignal()`). Once stopped, whatever `work` ends
- * with, but an exit code of its own, is the command's interruption (exit 130); so is its result, where it stops at
- * once.
+ * Runs `work` with the stop signals aborting its signal (and `stopSignal()`). Once stopped, whatever error `work` ends
+ * with, but an interruption of its own, is the command's interruption (exit 130); work that finished all the same
+ * (the signal came as it ended) returns its result, which is then true.
  */
 export async function untilStopped<T>(rules: StopRules, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const controller = new AbortController();
@@ -49,9 +49,7 @@ export async function untilStopped<T>(rules: StopRules, work: (signal: AbortSign
   const outer = current;
   current = controller.signal;
   try {
-    const done = await work(controller.signal);
-    if (rules.atOnce && controller.signal.aborted) throw rules.interrupted();
-    return done;
+    return await work(controller.signal);
   } catch (error) {
     if (!controller.signal.aborted || (error instanceof MigrateError && error.exitCode === ExitCode.interrupted))
       throw error;
