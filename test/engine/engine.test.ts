@@ -320,15 +320,13 @@ describe('push engine against an in-memory service', () => {
   it('treats a run of 5xx answers as the service failing (it answered: not unreachable)', async () => {
     const service = new FakeService();
     service.fault = () => 'fail';
-    const result = await push(
-      service,
-      Array.from({ length: 40 }, (_, n) => accountEntry(full(n))),
-      { maxConsecutiveFailures: 5 },
-    );
+    const entries = Array.from({ length: 40 }, (_, n) => accountEntry(full(n)));
+    const result = await push(service, entries, { maxConsecutiveFailures: 5 });
     expect(result.reason).toBe('fatal');
     expect(result.fatal?.code).toBe('service_failing');
     service.fault = () => 'none';
-    const rerun = await push(service, undefined);
+    // The stop ended staging too, wherever it had come: the rerun reads the export again, as cron's does.
+    const rerun = await push(service, entries);
     expect(rerun.exitCode).toBe(0);
     expectExact(
       service,
