@@ -11,7 +11,7 @@ import { releasedText, restagedText } from './push-messages.js';
 import { endLog, openDisplay, openLog, runRate, sizeOnceStaging, statusWords } from './push-sinks.js';
 import { Closers } from './closers.js';
 import { openService } from '../shared/open-service.js';
-import { stampRunId } from './stamped-output.js';
+import { stampRunId } from '../../output/stamped-output.js';
 import { stopPointsOf, type StopPoint } from './stop-points.js';
 import type { PushConfig } from './resolve.js';
 
@@ -146,7 +146,7 @@ async function openResources(config: PushConfig, loaded: Loaded, closers: Closer
   });
   const sizing = new AbortController();
   closers.add(() => sizing.abort());
-  const log = config.outputs.logFile === undefined ? undefined : openLog(config.outputs.logFile, runId, ledger);
+  const log = openLog(config.outputs, { runId, ledger, serviceUrl: service.config.baseUrl });
   if (log) closers.add(({ exitCode }) => endLog(log, { outcome: 'failed', exitCode }));
   const sinks = [progress, sizeOnceStaging(config.exportFiles.files, progress.tally, sizing.signal), statusWords];
   const run: PushRun = {

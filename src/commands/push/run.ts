@@ -16,6 +16,7 @@ import { linkLines, notReadLines, spellingLines, type LinkedFile } from '../shar
 import { fileIssuesText, lockLostText, unknownAccountsText } from './push-messages.js';
 import { recordsBehind } from './left-over.js';
 import { endLog } from './push-sinks.js';
+import { runOriginJson } from '../shared/run-origin.js';
 import { buildPushSummary, countsUnchanged, printPushSummary, type PushSummary } from './summary.js';
 import type { ExportFiles } from '../../sources/index.js';
 import { exportIdentity } from './export-identity.js';
@@ -145,7 +146,8 @@ function pushSummary(
   run: PushRun,
   { reader, result, startedAt }: { reader: ExportReader; result: PushResult; startedAt: number },
 ): PushSummary {
-  return buildPushSummary({
+  const origin = runOriginJson(config.outputs.origin, run.service.baseUrl);
+  const summary = buildPushSummary({
     result,
     topErrors: run.ledger.read.topErrorCodes(5),
     startedAt,
@@ -159,6 +161,7 @@ function pushSummary(
     behind: recordsBehind(run.ledger.read),
     neverRead: run.progress.tally.neverRead,
   });
+  return { runConfig: origin.run_config, serviceUrl: origin.service_url, ...summary };
 }
 
 /**

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import type { ServiceClient } from '../../api/index.js';
 import { ExitCode, UsageError, visibleJson, visibleStrings } from '../../errors.js';
-import { findRunConfig } from '../shared/run-config.js';
+import { findRunConfig, runOriginOfCommand } from '../shared/run-config.js';
+import { runOriginJson, type RunOrigin } from '../shared/run-origin.js';
 import type { LedgerSource } from '../shared/ledger-source.js';
 import { colorWanted, OutputClosed, stdoutOutput, type Output } from '../../output/output.js';
 import { onLedgerAt } from '../shared/ledger-snapshot.js';
@@ -30,7 +31,8 @@ export function registerStatusCommand(program: Command, setExitCode: (code: numb
     .argument('[supplier]', "the import supplier code (else MIGRATE_SUPPLIER, else the run configuration's supplier)");
   registerStatusFlags(command).action(async (supplier: string | undefined, flags: StatusFlags, self: Command) => {
     const stateGiven = self.getOptionValueSource('state') !== 'default';
-    setExitCode(await statusCommand(supplierOf(supplier, flags, process.env), { ...flags, stateGiven }));
+    const origin = runOriginOfCommand(self);
+    setExitCode(await statusCommand(supplierOf(supplier, flags, process.env), { ...flags, stateGiven }, origin));
   });
 }
 
@@ -48,7 +50,7 @@ function supplierOf(argument: string | undefined, flags: StatusFlags, env: NodeJ
 }
 
 /** `migrate status <supplier>`: returns the exit code. */
-export function statusCommand(supplier: string, flags: StatusFlags): Promise<number> {
+export function statusCommand(supplier: string, flags: StatusFlags, origin?: RunOrigin): Promise<number> {
   const env = process.env;
   const place = statusLedgerPlace(flags, env);
   return onLedgerAt(place.url, async ({ stateDir, label }) => {
@@ -59,7 +61,8 @@ export function statusCommand(supplier: string, flags: StatusFlags): Promise<num
       const recorded = ledger === undefined ? undefined : recordedOf(ledger, label ?? place.stateDir);
       const config = resolveStatusConfig({ supplier, flags, env, recorded });
       service = await openStatusService(config);
-      return await printStatus(config, ledger, service?.client, out);
+      const said = runOriginJson(origin, service?.config.baseUrl);
+      return await printStatus(config, { ledger, client: service?.client, said }, out);
     } catch (error) {
       if (error instanceof OutputClosed) return ExitCode.ok;
       throw error;
@@ -73,23 +76,29 @@ export function statusCommand(supplier: string, flags: StatusFlags): Promise<num
 
 async function printStatus(
   config: StatusConfig,
-  ledger: LedgerSource | undefined,
-  client: ServiceClient | undefined,
+  opened: {
+    ledger: LedgerSource | undefined;
+    client: ServiceClient | undefined;
+    said: ReturnType<typeof runOriginJson>;
+  },
   out: Output,
 ): Promise<number> {
+  const { ledger, client, said } = opened;
   const render = { color: colorWanted(process.stdout, process.env) };
   const { supplier } = config;
   if (config.account !== undefined) {
     const story = await tellAccountStory({ supplier, externalAccountNumber: config.account, ledger, client });
     const visible = visibleStrings(story);
     await out.write(
-      config.json ? `${visibleJson(JSON.stringify(story, null, 2))}\n` : renderAccountStory(visible, render),
+      config.json
+        ? `${visibleJson(JSON.stringify({ ...said, ...story }, null, 2))}\n`
+        : renderAccountStory(visible, render),
     );
     return ExitCode.ok;
   }
   const input = { supplier, ledger, client, maxStatusChecks: config.maxStatusChecks, maxListed: config.maxRows };
   if (config.json)
-    return statusExit(await writeStatusJson({ ...out, write: (text) => out.write(visibleJson(text)) }, input));
+    return statusExit(await writeStatusJson({ ...out, write: (text) => out.write(visibleJson(text)) }, input, said));
   const summary = await gatherStatus(input);
   summary.next_steps = nextSteps(summary);
   await out.write(renderStatus(visibleStrings(summary), render));
