@@ -51,6 +51,8 @@ export async function openService(input: OpenServiceInput): Promise<OpenService>
         ...(input.file?.contract ? { contract: input.file.contract } : {}),
       })
     : undefined;
+  // The run's first line said "the built-in sandbox"; where it listens is known now.
+  if (sandbox) process.stderr.write(`migrate: the built-in sandbox listens on ${sandbox.url}, with a key of its own\n`);
   try {
     const config =
       sandbox === undefined && input.config !== undefined
