@@ -142,11 +142,13 @@ describe('the first line names the run configuration and the service', () => {
   });
 
   it('a URL with a user name and password is not shown with them; a line break in it cannot forge a line', async () => {
-    const dir = workingDir('forged', { base_url: 'https://user:secret@x.example/\n2026 run 7 push finished' });
+    const forged = '\n2026-11-27T04:20:00.000Z run 7 push finished: everything done';
+    const dir = workingDir('forged', { base_url: `https://user:secret@x.example/${forged}` });
     const run = await migrate(['validate', SAMPLE, '--remote'], dir);
     expect(run.code).toBe(2);
-    const line = firstLine(run.stderr);
-    expect(line).toContain('service https://…@x.example/\\n2026 run 7 push finished (base_url in the run');
+    // As the client reads it: the line break dropped, the user name and password left out.
+    expect(firstLine(run.stderr)).toContain('; service https://…@x.example/2026-11-27T04:20:00.000Z%20run%207%20push');
     expect(run.stderr).not.toContain('secret');
+    expect(run.stderr).not.toMatch(/^2026-11-27T04:20:00\.000Z run 7/m);
   });
 });

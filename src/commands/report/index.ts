@@ -4,7 +4,7 @@ import { runOriginJson, type RunOrigin } from '../shared/run-origin.js';
 import { isLedgerDamage, storageError } from '../../ledger/index.js';
 import type { Command } from 'commander';
 import { RUN_DEFAULTS } from '../../defaults.js';
-import { errnoOf, ExitCode, UsageError } from '../../errors.js';
+import { errnoOf, ExitCode, UsageError, visibleJson } from '../../errors.js';
 import { openLedgerSource } from '../shared/ledger-source.js';
 import { onLedger } from '../shared/ledger-snapshot.js';
 import { addOptions, LEDGER_OPTION, STATE_OPTION } from '../shared/option-table.js';
@@ -93,7 +93,8 @@ async function reportOn(
     });
     // On stdout, summary.json with the run configuration the report read its ledger by (the file is the ledger's).
     const said = runOriginJson(options.origin, undefined);
-    await out.write(options.json ? `${JSON.stringify({ ...said, ...summary }, null, 2)}\n` : renderReport(summary));
+    const json = (): string => `${visibleJson(JSON.stringify({ ...said, ...summary }, null, 2))}\n`;
+    await out.write(options.json ? json() : renderReport(summary));
     return ExitCode.ok;
   } catch (error) {
     // The files are written; only the listing's reader went away.

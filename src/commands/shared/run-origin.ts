@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { hideUserInfo } from '../../api/proxy.js';
 import { nonEmpty, SETTING_ENV } from '../../config/precedence.js';
 import { limitDetail, visibleValue } from '../../errors.js';
 import { writeStampedLine } from '../../output/stamped-output.js';
@@ -35,18 +34,14 @@ export function runOriginOf(
 ): RunOrigin {
   const given: unknown = command.getOptionValue('baseUrl');
   const option = typeof given === 'string' ? nonEmpty(given) : undefined;
-  const fromEnv = nonEmpty(env[SETTING_ENV.baseUrl]);
   const source = command.getOptionValueSource('baseUrl');
-  // The flag wins over the environment, which wins over the file (applyRunConfig sets the file's value only then).
-  const serviceUrl = source === 'cli' ? option : (fromEnv ?? option);
-  const serviceUrlFrom =
-    source === 'cli'
-      ? '--base-url'
-      : fromEnv !== undefined
-        ? SETTING_ENV.baseUrl
-        : option !== undefined
-          ? 'base_url in the run configuration'
-          : undefined;
+  // The flag wins over the environment, which wins over the file (config/precedence.ts), as the service's settings
+  // take them.
+  const [serviceUrl, serviceUrlFrom] = [
+    [source === 'cli' ? option : undefined, '--base-url'],
+    [nonEmpty(env[SETTING_ENV.baseUrl]), SETTING_ENV.baseUrl],
+    [source === 'config' ? option : undefined, 'base_url in the run configuration'],
+  ].find(([url]) => url !== undefined) ?? [undefined, undefined];
   return {
     runConfig: found.file ?? null,
     runConfigBy: found.by,
@@ -56,8 +51,25 @@ export function runOriginOf(
   };
 }
 
-/** A URL or path as a line shows it: no user name or password, no control character or line break, bounded. */
-const shown = (text: string): string => visibleValue(limitDetail(hideUserInfo(text), 500));
+/** A path or URL as a line shows it: no control character or line break, bounded. */
+const shown = (text: string): string => visibleValue(limitDetail(text, 500));
+
+/**
+ * The URL as the client would read it, without a user name, password, query or fragment (which the service's settings
+ * refuse after this line, and which may hold a secret); text that is no URL, without anything before an `@`.
+ */
+function shownUrl(text: string): string {
+  try {
+    const url = new URL(text);
+    const user = url.username !== '' || url.password !== '' ? '…@' : '';
+    const rest = url.search !== '' || url.hash !== '' ? '?…' : '';
+    // The parser's `/` for no path at all is not shown: the URL reads as it was written.
+    const path = url.pathname === '/' && !text.trimEnd().endsWith('/') ? '' : url.pathname;
+    return shown(`${url.protocol}//${user}${url.host}${path}${rest}`);
+  } catch {
+    return shown(text.replace(/^([a-z][a-z0-9+.-]*:\/\/)?.*@/is, '$1…@'));
+  }
+}
 
 /** The line: `migrate: run configuration FILE (how found); service URL (where set)`. */
 export function runOriginLine(origin: RunOrigin): string {
@@ -72,7 +84,7 @@ export function runOriginLine(origin: RunOrigin): string {
         ? 'service: the built-in sandbox (--sandbox), on this machine with a key of its own'
         : origin.serviceUrl === null
           ? 'service URL not set'
-          : `service ${shown(origin.serviceUrl)} (${origin.serviceUrlFrom ?? 'default'})`;
+          : `service ${shownUrl(origin.serviceUrl)} (${origin.serviceUrlFrom ?? 'default'})`;
   return `migrate: ${config}; ${service}`;
 }
 
