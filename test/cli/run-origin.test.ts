@@ -86,6 +86,18 @@ describe('the first line names the run configuration and the service', () => {
     expect(firstLine(variable.stderr)).toContain(`; service ${service.url} (MIGRATE_BASE_URL)`);
   });
 
+  it('a run configuration named by --run-config or MIGRATE_RUN_CONFIG is said with how it was named', async () => {
+    const cohort = workingDir('named', { base_url: service.url });
+    const file = join(cohort, 'migrate.run.json');
+    const elsewhere = workingDir('elsewhere');
+    const flag = await migrate(['validate', SAMPLE, '--run-config', file], elsewhere);
+    expect(firstLine(flag.stderr)).toBe(`migrate: run configuration ${file} (--run-config); no service contacted`);
+    const variable = await migrate(['validate', SAMPLE, '--remote'], elsewhere, { MIGRATE_RUN_CONFIG: file });
+    expect(firstLine(variable.stderr)).toBe(
+      `migrate: run configuration ${file} (MIGRATE_RUN_CONFIG); service ${service.url} (base_url in the run configuration)`,
+    );
+  });
+
   it('validate --remote, status and report say it first too; validate alone and report contact no service', async () => {
     const dir = workingDir('cohort', { base_url: service.url, state: 'state', supplier: 'ACME' });
     const file = join(dir, 'migrate.run.json');
