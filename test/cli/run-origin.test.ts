@@ -121,6 +121,9 @@ describe('the first line names the run configuration and the service', () => {
     const dir = workingDir('json', { base_url: service.url, state: 'state', supplier: 'ACME' });
     const file = join(dir, 'migrate.run.json');
     const origin = { run_config: file, service_url: service.url };
+    const plan = await migrate(['push', SAMPLE, '--dry-run', '--json'], dir);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(JSON.parse(plan.stdout)).toMatchObject({ ...origin, dry_run: true });
     const push = await migrate(['push', SAMPLE, '--json'], dir);
     expect(push.code, push.stderr).toBe(0);
     expect(JSON.parse(push.stdout)).toMatchObject(origin);

@@ -10,6 +10,7 @@ import { readRecorded } from '../../ledger/run-ledger.js';
 import { printPlan } from './summary-plan.js';
 import { onLedgerAt } from '../shared/ledger-snapshot.js';
 import type { PushConfig } from './resolve.js';
+import { runOriginJson } from '../shared/run-origin.js';
 import { refuseExport, tellEntries } from './run.js';
 
 // push --dry-run: stages the export into a scratch copy of the ledger (engine/dry-run.ts) and prints the plan; no lock,
@@ -63,7 +64,10 @@ async function planOn(
         ...{ stateDir: at.stateDir, scratchDir: scratch, entries: reader.entries(), settings: config.engine },
         ...{ selection: config.selection, signal: at.signal, retryInvalid: config.retryInvalid },
       },
-      { json: config.outputs.json, label: at.label ?? at.stateDir },
+      {
+        ...{ json: config.outputs.json, label: at.label ?? at.stateDir },
+        head: runOriginJson(config.outputs.origin, at.service?.baseUrl),
+      },
     );
     return ExitCode.ok;
   } finally {
