@@ -4,7 +4,7 @@ import { DEFAULT_API_KEY } from '../../sandbox/index.js';
 
 // Who can reach the sandbox (docs/sandbox.md "Beyond this machine"). Its inspection endpoint hands every payload it
 // was sent (names, dates of birth, addresses, bank details: a rehearsal may use the real export) to whoever holds its
-// key, and its default key is published. On a loopback address only this machine reaches it, as today; on any other
+// key, and its default key is published. On a loopback address only this machine reaches it; on any other
 // address it starts only with a key of the operator's own and with --public, which says that this is meant.
 
 export interface SandboxReach {

@@ -136,7 +136,7 @@ export function registerSandboxCommand(program: Command, setExitCode: (code: num
     .option('--port <n>', 'port to listen on; 0 = any free port', numberOption('--port', { min: 0, max: 65535 }), 0)
     .option(
       '--host <host>',
-      'address to listen on; another than a loopback address needs --api-key and --public',
+      'address to listen on; one that is not a loopback address needs --api-key and --public',
       '127.0.0.1',
     )
     .option(
