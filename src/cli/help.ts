@@ -104,7 +104,7 @@ const groupOf = new Map<string, Group>(
  * service has) apart from the switches that exist for the project's tests (a service misbehaving on purpose).
  */
 const SANDBOX_GROUPS: Record<string, readonly string[]> = {
-  Listening: ['--port', '--host', '--api-key', '--suppliers'],
+  Listening: ['--port', '--host', '--public', '--api-key', '--suppliers'],
   Service: ['--dialect', '--contract'],
   Behaviour: [
     '--processing-ms',

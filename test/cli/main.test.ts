@@ -25,7 +25,7 @@ describe('migrate', () => {
     for (const command of ['push --help', 'validate fixtures/sample --json']) {
       const result = spawnSync(
         'bash',
-        ['-c', `node bin/migrate.js ${command} | head -c 20 >/dev/null; echo "exit=\${PIPESTATUS[0]}" >&2`],
+        ['-c', `node bin/migrate.js ${command} 2>/dev/null | head -c 20 >/dev/null; echo "exit=\${PIPESTATUS[0]}" >&2`],
         { cwd: root, encoding: 'utf8' },
       );
       expect(result.stderr).toBe('exit=0\n');

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACCOUNT_STATES, type LedgerCounts } from '../../src/ledger/index.js';
 import { PushMetrics } from '../../src/commands/push/metrics.js';
+import { afterOriginLine } from '../run-origin-line.js';
 
 // Every file migrate writes or appends (docs/operators-guide.md "Files migrate writes"): never into the export, never
 // through a symbolic link planted where the file should be, never over another user's file, and a temporary renamed
@@ -39,7 +40,7 @@ function migrate(args: string[]): { code: number | null; stdout: string; stderr:
     env: { ...process.env },
     timeout: 120_000,
   });
-  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+  return { code: run.status, stdout: run.stdout, stderr: afterOriginLine(run.stderr) };
 }
 
 const filesOf = (at: string): Map<string, string> =>

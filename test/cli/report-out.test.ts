@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterOriginLine } from '../run-origin-line.js';
 
 // `migrate report --out` never writes into an export directory and never overwrites a file it did not write
 // (docs/operators-guide.md "Reading the report"), through the real binary on a ledger a real push (--sandbox) wrote.
@@ -19,7 +20,7 @@ let original: Map<string, string>;
 
 function migrate(args: string[]): { code: number | null; stdout: string; stderr: string } {
   const run = spawnSync(process.execPath, [BIN, ...args], { cwd: dir, encoding: 'utf8', env: { ...process.env } });
-  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+  return { code: run.status, stdout: run.stdout, stderr: afterOriginLine(run.stderr) };
 }
 
 const filesOf = (at: string): Map<string, string> =>

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { binaryForAnotherUser } from '../e2e/another-user.js';
+import { afterOriginLine } from '../run-origin-line.js';
 
 // No internal error when the disk says no (docs/limits.md "Scratch space" and "The state
 // directory's disk"): validate with TMPDIR full (a tiny tmpfs, as root) or a file-size limit (ulimit -f) while it sorts an
@@ -22,7 +23,7 @@ let exportDir: string;
 function run(shell: string, env: NodeJS.ProcessEnv = {}, uid?: number): { code: number | null; stderr: string } {
   const as = uid === undefined ? {} : { uid, gid: uid };
   const child = spawnSync('sh', ['-c', shell], { cwd: dir, encoding: 'utf8', env: { ...process.env, ...env }, ...as });
-  return { code: child.status, stderr: child.stderr };
+  return { code: child.status, stderr: afterOriginLine(child.stderr) };
 }
 
 beforeAll(() => {

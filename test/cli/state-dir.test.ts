@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { binaryForAnotherUser } from '../e2e/another-user.js';
+import { afterOriginLine } from '../run-origin-line.js';
 
 // What --state names, said as what it is before anything is read or written (docs/limits.md): a file, a path through
 // a file, another user's 0700 directory (EACCES, not "ledger.sqlite not found"); and an export file this user may not
@@ -34,7 +35,7 @@ function migrate(args: string[], options: { otherUser?: boolean } = {}): { code:
     env: { ...process.env, MIGRATE_API_KEY: 'sk-test-state-dir-0001', NO_COLOR: '1' },
     ...as,
   });
-  return { code: run.status, stderr: run.stderr };
+  return { code: run.status, stderr: afterOriginLine(run.stderr) };
 }
 
 /** A directory (or file) the refused user may not read: root's own 0700, or the owner's after chmod 000. */

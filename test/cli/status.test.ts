@@ -8,6 +8,7 @@ import { createImportServiceClient } from '../../src/api/index.js';
 import { Ledger } from '../../src/ledger/index.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { writeOpsExport, type OpsExport } from '../commands/report/ops-export.js';
+import { afterOriginLine } from '../run-origin-line.js';
 
 // Issue 6 "Done when", end to end: the real binary pushes an export with planted data errors
 // and ERR- accounts to an in-process sandbox; then `status` and `report` (the real binary
@@ -38,7 +39,9 @@ function migrate(args: string[], env: Record<string, string | undefined> = {}): 
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  return new Promise((resolve) =>
+    child.on('close', (code) => resolve({ code, stdout, stderr: afterOriginLine(stderr) })),
+  );
 }
 
 const service = (): string[] => ['--base-url', sandbox.url];
@@ -371,7 +374,7 @@ describe('output to a reader that goes away', () => {
     // Like `head -c`: read the first chunk, then close the pipe.
     child.stdout.once('data', () => child.stdout.destroy());
     const code = await new Promise((resolve) => child.on('close', resolve));
-    expect(stderr).toBe('');
+    expect(afterOriginLine(stderr)).toBe('');
     expect(code).toBe(0);
   });
 });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { afterOriginLine } from '../run-origin-line.js';
 
 // The files that decide where the customers and the key go (a run configuration, a key file) and the state directory
 // are trusted as ssh trusts its own: owned by the user or root, writable by no one else, every directory above them
@@ -48,7 +49,9 @@ function migrate(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Prom
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  return new Promise((resolve) =>
+    child.on('close', (code) => resolve({ code, stdout, stderr: afterOriginLine(stderr) })),
+  );
 }
 
 /** A working directory holding a run configuration that sends everything to the planted service. */

@@ -20,6 +20,9 @@ describe('migrate validate on the fixtures', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({
+      // No run configuration here, and validate without --remote asks no service.
+      run_config: null,
+      service_url: null,
       ok: true,
       accounts: { total: 50, valid: 50, invalid: 0 },
       duplicate_notes: 0,

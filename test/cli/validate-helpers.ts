@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterOriginLine } from '../run-origin-line.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const bin = path.join(root, 'bin', 'migrate.js');
@@ -29,7 +30,8 @@ export function migrate(args: string[], options: { cwd?: string; env?: NodeJS.Pr
     maxBuffer: 1 << 26,
     timeout: 60_000,
   });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+  // What the command says after its first line (the run configuration and the service: run-origin-line.ts).
+  return { code: result.status, stdout: result.stdout, stderr: afterOriginLine(result.stderr) };
 }
 
 let base: string | undefined;

@@ -10,13 +10,16 @@ import { root } from './validate-helpers.js';
 const ACCOUNTS =
   'external_account_number,account_type,billing_address.country,account_billing_options.period_length\nR-1,DOMESTIC,GB,MONTHLY\nR-2,DOMESTIC,GB,MONTHLY\nR-3,HOUSEHOLD,GB,MONTHLY\n';
 
+/** All a --remote --sandbox run says besides its first line: where its sandbox listens. */
+const SANDBOX_ONLY = /^migrate: the built-in sandbox listens on http:\/\/127\.0\.0\.1:\d+, with a key of its own\n$/;
+
 beforeAll(build);
 afterAll(cleanup);
 
 describe('migrate validate --remote', () => {
   it('passes the sample export through the service validate endpoint', () => {
     const result = migrate(['validate', path.join(root, 'fixtures', 'sample'), '--remote', '--sandbox', '--json']);
-    expect(result.stderr).toBe('');
+    expect(result.stderr).toMatch(SANDBOX_ONLY);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ ok: true, accounts: { total: 50, valid: 50, invalid: 0 } });
   });
@@ -58,7 +61,7 @@ describe('migrate validate --remote', () => {
       'PAUSED',
     ]);
     expect(result.code).toBe(3);
-    expect(result.stderr).toMatch(/^migrate: .*paused/i);
+    expect(result.stderr).toMatch(/^migrate: the built-in sandbox listens on .*\nmigrate: .*paused/i);
   });
 
   it('refuses --sandbox without --remote, and a remote check without credentials', () => {
@@ -87,7 +90,7 @@ describe('migrate validate in the kraken dialect (the real platform)', () => {
 
   it('passes the kraken fixture (meter points declared as a tenant field) through the kraken sandbox', () => {
     const result = migrate(['validate', kraken, '--remote', '--sandbox', '--json']);
-    expect(result.stderr).toBe('');
+    expect(result.stderr).toMatch(SANDBOX_ONLY);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ ok: true, accounts: { total: 3, valid: 3, invalid: 0 } });
   });

@@ -4,6 +4,7 @@ import type { RunningSandbox } from '../../src/sandbox/index.js';
 import { openLedgerReader } from '../../src/ledger/index.js';
 import type { E2eExport } from './export.js';
 import { exportInMemory, payloadDifferences } from './oracle.js';
+import { afterOriginLine } from '../run-origin-line.js';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
 const BIN = join(ROOT, 'bin', 'migrate.js');
@@ -50,7 +51,8 @@ export function push(
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       clearInterval(poll);
-      resolve({ code, signal, stdout, stderr });
+      // What push says after its first line (the run configuration and the service: run-origin-line.ts).
+      resolve({ code, signal, stdout, stderr: afterOriginLine(stderr) });
     });
   });
 }

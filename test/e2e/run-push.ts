@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { ROOT, type RunResult } from './helpers.js';
+import { afterOriginLine } from '../run-origin-line.js';
 
 // The real binary's push against any service URL (a proxy's, a TLS server's, one that does not exist), with the
 // environment a test gives: the proxy variables, NODE_EXTRA_CA_CERTS, the API key. Proxy variables of the machine
@@ -42,7 +43,8 @@ export function runMigrate(
   return new Promise((resolve) => {
     child.on('close', (code, signal) => {
       clearTimeout(bound);
-      resolve({ code, signal, stdout, stderr });
+      // What the command says after its first line (the run configuration and the service: run-origin-line.ts).
+      resolve({ code, signal, stdout, stderr: afterOriginLine(stderr) });
     });
   });
 }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { push, ROOT } from './helpers.js';
+import { afterOriginLine } from '../run-origin-line.js';
 
 // A shape whose views keep the legacy key as it is (`SELECT ACCOUNT_NO, ...`) while the mapping file renames it to
 // external_account_number, in every view (accounts, customers, supply addresses, and notes under a computed name):
@@ -23,7 +24,7 @@ function migrate(args: string[]): { code: number | null; stdout: string; stderr:
     encoding: 'utf8',
     env: { ...process.env, NO_COLOR: '1' },
   });
-  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+  return { code: run.status, stdout: run.stdout, stderr: afterOriginLine(run.stderr) };
 }
 
 /** The legacy fixture with every view keyed by a legacy column name that the mapping file renames. */

@@ -6,6 +6,7 @@ import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { push, ROOT } from './helpers.js';
+import { afterOriginLine } from '../run-origin-line.js';
 
 // A legacy export shaped by SQL, through the real binary: validate names every problem at the legacy file and line
 // (and the legacy column a view passes through), push sends the shaped records, and the shaped export that
@@ -31,7 +32,7 @@ function migrate(args: string[]): { code: number | null; stdout: string; stderr:
     encoding: 'utf8',
     env: { ...process.env, NO_COLOR: '1' },
   });
-  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+  return { code: run.status, stdout: run.stdout, stderr: afterOriginLine(run.stderr) };
 }
 
 /** A copy of the legacy fixture with one text replaced in a file (a planted error). */

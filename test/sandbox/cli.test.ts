@@ -2,6 +2,7 @@ import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:chil
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_API_KEY } from '../../src/sandbox/index.js';
 import { account, obtainToken, send } from './helpers.js';
 
 // The real binary: `node bin/migrate.js sandbox --port 0` prints its URL and serves until a signal.
@@ -36,7 +37,8 @@ function start(args: string[]): Promise<Started> {
     child.on('exit', (code) => reject(new Error(`exited ${code}: ${stderr}; stdout: ${stdout}`)));
     child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
-      const url = /Sandbox listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1];
+      // One listening on every interface (0.0.0.0) is reached here through the loopback address.
+      const url = /Sandbox listening on (http:\/\/\S+:\d+)/.exec(stdout)?.[1]?.replace('//0.0.0.0:', '//127.0.0.1:');
       if (url) resolve({ child, url, stdout: () => stdout, stderr: () => stderr });
     });
   });
@@ -136,6 +138,51 @@ describe('migrate sandbox (the binary)', () => {
       expect(status, args.join(' ')).toBe(2);
       expect(stderr).toMatch(/fail-rate|port|suppliers|failRate/);
       expect(stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+});
+
+// Its inspection endpoint gives every payload it was sent to whoever holds its key, and its default key is published:
+// beyond this machine it starts only with a key of the operator's own and --public (docs/sandbox.md).
+describe('migrate sandbox on an address other machines reach', () => {
+  it('refuses --host 0.0.0.0 with the published key (with --public too): exit 2 naming --api-key', async () => {
+    for (const args of [
+      ['--host', '0.0.0.0'],
+      ['--host', '0.0.0.0', '--public', '--api-key', DEFAULT_API_KEY],
+    ]) {
+      const { status, stderr } = await runToExit(args);
+      expect(status, args.join(' ')).toBe(2);
+      expect(stderr).toContain('--api-key KEY');
+      expect(stderr).toContain(`its key is the published default (${DEFAULT_API_KEY})`);
+      expect(stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+
+  it('refuses a key of its own without --public, saying who reaches it and that the inspector gives every payload', async () => {
+    const { status, stderr } = await runToExit(['--host', '0.0.0.0', '--api-key', 'rehearsal-key-1']);
+    expect(status).toBe(2);
+    expect(stderr).toContain('every machine that can reach this one (it listens on every interface)');
+    expect(stderr).toContain('GET /_sandbox/accounts/SUPPLIER/) every payload sent to it');
+    expect(stderr).toContain('Add --public if that is meant');
+  });
+
+  it('with --public and a key of its own it starts, says so, and takes only that key', async () => {
+    const started = await start(['--host', '0.0.0.0', '--public', '--api-key', 'rehearsal-key-2']);
+    expect(started.stdout()).toContain('Public (--public): every machine that can reach this one');
+    expect(started.stdout()).not.toContain('rehearsal-key-2');
+    await obtainToken(started.url, 'rehearsal-key-2');
+    await expect(obtainToken(started.url, DEFAULT_API_KEY)).rejects.toThrow(/no token/);
+    started.child.kill('SIGINT');
+    expect(await exited(started.child)).toBe(130);
+  });
+
+  it('loopback addresses start as before, with the default key and without --public', async () => {
+    for (const host of ['127.0.0.2', 'localhost']) {
+      const started = await start(['--host', host]);
+      expect(started.stdout()).not.toContain('Public');
+      await obtainToken(started.url, DEFAULT_API_KEY);
+      started.child.kill('SIGINT');
+      expect(await exited(started.child)).toBe(130);
     }
   });
 });

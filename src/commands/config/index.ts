@@ -4,6 +4,7 @@ import { redactUrl } from '../../ledger/postgres/index.js';
 import {
   applyRunConfig,
   findRunConfig,
+  NO_RUN_CONFIG,
   RUN_CONFIG_ENV,
   RUN_CONFIG_FILE,
   shownSettings,
@@ -53,9 +54,7 @@ export function registerConfigCommand(program: Command): void {
         return value === undefined ? `${setting.variable} (not shown)` : `${setting.variable}=${value}`;
       };
       const valueWidth = Math.max(...settings.map((setting) => shown(setting).length));
-      process.stdout.write(
-        `run configuration: ${file ?? `none (no ${RUN_CONFIG_FILE} here, ${RUN_CONFIG_ENV} not set)`}\n`,
-      );
+      process.stdout.write(`run configuration: ${file ?? `none (${NO_RUN_CONFIG})`}\n`);
       process.stdout.write(`${commandName} would use:\n`);
       for (const setting of settings)
         process.stdout.write(

@@ -9,6 +9,7 @@ import { readRecorded } from '../../ledger/run-ledger.js';
 import { printPlan } from './summary-plan.js';
 import { onLedgerAt } from '../shared/ledger-snapshot.js';
 import type { PushConfig } from './resolve.js';
+import { runOriginJson } from '../shared/run-origin.js';
 import { refuseExport } from './open-export.js';
 import { tellEntries } from './run.js';
 
@@ -63,7 +64,10 @@ async function planOn(
         ...{ stateDir: at.stateDir, scratchDir: scratch, entries: reader.entries(), settings: config.engine },
         ...{ selection: config.selection, signal: at.signal, retryInvalid: config.retryInvalid },
       },
-      { json: config.outputs.json, label: at.label ?? at.stateDir },
+      {
+        ...{ json: config.outputs.json, label: at.label ?? at.stateDir },
+        head: runOriginJson(config.outputs.origin, at.service?.baseUrl),
+      },
     );
     return ExitCode.ok;
   } finally {

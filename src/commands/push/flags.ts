@@ -18,6 +18,7 @@ import {
   type OptionRow,
 } from '../shared/option-table.js';
 import { parseCodes, parseMaxErrors, parseSteps, numberOption, type MaxErrors } from '../shared/option-parsers.js';
+import type { RunOrigin } from '../shared/run-origin.js';
 import { SHAPE_LIMIT_OPTIONS } from '../shared/shape-limits.js';
 
 // push's options in one table, in --help's order (between the mapping file's options and the contract's and service's,
@@ -38,6 +39,8 @@ export interface PushFlags extends ServiceFlags, MappingFlags {
   sandbox?: boolean;
   json?: boolean;
   dryRun?: boolean;
+  /** What the run's first line said: the run configuration and the service (set by the action, not a flag). */
+  origin?: RunOrigin | undefined;
   limit?: number;
   accounts?: string;
   only?: ReadonlySet<PushStep>;

@@ -4,6 +4,7 @@ import { InterruptedError } from '../../errors.js';
 import { untilStopped } from '../../stop-signals.js';
 import { loadServiceConfig } from '../../config/service.js';
 import { dryRunPush } from './dry-run.js';
+import { runOriginOfCommand } from '../shared/run-config.js';
 import { givenShapeLimits } from '../shared/shape-limits.js';
 import { registerPushFlags, type PushFlags } from './flags.js';
 import { openPushRun } from './open-run.js';
@@ -23,7 +24,8 @@ export function registerPushCommand(program: Command, setExitCode: (code: number
     .argument('<dir>', 'the export directory');
   registerPushFlags(command).action(async (dir: string, options: Omit<PushFlags, 'dir'>) => {
     stampOutput({ ...options, dir }, process.env);
-    setExitCode(await pushCommand({ ...options, dir, shapeLimits: givenShapeLimits(command, process.env) }));
+    const origin = runOriginOfCommand(command);
+    setExitCode(await pushCommand({ ...options, dir, origin, shapeLimits: givenShapeLimits(command, process.env) }));
   });
 }
 

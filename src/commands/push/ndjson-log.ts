@@ -9,7 +9,8 @@ import { openOutputFile } from '../../output/output-file.js';
 // account number, the step and its outcome or code: never the API key or a token (the engine's
 // events carry none), and no personal data (no payload field, note body, name, e-mail or
 // phone: only the fields chosen below are written, never a whole event or an error text).
-// The file is 0600, appended to (one file may span many runs: the run id tells them apart).
+// The file is 0600, appended to (one file may span many runs: the run id tells them apart). Each run's first line
+// (`log_opened`) names the run configuration it read and the service URL it talks to.
 
 export interface NdjsonLogOptions {
   /** The ledger's run id of this push. */
@@ -18,6 +19,8 @@ export interface NdjsonLogOptions {
   accountNumberOf?: (accountId: number) => string | undefined;
   /** Time source (tests). */
   now?: () => Date;
+  /** The run configuration read (null: none) and the service's URL: said by the first line. */
+  origin?: { run_config: string | null; service_url: string | null };
 }
 
 export interface NdjsonLogSink extends EventSink {
@@ -32,7 +35,7 @@ export interface NdjsonLogSink extends EventSink {
   readonly failure: Error | undefined;
 }
 
-type LogLine = Record<string, string | number | boolean | Record<string, number> | undefined>;
+type LogLine = Record<string, string | number | boolean | Record<string, number> | null | undefined>;
 
 /** The step an account's state change belongs to (architecture.md's state machine). */
 export function stepOf(from: AccountState, to: AccountState): string {
@@ -158,7 +161,7 @@ export function createNdjsonLogSink(path: string, options: NdjsonLogOptions): Nd
       setImmediate(flush);
     }
   };
-  write({ event: 'log_opened' });
+  write({ event: 'log_opened', ...options.origin });
   return {
     emit: (event) => {
       if (event.type === 'account') {

@@ -12,8 +12,8 @@ import { releasedText, restagedText } from './push-messages.js';
 import { endLog, openDisplay, openLog, runRate, sizeOnceStaging, statusWords } from './push-sinks.js';
 import { Closers } from './closers.js';
 import { openService } from '../shared/open-service.js';
+import { stampRunId } from '../../output/stamped-output.js';
 import { openExportForRun, type ExportPlace } from './open-export.js';
-import { stampRunId } from './stamped-output.js';
 import { stopPointsOf, type StopPoint } from './stop-points.js';
 import type { PushConfig } from './resolve.js';
 
@@ -193,7 +193,7 @@ async function openResources(config: PushConfig, loaded: Loaded, closers: Closer
     if (outcome.answered && toRecord)
       ledger.recordService(toRecord.service, toRecord.moved && { ...toRecord.moved, runId });
   });
-  const log = config.outputs.logFile === undefined ? undefined : openLog(config.outputs.logFile, runId, ledger);
+  const log = openLog(config.outputs, { runId, ledger, serviceUrl: service.config.baseUrl });
   if (log) closers.add(({ exitCode }) => endLog(log, { outcome: 'failed', exitCode }));
   const sink = opened.withLog(log);
   const run: PushRun = {

@@ -5,6 +5,7 @@ import type { EngineEvent, EventSink } from '../../engine/index.js';
 import { UsageError, visibleText } from '../../errors.js';
 import type { Ledger } from '../../ledger/index.js';
 import { estimateExportAccounts } from '../shared/export-size.js';
+import { runOriginJson, type RunOrigin } from '../shared/run-origin.js';
 import { ledgerCountsReader } from './ledger-counts-thread.js';
 import { PushMetrics, type RunFacts } from './metrics.js';
 import { createNdjsonLogSink, type NdjsonLogSink } from './ndjson-log.js';
@@ -125,9 +126,20 @@ export function openDisplay(input: {
   return { progress, monitoring };
 }
 
-/** --log-file: the NDJSON sink of ndjson-log.ts (0600, appended); an unwritable path is exit 2. */
-export function openLog(path: string, runId: number, ledger: Ledger): NdjsonLogSink {
-  return createNdjsonLogSink(path, { runId, accountNumberOf: (id) => ledger.accountById(id)?.externalAccountNumber });
+/**
+ * --log-file, if given: the NDJSON sink of ndjson-log.ts (0600, appended), its first line naming the run configuration
+ * and the service's URL; an unwritable path is exit 2.
+ */
+export function openLog(
+  outputs: { logFile: string | undefined; origin: RunOrigin | undefined },
+  run: { runId: number; ledger: Ledger; serviceUrl: string },
+): NdjsonLogSink | undefined {
+  if (outputs.logFile === undefined) return undefined;
+  const { runId, ledger } = run;
+  return createNdjsonLogSink(outputs.logFile, {
+    ...{ runId, origin: runOriginJson(outputs.origin, run.serviceUrl) },
+    accountNumberOf: (id) => ledger.accountById(id)?.externalAccountNumber,
+  });
 }
 
 /** The log's last line (how the run ended); a failure to write it is said. */

@@ -15,9 +15,10 @@ import type { Dialect } from '../../schema/index.js';
 import { readAccountList } from '../../sources/account-list.js';
 import { findExportFiles, type ExportFiles } from '../../sources/index.js';
 import { loadCommandConfig, warnAboutContract, withOpenPeriod } from '../shared/mapping-options.js';
-import { stampLines, stampsWanted } from './stamped-output.js';
+import { stampLines, stampsWanted } from '../../output/stamped-output.js';
 import { STOP_AT_ENV } from './stop-points.js';
 import type { MaxErrors } from '../shared/option-parsers.js';
+import type { RunOrigin } from '../shared/run-origin.js';
 import type { PushFlags } from './flags.js';
 
 // Everything `migrate push` decides before it writes anything (a mistake is exit 2 and leaves nothing behind): what it
@@ -81,6 +82,8 @@ export interface PushConfig {
     readonly progressInterval: number | undefined;
     readonly metricsFile: string | undefined;
     readonly metricsInterval: number;
+    /** The run configuration and the service the run's first line named (the --json summary and the log carry them). */
+    readonly origin: RunOrigin | undefined;
   };
   /** The options recorded with the run: never a secret (file paths only), sets as lists. */
   readonly recordedOptions: Readonly<Record<string, unknown>>;
@@ -162,6 +165,7 @@ export function resolvePushConfig(inputs: PushInputs): PushConfig {
       progressInterval: flags.progressInterval,
       metricsFile: flags.metricsFile,
       metricsInterval: flags.metricsInterval,
+      origin: flags.origin,
     }),
     recordedOptions: recordedOptions(flags, inputs.exportRealPath),
     stopPoint: env[STOP_AT_ENV] || undefined,
@@ -204,9 +208,10 @@ function sandboxOptions(supplier: string | undefined, openPeriodStart: string | 
 }
 
 function recordedOptions(flags: PushFlags, exportRealPath: string): Readonly<Record<string, unknown>> {
-  const { apiKeyFile, tokenFile, only, ledger, ...rest } = flags;
+  const { apiKeyFile, tokenFile, only, ledger, origin, ...rest } = flags;
   return Object.freeze({
     ...rest,
+    runConfig: origin?.runConfig ?? undefined,
     // The PostgreSQL ledger's URL, never its password.
     ledger: ledger === undefined ? undefined : redactUrl(ledger),
     exportDir: exportRealPath,

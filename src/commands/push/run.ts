@@ -7,6 +7,7 @@ import { linkLines, notReadLines, spellingLines, type LinkedFile } from '../shar
 import { fileIssuesText, lockLostText, unknownAccountsText } from './push-messages.js';
 import { recordsBehind } from './left-over.js';
 import { endLog } from './push-sinks.js';
+import { runOriginJson } from '../shared/run-origin.js';
 import { buildPushSummary, countsUnchanged, printPushSummary, type NextCommands, type PushSummary } from './summary.js';
 import { ledgerWords, shellWord } from '../shared/shell-word.js';
 import type { ExportFiles } from '../../sources/index.js';
@@ -109,7 +110,8 @@ function pushSummary(
   run: PushRun,
   { reader, result, startedAt }: { reader: ExportReader; result: PushResult; startedAt: number },
 ): PushSummary {
-  return buildPushSummary({
+  const origin = runOriginJson(config.outputs.origin, run.service.baseUrl);
+  const summary = buildPushSummary({
     result,
     topErrors: run.ledger.read.topErrorCodes(5),
     startedAt,
@@ -123,6 +125,7 @@ function pushSummary(
     behind: recordsBehind(run.ledger.read),
     neverRead: run.progress.tally.neverRead,
   });
+  return { runConfig: origin.run_config, serviceUrl: origin.service_url, ...summary };
 }
 
 /** The commands the summary's hints name: this run's supplier (the one code its ledger holds) and ledger. */

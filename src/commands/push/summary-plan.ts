@@ -102,9 +102,11 @@ export class PlanJsonWriter {
   #chunk: string[] = [];
   #rows = 0;
 
-  constructor(write: (text: string) => void) {
+  /** `head`: fields before the plan (the run configuration read and the service's URL). */
+  constructor(write: (text: string) => void, head: Record<string, unknown> = {}) {
     this.#write = write;
-    write('{\n  "dry_run": true,\n  "accounts": [\n');
+    const fields = Object.entries(head).map(([key, value]) => `  ${JSON.stringify(key)}: ${JSON.stringify(value)},\n`);
+    write(`{\n${fields.join('')}  "dry_run": true,\n  "accounts": [\n`);
   }
 
   row(row: PlannedAccount): void {
@@ -128,10 +130,10 @@ export class PlanJsonWriter {
 /** Plans the run (engine/dry-run.ts) and prints the plan: every account streamed with --json, else the text. */
 export async function printPlan(
   input: Omit<DryRunInput, 'sink' | 'onAccount'>,
-  how: { json: boolean; label: string },
+  how: { json: boolean; label: string; head?: Record<string, unknown> },
 ): Promise<void> {
   const samples = new PlanSamples();
-  const json = how.json ? new PlanJsonWriter((text) => process.stdout.write(text)) : undefined;
+  const json = how.json ? new PlanJsonWriter((text) => process.stdout.write(text), how.head) : undefined;
   const result = await planDryRun({
     ...input,
     sink: { emit: () => undefined },

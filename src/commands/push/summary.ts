@@ -14,6 +14,9 @@ import { openPeriodLines } from '../shared/open-period-lines.js';
 
 /** What the final summary of a push shows; also the `--json` document (one object on stdout, keys in snake_case). */
 export interface PushSummary {
+  /** The run configuration the run read (null: none) and the service's URL it talked to (`--json` only). */
+  runConfig?: string | null;
+  serviceUrl?: string | null;
   result: 'finished' | 'interrupted' | 'fatal' | 'wait_timeout' | 'max_errors';
   exitCode: number;
   fatal?: { code: string; detail: string };

@@ -1,8 +1,10 @@
 import { resolve } from 'node:path';
+import { runOriginOfCommand } from '../shared/run-config.js';
+import { runOriginJson, type RunOrigin } from '../shared/run-origin.js';
 import { isLedgerDamage, storageError } from '../../ledger/index.js';
 import type { Command } from 'commander';
 import { RUN_DEFAULTS } from '../../defaults.js';
-import { errnoOf, ExitCode, UsageError } from '../../errors.js';
+import { errnoOf, ExitCode, UsageError, visibleJson } from '../../errors.js';
 import { openLedgerSource } from '../shared/ledger-source.js';
 import { onLedger } from '../shared/ledger-snapshot.js';
 import { addOptions, LEDGER_OPTION, STATE_OPTION } from '../shared/option-table.js';
@@ -40,19 +42,23 @@ export function registerReportCommand(program: Command, setExitCode: (code: numb
     .option('--json', 'print summary.json on stdout instead of the file list')
     .option('--html', 'also write report.html: summary, charts and what needs action, in one self-contained page')
     .action(async (options: ReportCommandOptions) => {
-      setExitCode(await reportCommand(options));
+      setExitCode(await reportCommand(options, runOriginOfCommand(report)));
     });
 }
 
 /** `migrate report`: returns the exit code. */
-export function reportCommand(options: ReportCommandOptions): Promise<number> {
+export function reportCommand(options: ReportCommandOptions, origin?: RunOrigin): Promise<number> {
   return onLedger(options.ledger, ({ stateDir, label }) =>
-    reportOn(options, stateDir ?? resolve(options.state), label),
+    reportOn({ ...options, origin }, stateDir ?? resolve(options.state), label),
   );
 }
 
 /** `label`: how the report names a ledger that is not the state directory (a PostgreSQL URL, redacted). */
-async function reportOn(options: ReportCommandOptions, stateDir: string, label: string | undefined): Promise<number> {
+async function reportOn(
+  options: ReportCommandOptions & { origin: RunOrigin | undefined },
+  stateDir: string,
+  label: string | undefined,
+): Promise<number> {
   const source = openLedgerSource(stateDir);
   const out = stdoutOutput();
   try {
@@ -85,7 +91,10 @@ async function reportOn(options: ReportCommandOptions, stateDir: string, label: 
         );
       throw error;
     });
-    await out.write(options.json ? `${JSON.stringify(summary, null, 2)}\n` : renderReport(summary));
+    // On stdout, summary.json with the run configuration the report read its ledger by (the file is the ledger's).
+    const said = runOriginJson(options.origin, undefined);
+    const json = (): string => `${visibleJson(JSON.stringify({ ...said, ...summary }, null, 2))}\n`;
+    await out.write(options.json ? json() : renderReport(summary));
     return ExitCode.ok;
   } catch (error) {
     // The files are written; only the listing's reader went away.

@@ -12,6 +12,7 @@ import {
   type SandboxOptions,
 } from '../../sandbox/index.js';
 import { parseDate } from '../shared/option-parsers.js';
+import { checkSandboxReach } from './exposure.js';
 
 // `migrate sandbox`: runs the local simulator of the import service until SIGINT/SIGTERM.
 // Thin: flags -> options -> startSandbox; the behaviour lives in src/sandbox/.
@@ -36,9 +37,11 @@ interface SandboxFlags extends Omit<Partial<SandboxOptions>, 'log' | 'suppliers'
   retryAfter?: number;
   requestLog?: boolean;
   verbose?: boolean;
+  /** --public: listening beyond this machine is meant. */
+  public?: boolean;
 }
 
-function describe(sandbox: RunningSandbox, keyGiven: boolean): string {
+function describe(sandbox: RunningSandbox, keyGiven: boolean, reach: string | undefined): string {
   const { options } = sandbox;
   const suppliers = Object.entries(options.suppliers)
     .map(([code, status]) => `${code} (${status})`)
@@ -66,6 +69,7 @@ function describe(sandbox: RunningSandbox, keyGiven: boolean): string {
   ].filter(Boolean);
   return [
     `Sandbox listening on ${sandbox.url}`,
+    ...(reach === undefined ? [] : [reach]),
     // The sandbox's own key is a local test credential: shown when it is the default, never when given.
     `API key: ${keyGiven ? '(the value given by --api-key)' : DEFAULT_API_KEY}`,
     `Import suppliers: ${suppliers}`,
@@ -94,7 +98,9 @@ function waitForSignal(): Promise<NodeJS.Signals> {
 }
 
 async function runSandbox(flags: SandboxFlags, setExitCode: (code: number) => void): Promise<void> {
-  const { tokenTtl, retryAfter, requestLog, verbose, contract: contractFile, ...rest } = flags;
+  const { tokenTtl, retryAfter, requestLog, verbose, contract: contractFile, public: open, ...rest } = flags;
+  // Before anything is read or bound: beyond this machine only with a key of the operator's own and --public.
+  const reach = checkSandboxReach({ host: flags.host ?? '127.0.0.1', apiKey: flags.apiKey, public: open === true });
   // Read before the sandbox starts: a contract that cannot be read is a usage error naming the file.
   const contract =
     contractFile === undefined
@@ -117,7 +123,7 @@ async function runSandbox(flags: SandboxFlags, setExitCode: (code: number) => vo
     const message = messageOf(error);
     throw new UsageError(`cannot start the sandbox: ${message}`, 'sandbox_start_failed', error);
   }
-  process.stdout.write(`${describe(sandbox, flags.apiKey !== undefined)}\n`);
+  process.stdout.write(`${describe(sandbox, flags.apiKey !== undefined, reach)}\n`);
   await waitForSignal();
   await sandbox.close();
   setExitCode(ExitCode.interrupted);
@@ -128,7 +134,16 @@ export function registerSandboxCommand(program: Command, setExitCode: (code: num
     .command('sandbox')
     .description('Run a local simulator of the import service (for rehearsals, demos and tests) until Ctrl-C.')
     .option('--port <n>', 'port to listen on; 0 = any free port', numberOption('--port', { min: 0, max: 65535 }), 0)
-    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option(
+      '--host <host>',
+      'address to listen on; one that is not a loopback address needs --api-key and --public',
+      '127.0.0.1',
+    )
+    .option(
+      '--public',
+      'listen beyond this machine (a --host that is not a loopback address): whoever holds the key reads every ' +
+        'payload sent',
+    )
     .option(
       '--dialect <dialect>',
       '"spec" (default): the spec\'s names and shapes; "kraken": the real platform\'s (task_params, money as ' +

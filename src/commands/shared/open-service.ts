@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { createImportServiceClient, type ClientOptions, type ServiceClient } from '../../api/index.js';
 import {
   loadServiceConfig,
@@ -12,7 +13,9 @@ import type { Dialect } from '../../schema/index.js';
 // The wiring every command that talks to the service shares, written once: flags + environment
 // (+ the mapping file's dialect settings, + the state directory's recorded dialect) -> ServiceConfig
 // -> client, or the built-in sandbox in the same dialect when --sandbox is given. Warnings (a key
-// file others can read) go to stderr here.
+// file others can read) go to stderr here. The built-in sandbox gets a random key of its own, never the published
+// default (docs/sandbox.md): another process on this machine cannot take a token from it, nor read through its
+// inspection endpoint the payloads the run sends.
 
 export interface OpenServiceInput {
   flags: ServiceFlags;
@@ -43,10 +46,13 @@ export async function openService(input: OpenServiceInput): Promise<OpenService>
   const sandbox = input.sandbox
     ? await startSandbox({
         ...input.sandbox,
+        apiKey: randomBytes(32).toString('base64url'),
         dialect: input.dialect,
         ...(input.file?.contract ? { contract: input.file.contract } : {}),
       })
     : undefined;
+  // The run's first line said "the built-in sandbox"; where it listens is known now.
+  if (sandbox) process.stderr.write(`migrate: the built-in sandbox listens on ${sandbox.url}, with a key of its own\n`);
   try {
     const config =
       sandbox === undefined && input.config !== undefined

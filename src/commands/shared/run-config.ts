@@ -7,6 +7,7 @@ import { nonEmpty, SETTING_ENV } from '../../config/precedence.js';
 import { errnoOf, messageOf, UsageError } from '../../errors.js';
 import { formatSize, shapeLimits } from '../../shape/index.js';
 import { refuseUntrustedPath } from '../../trusted-path.js';
+import { runOriginOf, sayRunOrigin, type RunOrigin, type ServiceUse } from './run-origin.js';
 
 // The run configuration (docs/operators-guide.md "One file per cohort"): what every command of a cohort repeats
 // (the service, the key file, the ledger, the supplier, the pace, the log and metrics), written once in a JSON file
@@ -71,6 +72,8 @@ const runConfigSchema = z.strictObject(
 
 export interface RunConfig {
   file: string;
+  /** How it was found: --run-config, MIGRATE_RUN_CONFIG, or in the working directory. */
+  by: string;
   settings: Partial<Record<SettingKey, string | number | boolean>>;
 }
 
@@ -93,8 +96,13 @@ export function findRunConfig(flag: string | undefined, env: NodeJS.ProcessEnv, 
       error,
     );
   }
-  return { file, settings: parseRunConfig(file, text) };
+  const by =
+    flag !== undefined ? RUN_CONFIG_FLAG : named !== undefined ? RUN_CONFIG_ENV : 'found in the working directory';
+  return { file, by, settings: parseRunConfig(file, text) };
 }
+
+/** Why a command reads no run configuration, as its first line says. */
+export const NO_RUN_CONFIG = `no ${RUN_CONFIG_FILE} here, ${RUN_CONFIG_ENV} not set`;
 
 function parseRunConfig(file: string, text: string): RunConfig['settings'] {
   let json: unknown;
@@ -163,7 +171,7 @@ export function settingSource(command: Command, key: SettingKey, env: NodeJS.Pro
  * from the run configuration (through each option's parser, as the flag would be). Then the ledger is one setting:
  * --state beside --ledger (or MIGRATE_LEDGER_URL) is refused instead of one of them being silently ignored.
  */
-export function applyRunConfig(command: Command, env: NodeJS.ProcessEnv, cwd: string): void {
+export function applyRunConfig(command: Command, env: NodeJS.ProcessEnv, cwd: string): RunConfig | undefined {
   const given: unknown = command.getOptionValue('runConfig');
   const flag = typeof given === 'string' ? given : undefined;
   const config = findRunConfig(flag, env, cwd);
@@ -178,6 +186,7 @@ export function applyRunConfig(command: Command, env: NodeJS.ProcessEnv, cwd: st
     }
   }
   refuseTwoLedgers(command, env);
+  return config;
 }
 
 function parsedValue(option: Option, key: SettingKey, value: string | number | boolean, file: string): unknown {
@@ -218,20 +227,47 @@ function refuseTwoLedgers(command: Command, env: NodeJS.ProcessEnv): void {
   );
 }
 
-/** The commands of a cohort: the sandbox and the ledger copy are not (they read no cohort's settings). */
-const RUN_CONFIG_COMMANDS = ['push', 'validate', 'status', 'report', 'shape'];
+type Options = Record<string, unknown>;
 
-/** Adds --run-config to the commands that read a run configuration, and applies it before each of their actions. */
+/**
+ * The commands of a cohort (the sandbox and the ledger commands are not: they read no cohort's settings), each with
+ * how it reaches the service given its options.
+ */
+const RUN_CONFIG_COMMANDS: Readonly<Record<string, (options: Options) => ServiceUse>> = {
+  push: (options) => (options['sandbox'] === true ? 'sandbox' : 'service'),
+  validate: (options) => (options['remote'] !== true ? 'none' : options['sandbox'] === true ? 'sandbox' : 'service'),
+  status: (options) => (options['offline'] === true ? 'none' : 'service'),
+  report: () => 'none',
+  shape: () => 'none',
+};
+
+const origins = new WeakMap<Command, RunOrigin>();
+
+/**
+ * Adds --run-config to the commands that read a run configuration, and applies it before each of their actions; then
+ * the action's first line says which run configuration it read and which service it talks to (run-origin.ts).
+ */
 export function registerRunConfig(program: Command): void {
   for (const command of program.commands)
-    if (RUN_CONFIG_COMMANDS.includes(command.name()))
+    if (command.name() in RUN_CONFIG_COMMANDS)
       command.option(
         `${RUN_CONFIG_FLAG} <file>`,
         `the cohort's run configuration (else ${RUN_CONFIG_ENV}, else ./${RUN_CONFIG_FILE} if there is one)`,
       );
   program.hook('preAction', (_program, action) => {
-    if (RUN_CONFIG_COMMANDS.includes(action.name())) applyRunConfig(action, process.env, process.cwd());
+    const useOf = RUN_CONFIG_COMMANDS[action.name()];
+    if (useOf === undefined) return;
+    const config = applyRunConfig(action, process.env, process.cwd());
+    const found = { file: config?.file, by: config?.by ?? NO_RUN_CONFIG };
+    const origin = runOriginOf(action, found, useOf(action.opts()), process.env);
+    origins.set(action, origin);
+    sayRunOrigin(origin, process.env);
   });
+}
+
+/** What the command's first line said (undefined: it was not run through the program, as in-process tests run it). */
+export function runOriginOfCommand(command: Command): RunOrigin | undefined {
+  return origins.get(command);
 }
 
 /** One resolved setting of a command, as `migrate config show` prints it. */

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import type { ServiceClient } from '../../api/index.js';
 import { ExitCode, UsageError, visibleJson, visibleStrings } from '../../errors.js';
-import { findRunConfig } from '../shared/run-config.js';
+import { findRunConfig, runOriginOfCommand } from '../shared/run-config.js';
+import { runOriginJson, type RunOrigin } from '../shared/run-origin.js';
 import type { LedgerSource } from '../shared/ledger-source.js';
 import { colorWanted, OutputClosed, stdoutOutput, type Output } from '../../output/output.js';
 import { onLedgerAt } from '../shared/ledger-snapshot.js';
@@ -31,7 +32,8 @@ export function registerStatusCommand(program: Command, setExitCode: (code: numb
     .argument('[supplier]', "the import supplier code (else MIGRATE_SUPPLIER, else the run configuration's supplier)");
   registerStatusFlags(command).action(async (supplier: string | undefined, flags: StatusFlags, self: Command) => {
     const stateGiven = self.getOptionValueSource('state') !== 'default';
-    setExitCode(await statusCommand(supplierOf(supplier, flags, process.env), { ...flags, stateGiven }));
+    const origin = runOriginOfCommand(self);
+    setExitCode(await statusCommand(supplierOf(supplier, flags, process.env), { ...flags, stateGiven }, origin));
   });
 }
 
@@ -49,7 +51,7 @@ function supplierOf(argument: string | undefined, flags: StatusFlags, env: NodeJ
 }
 
 /** `migrate status <supplier>`: returns the exit code. */
-export function statusCommand(supplier: string, flags: StatusFlags): Promise<number> {
+export function statusCommand(supplier: string, flags: StatusFlags, origin?: RunOrigin): Promise<number> {
   const env = process.env;
   const place = statusLedgerPlace(flags, env);
   return onLedgerAt(place.url, async ({ stateDir, label }) => {
@@ -62,7 +64,8 @@ export function statusCommand(supplier: string, flags: StatusFlags): Promise<num
       service = await openStatusService(config);
       // The hints name the last push's export directory and this ledger's flag, as the user would type them.
       const known = { exportDir: ledger?.read.pushExportDirs().at(-1), ledgerWords: ledgerWords(place) };
-      return await printStatus(config, { ledger, client: service?.client, known }, out);
+      const said = runOriginJson(origin, service?.config.baseUrl);
+      return await printStatus(config, { ledger, client: service?.client, known, said }, out);
     } catch (error) {
       if (error instanceof OutputClosed) return ExitCode.ok;
       throw error;
@@ -76,26 +79,33 @@ export function statusCommand(supplier: string, flags: StatusFlags): Promise<num
 
 async function printStatus(
   config: StatusConfig,
-  {
-    ledger,
-    client,
-    known,
-  }: { ledger: LedgerSource | undefined; client: ServiceClient | undefined; known: KnownValues },
+  opened: {
+    ledger: LedgerSource | undefined;
+    client: ServiceClient | undefined;
+    /** Values the hints use (the last push's export directory, this ledger's flag). */
+    known: KnownValues;
+    said: ReturnType<typeof runOriginJson>;
+  },
   out: Output,
 ): Promise<number> {
+  const { ledger, client, known, said } = opened;
   const render = { color: colorWanted(process.stdout, process.env) };
   const { supplier } = config;
   if (config.account !== undefined) {
     const story = await tellAccountStory({ supplier, externalAccountNumber: config.account, ledger, client });
     const visible = visibleStrings(story);
     await out.write(
-      config.json ? `${visibleJson(JSON.stringify(story, null, 2))}\n` : renderAccountStory(visible, render),
+      config.json
+        ? `${visibleJson(JSON.stringify({ ...said, ...story }, null, 2))}\n`
+        : renderAccountStory(visible, render),
     );
     return ExitCode.ok;
   }
   const input = { supplier, ledger, client, maxStatusChecks: config.maxStatusChecks, maxListed: config.maxRows };
   if (config.json)
-    return statusExit(await writeStatusJson({ ...out, write: (text) => out.write(visibleJson(text)) }, input, known));
+    return statusExit(
+      await writeStatusJson({ ...out, write: (text) => out.write(visibleJson(text)) }, input, { known, head: said }),
+    );
   const summary = await gatherStatus(input);
   summary.next_steps = nextSteps(summary, known);
   await out.write(renderStatus(visibleStrings(summary), render));

@@ -12,8 +12,19 @@ import { nextSteps, type KnownValues } from './status-verdict.js';
 export async function writeStatusJson(
   out: Output,
   input: Omit<StatusInput, 'onRow' | 'onPage'>,
-  known: KnownValues = {},
+  {
+    known = {},
+    head = {},
+  }: {
+    /** Values the hints use. */
+    known?: KnownValues;
+    /** Fields before the rows: the run configuration read and the service asked. */
+    head?: Record<string, unknown>;
+  } = {},
 ): Promise<StatusSummary> {
+  const opening = Object.entries(head)
+    .map(([key, value]) => `  ${JSON.stringify(key)}: ${JSON.stringify(value)},\n`)
+    .join('');
   let chunk: string[] = [];
   let first = true;
   const onRow = (row: StatusRow): void => {
@@ -24,7 +35,7 @@ export async function writeStatusJson(
   // before (authentication, unknown supplier) prints nothing on stdout rather than half a document.
   let opened = false;
   const flush = async (): Promise<void> => {
-    const text = `${opened ? '' : '{\n  "accounts": [\n'}${chunk.join('')}`;
+    const text = `${opened ? '' : `{\n${opening}  "accounts": [\n`}${chunk.join('')}`;
     opened = true;
     chunk = [];
     if (text !== '') await out.write(text);

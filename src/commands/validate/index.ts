@@ -22,6 +22,8 @@ import type { ShapedReader } from '../../intake/shaped-export.js';
 import { exportRowsAt, type ShownRows } from '../../intake/shown-rows.js';
 import { renderShow, ShowCollector } from './validate-show.js';
 import { loadCommandConfig, warnAboutContract } from '../shared/mapping-options.js';
+import { runOriginOfCommand } from '../shared/run-config.js';
+import { runOriginJson, type RunOrigin } from '../shared/run-origin.js';
 import { givenShapeLimits } from '../shared/shape-limits.js';
 import { registerValidateFlags, type ValidateFlags } from './flags.js';
 import { mappingFlagsOf, resolveValidateConfig, type ValidateConfig } from './resolve.js';
@@ -39,7 +41,9 @@ export function registerValidateCommand(program: Command, setExitCode: (code: nu
     .argument('<dir>', 'the export directory (accounts.csv, customers.csv, ...)');
   registerValidateFlags(command).action(async (dir: string, flags: ValidateFlags) => {
     const shapeLimits = givenShapeLimits(command, process.env);
-    setExitCode(await untilStopped(STOPPED, () => validateCommand(dir, { ...flags, shapeLimits })));
+    setExitCode(
+      await untilStopped(STOPPED, () => validateCommand(dir, { ...flags, shapeLimits }, runOriginOfCommand(command))),
+    );
   });
 }
 
@@ -53,7 +57,7 @@ const STOPPED: StopRules = {
  * `migrate validate <dir>`: returns the exit code; throws UsageError/InputError (exit 2) for input that cannot be read
  * at all.
  */
-export async function validateCommand(dir: string, flags: ValidateFlags): Promise<number> {
+export async function validateCommand(dir: string, flags: ValidateFlags, origin?: RunOrigin): Promise<number> {
   const file = await loadCommandConfig(mappingFlagsOf(dir, flags));
   const config = resolveValidateConfig({ dir, flags, env: process.env, file });
   if (config.errorsCsv !== undefined) refuseUnsafeOutput('--errors-csv', config.errorsCsv, [dir]);
@@ -114,7 +118,8 @@ export async function validateCommand(dir: string, flags: ValidateFlags): Promis
     if (config.errorsCsv !== undefined) await writeErrorsCsv(config.errorsCsv, validation);
     const start = mapping.openPeriodStart;
     const period = start === undefined ? undefined : { start, force: mapping.forceAddToCurrentStatement };
-    for await (const text of config.json ? jsonReport(validation, period) : textReport(validation, period))
+    const said = runOriginJson(origin, remote?.url);
+    for await (const text of config.json ? jsonReport(validation, period, said) : textReport(validation, period))
       await output.write(config.json ? visibleJson(text) : visibleText(text));
     if (shown !== '') await output.write(shown);
   } catch (error) {
@@ -130,7 +135,7 @@ export async function validateCommand(dir: string, flags: ValidateFlags): Promis
 /** The service's validate endpoint (spec "Validate account") for --remote; its attrs located like local errors. */
 async function openRemote(
   config: ValidateConfig,
-): Promise<{ check: RemoteCheck; concurrency: number; close: () => Promise<void> }> {
+): Promise<{ check: RemoteCheck; concurrency: number; url: string; close: () => Promise<void> }> {
   const { concurrency, sandbox, flags } = config.remote!;
   const service = await openService({
     flags,
@@ -163,7 +168,7 @@ async function openRemote(
           ];
     return errors.map((error) => ({ ...locateIssue(account, error), message: `service: ${error.detail}` }));
   };
-  return { check, concurrency, close: service.close };
+  return { check, concurrency, url: service.config.baseUrl, close: service.close };
 }
 
 /** The rows of the accounts to show: a shaped export's legacy and shaped rows, else the export's own at their lines. */

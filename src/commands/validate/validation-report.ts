@@ -78,7 +78,12 @@ function nearKeysJson(nearKeys: ExportValidation['nearKeys']): unknown[] {
  * `--json`: one document { ok, accounts, duplicate_notes, files, links, not_read, unicode_spellings?, near_keys?,
  * errors, warnings?, omitted? }, one error (one warning) per line.
  */
-export async function* jsonReport(validation: ExportValidation, period?: OpenPeriod): AsyncGenerator<string> {
+export async function* jsonReport(
+  validation: ExportValidation,
+  period?: OpenPeriod,
+  /** The run configuration read and the service asked (null: none), as the run's first line said them. */
+  origin?: { run_config: string | null; service_url: string | null },
+): AsyncGenerator<string> {
   const { files, notRead } = validation.summary;
   const links = files.flatMap((file) =>
     file.linkTarget === undefined ? [] : [{ file: file.file, target: file.linkTarget }],
@@ -96,6 +101,7 @@ export async function* jsonReport(validation: ExportValidation, period?: OpenPer
   }));
   const head = JSON.stringify(
     {
+      ...origin,
       ok: validation.ok,
       accounts: validation.accounts,
       duplicate_notes: validation.duplicateNotes,
