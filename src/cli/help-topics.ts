@@ -72,9 +72,9 @@ const TOPICS: Record<string, Topic> = {
       (name) => [String(ExitCode[name]), EXIT_CODE_MEANINGS[name]] as const,
     ),
     after:
-      'From cron: exit 0 and 1 need nobody (1: the next run goes on by itself); 2, 3 and 5 need a person (5: the data ' +
-      'team, with `migrate report`); 4 means another run is at work (a person only when it lasts). Where something ' +
-      'waits and something needs a person, the exit is 5.',
+      'From cron: exit 0 and 1 need nobody (1: the next run goes on by itself); 2, 3 and 5 need a person (5: the ' +
+      'data team, with `migrate report`); 4 means another run is at work (a person only when it lasts). Where ' +
+      'something waits and something needs a person, the exit is 5.',
   },
 };
 

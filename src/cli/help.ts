@@ -63,7 +63,7 @@ export const TEACHING: Record<string, Teaching> = {
     ],
   },
   status: {
-    purpose: "Where an import supplier's migration stands, and what to do next (exit 0 done, 1 not yet, 5 a person must act).",
+    purpose: "Where a supplier's migration stands, what to do next (exit 0 done, 1 not yet, 5 a person must act).",
     exitCodes: true,
     examples: [
       ['migrate status ACME', 'service and ledger side by side, the next step first'],

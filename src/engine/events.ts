@@ -87,7 +87,7 @@ export type EngineEvent =
   /** `code`: the fatal failure's code when the run stops for one. */
   | { type: 'stopping'; reason: StopReason; detail?: string; code?: string };
 
-/** max_errors: --max-errors was exceeded; the run stopped taking new work (exit 1, or 5 when what is left needs a person). */
+/** max_errors: --max-errors was exceeded; the run stopped taking new work (exit 1, 5 when a person must act). */
 export type StopReason = 'finished' | 'interrupted' | 'fatal' | 'wait_timeout' | 'max_errors';
 
 export interface EventSink {

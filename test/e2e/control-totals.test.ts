@@ -244,7 +244,7 @@ describe('control totals of fixtures/legacy-cis', () => {
     const dir = copyLegacyCis(join(root, 'refused'));
     // The sandbox's payment vendor refuses a reference starting FAIL-: line 20 is account 00106613's active mandate.
     plant(dir, FILES.mandates, 20, 'MANDATE_REF', 'FAIL-TH00106613D2');
-    const { totals, html } = await pushAndReport(dir, 'refused', 1);
+    const { totals, html } = await pushAndReport(dir, 'refused', 5);
     const instructions = totals.filter((each) => each['kind'] === 'payment_instructions');
     expect(instructions.map((each) => [each['stage'], each['records']])).toEqual([
       ['shaped', '142'],

@@ -40,6 +40,8 @@ function normal(text: string, places: string[]): string {
   let out = text.replace(/(generated[_ ](?:at)?"?:? ?"?)\d{4}-\d\d-\d\dT[\d:.]+Z/g, '$1<now>');
   out = out.replace(/\(ledger only \(--offline\), [^)]+\)/, '(ledger only (--offline), <now>)');
   for (const place of places) out = out.split(place).join('<place>');
+  // Hints name the ledger by the flag that reads it: --state DIR, --ledger 'URL' (its hidden password quoted).
+  out = out.replaceAll("--ledger '<place>'", '--state <place>');
   // report.html names a state directory as such and a PostgreSQL ledger by its URL (asserted below).
   return out.replace('<p class="meta">ledger <place>', '<p class="meta">state directory <place>');
 }

@@ -93,7 +93,7 @@ describe.each(DIALECTS)('migrate push (%s dialect)', (dialect) => {
           afterMs: 400 + (seed % 900),
           signal: 'SIGKILL',
         });
-        expect(result.signal === 'SIGKILL' || result.code === 1, result.stderr).toBe(true);
+        expect(result.signal === 'SIGKILL' || result.code === 5, result.stderr).toBe(true);
       }
       const final = await push(sandbox, data.dir, state, [...on, '--concurrency', '3']);
       expect(final.code, final.stderr).toBe(5);
