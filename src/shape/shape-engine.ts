@@ -99,10 +99,12 @@ export async function openShape(settings: ShapeSettings): Promise<ShapedExport> 
       memory_limit: `${settings.limits.memory.bytes}B`,
       temp_directory: temp,
       allocator_flush_threshold: ALLOCATOR_FLUSH_THRESHOLD,
-      // The engine's blocks (what its memory limit counts) from one region of that size, reused from view to view:
-      // from the C library's heap, the pages a view's sort freed stayed with the process, in holes the next sort's
-      // blocks did not fit, and a push of 1,000,000 accounts peaked at twice the limit (test/bench/results.md).
+      // The engine's blocks (what its memory limit counts) from one region of that size, reused from view to view,
+      // and the rest of its heap handed back to the system as it goes (at most ten times a second): from the C
+      // library's heap, the pages a view's sort freed stayed with the process, in holes the next sort's blocks did
+      // not fit, and a push of 1,000,000 accounts peaked at twice the limit (test/bench/results.md, 29 November).
       block_allocator_memory: `${blockRegionBytes(settings.limits.memory.bytes)}B`,
+      allocator_bulk_deallocation_flush_threshold: '0B',
       threads: '1',
     });
     const connection = await instance.connect();
