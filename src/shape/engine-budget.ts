@@ -109,3 +109,11 @@ export function freeSpace(dir: string): number {
 
 /** The memory this process may use on this machine (read at the edge: the cgroup files, the machine's total). */
 export const thisProcessMemory = (): ProcessMemory => processMemory(os.totalmem());
+
+/**
+ * The engine's region for its blocks: its memory limit, where the process may hold that (the engine reserves at most
+ * 80% of the memory it sees for the region and refuses a larger one); 0, blocks from the C library's heap, past it.
+ */
+export function blockRegionBytes(limit: number, memory: ProcessMemory = thisProcessMemory()): number {
+  return limit <= memory.bytes * 0.75 ? limit : 0;
+}

@@ -5,6 +5,7 @@ import { errnoOf, InputError, MigrateError } from '../errors.js';
 import { makePrivateDir, removePrivate } from '../private-files.js';
 import type { NotRead } from '../sources/index.js';
 import { FILE_KINDS } from '../sources/kinds.js';
+import { blockRegionBytes } from './engine-budget.js';
 import { shortageError, type ShapeLimits, type ShortageOf } from './engine-limits.js';
 import { loadSource, type LoadedSource } from './load-sources.js';
 import { passThroughOf, type PassThrough } from './pass-through.js';
@@ -74,14 +75,6 @@ export interface SourceRow {
 /** What the engine's allocator may keep of memory freed, past its memory limit. */
 const ALLOCATOR_FLUSH_THRESHOLD = '8MB';
 
-/**
- * Past what size an allocation of the engine first hands the memory freed back to the system (malloc_trim, at most ten
- * times a second): at every one. The C library keeps the pages a finished sort freed, and the engine hands them back
- * only from a background thread, which one thread does not have: each view's sort took new pages beside the last
- * one's, and a push of 1,000,000 accounts peaked at twice the engine's memory limit.
- */
-const ALLOCATOR_RELEASE_THRESHOLD = '0B';
-
 /** Statements that close the engine to the outside once the sources are in (the order DuckDB accepts them in). */
 const LOCK = [
   'SET enable_external_access = false',
@@ -117,7 +110,12 @@ export async function openShape(settings: ShapeSettings): Promise<ShapedExport> 
       memory_limit: `${settings.limits.memory.bytes}B`,
       temp_directory: temp,
       allocator_flush_threshold: ALLOCATOR_FLUSH_THRESHOLD,
-      allocator_bulk_deallocation_flush_threshold: ALLOCATOR_RELEASE_THRESHOLD,
+      // The engine's blocks (what its memory limit counts) from one region of that size, reused from view to view,
+      // and the rest of its heap handed back to the system as it goes (at most ten times a second): from the C
+      // library's heap, the pages a view's sort freed stayed with the process, in holes the next sort's blocks did
+      // not fit, and a push of 1,000,000 accounts peaked at twice the limit (test/bench/results.md, 29 November).
+      block_allocator_memory: `${blockRegionBytes(settings.limits.memory.bytes)}B`,
+      allocator_bulk_deallocation_flush_threshold: '0B',
       threads: '1',
     });
     const connection = await instance.connect();

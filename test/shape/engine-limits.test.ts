@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
+  blockRegionBytes,
   cgroupMemoryLimit,
   defaultShapeMemory,
   defaultShapeTempLimit,
@@ -88,6 +89,12 @@ describe('the defaults', () => {
     });
     expect(defaultShapeMemory({ bytes: 24e9, from: 'machine' }).bytes).toBe(1e9);
     expect(defaultShapeMemory({ bytes: 256e6, from: 'cgroup' }).bytes).toBe(128e6);
+  });
+
+  it("keep the engine's blocks in a region of its memory limit, where the process may hold that", () => {
+    expect(blockRegionBytes(1e9, { bytes: 4e9, from: 'cgroup' })).toBe(1e9);
+    expect(blockRegionBytes(3e9, { bytes: 4e9, from: 'cgroup' })).toBe(3e9);
+    expect(blockRegionBytes(4e9, { bytes: 4e9, from: 'machine' })).toBe(0);
   });
 
   it('take half of the free space of the temporary directory', () => {
