@@ -4,7 +4,8 @@ import { runOriginJson, type RunOrigin } from '../shared/run-origin.js';
 import { isLedgerDamage, storageError } from '../../ledger/index.js';
 import type { Command } from 'commander';
 import { RUN_DEFAULTS } from '../../defaults.js';
-import { errnoOf, ExitCode, UsageError, visibleJson } from '../../errors.js';
+import { errnoOf, ExitCode, InterruptedError, UsageError, visibleJson } from '../../errors.js';
+import { untilStopped, type StopRules } from '../../stop-signals.js';
 import { openLedgerSource } from '../shared/ledger-source.js';
 import { onLedger } from '../shared/ledger-snapshot.js';
 import { addOptions, LEDGER_OPTION, STATE_OPTION } from '../shared/option-table.js';
@@ -42,9 +43,19 @@ export function registerReportCommand(program: Command, setExitCode: (code: numb
     .option('--json', 'print summary.json on stdout instead of the file list')
     .option('--html', 'also write report.html: summary, charts and what needs action, in one self-contained page')
     .action(async (options: ReportCommandOptions) => {
-      setExitCode(await reportCommand(options, runOriginOfCommand(report)));
+      setExitCode(await untilStopped(STOPPED, () => reportCommand(options, runOriginOfCommand(report))));
     });
 }
+
+/** Stopped by SIGINT, SIGTERM or SIGHUP: the ledger is only read, exit 130 within seconds. */
+const STOPPED: StopRules = {
+  interrupted: () =>
+    new InterruptedError(
+      'by a stop signal',
+      'the ledger is unchanged, the files in --out may be incomplete: run it again',
+    ),
+  atOnce: true,
+};
 
 /** `migrate report`: returns the exit code. */
 export function reportCommand(options: ReportCommandOptions, origin?: RunOrigin): Promise<number> {

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { ServiceClient } from '../../api/index.js';
-import { ExitCode, UsageError, visibleJson, visibleStrings } from '../../errors.js';
+import { ExitCode, InterruptedError, UsageError, visibleJson, visibleStrings } from '../../errors.js';
+import { untilStopped, type StopRules } from '../../stop-signals.js';
 import { findRunConfig, runOriginOfCommand } from '../shared/run-config.js';
 import { runOriginJson, type RunOrigin } from '../shared/run-origin.js';
 import type { LedgerSource } from '../shared/ledger-source.js';
@@ -33,9 +34,16 @@ export function registerStatusCommand(program: Command, setExitCode: (code: numb
   registerStatusFlags(command).action(async (supplier: string | undefined, flags: StatusFlags, self: Command) => {
     const stateGiven = self.getOptionValueSource('state') !== 'default';
     const origin = runOriginOfCommand(self);
-    setExitCode(await statusCommand(supplierOf(supplier, flags, process.env), { ...flags, stateGiven }, origin));
+    const named = supplierOf(supplier, flags, process.env);
+    setExitCode(await untilStopped(STOPPED, () => statusCommand(named, { ...flags, stateGiven }, origin)));
   });
 }
+
+/** Stopped by SIGINT, SIGTERM or SIGHUP: nothing to finish (status changes nothing), exit 130 within seconds. */
+const STOPPED: StopRules = {
+  interrupted: () => new InterruptedError('by a stop signal', 'status changes nothing: run it again'),
+  atOnce: true,
+};
 
 /** The supplier: the argument, else MIGRATE_SUPPLIER, else the run configuration's `supplier`. */
 function supplierOf(argument: string | undefined, flags: StatusFlags, env: NodeJS.ProcessEnv): string {
