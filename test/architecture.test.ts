@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 
 // The house's one-way imports (docs/architecture.md): folders in this order, each importing only folders below it
 // (the program's shell in `cli/` registers the commands of `commands/`; no command imports `cli/`), and no import
-// cycle between files. Within `commands/`, a command's folder imports its own files and `commands/shared/`, never
+// cycle between files. Within `commands/`, a command's folder imports its own files and `commands/common/`, never
 // another command's. `src/errors.ts` and `src/defaults.ts` are the shared leaves every folder may use. Read from the
 // source text, so it holds for every file, including those no test imports.
 
@@ -80,7 +80,7 @@ describe('the import graph of src/', () => {
     expect(upward).toEqual([]);
   });
 
-  it("never imports another command's folder: what two commands share is in commands/shared/", () => {
+  it("never imports another command's folder: what two commands share is in commands/common/", () => {
     const commandOf = (file: string): string | undefined => {
       const [top, command] = path.relative(SRC, file).split(path.sep);
       return top === 'commands' && command !== undefined && !command.endsWith('.ts') ? command : undefined;
@@ -91,7 +91,7 @@ describe('the import graph of src/', () => {
       if (from === undefined) continue;
       for (const target of targets) {
         const to = commandOf(target);
-        if (to !== undefined && to !== from && to !== 'shared') sideways.push(`${name(file)} -> ${name(target)}`);
+        if (to !== undefined && to !== from && to !== 'common') sideways.push(`${name(file)} -> ${name(target)}`);
       }
     }
     expect(sideways).toEqual([]);

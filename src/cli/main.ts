@@ -14,7 +14,7 @@ import { teachHelp } from './help.js';
 import { registerHelpCommand } from './help-topics.js';
 import { registerCompletionCommand } from './completion.js';
 import { registerConfigCommand } from '../commands/config/index.js';
-import { registerRunConfig } from '../commands/shared/run-config.js';
+import { registerRunConfig } from '../commands/common/run-config.js';
 
 /**
  * The one entry and exit of the CLI: builds the program, runs the command, and turns its

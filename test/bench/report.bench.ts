@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ledger } from '../../src/ledger/index.js';
-import { openLedgerSource } from '../../src/commands/shared/ledger-source.js';
+import { openLedgerSource } from '../../src/commands/common/ledger-source.js';
 import { writeHtmlReport } from '../../src/commands/report/html-report.js';
 import { gatherStatus } from '../../src/commands/status/status-gather.js';
 import { REPORT_FILES, writeReport } from '../../src/commands/report/write-report.js';

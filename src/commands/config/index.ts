@@ -9,7 +9,7 @@ import {
   RUN_CONFIG_FILE,
   shownSettings,
   type ShownSetting,
-} from '../shared/run-config.js';
+} from '../common/run-config.js';
 
 // `migrate config show [COMMAND]`: the settings a command would run with, each with where it came from (flag,
 // environment, file, default), secrets never shown. What an operator checks before a cron line goes live.

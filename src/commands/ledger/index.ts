@@ -3,7 +3,7 @@ import { ledgerUrlOf } from '../../config/ledger-url.js';
 import { SETTING_ENV } from '../../config/precedence.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import { moveLedgerToPostgres, type MoveResult } from '../../ledger/postgres/index.js';
-import { addOptions, LEDGER_OPTION, STATE_OPTION } from '../shared/option-table.js';
+import { addOptions, LEDGER_OPTION, STATE_OPTION } from '../common/option-table.js';
 import { ledgerForgetCommand, type LedgerForgetOptions } from './forget.js';
 import { existingLedgerDir, onLockedLedger } from './locked-ledger.js';
 import { ledgerPurgeCommand, type LedgerPurgeOptions } from './purge.js';

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { UsageError } from '../../errors.js';
 import { acquireLock, Ledger } from '../../ledger/index.js';
-import { ledgerExists } from '../shared/ledger-source.js';
+import { ledgerExists } from '../common/ledger-source.js';
 
 /** The state directory named by --state, refused (exit 2) when it holds no ledger. */
 export function existingLedgerDir(state: string): string {

@@ -5,7 +5,7 @@ import { ledgerUrlOf } from '../../config/ledger-url.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import { LEDGER_FILE, purgeSqliteLedger, type PurgeCounts } from '../../ledger/index.js';
 import { purgePostgresLedger } from '../../ledger/postgres/index.js';
-import { ledgerExists } from '../shared/ledger-source.js';
+import { ledgerExists } from '../common/ledger-source.js';
 import { onLockedLedger } from './locked-ledger.js';
 
 export interface LedgerPurgeOptions {

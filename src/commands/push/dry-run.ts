@@ -7,9 +7,9 @@ import { openExport, type ExportReader } from '../../intake/index.js';
 import { openShapedExport } from '../../intake/shaped-export.js';
 import { readRecorded } from '../../ledger/run-ledger.js';
 import { printPlan } from './summary-plan.js';
-import { onLedgerAt } from '../shared/ledger-snapshot.js';
+import { onLedgerAt } from '../common/ledger-snapshot.js';
 import type { PushConfig } from './resolve.js';
-import { runOriginJson } from '../shared/run-origin.js';
+import { runOriginJson } from '../common/run-origin.js';
 import { refuseExport } from './open-export.js';
 import { tellEntries } from './run.js';
 

@@ -9,17 +9,17 @@ import {
   registerMappingOptions,
   registerOpenPeriodOptions,
   type MappingFlags,
-} from '../shared/mapping-options.js';
+} from '../common/mapping-options.js';
 import {
   addOptions,
   ALLOW_NO_ACCOUNTS_OPTION,
   LEDGER_OPTION,
   STATE_OPTION,
   type OptionRow,
-} from '../shared/option-table.js';
-import { parseCodes, parseMaxErrors, parseSteps, numberOption, type MaxErrors } from '../shared/option-parsers.js';
-import type { RunOrigin } from '../shared/run-origin.js';
-import { SHAPE_LIMIT_OPTIONS } from '../shared/shape-limits.js';
+} from '../common/option-table.js';
+import { parseCodes, parseMaxErrors, parseSteps, numberOption, type MaxErrors } from '../common/option-parsers.js';
+import type { RunOrigin } from '../common/run-origin.js';
+import { SHAPE_LIMIT_OPTIONS } from '../common/shape-limits.js';
 
 // push's options in one table, in --help's order (between the mapping file's options and the contract's and service's,
 // which validate shares), each with its --help heading: commander's registration, --help and the completion follow.

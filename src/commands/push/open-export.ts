@@ -4,7 +4,7 @@ import { openExportInOrder, type ExportInOrder } from '../../intake/export-in-or
 import type { ExportReader } from '../../intake/index.js';
 import { ExportCode } from '../../mapping/issue-codes.js';
 import type { Dialect } from '../../schema/index.js';
-import { scratchSpaceError } from '../shared/scratch-space.js';
+import { scratchSpaceError } from '../common/scratch-space.js';
 import { fileIssuesText } from './push-messages.js';
 import type { PushConfig } from './resolve.js';
 import type { StopPoint } from './stop-points.js';

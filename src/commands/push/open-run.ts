@@ -11,7 +11,7 @@ import type { ProgressReporter } from './progress.js';
 import { releasedText, restagedText } from './push-messages.js';
 import { endLog, openDisplay, openLog, runRate, sizeOnceStaging, statusWords } from './push-sinks.js';
 import { Closers } from './closers.js';
-import { openService } from '../shared/open-service.js';
+import { openService } from '../common/open-service.js';
 import { stampRunId } from '../../output/stamped-output.js';
 import { openExportForRun, type ExportPlace } from './open-export.js';
 import { stopPointsOf, type StopPoint } from './stop-points.js';

@@ -1,7 +1,7 @@
 import type { EngineEvent, EventSink } from '../../engine/index.js';
 import { ITEM_KINDS, type ItemKind } from '../../ledger/index.js';
 import { monotonicNow } from '../../clock.js';
-import { KIND_LABELS } from '../shared/labels.js';
+import { KIND_LABELS } from '../common/labels.js';
 
 /** The steps shown as progress (docs/commands.md, push). */
 export const PROGRESS_STEPS = [
@@ -14,7 +14,7 @@ export const PROGRESS_STEPS = [
 ] as const;
 export type ProgressStep = (typeof PROGRESS_STEPS)[number];
 
-/** The kinds' words (one table, shared/labels.ts), the longest shortened to fit the bars' label column. */
+/** The kinds' words (one table, common/labels.ts), the longest shortened to fit the bars' label column. */
 export const STEP_LABELS: Record<ProgressStep, string> = {
   created: 'created',
   processed: 'processed',

@@ -14,11 +14,11 @@ import { DEFAULT_SUPPLIERS, type SandboxOptions } from '../../sandbox/index.js';
 import type { Dialect } from '../../schema/index.js';
 import { readAccountList } from '../../sources/account-list.js';
 import { findExportFiles, type ExportFiles } from '../../sources/index.js';
-import { loadCommandConfig, warnAboutContract, withOpenPeriod } from '../shared/mapping-options.js';
+import { loadCommandConfig, warnAboutContract, withOpenPeriod } from '../common/mapping-options.js';
 import { stampLines, stampsWanted } from '../../output/stamped-output.js';
 import { STOP_AT_ENV } from './stop-points.js';
-import type { MaxErrors } from '../shared/option-parsers.js';
-import type { RunOrigin } from '../shared/run-origin.js';
+import type { MaxErrors } from '../common/option-parsers.js';
+import type { RunOrigin } from '../common/run-origin.js';
 import type { PushFlags } from './flags.js';
 
 // Everything `migrate push` decides before it writes anything (a mistake is exit 2 and leaves nothing behind): what it

@@ -3,13 +3,13 @@ import { ExitCode, FatalError, messageOf, MigrateError, visibleText } from '../.
 import type { ExportInOrder } from '../../intake/export-in-order.js';
 import type { ExportReader } from '../../intake/index.js';
 import { isLedgerDamage, storageError, type LedgerCounts } from '../../ledger/index.js';
-import { linkLines, notReadLines, spellingLines, type LinkedFile } from '../shared/export-entries.js';
+import { linkLines, notReadLines, spellingLines, type LinkedFile } from '../common/export-entries.js';
 import { fileIssuesText, lockLostText, unknownAccountsText } from './push-messages.js';
 import { recordsBehind } from './left-over.js';
 import { endLog } from './push-sinks.js';
-import { runOriginJson } from '../shared/run-origin.js';
+import { runOriginJson } from '../common/run-origin.js';
 import { buildPushSummary, countsUnchanged, printPushSummary, type NextCommands, type PushSummary } from './summary.js';
-import { ledgerWords, shellWord } from '../shared/shell-word.js';
+import { ledgerWords, shellWord } from '../common/shell-word.js';
 import type { ExportFiles } from '../../sources/index.js';
 import { exportIdentity } from './export-identity.js';
 import type { PushRun } from './open-run.js';

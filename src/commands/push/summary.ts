@@ -3,14 +3,14 @@ import { STATE_FACTS } from '../../engine/index.js';
 import type { LedgerCounts } from '../../ledger/index.js';
 import { ACCOUNT_STATES, ITEM_KINDS, ITEM_STATES } from '../../ledger/index.js';
 import type { NotRead } from '../../sources/index.js';
-import { duplicateNotesLine, shownName } from '../shared/export-entries.js';
-import { KIND_LABELS, STATE_LABELS } from '../shared/labels.js';
+import { duplicateNotesLine, shownName } from '../common/export-entries.js';
+import { KIND_LABELS, STATE_LABELS } from '../common/labels.js';
 import { leftOverLine, leftOverOf, type LeftOver, type RecordsBehind } from './left-over.js';
 import { monotonicNow } from '../../clock.js';
 import { colorWanted } from '../../output/output.js';
 import { snakeCaseKeys } from './json-keys.js';
 import { visibleJson, visibleStrings } from '../../errors.js';
-import { openPeriodLines } from '../shared/open-period-lines.js';
+import { openPeriodLines } from '../common/open-period-lines.js';
 
 /** What the final summary of a push shows; also the `--json` document (one object on stdout, keys in snake_case). */
 export interface PushSummary {

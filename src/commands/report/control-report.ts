@@ -8,8 +8,8 @@ import {
 } from '../../intake/control-totals.js';
 import type { KindTotal, RecordedTotals } from '../../ledger/index.js';
 import { controlMismatchLines } from '../../shape/index.js';
-import { accountPagesOf, itemPagesOf, pagesOf, type LedgerSource } from '../shared/ledger-source.js';
-import type { CsvRecord } from '../shared/report-rows.js';
+import { accountPagesOf, itemPagesOf, pagesOf, type LedgerSource } from '../common/ledger-source.js';
+import type { CsvRecord } from '../common/report-rows.js';
 import { escapeHtml } from '../../output/svg-charts.js';
 
 // `migrate report`'s control totals (docs/control-totals.md): the last whole read of the export as push recorded it

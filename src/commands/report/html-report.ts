@@ -9,9 +9,9 @@ import {
   refusedNote,
   runsSection,
 } from './html-campaign.js';
-import { accountPagesOf, type LedgerSource } from '../shared/ledger-source.js';
+import { accountPagesOf, type LedgerSource } from '../common/ledger-source.js';
 import { escapeHtml, horizontalBars, type Bar } from '../../output/svg-charts.js';
-import { KIND_LABELS } from '../shared/labels.js';
+import { KIND_LABELS } from '../common/labels.js';
 import { controlTotalsHtml } from './control-report.js';
 import { writeWhole, type ReportSummary } from './write-report.js';
 

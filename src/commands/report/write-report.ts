@@ -26,7 +26,7 @@ import {
   type ItemState,
   type ItemWithAccount,
 } from '../../ledger/index.js';
-import { accountPagesOf, itemPagesOf, type LedgerSource } from '../shared/ledger-source.js';
+import { accountPagesOf, itemPagesOf, type LedgerSource } from '../common/ledger-source.js';
 import {
   ACCOUNTS_COLUMNS,
   accountFixRows,
@@ -42,7 +42,7 @@ import {
   UNKNOWN_COLUMNS,
   unknownRow,
   type CsvRecord,
-} from '../shared/report-rows.js';
+} from '../common/report-rows.js';
 
 // `migrate report`: the ledger, written as files keyed by external account number.
 // Streamed: pages of the ledger flow through csv-stringify into the file with back-pressure, so

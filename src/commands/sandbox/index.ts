@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { loadContractFile } from '../../config/contract-file.js';
 import { parseDialectFlag } from '../../config/service.js';
 import { ExitCode, messageOf, UsageError } from '../../errors.js';
-import { numberOption } from '../shared/option-parsers.js';
+import { numberOption } from '../common/option-parsers.js';
 import {
   DEFAULT_API_KEY,
   parseSuppliers,
@@ -11,7 +11,7 @@ import {
   type RunningSandbox,
   type SandboxOptions,
 } from '../../sandbox/index.js';
-import { parseDate } from '../shared/option-parsers.js';
+import { parseDate } from '../common/option-parsers.js';
 import { checkSandboxReach } from './exposure.js';
 
 // `migrate sandbox`: runs the local simulator of the import service until SIGINT/SIGTERM.

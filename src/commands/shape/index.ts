@@ -5,9 +5,9 @@ import { ExitCode, InterruptedError, UsageError } from '../../errors.js';
 import { makePrivateDirs } from '../../private-files.js';
 import { untilStopped, type StopRules } from '../../stop-signals.js';
 import { writeShapedExport } from '../../intake/write-shaped.js';
-import { loadCommandConfig, registerMappingOptions, type MappingFlags } from '../shared/mapping-options.js';
-import { addOptions } from '../shared/option-table.js';
-import { givenShapeLimits, SHAPE_LIMIT_OPTIONS } from '../shared/shape-limits.js';
+import { loadCommandConfig, registerMappingOptions, type MappingFlags } from '../common/mapping-options.js';
+import { addOptions } from '../common/option-table.js';
+import { givenShapeLimits, SHAPE_LIMIT_OPTIONS } from '../common/shape-limits.js';
 
 // `migrate shape <dir> --out DIR`: the legacy export shaped by the mapping file's SQL, written in the tool's own
 // layout with the legacy file and line of every row (docs/export-format.md "Shaping legacy files with SQL"): for

@@ -1,8 +1,8 @@
 import type { ImportServiceClient } from '../../api/types.js';
 import type { AccountRow, ItemRow, LedgerEvent, StoredIssue } from '../../ledger/index.js';
 import type { V1StatusRecord, V2StatusRecord } from '../../schema/index.js';
-import type { LedgerSource } from '../shared/ledger-source.js';
-import { recordKeyOf } from '../shared/report-rows.js';
+import type { LedgerSource } from '../common/ledger-source.js';
+import { recordKeyOf } from '../common/report-rows.js';
 
 // `migrate status <supplier> --account <n>`: one account's whole story: what the ledger did
 // (history, issues, records) and what the service says now (v2 status with latest_error, v1

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { registerServiceOptions, type ServiceFlags } from '../../config/service.js';
-import { numberOption } from '../shared/option-parsers.js';
-import { addOptions, LEDGER_OPTION, STATE_OPTION, type OptionRow } from '../shared/option-table.js';
+import { numberOption } from '../common/option-parsers.js';
+import { addOptions, LEDGER_OPTION, STATE_OPTION, type OptionRow } from '../common/option-table.js';
 
 // The options of `migrate status`, one table: --help is generated from it (the group and the line of help), and
 // resolve.ts reads what commander parsed, nowhere else. The service's options are the ones push and validate share.

@@ -2,12 +2,12 @@ import type { Command } from 'commander';
 import type { ServiceClient } from '../../api/index.js';
 import { ExitCode, InterruptedError, UsageError, visibleJson, visibleStrings } from '../../errors.js';
 import { untilStopped, type StopRules } from '../../stop-signals.js';
-import { findRunConfig, runOriginOfCommand } from '../shared/run-config.js';
-import { runOriginJson, type RunOrigin } from '../shared/run-origin.js';
-import type { LedgerSource } from '../shared/ledger-source.js';
+import { findRunConfig, runOriginOfCommand } from '../common/run-config.js';
+import { runOriginJson, type RunOrigin } from '../common/run-origin.js';
+import type { LedgerSource } from '../common/ledger-source.js';
 import { colorWanted, OutputClosed, stdoutOutput, type Output } from '../../output/output.js';
-import { onLedgerAt } from '../shared/ledger-snapshot.js';
-import type { OpenService } from '../shared/open-service.js';
+import { onLedgerAt } from '../common/ledger-snapshot.js';
+import type { OpenService } from '../common/open-service.js';
 import { tellAccountStory } from './account-story.js';
 import { registerStatusFlags, type StatusFlags } from './flags.js';
 import { openStatusLedger, openStatusService, recordedOf } from './open.js';
@@ -16,7 +16,7 @@ import { gatherStatus } from './status-gather.js';
 import { writeStatusJson } from './status-json.js';
 import { renderAccountStory, renderStatus } from './status-render.js';
 import { nextSteps, statusExit, type KnownValues } from './status-verdict.js';
-import { ledgerWords } from '../shared/shell-word.js';
+import { ledgerWords } from '../common/shell-word.js';
 
 // `migrate status <supplier>`: the options resolved once (resolve.ts), the ledger and the service opened (open.ts),
 // what they say gathered and joined (status-gather.ts), printed as text or JSON with the exit code cron reads.

@@ -1,9 +1,9 @@
-import { estimateExportAccounts } from '../shared/export-size.js';
-import type { LedgerSource } from '../shared/ledger-source.js';
+import { estimateExportAccounts } from '../common/export-size.js';
+import type { LedgerSource } from '../common/ledger-source.js';
 import { findExportFiles } from '../../sources/index.js';
 
 // What the ledger alone cannot say after a push stopped while reading the export: the accounts of the export it never
-// read. About as many as the last push's accounts file has lines (shared/export-size.ts, as push's progress counts
+// read. About as many as the last push's accounts file has lines (common/export-size.ts, as push's progress counts
 // them) less the accounts the ledger holds. Only when that push did not finish: a finished push read the whole export.
 
 export interface ExportNeverRead {

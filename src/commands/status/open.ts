@@ -1,8 +1,8 @@
 import { refuseOtherService, serviceIdentity } from '../../config/ledger-service.js';
 import { RUN_DEFAULTS } from '../../defaults.js';
 import { checkStateDir, LEDGER_FILE } from '../../ledger/index.js';
-import { ledgerExists, openLedgerSource, type LedgerSource } from '../shared/ledger-source.js';
-import { openService, type OpenService } from '../shared/open-service.js';
+import { ledgerExists, openLedgerSource, type LedgerSource } from '../common/ledger-source.js';
+import { openService, type OpenService } from '../common/open-service.js';
 import type { RecordedLedger, StatusConfig, StatusLedgerPlace } from './resolve.js';
 
 // What `migrate status` opens: the ledger (read-only; without one, the service's view alone) and the service in the

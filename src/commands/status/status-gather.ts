@@ -9,9 +9,9 @@ import {
   type PlanReason,
 } from '../../engine/index.js';
 import type { AccountRow, AccountState, ItemKind, ItemState, LastPush } from '../../ledger/index.js';
-import { recordKeyOf } from '../shared/report-rows.js';
+import { recordKeyOf } from '../common/report-rows.js';
 import type { V2StatusRecord } from '../../schema/index.js';
-import { accountPagesOf, itemPagesOf, type LedgerSource } from '../shared/ledger-source.js';
+import { accountPagesOf, itemPagesOf, type LedgerSource } from '../common/ledger-source.js';
 import { exportNeverRead, type ExportNeverRead } from './never-read.js';
 import { serviceIndexCollector, type ServiceIndex } from './service-index.js';
 import { holdOf, isErrored, joinRow, type StatusRow } from './status-join.js';

@@ -3,9 +3,9 @@ import { Chalk, type ChalkInstance } from 'chalk';
 import { STATE_FACTS } from '../../engine/index.js';
 import type { AccountState } from '../../ledger/index.js';
 import type { AccountStory } from './account-story.js';
-import { KIND_LABELS, STATE_LABELS } from '../shared/labels.js';
+import { KIND_LABELS, STATE_LABELS } from '../common/labels.js';
 import { NEEDING_PERSON, type DiffersRow, type StatusSummary } from './status-gather.js';
-import { openPeriodLines } from '../shared/open-period-lines.js';
+import { openPeriodLines } from '../common/open-period-lines.js';
 
 // How `migrate status` prints: aligned sections, the same on a terminal and in a pipe (cron
 // mail, logs); colour only on a terminal unless NO_COLOR. --json is the machine interface.

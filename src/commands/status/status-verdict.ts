@@ -1,6 +1,6 @@
 import { exitCodeOfLeft, limitDetail, type ExitCodeValue } from '../../errors.js';
 import { leftIn, type PlanReason } from '../../engine/index.js';
-import { shellWord } from '../shared/shell-word.js';
+import { shellWord } from '../common/shell-word.js';
 import type { ItemState } from '../../ledger/index.js';
 import type { StatusSummary } from './status-gather.js';
 

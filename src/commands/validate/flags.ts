@@ -6,10 +6,10 @@ import {
   registerMappingOptions,
   registerOpenPeriodOptions,
   type MappingFlags,
-} from '../shared/mapping-options.js';
-import { numberOption } from '../shared/option-parsers.js';
-import { addOptions, ALLOW_NO_ACCOUNTS_OPTION, type OptionRow } from '../shared/option-table.js';
-import { SHAPE_LIMIT_OPTIONS } from '../shared/shape-limits.js';
+} from '../common/mapping-options.js';
+import { numberOption } from '../common/option-parsers.js';
+import { addOptions, ALLOW_NO_ACCOUNTS_OPTION, type OptionRow } from '../common/option-table.js';
+import { SHAPE_LIMIT_OPTIONS } from '../common/shape-limits.js';
 
 // The options of `migrate validate`, one table (--help comes from it), then the mapping file's and the service's,
 // which push shares. resolve.ts reads what commander parsed, nowhere else.

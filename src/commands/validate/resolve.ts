@@ -3,7 +3,7 @@ import { checkContractDialect, type MigrateConfig } from '../../config/index.js'
 import { chooseDialect } from '../../config/service.js';
 import { UsageError } from '../../errors.js';
 import type { Dialect } from '../../schema/index.js';
-import { withOpenPeriod, type MappingFlags } from '../shared/mapping-options.js';
+import { withOpenPeriod, type MappingFlags } from '../common/mapping-options.js';
 import type { ValidateFlags } from './flags.js';
 import { showKeysOf } from './validate-show.js';
 

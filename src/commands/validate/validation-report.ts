@@ -12,7 +12,7 @@ import {
   linkLines,
   notReadLines,
   spellingLines,
-} from '../shared/export-entries.js';
+} from '../common/export-entries.js';
 import { openOutputFile } from '../../output/output-file.js';
 import { spreadsheetCsvOptions } from '../../output/spreadsheet-safe.js';
 import { omittedJson, omittedLines, writeOmittedCsv } from './omitted-report.js';

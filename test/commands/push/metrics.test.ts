@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACCOUNT_STATES, ITEM_KINDS, ITEM_STATES, type LedgerCounts } from '../../../src/ledger/index.js';
-import { openLedgerSource } from '../../../src/commands/shared/ledger-source.js';
+import { openLedgerSource } from '../../../src/commands/common/ledger-source.js';
 import { PushMetrics, statusClassOf } from '../../../src/commands/push/metrics.js';
 import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
 import { writeOpsExport } from '../report/ops-export.js';

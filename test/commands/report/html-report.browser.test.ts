@@ -8,7 +8,7 @@ import { parse } from 'csv-parse/sync';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ledger, LEDGER_FILE } from '../../../src/ledger/index.js';
-import { openLedgerSource } from '../../../src/commands/shared/ledger-source.js';
+import { openLedgerSource } from '../../../src/commands/common/ledger-source.js';
 import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
 import { writeOpsExport } from './ops-export.js';
 

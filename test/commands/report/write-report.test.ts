@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Ledger, type AccountState, type ItemState, type NewAccount } from '../../../src/ledger/index.js';
-import { openLedgerSource } from '../../../src/commands/shared/ledger-source.js';
+import { openLedgerSource } from '../../../src/commands/common/ledger-source.js';
 import { REPORT_FILES, writeReport } from '../../../src/commands/report/write-report.js';
 
 // `migrate report` over a ledger filled through the ledger's own write API: every state of an

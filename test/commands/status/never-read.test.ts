@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { exportNeverRead } from '../../../src/commands/status/never-read.js';
 import { Ledger } from '../../../src/ledger/index.js';
-import { openLedgerSource } from '../../../src/commands/shared/ledger-source.js';
+import { openLedgerSource } from '../../../src/commands/common/ledger-source.js';
 
 // The accounts of the last push's export no push has read: a real ledger and real export directories.
 

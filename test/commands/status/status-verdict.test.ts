@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Ledger, type AccountState, type ErrorInfo, type ItemKind, type ItemState } from '../../../src/ledger/index.js';
-import { openLedgerSource } from '../../../src/commands/shared/ledger-source.js';
+import { openLedgerSource } from '../../../src/commands/common/ledger-source.js';
 import { gatherStatus } from '../../../src/commands/status/status-gather.js';
 import { renderStatus } from '../../../src/commands/status/status-render.js';
 import { nextSteps, statusExit } from '../../../src/commands/status/status-verdict.js';

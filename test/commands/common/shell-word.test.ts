@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ledgerWords, shellWord } from '../../../src/commands/shared/shell-word.js';
+import { ledgerWords, shellWord } from '../../../src/commands/common/shell-word.js';
 
 // The values a hint names, as words a user pastes into a shell.
 

@@ -9,7 +9,7 @@ import type { ShapeLimits } from '../../shape/index.js';
 
 export interface MappingFlags {
   dir: string;
-  /** --shape-memory and --shape-temp-limit as given (shared/shape-limits.ts); the engine sizes the others. */
+  /** --shape-memory and --shape-temp-limit as given (common/shape-limits.ts); the engine sizes the others. */
   shapeLimits?: Partial<ShapeLimits>;
   supplier?: string;
   config?: string;
