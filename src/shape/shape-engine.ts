@@ -149,7 +149,8 @@ export async function openShape(settings: ShapeSettings): Promise<ShapedExport> 
       sources,
       shortage,
     });
-    const shaping = { temp, checks, lines, shapeName: settings.shapeName, shortage, closeAll };
+    const memoryBytes = settings.limits.memory.bytes;
+    const shaping = { temp, checks, lines, shapeName: settings.shapeName, shortage, memoryBytes, closeAll };
     const opened = shapedExport(instance, open, { views, sources, ...shaping });
     return { ...opened, unclaimed, sourceUse: (dropped) => sourceUse(connection, sources, views, dropped, controls) };
   } catch (error) {
@@ -239,11 +240,13 @@ function shapedExport(
     lines: ReadonlyMap<string, number>;
     shapeName: string;
     shortage: ShortageOf;
+    /** The engine's memory limit. */
+    memoryBytes: number;
     /** Stops watching the temporary directory and the stop signal. */
     closeAll: () => void;
   },
 ): Omit<ShapedExport, 'unclaimed' | 'sourceUse'> {
-  const { views, sources, temp, checks, lines, shapeName, shortage, closeAll } = made;
+  const { views, sources, temp, checks, lines, shapeName, shortage, memoryBytes, closeAll } = made;
   const [connection] = open;
   if (connection === undefined) throw new Error('the shape engine has no connection');
   // One connection per stream: the views are read side by side, and a connection streams one result at a time.
@@ -267,7 +270,7 @@ function shapedExport(
       ownConnection((own) =>
         viewRows(
           own,
-          { place: { shapeName, view: view.kind, line: lines.get(view.kind) }, sources, shortage },
+          { place: { shapeName, view: view.kind, line: lines.get(view.kind) }, sources, shortage, memoryBytes },
           view,
           keyColumn,
           keys,

@@ -4,7 +4,7 @@ import type { LoadedSource } from './load-sources.js';
 import type { ShapedView } from './shaped-view.js';
 import { legacyRowsOfText, ROWS_COLUMN } from './legacy-rows.js';
 import { quoteIdentifier } from './sql-text.js';
-import { sortedTable } from './view-rows.js';
+import { viewTable } from './view-rows.js';
 
 // Which legacy rows reached a record (docs/control-totals.md): a row whose file and line a view's row carries, unless
 // that view row itself became no record (no account number, an account that is not in the export: `dropped`). Worked
@@ -121,7 +121,7 @@ async function usedRows(connection: DuckDBConnection, views: readonly ShapedView
   await connection.run(`CREATE OR REPLACE TABLE ${CARRIED} (_file VARCHAR, _line BIGINT)`);
   for (const view of views) {
     const dropped = `SELECT _file, _line FROM ${DROPPED} WHERE kind = '${view.kind}'`;
-    const made = `${sortedTable(view)} s ANTI JOIN (${dropped}) d ON d._file = s._file AND d._line = s._line`;
+    const made = `${viewTable(view)} s ANTI JOIN (${dropped}) d ON d._file = s._file AND d._line = s._line`;
     await connection.run(`INSERT INTO ${CARRIED} SELECT s._file, s._line FROM ${made}`);
     if (!view.hasRows) continue;
     const appender = await connection.createAppender(CARRIED);
@@ -148,7 +148,7 @@ const LEDGER_TRANSACTIONS = ['historical_statement_transactions', 'current_state
  */
 async function ledgerRows(connection: DuckDBConnection, view: ShapedView): Promise<void> {
   const dropped = `SELECT _file, _line FROM ${DROPPED} WHERE kind = '${view.kind}'`;
-  const made = `${sortedTable(view)} s ANTI JOIN (${dropped}) d ON d._file = s._file AND d._line = s._line`;
+  const made = `${viewTable(view)} s ANTI JOIN (${dropped}) d ON d._file = s._file AND d._line = s._line`;
   // The sorted table's columns are the view's, in its order, under the names of their casts: read by position.
   const at = view.columns.indexOf(LEDGERS_COLUMN);
   const appender = await connection.createAppender(CARRIED);

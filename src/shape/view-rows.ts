@@ -1,4 +1,4 @@
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBResult } from '@duckdb/node-api';
 import { InputError } from '../errors.js';
 import type { ShapedRow, ShapedView } from './shaped-view.js';
 import { clientText, quoteIdentifier, quoteLiteral } from './sql-text.js';
@@ -7,8 +7,15 @@ import { legacyRowsOfText, ROWS_COLUMN, type LegacyRow } from './legacy-rows.js'
 
 // A view's rows in the order the intake's join reads records in: by external account number as the tool compares
 // them (trimmed as JavaScript trims, then byte order: DuckDB's default collation orders UTF-8 bytes, as
-// sources/key-order.ts does), and within an account in the view's own order. DuckDB sorts (spilling to its
-// temporary directory past its memory limit); rows come out a chunk at a time, never the whole view in memory.
+// sources/key-order.ts does), and within an account in the view's own order. Rows come out a chunk at a time, never
+// the whole view in this process's memory.
+//
+// The engine's sort does not spill rows of about 2 KB or more (an account's ledgers as JSON are that long): sorted
+// whole, a view of such rows must fit within the engine's memory limit, and 1,000,000 accounts with their posting
+// history did not fit in 1GB (test/bench/results.md). So a view is first written as it comes into a table of the
+// engine's database file (on disk past the memory limit), with each row's key and size; its keys alone are then
+// sorted (small rows, which spill), cut into ranges of keys whose rows fit a share of the memory limit, and the rows
+// of one range at a time are sorted into a second table and read back. A view that fits is one range.
 
 /** What String.prototype.trim removes, for DuckDB's trim(text, characters). */
 const JS_WHITESPACE =
@@ -20,26 +27,40 @@ export function keyText(column: string): string {
   return `trim(CAST(${quoteIdentifier(column)} AS VARCHAR), '${JS_WHITESPACE}')`;
 }
 
-/** The view's rows ordered by key then the view's own order; with `keys`, only the rows of those accounts. */
-function orderedQuery(view: ShapedView, keyColumn: string, keys?: readonly string[]): string {
-  const cells = view.columns.map((column) => clientText(`CAST(${quoteIdentifier(column)} AS VARCHAR)`));
-  const key = keyText(keyColumn);
-  const only = keys === undefined ? '' : ` WHERE ${key} IN (${keys.map(quoteLiteral).join(', ') || 'NULL'})`;
-  const rows = view.hasRows ? [`CAST(to_json(${ROWS_COLUMN}) AS VARCHAR) AS ${ROWS_COLUMN}`] : [];
-  return (
-    `SELECT ${[...cells, 'CAST(_file AS VARCHAR) AS _file', 'CAST(_line AS BIGINT) AS _line', ...rows].join(', ')} ` +
-    'FROM ' +
-    `(SELECT *, row_number() OVER () AS __row FROM ${quoteIdentifier(view.kind)})${only} ORDER BY ${key}, __row`
+/** The view's columns as the reader takes them: its cells as text, `_file`, `_line` and, where it has them, `_rows`. */
+function readColumns(view: ShapedView): string[] {
+  const cells = view.columns.map(
+    (column, at) => `${clientText(`CAST(${quoteIdentifier(column)} AS VARCHAR)`)} AS ${cellName(at)}`,
   );
+  const rows = view.hasRows ? [`CAST(to_json(${ROWS_COLUMN}) AS VARCHAR) AS ${ROWS_COLUMN}`] : [];
+  return [...cells, 'CAST(_file AS VARCHAR) AS _file', 'CAST(_line AS BIGINT) AS _line', ...rows];
 }
 
-/** Where the view is made, the engine's shortages and the sources its failing values are looked up in. */
+const cellName = (at: number): string => `__cell_${at}`;
+
+/** The names of readColumns, as selected again from a table they were written to. */
+function readNames(view: ShapedView): string[] {
+  return [...view.columns.map((_, at) => cellName(at)), '_file', '_line', ...(view.hasRows ? [ROWS_COLUMN] : [])];
+}
+
+/** Where a view is made, the engine's shortages and the sources its failing values are looked up in. */
 export interface ViewReading extends Omit<ViewLookUp, 'connection'> {
   place: ViewPlace;
+  /** The engine's memory limit: a range of a view sorted at once takes a share of it. */
+  memoryBytes: number;
 }
 
-/** The table a view's whole read sorts it into, left behind for the control totals (source-use.ts). */
-export const sortedTable = (view: ShapedView): string => `__sorted_${view.kind}`;
+/**
+ * The table a view's whole read writes it to, as it comes (its columns as readColumns names them, then `__key`,
+ * `__row` and `__bytes`), left behind for the control totals (source-use.ts).
+ */
+export const viewTable = (view: ShapedView): string => `__view_${view.kind}`;
+
+/** The share of the engine's memory limit the rows of one range may take: the views are read side by side. */
+const RANGE_SHARE = 1 / 4;
+
+/** What a cell takes in the engine's sort beyond its text (its place in the row, a string's header). */
+const CELL_BYTES = 16;
 
 export async function* viewRows(
   connection: DuckDBConnection,
@@ -48,23 +69,82 @@ export async function* viewRows(
   keyColumn: string,
   keys?: readonly string[],
 ): AsyncGenerator<ShapedRow[], void, undefined> {
-  const fetch = async <T>(step: () => Promise<T>): Promise<T> => {
+  const engine = async <T>(step: () => Promise<T>): Promise<T> => {
     try {
       return await step();
     } catch (error) {
       throw await viewReadError(reading.place, error, { ...reading, connection });
     }
   };
-  // The whole view is sorted into a table of the engine's database file first, one view at a time (a sort spills to
-  // disk past the memory limit), then read back in that order: five views streamed from five open sorts at once held
-  // every sorted run in memory and ran out of it at 100,000 accounts.
-  const sorted = keys === undefined ? sortedTable(view) : undefined;
-  if (sorted !== undefined)
-    await fetch(() => connection.run(`CREATE OR REPLACE TABLE ${sorted} AS ${orderedQuery(view, keyColumn)}`));
-  const query = sorted === undefined ? orderedQuery(view, keyColumn, keys) : `SELECT * FROM ${sorted}`;
-  const result = await fetch(() => connection.stream(query));
+  if (keys !== undefined) {
+    const key = keyText(keyColumn);
+    const only = `${key} IN (${keys.map(quoteLiteral).join(', ') || 'NULL'})`;
+    yield* chunkRows(
+      reading,
+      view,
+      await engine(() =>
+        connection.stream(
+          `SELECT ${readColumns(view).join(', ')} FROM (SELECT *, row_number() OVER () AS __row FROM ` +
+            `${quoteIdentifier(view.kind)}) WHERE ${only} ORDER BY ${key}, __row`,
+        ),
+      ),
+      engine,
+    );
+    return;
+  }
+  const table = viewTable(view);
+  const sorted = `__range_${view.kind}`;
+  const cellBytes = view.columns.map((_, at) => `coalesce(strlen(${cellName(at)}), 0)`).join(' + ') || '0';
+  await engine(() =>
+    connection.run(
+      `CREATE OR REPLACE TABLE ${table} AS SELECT *, ${cellBytes} + ${CELL_BYTES * (view.columns.length + 3)} ` +
+        `AS __bytes FROM (SELECT ${readColumns(view).join(', ')}, ${keyText(keyColumn)} AS __key, __row FROM ` +
+        `(SELECT *, row_number() OVER () AS __row FROM ${quoteIdentifier(view.kind)}))`,
+    ),
+  );
+  const firsts = await engine(() => rangeFirstKeys(connection, table, reading.memoryBytes * RANGE_SHARE));
+  for (let range = 0; range < Math.max(firsts.length, 1); range += 1) {
+    await engine(() =>
+      connection.run(
+        `CREATE OR REPLACE TABLE ${sorted} AS SELECT ${readNames(view).join(', ')} FROM ${table} ` +
+          `WHERE ${rangeCondition(firsts, range)} ORDER BY __key, __row`,
+      ),
+    );
+    yield* chunkRows(reading, view, await engine(() => connection.stream(`SELECT * FROM ${sorted}`)), engine);
+  }
+  await engine(() => connection.run(`DROP TABLE ${sorted}`));
+}
+
+/**
+ * The first key of each range of keys whose rows take at most `budget` bytes together (an account's rows are never
+ * cut: one account past the budget is a range of its own), in key order; none for a view with no keyed row.
+ */
+async function rangeFirstKeys(connection: DuckDBConnection, table: string, budget: number): Promise<string[]> {
+  const read = await connection.runAndReadAll(
+    'SELECT min(__key) AS first FROM (SELECT __key, bytes, sum(bytes) OVER (ORDER BY __key ROWS UNBOUNDED ' +
+      `PRECEDING) AS upto FROM (SELECT __key, sum(__bytes) AS bytes FROM ${table} WHERE __key IS NOT NULL ` +
+      `GROUP BY __key)) GROUP BY floor((upto - bytes) / ${Math.max(1, Math.floor(budget))}) ORDER BY first`,
+  );
+  return (read.getRowsJS() as Array<[string]>).map(([first]) => first);
+}
+
+/** The rows of the range-th range of keys; the last takes the rows without a key too (the sort puts them last). */
+function rangeCondition(firsts: readonly string[], range: number): string {
+  const from = range === 0 ? [] : [`__key >= ${quoteLiteral(firsts[range] ?? '')}`];
+  const next = firsts[range + 1];
+  if (next !== undefined) return [...from, `__key < ${quoteLiteral(next)}`].join(' AND ');
+  return from.length === 0 ? 'true' : `(${from[0] ?? ''} OR __key IS NULL)`;
+}
+
+/** A streamed result's rows, a chunk at a time, as the view's rows. */
+async function* chunkRows(
+  reading: ViewReading,
+  view: ShapedView,
+  result: DuckDBResult,
+  engine: <T>(step: () => Promise<T>) => Promise<T>,
+): AsyncGenerator<ShapedRow[], void, undefined> {
   const width = view.columns.length;
-  const next = () => fetch(() => result.fetchChunk());
+  const next = () => engine(() => result.fetchChunk());
   for (let chunk = await next(); chunk && chunk.rowCount > 0; chunk = await next()) {
     const columns = chunk.getColumns();
     const files = columns[width] ?? [];
