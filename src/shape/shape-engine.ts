@@ -83,6 +83,27 @@ const LOCK = [
   'SET lock_configuration = true',
 ];
 
+/** The engine's settings for a shape within these limits, its files (database, spills) in `temp`. */
+export function engineOptions(limits: ShapeLimits, temp: string): Record<string, string> {
+  // A database file in the temporary directory, not memory: the loaded tables then live on disk beside the sorts'
+  // spills, and the memory limit bounds what the engine holds of them. Memory the engine frees goes back to the
+  // system once a task ends past a few MB (DuckDB keeps up to 128 MB of it by default, on top of its limit). One
+  // thread: while the sources load, the tool's readers hold the other cores; measured on two cores, a second thread
+  // made the load and the views' sorts take more CPU and more wall time, and the peak RSS 70 MB higher.
+  return {
+    memory_limit: `${limits.memory.bytes}B`,
+    temp_directory: temp,
+    allocator_flush_threshold: ALLOCATOR_FLUSH_THRESHOLD,
+    // The engine's blocks (what its memory limit counts) from one region of that size, reused from view to view,
+    // and the rest of its heap handed back to the system as it goes (at most ten times a second): from the C
+    // library's heap, the pages a view's sort freed stayed with the process, in holes the next sort's blocks did
+    // not fit, and a push of 1,000,000 accounts peaked at twice the limit (test/bench/results.md, 29 November).
+    block_allocator_memory: `${blockRegionBytes(limits.memory.bytes)}B`,
+    allocator_bulk_deallocation_flush_threshold: '0B',
+    threads: '1',
+  };
+}
+
 export async function openShape(settings: ShapeSettings): Promise<ShapedExport> {
   const text = await readShapeFile(settings);
   const temp = makePrivateDir(settings.tempRoot, 'shape');
@@ -101,23 +122,10 @@ export async function openShape(settings: ShapeSettings): Promise<ShapedExport> 
   try {
     // Loaded only when a shape runs: every other command starts without the engine's library.
     const duckdb = await import('@duckdb/node-api');
-    // A database file in the temporary directory, not memory: the loaded tables then live on disk beside the sorts'
-    // spills, and the memory limit bounds what the engine holds of them. Memory the engine frees goes back to the
-    // system once a task ends past a few MB (DuckDB keeps up to 128 MB of it by default, on top of its limit). One
-    // thread: while the sources load, the tool's readers hold the other cores; measured on two cores, a second thread
-    // made the load and the views' sorts take more CPU and more wall time, and the peak RSS 70 MB higher.
-    instance = await duckdb.DuckDBInstance.create(path.join(temp, 'shape.duckdb'), {
-      memory_limit: `${settings.limits.memory.bytes}B`,
-      temp_directory: temp,
-      allocator_flush_threshold: ALLOCATOR_FLUSH_THRESHOLD,
-      // The engine's blocks (what its memory limit counts) from one region of that size, reused from view to view,
-      // and the rest of its heap handed back to the system as it goes (at most ten times a second): from the C
-      // library's heap, the pages a view's sort freed stayed with the process, in holes the next sort's blocks did
-      // not fit, and a push of 1,000,000 accounts peaked at twice the limit (test/bench/results.md, 29 November).
-      block_allocator_memory: `${blockRegionBytes(settings.limits.memory.bytes)}B`,
-      allocator_bulk_deallocation_flush_threshold: '0B',
-      threads: '1',
-    });
+    instance = await duckdb.DuckDBInstance.create(
+      path.join(temp, 'shape.duckdb'),
+      engineOptions(settings.limits, temp),
+    );
     const connection = await instance.connect();
     open.add(connection);
     // Set once the instance is open: given with temp_directory at its creation, the engine replaced it with the free

@@ -62,6 +62,10 @@ const RANGE_SHARE = 1 / 4;
 /** What a cell takes in the engine's sort beyond its text (its place in the row, a string's header). */
 const CELL_BYTES = 16;
 
+/**
+ * The view's rows in account order, a chunk at a time. Read whole, the view is left in viewTable; with `keys`, only
+ * the rows of those accounts are read, from the view itself.
+ */
 export async function* viewRows(
   connection: DuckDBConnection,
   reading: ViewReading,

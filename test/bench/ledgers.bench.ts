@@ -2,20 +2,21 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { defaultShapeMemory, thisProcessMemory } from '../../src/shape/engine-budget.js';
-import { formatSize } from '../../src/shape/engine-size.js';
+import { formatSize, parseSize } from '../../src/shape/engine-size.js';
+import { engineOptions } from '../../src/shape/shape-engine.js';
 import { splitStatements } from '../../src/shape/sql-statements.js';
+import { viewRows } from '../../src/shape/view-rows.js';
 
 // npx tsx test/bench/ledgers.bench.ts [accounts]
 // The posting history as the account payload's ledgers (docs/from-a-legacy-system.md "History in ledgers"): the
 // legacy CIS fixture's shape.sql (fixtures/legacy-cis/) run over generated legacy tables of N accounts (default
 // 1,000,000; 1 in 50 closed, 1 in 3 dual fuel), 8 postings each over three months and 3 bills for 2 accounts in 3,
-// in DuckDB as the tool opens it (a database file, one thread, the shape's memory limit, an 8MB allocator flush
-// threshold, spilling to a temporary directory). The tables are written once; each step then runs in a process of
-// its own on a copy of them: the posting history per account alone, and the accounts view read in the order the tool
-// reads it (sorted by account number into a table, as src/shape/view-rows.ts does) without its ledgers (every other
-// column) and with them. Printed per step: seconds, CPU seconds and the process's peak RSS (or the engine's error);
+// in DuckDB as the tool opens it (its engine settings: a database file, one thread, the shape's memory limit, spilling
+// to a temporary directory). The tables are written once; each step then runs in a process of its own on a copy of
+// them: the posting history per account alone, and the accounts view read by the tool's own reader (in account order,
+// every row handed to this process) without its ledgers (every other column) and with them. Printed per step: seconds, CPU seconds and the process's peak RSS (or the engine's error);
 // and the accounts view's time against a limit of 60 s per million accounts. Not asserted.
 
 const STEP_ARGUMENT = '--step';
@@ -71,16 +72,34 @@ function legacyTables(accounts: number): string[] {
   ];
 }
 
-/** The accounts view's columns as text, sorted by account number, as the tool reads a view (src/shape/view-rows.ts). */
-const sortedAccounts = (columns: string[]): string =>
-  `SELECT ${columns.map((column) => `CAST("${column}" AS VARCHAR) AS "${column}"`).join(', ')} FROM accounts ` +
-  'ORDER BY external_account_number';
+/** A step: the statement it times, or the accounts view's columns the tool's reader reads. */
+type Step = { statement: string } | { columns: (all: string[]) => string[] };
 
-const STEPS: Record<string, (columns: string[]) => string> = {
-  'posting history (per account)': () => 'SELECT * FROM posting_history',
-  'accounts view without ledgers': (columns) => sortedAccounts(columns.filter((column) => column !== 'ledgers')),
-  'accounts view with ledgers': (columns) => sortedAccounts(columns),
+const STEPS: Record<string, Step> = {
+  'posting history (per account)': { statement: 'CREATE TABLE measured AS SELECT * FROM posting_history' },
+  'accounts view without ledgers': { columns: (all) => all.filter((column) => column !== 'ledgers') },
+  'accounts view with ledgers': { columns: (all) => all },
 };
+
+/** The accounts view's rows as the tool reads them (src/shape/view-rows.ts): how many. */
+async function readAccounts(
+  connection: DuckDBConnection,
+  columns: string[],
+  hasRows: boolean,
+  memoryBytes: number,
+): Promise<number> {
+  const view = { kind: 'accounts' as const, columns, hasRows, passThrough: { table: undefined, columns: {} } };
+  const reading = { place: { shapeName: 'shape.sql', view: 'accounts', line: undefined }, sources: [], memoryBytes };
+  let rows = 0;
+  for await (const batch of viewRows(
+    connection,
+    { ...reading, shortage: () => undefined },
+    view,
+    'external_account_number',
+  ))
+    rows += batch.length;
+  return rows;
+}
 
 interface Figures {
   seconds?: number;
@@ -93,22 +112,26 @@ interface Figures {
 async function runStep(tables: string, step: string): Promise<void> {
   const temp = mkdtempSync(join(tmpdir(), 'ledgers-step-'));
   copyFileSync(tables, join(temp, 'bench.duckdb'));
-  const instance = await DuckDBInstance.create(join(temp, 'bench.duckdb'), {
-    memory_limit: MEMORY_LIMIT,
-    temp_directory: temp,
-    allocator_flush_threshold: '8MB',
-    threads: '1',
-  });
+  const memory = parseSize(MEMORY_LIMIT) ?? 0;
+  const limits = {
+    memory: { bytes: memory, source: 'flag' as const },
+    tempDisk: { bytes: 1e12, source: 'flag' as const },
+  };
+  const instance = await DuckDBInstance.create(join(temp, 'bench.duckdb'), engineOptions(limits, temp));
   let seconds: number | undefined;
   let error: string | undefined;
   try {
     const connection = await instance.connect();
     for (const statement of splitStatements(readFileSync(SHAPE, 'utf8'))) await connection.run(statement.text);
     const described = await connection.runAndReadAll('SELECT column_name FROM (DESCRIBE accounts)');
-    const columns = described.getRows().map((row) => String(row[0]));
+    const named = described.getRows().map((row) => String(row[0]));
+    const columns = named.filter((column) => !['_file', '_line', '_rows'].includes(column));
+    const measured = STEPS[step];
     const started = performance.now();
     try {
-      await connection.run(`CREATE TABLE measured AS ${STEPS[step]?.(columns) ?? ''}`);
+      if (measured === undefined) throw new Error(`no step ${step}`);
+      if ('statement' in measured) await connection.run(measured.statement);
+      else await readAccounts(connection, measured.columns(columns), named.includes('_rows'), memory);
       seconds = (performance.now() - started) / 1000;
     } catch (caught) {
       error = String(caught).split('\n')[0] ?? 'failed';
