@@ -18,7 +18,7 @@ import { ROWS_COLUMN } from './legacy-rows.js';
 import { openTeamChecks, type CheckRow, type TeamChecks } from './team-checks.js';
 import { clientText, quoteIdentifier, quoteLiteral } from './sql-text.js';
 import { watchTempDir } from './temp-watch.js';
-import { viewRows } from './view-rows.js';
+import { UNCOMPRESSED_TABLES, viewRows } from './view-rows.js';
 
 // The shaping stage (docs/export-format.md "Shaping legacy files with SQL"): an in-process DuckDB holding each legacy
 // source as a table, locked once they are loaded, then the team's shape file; hands each record kind's view on in
@@ -145,7 +145,7 @@ export async function openShape(settings: ShapeSettings): Promise<ShapedExport> 
     }
     const unclaimed = unclaimedFiles(settings, present, sources);
     const controls = controlSources(settings, sources);
-    for (const statement of LOCK) await connection.run(statement);
+    for (const statement of [UNCOMPRESSED_TABLES, ...LOCK]) await connection.run(statement);
     settings.onShaping?.();
     await runShapeFile(connection, duckdb.StatementType, settings.shapeName, text, shortage);
     const lines = viewLines(text);

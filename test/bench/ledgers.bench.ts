@@ -7,7 +7,7 @@ import { defaultShapeMemory, thisProcessMemory } from '../../src/shape/engine-bu
 import { formatSize, parseSize } from '../../src/shape/engine-size.js';
 import { engineOptions } from '../../src/shape/shape-engine.js';
 import { splitStatements } from '../../src/shape/sql-statements.js';
-import { viewRows } from '../../src/shape/view-rows.js';
+import { UNCOMPRESSED_TABLES, viewRows } from '../../src/shape/view-rows.js';
 
 // npx tsx test/bench/ledgers.bench.ts [accounts]
 // The posting history as the account payload's ledgers (docs/from-a-legacy-system.md "History in ledgers"): the
@@ -122,6 +122,7 @@ async function runStep(tables: string, step: string): Promise<void> {
   let error: string | undefined;
   try {
     const connection = await instance.connect();
+    await connection.run(UNCOMPRESSED_TABLES);
     for (const statement of splitStatements(readFileSync(SHAPE, 'utf8'))) await connection.run(statement.text);
     const described = await connection.runAndReadAll('SELECT column_name FROM (DESCRIBE accounts)');
     const named = described.getRows().map((row) => String(row[0]));

@@ -65,7 +65,8 @@ const keyBytes = (row: ShapedRow): Buffer => Buffer.from((row.cells[0] ?? '').tr
 describe('a view read in account order', () => {
   it('gives the same rows in the same order sorted whole and a few accounts at a time', async () => {
     const whole = await read(1e12);
-    // A quarter of 8 KB per range: three or four accounts' rows each, about a hundred ranges.
+    // Rows of 200 to 1,100 characters, some too long for the engine's sort to spill: read in ranges of a quarter of
+    // 8 KB, three or four accounts' rows each, about a hundred ranges.
     const ranged = await read(8_000);
     expect(whole.length).toBe(KEYS.length);
     expect(ranged.length).toBe(whole.length);
