@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { inspect } from 'node:util';
 import { InvalidArgumentError, type Command } from 'commander';
 import { checkBaseUrl, isHeaderForm } from '../api/options.js';
+import { shownUrl } from '../shown-url.js';
 import {
   describeProxies,
   proxyFor,
@@ -315,5 +316,5 @@ export function serviceClientOptions(
 /** One line for logs and run records: where the service is and where the credentials came from. */
 export function describeServiceConfig(config: ServiceConfig): string {
   const proxy = config.proxy === undefined ? '' : `; proxies: ${describeProxies(config.proxy)}`;
-  return `${config.baseUrl} (credentials from ${config.credentialSource}; ${config.dialect} dialect${proxy})`;
+  return `${shownUrl(config.baseUrl)} (credentials from ${config.credentialSource}; ${config.dialect} dialect${proxy})`;
 }
