@@ -61,7 +61,7 @@ it('status and report on a PostgreSQL ledger equal those on the SQLite ledger of
     const copy = await migrate(['ledger', 'copy', '--state', state, '--to', url]);
     expect(copy.code, copy.stderr).toBe(0);
     expect(copy.stdout).toMatch(/accounts\s+30 rows, 30 copied/);
-    expect(copy.stdout).toContain('compared row by row after the copy: identical.');
+    expect(copy.stdout).toContain('compared row by row before committing: identical.');
     const places = [state, url, join(root, 'sqlite-report'), join(root, 'pg-report')];
     for (const args of [
       ['ACME', '--offline'],
