@@ -1,9 +1,9 @@
+import type pg from 'pg';
 import { ExitCode, MigrateError, UsageError } from '../../errors.js';
 import { PURGED_SETTING, purgeStatements, scopeStatement, type PurgeCounts, type PurgeScope } from '../purge-sql.js';
 import { firstContact } from './first-contact.js';
 import { holderId } from './holder.js';
 import { inTransaction } from './transaction.js';
-import type pg from 'pg';
 import { endOnStop, type EndOnStop } from './stop.js';
 import { newClient, redactUrl } from './url.js';
 
