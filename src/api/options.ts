@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { RUN_DEFAULTS } from '../defaults.js';
 import { UsageError } from '../errors.js';
+import { shownUrl } from '../shown-url.js';
 import { isDialect, NO_TENANT_FIELDS, type Dialect, type TenantFields } from '../schema/index.js';
 import type { ClientEvent } from './events.js';
 import type { Clock, Sleep } from './rate-limiter.js';
@@ -178,14 +179,13 @@ export function checkBaseUrl(text: string, label = 'client option baseUrl'): URL
   try {
     url = new URL(text);
   } catch {
-    return failAt(label, 'an absolute URL such as https://api.example.energy', text);
+    return failAt(label, 'an absolute URL such as https://api.example.energy', shownUrl(text));
   }
-  if (url.username || url.password)
-    failAt(label, 'a URL without user name or password', `${url.protocol}//…@${url.host}`);
-  if (url.search || url.hash) failAt(label, 'a URL without query or fragment', `${url.origin}${url.pathname}?…`);
+  if (url.username || url.password) failAt(label, 'a URL without user name or password', shownUrl(text));
+  if (url.search || url.hash) failAt(label, 'a URL without query or fragment', shownUrl(text));
   if (url.protocol === 'https:') return url;
   if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return url;
-  return failAt(label, 'an https URL (plain http only on a loopback address such as 127.0.0.1)', text);
+  return failAt(label, 'an https URL (plain http only on a loopback address such as 127.0.0.1)', shownUrl(text));
 }
 
 function checkCredentials(credentials: Credentials): Credentials {

@@ -1,3 +1,5 @@
+import { shownUrl } from '../shown-url.js';
+
 // The proxies a client goes through (read by src/config/proxy.ts from HTTPS_PROXY, HTTP_PROXY and NO_PROXY), and
 // how messages name them: the variable and the URL, never its user name or password.
 
@@ -39,19 +41,11 @@ export function isLoopbackHost(hostname: string): boolean {
   );
 }
 
-/** The text with any `user:password@` before the host replaced: safe to print. */
-export function hideUserInfo(text: string): string {
-  return text.replace(
-    /^([a-z][a-z0-9+.-]*:\/\/)?[^/@\s]*@/i,
-    (_match, scheme: string | undefined) => `${scheme ?? ''}…@`,
-  );
-}
-
 /** `HTTPS_PROXY=http://…@proxy:3128, NO_PROXY=localhost`: the variables set, without credentials. */
 export function describeProxies(proxy: ProxySettings): string {
   return [proxy.httpsProxy, proxy.httpProxy]
     .filter((entry) => entry !== undefined)
-    .map((entry) => `${entry.variable}=${hideUserInfo(entry.url)}`)
+    .map((entry) => `${entry.variable}=${shownUrl(entry.url)}`)
     .concat(proxy.noProxy ? [`${proxy.noProxy.variable}=${proxy.noProxy.list}`] : [])
     .join(', ');
 }

@@ -32,7 +32,11 @@ const EXIT_CODE_MEANINGS: Record<keyof typeof ExitCode, string> = {
 
 /** Every environment variable migrate reads, its own and the standard ones. */
 export const ENVIRONMENT: ReadonlyArray<readonly [name: string, meaning: string]> = [
-  ['MIGRATE_API_KEY', 'the API key for the token mutation (or --api-key-file FILE); never on the command line'],
+  [
+    'MIGRATE_API_KEY',
+    'the API key for the token mutation (or --api-key-file FILE); never on the command line; also the key ' +
+      '`migrate sandbox` accepts',
+  ],
   ['MIGRATE_TOKEN', 'a token obtained beforehand, used as is (or --token-file FILE)'],
   ['MIGRATE_BASE_URL', 'the import service\u2019s base URL (--base-url)'],
   ['MIGRATE_TOKEN_FIELD', 'where the token is in the token mutation\u2019s answer (--token-field)'],

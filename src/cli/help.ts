@@ -89,6 +89,10 @@ export const TEACHING: Record<string, Teaching> = {
     examples: [
       ['migrate sandbox', 'listen on a free port of 127.0.0.1 (its URL printed) with key sandbox-api-key'],
       ['migrate sandbox --port 9000 --errored-share 0.1', 'one account in ten ends ERRORED'],
+      [
+        'migrate sandbox --api-key-file rehearsal.key',
+        'a key of your own, out of the process list (or MIGRATE_API_KEY)',
+      ],
       ['migrate sandbox --fail-rate 0.05 --latency-ms 200', 'rehearse with faults and a slow service'],
       ['migrate sandbox --dialect kraken --contract tenant.yaml', 'rehearse a tenant: requests judged by its document'],
     ],
@@ -104,7 +108,7 @@ const groupOf = new Map<string, Group>(
  * service has) apart from the switches that exist for the project's tests (a service misbehaving on purpose).
  */
 const SANDBOX_GROUPS: Record<string, readonly string[]> = {
-  Listening: ['--port', '--host', '--public', '--api-key', '--suppliers'],
+  Listening: ['--port', '--host', '--public', '--api-key-file', '--api-key', '--suppliers'],
   Service: ['--dialect', '--contract'],
   Behaviour: [
     '--processing-ms',

@@ -39,7 +39,7 @@ export async function main(argv: string[]): Promise<number> {
 
 /**
  * `migrate push DIR --api-key KEY`: there is no such option, on purpose. Said so, with what to use, instead of
- * commander's bare "unknown option" (the sandbox's --api-key is the key it accepts, not a secret of anyone's).
+ * commander's bare "unknown option" (the sandbox keeps its --api-key, the key it accepts, with a warning).
  */
 function refuseKeyInArgv(argv: string[]): void {
   const words = argv.slice(2);

@@ -1,6 +1,7 @@
 import { UsageError } from '../errors.js';
 import { settingOf, SETTING_ENV } from './precedence.js';
-import { isPostgresUrl, redactUrl } from '../ledger/postgres/index.js';
+import { clientReads, isPostgresUrl, redactUrl } from '../ledger/postgres/index.js';
+import { holdsPassword } from '../shown-url.js';
 
 /** The environment variable naming the PostgreSQL ledger when --ledger is not given. */
 const LEDGER_URL_ENV = SETTING_ENV.ledger;
@@ -21,7 +22,14 @@ export function ledgerUrlOf(flag: string | undefined, env: NodeJS.ProcessEnv, na
         'for the SQLite ledger of --state',
       'ledger_url_invalid',
     );
-  if (flag !== undefined && redactUrl(flag) !== flag)
+  if (!clientReads(value))
+    throw new UsageError(
+      `${flag === undefined ? LEDGER_URL_ENV : name} ${redactUrl(value)}: the PostgreSQL client cannot read this URL ` +
+        '(a port that is no number, or a character such as / ? # @ in the user name or password that must be ' +
+        'percent-encoded, e.g. %2F for /); give postgresql://USER@HOST:PORT/DATABASE',
+      'ledger_url_invalid',
+    );
+  if (flag !== undefined && holdsPassword(flag))
     throw new UsageError(
       `${name} ${redactUrl(flag)}: a password on the command line can be read by every user of this host (ps) for ` +
         `the whole run; give it in PGPASSWORD or a pgpass file (~/.pgpass, or PGPASSFILE) and leave it out of the ` +

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { inspect } from 'node:util';
 import { InvalidArgumentError, type Command } from 'commander';
 import { checkBaseUrl, isHeaderForm } from '../api/options.js';
+import { shownUrl } from '../shown-url.js';
 import {
   describeProxies,
   proxyFor,
@@ -216,22 +217,32 @@ function headerFormOf(value: string | undefined): HeaderForm | undefined {
   );
 }
 
+/**
+ * The organisation API key and where it came from: the first line of --api-key-file FILE, else MIGRATE_API_KEY
+ * (never a command-line value: other users of the machine read a process's arguments); undefined: neither is set.
+ * `migrate sandbox` takes its own key the same way.
+ */
+export async function apiKeyOf(
+  file: string | undefined,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): Promise<{ apiKey: string; source: string } | undefined> {
+  if (file !== undefined)
+    return { apiKey: await readSecretFile('--api-key-file', file, cwd), source: `--api-key-file ${file}` };
+  const apiKey = nonEmpty(env[SETTING_ENV.apiKey]);
+  return apiKey === undefined ? undefined : { apiKey, source: SETTING_ENV.apiKey };
+}
+
 async function loadCredentials(input: LoadServiceConfigInput): Promise<{ credentials: Credentials; source: string }> {
   const { flags, env, cwd } = input;
-  const apiKey =
-    flags.apiKeyFile !== undefined
-      ? await readSecretFile('--api-key-file', flags.apiKeyFile, cwd)
-      : nonEmpty(env[SETTING_ENV.apiKey]);
+  const key = await apiKeyOf(flags.apiKeyFile, env, cwd);
+  const apiKey = key?.apiKey;
   const token =
     flags.tokenFile !== undefined
       ? await readSecretFile('--token-file', flags.tokenFile, cwd)
       : nonEmpty(env[SETTING_ENV.token]);
   const sources = [
-    apiKey === undefined
-      ? undefined
-      : flags.apiKeyFile !== undefined
-        ? `--api-key-file ${flags.apiKeyFile}`
-        : SETTING_ENV.apiKey,
+    key?.source,
     token === undefined
       ? undefined
       : flags.tokenFile !== undefined
@@ -315,5 +326,5 @@ export function serviceClientOptions(
 /** One line for logs and run records: where the service is and where the credentials came from. */
 export function describeServiceConfig(config: ServiceConfig): string {
   const proxy = config.proxy === undefined ? '' : `; proxies: ${describeProxies(config.proxy)}`;
-  return `${config.baseUrl} (credentials from ${config.credentialSource}; ${config.dialect} dialect${proxy})`;
+  return `${shownUrl(config.baseUrl)} (credentials from ${config.credentialSource}; ${config.dialect} dialect${proxy})`;
 }

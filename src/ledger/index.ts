@@ -60,7 +60,7 @@ export { Ledger, type AccountCursor, type NewAccount } from './ledger.js';
 export { acquireLock, LedgerLockedError, LOCK_FILE } from './lock.js';
 export { LEDGER_SCHEMA_VERSION } from './migrations.js';
 export { REFUSED_SUPPLIER_ERROR, type Forgotten } from './forget.js';
-export { purgeSqliteLedger, purgedKey, type PurgeCounts } from './purge.js';
+export { compactSqliteLedger, purgeSqliteRows, purgedKey, type PurgeCounts } from './purge.js';
 export { LedgerReader, OPEN_PERIOD_CODES, type LedgerCounts, type OpenPeriodCounts } from './read.js';
 export { checkStateDir } from './state-dir.js';
 export { storageError, storageFailureCause } from './storage-error.js';

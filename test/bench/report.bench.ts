@@ -129,7 +129,7 @@ async function main(): Promise<void> {
       `  accounts.csv ${summary.files[REPORT_FILES.accounts]?.rows} rows, fix-data.csv ${summary.files[REPORT_FILES.fixData]?.rows} rows`,
     );
     const html = await measure('migrate report --html (report.html alone)', () =>
-      writeHtmlReport(source, summary, { outDir: join(dir, 'out'), supplier: undefined }),
+      writeHtmlReport(source, summary, { outDir: join(dir, 'out'), supplier: undefined, known: {} }),
     );
     console.log(`  report.html ${(statSync(html).size / 1024).toFixed(1)} KB`);
     let rows = 0;

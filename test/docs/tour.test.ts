@@ -17,12 +17,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // docs/tour.md run as a newcomer runs it: in a copy of the checkout after the README's set-up (`npm ci && ...`: its
 // install is this checkout's node_modules and dist/, linked), every command of the tour in order, each in its own
-// shell, and what each prints on stdout compared with the output the tour shows under it.
+// shell on a terminal of its own (script(1) gives it one), and what the terminal shows at its end compared with the
+// output the tour shows under it: stdout and stderr as they reach the screen (the first line, on stderr, saying the
+// run configuration and the service; warnings), in the order written, a progress line cleared as the command clears
+// it.
 //
-// The tour's convention: a ```console block holds commands after a `$ ` prompt, each followed by what it prints on
-// stdout (progress, which a terminal shows as bars, goes to stderr and is not shown). A command ending in `# exit N`
-// exits N; any other exits 0. Only the parts `variableParts` lists may differ, and the tour writes them as
-// placeholders (`<time>`); trailing spaces and blank lines at the end of an output are not compared.
+// The tour's convention: a ```console block holds commands after a `$ ` prompt, each followed by what the terminal
+// shows. A command ending in `# exit N` exits N; any other exits 0. Only the parts `variableParts` lists may differ, and
+// the tour writes them as placeholders (`<time>`, `<progress bars>` for push's bars, drawn as the run goes);
+// trailing spaces and blank lines at the end of an output are not compared.
 //
 // After a change to what the commands print, refresh the tour's outputs from the tool and read the diff:
 //   TOUR_REFRESH=1 npx vitest run test/docs/tour.test.ts
@@ -40,7 +43,56 @@ function variableParts(checkout: string): ReadonlyArray<readonly [RegExp, string
     [/\(\d+(?:\.\d+)?s(?=[,)])/g, '(<duration>'],
     [/\d+(?:\.\d+)?(?= accounts(?: created)?\/s)/g, '<rate>'],
     [/\b(127\.0\.0\.1|localhost):\d+/g, '$1:<port>'],
+    // push's bars on a terminal, one a step, and the blank line below them: how many are drawn, and their last
+    // numbers, depend on the moment of each redraw (every 200 ms).
+    [/^(?: [\w. ]+\|[█░·]+\|.*\n|\n)+(?=push )/gm, '<progress bars>\n\n'],
   ];
+}
+
+/**
+ * The text a terminal shows once `output` (what a program wrote to it) is drawn: colours dropped, carriage returns,
+ * cursor moves, saves and restores and erasures applied as the progress bars use them; lines never wrap.
+ */
+function screenOf(output: string): string {
+  const lines = [''];
+  let row = 0;
+  let column = 0;
+  let saved: [number, number] = [0, 0];
+  /** Blanks columns from..to of the cursor's line (to the end: cut). */
+  const erase = (from: number, to: number): void => {
+    const line = lines[row] ?? '';
+    lines[row] =
+      to >= line.length ? line.slice(0, from) : `${line.slice(0, from)}${' '.repeat(to - from)}${line.slice(to)}`;
+  };
+  /** CSI sequences: cursor up, down, to a column; erase in line (K) and below (J); the rest (colours) draw nothing. */
+  const control = (command: string, argument: string): void => {
+    const n = Number(argument === '' ? 1 : argument);
+    if (command === 'A') row = Math.max(0, row - n);
+    if (command === 'B') row += n;
+    if (command === 'G') column = n - 1;
+    if (command === 'K')
+      erase(argument === '' || argument === '0' ? column : 0, argument === '1' ? column + 1 : Infinity);
+    if (command === 'J' && (argument === '' || argument === '0')) {
+      erase(column, Infinity);
+      lines.length = row + 1;
+    }
+  };
+  for (const [all, argument, command] of output.matchAll(
+    /\x1b\[([?\d;]*)([A-Za-z])|\x1b[78]|\x1b[()][A-Z0-9]|[\s\S]/gu,
+  )) {
+    if (command !== undefined) control(command, argument ?? '');
+    else if (all === '\x1b7') saved = [row, column];
+    else if (all === '\x1b8') [row, column] = saved;
+    else if (all === '\r') column = 0;
+    else if (all === '\n') row += 1;
+    else if (!all.startsWith('\x1b')) {
+      const line = (lines[row] ?? '').padEnd(column);
+      lines[row] = `${line.slice(0, column)}${all}${line.slice(column + 1)}`;
+      column += 1;
+    }
+    while (lines.length <= row) lines.push('');
+  }
+  return lines.map((line) => line.trimEnd()).join('\n');
 }
 
 interface Step {
@@ -102,18 +154,28 @@ function freshCheckout(): string {
 }
 
 /**
- * The environment of a newcomer's terminal: no MIGRATE_ setting, push's lines without a time stamp; and a day of the
- * month the sample export is dated in (sample-month-clock.mjs), so that the output does not depend on the day.
+ * The environment of a newcomer's terminal: no MIGRATE_ setting, no NO_COLOR (colours are drawn, and dropped from the
+ * comparison); and a day of the month the sample export is dated in (sample-month-clock.mjs), so that the output does
+ * not depend on the day.
  */
 function terminalEnv(): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('MIGRATE_')));
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('MIGRATE_') && name !== 'NO_COLOR'),
+  );
   const clock = join(import.meta.dirname, 'sample-month-clock.mjs');
   const nodeOptions = `${env['NODE_OPTIONS'] ?? ''} --import ${pathToFileURL(clock).href}`.trim();
-  return { ...env, MIGRATE_TIMESTAMPS: '0', NODE_OPTIONS: nodeOptions };
+  return { ...env, NODE_OPTIONS: nodeOptions, SHELL: '/bin/bash' };
 }
 
-function run(command: string, cwd: string): { stdout: string; stderr: string; status: number | null } {
-  return spawnSync('bash', ['-c', command], { cwd, env: terminalEnv(), encoding: 'utf8' });
+/** `command` in bash on a terminal 120 columns wide: its exit code and the screen it leaves (stdout and stderr). */
+function run(command: string, cwd: string): { screen: string; status: number | null } {
+  const shown = spawnSync('script', ['-qefc', `stty cols 120 rows 50; ${command}`, '/dev/null'], {
+    cwd,
+    env: terminalEnv(),
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return { screen: screenOf(shown.stdout), status: shown.status };
 }
 
 /** The README's set-up: its first shell block begins `npm ci && ...`; npm ci is the copy's linked install. */
@@ -134,7 +196,10 @@ afterAll(() => rmSync(checkout, { recursive: true, force: true }));
 
 describe('docs/tour.md, run as written', () => {
   it("every command prints what the tour shows, after the README's set-up", () => {
-    for (const command of readmeSetUp()) expect(run(command, checkout).status, command).toBe(0);
+    for (const command of readmeSetUp()) {
+      const setUp = spawnSync('bash', ['-c', command], { cwd: checkout, env: terminalEnv(), encoding: 'utf8' });
+      expect(setUp.status, `${command}\n${setUp.stderr}`).toBe(0);
+    }
     const markdown = readFileSync(TOUR, 'utf8');
     const blocks = blocksOf(markdown);
     expect(blocks.flatMap((block) => block.steps).length).toBeGreaterThanOrEqual(5);
@@ -142,8 +207,8 @@ describe('docs/tour.md, run as written', () => {
     const printed = blocks.map((block) =>
       block.steps.map((step) => {
         const result = run(step.command, checkout);
-        expect(result.status, `${step.command}\n${result.stderr}`).toBe(step.exit);
-        return { ...step, printed: parts.reduce((text, [pattern, as]) => text.replace(pattern, as), result.stdout) };
+        expect(result.status, `${step.command}\n${result.screen}`).toBe(step.exit);
+        return { ...step, printed: parts.reduce((text, [pattern, as]) => text.replace(pattern, as), result.screen) };
       }),
     );
     if (process.env['TOUR_REFRESH'] === '1') {

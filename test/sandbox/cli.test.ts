@@ -1,5 +1,7 @@
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_API_KEY } from '../../src/sandbox/index.js';
@@ -26,8 +28,11 @@ interface Started {
   stderr: () => string;
 }
 
-function start(args: string[]): Promise<Started> {
-  const child = spawn('node', ['bin/migrate.js', 'sandbox', ...args], { cwd: root });
+/** The test's environment without a key: the sandbox takes MIGRATE_API_KEY as its own. */
+const { MIGRATE_API_KEY: _key, ...keyless } = process.env;
+
+function start(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Started> {
+  const child = spawn('node', ['bin/migrate.js', 'sandbox', ...args], { cwd: root, env: { ...keyless, ...env } });
   children.push(child);
   let stdout = '';
   let stderr = '';
@@ -45,8 +50,8 @@ function start(args: string[]): Promise<Started> {
 }
 
 /** Runs `migrate sandbox` to its exit (no timer: a sandbox that does not exit fails at the test's time-out). */
-function runToExit(args: string[]): Promise<{ status: number | null; stderr: string }> {
-  const child = spawn('node', ['bin/migrate.js', 'sandbox', ...args], { cwd: root });
+function runToExit(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ status: number | null; stderr: string }> {
+  const child = spawn('node', ['bin/migrate.js', 'sandbox', ...args], { cwd: root, env: { ...keyless, ...env } });
   children.push(child);
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -111,12 +116,52 @@ describe('migrate sandbox (the binary)', () => {
     expect(await exited(started.child)).toBe(130);
   });
 
-  it('never prints a key given by --api-key', async () => {
+  it('never prints a key given by --api-key, and warns that the process list shows it', async () => {
     const started = await start(['--api-key', 'given-secret-123']);
     expect(started.stdout()).not.toContain('given-secret-123');
+    expect(started.stdout()).toContain('API key: (the value given by --api-key)');
     await obtainToken(started.url, 'given-secret-123');
     started.child.kill('SIGINT');
     expect(await exited(started.child)).toBe(130);
+    expect(started.stderr()).toContain(
+      'migrate: warning: --api-key: the key is visible to every user of this machine (ps, /proc) while the sandbox ' +
+        'runs; give it in MIGRATE_API_KEY or in a file named by --api-key-file FILE instead',
+    );
+    expect(started.stderr()).not.toContain('given-secret-123');
+  });
+
+  it('takes its key as push does, out of the process list: --api-key-file FILE, else MIGRATE_API_KEY', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandbox-key-'));
+    try {
+      const file = join(dir, 'rehearsal.key');
+      writeFileSync(file, 'file-secret-456\n', { mode: 0o600 });
+      const fromFile = await start(['--api-key-file', file], { MIGRATE_API_KEY: 'env-secret-789' });
+      expect(fromFile.stdout()).toContain(`API key: (the value given by --api-key-file ${file})`);
+      expect(readFileSync(`/proc/${fromFile.child.pid}/cmdline`, 'utf8')).not.toContain('file-secret-456');
+      await obtainToken(fromFile.url, 'file-secret-456');
+      await expect(obtainToken(fromFile.url, 'env-secret-789')).rejects.toThrow(/no token/);
+      const fromEnv = await start([], { MIGRATE_API_KEY: 'env-secret-789' });
+      expect(fromEnv.stdout()).toContain('API key: (the value given by MIGRATE_API_KEY)');
+      await obtainToken(fromEnv.url, 'env-secret-789');
+      await expect(obtainToken(fromEnv.url, DEFAULT_API_KEY)).rejects.toThrow(/no token/);
+      for (const started of [fromFile, fromEnv]) {
+        expect(started.stdout() + started.stderr()).not.toMatch(/file-secret-456|env-secret-789/);
+        expect(started.stderr()).not.toContain('warning');
+        started.child.kill('SIGINT');
+        expect(await exited(started.child)).toBe(130);
+      }
+      // A key file others can read is refused as push refuses it; two keys named at once too.
+      chmodSync(file, 0o644);
+      const readable = await runToExit(['--api-key-file', file]);
+      expect(readable.status).toBe(2);
+      expect(readable.stderr).toContain('--api-key-file');
+      expect(readable.stderr).not.toContain('file-secret-456');
+      const both = await runToExit(['--api-key-file', file, '--api-key', 'x']);
+      expect(both.status).toBe(2);
+      expect(both.stderr).toContain('--api-key and --api-key-file both name a key');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('exits 2 with a message when the port is taken', async () => {
@@ -152,7 +197,7 @@ describe('migrate sandbox on an address other machines reach', () => {
     ]) {
       const { status, stderr } = await runToExit(args);
       expect(status, args.join(' ')).toBe(2);
-      expect(stderr).toContain('--api-key KEY');
+      expect(stderr).toContain('Give a key of your own (--api-key-file FILE, or set MIGRATE_API_KEY) and add --public');
       expect(stderr).toContain(`its key is the published default (${DEFAULT_API_KEY})`);
       expect(stderr).not.toMatch(/\n\s+at /);
     }
@@ -167,7 +212,7 @@ describe('migrate sandbox on an address other machines reach', () => {
   });
 
   it('with --public and a key of its own it starts, says so, and takes only that key', async () => {
-    const started = await start(['--host', '0.0.0.0', '--public', '--api-key', 'rehearsal-key-2']);
+    const started = await start(['--host', '0.0.0.0', '--public'], { MIGRATE_API_KEY: 'rehearsal-key-2' });
     expect(started.stdout()).toContain('Public (--public): every machine that can reach this one');
     expect(started.stdout()).not.toContain('rehearsal-key-2');
     await obtainToken(started.url, 'rehearsal-key-2');

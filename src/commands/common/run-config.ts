@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { nonEmpty, SETTING_ENV } from '../../config/precedence.js';
 import { errnoOf, messageOf, UsageError } from '../../errors.js';
 import { formatSize, shapeLimits } from '../../shape/index.js';
+import { shownUrl, type UrlForm } from '../../shown-url.js';
 import { refuseUntrustedPath } from '../../trusted-path.js';
 import { runOriginOf, sayRunOrigin, type RunOrigin, type ServiceUse } from './run-origin.js';
 
@@ -30,11 +31,13 @@ interface Setting {
   path?: boolean;
   /** A size in bytes (the shape engine's): shown as one, and its default as the engine sizes it on this machine. */
   size?: 'memory' | 'tempDisk';
+  /** A URL: shown without its password (shown-url.ts). */
+  url?: UrlForm;
 }
 
 /** The keys a run configuration may hold, each the snake_case name of the option it sets. */
 export const RUN_SETTINGS = {
-  base_url: { env: SETTING_ENV.baseUrl },
+  base_url: { env: SETTING_ENV.baseUrl, url: 'service' },
   api_key_file: { env: SETTING_ENV.apiKey, secret: true, path: true },
   token_file: { env: SETTING_ENV.token, secret: true, path: true },
   token_field: { env: SETTING_ENV.tokenField },
@@ -44,7 +47,7 @@ export const RUN_SETTINGS = {
   config: { path: true },
   supplier: { env: SETTING_ENV.supplier },
   state: { path: true },
-  ledger: { env: SETTING_ENV.ledger },
+  ledger: { env: SETTING_ENV.ledger, url: 'ledger' },
   ledger_timeout: {},
   concurrency: {},
   rate: {},
@@ -282,16 +285,25 @@ export interface ShownSetting {
 
 /** Every run setting `command` has, with its value and where it came from (after applyRunConfig); no secret. */
 export function shownSettings(command: Command, env: NodeJS.ProcessEnv): ShownSetting[] {
-  return SETTING_KEYS.flatMap((key) => {
-    if (optionOf(command, key) === undefined) return [];
-    const source = settingSource(command, key, env);
-    const setting: Setting = RUN_SETTINGS[key];
-    if (setting.size !== undefined && source !== 'environment')
-      return [{ key, value: shownSize(setting.size, command.getOptionValue(attributeOf(key))), source }];
-    if (source !== 'environment' || setting.env === undefined)
-      return [{ key, value: optionValueOf(command, key), source }];
-    return [{ key, value: setting.secret === true ? undefined : env[setting.env], source, variable: setting.env }];
-  });
+  return SETTING_KEYS.flatMap((key): ShownSetting[] =>
+    shownSetting(command, env, key).map((setting) => {
+      const form: UrlForm | undefined = (RUN_SETTINGS[key] as Setting).url;
+      return form === undefined || typeof setting.value !== 'string'
+        ? setting
+        : { ...setting, value: shownUrl(setting.value, form) };
+    }),
+  );
+}
+
+function shownSetting(command: Command, env: NodeJS.ProcessEnv, key: SettingKey): ShownSetting[] {
+  if (optionOf(command, key) === undefined) return [];
+  const source = settingSource(command, key, env);
+  const setting: Setting = RUN_SETTINGS[key];
+  if (setting.size !== undefined && source !== 'environment')
+    return [{ key, value: shownSize(setting.size, command.getOptionValue(attributeOf(key))), source }];
+  if (source !== 'environment' || setting.env === undefined)
+    return [{ key, value: optionValueOf(command, key), source }];
+  return [{ key, value: setting.secret === true ? undefined : env[setting.env], source, variable: setting.env }];
 }
 
 /** A size setting as given, or, not given, the engine's default on this machine and what it was sized from. */

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { nonEmpty, SETTING_ENV } from '../../config/precedence.js';
 import { limitDetail, visibleValue } from '../../errors.js';
 import { writeStampedLine } from '../../output/stamped-output.js';
+import { shownUrl } from '../../shown-url.js';
 
 // Where a run's customers and key go, said before anything else (docs/operators-guide.md "One file per cohort"): the
 // run configuration read (or none) and the service the command talks to, with where its URL was set. A planted
@@ -51,25 +52,8 @@ export function runOriginOf(
   };
 }
 
-/** A path or URL as a line shows it: no control character or line break, bounded. */
+/** A path as a line shows it: no control character or line break, bounded. */
 const shown = (text: string): string => visibleValue(limitDetail(text, 500));
-
-/**
- * The URL as the client would read it, without a user name, password, query or fragment (which the service's settings
- * refuse after this line, and which may hold a secret); text that is no URL, without anything before an `@`.
- */
-function shownUrl(text: string): string {
-  try {
-    const url = new URL(text);
-    const user = url.username !== '' || url.password !== '' ? '…@' : '';
-    const rest = url.search !== '' || url.hash !== '' ? '?…' : '';
-    // The parser's `/` for no path at all is not shown: the URL reads as it was written.
-    const path = url.pathname === '/' && !text.trimEnd().endsWith('/') ? '' : url.pathname;
-    return shown(`${url.protocol}//${user}${url.host}${path}${rest}`);
-  } catch {
-    return shown(text.replace(/^([a-z][a-z0-9+.-]*:\/\/)?.*@/is, '$1…@'));
-  }
-}
 
 /** The line: `migrate: run configuration FILE (how found); service URL (where set)`. */
 export function runOriginLine(origin: RunOrigin): string {
@@ -98,5 +82,5 @@ export function runOriginJson(
   origin: RunOrigin | undefined,
   serviceUrl: string | undefined,
 ): { run_config: string | null; service_url: string | null } {
-  return { run_config: origin?.runConfig ?? null, service_url: serviceUrl ?? null };
+  return { run_config: origin?.runConfig ?? null, service_url: serviceUrl === undefined ? null : shownUrl(serviceUrl) };
 }

@@ -5,6 +5,14 @@ import { redactUrl } from '../../ledger/postgres/index.js';
 // What a hint prints where the tool knows the value (`next: migrate status ACME --state /srv/acme`), as words a user
 // can paste into a shell.
 
+/** What the hints name where the tool knows it: the last push's export directory, the flag that reads this ledger. */
+export interface KnownValues {
+  /** The export directory the last push read, as recorded with it. */
+  exportDir?: string | undefined;
+  /** ` --state DIR` or ` --ledger URL` (shell words), or nothing for the default state directory. */
+  ledgerWords?: string;
+}
+
 /** A value as one shell word: as it is when it holds only characters no shell reads, else in single quotes. */
 export function shellWord(value: string): string {
   return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
-import { redactUrl } from '../../ledger/postgres/index.js';
 import {
   applyRunConfig,
   findRunConfig,
@@ -38,10 +37,7 @@ export function registerConfigCommand(program: Command): void {
       if (options.runConfig !== undefined) command.setOptionValueWithSource('runConfig', options.runConfig, 'cli');
       applyRunConfig(command, process.env, process.cwd());
       const file = findRunConfig(options.runConfig, process.env, process.cwd())?.file;
-      const settings = shownSettings(command, process.env).map((setting) => ({
-        ...setting,
-        value: setting.key === 'ledger' && typeof setting.value === 'string' ? redactUrl(setting.value) : setting.value,
-      }));
+      const settings = shownSettings(command, process.env);
       if (options.json === true) {
         const document = { run_config: file ?? null, command: commandName, settings };
         process.stdout.write(`${JSON.stringify(document, null, 2)}\n`);

@@ -1,5 +1,5 @@
 import { ExitCode, UsageError } from '../../errors.js';
-import { existingLedgerDir, onLockedLedger } from './locked-ledger.js';
+import { existingLedgerDir, onLockedLedger, stopPoint } from './locked-ledger.js';
 
 export interface LedgerForgetOptions {
   state: string;
@@ -14,12 +14,14 @@ const LISTED = 50;
  * `migrate ledger forget --supplier CODE`: removes from the ledger the accounts staged under CODE that never reached
  * the service (a mistyped supplier code), printing which; the next push stages the export as it reads now.
  */
-export async function ledgerForgetCommand(options: LedgerForgetOptions): Promise<number> {
+export async function ledgerForgetCommand(options: LedgerForgetOptions, signal?: AbortSignal): Promise<number> {
   const supplier = options.supplier;
   if (supplier === undefined || supplier === '')
     throw new UsageError('migrate ledger forget: give the supplier code whose accounts to remove: --supplier CODE');
   const stateDir = existingLedgerDir(options.state);
-  return onLockedLedger(stateDir, (ledger) => {
+  return onLockedLedger(stateDir, async (ledger) => {
+    // The removal is one synchronous transaction: a stop signal that came before it is seen here.
+    await stopPoint(signal);
     const dryRun = options.dryRun === true;
     const { numbers, kept } = ledger.forgetSupplier(supplier, dryRun);
     const lines = [

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { ledgerUrlOf } from '../../config/ledger-url.js';
 import { SETTING_ENV } from '../../config/precedence.js';
-import { ExitCode, UsageError } from '../../errors.js';
+import { ExitCode, InterruptedError, UsageError } from '../../errors.js';
+import { untilStopped, type StopRules } from '../../stop-signals.js';
 import { moveLedgerToPostgres, type MoveResult } from '../../ledger/postgres/index.js';
 import { addOptions, LEDGER_OPTION, STATE_OPTION } from '../common/option-table.js';
 import { ledgerForgetCommand, type LedgerForgetOptions } from './forget.js';
@@ -26,7 +27,7 @@ export function registerLedgerCommand(program: Command, setExitCode: (code: numb
   addOptions(copy, [STATE_OPTION])
     .option('--to <url>', `the PostgreSQL ledger (postgresql://...; else ${SETTING_ENV.ledger})`)
     .action(async (options: LedgerCopyOptions) => {
-      setExitCode(await ledgerCopyCommand(options));
+      setExitCode(await untilStopped(COPY_STOPPED, (signal) => ledgerCopyCommand(options, signal)));
     });
   const purge = ledger
     .command('purge')
@@ -40,7 +41,7 @@ export function registerLedgerCommand(program: Command, setExitCode: (code: numb
     .option('--all', 'also the accounts not done (asks on a terminal; --yes elsewhere)')
     .option('--yes', 'confirm --all without a question (cron, scripts)')
     .action(async (options: LedgerPurgeOptions) => {
-      setExitCode(await ledgerPurgeCommand(options));
+      setExitCode(await untilStopped(PURGE_STOPPED, (signal) => ledgerPurgeCommand(options, signal)));
     });
   const forget = ledger
     .command('forget')
@@ -54,37 +55,73 @@ export function registerLedgerCommand(program: Command, setExitCode: (code: numb
     .requiredOption('--supplier <code>', 'the import supplier code whose never-sent accounts to remove')
     .option('--dry-run', 'only print which accounts would be removed')
     .action(async (options: LedgerForgetOptions) => {
-      setExitCode(await ledgerForgetCommand(options));
+      setExitCode(await untilStopped(FORGET_STOPPED, (signal) => ledgerForgetCommand(options, signal)));
     });
 }
 
+// SIGINT, SIGTERM and SIGHUP stop these commands as they stop push (src/stop-signals.ts): the first ends the work at
+// its next safe point (a PostgreSQL transaction rolled back at once), exit 130 with one line saying what was kept; a
+// second ends the process as the system does, and every store is still consistent (each change is one transaction).
+
+const COPY_STOPPED: StopRules = {
+  interrupted: () =>
+    new InterruptedError(
+      'by a stop signal',
+      'nothing was copied: the copy and its comparison are one transaction, rolled back, so the PostgreSQL ledger ' +
+        'holds none of it, and the state directory is as it was; run it again',
+    ),
+  atOnce: false,
+};
+
+const PURGE_STOPPED: StopRules = {
+  interrupted: () =>
+    new InterruptedError(
+      'by a stop signal',
+      'nothing was purged: the purge is one transaction, rolled back, and the ledger is as it was; run it again',
+    ),
+  atOnce: false,
+};
+
+const FORGET_STOPPED: StopRules = {
+  interrupted: () =>
+    new InterruptedError(
+      'by a stop signal',
+      'nothing was removed: the removal is one transaction and the ledger is as it was; run it again',
+    ),
+  atOnce: false,
+};
+
 /** `migrate ledger copy`: exit 0 when PostgreSQL holds exactly the SQLite ledger, 3 when the comparison differs. */
-export async function ledgerCopyCommand(options: LedgerCopyOptions): Promise<number> {
+export async function ledgerCopyCommand(options: LedgerCopyOptions, signal?: AbortSignal): Promise<number> {
   const url = ledgerUrlOf(options.to, process.env, '--to');
   if (url === undefined)
     throw new UsageError('migrate ledger copy: give the PostgreSQL ledger with --to URL (or MIGRATE_LEDGER_URL)');
   const stateDir = existingLedgerDir(options.state);
   // No push may write either ledger meanwhile: the state directory's lock, then the PostgreSQL ledger's.
   return onLockedLedger(stateDir, async (ledger) => {
-    const result = await moveLedgerToPostgres(ledger.db, url);
+    const result = await moveLedgerToPostgres(ledger.db, url, signal);
     process.stdout.write(render(stateDir, result));
-    return result.differences.length === 0 ? ExitCode.ok : ExitCode.fatal;
+    return result.kept ? ExitCode.ok : ExitCode.fatal;
   });
 }
 
 function render(stateDir: string, result: MoveResult): string {
-  const lines = [`copied the ledger of ${stateDir} into ${result.label}:`];
+  const copied = result.kept ? 'copied' : 'did not keep the copy of';
+  const lines = [`${copied} the ledger of ${stateDir} into ${result.label}:`];
   for (const [table, rows] of Object.entries(result.source))
     lines.push(`  ${table.padEnd(16)}${String(rows).padStart(10)} rows, ${result.copied[table] ?? 0} copied`);
   if (result.differences.length === 0) {
     lines.push(
-      'compared row by row after the copy: identical.',
+      'compared row by row before committing: identical.',
       `From now on give --ledger ${result.label} to push, status and report (the password from PGPASSWORD or a ` +
         `.pgpass file); ${stateDir} is left as it was and no longer written.`,
     );
   } else {
-    lines.push('compared row by row after the copy: NOT identical:', ...result.differences.map((d) => `  ${d}`));
-    lines.push('Do not push with --ledger on it; report this, and go on with the state directory.');
+    lines.push('compared row by row before committing: NOT identical:', ...result.differences.map((d) => `  ${d}`));
+    lines.push(
+      'Nothing was kept: the copy was rolled back, and the PostgreSQL ledger holds none of it. Report this, and go ' +
+        'on with the state directory.',
+    );
   }
   return `${lines.join('\n')}\n`;
 }

@@ -28,3 +28,12 @@ export async function onLockedLedger<T>(stateDir: string, use: (ledger: Ledger) 
     await lock.release().catch(() => undefined);
   }
 }
+
+/**
+ * Lets a stop signal that came during synchronous work be handled (signals are read between turns of the event loop),
+ * then throws if it came: the caller's stop rules say what was kept.
+ */
+export async function stopPoint(signal: AbortSignal | undefined): Promise<void> {
+  await new Promise((resolve) => setImmediate(resolve));
+  signal?.throwIfAborted();
+}

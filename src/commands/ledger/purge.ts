@@ -2,11 +2,11 @@ import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { ledgerUrlOf } from '../../config/ledger-url.js';
-import { ExitCode, UsageError } from '../../errors.js';
-import { LEDGER_FILE, purgeSqliteLedger, type PurgeCounts } from '../../ledger/index.js';
+import { ExitCode, InterruptedError, UsageError } from '../../errors.js';
+import { compactSqliteLedger, LEDGER_FILE, purgeSqliteRows, type PurgeCounts } from '../../ledger/index.js';
 import { purgePostgresLedger } from '../../ledger/postgres/index.js';
 import { ledgerExists } from '../common/ledger-source.js';
-import { onLockedLedger } from './locked-ledger.js';
+import { onLockedLedger, stopPoint } from './locked-ledger.js';
 
 export interface LedgerPurgeOptions {
   state: string;
@@ -18,15 +18,17 @@ export interface LedgerPurgeOptions {
 /** Where the purge asks its question and reads the answer (a terminal; tests give their own). */
 export interface Terminal {
   interactive: boolean;
-  ask(question: string): Promise<string>;
+  ask(question: string, signal?: AbortSignal): Promise<string>;
 }
 
 const processTerminal: Terminal = {
   interactive: process.stdin.isTTY === true && process.stderr.isTTY === true,
-  async ask(question) {
+  async ask(question, signal) {
     const reader = createInterface({ input: process.stdin, output: process.stderr });
+    // Ctrl-C at the question (the terminal in raw mode sends no signal) stops the command as the signal would.
+    reader.on('SIGINT', () => process.kill(process.pid, 'SIGINT'));
     try {
-      return await reader.question(question);
+      return await reader.question(question, { signal: signal ?? new AbortController().signal });
     } finally {
       reader.close();
     }
@@ -38,7 +40,11 @@ const processTerminal: Terminal = {
  * account) from the ledger, keeping ids, states, outcomes and counts, and compacts it so that the bytes are gone
  * (docs/data-protection.md).
  */
-export async function ledgerPurgeCommand(options: LedgerPurgeOptions, terminal = processTerminal): Promise<number> {
+export async function ledgerPurgeCommand(
+  options: LedgerPurgeOptions,
+  signal?: AbortSignal,
+  terminal = processTerminal,
+): Promise<number> {
   const url = ledgerUrlOf(options.ledger, process.env);
   const stateDir = resolve(options.state);
   if (url === undefined && !ledgerExists(stateDir))
@@ -54,14 +60,23 @@ export async function ledgerPurgeCommand(options: LedgerPurgeOptions, terminal =
     const answer = await terminal.ask(
       `Remove the personal data of EVERY account in ${url === undefined ? stateDir : 'the PostgreSQL ledger'}, ` +
         'including accounts not migrated yet (a later push stages them again from the export)? Type yes to go on: ',
+      signal,
     );
     if (answer.trim().toLowerCase() !== 'yes') {
       process.stderr.write('migrate ledger purge: not confirmed; nothing was changed\n');
       return ExitCode.usage;
     }
   }
+  // Once the rows are purged (committed), a stop leaves the compaction to a rerun, and says so.
+  let rowsPurged = false;
+  const notCompacted = (error: unknown): never => {
+    if (signal?.aborted === true && rowsPurged) throw NOT_COMPACTED();
+    throw error;
+  };
   if (url !== undefined) {
-    const result = await purgePostgresLedger(url, scope);
+    const result = await purgePostgresLedger(url, scope, { signal, onRowsPurged: () => (rowsPurged = true) }).catch(
+      notCompacted,
+    );
     process.stdout.write(
       summary(result.label, scope, result) +
         'Every table that held personal data was rewritten (VACUUM FULL): the old row versions are gone from ' +
@@ -74,17 +89,30 @@ export async function ledgerPurgeCommand(options: LedgerPurgeOptions, terminal =
     );
     return ExitCode.ok;
   }
-  await onLockedLedger(stateDir, (ledger) => {
-    const result = purgeSqliteLedger(ledger.db, stateDir, scope);
+  await onLockedLedger(stateDir, async (ledger) => {
+    // SQLite works without yielding: a stop signal is seen between the steps (the purge's transaction, then VACUUM).
+    await stopPoint(signal);
+    const counts = purgeSqliteRows(ledger.db, scope);
+    rowsPurged = true;
+    await stopPoint(signal).catch(notCompacted);
+    const files = compactSqliteLedger(ledger.db, stateDir);
     const file = join(stateDir, LEDGER_FILE);
     process.stdout.write(
-      summary(stateDir, scope, result) +
+      summary(stateDir, scope, counts) +
         `${file} was rebuilt (VACUUM, ${statSync(file).size} bytes) and its write-ahead log truncated; ` +
-        `${result.snapshotsRemoved} older snapshot(s) removed, one taken of the purged ledger: ${result.snapshot}\n`,
+        `${files.snapshotsRemoved} older snapshot(s) removed, one taken of the purged ledger: ${files.snapshot}\n`,
     );
   });
   return ExitCode.ok;
 }
+
+/** A stop after the purge's transaction committed: the rows are purged, the bytes not yet all gone. */
+const NOT_COMPACTED = (): InterruptedError =>
+  new InterruptedError(
+    'by a stop signal after the personal data was removed from the rows',
+    'the ledger is consistent, but its files were not compacted yet (old values may remain in free pages, the ' +
+      'write-ahead log or older snapshots): run ledger purge again to finish',
+  );
 
 function summary(where: string, scope: 'done' | 'all', result: PurgeCounts): string {
   const changed = Object.entries(result.changed)

@@ -12,6 +12,7 @@ import {
 import { accountPagesOf, type LedgerSource } from '../common/ledger-source.js';
 import { escapeHtml, horizontalBars, type Bar } from '../../output/svg-charts.js';
 import { KIND_LABELS } from '../common/labels.js';
+import { shellWord, type KnownValues } from '../common/shell-word.js';
 import { controlTotalsHtml } from './control-report.js';
 import { writeWhole, type ReportSummary } from './write-report.js';
 
@@ -37,13 +38,15 @@ interface Page {
   needsAction: AccountRow[];
   /** Unix ms: the report's time (the pace and the estimated finish are measured to it). */
   now: number;
+  /** The ledger's flag and the last push's export directory: the page's commands are pasted as they stand. */
+  known: KnownValues;
 }
 
 /** Writes report.html into `outDir` (0600, whole or not at all); returns its path. */
 export async function writeHtmlReport(
   source: LedgerSource,
   summary: ReportSummary,
-  options: { outDir: string; supplier: string | undefined },
+  options: { outDir: string; supplier: string | undefined; known: KnownValues },
 ): Promise<string> {
   const samples = new Map<string, string>();
   for (const { code } of summary.top_error_codes) {
@@ -66,6 +69,7 @@ export async function writeHtmlReport(
     samples,
     needsAction,
     now: Date.parse(summary.generated_at),
+    known: options.known,
   });
   const path = join(options.outDir, HTML_REPORT_FILE);
   writeWhole(path, html);
@@ -148,29 +152,40 @@ function actionTables(page: Page): string {
         `class="n">${format(file.rows)}</td></tr>`,
     )
     .join('');
+  const ledger = page.known.ledgerWords ?? '';
   const rows = page.needsAction
     .map((account) => {
       const where = account.error?.file ?? account.originFile;
       const line = account.error?.line ?? account.originLine;
       const at = where ? `${where}${line === null || line === undefined ? '' : `:${line}`}` : '';
+      // What a person pastes to see the account's story: its own supplier and number, this ledger's flag.
+      const check =
+        account.state === 'errored'
+          ? `<code>${escapeHtml(
+              `migrate status ${shellWord(account.importSupplier)}${ledger} --account ` +
+                shellWord(account.externalAccountNumber),
+            )}</code>`
+          : '';
       return (
         `<tr><td>${escapeHtml(account.externalAccountNumber)}</td><td>${escapeHtml(account.state)}</td>` +
-        `<td>${escapeHtml(account.error?.code ?? '')}</td><td>${escapeHtml(at)}</td></tr>`
+        `<td>${escapeHtml(account.error?.code ?? '')}</td><td>${escapeHtml(at)}</td><td>${check}</td></tr>`
       );
     })
     .join('');
   const more = sum(ACTION_STATES.map((state) => page.summary.accounts[state])) - page.needsAction.length;
+  const dir = page.known.exportDir === undefined ? 'EXPORT_DIR' : shellWord(page.known.exportDir);
   const listed =
-    `<p>Invalid or ERRORED accounts, the first ${LISTED}: an invalid account's data must be fixed in the export; ` +
-    `an ERRORED account is checked (migrate status SUPPLIER --account NUMBER), then pushed again with ` +
-    `--retry-errored. fix-data.csv also lists the records refused or held back, and every problem of an account on ` +
-    `its own row.</p>`;
+    `<p>Invalid or ERRORED accounts, the first ${LISTED}: an invalid account's data must be fixed in the export, in ` +
+    `the file and line its row names; an ERRORED account is checked with the command in its row, then pushed ` +
+    `again: <code id="retry-errored">${escapeHtml(`migrate push ${dir}${ledger} --retry-errored`)}</code>. ` +
+    `fix-data.csv also lists the records refused or held back, and every problem of an account on its own row.</p>`;
   return (
     `<h2>What needs action</h2><table><thead><tr><th>file</th><th ` +
     `class="n">rows</th></tr></thead><tbody>${files}</tbody></table>` +
     (rows === ''
       ? '<p>No account is invalid or ERRORED.</p>'
-      : `${listed}<table><thead><tr><th>account</th><th>state</th><th>error</th><th>where</th></tr></thead>` +
+      : `${listed}<table id="needs-action"><thead><tr><th>account</th><th>state</th><th>error</th><th>where</th>` +
+        `<th>check with</th></tr></thead>` +
         `<tbody>${rows}</tbody></table>` +
         (more > 0 ? `<p>… and ${format(more)} more in <a href="fix-data.csv">fix-data.csv</a>.</p>` : ''))
   );

@@ -7,6 +7,7 @@ import { RUN_DEFAULTS } from '../../defaults.js';
 import { errnoOf, ExitCode, InterruptedError, UsageError, visibleJson } from '../../errors.js';
 import { untilStopped, type StopRules } from '../../stop-signals.js';
 import { openLedgerSource } from '../common/ledger-source.js';
+import { ledgerWords } from '../common/shell-word.js';
 import { onLedger } from '../common/ledger-snapshot.js';
 import { addOptions, LEDGER_OPTION, STATE_OPTION } from '../common/option-table.js';
 import { OutputClosed, stdoutOutput } from '../../output/output.js';
@@ -83,7 +84,12 @@ async function reportOn(
     const write = async (): Promise<ReportSummary> => {
       const written = await writeReport(source, { ledgerLabel: label ?? stateDir, outDir, supplier: options.supplier });
       if (options.html) {
-        const path = await writeHtmlReport(source, written, { outDir, supplier: options.supplier });
+        // The page's commands name this ledger and the last push's export directory, as the terminal's hints do.
+        const known = {
+          exportDir: source.read.pushExportDirs().at(-1),
+          ledgerWords: ledgerWords({ url: label, stateDir }),
+        };
+        const path = await writeHtmlReport(source, written, { outDir, supplier: options.supplier, known });
         written.files[HTML_REPORT_FILE] = { path, rows: 1 };
       }
       return written;

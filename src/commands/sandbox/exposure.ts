@@ -1,4 +1,5 @@
 import { isLoopbackHost } from '../../api/proxy.js';
+import { SETTING_ENV } from '../../config/precedence.js';
 import { UsageError } from '../../errors.js';
 import { DEFAULT_API_KEY } from '../../sandbox/index.js';
 
@@ -9,7 +10,7 @@ import { DEFAULT_API_KEY } from '../../sandbox/index.js';
 
 export interface SandboxReach {
   host: string;
-  /** --api-key: undefined is the published default. */
+  /** The key given (--api-key-file, MIGRATE_API_KEY, --api-key): undefined is the published default. */
   apiKey: string | undefined;
   /** --public: reachable from other machines, on purpose. */
   public: boolean;
@@ -36,7 +37,7 @@ export function checkSandboxReach(reach: SandboxReach): string | undefined {
     throw new UsageError(
       `sandbox --host ${reach.host}: ${who} would reach the sandbox, and its key is the published default ` +
         `(${DEFAULT_API_KEY}), with which anyone reads through ${INSPECTOR} every payload sent to it. Give a key of ` +
-        'your own with --api-key KEY and add --public, or leave --host at 127.0.0.1.',
+        `your own (--api-key-file FILE, or set ${SETTING_ENV.apiKey}) and add --public, or leave --host at 127.0.0.1.`,
       'sandbox_public_default_key',
     );
   if (!reach.public)

@@ -13,6 +13,8 @@ import {
 } from '../../sandbox/index.js';
 import { parseDate } from '../common/option-parsers.js';
 import { checkSandboxReach } from './exposure.js';
+import { sandboxKeyOf } from './key.js';
+import { SETTING_ENV } from '../../config/precedence.js';
 
 // `migrate sandbox`: runs the local simulator of the import service until SIGINT/SIGTERM.
 // Thin: flags -> options -> startSandbox; the behaviour lives in src/sandbox/.
@@ -39,9 +41,11 @@ interface SandboxFlags extends Omit<Partial<SandboxOptions>, 'log' | 'suppliers'
   verbose?: boolean;
   /** --public: listening beyond this machine is meant. */
   public?: boolean;
+  /** --api-key-file FILE: the sandbox's key on the file's first line. */
+  apiKeyFile?: string;
 }
 
-function describe(sandbox: RunningSandbox, keyGiven: boolean, reach: string | undefined): string {
+function describe(sandbox: RunningSandbox, keyGiven: string | undefined, reach: string | undefined): string {
   const { options } = sandbox;
   const suppliers = Object.entries(options.suppliers)
     .map(([code, status]) => `${code} (${status})`)
@@ -71,7 +75,7 @@ function describe(sandbox: RunningSandbox, keyGiven: boolean, reach: string | un
     `Sandbox listening on ${sandbox.url}`,
     ...(reach === undefined ? [] : [reach]),
     // The sandbox's own key is a local test credential: shown when it is the default, never when given.
-    `API key: ${keyGiven ? '(the value given by --api-key)' : DEFAULT_API_KEY}`,
+    `API key: ${keyGiven === undefined ? DEFAULT_API_KEY : `(the value given by ${keyGiven})`}`,
     `Import suppliers: ${suppliers}`,
     `Dialect: ${options.dialect}` +
       (options.dialect === 'kraken' ? " (the real platform's names and request forms)" : ''),
@@ -98,9 +102,19 @@ function waitForSignal(): Promise<NodeJS.Signals> {
 }
 
 async function runSandbox(flags: SandboxFlags, setExitCode: (code: number) => void): Promise<void> {
-  const { tokenTtl, retryAfter, requestLog, verbose, contract: contractFile, public: open, ...rest } = flags;
-  // Before anything is read or bound: beyond this machine only with a key of the operator's own and --public.
-  const reach = checkSandboxReach({ host: flags.host ?? '127.0.0.1', apiKey: flags.apiKey, public: open === true });
+  const {
+    tokenTtl,
+    retryAfter,
+    requestLog,
+    verbose,
+    contract: contractFile,
+    public: open,
+    apiKeyFile,
+    ...rest
+  } = flags;
+  const key = await sandboxKeyOf(flags, process.env, process.cwd());
+  // Before anything else is read or bound: beyond this machine only with a key of the operator's own and --public.
+  const reach = checkSandboxReach({ host: flags.host ?? '127.0.0.1', apiKey: key.apiKey, public: open === true });
   // Read before the sandbox starts: a contract that cannot be read is a usage error naming the file.
   const contract =
     contractFile === undefined
@@ -113,6 +127,7 @@ async function runSandbox(flags: SandboxFlags, setExitCode: (code: number) => vo
   try {
     sandbox = await startSandbox({
       ...rest,
+      apiKey: key.apiKey,
       contract,
       tokenTtlSeconds: tokenTtl,
       retryAfterSeconds: retryAfter,
@@ -123,7 +138,7 @@ async function runSandbox(flags: SandboxFlags, setExitCode: (code: number) => vo
     const message = messageOf(error);
     throw new UsageError(`cannot start the sandbox: ${message}`, 'sandbox_start_failed', error);
   }
-  process.stdout.write(`${describe(sandbox, flags.apiKey !== undefined, reach)}\n`);
+  process.stdout.write(`${describe(sandbox, key.given, reach)}\n`);
   await waitForSignal();
   await sandbox.close();
   setExitCode(ExitCode.interrupted);
@@ -136,7 +151,7 @@ export function registerSandboxCommand(program: Command, setExitCode: (code: num
     .option('--port <n>', 'port to listen on; 0 = any free port', numberOption('--port', { min: 0, max: 65535 }), 0)
     .option(
       '--host <host>',
-      'address to listen on; one that is not a loopback address needs --api-key and --public',
+      'address to listen on; one that is not a loopback address needs a key of your own and --public',
       '127.0.0.1',
     )
     .option(
@@ -155,7 +170,12 @@ export function registerSandboxCommand(program: Command, setExitCode: (code: num
       "a tenant's OpenAPI document (its /data-import/schema/; needs --dialect kraken): requests are also accepted " +
         'and refused as its schemas say',
     )
-    .option('--api-key <key>', `API key the token mutation accepts (default ${DEFAULT_API_KEY})`)
+    .option(
+      '--api-key-file <file>',
+      `file holding the API key the token mutation accepts, on its first line (or set ${SETTING_ENV.apiKey}; ` +
+        `default ${DEFAULT_API_KEY})`,
+    )
+    .option('--api-key <key>', 'the key itself (visible to every user of this machine in the process list: warned)')
     .option('--suppliers <list>', 'import suppliers and their status, e.g. ACME:Ongoing,PAUSED:Paused', suppliersFlag)
     .option(
       '--processing-ms <ms>',

@@ -15,8 +15,8 @@ import { resolveStatusConfig, statusLedgerPlace, type StatusConfig } from './res
 import { gatherStatus } from './status-gather.js';
 import { writeStatusJson } from './status-json.js';
 import { renderAccountStory, renderStatus } from './status-render.js';
-import { nextSteps, statusExit, type KnownValues } from './status-verdict.js';
-import { ledgerWords } from '../common/shell-word.js';
+import { nextSteps, statusExit } from './status-verdict.js';
+import { ledgerWords, type KnownValues } from '../common/shell-word.js';
 
 // `migrate status <supplier>`: the options resolved once (resolve.ts), the ledger and the service opened (open.ts),
 // what they say gathered and joined (status-gather.ts), printed as text or JSON with the exit code cron reads.

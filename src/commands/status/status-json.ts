@@ -1,7 +1,8 @@
 import type { Output } from '../../output/output.js';
 import { gatherStatus, type StatusInput, type StatusSummary } from './status-gather.js';
 import type { StatusRow } from './status-join.js';
-import { nextSteps, type KnownValues } from './status-verdict.js';
+import { nextSteps } from './status-verdict.js';
+import type { KnownValues } from '../common/shell-word.js';
 
 // `migrate status --json`: one JSON document, every account a row.
 

@@ -1,6 +1,6 @@
 import { exitCodeOfLeft, limitDetail, type ExitCodeValue } from '../../errors.js';
 import { leftIn, type PlanReason } from '../../engine/index.js';
-import { shellWord } from '../common/shell-word.js';
+import { shellWord, type KnownValues } from '../common/shell-word.js';
 import type { ItemState } from '../../ledger/index.js';
 import type { StatusSummary } from './status-gather.js';
 
@@ -78,14 +78,6 @@ export function nextSteps(summary: StatusSummary, known: KnownValues = {}): stri
     );
   if (steps.length === 0) steps.push(finalStep(summary, t, words));
   return steps;
-}
-
-/** What the hints name where the tool knows it: the last push's export directory, the flag that reads this ledger. */
-export interface KnownValues {
-  /** The export directory the last push read, as recorded with it. */
-  exportDir?: string | undefined;
-  /** ` --state DIR` or ` --ledger URL` (shell words), or nothing for the default state directory. */
-  ledgerWords?: string;
 }
 
 /** The commands the hints print: `migrate push DIR --state X`, `migrate report --state X --out DIR`. */

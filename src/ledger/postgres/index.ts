@@ -6,6 +6,6 @@
  * temporary SQLite file, with the same code as a state directory's ledger.
  */
 export { DEFAULT_UNREACHABLE_SECONDS, openPostgresLedger, snapshotPostgresLedger } from './open.js';
-export { isPostgresUrl, redactUrl } from './url.js';
+export { clientReads, isPostgresUrl, redactUrl } from './url.js';
 export { moveLedgerToPostgres, type MoveResult } from './move.js';
 export { purgePostgresLedger } from './purge.js';

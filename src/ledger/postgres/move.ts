@@ -10,7 +10,8 @@ import { Reconnecting } from './reconnect.js';
 import { migratePostgres } from './schema.js';
 import { LEDGER_TABLES, tableSpec } from './tables.js';
 import { newClient, redactUrl } from './url.js';
-import { inSnapshot, inTransaction } from './transaction.js';
+import { inTransaction } from './transaction.js';
+import { endOnStop, type EndOnStop } from './stop.js';
 
 /** The target database already holds a ledger: a copy goes only into an empty one (exit 2). */
 export class TargetNotEmptyError extends UsageError {
@@ -29,27 +30,48 @@ export interface MoveResult {
   /** Rows per table in the source, and what differs between it and PostgreSQL read back (empty: identical). */
   source: CopyCounts;
   differences: string[];
+  /** Committed: identical. Otherwise the transaction was rolled back and the database holds no ledger rows. */
+  kept: boolean;
 }
 
 /**
  * Copies a SQLite ledger (its database, opened and migrated by the caller, under its state directory's lock) into the
- * empty PostgreSQL ledger at `url` in one transaction, then reads PostgreSQL back into a scratch SQLite file and
- * compares the two row by row.
+ * empty PostgreSQL ledger at `url`, reads it back into a scratch SQLite file and compares the two row by row, all in
+ * one transaction: committed only when the two are identical, rolled back otherwise and when `signal` stops the
+ * command. The database then holds the whole ledger, compared, or none of it: never a part that a push would take for
+ * the whole.
  */
-export async function moveLedgerToPostgres(db: Database.Database, url: string): Promise<MoveResult> {
+export async function moveLedgerToPostgres(
+  db: Database.Database,
+  url: string,
+  signal?: AbortSignal,
+): Promise<MoveResult> {
   const label = redactUrl(url);
   const connected = await firstContact(url, label, '--to');
   const connection = new Reconnecting({ label, connect: () => connect(url), unreachableMs: 0, connected });
+  let stop: EndOnStop | undefined;
   try {
+    stop = await endOnStop(signal, { url, client: connected, end: () => connection.close() });
     await connection.run((client) => migratePostgres(client));
-    const copied = await connection.run((client) =>
-      inTransaction(client, async () => {
-        await refuseNonEmpty(client, label);
-        return copyIntoPostgres(db, client);
-      }),
-    );
-    const { source, differences } = await connection.run((client) => compareWithPostgres(db, client));
-    return { label, copied, source, differences };
+    let copied: CopyCounts = {};
+    const compared = await connection.run(async (client) => {
+      try {
+        return await inTransaction(client, async () => {
+          await refuseNonEmpty(client, label);
+          copied = await copyIntoPostgres(db, client);
+          const result = await compareWithPostgres(db, client);
+          if (result.differences.length > 0) throw new NotIdentical(result);
+          stop?.committing();
+          return result;
+        });
+      } catch (error) {
+        if (error instanceof NotIdentical) return error.result;
+        throw error;
+      } finally {
+        stop?.committed();
+      }
+    });
+    return { label, copied, ...compared, kept: compared.differences.length === 0 };
   } catch (error) {
     if (error instanceof UsageError || errnoOf(error) === undefined) throw error;
     throw new FatalError(
@@ -58,7 +80,15 @@ export async function moveLedgerToPostgres(db: Database.Database, url: string): 
       'ledger_unavailable',
     );
   } finally {
+    stop?.dispose();
     await connection.close();
+  }
+}
+
+/** The copy read back differs from the source: thrown inside the transaction so that it is rolled back. */
+class NotIdentical extends Error {
+  constructor(readonly result: { source: CopyCounts; differences: string[] }) {
+    super('the copy read back differs from the ledger');
   }
 }
 
@@ -79,7 +109,10 @@ async function refuseNonEmpty(client: pg.Client, label: string): Promise<void> {
     throw new TargetNotEmptyError(label, row.accounts, row.runs);
 }
 
-/** Reads PostgreSQL back into a scratch SQLite ledger and compares every table with `db`, row by row in key order. */
+/**
+ * Reads PostgreSQL back (within the copy's transaction: what it is about to commit) into a scratch SQLite ledger and
+ * compares every table with `db`, row by row in key order.
+ */
 async function compareWithPostgres(
   db: Database.Database,
   client: pg.Client,
@@ -87,7 +120,7 @@ async function compareWithPostgres(
   const dir = makePrivateDir(tmpdir(), 'ledger-check');
   const copy = openLedgerDb(dir);
   try {
-    await inSnapshot(client, () => copyIntoSqlite(client, copy));
+    await copyIntoSqlite(client, copy);
     return compareLedgers(db, copy);
   } finally {
     copy.close();

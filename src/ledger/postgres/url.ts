@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { shownUrl } from '../../shown-url.js';
 
 /** True for a ledger given as a PostgreSQL connection URL rather than a state directory. */
 export function isPostgresUrl(value: string | undefined): value is string {
@@ -6,15 +7,11 @@ export function isPostgresUrl(value: string | undefined): value is string {
 }
 
 /**
- * The URL as it may be shown: the password replaced by `***` (also a `password=` query parameter). Every message,
- * log line, report and run record that names the ledger uses this form, never the URL as given.
+ * The ledger's URL as it may be shown: the password replaced by `***` (also a `password=` or `sslpassword=` query
+ * parameter). Every message, log line, report and run record that names the ledger uses this form, never the URL as
+ * given.
  */
-export function redactUrl(url: string): string {
-  // Text, not URL parsing: libpq's forms (an empty host with ?host=/socket/dir, several hosts) are no WHATWG URLs.
-  return url
-    .replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/?#]*):[^@/?#]*@/i, '$1:***@')
-    .replace(/([?&]password=)[^&#]*/gi, '$1***');
-}
+export const redactUrl = (url: string): string => shownUrl(url, 'ledger');
 
 /** BIGINT and NUMERIC COUNT(*) come back as numbers: every id, count and millisecond time fits in 2^53. */
 const types = {
@@ -33,4 +30,14 @@ export function newClient(url: string, connectMs = 10_000): pg.Client {
   // A dropped connection is reported by the next query; unhandled, the event would end the process.
   client.on('error', () => undefined);
   return client;
+}
+
+/** True when the client can read the URL (it parses it when a client is made, before any connection). */
+export function clientReads(url: string): boolean {
+  try {
+    newClient(url);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -28,6 +28,8 @@ const BIN = join(ROOT, 'bin', 'migrate.js');
 let dir: string;
 let sandbox: RunningSandbox;
 let browser: Browser;
+/** The planted export: its directory, and the accounts the platform ERRORED. */
+let ops: ReturnType<typeof writeOpsExport>;
 
 function migrate(args: string[]): Promise<{ code: number | null; stderr: string }> {
   const child = spawn(process.execPath, [BIN, ...args], {
@@ -43,7 +45,7 @@ describe.skipIf(!HAVE_CHROMIUM)('report.html in headless Chromium', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'html-report-'));
     sandbox = await startSandbox({ processingMs: 20 });
-    const ops = writeOpsExport(dir);
+    ops = writeOpsExport(dir);
     const state = join(dir, 'state');
     const pushed = await migrate(['push', ops.dir, '--base-url', sandbox.url, '--state', state]);
     expect(pushed.code, pushed.stderr).toBe(5); // invalid accounts: a person must act
@@ -106,6 +108,43 @@ describe.skipIf(!HAVE_CHROMIUM)('report.html in headless Chromium', () => {
     expect(problems).toEqual([]);
     expect(requests).toEqual([url]);
     await page.close();
+  });
+
+  it("each ERRORED account's row gives the command that shows it, and it runs as pasted, from any directory", async () => {
+    const page = await browser.newPage();
+    await page.goto(pathToFileURL(join(dir, 'report', 'report.html')).href);
+    const state = join(dir, 'state');
+    const commands = await page.locator('#needs-action td code').allInnerTexts();
+    expect(commands.sort()).toEqual(
+      ops.errored.map((number) => `migrate status ACME --state ${state} --account ${number}`).sort(),
+    );
+    expect(await page.locator('#retry-errored').innerText()).toBe(
+      `migrate push ${ops.dir} --state ${state} --retry-errored`,
+    );
+    expect(await page.locator('body').innerText()).not.toContain('SUPPLIER');
+    await page.close();
+    // Pasted into a shell elsewhere (the key and the service's URL in the environment, as an operator's shell has them).
+    const elsewhere = mkdtempSync(join(tmpdir(), 'pasted-'));
+    try {
+      for (const command of commands) {
+        // Asynchronously: the sandbox answers from this process.
+        const child = spawn('sh', ['-c', command.replace(/^migrate /, `"${process.execPath}" "${BIN}" `)], {
+          cwd: elsewhere,
+          env: { ...process.env, MIGRATE_API_KEY: sandbox.apiKey, MIGRATE_BASE_URL: sandbox.url, NO_COLOR: '1' },
+        });
+        const run = { stdout: '', stderr: '' };
+        child.stdout.on('data', (chunk: Buffer) => (run.stdout += chunk.toString()));
+        child.stderr.on('data', (chunk: Buffer) => (run.stderr += chunk.toString()));
+        const code = await new Promise((resolve) => child.on('close', resolve));
+        const number = command.split(' ').at(-1)!;
+        // The account's story told (exit 0), not a usage error (2) of a command that does not parse.
+        expect(code, `${command}: ${run.stderr}`).toBe(0);
+        expect(run.stdout, `${command}: ${run.stderr}`).toContain(number);
+        expect(run.stdout, command).toMatch(/ERRORED/);
+      }
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
   });
 });
 

@@ -22,11 +22,11 @@ describe('the sandbox on a --host', () => {
       expect(checkSandboxReach({ host, apiKey: undefined, public: false }), host).toBe(undefined);
   });
 
-  it('any other address with the published key is refused (exit 2) naming --api-key, --public or not', () => {
+  it('any other address with the published key is refused (exit 2) naming how to give a key of your own, --public or not', () => {
     for (const host of BEYOND)
       for (const apiKey of [undefined, DEFAULT_API_KEY]) {
         const refusal = (): unknown => checkSandboxReach({ host, apiKey, public: true });
-        expect(refusal, host).toThrow(/--api-key KEY/);
+        expect(refusal, host).toThrow(/--api-key-file FILE, or set MIGRATE_API_KEY/);
         expect(refusal, host).toThrow(expect.objectContaining({ exitCode: 2, code: 'sandbox_public_default_key' }));
       }
   });
