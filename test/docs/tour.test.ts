@@ -109,7 +109,8 @@ function terminalEnv(): NodeJS.ProcessEnv {
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('MIGRATE_')));
   const clock = join(import.meta.dirname, 'sample-month-clock.mjs');
   const nodeOptions = `${env['NODE_OPTIONS'] ?? ''} --import ${pathToFileURL(clock).href}`.trim();
-  return { ...env, MIGRATE_TIMESTAMPS: '0', NODE_OPTIONS: nodeOptions };
+  // Its own day, whatever instant a run of the whole suite may have moved the clock to.
+  return { ...env, MIGRATE_TIMESTAMPS: '0', NODE_OPTIONS: nodeOptions, SAMPLE_MONTH_NOW: '2026-11-23T12:00:00Z' };
 }
 
 function run(command: string, cwd: string): { stdout: string; stderr: string; status: number | null } {
