@@ -43,7 +43,13 @@ class Lines {
   }
 }
 
-const day = (index: number): string => `2026-11-${String(1 + (index % 15)).padStart(2, '0')}`;
+/**
+ * The first day of the open statement period the transactions are dated in (its first 15 days): a sandbox that must
+ * take them all, whatever the month it runs in, is given this period.
+ */
+export const PUSH_EXPORT_OPEN_PERIOD = '2026-11-01';
+const day = (index: number): string =>
+  `${PUSH_EXPORT_OPEN_PERIOD.slice(0, 8)}${String(1 + (index % 15)).padStart(2, '0')}`;
 
 const id = (i: number): string => `PB-${String(i).padStart(8, '0')}`;
 const noteCount = (i: number): number => (i % 3 === 0 ? 0 : 3);

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SAMPLE_PERIOD_FLAGS } from '../e2e/helpers.js';
 import { afterOriginLine } from '../run-origin-line.js';
 
 // `migrate report --out` never writes into an export directory and never overwrites a file it did not write
@@ -31,7 +32,7 @@ beforeAll(() => {
   exportDir = join(dir, 'export');
   cpSync(join(ROOT, 'fixtures', 'sample'), exportDir, { recursive: true });
   state = join(dir, 'state');
-  const pushed = migrate(['push', 'export', '--sandbox', '--state', state, '--quiet']);
+  const pushed = migrate(['push', 'export', '--sandbox', ...SAMPLE_PERIOD_FLAGS, '--state', state, '--quiet']);
   expect(pushed.code, pushed.stderr).toBe(0);
   original = filesOf(exportDir);
 });

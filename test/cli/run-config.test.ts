@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
+import { SAMPLE_OPEN_PERIOD } from '../e2e/helpers.js';
 
 // The run configuration (docs/operators-guide.md "One file per cohort"), through the real binary: what a cohort's
 // every command repeats, written once; flag over environment over file over default; `migrate config show`.
@@ -72,7 +73,7 @@ describe('migrate config show COMMAND FLAGS', () => {
 
 describe('one run configuration per cohort', () => {
   it('push, status and report read the same file: one ledger for all three, relative paths from the file', async () => {
-    const sandbox = await startSandbox({ processingMs: 0 });
+    const sandbox = await startSandbox({ processingMs: 0, openPeriodStart: SAMPLE_OPEN_PERIOD });
     try {
       const dir = cohortDir('cohort-a', {
         base_url: sandbox.url,

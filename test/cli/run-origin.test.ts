@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { SAMPLE_OPEN_PERIOD } from '../e2e/helpers.js';
 
 // Every command of a cohort says first, stamped, which run configuration it read (or none) and which service it talks
 // to, so that a run configuration that sends the customers elsewhere (`base_url`) is seen on the first line, in cron
@@ -21,7 +22,7 @@ let service: RunningSandbox;
 
 beforeAll(async () => {
   scratch = mkdtempSync(join(tmpdir(), 'run-origin-'));
-  service = await startSandbox({ processingMs: 0 });
+  service = await startSandbox({ processingMs: 0, openPeriodStart: SAMPLE_OPEN_PERIOD });
 });
 afterAll(async () => {
   await service.close();

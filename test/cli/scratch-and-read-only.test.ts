@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { binaryForAnotherUser } from '../e2e/another-user.js';
+import { SAMPLE_PERIOD_FLAGS } from '../e2e/helpers.js';
 import { afterOriginLine } from '../run-origin-line.js';
 
 // No internal error when the disk says no (docs/limits.md "Scratch space" and "The state
@@ -100,7 +101,9 @@ describe('push on a read-only directory holding only ledger.sqlite', () => {
   let ledger: string;
   beforeAll(() => {
     const state = join(dir, 'pushed');
-    const pushed = run(`exec "${process.execPath}" "${BIN}" push export --sandbox --state "${state}" --quiet`);
+    const pushed = run(
+      `exec "${process.execPath}" "${BIN}" push export --sandbox ${SAMPLE_PERIOD_FLAGS.join(' ')} --state "${state}" --quiet`,
+    );
     expect(pushed.code, pushed.stderr).toBe(0);
     ledger = join(state, 'ledger.sqlite');
   });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { binaryForAnotherUser } from '../e2e/another-user.js';
+import { SAMPLE_PERIOD_FLAGS } from '../e2e/helpers.js';
 import { afterOriginLine } from '../run-origin-line.js';
 
 // What --state names, said as what it is before anything is read or written (docs/limits.md): a file, a path through
@@ -68,7 +69,7 @@ describe('--state naming what is not a state directory', () => {
 
   it("another user's directory: EACCES named, for push, status and report", () => {
     const state = join(dir, 'private-state');
-    const pushed = migrate(['push', 'export', '--sandbox', '--state', state, '--quiet']);
+    const pushed = migrate(['push', 'export', '--sandbox', ...SAMPLE_PERIOD_FLAGS, '--state', state, '--quiet']);
     expect(pushed.code, pushed.stderr).toBe(0);
     const mode = notPermitted(state);
     try {

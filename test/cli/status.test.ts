@@ -8,6 +8,7 @@ import { createImportServiceClient } from '../../src/api/index.js';
 import { Ledger } from '../../src/ledger/index.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { writeOpsExport, type OpsExport } from '../commands/report/ops-export.js';
+import { SAMPLE_OPEN_PERIOD } from '../e2e/helpers.js';
 import { afterOriginLine } from '../run-origin-line.js';
 
 // Issue 6 "Done when", end to end: the real binary pushes an export with planted data errors
@@ -155,7 +156,7 @@ describe('migrate status', () => {
   });
 
   it('exit 0 when every account of the ledger is done (the sample export, on a sandbox of its own)', async () => {
-    const own = await startSandbox({ processingMs: 0 });
+    const own = await startSandbox({ processingMs: 0, openPeriodStart: SAMPLE_OPEN_PERIOD });
     try {
       const env = { MIGRATE_API_KEY: own.apiKey };
       const doneState = join(dir, 'state-done');

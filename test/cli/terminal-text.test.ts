@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { visibleJson, visibleStrings, visibleText, visibleValue } from '../../src/errors.js';
+import { SAMPLE_PERIOD_FLAGS } from '../e2e/helpers.js';
 
 // What reaches the operator's terminal from outside (an export cell validate quotes, an error stored in the ledger
 // that `status --account` shows, a file name) never carries a control character the terminal would obey
@@ -77,7 +78,7 @@ describe('the print edges', () => {
 
   it('status --account shows an error stored in the ledger with its controls shown', () => {
     const state = join(dir, 'state');
-    const pushed = migrate(['push', 'export', '--sandbox', '--state', state, '--quiet']);
+    const pushed = migrate(['push', 'export', '--sandbox', ...SAMPLE_PERIOD_FLAGS, '--state', state, '--quiet']);
     expect(pushed.code, pushed.stderr).toBe(0);
     const db = new Database(join(state, 'ledger.sqlite'));
     db.prepare(

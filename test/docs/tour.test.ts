@@ -164,7 +164,8 @@ function terminalEnv(): NodeJS.ProcessEnv {
   );
   const clock = join(import.meta.dirname, 'sample-month-clock.mjs');
   const nodeOptions = `${env['NODE_OPTIONS'] ?? ''} --import ${pathToFileURL(clock).href}`.trim();
-  return { ...env, NODE_OPTIONS: nodeOptions, SHELL: '/bin/bash' };
+  // Its own day, whatever instant a run of the whole suite may have moved the clock to.
+  return { ...env, NODE_OPTIONS: nodeOptions, SHELL: '/bin/bash', SAMPLE_MONTH_NOW: '2026-11-23T12:00:00Z' };
 }
 
 /** `command` in bash on a terminal 120 columns wide: its exit code and the screen it leaves (stdout and stderr). */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { migrate } from '../cli/validate-helpers.js';
-import { push, ROOT } from './helpers.js';
+import { push, ROOT, SAMPLE_OPEN_PERIOD } from './helpers.js';
 
 // An NFC and an NFD spelling of one external account number are one account (docs/export-format.md "External
 // account numbers"): validate and push name the lines written otherwise, and the account, its customer and its notes
@@ -30,7 +30,7 @@ beforeAll(async () => {
   for (const name of ['customers.csv', 'supply_addresses.csv', 'transactions.csv', 'payment_instructions.csv'])
     rewrite(name, 'SAMPLE-0002,', `${NFD},`);
   rewrite('notes.ndjson', '"SAMPLE-0002"', `"${NFD}"`);
-  sandbox = await startSandbox({ processingMs: 20 });
+  sandbox = await startSandbox({ processingMs: 20, openPeriodStart: SAMPLE_OPEN_PERIOD });
 });
 afterAll(async () => {
   await sandbox.close();

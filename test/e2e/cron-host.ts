@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { expect } from 'vitest';
 import { openLedgerReader, type RunRow } from '../../src/ledger/index.js';
 import { ROOT } from './helpers.js';
@@ -16,6 +17,21 @@ export const CHECKOUT_MIGRATE = `"${process.execPath}" "${join(ROOT, 'bin', 'mig
 
 /** cron's PATH (/usr/bin:/bin), and the directory of this Node.js, which the installed command starts through env. */
 const CRON_PATH = [...new Set([dirname(process.execPath), '/usr/bin', '/bin'])].join(':');
+
+/**
+ * A test run moved to another month's clock (test/docs/sample-month-clock.mjs) moves cron's jobs with it, as a machine
+ * in that month would run them: the clock's settings and that one import, nothing else of the test's environment.
+ */
+function movedClock(): Record<string, string> {
+  const anchor = process.env['SAMPLE_MONTH_ANCHOR'];
+  if (anchor === undefined) return {};
+  const hook = pathToFileURL(join(ROOT, 'test', 'docs', 'sample-month-clock.mjs')).href;
+  return {
+    SAMPLE_MONTH_NOW: anchor.split(' ')[0] ?? '',
+    SAMPLE_MONTH_ANCHOR: anchor,
+    NODE_OPTIONS: `--import ${hook}`,
+  };
+}
 
 interface Crontab {
   /** The crontab's variable lines (NAME=value). */
@@ -93,7 +109,7 @@ export function cronHost(dir: string, serviceUrl: string, apiKey: string, migrat
   writeFileSync(runConfigPath, runConfig);
   const mailbox = join(dir, 'mailbox');
   const mail = `mail() { printf 'Subject: %s\\n' "$2" >> "${mailbox}"; cat >> "${mailbox}"; }`;
-  const env = { ...crontab.env, MIGRATE_RUN_CONFIG: runConfigPath, PATH: CRON_PATH, HOME: dir };
+  const env = { ...crontab.env, MIGRATE_RUN_CONFIG: runConfigPath, PATH: CRON_PATH, HOME: dir, ...movedClock() };
   const job = (pattern: RegExp): string => {
     const found = crontab.jobs.find((command) => pattern.test(command));
     expect(found, `the guide's crontab has a job matching ${pattern}`).toBeDefined();

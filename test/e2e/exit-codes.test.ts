@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLedgerReader } from '../../src/ledger/index.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import { push, ROOT } from './helpers.js';
+import { push, ROOT, SAMPLE_PERIOD_FLAGS } from './helpers.js';
 
 // The exit codes cron reads (README "Exit codes"), through the real binary: 1 when what is left a later run takes up by
 // itself, 5 when a person must act, 5 where both; and exit 2 writes nothing: no state directory, no run, no --out.
@@ -121,7 +121,7 @@ describe('exit 2 writes nothing', () => {
     expect(existsSync(fresh)).toBe(false);
 
     const used = join(root, 'used-state');
-    expect((await push(slow, SAMPLE, used, ['--sandbox'])).code).toBe(0);
+    expect((await push(slow, SAMPLE, used, ['--sandbox', ...SAMPLE_PERIOD_FLAGS])).code).toBe(0);
     const before = readdirSync(used).sort();
     const again = await push(slow, undocumented, used, ['--sandbox']);
     expect(again.code, again.stderr).toBe(2);

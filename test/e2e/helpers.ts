@@ -9,6 +9,16 @@ import { afterOriginLine } from '../run-origin-line.js';
 export const ROOT = join(import.meta.dirname, '..', '..');
 const BIN = join(ROOT, 'bin', 'migrate.js');
 
+/**
+ * The first day of the open statement period the sample export (fixtures/sample) is dated in: its transactions fall in
+ * November 2026. A sandbox's own period starts on the first of the current month and refuses what is dated before it,
+ * so a test that pushes the sample and expects all of it to land, whatever the month it runs in, gives its sandbox this
+ * period: startSandbox's `openPeriodStart`, or SAMPLE_PERIOD_FLAGS for `push --sandbox` and `validate --remote
+ * --sandbox` (the built-in sandbox takes the period the run declares).
+ */
+export const SAMPLE_OPEN_PERIOD = '2026-11-01';
+export const SAMPLE_PERIOD_FLAGS = ['--open-period-start', SAMPLE_OPEN_PERIOD];
+
 export interface RunResult {
   code: number | null;
   signal: NodeJS.Signals | null;

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convergesWithinFiveRuns, nightsUntilProcessed } from './cron-recipe.js';
 import { inStage, instructions, listing, runDockerfile, type Stage } from './dockerfile-steps.js';
+import { SAMPLE_PERIOD_FLAGS } from './helpers.js';
 
 // The installs of docs/install.md, from one build: the repository's Dockerfile run stage by stage on this machine
 // (test/e2e/dockerfile-steps.ts; the development machine and CI have no container engine to build with): a clean
@@ -171,6 +172,7 @@ describe('the Dockerfile, stage by stage without a container engine', () => {
         'push',
         inStage(image, '/export'),
         '--sandbox',
+        ...SAMPLE_PERIOD_FLAGS,
         '--state',
         inStage(image, '/state'),
       ]);
@@ -214,10 +216,14 @@ describe('the packed tarball, installed into an empty prefix', () => {
       new RegExp(`^${version().replaceAll('.', '\\.')} \\(commit ${COMMIT}, built `, 'm'),
     );
     const sample = join(installedPackage(), 'fixtures', 'sample');
-    const demo = spawnSync(installed(), ['push', sample, '--sandbox', '--state', join(scratch, 'state')], {
-      cwd: scratch,
-      encoding: 'utf8',
-    });
+    const demo = spawnSync(
+      installed(),
+      ['push', sample, '--sandbox', ...SAMPLE_PERIOD_FLAGS, '--state', join(scratch, 'state')],
+      {
+        cwd: scratch,
+        encoding: 'utf8',
+      },
+    );
     expect(demo.stderr).not.toContain('internal error');
     expect(demo.status, demo.stdout + demo.stderr).toBe(0);
     expect(demo.stdout).toContain('push finished: everything done');

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { migratePostgres } from '../../src/ledger/postgres/schema.js';
 import { startTestCluster, type TestCluster } from '../pg/cluster.js';
-import { writesReceived } from './helpers.js';
+import { SAMPLE_OPEN_PERIOD, writesReceived } from './helpers.js';
 import { runMigrate, SAMPLE_EXPORT } from './run-push.js';
 
 // `migrate ledger purge` through the real binary: the sample export pushed to the sandbox, then purged. What a
@@ -21,7 +21,7 @@ let sandbox: RunningSandbox;
 let exportDir: string;
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'ledger-purge-'));
-  sandbox = await startSandbox({ processingMs: 0 });
+  sandbox = await startSandbox({ processingMs: 0, openPeriodStart: SAMPLE_OPEN_PERIOD });
   exportDir = join(root, 'export');
   cpSync(SAMPLE_EXPORT, exportDir, { recursive: true });
   const customers = join(exportDir, 'customers.csv');
@@ -155,7 +155,7 @@ describe('migrate ledger purge on a PostgreSQL ledger', () => {
   let service: RunningSandbox;
   beforeAll(async () => {
     cluster = await startTestCluster();
-    service = await startSandbox({ processingMs: 0 });
+    service = await startSandbox({ processingMs: 0, openPeriodStart: SAMPLE_OPEN_PERIOD });
   });
   afterAll(async () => {
     await service?.close();

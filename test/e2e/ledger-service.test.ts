@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLedgerReader } from '../../src/ledger/index.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import { ROOT, type RunResult } from './helpers.js';
+import { ROOT, SAMPLE_OPEN_PERIOD, SAMPLE_PERIOD_FLAGS, type RunResult } from './helpers.js';
 
 // A ledger that knows its service (docs/reruns.md): the real binary, a state directory pushed to one service
 // and then pointed at another.
@@ -15,7 +15,7 @@ let root: string;
 let other: RunningSandbox;
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'ledger-service-'));
-  other = await startSandbox({ processingMs: 0 });
+  other = await startSandbox({ processingMs: 0, openPeriodStart: SAMPLE_OPEN_PERIOD });
 });
 afterAll(async () => {
   await other.close();
@@ -46,10 +46,10 @@ const recordedService = (state: string) => {
 describe('the service of a state directory', () => {
   it('a sandbox rehearsal ledger: --sandbox reruns work (a new port each), another service is exit 2 naming both', async () => {
     const state = join(root, 'rehearsal');
-    const first = await migrate(['push', 'fixtures/sample', '--sandbox', '--state', state]);
+    const first = await migrate(['push', 'fixtures/sample', '--sandbox', ...SAMPLE_PERIOD_FLAGS, '--state', state]);
     expect(first.code, first.stderr).toBe(0);
     expect(recordedService(state)).toEqual({ url: 'sandbox:built-in', dialect: 'spec' });
-    const again = await migrate(['push', 'fixtures/sample', '--sandbox', '--state', state]);
+    const again = await migrate(['push', 'fixtures/sample', '--sandbox', ...SAMPLE_PERIOD_FLAGS, '--state', state]);
     expect(again.code, again.stderr).toBe(0);
     // A rerun that changed nothing says so in one line.
     expect(again.stdout.trim()).toBe(
@@ -77,7 +77,7 @@ describe('the service of a state directory', () => {
   });
 
   it('--move-ledger-to-service records the new service once a run is answered; later runs need no flag', async () => {
-    const first = await startSandbox({ processingMs: 0 });
+    const first = await startSandbox({ processingMs: 0, openPeriodStart: SAMPLE_OPEN_PERIOD });
     const state = join(root, 'moved');
     try {
       const pushed = await migrate(
@@ -133,7 +133,7 @@ describe('the service of a state directory', () => {
 describe('status of a supplier code the ledger does not hold', () => {
   it('is exit 2 naming the codes it holds (a typo must not read as "nothing to do")', async () => {
     const state = join(root, 'codes');
-    const pushed = await migrate(['push', 'fixtures/sample', '--sandbox', '--state', state]);
+    const pushed = await migrate(['push', 'fixtures/sample', '--sandbox', ...SAMPLE_PERIOD_FLAGS, '--state', state]);
     expect(pushed.code, pushed.stderr).toBe(0);
     const typo = await migrate(['status', 'acme', '--state', state, '--offline']);
     expect(typo.code).toBe(2);

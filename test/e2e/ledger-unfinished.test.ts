@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openLedgerReader } from '../../src/ledger/index.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { binaryForAnotherUser } from './another-user.js';
-import { push, ROOT, writesReceived } from './helpers.js';
+import { push, ROOT, SAMPLE_OPEN_PERIOD, writesReceived } from './helpers.js';
 import { SAMPLE_EXPORT } from './run-push.js';
 
 // What a kill leaves of a ledger, and a ledger nobody may write, through the real binary (docs/ledger-recovery.md): a
@@ -50,7 +50,7 @@ function runsOf(stateDir: string): number {
 
 describe('a ledger file whose creation never finished', () => {
   it('empty (0 bytes): the push creates it afresh and says so, instead of "no such table: runs"', async () => {
-    sandbox = await startSandbox({ processingMs: 0 });
+    sandbox = await startSandbox({ processingMs: 0, openPeriodStart: SAMPLE_OPEN_PERIOD });
     const state = join(root, 'empty');
     mkdirSync(state, { mode: 0o700 });
     writeFileSync(join(state, LEDGER), '', { mode: 0o600 });
@@ -63,7 +63,7 @@ describe('a ledger file whose creation never finished', () => {
   });
 
   it('a database without its tables (WAL set, nothing committed): created afresh', async () => {
-    sandbox = await startSandbox({ processingMs: 0 });
+    sandbox = await startSandbox({ processingMs: 0, openPeriodStart: SAMPLE_OPEN_PERIOD });
     const state = join(root, 'tableless');
     mkdirSync(state, { mode: 0o700 });
     const db = new Database(join(state, LEDGER));
@@ -76,7 +76,7 @@ describe('a ledger file whose creation never finished', () => {
   });
 
   it('emptied after earlier runs: restored from the newest snapshot, and nothing done is sent again', async () => {
-    sandbox = await startSandbox({ processingMs: 0 });
+    sandbox = await startSandbox({ processingMs: 0, openPeriodStart: SAMPLE_OPEN_PERIOD });
     const state = join(root, 'snapshot');
     expect((await push(sandbox, SAMPLE_EXPORT, state)).code).toBe(0);
     // The second run's snapshot, taken as it started, holds the first run's outcomes.
@@ -119,7 +119,7 @@ describe('a ledger in a directory the reader cannot write', () => {
   }
 
   it('status and report read it (opened immutable), and write nothing beside it', async () => {
-    sandbox = await startSandbox({ processingMs: 0 });
+    sandbox = await startSandbox({ processingMs: 0, openPeriodStart: SAMPLE_OPEN_PERIOD });
     const state = join(root, 'read-only');
     expect((await push(sandbox, SAMPLE_EXPORT, state)).code).toBe(0);
     const before = readdirSync(state).sort();

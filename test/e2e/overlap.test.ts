@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openLedgerReader } from '../../src/ledger/index.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import { writePushExport, type ExportOrder } from '../bench/push-export.js';
+import { PUSH_EXPORT_OPEN_PERIOD, writePushExport, type ExportOrder } from '../bench/push-export.js';
 import { expectServiceHoldsExport } from './expect-export.js';
 import { exportInMemory } from './oracle.js';
 import { push } from './helpers.js';
@@ -59,7 +59,7 @@ describe('migrate push: every account complete, on sorted and scattered exports'
   // A sandbox per test: the exports share account numbers.
   let sandbox: RunningSandbox;
   beforeEach(async () => {
-    sandbox = await startSandbox({ processingMs: 50, latencyMs: 5, seed: 3 });
+    sandbox = await startSandbox({ processingMs: 50, latencyMs: 5, seed: 3, openPeriodStart: PUSH_EXPORT_OPEN_PERIOD });
   });
   afterEach(async () => sandbox.close());
 

@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openLedgerReader } from '../../src/ledger/index.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { writeE2eExport } from './export.js';
+import { SAMPLE_OPEN_PERIOD } from './helpers.js';
 import { runMigrate, runPush } from './run-push.js';
 
 // What a push makes of answers that are not the service's, through the real binary against a misbehaving sandbox.
@@ -35,7 +36,7 @@ function ledgerCounts(state: string): { accounts: Record<string, number>; issues
 
 describe("an HTML login page in the service's place", () => {
   it('stops the run (exit 3) naming the URL and the content type; no account is ERRORED or invalid; the rerun lands all', async () => {
-    sandbox = await startSandbox({ processingMs: 0, htmlRate: 1 });
+    sandbox = await startSandbox({ processingMs: 0, htmlRate: 1, openPeriodStart: SAMPLE_OPEN_PERIOD });
     const state = join(root, 'sso');
     const env = { MIGRATE_API_KEY: sandbox.apiKey };
     const run = await runPush(sandbox.url, state, env, ['--concurrency', '2']);

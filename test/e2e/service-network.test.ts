@@ -6,6 +6,7 @@ import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { createServer } from 'node:net';
 import { startConnectProxy, type ConnectProxy } from '../api/helpers/connect-proxy.js';
 import { startTlsFront, TEST_CA, type TlsFront } from '../api/helpers/tls-front.js';
+import { SAMPLE_OPEN_PERIOD } from './helpers.js';
 import { runPush } from './run-push.js';
 
 // The network between the tool and the service, through the real binary: a corporate proxy (HTTPS_PROXY, HTTP_PROXY,
@@ -41,7 +42,7 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe('proxies', () => {
   it('--proxy: the whole push goes through the proxy named, a service on this machine too, and lands every account', async () => {
-    sandbox = await startSandbox({ processingMs: 0 });
+    sandbox = await startSandbox({ processingMs: 0, openPeriodStart: SAMPLE_OPEN_PERIOD });
     proxy = await startConnectProxy();
     const run = await runPush(sandbox.url, join(root, 'proxied'), { MIGRATE_API_KEY: sandbox.apiKey }, [
       '--proxy',
@@ -54,7 +55,7 @@ describe('proxies', () => {
   });
 
   it('HTTP_PROXY and HTTPS_PROXY with a sandbox on 127.0.0.1 (a rehearsal): direct, the proxy sees no connection', async () => {
-    sandbox = await startSandbox({ processingMs: 0 });
+    sandbox = await startSandbox({ processingMs: 0, openPeriodStart: SAMPLE_OPEN_PERIOD });
     proxy = await startConnectProxy();
     const run = await runPush(sandbox.url, join(root, 'rehearsal'), {
       MIGRATE_API_KEY: sandbox.apiKey,
@@ -68,7 +69,7 @@ describe('proxies', () => {
   });
 
   it('NO_PROXY naming the service host: the proxy sees nothing', async () => {
-    sandbox = await startSandbox({ processingMs: 0 });
+    sandbox = await startSandbox({ processingMs: 0, openPeriodStart: SAMPLE_OPEN_PERIOD });
     proxy = await startConnectProxy();
     const run = await runPush(sandbox.url, join(root, 'direct'), {
       MIGRATE_API_KEY: sandbox.apiKey,
@@ -94,7 +95,7 @@ describe('proxies', () => {
 
 describe('errors no resend can mend stop the run at once', () => {
   it('an untrusted TLS certificate: exit 3 naming NODE_EXTRA_CA_CERTS, one handshake, nothing sent; with it, the push lands', async () => {
-    sandbox = await startSandbox({ processingMs: 0 });
+    sandbox = await startSandbox({ processingMs: 0, openPeriodStart: SAMPLE_OPEN_PERIOD });
     front = await startTlsFront(sandbox.url);
     const env = { MIGRATE_API_KEY: sandbox.apiKey };
     const refused = await runPush(front.url, join(root, 'tls'), env);

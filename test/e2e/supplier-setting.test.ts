@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import { push, ROOT } from './helpers.js';
+import { push, ROOT, SAMPLE_OPEN_PERIOD } from './helpers.js';
 
 // A configured setting is never a data error: the import supplier of an account's records is the account's (its
 // accounts.csv cell, else --supplier, MIGRATE_SUPPLIER or the mapping file's import_supplier). An export whose
@@ -13,7 +13,7 @@ let root: string;
 let sandbox: RunningSandbox;
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'supplier-setting-'));
-  sandbox = await startSandbox({ processingMs: 0 });
+  sandbox = await startSandbox({ processingMs: 0, openPeriodStart: SAMPLE_OPEN_PERIOD });
 });
 afterAll(async () => {
   await sandbox.close();

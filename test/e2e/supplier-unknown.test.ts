@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { SAMPLE_OPEN_PERIOD } from './helpers.js';
 import { runMigrate, SAMPLE_EXPORT } from './run-push.js';
 
 // An import supplier code the service does not know (a typo) against one it knows that is Paused: the service answers
@@ -13,7 +14,11 @@ let root: string;
 let sandbox: RunningSandbox;
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'supplier-unknown-'));
-  sandbox = await startSandbox({ processingMs: 0, suppliers: { ACME: 'Ongoing', PAUSED: 'Paused' } });
+  sandbox = await startSandbox({
+    processingMs: 0,
+    suppliers: { ACME: 'Ongoing', PAUSED: 'Paused' },
+    openPeriodStart: SAMPLE_OPEN_PERIOD,
+  });
 });
 afterAll(async () => {
   await sandbox.close();

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openLedgerReader } from '../../src/ledger/index.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import { ROOT, writesReceived, type RunResult } from './helpers.js';
+import { ROOT, SAMPLE_OPEN_PERIOD, writesReceived, type RunResult } from './helpers.js';
 import { runPush } from './run-push.js';
 
 // Every schedule and duration of a push runs on a monotonic clock (docs/limits.md "Clocks"): the real binary, its wall
@@ -39,7 +39,8 @@ function pushStepped(service: RunningSandbox, state: string, stepMs: number): Pr
       ...process.env,
       MIGRATE_API_KEY: service.apiKey,
       NO_COLOR: '1',
-      NODE_OPTIONS: `--import ${STEPPER}`,
+      // After any clock the run itself is under (the stepper steps the wall clock it finds).
+      NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} --import ${STEPPER}`.trim(),
       WALL_CLOCK_STEP_MS: String(stepMs),
     },
   });
@@ -69,7 +70,7 @@ describe('the wall clock stepped during a push', () => {
     '%s: every account is done, exit 0, and the run lasted what it lasted',
     { timeout: 120_000 },
     async (_name, stepMs) => {
-      sandbox = await startSandbox({ processingMs: 300 });
+      sandbox = await startSandbox({ processingMs: 300, openPeriodStart: SAMPLE_OPEN_PERIOD });
       const service = sandbox;
       const state = join(root, `step-${stepMs}`);
       const run = await pushStepped(service, state, stepMs);
@@ -94,7 +95,7 @@ describe('the wall clock stepped between two runs', () => {
       timeout: 150_000,
     },
     async () => {
-      sandbox = await startSandbox({ processingMs: 0 });
+      sandbox = await startSandbox({ processingMs: 0, openPeriodStart: SAMPLE_OPEN_PERIOD });
       const state = join(root, 'between');
       const first = await runPush(sandbox.url, state, { MIGRATE_API_KEY: sandbox.apiKey }, [
         '--limit',

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { SAMPLE_OPEN_PERIOD } from './helpers.js';
 import { runPush } from './run-push.js';
 
 // Fatal before bound: a base URL whose path is wrong (`http://host/api`) answers 404 where the service always has an
@@ -13,7 +14,7 @@ let root: string;
 let sandbox: RunningSandbox;
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'wrong-base-url-'));
-  sandbox = await startSandbox({ processingMs: 0 });
+  sandbox = await startSandbox({ processingMs: 0, openPeriodStart: SAMPLE_OPEN_PERIOD });
 });
 afterAll(async () => {
   await sandbox.close();
