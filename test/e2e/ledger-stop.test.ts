@@ -9,6 +9,7 @@ import { migratePostgres } from '../../src/ledger/postgres/schema.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { startTestCluster, type TestCluster } from '../pg/cluster.js';
 import { ROOT } from './helpers.js';
+import { SAMPLE_OPEN_PERIOD } from './helpers.js';
 import { runMigrate, SAMPLE_EXPORT } from './run-push.js';
 
 // `migrate ledger copy` and `ledger purge` stopped by SIGINT, SIGTERM or SIGHUP through the real binary: exit 130, one
@@ -26,7 +27,10 @@ let cluster: TestCluster;
 let pushed: string;
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'ledger-stop-'));
-  [sandbox, cluster] = await Promise.all([startSandbox({ processingMs: 0 }), startTestCluster()]);
+  [sandbox, cluster] = await Promise.all([
+    startSandbox({ processingMs: 0, openPeriodStart: SAMPLE_OPEN_PERIOD }),
+    startTestCluster(),
+  ]);
   pushed = join(root, 'pushed');
   const push = await runMigrate(['push', SAMPLE_EXPORT, '--base-url', sandbox.url, '--state', pushed], {
     MIGRATE_API_KEY: sandbox.apiKey,
