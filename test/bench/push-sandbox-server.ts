@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline';
 import { startSandbox } from '../../src/sandbox/index.js';
+import { PUSH_EXPORT_OPEN_PERIOD } from './push-export.js';
 
 // The sandbox in its own process for the push benchmark, so that the measured client does not
 // share its event loop. argv: latency ms, processing ms. Prints one JSON line { url, apiKey },
@@ -32,6 +33,8 @@ const sandbox = await startSandbox({
   retainPayloads,
   recordRequests: false,
   seed: 1,
+  // The bench export's transactions are dated in that period's month, whatever month the bench runs in.
+  openPeriodStart: PUSH_EXPORT_OPEN_PERIOD,
   // One call per finished request, with its duration: the arrival time is now minus the duration.
   log: (line) => {
     const [method = '', path = '', , duration = ''] = line.split(' ');
