@@ -149,7 +149,7 @@ const LEDGER_TRANSACTIONS = ['historical_statement_transactions', 'current_state
 async function ledgerRows(connection: DuckDBConnection, view: ShapedView): Promise<void> {
   const dropped = `SELECT _file, _line FROM ${DROPPED} WHERE kind = '${view.kind}'`;
   const made = `${viewTable(view)} s ANTI JOIN (${dropped}) d ON d._file = s._file AND d._line = s._line`;
-  // The sorted table's columns are the view's, in its order, under the names of their casts: read by position.
+  // The view's table holds its columns first, in its order, under names of their places: read by position.
   const at = view.columns.indexOf(LEDGERS_COLUMN);
   const appender = await connection.createAppender(CARRIED);
   const result = await connection.stream(`SELECT s.* FROM ${made}`);
