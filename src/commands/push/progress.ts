@@ -160,13 +160,21 @@ function barsReporter(
   const refresh = (): void => {
     const view = tally.view();
     const lead = tally.wait ? 'processed' : 'created';
+    const label = 'export read'.padEnd(14);
     if (view.reading || view.sorting)
       show('export', {
-        label: 'export read'.padEnd(14),
+        label,
         gauge: gauge({ done: view.reading?.read ?? 0, total: view.reading?.of ?? 0, estimated: true, soFar: false }),
         count: view.sorting ? `sorting ${view.sorting.join(', ')}` : view.reading ? readingText(view.reading) : '',
         extra: '',
       });
+    else if (tally.staging !== undefined) {
+      // The whole export is read: drawn whole (not the last frame of its reading, left on the screen as it was
+      // drawn), and drawn even where the read ended before the first frame.
+      const read = tally.staging.accounts;
+      const count = `${format(read)} account${read === 1 ? '' : 's'}`;
+      show('export', { label, gauge: gauge({ done: 1, total: 1, estimated: false, soFar: false }), count, extra: '' });
+    }
     for (const step of PROGRESS_STEPS) {
       const count = view.steps[step];
       if (count.total === 0 && count.done === 0) continue;
