@@ -4,13 +4,16 @@
 // Without dist/ (a fresh clone, or `npm ci --ignore-scripts`) it says how to build instead of
 // printing node's module-not-found stack trace.
 import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 const entry = new URL('../dist/bundle/main.js', import.meta.url);
 if (!existsSync(entry)) {
-  const root = new URL('..', import.meta.url).pathname;
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  // A path as one shell word, whatever it holds (a space, a quote).
+  const word = /^[\w@%+=:,./-]+$/.test(root) ? root : `'${root.replaceAll("'", "'\\''")}'`;
   process.stderr.write(
-    `migrate: not built yet (${entry.pathname} is missing).\n` +
-      `Build it once: cd ${root} && npm ci   (it installs what the build needs, then builds), then run the command ` +
+    `migrate: not built yet (${fileURLToPath(entry)} is missing).\n` +
+      `Build it once: cd ${word} && npm ci   (it installs what the build needs, then builds), then run the command ` +
       'again. An installed copy (docs/install.md) comes built.\n',
   );
   process.exitCode = 2;

@@ -1,6 +1,8 @@
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 // Bundles the compiled CLI (dist/, from tsc) into one file, dist/bundle/main.js, which bin/migrate.js loads: node
 // reads, resolves and links one module instead of about 200 (the project's and its dependencies'), which halves the
@@ -9,7 +11,7 @@ import { writeFile } from 'node:fs/promises';
 // next to themselves), and so does the thread that counts the ledger for --metrics-file (commands/push/ledger-counts-thread.ts).
 // better-sqlite3 and DuckDB stay outside (native addons, loaded from node_modules; DuckDB only when a shape runs).
 
-const root = new URL('..', import.meta.url).pathname;
+const root = fileURLToPath(new URL('..', import.meta.url));
 
 await build({
   absWorkingDir: root,
@@ -33,7 +35,7 @@ await build({
 
 // What `migrate --version` prints beside the version: the commit the build was made from and when (an image or a
 // tarball built without the repository's history says so, or takes MIGRATE_BUILD_COMMIT from its build).
-await writeFile(new URL('dist/build-info.json', `file://${root}`), `${JSON.stringify(buildInfo(), null, 2)}\n`);
+await writeFile(join(root, 'dist', 'build-info.json'), `${JSON.stringify(buildInfo(), null, 2)}\n`);
 
 function buildInfo() {
   const date = new Date().toISOString();

@@ -56,14 +56,19 @@ describe('migrate', () => {
   });
 
   it('without a build (no dist/) says how to build (npm ci: npm run build needs the dev dependencies): exit 2', () => {
-    const copy = mkdtempSync(join(tmpdir(), 'migrate-nobuild-'));
+    // A checkout wherever it lives: a space and a quote in its path.
+    const copy = mkdtempSync(join(tmpdir(), "migrate no'build-"));
     try {
       cpSync(join(root, 'bin'), join(copy, 'bin'), { recursive: true });
       const result = spawnSync(process.execPath, [join(copy, 'bin', 'migrate.js'), 'status', 'ACME'], {
         encoding: 'utf8',
       });
       expect(result.status).toBe(2);
-      expect(result.stderr).toContain(`Build it once: cd ${copy}/ && npm ci `);
+      expect(result.stderr).toContain(`(${join(copy, 'dist', 'bundle', 'main.js')} is missing)`);
+      // The command it gives, pasted into a shell, goes to the checkout.
+      const cd = /Build it once: (cd .+?) && npm ci /.exec(result.stderr)?.[1];
+      expect(cd, result.stderr).toBeDefined();
+      expect(spawnSync('bash', ['-c', `${cd ?? ''} && pwd`], { encoding: 'utf8' }).stdout.trim()).toBe(copy);
       expect(result.stderr).not.toContain('npm run build');
       expect(result.stderr).not.toMatch(/ERR_MODULE_NOT_FOUND|\n\s+at /);
     } finally {
