@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openLedgerReader } from '../../src/ledger/index.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
@@ -40,7 +41,7 @@ function pushStepped(service: RunningSandbox, state: string, stepMs: number): Pr
       MIGRATE_API_KEY: service.apiKey,
       NO_COLOR: '1',
       // After any clock the run itself is under (the stepper steps the wall clock it finds).
-      NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} --import ${STEPPER}`.trim(),
+      NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} --import ${pathToFileURL(STEPPER).href}`.trim(),
       WALL_CLOCK_STEP_MS: String(stepMs),
     },
   });
